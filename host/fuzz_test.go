@@ -1,0 +1,144 @@
+package host
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"vkm/internal/entity"
+	"vkm/prediction"
+)
+
+// Project files are untrusted input: whatever one contains, the parsers
+// return a value or a *ConfigError and never panic, and what they accept
+// loads into a Store.
+
+// addSeeds adds the test project's and the example game's files matching
+// glob, and each of srcs, to f's corpus.
+func addSeeds(f *testing.F, glob string, srcs ...string) {
+	for _, dir := range []string{"testdata/project", "../projects/arena"} {
+		files, _ := filepath.Glob(filepath.Join(dir, glob))
+		for _, file := range files {
+			if b, err := os.ReadFile(file); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+	for _, s := range srcs {
+		f.Add([]byte(s))
+	}
+}
+
+// checkConfigError fails unless err is a *ConfigError for file whose line is
+// inside data.
+func checkConfigError(t *testing.T, err error, file string, data []byte) {
+	t.Helper()
+	var ce *ConfigError
+	if !errors.As(err, &ce) {
+		t.Fatalf("error %v is a %T, not a *ConfigError", err, err)
+	}
+	if ce.File != file || ce.Line < 0 || ce.Line > bytes.Count(data, []byte("\n"))+1 || ce.Reason == "" {
+		t.Fatalf("bad error %#v", ce)
+	}
+}
+
+func FuzzParseProject(f *testing.F) {
+	addSeeds(f, "project.toml", minimalProject,
+		minimalProject+"tickRate = 200\n",
+		minimalProject+"[[axis]]\nname = \"run\"\nnegative = [\"KeyA\"]\n[[button]]\nname = \"run\"\n",
+		"players = 4\nentryScene = \"../s.toml\"\n",
+		minimalProject+"axis = [{ name = \"a\", mouse = \"x\" }, { name = \"b\" }]\n")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParseProject("project.toml", data)
+		if err != nil {
+			checkConfigError(t, err, "project.toml", data)
+			return
+		}
+		if p.Players < 1 || p.Players > MaxPlayers || p.TickRate < 1 || p.TickRate > MaxTickRate ||
+			p.Port < 1 || p.Port > 65535 || len(p.Axes) > prediction.MaxAxes || len(p.Buttons) > prediction.MaxButtons ||
+			!fs.ValidPath(p.EntryScene) || !fs.ValidPath(p.EntryScript) {
+			t.Fatalf("accepted an invalid project: %+v", p)
+		}
+	})
+}
+
+func FuzzParseScene(f *testing.F) {
+	addSeeds(f, "scenes/*.toml")
+	for _, tt := range sceneErrorTests {
+		f.Add([]byte(tt.src))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sc, err := ParseScene("scene.toml", data)
+		if err != nil {
+			checkConfigError(t, err, "scene.toml", data)
+			return
+		}
+		if err := sc.Validate(); err != nil {
+			t.Fatalf("a parsed scene does not validate: %v", err)
+		}
+		s := NewStore()
+		ids, err := LoadScene(s, sc, anySchema{})
+		if err != nil {
+			t.Fatalf("a parsed scene does not load into an empty store: %v", err)
+		}
+		if s.Len() != len(sc.Entities) {
+			t.Fatalf("loaded %d entities of %d", s.Len(), len(sc.Entities))
+		}
+		for _, id := range ids {
+			w := s.WorldTransform(id)
+			if !finiteWithin(w.X, 1e300) || !finiteWithin(w.Y, 1e300) || !(w.Scale > 0) {
+				t.Fatalf("world transform of %v = %+v", id, w)
+			}
+			s.Destroy(id)
+		}
+		if s.Len() != 0 {
+			t.Fatalf("%d entities left after destroying all", s.Len())
+		}
+	})
+}
+
+func FuzzParsePrefab(f *testing.F) {
+	addSeeds(f, "prefabs/*.toml",
+		"[[entity]]\nuid = 1\n[[entity]]\nuid = 2\nparent = 1\n[[entity]]\nuid = 3\nparent = 2\n",
+		"[[entity]]\nuid = 1\nparent = 2\n[[entity]]\nuid = 2\nparent = 1\n")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParsePrefab("prefab.toml", data)
+		if err != nil {
+			checkConfigError(t, err, "prefab.toml", data)
+			return
+		}
+		if err := p.Validate(); err != nil {
+			t.Fatalf("a parsed prefab does not validate: %v", err)
+		}
+		s := NewStore()
+		s.Create()
+		for range 2 {
+			root, slots, err := Instantiate(s, p, entity.Transform{X: 1, Y: 2, Angle: 3}, anySchema{})
+			if err != nil {
+				t.Fatalf("a parsed prefab does not instantiate: %v", err)
+			}
+			if len(slots) != len(p.Entities) || slots[p.Entities[p.Root].ID] != root || s.Parent(root) != entity.None {
+				t.Fatalf("root %v, slots %v", root, slots)
+			}
+		}
+		if s.Len() != 1+2*len(p.Entities) {
+			t.Fatalf("Len = %d after two copies of %d entities", s.Len(), len(p.Entities))
+		}
+	})
+}
+
+// anySchema resolves every component: type by name in first-seen order,
+// one zero value per field.
+type anySchema map[string]int
+
+func (a anySchema) Resolve(c ComponentDef) (int, entity.Values, error) {
+	typ, ok := a[c.Type]
+	if !ok {
+		typ = len(a)
+		a[c.Type] = typ
+	}
+	return typ, make(entity.Values, len(c.Fields)), nil
+}

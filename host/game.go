@@ -1,0 +1,460 @@
+package host
+
+import (
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"math"
+	"path"
+	"time"
+
+	"vkm/internal/entity"
+	"vkm/physics"
+	"vkm/prediction"
+	"vkm/replication"
+	"vkm/scripting"
+)
+
+// Role says which part this process plays in a session, and so how the four
+// questions a behavior asks are answered.
+type Role uint8
+
+const (
+	// Offline decides everything: there is nobody else.
+	Offline Role = iota
+	// Server decides everything and owns nothing.
+	Server
+	// Client decides what it owns and leases, and is told the rest.
+	Client
+	// Disconnected decides nothing: it lost the end that was telling it.
+	Disconnected
+)
+
+func (r Role) String() string {
+	switch r {
+	case Offline:
+		return "offline"
+	case Server:
+		return "server"
+	case Client:
+		return "client"
+	case Disconnected:
+		return "disconnected"
+	}
+	return fmt.Sprintf("Role(%d)", uint8(r))
+}
+
+// GameConfig says what a Game runs.
+type GameConfig struct {
+	Project *Project
+	// Logger receives script errors and behavior log lines; nil discards.
+	Logger *slog.Logger
+	// Seed seeds math.random in every behavior; every end of a session must
+	// use the same one.
+	Seed uint64
+}
+
+// Game is one world: the entity store, its physics, its behaviors and the
+// tick that advances them. It is the composition the rest of host drives:
+// offline play, a server and a client all tick a Game.
+//
+// A Game is not safe for concurrent use: one goroutine ticks it.
+type Game struct {
+	project *Project
+	logger  *slog.Logger
+	store   *Store
+	phys    *physics.World
+	scripts *scripting.Runtime
+	schema  *replication.Schema
+	clock   *Clock
+	dt      float64
+
+	role      Role
+	tick      uint32
+	replaying bool
+	local     prediction.Command // the local player's command for the tick
+	own       entity.ID          // the local player's entity, if it has one
+
+	prefabs map[string]*Prefab
+	events  []scripting.Event
+	errs    []scripting.ScriptError
+}
+
+// NewGame loads cfg.Project's entry script and scene into a new world and
+// joins the local player through the project's join handler, as player 1,
+// exactly as a server would seat its first player.
+func NewGame(cfg GameConfig) (*Game, error) {
+	p := cfg.Project
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	g := &Game{
+		project: p,
+		logger:  logger,
+		store:   NewStore(),
+		clock:   NewClock(p.TickRate),
+		dt:      1 / float64(p.TickRate),
+		prefabs: map[string]*Prefab{},
+	}
+	sceneData, err := fs.ReadFile(p.FS, p.EntryScene)
+	if err != nil {
+		return nil, fmt.Errorf("host: entryScene: %w", err)
+	}
+	scene, err := ParseScene(path.Join(p.Dir, p.EntryScene), sceneData)
+	if err != nil {
+		return nil, err
+	}
+	g.phys = physics.New(physics.Config{GravityX: scene.GravityX, GravityY: scene.GravityY, Step: g.dt})
+
+	axes := make([]string, len(p.Axes))
+	for i, a := range p.Axes {
+		axes[i] = a.Name
+	}
+	buttons := make([]string, len(p.Buttons))
+	for i, b := range p.Buttons {
+		buttons[i] = b.Name
+	}
+	g.scripts, err = scripting.New(scripting.Config{
+		FS: p.FS, EntryScript: p.EntryScript, World: g, Logger: logger, Seed: cfg.Seed,
+		Axes: axes, Buttons: buttons,
+		OnError: func(e scripting.ScriptError) { g.errs = append(g.errs, e) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	if g.schema, err = g.scripts.SetupNetwork(); err != nil {
+		g.Close()
+		return nil, err
+	}
+	ids, err := LoadScene(g.store, scene, g)
+	if err != nil {
+		g.Close()
+		return nil, err
+	}
+	if err := g.bring(ids, false); err != nil {
+		g.Close()
+		return nil, err
+	}
+	if err := g.scripts.BuildScene(); err != nil {
+		g.Close()
+		return nil, err
+	}
+	for _, id := range ids {
+		if g.store.Alive(id) {
+			g.scripts.Start(id)
+		}
+	}
+	if g.scripts.HasJoinHandler() {
+		own, err := g.scripts.Join(1)
+		if err != nil {
+			g.Close()
+			return nil, err
+		}
+		g.own = own
+	}
+	return g, nil
+}
+
+// bring gives freshly stored entities their physics bodies and behaviors.
+// With start set their on_start runs too, root first.
+func (g *Game) bring(ids []entity.ID, start bool) error {
+	for _, id := range ids {
+		if def := g.store.Body(id); def != nil {
+			rb := entity.Rigidbody{Awake: true}
+			if p := g.store.Rigidbody(id); p != nil {
+				rb = *p
+			}
+			if err := g.phys.Add(id, def, g.store.WorldTransform(id), rb); err != nil {
+				return fmt.Errorf("host: entity %d (%s): %w", id.Slot, g.store.Name(id), err)
+			}
+		}
+		if name, props := g.store.Behavior(id); name != "" {
+			if err := g.scripts.Attach(id, name, props); err != nil {
+				return fmt.Errorf("host: entity %d (%s): %w", id.Slot, g.store.Name(id), err)
+			}
+		}
+	}
+	if start {
+		for _, id := range ids {
+			if g.store.Alive(id) {
+				g.scripts.Start(id)
+			}
+		}
+	}
+	return nil
+}
+
+// Close releases the Lua state.
+func (g *Game) Close() {
+	if g.scripts != nil {
+		g.scripts.Close()
+	}
+}
+
+// Resolve turns a scene or prefab component table into the values of the
+// schema's type, each field quantised as the wire would carry it.
+func (g *Game) Resolve(c ComponentDef) (int, entity.Values, error) {
+	typ := g.schema.Index(c.Type)
+	if typ < 0 {
+		return 0, nil, fmt.Errorf("component %s is not registered (vkmSetupNetwork registers project components)", c.Type)
+	}
+	t := g.schema.Types[typ]
+	v := make(entity.Values, len(t.Fields))
+	for name, raw := range c.Fields {
+		f := g.schema.Field(typ, name)
+		if f < 0 {
+			return 0, nil, fmt.Errorf("component %s has no field %q", c.Type, name)
+		}
+		var x float64
+		switch n := raw.(type) {
+		case int64:
+			x = float64(n)
+		case float64:
+			x = n
+		case bool:
+			if n {
+				x = 1
+			}
+		default:
+			return 0, nil, fmt.Errorf("component %s field %s: want a number or a boolean, got %T", c.Type, name, raw)
+		}
+		v[f] = t.Fields[f].Codec.Quantize(x)
+	}
+	return typ, v, nil
+}
+
+// SetCommand sets the local player's command for the ticks that follow.
+func (g *Game) SetCommand(c prediction.Command) { g.local = c }
+
+// Own is the local player's entity (None if the project has no join
+// handler or refused the local player).
+func (g *Game) Own() entity.ID { return g.own }
+
+// Store exposes the entity store, for drawing and tests.
+func (g *Game) Store() *Store { return g.store }
+
+// Schema is the project's replicated component types.
+func (g *Game) Schema() *replication.Schema { return g.schema }
+
+// Role returns this end's role.
+func (g *Game) Role() Role { return g.role }
+
+// ScriptErrors returns every script error reported so far.
+func (g *Game) ScriptErrors() []scripting.ScriptError { return g.errs }
+
+// TickRate is the project's ticks per second.
+func (g *Game) TickRate() int { return g.project.TickRate }
+
+// Clock is the game's fixed-step clock.
+func (g *Game) Clock() *Clock { return g.clock }
+
+// Frame advances wall time by elapsed: it runs the ticks now due (at most
+// MaxCatchUp), each on the command in gives for it (nil keeps the command
+// last set), calling afterTick after each; then the per-frame systems. It
+// returns the ticks run.
+func (g *Game) Frame(elapsed time.Duration, in Input, afterTick func(*Game)) int {
+	n := g.clock.Advance(elapsed)
+	for range n {
+		if in != nil {
+			g.local = in.Next()
+		}
+		g.RunTick()
+		if afterTick != nil {
+			afterTick(g)
+		}
+	}
+	g.scripts.Update(elapsed.Seconds())
+	return n
+}
+
+// RunTick runs one fixed tick in the engine's order: behaviors, then the
+// character controller, then physics.
+func (g *Game) RunTick() {
+	g.tick++
+	g.scripts.FixedUpdate(g.dt, g.replaying)
+	g.updateControllers()
+	g.phys.Step(g)
+}
+
+func (g *Game) updateControllers() {
+	g.store.Each(func(id entity.ID) bool {
+		c := g.store.Controller(id)
+		if c == nil || !g.Simulates(id) {
+			return true
+		}
+		rb := g.store.Rigidbody(id)
+		if rb != nil && g.phys.Has(id) {
+			g.phys.UpdateController(id, c, rb)
+		}
+		return true
+	})
+}
+
+// DrainEvents hands over the presentation events emitted since the last
+// call; the slice is the caller's.
+func (g *Game) DrainEvents() []scripting.Event {
+	ev := g.events
+	g.events = nil
+	return ev
+}
+
+// Pose implements physics.Bodies.
+func (g *Game) Pose(id entity.ID) (*entity.Transform, *entity.Rigidbody) {
+	return g.store.Transform(id), g.store.Rigidbody(id)
+}
+
+// --- scripting.World ---
+
+var _ scripting.World = (*Game)(nil)
+var _ physics.Bodies = (*Game)(nil)
+
+func (g *Game) Tick() uint32                                        { return g.tick }
+func (g *Game) Alive(id entity.ID) bool                             { return g.store.Alive(id) }
+func (g *Game) Name(id entity.ID) string                            { return g.store.Name(id) }
+func (g *Game) Parent(id entity.ID) entity.ID                       { return g.store.Parent(id) }
+func (g *Game) Transform(id entity.ID) *entity.Transform            { return g.store.Transform(id) }
+func (g *Game) Rigidbody(id entity.ID) *entity.Rigidbody            { return g.store.Rigidbody(id) }
+func (g *Game) Controller(id entity.ID) *entity.CharacterController { return g.store.Controller(id) }
+func (g *Game) Component(id entity.ID, typ int) entity.Values       { return g.store.Component(id, typ) }
+func (g *Game) RemoveComponent(id entity.ID, typ int)               { g.store.RemoveComponent(id, typ) }
+
+func (g *Game) AddComponent(id entity.ID, typ int) entity.Values {
+	if typ < 0 || typ >= len(g.schema.Types) {
+		return nil
+	}
+	return g.store.AddComponent(id, typ, len(g.schema.Types[typ].Fields))
+}
+
+func (g *Game) Find(name string) entity.ID {
+	found := entity.None
+	g.store.Each(func(id entity.ID) bool {
+		if g.store.Name(id) == name {
+			found = id
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// Spawn builds a prefab from the project folder at pose.
+func (g *Game) Spawn(file string, pose entity.Transform) (entity.ID, error) {
+	p, err := g.prefab(file)
+	if err != nil {
+		return entity.None, err
+	}
+	root, slots, err := Instantiate(g.store, p, pose, g)
+	if err != nil {
+		return entity.None, err
+	}
+	ids := g.store.Subtree(root)
+	_ = slots
+	if err := g.bring(ids, true); err != nil {
+		g.Destroy(root)
+		return entity.None, err
+	}
+	return root, nil
+}
+
+func (g *Game) prefab(file string) (*Prefab, error) {
+	if p, ok := g.prefabs[file]; ok {
+		return p, nil
+	}
+	if !fs.ValidPath(file) {
+		return nil, fmt.Errorf("host: prefab path %q must be relative to the project folder, without ..", file)
+	}
+	data, err := fs.ReadFile(g.project.FS, file)
+	if err != nil {
+		return nil, fmt.Errorf("host: prefab: %w", err)
+	}
+	p, err := ParsePrefab(path.Join(g.project.Dir, file), data)
+	if err != nil {
+		return nil, err
+	}
+	g.prefabs[file] = p
+	return p, nil
+}
+
+// Destroy removes id and its subtree: behaviors get on_destroy, bodies leave
+// the physics world, and the slots are freed with their generation bumped.
+func (g *Game) Destroy(id entity.ID) {
+	if !g.store.Alive(id) {
+		return
+	}
+	for _, e := range g.store.Subtree(id) {
+		g.scripts.Detach(e)
+		g.phys.Remove(e)
+	}
+	g.store.Destroy(id)
+}
+
+func (g *Game) ApplyImpulse(id entity.ID, ix, iy float64) {
+	rb := g.store.Rigidbody(id)
+	m := g.phys.Mass(id)
+	if rb == nil || m <= 0 || !finite(ix) || !finite(iy) {
+		return
+	}
+	rb.VX += ix / m
+	rb.VY += iy / m
+	rb.Awake = true
+}
+
+func (g *Game) RayCast(x1, y1, x2, y2 float64, ignore entity.ID) (scripting.Hit, bool) {
+	h, ok := g.phys.RayCast(x1, y1, x2, y2, ignore)
+	return scripting.Hit{Entity: h.Entity, X: h.X, Y: h.Y, NX: h.NX, NY: h.NY, Fraction: h.Fraction}, ok
+}
+
+func (g *Game) QueryBox(minX, minY, maxX, maxY float64, fn func(entity.ID) bool) {
+	g.phys.QueryAABB(minX, minY, maxX, maxY, fn)
+}
+
+func (g *Game) Touching(id entity.ID, fn func(entity.ID) bool) { g.phys.Touching(id, fn) }
+
+// Simulates is the one predicate: whether this end decides id's state.
+// Offline and on a server it decides everything; a disconnected client
+// decides nothing.
+func (g *Game) Simulates(id entity.ID) bool {
+	switch g.role {
+	case Offline, Server:
+		return true
+	case Client:
+		return id == g.own
+	}
+	return false
+}
+
+func (g *Game) IsMine(id entity.ID) bool {
+	switch g.role {
+	case Offline:
+		return true
+	case Client, Disconnected:
+		return id == g.own
+	}
+	return false
+}
+
+func (g *Game) Command(id entity.ID) *prediction.Command {
+	switch g.role {
+	case Offline:
+		return &g.local
+	case Client:
+		if id == g.own {
+			return &g.local
+		}
+	}
+	return nil
+}
+
+func (g *Game) IsReplaying() bool { return g.replaying }
+
+func (g *Game) Emit(ev scripting.Event) {
+	ev.Tick = g.tick
+	g.events = append(g.events, ev)
+}
+
+func (g *Game) Log(id entity.ID, msg string) {
+	g.logger.Info("lua", "entity", id.Slot, "name", g.store.Name(id), "msg", msg)
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

@@ -1,0 +1,134 @@
+package host
+
+import (
+	"context"
+	"log/slog"
+	"math"
+	"time"
+
+	"vkm/prediction"
+)
+
+// Input gives the local player's command for each tick a frame runs. A
+// command is per tick, not per frame: a button's press is an edge, true in
+// exactly one tick's command however many ticks a frame runs.
+type Input interface {
+	Next() prediction.Command
+}
+
+// PlayConfig says how to play a project offline.
+type PlayConfig struct {
+	Project *Project
+	// Input drives the local player; nil holds nothing.
+	Input Input
+	// Duration ends the run after this much wall time; 0 runs until ctx ends.
+	Duration time.Duration
+	// Seed seeds math.random in behaviors.
+	Seed   uint64
+	Logger *slog.Logger
+}
+
+// ClientReport is the JSON summary of one client's run. Its fields are kept
+// as they are when later features add more.
+type ClientReport struct {
+	State     string         `json:"state"`
+	Ticks     uint32         `json:"ticks"`
+	TickRate  int            `json:"tick_rate"`
+	Events    map[string]int `json:"events"`
+	DistanceM float64        `json:"distance_m"`
+	Errors    int            `json:"errors"`
+	// ErrorMessages lists the script errors behind Errors, file:line first.
+	ErrorMessages []string `json:"error_messages,omitempty"`
+}
+
+// Report is the JSON document `client --report` writes.
+type Report struct {
+	Clients []ClientReport `json:"clients"`
+}
+
+// Tally counts what a report says about a game as it runs: events by name
+// and how far the local player's character travelled.
+type Tally struct {
+	Events   map[string]int
+	Distance float64
+	lastX    float64
+	lastY    float64
+	seen     bool
+}
+
+// teleport is the farthest a character can move in one tick by running or
+// falling; a longer step is a respawn and is not counted as travel.
+const teleport = 2.0
+
+// Observe records one tick's outcome.
+func (t *Tally) Observe(g *Game) {
+	if t.Events == nil {
+		t.Events = map[string]int{}
+	}
+	for _, ev := range g.DrainEvents() {
+		t.Events[ev.Name]++
+	}
+	own := g.Own()
+	tr := g.Store().Transform(own)
+	if tr == nil {
+		t.seen = false
+		return
+	}
+	if t.seen {
+		if d := math.Hypot(tr.X-t.lastX, tr.Y-t.lastY); d < teleport {
+			t.Distance += d
+		}
+	}
+	t.lastX, t.lastY, t.seen = tr.X, tr.Y, true
+}
+
+// Report summarises the tally and g as a client report.
+func (t *Tally) Report(g *Game) ClientReport {
+	r := ClientReport{
+		State:     g.Role().String(),
+		Ticks:     g.Tick(),
+		TickRate:  g.TickRate(),
+		Events:    t.Events,
+		DistanceM: math.Round(t.Distance*1000) / 1000,
+	}
+	if r.Events == nil {
+		r.Events = map[string]int{}
+	}
+	for _, e := range g.ScriptErrors() {
+		r.ErrorMessages = append(r.ErrorMessages, e.Error())
+	}
+	r.Errors = len(r.ErrorMessages)
+	return r
+}
+
+// Play runs a project offline in real time until ctx ends or cfg.Duration
+// has passed, sleeping between ticks, and returns its report.
+func Play(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
+	g, err := NewGame(GameConfig{Project: cfg.Project, Logger: cfg.Logger, Seed: cfg.Seed})
+	if err != nil {
+		return ClientReport{}, err
+	}
+	defer g.Close()
+	var tally Tally
+	start := time.Now()
+	last := start
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return tally.Report(g), nil
+		case <-timer.C:
+		}
+		now := time.Now()
+		if cfg.Duration > 0 && now.Sub(start) >= cfg.Duration {
+			// Run exactly the ticks the duration bought.
+			now = start.Add(cfg.Duration)
+			g.Frame(now.Sub(last), cfg.Input, tally.Observe)
+			return tally.Report(g), nil
+		}
+		g.Frame(now.Sub(last), cfg.Input, tally.Observe)
+		last = now
+		timer.Reset(g.Clock().Until())
+	}
+}

@@ -1,0 +1,808 @@
+package host
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"vkm/internal/entity"
+)
+
+// Defaults for what a scene or prefab leaves out.
+const (
+	// DefaultGravityY is a scene's gravity when [physics] sets none, in m/s²
+	// (y up): about twice Earth's, which side-view games use so that jumps
+	// are quick and falls read clearly.
+	DefaultGravityY = -20.0
+
+	// DefaultDensity is a shape's density in kg/m²: a 1 m crate weighs 1 kg.
+	DefaultDensity = 1.0
+	// DefaultFriction keeps a box from sliding down a slight slope.
+	DefaultFriction = 0.6
+	// DefaultRestitution is no bounce.
+	DefaultRestitution = 0.0
+
+	// DefaultControllerSpeed is a character's run speed in m/s: brisk, a
+	// 40 m arena crossed in five seconds.
+	DefaultControllerSpeed = 8.0
+	// DefaultControllerAccel reaches full run speed in about an eighth of a
+	// second on the ground (m/s²).
+	DefaultControllerAccel = 60.0
+	// DefaultControllerAirAccel keeps some steering in the air (m/s²).
+	DefaultControllerAirAccel = 20.0
+	// DefaultControllerJumpSpeed is the upward speed of a jump in m/s: about
+	// 3.6 m high under DefaultGravityY.
+	DefaultControllerJumpSpeed = 12.0
+)
+
+// Limits on the geometry a file may describe. box2d asserts (panics) on
+// degenerate shapes, so they are refused here, with the file and line, before
+// any reaches it.
+const (
+	// maxMagnitude bounds every position, speed and other physical number:
+	// a million metres is far past any level box2d handles well, and small
+	// enough that products of two such numbers stay finite.
+	maxMagnitude = 1e6
+
+	// maxShapeExtent bounds a shape's size and its distance from its body's
+	// origin (chains excepted: they are level geometry). box2d is tuned for
+	// moving parts of 0.1 to 10 m, and small coordinates keep its area
+	// arithmetic exact enough for its own assertions.
+	maxShapeExtent = 1000.0
+
+	// linearSlop is box2d's collision tolerance (b2_linearSlop, 5 mm). It
+	// welds polygon points closer than half of it and asserts that chain
+	// points are further apart than it, so no side, radius or point spacing
+	// may be smaller.
+	linearSlop = 0.005
+
+	// maxPolygonPoints is box2d's b2_maxPolygonVertices.
+	maxPolygonPoints = 8
+)
+
+// EntityDef is one authored entity of a scene or prefab.
+type EntityDef struct {
+	// Line is the line of the entity's [[entity]] header in its file, best
+	// effort (0 when not known).
+	Line int
+
+	// ID is, in a scene, the entity's slot (0..entity.MaxSlot, unique in the
+	// file): its name on the wire. In a prefab it is the uid, which only
+	// names the entity within the prefab (unique there), for parent.
+	ID uint32
+
+	Name string
+
+	// Parent and HasParent name the parent: a slot in a scene, a uid in a
+	// prefab. The parent is always in the same file.
+	Parent    uint32
+	HasParent bool
+
+	// Transform is the pose relative to the parent (for a root, the world,
+	// or in a prefab, the pose it is instantiated at). Scale defaults to 1.
+	Transform entity.Transform
+
+	// Body is the physics body, nil for none. Only root entities have one.
+	Body *entity.BodyDef
+
+	// Controller is the character controller, nil for none. It needs a
+	// dynamic or kinematic Body on the same entity.
+	Controller *entity.CharacterController
+
+	// Behavior names the Lua behavior, "" for none. Props are copied into
+	// each instance; values are bool, float64, string, []any and
+	// map[string]any, nested.
+	Behavior string
+	Props    map[string]any
+
+	// Components are the project's component types on the entity, sorted by
+	// Type so that spawning is deterministic.
+	Components []ComponentDef
+}
+
+// ComponentDef is one project component on an entity, as written: the type's
+// name and its fields (values as in EntityDef.Props). A ComponentResolver
+// turns it into schema values.
+type ComponentDef struct {
+	Type   string
+	Fields map[string]any
+	Line   int // line of the component's table, best effort
+}
+
+// Scene is a parsed scene file: gravity and the entities a match starts with,
+// each with its recorded slot.
+type Scene struct {
+	File               string  // the file as given, for messages
+	GravityX, GravityY float64 // m/s², y up; default 0, DefaultGravityY
+	Entities           []EntityDef
+}
+
+// Prefab is a parsed prefab file: a tree of entities with one root, spawned
+// as a unit by Instantiate.
+type Prefab struct {
+	File     string
+	Root     int // index of the root entity in Entities
+	Entities []EntityDef
+}
+
+// ParseScene parses a scene file. file is used only in messages. Every
+// mistake the file can contain comes back as a *ConfigError.
+func ParseScene(file string, data []byte) (*Scene, error) {
+	doc, root, cerr := decodeTOML(file, data)
+	if cerr != nil {
+		return nil, cerr
+	}
+	sc := &Scene{File: file, GravityY: DefaultGravityY}
+	root.only("physics", "entity")
+	if ph, ok := root.table("physics"); ok {
+		ph.only("gravity")
+		if g, ok := ph.vec2("gravity", "[x, y]"); ok {
+			sc.GravityX, sc.GravityY = g.X, g.Y
+		}
+	}
+	sc.Entities = readEntities(root, false)
+	if doc.err != nil {
+		return nil, doc.err
+	}
+	if err := sc.validate(doc.lines); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// ParsePrefab parses a prefab file. file is used only in messages. Every
+// mistake the file can contain comes back as a *ConfigError.
+func ParsePrefab(file string, data []byte) (*Prefab, error) {
+	doc, root, cerr := decodeTOML(file, data)
+	if cerr != nil {
+		return nil, cerr
+	}
+	p := &Prefab{File: file}
+	root.only("entity")
+	p.Entities = readEntities(root, true)
+	if doc.err != nil {
+		return nil, doc.err
+	}
+	r, err := validateEntities(file, true, p.Entities, doc.lines)
+	if err != nil {
+		return nil, err
+	}
+	p.Root = r
+	return p, nil
+}
+
+// Validate checks what ParseScene checks of a scene's contents, for scenes
+// built in code (e.g. from vkmBuildScene). LoadScene calls it.
+func (sc *Scene) Validate() error {
+	if err := sc.validate(nil); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (sc *Scene) validate(lines lineMap) *ConfigError {
+	if !finiteWithin(sc.GravityX, maxMagnitude) || !finiteWithin(sc.GravityY, maxMagnitude) {
+		return &ConfigError{File: sc.File, Line: lines.find("physics.gravity"), Key: "physics.gravity",
+			Reason: fmt.Sprintf("[%v, %v] is out of range (finite, at most %g m/s² on each axis)", sc.GravityX, sc.GravityY, maxMagnitude)}
+	}
+	_, err := validateEntities(sc.File, false, sc.Entities, lines)
+	return err
+}
+
+// Validate checks what ParsePrefab checks of a prefab's contents, and that
+// Root is the index of its one root entity. Instantiate calls it.
+func (p *Prefab) Validate() error {
+	r, err := validateEntities(p.File, true, p.Entities, nil)
+	if err != nil {
+		return err
+	}
+	if p.Root != r {
+		return &ConfigError{File: p.File, Key: "entity", Reason: fmt.Sprintf("Root is %d, but the root entity is entity %d in the list", p.Root, r)}
+	}
+	return nil
+}
+
+func readEntities(root *tomlTable, prefab bool) []EntityDef {
+	tabs, _ := root.tables("entity", "[[entity]]")
+	defs := make([]EntityDef, 0, len(tabs))
+	for _, t := range tabs {
+		defs = append(defs, readEntity(t, prefab))
+		if root.doc.err != nil {
+			break
+		}
+	}
+	return defs
+}
+
+func readEntity(t *tomlTable, prefab bool) EntityDef {
+	idKey, what := "id", "id is required: it is the entity's slot, its name on the wire (0..16777215, unique in the scene)"
+	if prefab {
+		idKey, what = "uid", "uid is required: it names the entity within the prefab, for parent (unique in the prefab)"
+	}
+	t.only(idKey, "name", "parent", "transform", "behavior", "props", "body", "controller", "components")
+	d := EntityDef{Line: t.line, Transform: entity.Identity}
+	if !t.has(idKey) {
+		t.fail(idKey, "%s", what)
+	}
+	d.ID, _ = readID(t, idKey, prefab)
+	d.Parent, d.HasParent = readID(t, "parent", prefab)
+	d.Name, _ = t.str("name")
+	if tt, ok := t.table("transform"); ok {
+		d.Transform = readTransform(tt)
+	}
+	if b, ok := t.str("behavior"); ok && b == "" {
+		t.fail("behavior", "is empty; leave behavior out for an entity without one")
+	} else {
+		d.Behavior = b
+	}
+	if _, ok := t.table("props"); ok {
+		if v, ok := t.plain("props"); ok {
+			d.Props = v.(map[string]any)
+		}
+	}
+	if bt, ok := t.table("body"); ok {
+		d.Body = readBody(bt)
+	}
+	if ct, ok := t.table("controller"); ok {
+		d.Controller = readController(ct)
+	}
+	if ct, ok := t.table("components"); ok {
+		d.Components = readComponents(ct)
+	}
+	return d
+}
+
+// readID reads a slot (scene) or uid (prefab).
+func readID(t *tomlTable, key string, prefab bool) (uint32, bool) {
+	n, ok := t.integer(key)
+	if !ok {
+		return 0, false
+	}
+	switch {
+	case prefab && (n < 0 || n > math.MaxUint32):
+		t.fail(key, "%d is not a uid (0..%d)", n, uint32(math.MaxUint32))
+		return 0, false
+	case !prefab && (n < 0 || n > entity.MaxSlot):
+		t.fail(key, "%d is not a slot (0..%d)", n, entity.MaxSlot)
+		return 0, false
+	}
+	return uint32(n), true
+}
+
+func readTransform(t *tomlTable) entity.Transform {
+	t.only("x", "y", "angle", "scale")
+	tr := entity.Identity
+	tr.X, _ = t.number("x")
+	tr.Y, _ = t.number("y")
+	tr.Angle, _ = t.number("angle")
+	if s, ok := t.number("scale"); ok {
+		tr.Scale = s
+	}
+	return tr
+}
+
+func readBody(t *tomlTable) *entity.BodyDef {
+	t.only("type", "fixedRotation", "bullet", "linearDamping", "angularDamping", "gravityScale", "shape")
+	b := &entity.BodyDef{GravityScale: 1}
+	if !t.has("type") {
+		t.fail("type", "a body needs a type: static, dynamic or kinematic")
+	}
+	if s, ok := t.str("type"); ok {
+		switch s {
+		case "static":
+			b.Type = entity.Static
+		case "dynamic":
+			b.Type = entity.Dynamic
+		case "kinematic":
+			b.Type = entity.Kinematic
+		default:
+			t.fail("type", "%q is not a body type: static, dynamic or kinematic", s)
+		}
+	}
+	b.FixedRotation, _ = t.boolean("fixedRotation")
+	b.Bullet, _ = t.boolean("bullet")
+	b.LinearDamping, _ = t.number("linearDamping")
+	b.AngularDamping, _ = t.number("angularDamping")
+	if g, ok := t.number("gravityScale"); ok {
+		b.GravityScale = g
+	}
+	shapes, _ := t.tables("shape", "[[entity.body.shape]]")
+	if len(shapes) == 0 {
+		t.fail("", "a body needs at least one [[entity.body.shape]]")
+	}
+	for _, st := range shapes {
+		b.Shapes = append(b.Shapes, readShape(st))
+	}
+	return b
+}
+
+var shapeKinds = []string{"box", "circle", "polygon", "chain"}
+
+func readShape(t *tomlTable) entity.Shape {
+	t.only("box", "circle", "polygon", "chain", "offset", "angle", "loop", "density", "friction", "restitution", "sensor")
+	sh := entity.Shape{Density: DefaultDensity, Friction: DefaultFriction, Restitution: DefaultRestitution}
+	var kinds []string
+	for _, k := range shapeKinds {
+		if t.has(k) {
+			kinds = append(kinds, k)
+		}
+	}
+	switch len(kinds) {
+	case 0:
+		t.fail("", "a shape needs one of box = [w, h], circle = r, polygon = [[x, y], ...] or chain = [[x, y], ...]")
+		return sh
+	case 1:
+	default:
+		t.fail(kinds[1], "a shape is exactly one of box, circle, polygon or chain, and this one has both %s and %s; write one [[entity.body.shape]] for each", kinds[0], kinds[1])
+		return sh
+	}
+	switch kinds[0] {
+	case "box":
+		sh.Kind = entity.Box
+		wh, _ := t.vec2("box", "[w, h]")
+		sh.W, sh.H = wh.X, wh.Y
+	case "circle":
+		sh.Kind = entity.Circle
+		sh.Radius, _ = t.number("circle")
+	case "polygon":
+		sh.Kind = entity.Polygon
+		sh.Points, _ = t.points("polygon")
+	case "chain":
+		sh.Kind = entity.Chain
+		sh.Points, _ = t.points("chain")
+	}
+	sh.Offset, _ = t.vec2("offset", "[x, y]")
+	if t.has("angle") && sh.Kind != entity.Box {
+		t.fail("angle", "%s", angleReason(sh.Kind))
+	}
+	sh.Angle, _ = t.number("angle")
+	if t.has("loop") && sh.Kind != entity.Chain {
+		t.fail("loop", "loop closes a chain; a %s has none", sh.Kind)
+	}
+	sh.Loop, _ = t.boolean("loop")
+	if v, ok := t.number("density"); ok {
+		sh.Density = v
+	}
+	if v, ok := t.number("friction"); ok {
+		sh.Friction = v
+	}
+	if v, ok := t.number("restitution"); ok {
+		sh.Restitution = v
+	}
+	sh.Sensor, _ = t.boolean("sensor")
+	return sh
+}
+
+func angleReason(k entity.ShapeKind) string {
+	if k == entity.Circle {
+		return "a circle has no angle; angle turns a box"
+	}
+	return fmt.Sprintf("angle turns a box only; give the %s's points already turned", k)
+}
+
+// pointCount says "1 point" or "n points".
+func pointCount(n int) string {
+	if n == 1 {
+		return "1 point"
+	}
+	return fmt.Sprintf("%d points", n)
+}
+
+func readController(t *tomlTable) *entity.CharacterController {
+	t.only("speed", "accel", "airAccel", "jumpSpeed")
+	c := &entity.CharacterController{
+		Speed:     DefaultControllerSpeed,
+		Accel:     DefaultControllerAccel,
+		AirAccel:  DefaultControllerAirAccel,
+		JumpSpeed: DefaultControllerJumpSpeed,
+	}
+	for _, f := range []struct {
+		key string
+		v   *float64
+	}{{"speed", &c.Speed}, {"accel", &c.Accel}, {"airAccel", &c.AirAccel}, {"jumpSpeed", &c.JumpSpeed}} {
+		if v, ok := t.number(f.key); ok {
+			*f.v = v
+		}
+	}
+	return c
+}
+
+func readComponents(t *tomlTable) []ComponentDef {
+	names := make([]string, 0, len(t.m))
+	for k := range t.m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	var out []ComponentDef
+	for _, name := range names {
+		ct, ok := t.table(name)
+		if !ok {
+			return nil
+		}
+		v, ok := t.plain(name)
+		if !ok {
+			return nil
+		}
+		out = append(out, ComponentDef{Type: name, Fields: v.(map[string]any), Line: ct.line})
+	}
+	return out
+}
+
+// validateEntities checks a scene's or prefab's entities: each one's values,
+// then ids, parents and (for a prefab) the one root, whose index it returns.
+// lines, when not nil, locates keys more precisely than EntityDef.Line.
+func validateEntities(file string, prefab bool, defs []EntityDef, lines lineMap) (int, *ConfigError) {
+	idKey := "id"
+	if prefab {
+		idKey = "uid"
+	}
+	at := func(i int, sub, format string, args ...any) *ConfigError {
+		line := lines.find(joinPath(indexPath("entity", i), sub))
+		if line == 0 {
+			line = defs[i].Line
+		}
+		return &ConfigError{File: file, Line: line, Key: joinPath("entity", displayKey(sub)), Reason: fmt.Sprintf(format, args...)}
+	}
+	for i := range defs {
+		if sub, reason := checkDef(&defs[i]); reason != "" {
+			return -1, at(i, sub, "%s", reason)
+		}
+	}
+	index := make(map[uint32]int, len(defs))
+	for i, d := range defs {
+		if !prefab && d.ID > entity.MaxSlot {
+			return -1, at(i, "id", "%d is not a slot (0..%d)", d.ID, entity.MaxSlot)
+		}
+		if j, dup := index[d.ID]; dup {
+			return -1, at(i, idKey, "%d is already the %s of %s; each entity needs its own", d.ID, idKey, describeDef(defs, j))
+		}
+		index[d.ID] = i
+	}
+	for i, d := range defs {
+		if !d.HasParent {
+			continue
+		}
+		if _, ok := index[d.Parent]; !ok {
+			return -1, at(i, "parent", "no entity in this file has %s %d", idKey, d.Parent)
+		}
+		if d.Body != nil {
+			return -1, at(i, "body", "bodies must be on root entities: physics moves a body in world space, so it cannot follow a parent (this entity's parent is %s %d)", idKey, d.Parent)
+		}
+	}
+	if i, cycle := findCycle(defs, index); cycle != "" {
+		return -1, at(i, "parent", "parent cycle %s: an entity cannot be its own ancestor", cycle)
+	}
+	if !prefab {
+		return -1, nil
+	}
+	return prefabRoot(file, defs, at)
+}
+
+func prefabRoot(file string, defs []EntityDef, at func(int, string, string, ...any) *ConfigError) (int, *ConfigError) {
+	root := -1
+	for i, d := range defs {
+		if d.HasParent {
+			continue
+		}
+		if root >= 0 {
+			return -1, at(i, "parent", "a prefab has exactly one root entity, and this is a second one (%s is the first); give it a parent", describeDef(defs, root))
+		}
+		root = i
+	}
+	if root < 0 {
+		// Only an empty prefab gets here: without cycles, parents lead to a root.
+		return -1, &ConfigError{File: file, Key: "entity", Reason: "a prefab needs one [[entity]] without parent, its root, and this one has no entities"}
+	}
+	return root, nil
+}
+
+// findCycle returns an entity on a parent cycle and the cycle, written as
+// "3 → 5 → 3", or "" if the parents form a forest. Parents must exist.
+func findCycle(defs []EntityDef, index map[uint32]int) (int, string) {
+	const (
+		unseen = iota
+		onPath // on the walk being made
+		done   // leads to a root
+	)
+	state := make([]uint8, len(defs))
+	var path []int
+	for i := range defs {
+		path = path[:0]
+		for j := i; state[j] != done; j = index[defs[j].Parent] {
+			if state[j] == onPath {
+				var b strings.Builder
+				for _, n := range path[slices.Index(path, j):] {
+					fmt.Fprintf(&b, "%d → ", defs[n].ID)
+				}
+				fmt.Fprintf(&b, "%d", defs[j].ID)
+				return j, b.String()
+			}
+			state[j] = onPath
+			path = append(path, j)
+			if !defs[j].HasParent {
+				break
+			}
+		}
+		for _, n := range path {
+			state[n] = done
+		}
+	}
+	return -1, ""
+}
+
+// describeDef names entity i of defs for a message.
+func describeDef(defs []EntityDef, i int) string {
+	d := defs[i]
+	s := fmt.Sprintf("entity %d in the file", i+1)
+	if d.Line > 0 {
+		s = fmt.Sprintf("the entity at line %d", d.Line)
+	}
+	if d.Name != "" {
+		s += fmt.Sprintf(" (%q)", d.Name)
+	}
+	return s
+}
+
+// finiteWithin reports whether v is finite and at most limit in size.
+func finiteWithin(v, limit float64) bool { return v >= -limit && v <= limit }
+
+// checkDef checks one entity's values. It returns the indexed path of the
+// first bad one, relative to the entity, and what is wrong with it.
+func checkDef(d *EntityDef) (sub, reason string) {
+	if sub, reason := checkTransform(d.Transform); reason != "" {
+		return joinPath("transform", sub), reason
+	}
+	if d.Body != nil {
+		if sub, reason := checkBody(d.Body); reason != "" {
+			return joinPath("body", sub), reason
+		}
+	}
+	if c := d.Controller; c != nil {
+		for _, f := range []struct {
+			key string
+			v   float64
+		}{{"speed", c.Speed}, {"accel", c.Accel}, {"airAccel", c.AirAccel}, {"jumpSpeed", c.JumpSpeed}} {
+			if !(f.v >= 0 && f.v <= maxMagnitude) {
+				return "controller." + f.key, fmt.Sprintf("%v is out of range (0..%g)", f.v, maxMagnitude)
+			}
+		}
+		if d.Body == nil || d.Body.Type == entity.Static {
+			return "controller", "a controller moves its entity's body: give the entity a dynamic or kinematic [entity.body]"
+		}
+	}
+	if len(d.Props) > 0 && d.Behavior == "" {
+		return "props", "props are copied into the entity's behavior, and it has none: add behavior = \"...\""
+	}
+	if sub, reason := checkPlain(d.Props, "props"); reason != "" {
+		return sub, reason
+	}
+	for i, c := range d.Components {
+		key := "components." + c.Type
+		switch {
+		case c.Type == "":
+			return "components", "a component type needs a name"
+		case i > 0 && d.Components[i-1].Type >= c.Type:
+			return key, "components must be sorted by Type, each type at most once"
+		}
+		if sub, reason := checkPlain(c.Fields, key); reason != "" {
+			return sub, reason
+		}
+	}
+	return "", ""
+}
+
+func checkTransform(t entity.Transform) (sub, reason string) {
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{{"x", t.X}, {"y", t.Y}, {"angle", t.Angle}} {
+		if !finiteWithin(f.v, maxMagnitude) {
+			return f.key, fmt.Sprintf("%v is out of range (finite, at most %g in size)", f.v, maxMagnitude)
+		}
+	}
+	if !(t.Scale > 0 && t.Scale <= maxMagnitude) {
+		return "scale", fmt.Sprintf("%v is not a scale: it must be above 0 (1 is unscaled)", t.Scale)
+	}
+	return "", ""
+}
+
+func checkBody(b *entity.BodyDef) (sub, reason string) {
+	if b.Type > entity.Kinematic {
+		return "type", fmt.Sprintf("%v is not a body type: static, dynamic or kinematic", b.Type)
+	}
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{{"linearDamping", b.LinearDamping}, {"angularDamping", b.AngularDamping}} {
+		if !(f.v >= 0 && f.v <= maxMagnitude) {
+			return f.key, fmt.Sprintf("%v is out of range (0..%g)", f.v, maxMagnitude)
+		}
+	}
+	if !finiteWithin(b.GravityScale, maxMagnitude) {
+		return "gravityScale", fmt.Sprintf("%v is out of range (finite, at most %g in size)", b.GravityScale, maxMagnitude)
+	}
+	if len(b.Shapes) == 0 {
+		return "", "a body needs at least one [[entity.body.shape]]"
+	}
+	for i := range b.Shapes {
+		if sub, reason := checkShape(&b.Shapes[i]); reason != "" {
+			return joinPath(indexPath("shape", i), sub), reason
+		}
+	}
+	return "", ""
+}
+
+// checkShape checks one shape, returning the key of the bad value relative
+// to the shape.
+func checkShape(sh *entity.Shape) (sub, reason string) {
+	if sh.Kind > entity.Chain {
+		return "", fmt.Sprintf("%v is not a shape: box, circle, polygon or chain", sh.Kind)
+	}
+	kind := sh.Kind.String()
+	if !finiteWithin(sh.Offset.X, maxShapeExtent) || !finiteWithin(sh.Offset.Y, maxShapeExtent) {
+		return "offset", fmt.Sprintf("[%v, %v] is out of range: a shape is at most %g m from its body's origin", sh.Offset.X, sh.Offset.Y, maxShapeExtent)
+	}
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{{"density", sh.Density}, {"friction", sh.Friction}, {"restitution", sh.Restitution}} {
+		if !(f.v >= 0 && f.v <= maxMagnitude) {
+			return f.key, fmt.Sprintf("%v is out of range (0..%g)", f.v, maxMagnitude)
+		}
+	}
+	switch {
+	case sh.Angle != 0 && sh.Kind != entity.Box:
+		return "angle", angleReason(sh.Kind)
+	case !finiteWithin(sh.Angle, maxMagnitude):
+		return "angle", fmt.Sprintf("%v is out of range (finite, at most %g in size)", sh.Angle, maxMagnitude)
+	case sh.Loop && sh.Kind != entity.Chain:
+		return "loop", fmt.Sprintf("loop closes a chain; a %s has none", kind)
+	}
+	switch sh.Kind {
+	case entity.Box:
+		if !(sh.W >= linearSlop && sh.W <= maxShapeExtent && sh.H >= linearSlop && sh.H <= maxShapeExtent) {
+			return kind, fmt.Sprintf("[%v, %v]: both sides must be %g..%g m (box2d cannot resolve anything smaller than 5 mm)", sh.W, sh.H, linearSlop, maxShapeExtent)
+		}
+	case entity.Circle:
+		if !(sh.Radius >= linearSlop && sh.Radius <= maxShapeExtent) {
+			return kind, fmt.Sprintf("radius %v must be %g..%g m (box2d cannot resolve anything smaller than 5 mm)", sh.Radius, linearSlop, maxShapeExtent)
+		}
+	case entity.Polygon:
+		return checkPolygon(sh.Points)
+	case entity.Chain:
+		return checkChain(sh.Points, sh.Loop)
+	}
+	return "", ""
+}
+
+func checkPolygon(pts []entity.Vec2) (sub, reason string) {
+	n := len(pts)
+	if n < 3 || n > maxPolygonPoints {
+		return "polygon", fmt.Sprintf("has %s; a polygon has 3 to %d (use several shapes for more)", pointCount(n), maxPolygonPoints)
+	}
+	for i, p := range pts {
+		if !finiteWithin(p.X, maxShapeExtent) || !finiteWithin(p.Y, maxShapeExtent) {
+			return indexPath("polygon", i), fmt.Sprintf("point %d [%v, %v] is out of range: a polygon's points are at most %g m from its body's origin", i+1, p.X, p.Y, maxShapeExtent)
+		}
+		for j := range i {
+			if pointDist2(p, pts[j]) <= linearSlop*linearSlop {
+				return indexPath("polygon", i), fmt.Sprintf("points %d and %d are closer than 5 mm; box2d would weld them into one", j+1, i+1)
+			}
+		}
+	}
+	// Every corner must turn left (counter-clockwise)...
+	right, firstBad := 0, -1
+	for i := range n {
+		switch c := cross2(pts[(i+n-1)%n], pts[i], pts[(i+1)%n]); {
+		case c > 0:
+		case c < 0:
+			right++
+			fallthrough
+		default:
+			if firstBad < 0 {
+				firstBad = i
+			}
+		}
+	}
+	switch {
+	case right == n:
+		return "polygon", "the points go clockwise; list them counter-clockwise"
+	case firstBad >= 0:
+		return indexPath("polygon", firstBad), fmt.Sprintf("is not convex at point %d (it turns right or goes straight on); list a convex outline counter-clockwise, and split a concave one into several shapes", firstBad+1)
+	}
+	// ...and the outline must go round once: every point strictly left of
+	// every edge, which rules out a star whose corners all turn left.
+	for i := range n {
+		a, b := pts[i], pts[(i+1)%n]
+		for j := range n {
+			if j != i && j != (i+1)%n && cross2(a, b, pts[j]) <= 0 {
+				return indexPath("polygon", j), fmt.Sprintf("crosses itself: point %d is not left of the edge from point %d to point %d; list a convex outline once round, counter-clockwise", j+1, i+1, (i+1)%n+1)
+			}
+		}
+	}
+	if area := polygonArea(pts); area < linearSlop*linearSlop {
+		return "polygon", fmt.Sprintf("has an area of %.3g m², too thin for box2d (at least 25 mm²)", area)
+	}
+	return "", ""
+}
+
+func checkChain(pts []entity.Vec2, loop bool) (sub, reason string) {
+	n := len(pts)
+	switch {
+	case loop && n < 3:
+		return "chain", fmt.Sprintf("has %s; a loop needs at least 3", pointCount(n))
+	case n < 2:
+		return "chain", fmt.Sprintf("has %s; a chain needs at least 2", pointCount(n))
+	}
+	for i, p := range pts {
+		if !finiteWithin(p.X, maxMagnitude) || !finiteWithin(p.Y, maxMagnitude) {
+			return indexPath("chain", i), fmt.Sprintf("point %d [%v, %v] is out of range (finite, at most %g in size)", i+1, p.X, p.Y, maxMagnitude)
+		}
+		if i > 0 && pointDist2(p, pts[i-1]) <= linearSlop*linearSlop {
+			return indexPath("chain", i), fmt.Sprintf("points %d and %d are closer than 5 mm; box2d refuses such short edges", i, i+1)
+		}
+	}
+	if loop && pointDist2(pts[0], pts[n-1]) <= linearSlop*linearSlop {
+		return indexPath("chain", n-1), "the last point is closer than 5 mm to the first; loop = true joins them already, so leave the last one out"
+	}
+	return "", ""
+}
+
+func pointDist2(a, b entity.Vec2) float64 {
+	dx, dy := a.X-b.X, a.Y-b.Y
+	return dx*dx + dy*dy
+}
+
+// cross2 is the z of (b-a)×(c-a): above 0 when c is left of the line a→b.
+func cross2(a, b, c entity.Vec2) float64 {
+	return float64((b.X-a.X)*(c.Y-a.Y)) - float64((b.Y-a.Y)*(c.X-a.X))
+}
+
+// polygonArea is the area of a counter-clockwise polygon, summed around its
+// first point to keep the rounding small.
+func polygonArea(pts []entity.Vec2) float64 {
+	var a float64
+	for i := 1; i+1 < len(pts); i++ {
+		a += cross2(pts[0], pts[i], pts[i+1])
+	}
+	return a / 2
+}
+
+// checkPlain checks game data built in code against what plainValue makes of
+// a file: bool, finite float64, string, []any and map[string]any, nested.
+func checkPlain(v any, at string) (sub, reason string) {
+	switch v := v.(type) {
+	case bool, string:
+		return "", ""
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return at, fmt.Sprintf("must be a finite number, not %v", v)
+		}
+		return "", ""
+	case []any:
+		for i, e := range v {
+			if sub, reason := checkPlain(e, indexPath(at, i)); reason != "" {
+				return sub, reason
+			}
+		}
+		return "", ""
+	case map[string]any:
+		for _, k := range sortedPropKeys(v) {
+			if sub, reason := checkPlain(v[k], joinPath(at, k)); reason != "" {
+				return sub, reason
+			}
+		}
+		return "", ""
+	}
+	return at, fmt.Sprintf("a %T is not game data: use numbers (float64), strings, booleans, arrays and tables", v)
+}
+
+func sortedPropKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,318 @@
+package host
+
+import (
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"vkm/internal/entity"
+)
+
+func readTestdata(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestParseScene(t *testing.T) {
+	sc, err := ParseScene("level.toml", readTestdata(t, "project/scenes/level.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.File != "level.toml" || sc.GravityX != 0 || sc.GravityY != -9.8 {
+		t.Errorf("scene header: %+v", sc)
+	}
+	var ids []uint32
+	for _, d := range sc.Entities {
+		ids = append(ids, d.ID)
+	}
+	if !reflect.DeepEqual(ids, []uint32{1, 7, 8, 3}) {
+		t.Fatalf("ids in file order = %v", ids)
+	}
+	floor, crate, marker, walker := sc.Entities[0], sc.Entities[1], sc.Entities[2], sc.Entities[3]
+
+	if floor.Line != 5 || crate.Line != 14 || marker.Line != 23 || walker.Line != 31 {
+		t.Errorf("lines = %d %d %d %d, want 5 14 23 31", floor.Line, crate.Line, marker.Line, walker.Line)
+	}
+	wantFloor := &entity.BodyDef{Type: entity.Static, GravityScale: 1, Shapes: []entity.Shape{
+		{Kind: entity.Box, W: 40, H: 1, Density: 1, Friction: 0.8},
+	}}
+	if !reflect.DeepEqual(floor.Body, wantFloor) || floor.Transform != entity.Identity || floor.HasParent {
+		t.Errorf("floor = %+v, body %+v", floor, floor.Body)
+	}
+	if crate.Transform != (entity.Transform{X: 2, Y: 3, Angle: 0.5, Scale: 1}) {
+		t.Errorf("crate transform = %+v (scale defaults to 1)", crate.Transform)
+	}
+	if got := crate.Body.Shapes[0]; got.Density != 1 || got.Friction != 0.6 || got.Restitution != 0 {
+		t.Errorf("shape defaults = %+v, want density 1, friction 0.6, restitution 0", got)
+	}
+	if !marker.HasParent || marker.Parent != 7 || marker.Transform.Scale != 0.5 || marker.Body != nil {
+		t.Errorf("marker = %+v", marker)
+	}
+	wantProps := map[string]any{"every": 2.0, "colour": "red", "steps": []any{1.0, 2.5}}
+	if marker.Behavior != "blink" || !reflect.DeepEqual(marker.Props, wantProps) {
+		t.Errorf("marker behavior %q props %#v, want whole numbers as float64", marker.Behavior, marker.Props)
+	}
+	wantCtl := &entity.CharacterController{Speed: 8, Accel: 60, AirAccel: 20, JumpSpeed: 14}
+	if !reflect.DeepEqual(walker.Controller, wantCtl) {
+		t.Errorf("controller = %+v, want defaults but jumpSpeed", walker.Controller)
+	}
+	if s := walker.Body.Shapes; len(s) != 2 || s[0].Kind != entity.Polygon || len(s[0].Points) != 4 ||
+		s[1].Kind != entity.Circle || s[1].Radius != 0.3 || s[1].Offset != (entity.Vec2{Y: 0.9}) || !s[1].Sensor {
+		t.Errorf("walker shapes = %+v", s)
+	}
+	wantComps := []ComponentDef{
+		{Type: "Health", Fields: map[string]any{"hp": 100.0}, Line: 50},
+		{Type: "Score", Fields: map[string]any{"kills": 0.0}, Line: 48},
+	}
+	if !reflect.DeepEqual(walker.Components, wantComps) {
+		t.Errorf("components = %+v, want sorted by type", walker.Components)
+	}
+	if err := sc.Validate(); err != nil {
+		t.Errorf("Validate of a parsed scene: %v", err)
+	}
+}
+
+func TestParseSceneDefaultGravity(t *testing.T) {
+	sc, err := ParseScene("s.toml", []byte("[[entity]]\nid = 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.GravityX != 0 || sc.GravityY != -20 || len(sc.Entities) != 1 || sc.Entities[0].ID != 0 {
+		t.Errorf("got %+v", sc)
+	}
+	if sc, err := ParseScene("empty.toml", nil); err != nil || len(sc.Entities) != 0 {
+		t.Errorf("empty scene: %+v, %v", sc, err)
+	}
+}
+
+// sceneErrorTests are scene files with one mistake each, the line and key
+// the error must name, and fragments of its reason.
+var sceneErrorTests = []struct {
+	name  string
+	src   string
+	line  int
+	key   string
+	frags []string
+}{
+	{"duplicate id", "[[entity]]\nid = 1\nname = \"a\"\n[[entity]]\nid = 1\n", 5, "entity.id",
+		[]string{`1 is already the id of the entity at line 1 ("a")`}},
+	{"missing id", "[[entity]]\nid = 1\n[[entity]]\nname = \"b\"\n", 3, "entity.id", []string{"id is required"}},
+	{"id too large", "[[entity]]\nid = 16777216\n", 2, "entity.id", []string{"16777216 is not a slot (0..16777215)"}},
+	{"id negative", "[[entity]]\nid = -1\n", 2, "entity.id", []string{"-1 is not a slot"}},
+	{"id wrong type", "[[entity]]\nid = \"one\"\n", 2, "entity.id", []string{"must be a whole number"}},
+	{"missing parent", "[[entity]]\nid = 1\n[[entity]]\nid = 2\nparent = 9\n", 5, "entity.parent", []string{"no entity in this file has id 9"}},
+	{"parent cycle", "[[entity]]\nid = 1\n[[entity]]\nid = 2\nparent = 3\n[[entity]]\nid = 3\nparent = 2\n", 5, "entity.parent",
+		[]string{"parent cycle 2 → 3 → 2"}},
+	{"own parent", "[[entity]]\nid = 4\nparent = 4\n", 3, "entity.parent", []string{"parent cycle 4 → 4"}},
+	{"body on child", "[[entity]]\nid = 1\n[[entity]]\nid = 2\nparent = 1\n[entity.body]\ntype = \"dynamic\"\n[[entity.body.shape]]\ncircle = 1.0\n", 6, "entity.body",
+		[]string{"bodies must be on root entities"}},
+	{"body without shape", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n", 3, "entity.body", []string{"a body needs at least one [[entity.body.shape]]"}},
+	{"body without type", "[[entity]]\nid = 1\n[entity.body]\n[[entity.body.shape]]\ncircle = 1.0\n", 3, "entity.body.type", []string{"a body needs a type"}},
+	{"unknown body type", "[[entity]]\nid = 1\n[entity.body]\ntype = \"floating\"\n[[entity.body.shape]]\ncircle = 1.0\n", 4, "entity.body.type",
+		[]string{`"floating" is not a body type: static, dynamic or kinematic`}},
+	{"shape with none", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\nfriction = 1.0\n", 5, "entity.body.shape",
+		[]string{"a shape needs one of box"}},
+	{"shape with two", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\nbox = [1.0, 1.0]\ncircle = 1.0\n", 7, "entity.body.shape.circle",
+		[]string{"has both box and circle"}},
+	{"unknown shape key", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\nbox = [1.0, 1.0]\n\nfricton = 0.2\n", 8, "entity.body.shape.fricton",
+		[]string{"unknown key", `did you mean "friction"?`}},
+	{"unknown entity key", "[[entity]]\nid = 1\nbehaviour = \"walker\"\n", 3, "entity.behaviour", []string{`did you mean "behavior"?`}},
+	{"unknown top key", "[physic]\ngravity = [0.0, 1.0]\n", 1, "physic", []string{`did you mean "physics"?`}},
+	{"unknown transform key", "[[entity]]\nid = 1\ntransform = { x = 1.0, rot = 2.0 }\n", 3, "entity.transform.rot", []string{"unknown key"}},
+	{"nan", "[[entity]]\nid = 1\ntransform = { x = nan }\n", 3, "entity.transform.x", []string{"must be a finite number, not NaN"}},
+	{"inf gravity", "[physics]\ngravity = [0.0, -inf]\n", 2, "physics.gravity", []string{"must be a finite number, not -Inf"}},
+	{"gravity length", "[physics]\ngravity = [0.0]\n", 2, "physics.gravity", []string{"must be [x, y], two numbers; got 1 items"}},
+	{"huge", "[[entity]]\nid = 1\ntransform = { y = 1e300 }\n", 3, "entity.transform.y", []string{"out of range"}},
+	{"zero scale", "[[entity]]\nid = 1\ntransform = { scale = 0.0 }\n", 3, "entity.transform.scale", []string{"must be above 0"}},
+	{"box zero", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\nbox = [0.0, 1.0]\n", 6, "entity.body.shape.box",
+		[]string{"both sides must be"}},
+	{"box three numbers", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\nbox = [1.0, 1.0, 1.0]\n", 6, "entity.body.shape.box",
+		[]string{"must be [w, h], two numbers; got 3 items"}},
+	{"circle negative", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\ncircle = -1\n", 6, "entity.body.shape.circle",
+		[]string{"radius -1 must be"}},
+	{"polygon too few", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\npolygon = [[0, 0], [1, 0]]\n", 6, "entity.body.shape.polygon",
+		[]string{"has 2 points; a polygon has 3 to 8"}},
+	{"polygon clockwise", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\npolygon = [[0, 0], [0, 1], [1, 1], [1, 0]]\n", 6, "entity.body.shape.polygon",
+		[]string{"clockwise; list them counter-clockwise"}},
+	{"polygon concave", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\npolygon = [\n  [0, 0],\n  [2, 0],\n  [1, 0.5],\n  [2, 2],\n  [0, 2],\n]\n", 9, "entity.body.shape.polygon",
+		[]string{"is not convex at point 3"}},
+	{"polygon star", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\npolygon = [[0, 1], [-0.588, -0.809], [0.951, 0.309], [-0.951, 0.309], [0.588, -0.809]]\n", 6, "entity.body.shape.polygon",
+		[]string{"crosses itself"}},
+	{"polygon points weld", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\npolygon = [[0, 0], [1, 0], [1, 0.001], [0, 1]]\n", 6, "entity.body.shape.polygon",
+		[]string{"points 2 and 3 are closer than 5 mm"}},
+	{"polygon point type", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\npolygon = [\n[0, 0],\n[1, \"a\"],\n[0, 1]]\n", 8, "entity.body.shape.polygon",
+		[]string{`point 2 must be [x, y], two numbers; y must be a number, not the string "a"`}},
+	{"chain one point", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\nchain = [[0, 0]]\n", 6, "entity.body.shape.chain",
+		[]string{"has 1 point; a chain needs at least 2"}},
+	{"chain repeated point", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\nchain = [[0, 0], [1, 0], [1, 0]]\n", 6, "entity.body.shape.chain",
+		[]string{"points 2 and 3 are closer than 5 mm"}},
+	{"angle on circle", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\ncircle = 1.0\nangle = 0.0\n", 7, "entity.body.shape.angle",
+		[]string{"a circle has no angle"}},
+	{"loop on box", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\nbox = [1, 1]\nloop = true\n", 7, "entity.body.shape.loop",
+		[]string{"loop closes a chain; a box has none"}},
+	{"negative density", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\nbox = [1, 1]\ndensity = -1\n", 7, "entity.body.shape.density",
+		[]string{"-1 is out of range"}},
+	{"second shape", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\nbox = [1, 1]\n[[entity.body.shape]]\nbox = [1, -1]\n", 8, "entity.body.shape.box",
+		[]string{"[1, -1]"}},
+	{"shape not a list", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[entity.body.shape]\nbox = [1, 1]\n", 5, "entity.body.shape",
+		[]string{"must be a list of [[entity.body.shape]] tables, not a table"}},
+	{"controller without body", "[[entity]]\nid = 1\n[entity.controller]\nspeed = 3.0\n", 3, "entity.controller",
+		[]string{"give the entity a dynamic or kinematic [entity.body]"}},
+	{"controller on static body", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\nbox = [1, 1]\n[entity.controller]\n", 7, "entity.controller",
+		[]string{"a controller moves its entity's body"}},
+	{"controller negative", "[[entity]]\nid = 1\n[entity.body]\ntype = \"dynamic\"\n[[entity.body.shape]]\nbox = [1, 1]\n[entity.controller]\nspeed = -3\n", 8, "entity.controller.speed",
+		[]string{"-3 is out of range"}},
+	{"props without behavior", "[[entity]]\nid = 1\nprops = { speed = 1 }\n", 3, "entity.props", []string{"add behavior"}},
+	{"props not a table", "[[entity]]\nid = 1\nbehavior = \"b\"\nprops = 3\n", 4, "entity.props", []string{"must be a table, not the whole number 3"}},
+	{"props date", "[[entity]]\nid = 1\nbehavior = \"b\"\nprops = { when = 1979-05-27 }\n", 4, "entity.props.when", []string{"a date/time is not supported here"}},
+	{"props nan inside", "[[entity]]\nid = 1\nbehavior = \"b\"\nprops = { path = [[0, 1], [nan, 2]] }\n", 4, "entity.props.path", []string{"must be a finite number"}},
+	{"props huge integer", "[[entity]]\nid = 1\nbehavior = \"b\"\nprops = { n = 9007199254740993 }\n", 4, "entity.props.n", []string{"too large to hold exactly"}},
+	{"empty behavior", "[[entity]]\nid = 1\nbehavior = \"\"\n", 3, "entity.behavior", []string{"is empty"}},
+	{"component not a table", "[[entity]]\nid = 1\ncomponents = { Health = 3 }\n", 3, "entity.components.Health", []string{"must be a table"}},
+	{"entity not a list", "[entity]\nid = 1\n", 1, "entity", []string{"must be a list of [[entity]] tables, not a table"}},
+	{"syntax", "[[entity]]\nid = 1\nname = \"a\" \"b\"\n", 3, "", []string{"TOML syntax error"}},
+	{"duplicate key", "[[entity]]\nid = 1\nid = 2\n", 3, "", []string{"TOML syntax error", "already been defined"}},
+}
+
+func TestParseSceneErrors(t *testing.T) {
+	for _, tt := range sceneErrorTests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc, err := ParseScene("scenes/test.toml", []byte(tt.src))
+			if err == nil {
+				t.Fatalf("no error; got %+v", sc)
+			}
+			t.Log(err)
+			wantConfigError(t, err, "scenes/test.toml", tt.line, tt.key, tt.frags...)
+		})
+	}
+}
+
+// TestParseSceneErrorLineInLaterEntity checks that a mistake is placed in
+// the entity it is in, not in the first one with the same key.
+func TestParseSceneErrorLineInLaterEntity(t *testing.T) {
+	src := `[[entity]]
+id = 1
+[entity.body]
+type = "static"
+[[entity.body.shape]]
+box = [1, 1]
+
+[[entity]]
+id = 2
+[entity.body]
+type = "static"
+[[entity.body.shape]]
+box = [1, 1]
+[[entity.body.shape]]
+box = [1, 0]
+`
+	_, err := ParseScene("s.toml", []byte(src))
+	wantConfigError(t, err, "s.toml", 15, "entity.body.shape.box", "both sides")
+}
+
+func TestParsePrefab(t *testing.T) {
+	p, err := ParsePrefab("crate.toml", readTestdata(t, "project/prefabs/crate.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Root != 0 || len(p.Entities) != 3 {
+		t.Fatalf("Root = %d, %d entities", p.Root, len(p.Entities))
+	}
+	if e := p.Entities[1]; e.ID != 20 || !e.HasParent || e.Parent != 30 {
+		t.Errorf("light = %+v, want uid 20 with parent uid 30", e)
+	}
+	if err := p.Validate(); err != nil {
+		t.Errorf("Validate of a parsed prefab: %v", err)
+	}
+}
+
+func TestParsePrefabErrors(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		src   string
+		line  int
+		key   string
+		frags []string
+	}{
+		{"no entities", "", 0, "entity", []string{"a prefab needs one [[entity]] without parent"}},
+		{"two roots", "[[entity]]\nuid = 1\n[[entity]]\nuid = 2\nname = \"b\"\n", 3, "entity.parent",
+			[]string{"a prefab has exactly one root entity, and this is a second one (the entity at line 1 is the first)"}},
+		{"id instead of uid", "[[entity]]\nid = 1\n", 2, "entity.id", []string{`unknown key (did you mean "uid"?)`}},
+		{"missing uid", "[[entity]]\nname = \"a\"\n", 1, "entity.uid", []string{"uid is required"}},
+		{"duplicate uid", "[[entity]]\nuid = 1\n[[entity]]\nuid = 1\nparent = 1\n", 4, "entity.uid", []string{"1 is already the uid"}},
+		{"parent uid missing", "[[entity]]\nuid = 1\n[[entity]]\nuid = 2\nparent = 3\n", 5, "entity.parent", []string{"no entity in this file has uid 3"}},
+		{"cycle", "[[entity]]\nuid = 1\n[[entity]]\nuid = 2\nparent = 3\n[[entity]]\nuid = 3\nparent = 2\n", 5, "entity.parent", []string{"parent cycle"}},
+		{"physics in prefab", "[physics]\ngravity = [0, 0]\n[[entity]]\nuid = 1\n", 1, "physics", []string{"unknown key"}},
+		{"uid too large", "[[entity]]\nuid = 4294967296\n", 2, "entity.uid", []string{"is not a uid"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := ParsePrefab("prefabs/test.toml", []byte(tt.src))
+			if err == nil {
+				t.Fatalf("no error; got %+v", p)
+			}
+			t.Log(err)
+			wantConfigError(t, err, "prefabs/test.toml", tt.line, tt.key, tt.frags...)
+		})
+	}
+}
+
+func TestPrefabUIDsNeedNotBeSlots(t *testing.T) {
+	p, err := ParsePrefab("p.toml", []byte("[[entity]]\nuid = 4000000000\n"))
+	if err != nil || p.Entities[0].ID != 4000000000 {
+		t.Errorf("got %+v, %v", p, err)
+	}
+}
+
+func TestValidateCodeBuiltScene(t *testing.T) {
+	good := &Scene{File: "built", GravityY: -20, Entities: []EntityDef{
+		{ID: 1, Transform: entity.Identity, Body: &entity.BodyDef{Type: entity.Dynamic, GravityScale: 1,
+			Shapes: []entity.Shape{{Kind: entity.Circle, Radius: 0.5, Density: 1}}}},
+		{ID: 2, Parent: 1, HasParent: true, Transform: entity.Identity, Behavior: "b", Props: map[string]any{"a": []any{1.0, "x"}}},
+	}}
+	if err := good.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, mutate := range map[string]func(sc *Scene){
+		"zero transform": func(sc *Scene) { sc.Entities[0].Transform = entity.Transform{} },
+		"int prop":       func(sc *Scene) { sc.Entities[1].Props["n"] = 3 },
+		"shape kind":     func(sc *Scene) { sc.Entities[0].Body.Shapes[0].Kind = 9 },
+		"no shapes":      func(sc *Scene) { sc.Entities[0].Body.Shapes = nil },
+		"nan gravity":    func(sc *Scene) { sc.GravityX = nanValue() },
+		"slot too large": func(sc *Scene) { sc.Entities[1].ID = entity.MaxSlot + 1 },
+		"unsorted components": func(sc *Scene) {
+			sc.Entities[1].Components = []ComponentDef{{Type: "B"}, {Type: "A"}}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			sc := cloneScene(good)
+			mutate(sc)
+			err := sc.Validate()
+			if err == nil || !strings.HasPrefix(err.Error(), "built") {
+				t.Errorf("error = %v, want one naming the scene", err)
+			}
+		})
+	}
+}
+
+func nanValue() float64 {
+	zero := 0.0
+	return zero / zero
+}
+
+func cloneScene(sc *Scene) *Scene {
+	c := *sc
+	c.Entities = nil
+	for _, d := range sc.Entities {
+		if d.Body != nil {
+			d.Body = cloneBody(d.Body)
+		}
+		d.Props, _ = clonePlain(d.Props).(map[string]any)
+		c.Entities = append(c.Entities, d)
+	}
+	return &c
+}

@@ -1,0 +1,188 @@
+package host
+
+import (
+	"fmt"
+
+	"vkm/internal/entity"
+)
+
+// ComponentResolver turns a file's component table into schema values: the
+// type's index in the schema and its fields in the type's field order. The
+// game loop implements it over the schema the entry script's vkmSetupNetwork
+// builds, which is why scenes and prefabs carry components by name.
+type ComponentResolver interface {
+	Resolve(c ComponentDef) (typ int, v entity.Values, err error)
+}
+
+// LoadScene puts every entity of sc into s, each in exactly its recorded slot
+// (a scene's slots are its entities' names on the wire), with its parent and
+// components. An entity with a non-static body gets a Rigidbody, awake. It
+// returns the created IDs in file order.
+//
+// r may be nil if no entity has project components. On error (a slot already
+// taken, a component r cannot resolve) nothing of the scene is left in s, and
+// the error names the file and line.
+func LoadScene(s *Store, sc *Scene, r ComponentResolver) ([]entity.ID, error) {
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	ids := make([]entity.ID, 0, len(sc.Entities))
+	for _, d := range sc.Entities {
+		id, err := s.CreateAt(d.ID)
+		if err != nil {
+			destroyEntities(s, ids)
+			return nil, &ConfigError{File: sc.File, Line: d.Line, Key: "entity.id", err: err,
+				Reason: fmt.Sprintf("slot %d is taken by %v, already in the world", d.ID, s.At(d.ID))}
+		}
+		ids = append(ids, id)
+	}
+	if _, err := buildEntities(s, sc.File, sc.Entities, ids, r); err != nil {
+		destroyEntities(s, ids)
+		return nil, err
+	}
+	return ids, nil
+}
+
+// Instantiate spawns a copy of p into s: each of its entities, in file order,
+// into the lowest free slot. The root is placed at pose composed with its
+// authored transform (Compose); the other entities keep theirs, relative to
+// their parents. A pose with Scale 0 is taken as unscaled, so
+// entity.Transform{X: x, Y: y} places a prefab at (x, y).
+//
+// It returns the root and each uid's entity. On error nothing of the prefab
+// is left in s.
+func Instantiate(s *Store, p *Prefab, pose entity.Transform, r ComponentResolver) (root entity.ID, slots map[uint32]entity.ID, err error) {
+	if err := p.Validate(); err != nil {
+		return entity.None, nil, err
+	}
+	if pose.Scale == 0 {
+		pose.Scale = 1
+	}
+	if sub, reason := checkTransform(pose); reason != "" {
+		return entity.None, nil, fmt.Errorf("host: instantiate %s: pose %s: %s", p.File, sub, reason)
+	}
+	ids := make([]entity.ID, 0, len(p.Entities))
+	for range p.Entities {
+		id := s.Create()
+		if id.IsNone() {
+			destroyEntities(s, ids)
+			return entity.None, nil, fmt.Errorf("host: instantiate %s: every slot is taken", p.File)
+		}
+		ids = append(ids, id)
+	}
+	slots, err = buildEntities(s, p.File, p.Entities, ids, r)
+	if err != nil {
+		destroyEntities(s, ids)
+		return entity.None, nil, err
+	}
+	root = ids[p.Root]
+	*s.Transform(root) = Compose(pose, p.Entities[p.Root].Transform)
+	return root, slots, nil
+}
+
+// destroyEntities destroys ids, children before parents so each Destroy finds
+// its entity alive.
+func destroyEntities(s *Store, ids []entity.ID) {
+	for i := len(ids) - 1; i >= 0; i-- {
+		s.Destroy(ids[i])
+	}
+}
+
+// buildEntities fills the entities just created for defs (ids[i] for defs[i]) and
+// returns each def's ID by its file id (slot or uid). defs are valid.
+func buildEntities(s *Store, file string, defs []EntityDef, ids []entity.ID, r ComponentResolver) (map[uint32]entity.ID, error) {
+	byID := make(map[uint32]entity.ID, len(defs))
+	for i, d := range defs {
+		byID[d.ID] = ids[i]
+	}
+	for i := range defs {
+		d := &defs[i]
+		if d.HasParent {
+			if err := s.SetParent(ids[i], byID[d.Parent]); err != nil {
+				return nil, &ConfigError{File: file, Line: d.Line, Key: "entity.parent", Reason: err.Error(), err: err}
+			}
+		}
+		if err := fillEntity(s, file, ids[i], d, r); err != nil {
+			return nil, err
+		}
+	}
+	return byID, nil
+}
+
+// fillEntity gives id the components of d.
+func fillEntity(s *Store, file string, id entity.ID, d *EntityDef, r ComponentResolver) error {
+	s.SetName(id, d.Name)
+	*s.Transform(id) = d.Transform
+	if d.Body != nil {
+		s.SetBody(id, cloneBody(d.Body))
+		if d.Body.Type != entity.Static {
+			s.SetRigidbody(id, &entity.Rigidbody{Awake: true})
+		}
+	}
+	if d.Controller != nil {
+		s.SetController(id, d.Controller)
+	}
+	if d.Behavior != "" {
+		props, _ := clonePlain(d.Props).(map[string]any)
+		s.SetBehavior(id, d.Behavior, props)
+	}
+	for _, c := range d.Components {
+		fail := func(err error, format string, args ...any) error {
+			line := c.Line
+			if line == 0 {
+				line = d.Line
+			}
+			return &ConfigError{File: file, Line: line, Key: "entity.components." + c.Type, Reason: fmt.Sprintf(format, args...), err: err}
+		}
+		if r == nil {
+			return fail(nil, "no component types are registered to read it (the entry script's vkmSetupNetwork registers them)")
+		}
+		typ, v, err := r.Resolve(c)
+		switch {
+		case err != nil:
+			return fail(err, "%v", err)
+		case typ < 0:
+			return fail(nil, "the schema gave it type %d, which is not a type index", typ)
+		case s.Component(id, typ) != nil:
+			return fail(nil, "is the same schema type (%d) as another component on this entity", typ)
+		}
+		copy(s.AddComponent(id, typ, len(v)), v)
+	}
+	return nil
+}
+
+// cloneBody returns a deep copy of b, so no two entities share shapes.
+func cloneBody(b *entity.BodyDef) *entity.BodyDef {
+	c := *b
+	c.Shapes = make([]entity.Shape, len(b.Shapes))
+	for i, sh := range b.Shapes {
+		if sh.Points != nil {
+			sh.Points = append([]entity.Vec2(nil), sh.Points...)
+		}
+		c.Shapes[i] = sh
+	}
+	return &c
+}
+
+// clonePlain returns a deep copy of game data (see plainValue), so each
+// behavior instance starts with props of its own.
+func clonePlain(v any) any {
+	switch v := v.(type) {
+	case []any:
+		c := make([]any, len(v))
+		for i, e := range v {
+			c[i] = clonePlain(e)
+		}
+		return c
+	case map[string]any:
+		if v == nil {
+			return map[string]any(nil)
+		}
+		c := make(map[string]any, len(v))
+		for k, e := range v {
+			c[k] = clonePlain(e)
+		}
+		return c
+	}
+	return v
+}

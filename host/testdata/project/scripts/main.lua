@@ -1,0 +1,2 @@
+-- The test project's entry script: registers nothing.
+function vkmRegisterBehaviors(r) end

@@ -1,0 +1,166 @@
+// Package entity holds the vocabulary every simulation package shares: how an
+// entity is named (slot and generation) and the engine's component values.
+// It has no behavior of its own, so physics, scripting, replication and host
+// can all speak of the same entity without importing one another.
+package entity
+
+import "fmt"
+
+// ID names one occupant of one slot. A slot is an entity's name on the wire;
+// the generation tells two occupants of the same slot apart, so a handle to a
+// destroyed entity never reaches the entity that took its slot later.
+// Generations start at 1; the zero ID names nothing.
+type ID struct {
+	Slot uint32
+	Gen  uint32
+}
+
+// None is the zero ID, which names no entity.
+var None ID
+
+// IsNone reports whether id names no entity.
+func (id ID) IsNone() bool { return id.Gen == 0 }
+
+func (id ID) String() string {
+	if id.IsNone() {
+		return "none"
+	}
+	return fmt.Sprintf("%d#%d", id.Slot, id.Gen)
+}
+
+// MaxSlot bounds slot numbers so an ID packs into a float64 exactly
+// (Pack) and a scene cannot ask for an absurd allocation.
+const MaxSlot = 1<<24 - 1
+
+// Pack folds id into one integer-valued float64, exact for every slot up to
+// MaxSlot and generation below 2^29, which is how Lua holds an entity.
+func (id ID) Pack() float64 { return float64(uint64(id.Gen)<<24 | uint64(id.Slot)) }
+
+// Unpack reverses Pack. A value that is not an exact packed ID yields None.
+func Unpack(f float64) ID {
+	if !(f >= 0 && f < 1<<53) || f != float64(uint64(f)) {
+		return None
+	}
+	u := uint64(f)
+	return ID{Slot: uint32(u & MaxSlot), Gen: uint32(u >> 24)}
+}
+
+// Transform is an entity's pose relative to its parent (for a root entity,
+// the world). Scale is visual only: physics never reads it.
+type Transform struct {
+	X, Y  float64 // metres, y up
+	Angle float64 // radians, counter-clockwise
+	Scale float64 // 1 when not scaled
+}
+
+// Identity is the transform of an entity placed at the origin, unrotated and
+// unscaled.
+var Identity = Transform{Scale: 1}
+
+// Rigidbody is the motion state of an entity's physics body.
+type Rigidbody struct {
+	VX, VY          float64 // metres per second
+	AngularVelocity float64 // radians per second
+	Awake           bool
+}
+
+// CharacterController drives a side-view character: it runs toward a
+// commanded speed and jumps on a button edge when grounded. Grounded is the
+// replicated state; the rest is tuning from the scene and the intent a
+// behavior writes for the next tick.
+type CharacterController struct {
+	// Grounded is set by the controller at the top of its tick, from the
+	// contacts of the step before.
+	Grounded bool
+
+	// Tuning (from the scene, not replicated).
+	Speed     float64 // run speed, m/s
+	Accel     float64 // ground acceleration toward the run speed, m/s²
+	AirAccel  float64 // acceleration while not grounded, m/s²
+	JumpSpeed float64 // upward speed set by a jump, m/s
+
+	// Intent for the coming tick, written by behaviors and consumed (cleared)
+	// by the controller.
+	MoveX float64 // -1..1, share of Speed to run toward
+	Jump  bool    // an edge: jump now if grounded
+}
+
+// BodyType says how a body moves.
+type BodyType uint8
+
+const (
+	Static    BodyType = iota // never moves; level geometry
+	Dynamic                   // moved by forces, contacts and the solver
+	Kinematic                 // moved only by its velocity
+)
+
+func (t BodyType) String() string {
+	switch t {
+	case Static:
+		return "static"
+	case Dynamic:
+		return "dynamic"
+	case Kinematic:
+		return "kinematic"
+	}
+	return fmt.Sprintf("BodyType(%d)", uint8(t))
+}
+
+// ShapeKind names a collision shape's geometry.
+type ShapeKind uint8
+
+const (
+	Box     ShapeKind = iota // W×H rectangle centred on Offset, turned by Angle
+	Circle                   // Radius around Offset
+	Polygon                  // convex, 3..8 Points, counter-clockwise
+	Chain                    // edge chain through Points (Loop closes it); for level geometry
+)
+
+func (k ShapeKind) String() string {
+	switch k {
+	case Box:
+		return "box"
+	case Circle:
+		return "circle"
+	case Polygon:
+		return "polygon"
+	case Chain:
+		return "chain"
+	}
+	return fmt.Sprintf("ShapeKind(%d)", uint8(k))
+}
+
+// Vec2 is a point or size in metres.
+type Vec2 struct{ X, Y float64 }
+
+// Shape is one fixture of a body, in the body's own frame.
+type Shape struct {
+	Kind        ShapeKind
+	W, H        float64 // Box
+	Radius      float64 // Circle
+	Points      []Vec2  // Polygon, Chain
+	Loop        bool    // Chain: join the last point to the first
+	Offset      Vec2
+	Angle       float64 // Box only
+	Density     float64 // kg/m²
+	Friction    float64
+	Restitution float64
+	Sensor      bool // reports overlaps, never pushes
+}
+
+// BodyDef is the authored description of an entity's physics body. It is not
+// replicated: both ends load it from the same scene or prefab file.
+type BodyDef struct {
+	Type           BodyType
+	FixedRotation  bool
+	Bullet         bool
+	LinearDamping  float64
+	AngularDamping float64
+	GravityScale   float64 // 1 for normal gravity
+	Shapes         []Shape
+}
+
+// Values holds the fields of one project component in its type's field order.
+// Every field kind (bool, integer, quantised number) is carried as a float64,
+// which is exact for all of them.
+type Values []float64

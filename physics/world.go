@@ -1,0 +1,231 @@
+// Package physics wraps the box2d port (github.com/ByteArena/box2d) behind
+// vkm's own types: one body per entity, a fixed step, gather and writeback
+// gated by the one predicate simulates() (DESIGN.md, "The one predicate"),
+// the side-view character controller, ray casts and overlap queries.
+//
+// No box2d type crosses this package's API. The known defects of the port
+// (docs: /work/shared/notes/feasibility.md) are worked around here, in one
+// place: the contact filter is installed explicitly, every fixture gets a
+// real filter, the world is never copied, and the lazily built contact
+// registry is filled once before any world is used.
+package physics
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/ByteArena/box2d"
+
+	"vkm/internal/entity"
+)
+
+// Defaults used when a Config field is zero.
+const (
+	// DefaultStep is one tick of the project default tick rate (64 Hz).
+	DefaultStep = 1.0 / 64
+	// DefaultVelocityIterations is box2d's recommended velocity solver
+	// iteration count.
+	DefaultVelocityIterations = 8
+	// DefaultPositionIterations is box2d's recommended position solver
+	// iteration count.
+	DefaultPositionIterations = 3
+)
+
+// Config describes a World. The zero Config is a world without gravity
+// stepped at DefaultStep with the default iteration counts.
+type Config struct {
+	// GravityX and GravityY are the world's gravity in m/s², y up, so a
+	// side-view game sets GravityY < 0. Zero means no gravity on that axis.
+	GravityX, GravityY float64
+
+	// Step is the time one Step simulates, in seconds (1/tickRate). It never
+	// varies during a world's life: box2d scales warm-starting impulses by
+	// the ratio of successive steps, and replays must see the same step.
+	// Zero means DefaultStep (1/64 s).
+	Step float64
+
+	// VelocityIterations and PositionIterations are the solver's iteration
+	// counts per step. Zero means DefaultVelocityIterations (8) and
+	// DefaultPositionIterations (3).
+	VelocityIterations int
+	PositionIterations int
+}
+
+// withDefaults fills the zero fields of cfg and panics on a config no
+// simulation could run with, which is a programmer error.
+func (cfg Config) withDefaults() Config {
+	if cfg.Step == 0 {
+		cfg.Step = DefaultStep
+	}
+	if cfg.VelocityIterations == 0 {
+		cfg.VelocityIterations = DefaultVelocityIterations
+	}
+	if cfg.PositionIterations == 0 {
+		cfg.PositionIterations = DefaultPositionIterations
+	}
+	if !finite(cfg.GravityX, cfg.GravityY, cfg.Step) || cfg.Step < 0 ||
+		cfg.VelocityIterations < 0 || cfg.PositionIterations < 0 {
+		panic(fmt.Sprintf("physics: invalid config %+v", cfg))
+	}
+	return cfg
+}
+
+// World is the physics of one simulation: a box2d world whose bodies are
+// named by entity IDs. The zero value is not usable; build one with New.
+//
+// A World is not safe for concurrent use: each simulation goroutine owns its
+// own World. Two Worlds built and stepped the same way give bit-identical
+// results.
+type World struct {
+	cfg Config
+
+	// b2 points at the box2d world. box2d bodies keep a pointer back to
+	// their world, so the B2World value must never be copied.
+	b2 *box2d.B2World
+
+	byID   map[entity.ID]*body
+	byBody map[*box2d.B2Body]*body
+	// order holds every body sorted by slot, then generation: the one
+	// deterministic iteration order for Step and for query results.
+	order []*body
+
+	// scratch is reused by queries to collect entities before calling back
+	// into user code. A query takes it (leaving nil) so a nested query made
+	// from the callback allocates its own instead of clobbering it.
+	scratch []entity.ID
+}
+
+// body is one entity's box2d body.
+type body struct {
+	id   entity.ID
+	kind entity.BodyType
+	b    *box2d.B2Body
+}
+
+// New returns an empty World. It panics if cfg has a negative or non-finite
+// field, which is a programmer error.
+func New(cfg Config) *World {
+	warmUp()
+	cfg = cfg.withDefaults()
+	return &World{
+		cfg:    cfg,
+		b2:     newB2World(cfg.GravityX, cfg.GravityY),
+		byID:   make(map[entity.ID]*body),
+		byBody: make(map[*box2d.B2Body]*body),
+	}
+}
+
+// newB2World is the one place box2d world settings are chosen. Settings stay
+// at box2d's defaults (warm starting, continuous physics and sleeping on)
+// until the replay design decides otherwise.
+func newB2World(gx, gy float64) *box2d.B2World {
+	w := box2d.MakeB2World(box2d.MakeB2Vec2(gx, gy))
+	world := &w // from here on only the pointer is used: never copy w
+	// Without an explicit contact filter the port ignores filter bits.
+	world.SetContactFilter(&box2d.B2ContactFilter{})
+	return world
+}
+
+var warmOnce sync.Once
+
+// warmUp steps a throw-away world holding an overlapping pair once, so
+// box2d's lazily initialised contact registry (package globals written on
+// the first contact ever created) is filled before two worlds on two
+// goroutines could race to fill it.
+func warmUp() {
+	warmOnce.Do(func() {
+		world := newB2World(0, -10)
+		shape := box2d.MakeB2PolygonShape()
+		shape.SetAsBox(0.5, 0.5)
+		for range 2 {
+			bd := box2d.MakeB2BodyDef()
+			bd.Type = box2d.B2BodyType.B2_dynamicBody
+			b := world.CreateBody(&bd)
+			fd := box2d.MakeB2FixtureDef()
+			fd.Filter = box2d.MakeB2Filter()
+			fd.Shape = &shape
+			fd.Density = 1
+			b.CreateFixtureFromDef(&fd)
+		}
+		world.Step(DefaultStep, DefaultVelocityIterations, DefaultPositionIterations)
+	})
+}
+
+// Config returns the world's configuration with defaults filled in.
+func (w *World) Config() Config { return w.cfg }
+
+// Has reports whether id has a body in w.
+func (w *World) Has(id entity.ID) bool {
+	_, ok := w.byID[id]
+	return ok
+}
+
+// Len returns the number of bodies in w.
+func (w *World) Len() int { return len(w.order) }
+
+// Remove destroys id's body, with its fixtures and contacts. It does nothing
+// if id has no body. Bodies touching it are woken, as box2d does.
+func (w *World) Remove(id entity.ID) {
+	r, ok := w.byID[id]
+	if !ok {
+		return
+	}
+	w.b2.DestroyBody(r.b)
+	delete(w.byID, id)
+	delete(w.byBody, r.b)
+	if i, found := slices.BinarySearchFunc(w.order, id, bodyCmp); found {
+		w.order = slices.Delete(w.order, i, i+1)
+	}
+}
+
+// Mass returns the mass of id's body in kg: 0 for a static or kinematic
+// body, or when id has no body. A dynamic body whose fixtures all have zero
+// density weighs 1 kg, as box2d decides.
+func (w *World) Mass(id entity.ID) float64 {
+	r, ok := w.byID[id]
+	if !ok || r.kind != entity.Dynamic {
+		return 0
+	}
+	return r.b.GetMass()
+}
+
+// insert records r in the lookup maps and in slot order.
+func (w *World) insert(r *body) {
+	w.byID[r.id] = r
+	w.byBody[r.b] = r
+	i, _ := slices.BinarySearchFunc(w.order, r.id, bodyCmp)
+	w.order = slices.Insert(w.order, i, r)
+}
+
+// bodyCmp orders bodies by slot, then generation.
+func bodyCmp(r *body, id entity.ID) int { return idCmp(r.id, id) }
+
+// idCmp orders IDs by slot, then generation.
+func idCmp(a, b entity.ID) int {
+	if c := cmp.Compare(a.Slot, b.Slot); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Gen, b.Gen)
+}
+
+// entityOf returns the entity owning a box2d body, or None for a body this
+// World did not create.
+func (w *World) entityOf(b *box2d.B2Body) entity.ID {
+	if r, ok := w.byBody[b]; ok {
+		return r.id
+	}
+	return entity.None
+}
+
+// finite reports whether every value is neither NaN nor infinite.
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}

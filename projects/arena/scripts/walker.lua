@@ -1,0 +1,121 @@
+-- The player's character: runs and jumps through the character controller,
+-- aims with two axes and fires a hitscan shot that damages Health. Dead
+-- characters wait, then come back at a spawn point.
+
+local Walker = {}
+
+local SPAWNS = { "spawn1", "spawn2", "spawn3", "spawn4" }
+local KILL_Y = -10 -- below the floor: fell out of the world
+
+function Walker:on_start()
+  self.cooldown_ticks = 0
+  self.dead_ticks = 0
+  self.facing = 1
+end
+
+-- aim returns a unit vector from the command's aim axes, or the way the
+-- character faces when the stick is centred.
+function Walker:aim(c)
+  local ax, ay = c.axis.aim_x, c.axis.aim_y
+  local len = math.sqrt(ax * ax + ay * ay)
+  if len < 0.2 then
+    return self.facing, 0
+  end
+  return ax / len, ay / len
+end
+
+function Walker:die(killer)
+  self:set("Health", "hp", 0)
+  self:set("Score", "deaths", self:get("Score", "deaths") + 1)
+  if killer and killer ~= self and killer:has("Score") then
+    killer:set("Score", "kills", killer:get("Score", "kills") + 1)
+  end
+  self.dead_ticks = 0
+  if not self:is_replaying() then
+    local x, y = self:position()
+    self:emit("death", { x = x, y = y })
+  end
+end
+
+function Walker:respawn()
+  local spawn = vkm.find(SPAWNS[math.random(#SPAWNS)])
+  local x, y = spawn:position()
+  self:set_position(x, y)
+  self:set_velocity(0, 0)
+  self:set("Health", "hp", 100)
+end
+
+function Walker:fire(c)
+  local x, y = self:position()
+  y = y + 0.4 -- from the shoulder
+  local dx, dy = self:aim(c)
+  local range = self.range or 30
+  local x2, y2 = x + dx * range, y + dy * range
+  local hit = self:raycast(x, y, x2, y2)
+  if hit then
+    x2, y2 = hit.x, hit.y
+    local target = hit.entity
+    -- Only the end that simulates the target decides what the shot did to
+    -- it: offline and on the server that is every end; a client shows the
+    -- shot and waits to be told.
+    if target:is_simulated() then
+      if target:has("Health") then
+        local hp = target:get("Health", "hp")
+        if hp > 0 then
+          hp = math.max(0, hp - (self.damage or 25))
+          target:set("Health", "hp", hp)
+          if hp == 0 then
+            target:die(self)
+          end
+        end
+      else
+        target:apply_impulse(dx * 4, dy * 4)
+      end
+    end
+    if not self:is_replaying() then
+      self:emit("hit", { x = x2, y = y2, target = target:id() })
+    end
+  end
+  if not self:is_replaying() then
+    self:emit("shot", { x1 = x, y1 = y, x2 = x2, y2 = y2 })
+  end
+end
+
+function Walker:on_fixed_update(dt)
+  if not self:is_simulated() then
+    return
+  end
+  local _, y = self:position()
+  if self:get("Health", "hp") > 0 and y < KILL_Y then
+    self:die(nil)
+  end
+  if self:get("Health", "hp") == 0 then
+    self.dead_ticks = self.dead_ticks + 1
+    if self.dead_ticks * dt >= (self.respawn or 2) then
+      self:respawn()
+    end
+    return
+  end
+
+  local c = self:command()
+  local run = c.axis.run
+  self:move(run)
+  if run > 0.1 then
+    self.facing = 1
+  elseif run < -0.1 then
+    self.facing = -1
+  end
+  if c.pressed.jump then
+    self:jump()
+  end
+
+  if self.cooldown_ticks > 0 then
+    self.cooldown_ticks = self.cooldown_ticks - 1
+  end
+  if c.pressed.fire and self.cooldown_ticks == 0 then
+    self.cooldown_ticks = math.floor((self.cooldown or 0.25) / dt + 0.5)
+    self:fire(c)
+  end
+end
+
+return Walker

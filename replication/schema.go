@@ -1,0 +1,306 @@
+// Package replication decides what travels: the schema of replicated
+// component types, their field codecs and the fingerprint two ends compare
+// at join (DESIGN.md, "The project folder"; the model's Hello). For now it
+// holds the schema only.
+package replication
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/bits"
+)
+
+// CodecKind names how a field's value is carried on the wire.
+type CodecKind uint8
+
+// The codec kinds. The zero CodecKind is deliberately none of them, so a
+// Field whose codec was never set is refused by Schema.Add rather than
+// silently carried as a bool.
+const (
+	Bool    CodecKind = iota + 1 // one bit: 0 or 1
+	Int                          // an integer in [Min, Max]
+	Fixed                        // a multiple of Step in [Min, Max]
+	Float32                      // an IEEE-754 single
+)
+
+// String returns the codec kind's name as scripts write it ("fixed").
+func (k CodecKind) String() string {
+	switch k {
+	case Bool:
+		return "bool"
+	case Int:
+		return "int"
+	case Fixed:
+		return "fixed"
+	case Float32:
+		return "float32"
+	}
+	return fmt.Sprintf("CodecKind(%d)", uint8(k))
+}
+
+// maxCodecBits bounds a field's width so every code fits a 32-bit write.
+const maxCodecBits = 32
+
+// maxExactInt is the largest magnitude a float64 holds exactly; Int bounds
+// beyond it could not be carried in entity.Values.
+const maxExactInt = 1 << 53
+
+// Codec says how one field is quantised and how many bits its code takes.
+// Build one with BoolCodec, IntCodec, FixedCodec or Float32Codec; the zero
+// value is no codec at all. A Codec is a plain value, safe to copy and to
+// share between goroutines.
+type Codec struct {
+	Kind CodecKind
+	// Min and Max bound Int and Fixed values (inclusive). Step is the
+	// quantum of a Fixed field. All three are zero for Bool and Float32.
+	Min, Max, Step float64
+	// Bits is the width of the field's code on the wire.
+	Bits int
+}
+
+// BoolCodec returns the codec of a true/false field, carried as one bit.
+func BoolCodec() Codec { return Codec{Kind: Bool, Bits: 1} }
+
+// Float32Codec returns the codec of a field carried as a 32-bit float: no
+// range to declare, at the price of 32 bits and float32 precision.
+func Float32Codec() Codec { return Codec{Kind: Float32, Bits: 32} }
+
+// IntCodec returns the codec of an integer field in [min, max]. Its width is
+// the bits needed for max-min+1 codes; a range needing more than 32 bits, or
+// with a bound beyond 2^53, is refused.
+func IntCodec(min, max int64) (Codec, error) {
+	if min > max {
+		return Codec{}, fmt.Errorf("replication: int codec: min %d is above max %d", min, max)
+	}
+	if min < -maxExactInt || max > maxExactInt {
+		return Codec{}, fmt.Errorf("replication: int codec: bounds beyond ±2^53 are not exact")
+	}
+	// Two's complement subtraction gives the true unsigned span for max >= min.
+	n := bits.Len64(uint64(max) - uint64(min))
+	if n > maxCodecBits {
+		return Codec{}, fmt.Errorf("replication: int codec: range %d..%d needs %d bits, more than %d", min, max, n, maxCodecBits)
+	}
+	return Codec{Kind: Int, Min: float64(min), Max: float64(max), Bits: n}, nil
+}
+
+// FixedCodec returns the codec of a number quantised to multiples of step in
+// [min, max]. Codes are whole multiples of step, not offsets from min, so
+// zero is carried exactly whenever min <= 0 <= max: a resting velocity stays
+// at rest on every end. Non-finite arguments, step <= 0, a range holding no
+// multiple of step and a range needing more than 32 bits are refused.
+func FixedCodec(min, max, step float64) (Codec, error) {
+	for _, v := range [...]float64{min, max, step} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return Codec{}, errors.New("replication: fixed codec: bounds and step must be finite")
+		}
+	}
+	if step <= 0 {
+		return Codec{}, fmt.Errorf("replication: fixed codec: step %g must be above zero", step)
+	}
+	if min > max {
+		return Codec{}, fmt.Errorf("replication: fixed codec: min %g is above max %g", min, max)
+	}
+	c := Codec{Kind: Fixed, Min: min, Max: max, Step: step}
+	lo, hi := c.codeRange()
+	if lo > hi {
+		return Codec{}, fmt.Errorf("replication: fixed codec: no multiple of %g lies in %g..%g", step, min, max)
+	}
+	if hi-lo >= 1<<maxCodecBits {
+		return Codec{}, fmt.Errorf("replication: fixed codec: %g..%g by %g needs more than %d bits", min, max, step, maxCodecBits)
+	}
+	c.Bits = bits.Len64(uint64(hi - lo))
+	return c, nil
+}
+
+// codeRange returns the first and last multiple of Step (as multipliers)
+// inside [Min, Max]. A quotient within 1e-9 of a whole number counts as that
+// number, so 0.3/0.1 = 2.9999999999999996 still admits the bound 0.3.
+func (c Codec) codeRange() (lo, hi float64) {
+	snap := func(q float64, round func(float64) float64) float64 {
+		if r := math.Round(q); math.Abs(q-r) < 1e-9 {
+			return r
+		}
+		return round(q)
+	}
+	return snap(c.Min/c.Step, math.Ceil), snap(c.Max/c.Step, math.Floor)
+}
+
+// Quantize returns the value the wire would carry for v, so a writer can
+// hold exactly what every other end will read: clamped to the range and
+// rounded to a whole number (Int) or a multiple of Step (Fixed); 0 or 1 for
+// Bool (any non-zero is true); float64(float32(v)) for Float32. A non-finite
+// v is taken as 0 first (then clamped, so the result is always a valid code).
+// Int and Fixed give +0, never -0, for a zero code.
+func (c Codec) Quantize(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		v = 0
+	}
+	switch c.Kind {
+	case Bool:
+		if v != 0 {
+			return 1
+		}
+		return 0
+	case Int:
+		return positiveZero(clamp(math.Round(v), c.Min, c.Max))
+	case Fixed:
+		lo, hi := c.codeRange()
+		return positiveZero(clamp(math.Round(v/c.Step), lo, hi) * c.Step)
+	case Float32:
+		return float64(float32(clamp(v, -math.MaxFloat32, math.MaxFloat32)))
+	}
+	return 0
+}
+
+// positiveZero turns -0 (what rounding -0.2 gives) into the +0 a decoded
+// code of zero is, so the writer holds the very bits every reader holds.
+func positiveZero(v float64) float64 {
+	if v == 0 {
+		return 0
+	}
+	return v
+}
+
+func clamp(v, lo, hi float64) float64 {
+	return math.Max(lo, math.Min(hi, v))
+}
+
+// validate reports whether c is exactly what one of the constructors builds,
+// so a hand-made Codec with an inconsistent width is refused.
+func (c Codec) validate() error {
+	var want Codec
+	var err error
+	switch c.Kind {
+	case Bool:
+		want = BoolCodec()
+	case Float32:
+		want = Float32Codec()
+	case Int:
+		want, err = IntCodec(int64(c.Min), int64(c.Max))
+	case Fixed:
+		want, err = FixedCodec(c.Min, c.Max, c.Step)
+	default:
+		return errors.New("replication: field has no codec")
+	}
+	if err != nil {
+		return err
+	}
+	if want != c {
+		return fmt.Errorf("replication: inconsistent %s codec %+v", c.Kind, c)
+	}
+	return nil
+}
+
+// Field is one replicated value of a component type.
+type Field struct {
+	Name  string
+	Codec Codec
+}
+
+// Type is one replicated component type: its name, its fields in wire order,
+// and where it was registered (a script's "file:line", for messages).
+type Type struct {
+	Name   string
+	Fields []Field
+	Where  string
+}
+
+// Schema is the ordered list of a project's replicated component types. A
+// type's index is its identity on the wire, so the order matters. The zero
+// value is an empty schema ready to use; it is not safe for concurrent
+// mutation.
+type Schema struct {
+	Types []Type
+}
+
+// Add appends t to the schema. It refuses an empty or duplicate type name, an
+// empty or duplicate field name, and a field without a valid codec, saying
+// where t was registered.
+func (s *Schema) Add(t Type) error {
+	at := ""
+	if t.Where != "" {
+		at = " (" + t.Where + ")"
+	}
+	if t.Name == "" {
+		return fmt.Errorf("replication: component type with no name%s", at)
+	}
+	if i := s.Index(t.Name); i >= 0 {
+		return fmt.Errorf("replication: component type %q registered twice%s; first at %s", t.Name, at, s.Types[i].Where)
+	}
+	seen := make(map[string]bool, len(t.Fields))
+	for _, f := range t.Fields {
+		if f.Name == "" {
+			return fmt.Errorf("replication: %s: field with no name%s", t.Name, at)
+		}
+		if seen[f.Name] {
+			return fmt.Errorf("replication: %s: field %q declared twice%s", t.Name, f.Name, at)
+		}
+		seen[f.Name] = true
+		if err := f.Codec.validate(); err != nil {
+			return fmt.Errorf("replication: %s.%s%s: %w", t.Name, f.Name, at, err)
+		}
+	}
+	t.Fields = append([]Field(nil), t.Fields...)
+	s.Types = append(s.Types, t)
+	return nil
+}
+
+// Index returns the index of the type named name, or -1 if there is none.
+func (s *Schema) Index(name string) int {
+	for i := range s.Types {
+		if s.Types[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Field returns the index of field name within type typ, or -1 if typ is out
+// of range or has no such field.
+func (s *Schema) Field(typ int, name string) int {
+	if typ < 0 || typ >= len(s.Types) {
+		return -1
+	}
+	for i, f := range s.Types[typ].Fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Fingerprint returns an order-sensitive FNV-1a 64 hash of everything that
+// decides what a snapshot's bits mean: type names in order, field names in
+// order, codec kinds, bounds, steps and widths. It is what two ends compare
+// at join: equal schemas give equal fingerprints, and a reordered type or
+// field, or a changed codec, gives another (registration lines do not count).
+func (s *Schema) Fingerprint() uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	num := func(u uint64) {
+		for i := range b {
+			b[i] = byte(u >> (8 * i))
+		}
+		h.Write(b[:])
+	}
+	str := func(v string) {
+		num(uint64(len(v)))
+		h.Write([]byte(v))
+	}
+	num(uint64(len(s.Types)))
+	for _, t := range s.Types {
+		str(t.Name)
+		num(uint64(len(t.Fields)))
+		for _, f := range t.Fields {
+			str(f.Name)
+			num(uint64(f.Codec.Kind))
+			num(math.Float64bits(f.Codec.Min))
+			num(math.Float64bits(f.Codec.Max))
+			num(math.Float64bits(f.Codec.Step))
+			num(uint64(f.Codec.Bits))
+		}
+	}
+	return h.Sum64()
+}

@@ -1,0 +1,230 @@
+package scripting
+
+import (
+	"fmt"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"vkm/internal/entity"
+)
+
+// entityKey is the instance and handle field holding the entity,
+// entity.ID.Pack()ed. Scripts must not write it.
+const entityKey = "_e"
+
+// callback names one of a behavior's lifecycle methods.
+type callback uint8
+
+const (
+	cbStart callback = iota
+	cbFixedUpdate
+	cbUpdate
+	cbDestroy
+	numCallbacks
+)
+
+var callbackNames = [numCallbacks]string{"on_start", "on_fixed_update", "on_update", "on_destroy"}
+
+func (c callback) String() string { return callbackNames[c] }
+
+// behavior is a registered class: a table of methods.
+type behavior struct {
+	name  string
+	class *lua.LTable
+	meta  *lua.LTable // {__index = class, __tostring}: every instance's metatable
+}
+
+// instance is one behavior attached to one entity.
+type instance struct {
+	id      entity.ID
+	b       *behavior
+	self    *lua.LTable
+	fn      [numCallbacks]*lua.LFunction // resolved once, at Attach
+	started bool
+	// disabled is set after the instance's first error: no more callbacks.
+	disabled bool
+	// dead is set by Detach; the instance is dropped from order between
+	// passes.
+	dead bool
+}
+
+// entry is what the runtime knows of one entity: the one table scripts see
+// for it, and its behaviors in attach order.
+type entry struct {
+	handle    *lua.LTable // the first behavior's instance, or a plain handle
+	instances []*instance
+}
+
+// newRegistry builds the r passed to vkmRegisterBehaviors: assigning
+// r.name = Class, or calling r:register("name", Class), registers a
+// behavior; reading r.name returns the class registered under it.
+func (r *Runtime) newRegistry() *lua.LTable {
+	L := r.ls
+	reg := L.NewTable()
+	reg.RawSetString("register", L.NewFunction(func(L *lua.LState) int {
+		r.register(L, L.Get(2), L.Get(3))
+		return 0
+	}))
+	meta := L.NewTable()
+	meta.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
+		r.register(L, L.Get(2), L.Get(3))
+		return 0
+	}))
+	meta.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		if b, ok := r.behaviors[L.Get(2).String()]; ok {
+			L.Push(b.class)
+			return 1
+		}
+		return 0
+	}))
+	reg.Metatable = meta
+	return reg
+}
+
+// register adds class under name, raising a Lua error for a bad name, a
+// class that is not a table or a name registered twice.
+func (r *Runtime) register(L *lua.LState, name, class lua.LValue) {
+	n, ok := name.(lua.LString)
+	if !ok || n == "" {
+		L.RaiseError("behavior name must be a non-empty string, got %s", name.Type())
+	}
+	t, ok := class.(*lua.LTable)
+	if !ok {
+		L.RaiseError("behavior %q must be a table of methods, got %s", string(n), class.Type())
+	}
+	if _, dup := r.behaviors[string(n)]; dup {
+		L.RaiseError("behavior %q registered twice", string(n))
+	}
+	r.fallBackToAPI(t)
+	meta := L.NewTable()
+	meta.RawSetString("__index", t)
+	meta.RawSetString("__tostring", L.NewFunction(r.luaToString))
+	r.behaviors[string(n)] = &behavior{name: string(n), class: t, meta: meta}
+}
+
+// maxIndexDepth bounds the walks along __index chains, which a script could
+// make circular.
+const maxIndexDepth = 16
+
+// fallBackToAPI makes the engine API the last link of class's __index chain:
+// the first table along the chain with no metatable gets {__index = api}.
+// A chain that ends in an __index function is left alone.
+func (r *Runtime) fallBackToAPI(class *lua.LTable) {
+	t := class
+	for range maxIndexDepth {
+		if t == r.api {
+			return
+		}
+		mt, ok := t.Metatable.(*lua.LTable)
+		if !ok {
+			t.Metatable = r.apiMeta
+			return
+		}
+		next, ok := mt.RawGetString("__index").(*lua.LTable)
+		if !ok {
+			return
+		}
+		t = next
+	}
+}
+
+// lookup finds key on t or along its chain of __index tables, using raw
+// reads only, so no script code runs outside a protected call.
+func lookup(t *lua.LTable, key string) lua.LValue {
+	for range maxIndexDepth {
+		if v := t.RawGetString(key); v != lua.LNil {
+			return v
+		}
+		mt, ok := t.Metatable.(*lua.LTable)
+		if !ok {
+			return lua.LNil
+		}
+		if t, ok = mt.RawGetString("__index").(*lua.LTable); !ok {
+			return lua.LNil
+		}
+	}
+	return lua.LNil
+}
+
+// resolve caches the instance's lifecycle methods, as the instance will
+// find them: a property of that name first, then the class chain. It runs
+// before the instance table is touched, so a refused Attach changes
+// nothing. A lifecycle name bound to something other than a function is an
+// error.
+func (in *instance) resolve(props []field) error {
+	for cb := range numCallbacks {
+		v := lookup(in.b.class, cb.String())
+		for _, f := range props {
+			if f.key == cb.String() && f.value != lua.LNil {
+				v = f.value
+			}
+		}
+		switch v := v.(type) {
+		case *lua.LFunction:
+			in.fn[cb] = v
+		case *lua.LNilType:
+			in.fn[cb] = nil
+		default:
+			return fmt.Errorf("scripting: behavior %q: %s is a %s, want a function", in.b.name, cb, v.Type())
+		}
+	}
+	return nil
+}
+
+// entityOf returns the entity an instance or handle table names.
+func entityOf(v lua.LValue) (entity.ID, bool) {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		return entity.None, false
+	}
+	n, ok := t.RawGetString(entityKey).(lua.LNumber)
+	if !ok {
+		return entity.None, false
+	}
+	id := entity.Unpack(float64(n))
+	return id, !id.IsNone()
+}
+
+// handle returns the one table that stands for id in Lua, creating a plain
+// handle the first time an entity with no behavior is named. Equal entities
+// give the same table, so a == b compares entities. None gives nil.
+func (r *Runtime) handle(id entity.ID) lua.LValue {
+	if id.IsNone() {
+		return lua.LNil
+	}
+	if e, ok := r.entities[id]; ok {
+		return e.handle
+	}
+	t := r.ls.CreateTable(0, 1)
+	t.RawSetString(entityKey, lua.LNumber(id.Pack()))
+	t.Metatable = r.handleMeta
+	r.entities[id] = &entry{handle: t}
+	r.sweep()
+	return t
+}
+
+// sweep forgets handles of dead entities with no behaviors once the table
+// has doubled since the last sweep, so a host that never calls Detach for
+// behavior-less entities does not grow the map without bound.
+func (r *Runtime) sweep() {
+	if len(r.entities) < r.sweepAt {
+		return
+	}
+	for id, e := range r.entities {
+		if len(e.instances) == 0 && !r.world.Alive(id) {
+			delete(r.entities, id)
+		}
+	}
+	r.sweepAt = 2*len(r.entities) + 64
+}
+
+// luaToString is __tostring of handles and instances: `entity 3#1 "hero"`.
+func (r *Runtime) luaToString(L *lua.LState) int {
+	id, ok := entityOf(L.Get(1))
+	if !ok {
+		L.Push(lua.LString("entity ?"))
+		return 1
+	}
+	L.Push(lua.LString(fmt.Sprintf("entity %v %q", id, r.world.Name(id))))
+	return 1
+}

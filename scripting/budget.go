@@ -1,0 +1,109 @@
+package scripting
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// checkEvery is how many Lua instructions run between two looks at the
+// clock. gopher-lua asks the state's context for Done() before every
+// instruction; reading the clock that often would cost more than the
+// instruction, and at 10–40 ns an instruction, 1024 of them is well under a
+// tenth of a millisecond of lateness against a budget of tens of
+// milliseconds. Must be a power of two.
+const checkEvery = 1024
+
+// watchdog is the one context.Context a Lua state carries for its whole life.
+// It stops a runaway call without a goroutine, a timer or a context per call:
+//
+//   - enter arms it for an outermost call into Lua (nested calls, such as an
+//     on_destroy run from inside self:destroy(), share the outer budget);
+//   - Done, which the VM calls before every instruction, counts
+//     instructions and every checkEvery of them compares the clock with the
+//     moment of the call's first look (taken lazily, so a short call never
+//     reads the clock at all);
+//   - once the budget is spent, Done returns a closed channel for every
+//     later instruction, so the VM raises Err at once — even inside a Lua
+//     pcall, because the pcall's caller meets the closed channel on its next
+//     instruction too;
+//   - leave disarms it, so the same state serves the next call normally.
+//
+// Between checks Done returns a nil channel, which the VM's select skips as
+// cheaply as an open one. Time spent inside Go functions (a World call, a
+// string pattern match) is not interrupted; it only counts toward the
+// budget once Lua runs again. A watchdog belongs to one Lua state and, like
+// the state, is not safe for concurrent use.
+type watchdog struct {
+	budget  time.Duration
+	depth   int
+	count   uint32
+	timed   bool
+	start   time.Time
+	fired   bool
+	err     error
+	stopped chan struct{} // closed once, at construction
+}
+
+var _ context.Context = (*watchdog)(nil)
+
+func newWatchdog() *watchdog {
+	w := &watchdog{stopped: make(chan struct{})}
+	close(w.stopped)
+	return w
+}
+
+// enter arms the watchdog for a call into Lua that may run for budget.
+// Only the outermost call sets the budget.
+func (w *watchdog) enter(budget time.Duration) {
+	if w.depth == 0 {
+		w.budget, w.count, w.timed, w.fired = budget, 0, false, false
+	}
+	w.depth++
+}
+
+// leave ends a call begun with enter and reports whether the budget was
+// spent while it ran.
+func (w *watchdog) leave() (stopped bool) {
+	w.depth--
+	stopped = w.fired
+	if w.depth == 0 {
+		w.fired = false
+	}
+	return stopped
+}
+
+// Done implements context.Context; see the type's comment.
+func (w *watchdog) Done() <-chan struct{} {
+	if w.fired {
+		return w.stopped
+	}
+	w.count++
+	if w.count&(checkEvery-1) != 0 || w.depth == 0 {
+		return nil
+	}
+	if !w.timed {
+		w.timed, w.start = true, time.Now()
+		return nil
+	}
+	if time.Since(w.start) < w.budget {
+		return nil
+	}
+	w.fired = true
+	w.err = fmt.Errorf("ran past its %v budget (runaway script stopped)", w.budget)
+	return w.stopped
+}
+
+// Err implements context.Context: the reason the VM raises in the script.
+func (w *watchdog) Err() error {
+	if w.fired {
+		return w.err
+	}
+	return nil
+}
+
+// Deadline implements context.Context; the watchdog has no fixed deadline.
+func (w *watchdog) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+// Value implements context.Context; the watchdog carries no values.
+func (w *watchdog) Value(any) any { return nil }

@@ -1,0 +1,76 @@
+package scripting
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// commandTable is the one table self:command() returns, refilled on every
+// call instead of built: {axis = {name = -1..1}, held = {name = bool},
+// pressed = {name = bool}} over the project's actions.
+type commandTable struct {
+	tbl, axis, held, pressed *lua.LTable
+	axes, buttons            []string
+}
+
+func newCommandTable(L *lua.LState, axes, buttons []string) commandTable {
+	c := commandTable{
+		tbl:     L.CreateTable(0, 3),
+		axis:    L.CreateTable(0, len(axes)),
+		held:    L.CreateTable(0, len(buttons)),
+		pressed: L.CreateTable(0, len(buttons)),
+		axes:    axes,
+		buttons: buttons,
+	}
+	return c
+}
+
+// luaCommand implements self:command(): the command driving the entity this
+// tick (World.Command), or an empty one (axes 0, buttons false) when none
+// does. The same table is returned every time and refilled, so it holds
+// this call's answer only until the next call.
+func (r *Runtime) luaCommand(L *lua.LState) int {
+	id, ok := r.target(L)
+	if !ok {
+		return 0
+	}
+	c := &r.cmd
+	cmd := r.world.Command(id)
+	for i, name := range c.axes {
+		v := 0.0
+		if cmd != nil {
+			v = clampAxis(cmd.Axis(i))
+		}
+		c.axis.RawSetString(name, r.num.box(v))
+	}
+	for i, name := range c.buttons {
+		c.held.RawSetString(name, lua.LBool(cmd != nil && cmd.IsHeld(i)))
+		c.pressed.RawSetString(name, lua.LBool(cmd != nil && cmd.WasPressed(i)))
+	}
+	// A script may have written into the table; put the parts back.
+	c.tbl.RawSetString("axis", c.axis)
+	c.tbl.RawSetString("held", c.held)
+	c.tbl.RawSetString("pressed", c.pressed)
+	L.Push(c.tbl)
+	return 1
+}
+
+// clampAxis keeps an axis in -1..1, whatever a command decoded to.
+func clampAxis(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return math.Max(-1, math.Min(1, v))
+}
+
+func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,86 @@
+package scripting
+
+import (
+	"vkm/internal/entity"
+	"vkm/prediction"
+)
+
+// World is everything a behavior can reach outside Lua. The host implements
+// it over its entity store and physics world; scripting never sees either
+// directly, so the same runtime serves a server, a client and offline play.
+//
+// Engine components are returned as pointers into the store: a behavior's
+// write lands in the component at once, and physics picks it up at the next
+// gather. A nil pointer means the entity has no such component. Pointers are
+// valid until the next structural change (spawn, destroy); the runtime never
+// keeps one across calls.
+type World interface {
+	// Tick is the number of the tick being run (or last run, during a frame).
+	Tick() uint32
+
+	Alive(id entity.ID) bool
+	Name(id entity.ID) string
+	Parent(id entity.ID) entity.ID
+	// Find returns the first live entity with the given name, in slot order.
+	Find(name string) entity.ID
+
+	Transform(id entity.ID) *entity.Transform
+	Rigidbody(id entity.ID) *entity.Rigidbody
+	Controller(id entity.ID) *entity.CharacterController
+
+	// Component returns the values of project component type typ (an index
+	// into the schema) on id, or nil if it has none. AddComponent returns the
+	// existing values or attaches zeroed ones.
+	Component(id entity.ID, typ int) entity.Values
+	AddComponent(id entity.ID, typ int) entity.Values
+	RemoveComponent(id entity.ID, typ int)
+
+	// Spawn builds the prefab at path (relative to the project folder) with
+	// its root at pose and returns the root. Destroy removes id and its
+	// subtree at once.
+	Spawn(path string, pose entity.Transform) (entity.ID, error)
+	Destroy(id entity.ID)
+
+	// ApplyImpulse changes id's velocity by an impulse (N·s) through its
+	// centre of mass. It does nothing for a body that is not dynamic.
+	ApplyImpulse(id entity.ID, ix, iy float64)
+	// RayCast returns the closest solid (non-sensor) fixture hit on the
+	// segment, ignoring fixtures of ignore.
+	RayCast(x1, y1, x2, y2 float64, ignore entity.ID) (Hit, bool)
+	// QueryBox calls fn for each entity with a fixture overlapping the box,
+	// once each, until fn returns false.
+	QueryBox(minX, minY, maxX, maxY float64, fn func(entity.ID) bool)
+	// Touching calls fn once for each entity whose fixtures touch id's,
+	// sensors included, until fn returns false.
+	Touching(id entity.ID, fn func(entity.ID) bool)
+
+	// The four questions a networked behavior asks (see docs/lua.md).
+	Simulates(id entity.ID) bool
+	IsMine(id entity.ID) bool
+	// Command returns the command driving id this tick, or nil for none.
+	Command(id entity.ID) *prediction.Command
+	IsReplaying() bool
+
+	// Emit records a presentation event (a shot, a hit, a pickup).
+	Emit(ev Event)
+	// Log records a line a behavior wrote with self:log.
+	Log(id entity.ID, msg string)
+}
+
+// Hit is where a ray met a fixture.
+type Hit struct {
+	Entity   entity.ID
+	X, Y     float64 // the point hit
+	NX, NY   float64 // the surface normal there
+	Fraction float64 // share of the segment travelled
+}
+
+// Event is a presentation event a behavior emitted: something to show or
+// play, never something the simulation depends on.
+type Event struct {
+	Name   string
+	Entity entity.ID
+	Tick   uint32
+	// Fields holds the event's payload: float64, string and bool values.
+	Fields map[string]any
+}
