@@ -344,12 +344,11 @@ func (g *Game) Spawn(file string, pose entity.Transform) (entity.ID, error) {
 	if err != nil {
 		return entity.None, err
 	}
-	root, slots, err := Instantiate(g.store, p, pose, g)
+	root, _, err := Instantiate(g.store, p, pose, g)
 	if err != nil {
 		return entity.None, err
 	}
 	ids := g.store.Subtree(root)
-	_ = slots
 	if err := g.bring(ids, true); err != nil {
 		g.Destroy(root)
 		return entity.None, err

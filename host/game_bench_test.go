@@ -1,0 +1,21 @@
+package host
+
+import "testing"
+
+// BenchmarkArenaTick measures one whole tick of the example arena offline
+// (behaviors, controller, physics) with a wander bot driving the player.
+func BenchmarkArenaTick(b *testing.B) {
+	g := newGame(b, loadArena(b))
+	p := g.project
+	bot, err := NewBot("wander", 1, len(p.Axes), len(p.Buttons))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		g.SetCommand(bot.Next())
+		g.RunTick()
+		g.DrainEvents()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/tick")
+}
