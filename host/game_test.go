@@ -321,3 +321,30 @@ function vkmRegisterBehaviors(r) r.probe = Probe end
 		t.Fatalf("slot 0 refilled with generation %d, want %d", again.Gen, root.Gen+1)
 	}
 }
+
+func TestASleepingBodyTeleportedByLuaFalls(t *testing.T) {
+	p := miniProject(t, map[string]string{
+		"scene.toml": probeScene,
+		"scripts/main.lua": `
+local Probe = {}
+function Probe:on_fixed_update(dt)
+  if vkm.tick() == 300 then self:set_position(0, 6) end
+end
+function vkmRegisterBehaviors(r) r.probe = Probe end
+`,
+	})
+	g := newGame(t, p)
+	probe := g.Store().At(7)
+	for range 299 {
+		g.RunTick()
+	}
+	if g.Store().Rigidbody(probe).Awake {
+		t.Fatal("the probe never fell asleep on the floor: the test proves nothing")
+	}
+	for range 31 {
+		g.RunTick()
+	}
+	if y := g.Store().Transform(probe).Y; y > 5.5 {
+		t.Fatalf("teleported to y=6 while asleep, it hangs at y=%v", y)
+	}
+}

@@ -109,8 +109,17 @@ func (r *Runtime) luaSetPosition(L *lua.LState) int {
 	x, y := checkFinite(L, 2), checkFinite(L, 3)
 	if t := r.world.Transform(id); t != nil {
 		t.X, t.Y = x, y
+		r.wake(id)
 	}
 	return 0
+}
+
+// wake marks a teleported body awake: a sleeping crate moved into the air
+// is expected to fall, not to hang where it was put.
+func (r *Runtime) wake(id entity.ID) {
+	if b := r.world.Rigidbody(id); b != nil {
+		b.Awake = true
+	}
 }
 
 func (r *Runtime) luaAngle(L *lua.LState) int {
@@ -133,6 +142,7 @@ func (r *Runtime) luaSetAngle(L *lua.LState) int {
 	a := checkFinite(L, 2)
 	if t := r.world.Transform(id); t != nil {
 		t.Angle = a
+		r.wake(id)
 	}
 	return 0
 }
