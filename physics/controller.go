@@ -16,9 +16,9 @@ const groundNormalY = 0.5
 // UpdateController runs the side-view character controller of id for one
 // tick. Call it before Step, after the behaviors wrote the intent:
 //
-//  1. c.Grounded is set from the body's touching contacts as the last Step
-//     left them: grounded if a non-sensor fixture of another body touches it
-//     with a contact normal pointing up toward it (y > 0.5);
+//  1. c.Grounded is set from where the body is now: grounded if a solid
+//     fixture of another body lies just below its feet, facing up (see
+//     grounded);
 //  2. rb.VX moves toward c.MoveX*c.Speed by at most Accel (AirAccel when not
 //     grounded) times the step;
 //  3. if c.Jump and c.Grounded, rb.VY becomes c.JumpSpeed;
@@ -34,7 +34,7 @@ func (w *World) UpdateController(id entity.ID, c *entity.CharacterController, rb
 	}
 	c.Grounded = false
 	if r, ok := w.byID[id]; ok {
-		c.Grounded = grounded(r.b)
+		c.Grounded = w.grounded(r.b)
 	}
 	accel := c.AirAccel
 	if c.Grounded {
@@ -47,31 +47,63 @@ func (w *World) UpdateController(id entity.ID, c *entity.CharacterController, rb
 	c.MoveX, c.Jump = 0, false
 }
 
-// grounded reports whether b stands on something: a touching, enabled,
-// non-sensor contact whose normal, turned to point toward b, has y above
-// groundNormalY. box2d's world manifold normal points from fixture A to
-// fixture B, so it is negated when b owns fixture A.
-func grounded(b *box2d.B2Body) bool {
-	for e := b.GetContactList(); e != nil; e = e.Next {
-		c := e.Contact
-		if !c.IsTouching() || !c.IsEnabled() {
+// Probe geometry for grounded, in metres: how far above the lowest point of
+// the character's solid fixtures each probe ray starts, how far below it it
+// reaches (box2d keeps polygons about two collision skins, 2 cm, apart), and
+// how far in from the sides the outer rays stand so a wall is not a floor.
+const (
+	probeUp    = 0.1
+	probeDown  = 0.05
+	probeInset = 0.05
+)
+
+// grounded reports whether b stands on something now: one of three short
+// rays cast down from its feet (its left edge, centre and right edge) meets
+// a solid fixture of another body whose surface faces up (normal y above
+// groundNormalY). It looks at where the bodies are now; box2d's contact
+// list describes where they were one step earlier, which would ground a
+// character for a tick after it jumps.
+func (w *World) grounded(b *box2d.B2Body) bool {
+	minX, minY, maxX := math.Inf(1), math.Inf(1), math.Inf(-1)
+	xf := b.GetTransform()
+	var box box2d.B2AABB
+	for f := b.GetFixtureList(); f != nil; f = f.GetNext() {
+		if f.IsSensor() {
 			continue
 		}
-		fa, fb := c.GetFixtureA(), c.GetFixtureB()
-		if fa.IsSensor() || fb.IsSensor() {
-			continue
+		// The shape's bounds where the body is now: the fixture's own AABB
+		// covers the whole sweep of the last step, feet where they were too.
+		for i := range f.GetShape().GetChildCount() {
+			f.GetShape().ComputeAABB(&box, xf, i)
+			minX = math.Min(minX, box.LowerBound.X)
+			minY = math.Min(minY, box.LowerBound.Y)
+			maxX = math.Max(maxX, box.UpperBound.X)
 		}
-		var wm box2d.B2WorldManifold
-		c.GetWorldManifold(&wm)
-		ny := wm.Normal.Y
-		if fa.GetBody() == b {
-			ny = -ny
-		}
-		if ny > groundNormalY {
+	}
+	if minX > maxX {
+		return false // no solid fixture
+	}
+	inset := math.Min(probeInset, (maxX-minX)/4)
+	for _, x := range [3]float64{minX + inset, (minX + maxX) / 2, maxX - inset} {
+		if w.groundBelow(b, x, minY) {
 			return true
 		}
 	}
 	return false
+}
+
+// groundBelow casts one probe ray down through (x, feet) and reports
+// whether the closest solid fixture of another body it meets faces up.
+func (w *World) groundBelow(b *box2d.B2Body, x, feet float64) bool {
+	hit, ny := false, 0.0
+	w.b2.RayCast(func(f *box2d.B2Fixture, _, n box2d.B2Vec2, fraction float64) float64 {
+		if f.IsSensor() || f.GetBody() == b {
+			return -1
+		}
+		hit, ny = true, n.Y
+		return fraction
+	}, box2d.MakeB2Vec2(x, feet+probeUp), box2d.MakeB2Vec2(x, feet-probeDown))
+	return hit && ny > groundNormalY
 }
 
 // approach moves v toward target by at most step (step >= 0).

@@ -202,13 +202,22 @@ func TestControllerRunAndJump(t *testing.T) {
 	// airborne on the next tick, and a second jump is refused mid-air.
 	c.Jump = true
 	w.UpdateController(eid(2), &c, &p.rb)
-	steps(w, s, 2)
+	steps(w, s, 1)
+	// One tick after take-off the feet are a step's rise above the floor:
+	// not grounded, so a second press does not jump again.
+	c.Jump = true
+	vy := p.rb.VY
+	w.UpdateController(eid(2), &c, &p.rb)
+	if c.Grounded || p.rb.VY != vy {
+		t.Fatalf("one tick after take-off: Grounded = %v, VY %g → %g", c.Grounded, vy, p.rb.VY)
+	}
+	steps(w, s, 1)
 	if p.rb.VY <= 0 || p.t.Y <= 0.9 {
 		t.Fatalf("jump did not lift the character: %+v", *p)
 	}
 	steps(w, s, 4)
 	c.Jump = true
-	vy := p.rb.VY
+	vy = p.rb.VY
 	w.UpdateController(eid(2), &c, &p.rb)
 	if c.Grounded || p.rb.VY != vy {
 		t.Errorf("mid-air: Grounded = %v, VY %g → %g; want not grounded and no jump", c.Grounded, vy, p.rb.VY)
