@@ -146,7 +146,7 @@ func NewGame(cfg GameConfig) (*Game, error) {
 		}
 	}
 	if g.scripts.HasJoinHandler() {
-		own, err := g.scripts.Join(1)
+		own, err := g.Join(1)
 		if err != nil {
 			g.Close()
 			return nil, err
@@ -154,6 +154,16 @@ func NewGame(cfg GameConfig) (*Game, error) {
 		g.own = own
 	}
 	return g, nil
+}
+
+// Join seats a player through the project's join handler and returns the
+// entity it gave them (None: the game declined). A project without a join
+// handler declines everyone.
+func (g *Game) Join(player uint16) (entity.ID, error) {
+	if !g.scripts.HasJoinHandler() {
+		return entity.None, nil
+	}
+	return g.scripts.Join(player)
 }
 
 // bring gives freshly stored entities their physics bodies and behaviors.
@@ -255,9 +265,12 @@ func (g *Game) Clock() *Clock { return g.clock }
 // returns the ticks run.
 func (g *Game) Frame(elapsed time.Duration, in Input, afterTick func(*Game)) int {
 	n := g.clock.Advance(elapsed)
-	for range n {
-		if in != nil {
+	for i := range n {
+		switch {
+		case in != nil:
 			g.local = in.Next()
+		case i > 0:
+			g.local.Pressed = 0 // a press is an edge: one tick, not every tick of the frame
 		}
 		g.RunTick()
 		if afterTick != nil {
@@ -433,10 +446,16 @@ func (g *Game) IsMine(id entity.ID) bool {
 	return false
 }
 
+// Command returns the command driving id this tick. Offline, the local
+// player's command drives the local player's entity, as a server's player
+// drives theirs; a project without a join handler has no such entity, and
+// then the local command drives every entity that asks.
 func (g *Game) Command(id entity.ID) *prediction.Command {
 	switch g.role {
 	case Offline:
-		return &g.local
+		if g.own.IsNone() || id == g.own {
+			return &g.local
+		}
 	case Client:
 		if id == g.own {
 			return &g.local
@@ -447,13 +466,10 @@ func (g *Game) Command(id entity.ID) *prediction.Command {
 
 func (g *Game) IsReplaying() bool { return g.replaying }
 
-func (g *Game) Emit(ev scripting.Event) {
-	ev.Tick = g.tick
-	g.events = append(g.events, ev)
-}
+func (g *Game) Emit(ev scripting.Event) { g.events = append(g.events, ev) }
 
 func (g *Game) Log(id entity.ID, msg string) {
-	g.logger.Info("lua", "entity", id.Slot, "name", g.store.Name(id), "msg", msg)
+	g.logger.Info("lua", "entity", id.String(), "name", g.store.Name(id), "msg", msg)
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

@@ -348,3 +348,59 @@ function vkmRegisterBehaviors(r) r.probe = Probe end
 		t.Fatalf("teleported to y=6 while asleep, it hangs at y=%v", y)
 	}
 }
+
+func TestArenaShotsKillAndTheDeadRespawn(t *testing.T) {
+	g := newGame(t, loadArena(t))
+	s := g.Store()
+	victim, err := g.Join(2)
+	if err != nil || !s.Alive(victim) {
+		t.Fatalf("second player not seated: %v %v", victim, err)
+	}
+	health, score := g.Schema().Index("Health"), g.Schema().Index("Score")
+	// Stand the victim on the floor three metres right of the shooter, who
+	// aims right and fires every 20 ticks (the cooldown is 16).
+	shooter := g.Own()
+	st := s.Transform(shooter)
+	for range 30 { // let both land
+		g.RunTick()
+	}
+	vt := s.Transform(victim)
+	vt.X, vt.Y = st.X+3, st.Y
+	var fire prediction.Command
+	fire.Axes[g.project.AxisIndex("aim_x")] = 1
+	var tally Tally
+	deathTick := uint32(0)
+	for i := range 200 {
+		c := fire
+		if i%20 == 0 {
+			c.Held = 1 << g.project.ButtonIndex("fire")
+			c.Pressed = c.Held
+		}
+		g.SetCommand(c)
+		g.RunTick()
+		tally.Observe(g)
+		if deathTick == 0 && s.Component(victim, health)[0] == 0 {
+			deathTick = g.Tick()
+			break
+		}
+	}
+	if deathTick == 0 {
+		t.Fatalf("four shots did not kill: hp %v, events %v", s.Component(victim, health), tally.Events)
+	}
+	if tally.Events["hit"] != 4 || tally.Events["death"] != 1 {
+		t.Fatalf("events %v, want 4 hits and a death", tally.Events)
+	}
+	if k, d := s.Component(shooter, score)[0], s.Component(victim, score)[1]; k != 1 || d != 1 {
+		t.Fatalf("shooter kills %v, victim deaths %v; want 1 and 1", k, d)
+	}
+	g.SetCommand(prediction.Command{})
+	for range 2*64 + 1 { // respawn_time is 2 s
+		g.RunTick()
+	}
+	if hp := s.Component(victim, health)[0]; hp != 100 {
+		t.Fatalf("the victim did not come back: hp %v", hp)
+	}
+	for _, e := range g.ScriptErrors() {
+		t.Error(e)
+	}
+}

@@ -29,6 +29,9 @@ func (r *Runtime) installAPI() {
 		"is_simulated": r.luaIsSimulated, "is_mine": r.luaIsMine,
 		"command": r.luaCommand, "is_replaying": r.luaIsReplaying,
 	}
+	for _, name := range worldWriters {
+		methods[name] = r.simulationOnly(name, methods[name])
+	}
 	r.api = L.CreateTable(0, len(methods))
 	for _, name := range sortedKeys(methods) {
 		r.api.RawSetString(name, L.NewFunction(methods[name]))
@@ -41,6 +44,26 @@ func (r *Runtime) installAPI() {
 	r.netTable = r.newNetTable()
 	r.sceneTable = r.newSceneTable()
 	r.cmd = newCommandTable(L, r.cfg.Axes, r.cfg.Buttons)
+}
+
+// worldWriters are the methods that change the simulated world. They are
+// refused in on_update: a frame's wall-clock dt and its count of frames
+// differ between ends and between runs, so a write from there would make
+// the simulation depend on them.
+var worldWriters = []string{
+	"set_position", "set_angle", "set_velocity", "set_angular_velocity", "apply_impulse",
+	"set", "add", "remove", "move", "jump", "spawn", "destroy",
+}
+
+// simulationOnly wraps a world-writing method so that it raises an error
+// when called from on_update.
+func (r *Runtime) simulationOnly(name string, fn lua.LGFunction) lua.LGFunction {
+	return func(L *lua.LState) int {
+		if r.presenting {
+			L.RaiseError("%s changes the world and on_update is for presentation only: call it from on_fixed_update", name)
+		}
+		return fn(L)
+	}
 }
 
 // target returns the entity a method was called on (argument 1) and whether

@@ -40,6 +40,11 @@ func (r *Runtime) Attach(id entity.ID, behaviorName string, props map[string]any
 	if err != nil {
 		return fmt.Errorf("scripting: attach %q to %v: %w", behaviorName, id, err)
 	}
+	for _, f := range fields {
+		if r.isMethod(b, f.key) {
+			return fmt.Errorf("scripting: attach %q to %v: prop %q would hide the method %s (rename the prop)", behaviorName, id, f.key, f.key)
+		}
+	}
 	in := &instance{id: id, b: b}
 	if err := in.resolve(fields); err != nil {
 		return err
@@ -64,6 +69,14 @@ func (r *Runtime) Attach(id entity.ID, behaviorName string, props map[string]any
 		r.insert(in)
 	}
 	return nil
+}
+
+// isMethod reports whether name is a function of b's class or of the engine
+// API, which a prop of that name would hide on the instance.
+func (r *Runtime) isMethod(b *behavior, name string) bool {
+	_, own := b.class.RawGetString(name).(*lua.LFunction)
+	_, api := r.api.RawGetString(name).(*lua.LFunction)
+	return own || api
 }
 
 // insert puts in into order after every instance of a lower or equal slot.
@@ -140,7 +153,9 @@ func (r *Runtime) Update(dt float64) {
 		return
 	}
 	r.frame++
+	r.presenting = true
 	r.pass(cbUpdate, uint64(r.world.Tick())^r.frame<<32, dt, false)
+	r.presenting = false
 }
 
 func (r *Runtime) pass(cb callback, key uint64, dt float64, onlySimulated bool) {

@@ -89,14 +89,15 @@ type Runtime struct {
 	sceneTable *lua.LTable
 	cmd        commandTable
 
-	behaviors map[string]*behavior
-	entities  map[entity.ID]*entry
-	order     []*instance // in slot order; dead ones are compacted between passes
-	pending   []*instance // attached during a pass
-	passing   int
-	dead      int
-	sweepAt   int
-	scratch   []entity.ID
+	behaviors  map[string]*behavior
+	entities   map[entity.ID]*entry
+	order      []*instance // in slot order; dead ones are compacted between passes
+	pending    []*instance // attached during a pass
+	passing    int
+	presenting bool // inside an Update pass: world writes are refused
+	dead       int
+	sweepAt    int
+	scratch    []entity.ID
 
 	imports map[string]lua.LValue
 	loading map[string]bool

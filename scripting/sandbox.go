@@ -69,10 +69,15 @@ func newSandbox() *lua.LState {
 		str.RawSetString("dump", lua.LNil)
 		str.RawSetString("rep", L.NewFunction(strRep))
 	}
+	if tbl, ok := g.RawGetString("table").(*lua.LTable); ok {
+		tbl.RawSetString("concat", L.NewFunction(tableConcat))
+	}
 	return L
 }
 
-// strRep is string.rep with its result capped at maxRepBytes.
+// strRep is string.rep with its result capped at maxRepBytes. The cap, and
+// table.concat's, bound what one call can build; the .. operator is the
+// VM's own and is not capped (docs/lua.md says so).
 func strRep(L *lua.LState) int {
 	s := L.CheckString(1)
 	n := L.CheckInt(2)
@@ -84,6 +89,39 @@ func strRep(L *lua.LState) int {
 		L.RaiseError("string.rep: result would exceed %d bytes", maxRepBytes)
 	}
 	L.Push(lua.LString(strings.Repeat(s, n)))
+	return 1
+}
+
+// tableConcat is table.concat with its result capped at maxRepBytes, like
+// string.rep: the length is added up before anything is built.
+func tableConcat(L *lua.LState) int {
+	t := L.CheckTable(1)
+	sep := L.OptString(2, "")
+	i, j := L.OptInt(3, 1), L.OptInt(4, t.Len())
+	total := 0
+	for k := i; k <= j; k++ {
+		switch v := t.RawGetInt(k).(type) {
+		case lua.LString, lua.LNumber:
+			total += len(v.String())
+		default:
+			L.ArgError(1, fmt.Sprintf("invalid value (at index %d) in table for 'concat'", k))
+		}
+		if k > i {
+			total += len(sep)
+		}
+		if total > maxRepBytes {
+			L.RaiseError("table.concat: result would exceed %d bytes", maxRepBytes)
+		}
+	}
+	var b strings.Builder
+	b.Grow(total)
+	for k := i; k <= j; k++ {
+		if k > i {
+			b.WriteString(sep)
+		}
+		b.WriteString(t.RawGetInt(k).String())
+	}
+	L.Push(lua.LString(b.String()))
 	return 1
 }
 

@@ -25,6 +25,11 @@ end
 if string.dump ~= nil then results[#results + 1] = "string.dump" end
 rep_ok = pcall(string.rep, "x", 1e7)
 small_rep = ("ab"):rep(3)
+local big = {}
+for i = 1, 64 do big[i] = string.rep("x", 1048575) end
+concat_ok = pcall(table.concat, big)
+small_concat = table.concat({"a", 1, "b"}, "-")
+bad_concat = pcall(table.concat, {"a", {}})
 print("hello", 1, true)
 `
 	r, w := newTest(t, src)
@@ -38,6 +43,12 @@ print("hello", 1, true)
 	}
 	if g.RawGetString("rep_ok") != lua.LFalse {
 		t.Error("string.rep of 10 MB was allowed")
+	}
+	if g.RawGetString("concat_ok") != lua.LFalse || g.RawGetString("bad_concat") != lua.LFalse {
+		t.Error("table.concat of 64 MB, or of a table, was allowed")
+	}
+	if g.RawGetString("small_concat").String() != "a-1-b" {
+		t.Errorf("table.concat broken: %v", g.RawGetString("small_concat"))
 	}
 	if g.RawGetString("small_rep").String() != "ababab" {
 		t.Errorf("string.rep broken: %v", g.RawGetString("small_rep"))
@@ -507,6 +518,7 @@ func TestAttachRefuses(t *testing.T) {
 	src := `
 Odd = {on_update = 5}
 Ok = {}
+function Ok:respawn() end
 function vkmRegisterBehaviors(r) r.odd = Odd; r.ok = Ok end
 `
 	r, w := newTest(t, src)
@@ -522,6 +534,8 @@ function vkmRegisterBehaviors(r) r.odd = Odd; r.ok = Ok end
 		{id, "odd", nil, "on_update is a number"},
 		{id, "ok", map[string]any{"_e": 1.0}, "reserved"},
 		{id, "ok", map[string]any{"f": func() {}}, "unsupported"},
+		{id, "ok", map[string]any{"respawn": 2.0}, `prop "respawn" would hide the method respawn`},
+		{id, "ok", map[string]any{"position": 2.0}, `prop "position" would hide the method position`},
 	} {
 		if err := r.Attach(tc.id, tc.name, tc.props); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "scripting: ") {
 			t.Errorf("Attach(%v, %q) = %v, want %q", tc.id, tc.name, err, tc.want)
@@ -650,5 +664,27 @@ function vkmRegisterBehaviors(r) r.b = B end
 	want := "[1:start 1:update 0.25 1:fixed]"
 	if fmt.Sprint(w.logs) != want {
 		t.Errorf("logs %v, want %v", w.logs, want)
+	}
+}
+
+func TestOnUpdateCannotChangeTheWorld(t *testing.T) {
+	src := `
+Drawn = {}
+function Drawn:on_update(dt)
+	self:set_velocity(1, 0)
+end
+function vkmRegisterBehaviors(r) r.drawn = Drawn end
+`
+	r, w := newTest(t, src)
+	id := w.add("a")
+	attach(t, r, id, "drawn")
+	var errs []ScriptError
+	r.cfg.OnError = func(e ScriptError) { errs = append(errs, e) }
+	r.Update(1.0 / 144)
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "on_update is for presentation only") {
+		t.Fatalf("errors %v, want set_velocity refused in on_update", errs)
+	}
+	if rb := w.Rigidbody(id); rb != nil && rb.VX != 0 {
+		t.Fatalf("on_update moved the body: %+v", *rb)
 	}
 }

@@ -37,7 +37,8 @@ type World interface {
 
 	// Spawn builds the prefab at path (relative to the project folder) with
 	// its root at pose and returns the root. Destroy removes id and its
-	// subtree at once.
+	// subtree at once, calling the runtime's Detach for each of them first,
+	// while they are still alive, so on_destroy can read its entity.
 	Spawn(path string, pose entity.Transform) (entity.ID, error)
 	Destroy(id entity.ID)
 

@@ -38,8 +38,7 @@ func (r *Runtime) luaDestroy(L *lua.LState) int {
 	if !ok {
 		return 0
 	}
-	r.Detach(id)
-	r.world.Destroy(id)
+	r.world.Destroy(id) // detaches every behavior of the subtree first
 	return 0
 }
 

@@ -58,8 +58,9 @@ function Walker:fire(c)
     -- Only the end that simulates the target decides what the shot did to
     -- it: offline and on the server that is every end; a client shows the
     -- shot and waits to be told.
+    local wounds = target:has("Health")
     if target:is_simulated() then
-      if target:has("Health") then
+      if wounds then
         local hp = target:get("Health", "hp")
         if hp > 0 then
           hp = math.max(0, hp - (self.damage or 25))
@@ -69,10 +70,10 @@ function Walker:fire(c)
           end
         end
       else
-        target:apply_impulse(dx * 4, dy * 4)
+        target:apply_impulse(dx * 4, dy * 4) -- a crate is knocked back
       end
     end
-    if not self:is_replaying() then
+    if wounds and not self:is_replaying() then
       self:emit("hit", { x = x2, y = y2, target = target:id() })
     end
   end
@@ -91,7 +92,7 @@ function Walker:on_fixed_update(dt)
   end
   if self:get("Health", "hp") == 0 then
     self.dead_ticks = self.dead_ticks + 1
-    if self.dead_ticks * dt >= (self.respawn or 2) then
+    if self.dead_ticks * dt >= (self.respawn_time or 2) then
       self:respawn()
     end
     return
