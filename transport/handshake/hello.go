@@ -1,0 +1,163 @@
+package handshake
+
+import (
+	"encoding/binary"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// HelloSize is the length of every Hello datagram, header included. A Hello
+// is padded with zeros to this size and a shorter one is refused unread, so
+// that no answer the server sends to an address that has proven nothing (a
+// Challenge or a Refuse, at most a few dozen bytes) is ever larger than the
+// datagram that asked for it: forging Hellos from a victim's address buys an
+// attacker no amplification. It is the protocol's largest datagram (1200
+// bytes, never fragmented), so a join also proves the path carries a
+// full-size snapshot before a seat is given out.
+const HelloSize = 1200
+
+// NameMax is the longest player name, in bytes of UTF-8.
+const NameMax = 32
+
+// helloBody is the length of a Hello's body after the header.
+const helloBody = HelloSize - HeaderSize
+
+// helloFixed is the length of a Hello body's fixed fields, up to and
+// including the name's length byte.
+const helloFixed = 29
+
+// flagDev is the Hello flag bit saying the client runs in dev mode.
+const flagDev = 1 << 0
+
+// Hello asks to join. Its token travels in the header: 0 on a first Hello,
+// the Challenge's token when echoed. It says what the client holds, so the
+// server can refuse a build that would read the game differently (Check).
+//
+// Body layout (offsets from the start of the datagram, integers little
+// endian): 12 SchemaFP u64, 20 ActionFP u64, 28 WorldFP u64, 36 TickRate
+// u16, 38 ActionCount u8, 39 flags u8 (bit 0 Dev, others zero), 40 name
+// length u8 (at most NameMax), 41 name, then zeros up to HelloSize.
+type Hello struct {
+	// SchemaFP is the replication schema's fingerprint.
+	SchemaFP uint64
+	// ActionCount is how many input actions the project defines.
+	ActionCount uint8
+	// ActionFP is ActionFingerprint of the actions in slot order; 0 while
+	// none are defined, which is compared with nothing.
+	ActionFP uint64
+	// WorldFP is WorldFingerprint of the entry scene file; 0 for a world
+	// generated rather than loaded, which is compared with nothing.
+	WorldFP uint64
+	// TickRate is the project's tick rate, in ticks a second.
+	TickRate uint16
+	// Name is the player's name. Append writes CleanName(Name); ParseHello
+	// refuses a name that CleanName would change. Empty leaves the name to
+	// the server.
+	Name string
+	// Dev says the client runs in dev mode (scripts hot-reloaded).
+	Dev bool
+}
+
+// Kind returns KindHello.
+func (Hello) Kind() Kind { return KindHello }
+
+// Append appends the Hello's body, padded so the datagram is HelloSize
+// bytes when b held just the header, and returns the longer slice.
+func (h Hello) Append(b []byte) []byte {
+	start := len(b)
+	b = binary.LittleEndian.AppendUint64(b, h.SchemaFP)
+	b = binary.LittleEndian.AppendUint64(b, h.ActionFP)
+	b = binary.LittleEndian.AppendUint64(b, h.WorldFP)
+	b = binary.LittleEndian.AppendUint16(b, h.TickRate)
+	var flags byte
+	if h.Dev {
+		flags |= flagDev
+	}
+	name := CleanName(h.Name)
+	b = append(b, h.ActionCount, flags, byte(len(name)))
+	b = append(b, name...)
+	// The compiler turns append of a fresh make into a grow-and-clear, so
+	// padding allocates nothing beyond b's own growth.
+	return append(b, make([]byte, helloBody-(len(b)-start))...)
+}
+
+// ParseHello reads a Hello body (what ParseHeader left after the header).
+// It refuses, with a *ParseError, a body that would make the datagram
+// shorter than HelloSize (ProblemUnpadded) or longer, unknown flag bits, a
+// name CleanName would change, and padding that is not all zero.
+func ParseHello(body []byte) (Hello, error) {
+	switch {
+	case len(body) < helloBody:
+		return Hello{}, fail(KindHello, ProblemUnpadded)
+	case len(body) > helloBody:
+		return Hello{}, fail(KindHello, ProblemLength)
+	}
+	flags := body[27]
+	if flags&^flagDev != 0 {
+		return Hello{}, fail(KindHello, ProblemFlags)
+	}
+	n := int(body[28])
+	if n > NameMax {
+		return Hello{}, fail(KindHello, ProblemName)
+	}
+	name := body[helloFixed : helloFixed+n]
+	if !cleanName(name) {
+		return Hello{}, fail(KindHello, ProblemName)
+	}
+	for _, c := range body[helloFixed+n:] {
+		if c != 0 {
+			return Hello{}, fail(KindHello, ProblemPadding)
+		}
+	}
+	return Hello{
+		SchemaFP:    binary.LittleEndian.Uint64(body[0:8]),
+		ActionFP:    binary.LittleEndian.Uint64(body[8:16]),
+		WorldFP:     binary.LittleEndian.Uint64(body[16:24]),
+		TickRate:    binary.LittleEndian.Uint16(body[24:26]),
+		ActionCount: body[26],
+		Dev:         flags&flagDev != 0,
+		Name:        string(name),
+	}, nil
+}
+
+// CleanName returns s made fit to travel as a player name: each invalid
+// UTF-8 byte becomes U+FFFD, characters that draw nothing (controls, format
+// characters, line separators) are dropped, so a name can neither break a
+// log line nor hide text, and the result is cut at a character boundary to
+// at most NameMax bytes. A name that is already fit is returned unchanged.
+func CleanName(s string) string {
+	if cleanName([]byte(s)) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s { // an invalid byte ranges as utf8.RuneError
+		if !nameRune(r) {
+			continue
+		}
+		if b.Len()+utf8.RuneLen(r) > NameMax {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// cleanName reports whether CleanName would leave name unchanged.
+func cleanName(name []byte) bool {
+	if len(name) > NameMax || !utf8.Valid(name) {
+		return false
+	}
+	for len(name) > 0 {
+		r, size := utf8.DecodeRune(name)
+		if !nameRune(r) {
+			return false
+		}
+		name = name[size:]
+	}
+	return true
+}
+
+// nameRune reports whether r may appear in a player name: anything that
+// draws, and the ordinary space.
+func nameRune(r rune) bool { return unicode.IsGraphic(r) }

@@ -1,0 +1,148 @@
+package handshake
+
+import (
+	"encoding/binary"
+	"strconv"
+)
+
+// Reason says why a join was refused. The numbers are frozen across protocol
+// versions, like the header. A number this build does not know (one a newer
+// build added) is kept as it is, and its String and Sentence say only that
+// the server refused.
+type Reason uint8
+
+// The refusal reasons.
+const (
+	// ReasonFull: every seat is taken.
+	ReasonFull Reason = 1
+	// ReasonDeclined: the game's join handler said no, for instance
+	// because the match has started.
+	ReasonDeclined Reason = 2
+	// ReasonMismatch: the two ends hold a different schema, input actions
+	// or world, so they would read each other's bytes as something else.
+	ReasonMismatch Reason = 3
+	// ReasonTickRate: the two ends run at different tick rates.
+	ReasonTickRate Reason = 4
+	// ReasonVersion: the two ends speak different protocol versions.
+	ReasonVersion Reason = 5
+)
+
+// Known reports whether this build knows reason r.
+func (r Reason) Known() bool { return r >= ReasonFull && r <= ReasonVersion }
+
+// String returns the reason's name, or "reason(N)" for a number this build
+// does not know.
+func (r Reason) String() string {
+	switch r {
+	case ReasonFull:
+		return "full"
+	case ReasonDeclined:
+		return "declined"
+	case ReasonMismatch:
+		return "mismatch"
+	case ReasonTickRate:
+		return "tick_rate"
+	case ReasonVersion:
+		return "version"
+	}
+	return "reason(" + strconv.Itoa(int(r)) + ")"
+}
+
+// Sentence returns what a player is shown for this reason when no details
+// are known. Refuse.Sentence adds the details a Refuse carries.
+func (r Reason) Sentence() string {
+	switch r {
+	case ReasonFull:
+		return "The server is full."
+	case ReasonDeclined:
+		return "The game is not taking new players right now; the match may already have started."
+	case ReasonMismatch:
+		return "This game and the server's are different builds (scripts, input actions or level); both need the same version of the project."
+	case ReasonTickRate:
+		return "This game and the server run at different tick rates."
+	case ReasonVersion:
+		return "This game and the server speak different network protocol versions; update the older one."
+	}
+	return "The server refused to let you join (reason " + strconv.Itoa(int(r)) + ")."
+}
+
+// refuseBody is the length of a Refuse's body.
+const refuseBody = 9
+
+// Refuse declines a join. Its header carries the token of the Hello it
+// answers (0 for a first Hello), so a client that holds a token can tell a
+// forged refusal from a real one. It carries details a player can be shown; each is
+// 0 when unknown or when the reason is another one, and Sentence then leaves
+// it out.
+//
+// Body layout (offsets from the start of the datagram, little endian):
+// 12 Reason u8 (at this offset in every protocol version), 13 MaxPlayers
+// u16, 15 ServerTickRate u16, 17 ClientTickRate u16, 19 ServerVersion u8,
+// 20 ClientVersion u8. 21 bytes in all.
+type Refuse struct {
+	Reason Reason
+	// MaxPlayers is the server's seat count, for ReasonFull.
+	MaxPlayers uint16
+	// ServerTickRate and ClientTickRate are both ends' tick rates, for
+	// ReasonTickRate.
+	ServerTickRate, ClientTickRate uint16
+	// ServerVersion and ClientVersion are both ends' protocol versions,
+	// for ReasonVersion.
+	ServerVersion, ClientVersion uint8
+}
+
+// VersionRefusal returns the Refuse for two ends at different protocol
+// versions. A server answering a Hello at another version sends
+// VersionRefusal(Version, hdr.Version); a client that receives a Refuse at
+// another version cannot read its body and stands in
+// VersionRefusal(hdr.Version, Version) for it.
+func VersionRefusal(server, client uint8) Refuse {
+	return Refuse{Reason: ReasonVersion, ServerVersion: server, ClientVersion: client}
+}
+
+// Kind returns KindRefuse.
+func (Refuse) Kind() Kind { return KindRefuse }
+
+// Append appends the Refuse's body to b and returns the longer slice.
+func (r Refuse) Append(b []byte) []byte {
+	b = append(b, byte(r.Reason))
+	b = binary.LittleEndian.AppendUint16(b, r.MaxPlayers)
+	b = binary.LittleEndian.AppendUint16(b, r.ServerTickRate)
+	b = binary.LittleEndian.AppendUint16(b, r.ClientTickRate)
+	return append(b, r.ServerVersion, r.ClientVersion)
+}
+
+// ParseRefuse reads a Refuse body of this protocol version. It accepts any
+// reason number, known or not, and fails with a *ParseError only on a body
+// of the wrong length.
+func ParseRefuse(body []byte) (Refuse, error) {
+	if err := exact(KindRefuse, body, refuseBody); err != nil {
+		return Refuse{}, err
+	}
+	return Refuse{
+		Reason:         Reason(body[0]),
+		MaxPlayers:     binary.LittleEndian.Uint16(body[1:3]),
+		ServerTickRate: binary.LittleEndian.Uint16(body[3:5]),
+		ClientTickRate: binary.LittleEndian.Uint16(body[5:7]),
+		ServerVersion:  body[7],
+		ClientVersion:  body[8],
+	}, nil
+}
+
+// Sentence returns what a player is shown for this refusal, with the
+// details it carries, such as "The server is full (4 of 4 players)."
+func (r Refuse) Sentence() string {
+	switch {
+	case r.Reason == ReasonFull && r.MaxPlayers != 0:
+		n := strconv.Itoa(int(r.MaxPlayers))
+		return "The server is full (" + n + " of " + n + " players)."
+	case r.Reason == ReasonTickRate && r.ServerTickRate != 0 && r.ClientTickRate != 0:
+		return "The server runs at " + strconv.Itoa(int(r.ServerTickRate)) +
+			" ticks a second and this game at " + strconv.Itoa(int(r.ClientTickRate)) +
+			"; both must use the same tick rate."
+	case r.Reason == ReasonVersion && r.ServerVersion != 0 && r.ClientVersion != 0:
+		return "The server speaks network protocol version " + strconv.Itoa(int(r.ServerVersion)) +
+			" and this game version " + strconv.Itoa(int(r.ClientVersion)) + "; update the older one."
+	}
+	return r.Reason.Sentence()
+}

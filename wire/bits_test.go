@@ -1,0 +1,290 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// mask returns the low n bits of v.
+func mask(v uint64, n int) uint64 {
+	if n == 64 {
+		return v
+	}
+	return v & (1<<n - 1)
+}
+
+func TestRoundTripEveryWidth(t *testing.T) {
+	values := []uint64{0, 1, 0x5555555555555555, 0xAAAAAAAAAAAAAAAA, math.MaxUint64, 0x0123456789ABCDEF}
+	for n := 0; n <= 64; n++ {
+		for _, lead := range []int{0, 1, 3, 7} { // start at every kind of offset
+			var w Writer
+			w.WriteBits(1, lead)
+			for _, v := range values {
+				w.WriteBits(v, n)
+			}
+			if want := lead + n*len(values); w.Len() != want {
+				t.Fatalf("width %d lead %d: Len = %d, want %d", n, lead, w.Len(), want)
+			}
+			if want := (w.Len() + 7) / 8; len(w.Bytes()) != want {
+				t.Fatalf("width %d lead %d: %d bytes, want %d", n, lead, len(w.Bytes()), want)
+			}
+			r := NewReader(w.Bytes())
+			if _, err := r.ReadBits(lead); err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range values {
+				got, err := r.ReadBits(n)
+				if err != nil {
+					t.Fatalf("width %d lead %d: %v", n, lead, err)
+				}
+				if got != mask(v, n) {
+					t.Fatalf("width %d lead %d: read %#x, want %#x", n, lead, got, mask(v, n))
+				}
+			}
+			if r.Remaining() >= 8 {
+				t.Fatalf("width %d lead %d: %d bits left over", n, lead, r.Remaining())
+			}
+		}
+	}
+}
+
+func TestBitOrderIsLeastSignificantFirst(t *testing.T) {
+	var w Writer
+	w.WriteBool(true)
+	w.WriteBits(0b10, 2)
+	w.WriteUint16(0xBEEF) // not aligned: straddles three bytes
+	w.Reset(nil)
+	w.WriteUint16(0xBEEF)
+	w.WriteUint32(0x01020304)
+	want := []byte{0xEF, 0xBE, 0x04, 0x03, 0x02, 0x01} // aligned fields read as little-endian
+	if !bytes.Equal(w.Bytes(), want) {
+		t.Fatalf("bytes % x, want % x", w.Bytes(), want)
+	}
+	w.Reset(nil)
+	w.WriteBool(true)
+	w.WriteBits(0b10, 2)
+	w.WriteBits(0b11111, 5)
+	if got := w.Bytes(); len(got) != 1 || got[0] != 0b11111101 {
+		t.Fatalf("bytes %08b, want 11111101", got)
+	}
+}
+
+func TestTypedRoundTrip(t *testing.T) {
+	var w Writer
+	w.WriteBool(true)
+	w.WriteUint8(0xA5)
+	w.WriteBool(false)
+	w.WriteUint16(0xBEEF)
+	w.WriteUint32(0xDEADBEEF)
+	w.WriteUint64(0x0123456789ABCDEF)
+	w.WriteFloat32(-1.5)
+	w.WriteFloat64(math.Pi)
+	w.WriteFloat32(float32(math.Inf(1)))
+	w.WriteBytes([]byte("hi"))
+	w.WriteBits(0, 3)
+	w.WriteBytes([]byte("there"))
+
+	r := NewReader(w.Bytes())
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s: got %v, want %v", name, got, want)
+		}
+	}
+	b1, _ := r.ReadBool()
+	u8, _ := r.ReadUint8()
+	b2, _ := r.ReadBool()
+	u16, _ := r.ReadUint16()
+	u32, _ := r.ReadUint32()
+	u64, _ := r.ReadUint64()
+	f32, _ := r.ReadFloat32()
+	f64, _ := r.ReadFloat64()
+	inf, _ := r.ReadFloat32()
+	hi := make([]byte, 2)
+	_ = r.ReadBytes(hi)
+	_, _ = r.ReadBits(3)
+	there := make([]byte, 5)
+	_ = r.ReadBytes(there)
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	check("bool", b1, true)
+	check("uint8", u8, uint8(0xA5))
+	check("bool", b2, false)
+	check("uint16", u16, uint16(0xBEEF))
+	check("uint32", u32, uint32(0xDEADBEEF))
+	check("uint64", u64, uint64(0x0123456789ABCDEF))
+	check("float32", f32, float32(-1.5))
+	check("float64", f64, math.Pi)
+	check("inf", inf, float32(math.Inf(1)))
+	check("bytes", string(hi), "hi")
+	check("bytes", string(there), "there")
+}
+
+func TestFloatBitsAreKeptExactly(t *testing.T) {
+	nan := math.Float64frombits(0x7FF8_0000_DEAD_BEEF) // a NaN with a payload
+	var w Writer
+	w.WriteFloat64(nan)
+	w.WriteFloat64(math.Copysign(0, -1))
+	r := NewReader(w.Bytes())
+	a, _ := r.ReadFloat64()
+	b, _ := r.ReadFloat64()
+	if math.Float64bits(a) != math.Float64bits(nan) || math.Float64bits(b) != 1<<63 {
+		t.Fatalf("bits %#x %#x", math.Float64bits(a), math.Float64bits(b))
+	}
+}
+
+func TestRandomSequenceRoundTrip(t *testing.T) {
+	const seed = 7
+	rng := rand.New(rand.NewPCG(seed, 0))
+	type field struct {
+		v uint64
+		n int
+	}
+	fields := make([]field, 5000)
+	var w Writer
+	w.Reset(make([]byte, 0, 64)) // reused storage grows as needed
+	for i := range fields {
+		f := field{rng.Uint64(), rng.IntN(65)}
+		f.v = mask(f.v, f.n)
+		fields[i] = f
+		w.WriteBits(f.v, f.n)
+	}
+	r := NewReader(w.Bytes())
+	for i, f := range fields {
+		got, err := r.ReadBits(f.n)
+		if err != nil || got != f.v {
+			t.Fatalf("seed %d field %d (%d bits): got %#x, %v; want %#x", seed, i, f.n, got, err, f.v)
+		}
+	}
+}
+
+func TestReadingPastTheEnd(t *testing.T) {
+	r := NewReader([]byte{0xFF})
+	if v, err := r.ReadBits(5); err != nil || v != 0x1F {
+		t.Fatalf("got %#x, %v", v, err)
+	}
+	if _, err := r.ReadBits(4); !errors.Is(err, ErrShort) {
+		t.Fatalf("err = %v, want ErrShort", err)
+	}
+	// The error is sticky, even for a read that would have fit.
+	if v, err := r.ReadBits(1); !errors.Is(err, ErrShort) || v != 0 {
+		t.Fatalf("after error: got %#x, %v", v, err)
+	}
+	if !errors.Is(r.Err(), ErrShort) {
+		t.Fatalf("Err = %v", r.Err())
+	}
+
+	var empty Reader
+	if _, err := empty.ReadBool(); !errors.Is(err, ErrShort) {
+		t.Fatalf("zero Reader: %v", err)
+	}
+	empty.Reset([]byte{1})
+	if v, err := empty.ReadBool(); err != nil || !v {
+		t.Fatalf("after Reset: %v, %v", v, err)
+	}
+	if _, err := empty.ReadBits(65); !errors.Is(err, ErrWidth) {
+		t.Fatalf("width 65: %v", err)
+	}
+	if _, err := NewReader(nil).ReadBits(-1); !errors.Is(err, ErrWidth) {
+		t.Fatalf("width -1: %v", err)
+	}
+	if v, err := NewReader(nil).ReadBits(0); err != nil || v != 0 {
+		t.Fatalf("0 bits of nothing: %v, %v", v, err)
+	}
+	if err := NewReader([]byte{1, 2}).ReadBytes(make([]byte, 3)); !errors.Is(err, ErrShort) {
+		t.Fatalf("ReadBytes: %v", err)
+	}
+}
+
+func TestWriteBitsPanicsOnBadWidth(t *testing.T) {
+	for _, n := range []int{-1, 65} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("WriteBits(_, %d) did not panic", n)
+				}
+			}()
+			var w Writer
+			w.WriteBits(0, n)
+		}()
+	}
+}
+
+// encodeSample writes a message of several fields of mixed widths whose last
+// field ends in the last byte.
+func encodeSample() []byte {
+	var w Writer
+	w.WriteUint16(0x1234)
+	w.WriteBool(true)
+	w.WriteBits(0x2A, 6)
+	w.WriteFloat32(3.25)
+	w.WriteUint64(math.MaxUint64)
+	w.WriteBits(0x3, 2)
+	w.WriteBytes([]byte{9, 8, 7})
+	return w.Bytes()
+}
+
+func decodeSample(b []byte) error {
+	r := NewReader(b)
+	_, _ = r.ReadUint16()
+	_, _ = r.ReadBool()
+	_, _ = r.ReadBits(6)
+	_, _ = r.ReadFloat32()
+	_, _ = r.ReadUint64()
+	_, _ = r.ReadBits(2)
+	_ = r.ReadBytes(make([]byte, 3))
+	return r.Err()
+}
+
+func TestEveryStrictPrefixFails(t *testing.T) {
+	b := encodeSample()
+	if err := decodeSample(b); err != nil {
+		t.Fatalf("whole message: %v", err)
+	}
+	for n := range len(b) {
+		if err := decodeSample(b[:n]); !errors.Is(err, ErrShort) {
+			t.Errorf("prefix of %d/%d bytes: err = %v, want ErrShort", n, len(b), err)
+		}
+	}
+}
+
+func TestWriterReuseDoesNotAllocate(t *testing.T) {
+	var w Writer
+	buf := make([]byte, 0, 64)
+	allocs := testing.AllocsPerRun(100, func() {
+		w.Reset(buf)
+		w.WriteBool(true)
+		w.WriteUint32(7)
+		w.WriteFloat64(1)
+		r := NewReader(w.Bytes())
+		_, _ = r.ReadBool()
+		_, _ = r.ReadUint32()
+		_, _ = r.ReadFloat64()
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per encode and decode", allocs)
+	}
+}
+
+func BenchmarkWriteRead(b *testing.B) {
+	var w Writer
+	buf := make([]byte, 0, 256)
+	b.ReportAllocs()
+	for b.Loop() {
+		w.Reset(buf)
+		for i := range 32 {
+			w.WriteBits(uint64(i), 13)
+			w.WriteBool(i&1 == 0)
+		}
+		r := NewReader(w.Bytes())
+		for range 32 {
+			_, _ = r.ReadBits(13)
+			_, _ = r.ReadBool()
+		}
+	}
+	b.ReportMetric(float64(len(w.Bytes())), "bytes/msg")
+}
