@@ -22,24 +22,23 @@ type Role uint8
 const (
 	// Offline decides everything: there is nobody else.
 	Offline Role = iota
-	// Server decides everything and owns nothing.
-	Server
+	// Joining has asked a server to join and holds still until welcomed.
+	Joining
 	// Client decides what it owns and leases, and is told the rest.
 	Client
-	// Disconnected decides nothing: it lost the end that was telling it.
+	// Server decides everything and owns nothing.
+	Server
+	// Disconnected decides nothing: it lost the end that was telling it, or
+	// was refused. It is not Offline: a world it was only ever shown is not
+	// handed to its physics.
 	Disconnected
 )
 
+var roleNames = [...]string{Offline: "offline", Joining: "joining", Client: "client", Server: "server", Disconnected: "disconnected"}
+
 func (r Role) String() string {
-	switch r {
-	case Offline:
-		return "offline"
-	case Server:
-		return "server"
-	case Client:
-		return "client"
-	case Disconnected:
-		return "disconnected"
+	if int(r) < len(roleNames) {
+		return roleNames[r]
 	}
 	return fmt.Sprintf("Role(%d)", uint8(r))
 }
@@ -52,6 +51,10 @@ type GameConfig struct {
 	// Seed seeds math.random in every behavior; every end of a session must
 	// use the same one.
 	Seed uint64
+	// Role is the part this world plays. Offline (the zero value) seats the
+	// local player through the join handler at once; a server seats players
+	// as they join; a client is told its entity.
+	Role Role
 }
 
 // Game is one world: the entity store, its physics, its behaviors and the
@@ -70,6 +73,7 @@ type Game struct {
 	dt      float64
 
 	role      Role
+	lastError string
 	tick      uint32
 	replaying bool
 	local     prediction.Command // the local player's command for the tick
@@ -96,6 +100,7 @@ func NewGame(cfg GameConfig) (*Game, error) {
 		clock:   NewClock(p.TickRate),
 		dt:      1 / float64(p.TickRate),
 		prefabs: map[string]*Prefab{},
+		role:    cfg.Role,
 	}
 	sceneData, err := fs.ReadFile(p.FS, p.EntryScene)
 	if err != nil {
@@ -145,7 +150,7 @@ func NewGame(cfg GameConfig) (*Game, error) {
 			g.scripts.Start(id)
 		}
 	}
-	if g.scripts.HasJoinHandler() {
+	if g.role == Offline && g.scripts.HasJoinHandler() {
 		own, err := g.Join(1)
 		if err != nil {
 			g.Close()
@@ -249,6 +254,26 @@ func (g *Game) Schema() *replication.Schema { return g.schema }
 
 // Role returns this end's role.
 func (g *Game) Role() Role { return g.role }
+
+// SetRole changes this end's role as its session moves: a client goes from
+// Joining to Client when welcomed, and to Disconnected when the session
+// ends. why says what went wrong (empty if nothing did) and is what
+// net.last_error() answers from then on.
+func (g *Game) SetRole(r Role, why string) {
+	g.role = r
+	if why != "" {
+		g.lastError = why
+	}
+}
+
+// SetOwn names the entity this end's player drives.
+func (g *Game) SetOwn(id entity.ID) { g.own = id }
+
+// Disconnected reports whether the session was lost or refused.
+func (g *Game) Disconnected() bool { return g.role == Disconnected }
+
+// LastError says why the session ended, or is empty.
+func (g *Game) LastError() string { return g.lastError }
 
 // ScriptErrors returns every script error reported so far.
 func (g *Game) ScriptErrors() []scripting.ScriptError { return g.errs }

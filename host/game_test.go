@@ -404,3 +404,32 @@ func TestArenaShotsKillAndTheDeadRespawn(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+func TestADisconnectedWorldHoldsStill(t *testing.T) {
+	p := loadArena(t)
+	g, err := NewGame(GameConfig{Project: p, Role: Joining})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	if !g.Own().IsNone() {
+		t.Fatal("a joining client ran the join handler itself")
+	}
+	// Drop a crate into the air: a world that simulated anything would let
+	// it fall.
+	crate := g.Store().At(30)
+	g.Store().Transform(crate).Y = 10
+	g.SetRole(Disconnected, "The server stopped answering.")
+	before := poses(g)
+	for range 60 {
+		g.RunTick()
+	}
+	for id, p := range poses(g) {
+		if p != before[id] {
+			t.Fatalf("entity %v (%s) moved while disconnected: %+v → %+v", id, g.Store().Name(id), before[id], p)
+		}
+	}
+	if !g.Disconnected() || g.LastError() != "The server stopped answering." || g.Simulates(crate) || g.IsMine(crate) || g.Command(crate) != nil {
+		t.Fatalf("disconnected answers: simulates %v, mine %v, last error %q", g.Simulates(crate), g.IsMine(crate), g.LastError())
+	}
+}

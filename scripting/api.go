@@ -42,6 +42,7 @@ func (r *Runtime) installAPI() {
 	r.handleMeta.RawSetString("__index", r.api)
 	r.handleMeta.RawSetString("__tostring", L.NewFunction(r.luaToString))
 	r.netTable = r.newNetTable()
+	L.SetGlobal("net", r.netTable)
 	r.sceneTable = r.newSceneTable()
 	r.cmd = newCommandTable(L, r.cfg.Axes, r.cfg.Buttons)
 }

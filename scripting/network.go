@@ -18,7 +18,9 @@ import (
 //	net.bool, net.float32                         -- codecs (net.bool() too)
 //	net.int(min, max), net.fixed(min, max, step)  -- codecs
 //	net.on_join(function(player) return entity_or_nil end)
+//	net.is_disconnected(), net.last_error()       -- the session, from any callback
 //
+// The same table is the global net, so behaviors can ask about the session.
 // Reading any other key of net is an error, so a typo such as net.uint8
 // names its line instead of passing nil on as a codec.
 func (r *Runtime) newNetTable() *lua.LTable {
@@ -55,9 +57,17 @@ func (r *Runtime) newNetTable() *lua.LTable {
 	}))
 	net.RawSetString("component", L.NewFunction(r.luaComponentType))
 	net.RawSetString("on_join", L.NewFunction(r.luaOnJoin))
+	net.RawSetString("is_disconnected", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LBool(r.world.Disconnected()))
+		return 1
+	}))
+	net.RawSetString("last_error", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString(r.world.LastError()))
+		return 1
+	}))
 	meta := L.NewTable()
 	meta.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("net has no field %q (it has bool, component, fixed, float32, int, on_join)", L.Get(2).String())
+		L.RaiseError("net has no field %q (it has bool, component, fixed, float32, int, is_disconnected, last_error, on_join)", L.Get(2).String())
 		return 0
 	}))
 	net.Metatable = meta

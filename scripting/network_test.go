@@ -300,3 +300,24 @@ func TestHandleTablesReused(t *testing.T) {
 		t.Errorf("%d entries kept after sweeping", len(r.entities))
 	}
 }
+
+func TestBehaviorsAskAboutTheSession(t *testing.T) {
+	src := `
+Asker = {}
+function Asker:on_fixed_update(dt)
+	self:emit("session", { gone = net.is_disconnected(), why = net.last_error() })
+end
+function vkmRegisterBehaviors(r) r.asker = Asker end
+`
+	r, w := newTest(t, src)
+	id := w.add("a")
+	attach(t, r, id, "asker")
+	r.FixedUpdate(1.0/64, false)
+	w.lastError = "The server stopped answering."
+	r.FixedUpdate(1.0/64, false)
+	got := w.eventsNamed("session")
+	if len(got) != 2 || got[0]["gone"] != false || got[0]["why"] != "" ||
+		got[1]["gone"] != true || got[1]["why"] != "The server stopped answering." {
+		t.Fatalf("session answers %v", got)
+	}
+}

@@ -62,6 +62,12 @@ type World interface {
 	Command(id entity.ID) *prediction.Command
 	IsReplaying() bool
 
+	// Disconnected reports whether this end lost its session (or was
+	// refused): the world holds still and nothing is simulated. LastError
+	// says why, as a sentence; it is empty while nothing went wrong.
+	Disconnected() bool
+	LastError() string
+
 	// Emit records a presentation event (a shot, a hit, a pickup).
 	Emit(ev Event)
 	// Log records a line a behavior wrote with self:log.

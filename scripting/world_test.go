@@ -15,10 +15,11 @@ import (
 // fakeWorld is a small in-memory World: entities by slot, a few prefabs
 // (name → behavior), and the four answers set by the test.
 type fakeWorld struct {
-	tick    uint32
-	ents    []*fakeEnt // by slot; slot 0 unused
-	rt      *Runtime   // Destroy detaches, as the host does
-	prefabs map[string]string
+	tick      uint32
+	lastError string     // non-empty: the session was lost
+	ents      []*fakeEnt // by slot; slot 0 unused
+	rt        *Runtime   // Destroy detaches, as the host does
+	prefabs   map[string]string
 
 	simulates func(entity.ID) bool
 	mine      func(entity.ID) bool
@@ -69,6 +70,8 @@ func (w *fakeWorld) ent(id entity.ID) *fakeEnt {
 }
 
 func (w *fakeWorld) Tick() uint32            { return w.tick }
+func (w *fakeWorld) Disconnected() bool      { return w.lastError != "" }
+func (w *fakeWorld) LastError() string       { return w.lastError }
 func (w *fakeWorld) Alive(id entity.ID) bool { return w.ent(id) != nil }
 func (w *fakeWorld) Name(id entity.ID) string {
 	if e := w.ent(id); e != nil {
