@@ -13,6 +13,7 @@ import (
 	"vkm/prediction"
 	"vkm/replication"
 	"vkm/scripting"
+	"vkm/transport/handshake"
 )
 
 // Role says which part this process plays in a session, and so how the four
@@ -74,6 +75,7 @@ type Game struct {
 
 	role      Role
 	lastError string
+	worldFP   uint64 // the entry scene file's fingerprint: slots name entities only in the same world
 	tick      uint32
 	replaying bool
 	local     prediction.Command // the local player's command for the tick
@@ -110,6 +112,7 @@ func NewGame(cfg GameConfig) (*Game, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.worldFP = handshake.WorldFingerprint(sceneData)
 	g.phys = physics.New(physics.Config{GravityX: scene.GravityX, GravityY: scene.GravityY, Step: g.dt})
 
 	axes := make([]string, len(p.Axes))
@@ -265,6 +268,31 @@ func (g *Game) SetRole(r Role, why string) {
 		g.lastError = why
 	}
 }
+
+// Hello describes what this end holds, for the join checks: the schema, the
+// input actions in slot order, the world it loaded and its tick rate. Two
+// ends that differ in any of these would read each other's packets as
+// plausible nonsense, so a join compares them first.
+func (g *Game) Hello() handshake.Hello {
+	names := make([]string, 0, len(g.project.Axes)+len(g.project.Buttons))
+	for _, a := range g.project.Axes {
+		names = append(names, "axis:"+a.Name)
+	}
+	for _, b := range g.project.Buttons {
+		names = append(names, "button:"+b.Name)
+	}
+	return handshake.Hello{
+		SchemaFP:    g.schema.Fingerprint(),
+		ActionCount: uint8(len(names)),
+		ActionFP:    handshake.ActionFingerprint(names),
+		WorldFP:     g.worldFP,
+		TickRate:    uint16(g.project.TickRate),
+	}
+}
+
+// HasNetwork reports whether the project defines vkmSetupNetwork, without
+// which it plays offline only and a server refuses to serve it.
+func (g *Game) HasNetwork() bool { return g.scripts.HasNetwork() }
 
 // SetOwn names the entity this end's player drives.
 func (g *Game) SetOwn(id entity.ID) { g.own = id }
