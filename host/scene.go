@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"vkm/internal/entity"
+	"vkm/physics"
 )
 
 // Defaults for what a scene or prefab leaves out.
@@ -36,30 +37,11 @@ const (
 	DefaultControllerJumpSpeed = 12.0
 )
 
-// Limits on the geometry a file may describe. box2d asserts (panics) on
-// degenerate shapes, so they are refused here, with the file and line, before
-// any reaches it.
-const (
-	// maxMagnitude bounds every position, speed and other physical number:
-	// a million metres is far past any level box2d handles well, and small
-	// enough that products of two such numbers stay finite.
-	maxMagnitude = 1e6
-
-	// maxShapeExtent bounds a shape's size and its distance from its body's
-	// origin (chains excepted: they are level geometry). box2d is tuned for
-	// moving parts of 0.1 to 10 m, and small coordinates keep its area
-	// arithmetic exact enough for its own assertions.
-	maxShapeExtent = 1000.0
-
-	// linearSlop is box2d's collision tolerance (b2_linearSlop, 5 mm). It
-	// welds polygon points closer than half of it and asserts that chain
-	// points are further apart than it, so no side, radius or point spacing
-	// may be smaller.
-	linearSlop = 0.005
-
-	// maxPolygonPoints is box2d's b2_maxPolygonVertices.
-	maxPolygonPoints = 8
-)
+// maxMagnitude bounds every position, speed and other physical number a
+// file may hold: a million metres is far past any level box2d handles well,
+// and small enough that products of two such numbers stay finite. Shapes
+// follow physics.CheckShape's rules, which are tighter.
+const maxMagnitude = 1e6
 
 // EntityDef is one authored entity of a scene or prefab.
 type EntityDef struct {
@@ -381,14 +363,6 @@ func angleReason(k entity.ShapeKind) string {
 	return fmt.Sprintf("angle turns a box only; give the %s's points already turned", k)
 }
 
-// pointCount says "1 point" or "n points".
-func pointCount(n int) string {
-	if n == 1 {
-		return "1 point"
-	}
-	return fmt.Sprintf("%d points", n)
-}
-
 func readController(t *tomlTable) *entity.CharacterController {
 	t.only("speed", "accel", "airAccel", "jumpSpeed")
 	c := &entity.CharacterController{
@@ -634,22 +608,17 @@ func checkBody(b *entity.BodyDef) (sub, reason string) {
 }
 
 // checkShape checks one shape, returning the key of the bad value relative
-// to the shape.
+// to the shape. Its geometry, offset and material are checked by
+// physics.CheckShape, the rules physics.World.Add applies, so that a shape a
+// file may hold is one Add takes; what is left is about the file: which keys
+// each kind of shape may have, and how large a number it may hold.
 func checkShape(sh *entity.Shape) (sub, reason string) {
-	if sh.Kind > entity.Chain {
-		return "", fmt.Sprintf("%v is not a shape: box, circle, polygon or chain", sh.Kind)
-	}
-	kind := sh.Kind.String()
-	if !finiteWithin(sh.Offset.X, maxShapeExtent) || !finiteWithin(sh.Offset.Y, maxShapeExtent) {
-		return "offset", fmt.Sprintf("[%v, %v] is out of range: a shape is at most %g m from its body's origin", sh.Offset.X, sh.Offset.Y, maxShapeExtent)
-	}
-	for _, f := range []struct {
-		key string
-		v   float64
-	}{{"density", sh.Density}, {"friction", sh.Friction}, {"restitution", sh.Restitution}} {
-		if !(f.v >= 0 && f.v <= maxMagnitude) {
-			return f.key, fmt.Sprintf("%v is out of range (0..%g)", f.v, maxMagnitude)
+	if e := physics.CheckShape(sh); e != nil {
+		sub = e.Key
+		if e.Point >= 0 {
+			sub = indexPath(e.Key, e.Point)
 		}
+		return sub, e.Reason
 	}
 	switch {
 	case sh.Angle != 0 && sh.Kind != entity.Box:
@@ -657,116 +626,9 @@ func checkShape(sh *entity.Shape) (sub, reason string) {
 	case !finiteWithin(sh.Angle, maxMagnitude):
 		return "angle", fmt.Sprintf("%v is out of range (finite, at most %g in size)", sh.Angle, maxMagnitude)
 	case sh.Loop && sh.Kind != entity.Chain:
-		return "loop", fmt.Sprintf("loop closes a chain; a %s has none", kind)
-	}
-	switch sh.Kind {
-	case entity.Box:
-		if !(sh.W >= linearSlop && sh.W <= maxShapeExtent && sh.H >= linearSlop && sh.H <= maxShapeExtent) {
-			return kind, fmt.Sprintf("[%v, %v]: both sides must be %g..%g m (box2d cannot resolve anything smaller than 5 mm)", sh.W, sh.H, linearSlop, maxShapeExtent)
-		}
-	case entity.Circle:
-		if !(sh.Radius >= linearSlop && sh.Radius <= maxShapeExtent) {
-			return kind, fmt.Sprintf("radius %v must be %g..%g m (box2d cannot resolve anything smaller than 5 mm)", sh.Radius, linearSlop, maxShapeExtent)
-		}
-	case entity.Polygon:
-		return checkPolygon(sh.Points)
-	case entity.Chain:
-		return checkChain(sh.Points, sh.Loop)
+		return "loop", fmt.Sprintf("loop closes a chain; a %s has none", sh.Kind)
 	}
 	return "", ""
-}
-
-func checkPolygon(pts []entity.Vec2) (sub, reason string) {
-	n := len(pts)
-	if n < 3 || n > maxPolygonPoints {
-		return "polygon", fmt.Sprintf("has %s; a polygon has 3 to %d (use several shapes for more)", pointCount(n), maxPolygonPoints)
-	}
-	for i, p := range pts {
-		if !finiteWithin(p.X, maxShapeExtent) || !finiteWithin(p.Y, maxShapeExtent) {
-			return indexPath("polygon", i), fmt.Sprintf("point %d [%v, %v] is out of range: a polygon's points are at most %g m from its body's origin", i+1, p.X, p.Y, maxShapeExtent)
-		}
-		for j := range i {
-			if pointDist2(p, pts[j]) <= linearSlop*linearSlop {
-				return indexPath("polygon", i), fmt.Sprintf("points %d and %d are closer than 5 mm; box2d would weld them into one", j+1, i+1)
-			}
-		}
-	}
-	// Every corner must turn left (counter-clockwise)...
-	right, firstBad := 0, -1
-	for i := range n {
-		switch c := cross2(pts[(i+n-1)%n], pts[i], pts[(i+1)%n]); {
-		case c > 0:
-		case c < 0:
-			right++
-			fallthrough
-		default:
-			if firstBad < 0 {
-				firstBad = i
-			}
-		}
-	}
-	switch {
-	case right == n:
-		return "polygon", "the points go clockwise; list them counter-clockwise"
-	case firstBad >= 0:
-		return indexPath("polygon", firstBad), fmt.Sprintf("is not convex at point %d (it turns right or goes straight on); list a convex outline counter-clockwise, and split a concave one into several shapes", firstBad+1)
-	}
-	// ...and the outline must go round once: every point strictly left of
-	// every edge, which rules out a star whose corners all turn left.
-	for i := range n {
-		a, b := pts[i], pts[(i+1)%n]
-		for j := range n {
-			if j != i && j != (i+1)%n && cross2(a, b, pts[j]) <= 0 {
-				return indexPath("polygon", j), fmt.Sprintf("crosses itself: point %d is not left of the edge from point %d to point %d; list a convex outline once round, counter-clockwise", j+1, i+1, (i+1)%n+1)
-			}
-		}
-	}
-	if area := polygonArea(pts); area < linearSlop*linearSlop {
-		return "polygon", fmt.Sprintf("has an area of %.3g m², too thin for box2d (at least 25 mm²)", area)
-	}
-	return "", ""
-}
-
-func checkChain(pts []entity.Vec2, loop bool) (sub, reason string) {
-	n := len(pts)
-	switch {
-	case loop && n < 3:
-		return "chain", fmt.Sprintf("has %s; a loop needs at least 3", pointCount(n))
-	case n < 2:
-		return "chain", fmt.Sprintf("has %s; a chain needs at least 2", pointCount(n))
-	}
-	for i, p := range pts {
-		if !finiteWithin(p.X, maxMagnitude) || !finiteWithin(p.Y, maxMagnitude) {
-			return indexPath("chain", i), fmt.Sprintf("point %d [%v, %v] is out of range (finite, at most %g in size)", i+1, p.X, p.Y, maxMagnitude)
-		}
-		if i > 0 && pointDist2(p, pts[i-1]) <= linearSlop*linearSlop {
-			return indexPath("chain", i), fmt.Sprintf("points %d and %d are closer than 5 mm; box2d refuses such short edges", i, i+1)
-		}
-	}
-	if loop && pointDist2(pts[0], pts[n-1]) <= linearSlop*linearSlop {
-		return indexPath("chain", n-1), "the last point is closer than 5 mm to the first; loop = true joins them already, so leave the last one out"
-	}
-	return "", ""
-}
-
-func pointDist2(a, b entity.Vec2) float64 {
-	dx, dy := a.X-b.X, a.Y-b.Y
-	return dx*dx + dy*dy
-}
-
-// cross2 is the z of (b-a)×(c-a): above 0 when c is left of the line a→b.
-func cross2(a, b, c entity.Vec2) float64 {
-	return float64((b.X-a.X)*(c.Y-a.Y)) - float64((b.Y-a.Y)*(c.X-a.X))
-}
-
-// polygonArea is the area of a counter-clockwise polygon, summed around its
-// first point to keep the rounding small.
-func polygonArea(pts []entity.Vec2) float64 {
-	var a float64
-	for i := 1; i+1 < len(pts); i++ {
-		a += cross2(pts[0], pts[i], pts[i+1])
-	}
-	return a / 2
 }
 
 // checkPlain checks game data built in code against what plainValue makes of

@@ -1,12 +1,17 @@
 package host
 
 import (
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	"vkm/internal/entity"
+	"vkm/physics"
 )
 
 func readTestdata(t testing.TB, name string) []byte {
@@ -137,10 +142,12 @@ var sceneErrorTests = []struct {
 		[]string{"radius -1 must be"}},
 	{"polygon too few", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\npolygon = [[0, 0], [1, 0]]\n", 6, "entity.body.shape.polygon",
 		[]string{"has 2 points; a polygon has 3 to 8"}},
-	{"polygon clockwise", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\npolygon = [[0, 0], [0, 1], [1, 1], [1, 0]]\n", 6, "entity.body.shape.polygon",
-		[]string{"clockwise; list them counter-clockwise"}},
+	{"polygon far point", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\npolygon = [\n  [0, 0],\n  [1000.5, 0],\n  [0, 1],\n]\n", 8, "entity.body.shape.polygon",
+		[]string{"point 2 [1000.5, 0] is out of range"}},
+	{"polygon almost straight", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\npolygon = [[0, 0], [1, -0.001], [2, 0], [2, 1], [0, 1]]\n", 6, "entity.body.shape.polygon",
+		[]string{"is almost straight at point 2: point 3 is less than 2.5 mm off the line through points 1 and 2", "leave point 2 out or move it outwards"}},
 	{"polygon concave", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\npolygon = [\n  [0, 0],\n  [2, 0],\n  [1, 0.5],\n  [2, 2],\n  [0, 2],\n]\n", 9, "entity.body.shape.polygon",
-		[]string{"is not convex at point 3"}},
+		[]string{"is not convex at point 3", "split a concave one into several shapes"}},
 	{"polygon star", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\npolygon = [[0, 1], [-0.588, -0.809], [0.951, 0.309], [-0.951, 0.309], [0.588, -0.809]]\n", 6, "entity.body.shape.polygon",
 		[]string{"crosses itself"}},
 	{"polygon points weld", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\npolygon = [[0, 0], [1, 0], [1, 0.001], [0, 1]]\n", 6, "entity.body.shape.polygon",
@@ -149,6 +156,14 @@ var sceneErrorTests = []struct {
 		[]string{`point 2 must be [x, y], two numbers; y must be a number, not the string "a"`}},
 	{"chain one point", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\nchain = [[0, 0]]\n", 6, "entity.body.shape.chain",
 		[]string{"has 1 point; a chain needs at least 2"}},
+	{"loop closing on its start", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\nloop = true\nchain = [\n  [0, 0],\n  [4, 0],\n  [4, 4],\n  [0, 0.001],\n]\n", 11, "entity.body.shape.chain",
+		[]string{"the last point is closer than 5 mm to the first; loop = true joins them already, so leave the last one out"}},
+	{"circle under the slop", "[[entity]]\nid = 1\n[entity.body]\ntype = \"dynamic\"\n[[entity.body.shape]]\ncircle = 0.004\n", 6, "entity.body.shape.circle",
+		[]string{"radius 0.004 must be 0.005..1000 m (box2d cannot resolve anything smaller than 5 mm)"}},
+	{"offset far", "[[entity]]\nid = 1\n[entity.body]\ntype = \"dynamic\"\n[[entity.body.shape]]\ncircle = 1\noffset = [0, 2000]\n", 7, "entity.body.shape.offset",
+		[]string{"[0, 2000] is out of range: a shape is at most 1000 m from its body's origin"}},
+	{"density too small", "[[entity]]\nid = 1\n[entity.body]\ntype = \"dynamic\"\n[[entity.body.shape]]\ncircle = 1\ndensity = 1e-310\n", 7, "entity.body.shape.density",
+		[]string{"1e-310 is too small", "or 0 for a shape that adds no mass"}},
 	{"chain repeated point", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\nchain = [[0, 0], [1, 0], [1, 0]]\n", 6, "entity.body.shape.chain",
 		[]string{"points 2 and 3 are closer than 5 mm"}},
 	{"angle on circle", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\ncircle = 1.0\nangle = 0.0\n", 7, "entity.body.shape.angle",
@@ -315,4 +330,179 @@ func cloneScene(sc *Scene) *Scene {
 		c.Entities = append(c.Entities, d)
 	}
 	return &c
+}
+
+// TestFileShapesAddCleanly checks the promise behind checkShape: a shape a
+// scene file may hold is one physics.World.Add takes, without box2d
+// asserting. Each shape of the table, at the edge of a rule, is written
+// into a scene file; the table says whether ParseScene takes it, and
+// whatever it takes, Add must take too. So must it take each of a hundred
+// variants of every shape, its numbers nudged by up to a millionth, which
+// land on both sides of each edge.
+func TestFileShapesAddCleanly(t *testing.T) {
+	const d = DefaultDensity
+	vs := func(xy ...float64) []entity.Vec2 {
+		out := make([]entity.Vec2, len(xy)/2)
+		for i := range out {
+			out[i] = entity.Vec2{X: xy[2*i], Y: xy[2*i+1]}
+		}
+		return out
+	}
+	box := func(w, h float64) entity.Shape { return entity.Shape{Kind: entity.Box, W: w, H: h, Density: d} }
+	circle := func(r float64) entity.Shape { return entity.Shape{Kind: entity.Circle, Radius: r, Density: d} }
+	polygon := func(xy ...float64) entity.Shape {
+		return entity.Shape{Kind: entity.Polygon, Points: vs(xy...), Density: d}
+	}
+	chain := func(loop bool, xy ...float64) entity.Shape {
+		return entity.Shape{Kind: entity.Chain, Points: vs(xy...), Loop: loop, Density: d}
+	}
+	with := func(sh entity.Shape, f func(*entity.Shape)) entity.Shape { f(&sh); return sh }
+	far := func(sh entity.Shape) entity.Shape {
+		return with(sh, func(s *entity.Shape) { s.Offset = entity.Vec2{X: 1000, Y: -1000} })
+	}
+	tests := []struct {
+		name  string
+		shape entity.Shape
+		ok    bool
+	}{
+		{"box", box(1, 2), true},
+		{"box of the slop", box(0.005, 0.005), true},
+		{"far box of the slop", far(box(0.005, 0.005)), true},
+		{"box under the slop", box(0.0049999, 1), false},
+		{"box of the largest", far(box(1000, 1000)), true},
+		{"box too large", box(1000.001, 1), false},
+		{"turned box", with(box(0.005, 1000), func(s *entity.Shape) { s.Angle = 1e6 }), true},
+		{"box turned too far", with(box(1, 1), func(s *entity.Shape) { s.Angle = 1e7 }), false},
+		{"circle of the slop", far(circle(0.005)), true},
+		{"circle under the slop", circle(0.004999), false},
+		{"circle of the largest", far(circle(1000)), true},
+		{"offset too far", with(circle(1), func(s *entity.Shape) { s.Offset.X = 1000.001 }), false},
+		{"lightest density", far(with(circle(0.005), func(s *entity.Shape) { s.Density = 1e-6 })), true},
+		{"density too small", with(circle(1), func(s *entity.Shape) { s.Density = 0.99e-6 }), false},
+		{"subnormal density", far(with(circle(0.005), func(s *entity.Shape) { s.Density = 1e-310 })), false},
+		{"massless", with(circle(1), func(s *entity.Shape) { s.Density = 0 }), true},
+		{"heaviest", far(with(box(1000, 1000), func(s *entity.Shape) { s.Density, s.Friction, s.Restitution = 1e6, 1e6, 1e6 })), true},
+		{"too heavy", with(box(1, 1), func(s *entity.Shape) { s.Density = 1.1e6 }), false},
+
+		{"triangle", polygon(0, 0, 1, 0, 0, 1), true},
+		{"clockwise triangle", polygon(0, 0, 0, 1, 1, 0), true},
+		{"clockwise octagon", polygon(1, 0, 0.7, -0.7, 0, -1, -0.7, -0.7, -1, 0, -0.7, 0.7, 0, 1, 0.7, 0.7), true},
+		{"nine points", polygon(1, 0, 0.7, -0.7, 0, -1, -0.7, -0.7, -1, 0, -0.7, 0.7, 0, 1, 0.7, 0.7, 0.9, 0.3), false},
+		{"smallest triangle", far(polygon(0, 0, 0.0051, 0, 0.00255, 0.0045)), true},
+		{"triangle of close points", polygon(0, 0, 0.0051, 0, 0.00255, 0.0026), false},
+		{"flattest triangle", far(polygon(0, 0, 0.012, 0, 0.006, 0.0026)), true},
+		{"sliver triangle", polygon(0, 0, 0.012, 0, 0.006, 0.0024), false},
+		{"widest polygon", far(polygon(-1000, -1000, 1000, -1000, 1000, 1000, -1000, 1000)), true},
+		{"polygon point too far", polygon(-1000.001, 0, 1, 0, 0, 1), false},
+		{"barely bent corner", polygon(0, 0, 1, -0.0013, 2, 0, 2, 1, 0, 1), true},
+		{"almost straight corner", polygon(0, 0, 1, -0.0012, 2, 0, 2, 1, 0, 1), false},
+		{"points 5 mm apart", polygon(0, 0, 0.005, 0, 1, 1, 0, 1), false},
+		{"concave", polygon(0, 0, 2, 0, 1, 0.5, 2, 2, 0, 2), false},
+		{"star", polygon(0, 1, -0.588, -0.809, 0.951, 0.309, -0.951, 0.309, 0.588, -0.809), false},
+
+		{"two-point chain", chain(false, 0, 0, 1, 0), true},
+		{"chain at the limit", chain(false, -1e6, 1e6, 1e6, -1e6), true},
+		{"chain too far", chain(false, 0, 0, 1000000.1, 0), false},
+		{"chain edge over the slop", far(chain(false, 0, 0, 0.0050001, 0, 0.0050001, 0.0050001)), true},
+		{"chain edge of the slop", chain(false, 0, 0, 0.005, 0), false},
+		{"chain shortened by its offset", with(chain(false, 524287.0000000002, 0, 524287.0050000002, 0), func(s *entity.Shape) { s.Offset.X = 1000 }), false},
+		{"smallest loop", chain(true, 0, 0, 0.0051, 0, 0, 0.0051), true},
+		{"loop closing on its start", chain(true, 0, 0, 4, 0, 4, 4, 0, 0.004), false},
+		{"loop of two", chain(true, 0, 0, 4, 0), false},
+	}
+	r := rand.New(rand.NewPCG(7, 11))
+	var accepted int
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, ok := fileAddsShape(t, tc.shape); ok != tc.ok {
+				t.Errorf("ParseScene accepts it: %v, want %v", ok, tc.ok)
+			}
+			for range 100 {
+				if _, ok := fileAddsShape(t, nudged(r, tc.shape)); ok {
+					accepted++
+				}
+			}
+		})
+	}
+	if accepted < 100 {
+		t.Errorf("only %d nudged shapes accepted", accepted)
+	}
+}
+
+// fileAddsShape writes sh into a scene file with a dynamic body and parses
+// it. If ParseScene accepts the file, the parsed body must be one
+// physics.World.Add accepts, and steps; it reports whether ParseScene did.
+func fileAddsShape(t *testing.T, sh entity.Shape) (*Scene, bool) {
+	t.Helper()
+	src := "[[entity]]\nid = 1\n[entity.body]\ntype = \"dynamic\"\n" + shapeTOML(sh)
+	sc, err := ParseScene("shape.toml", []byte(src))
+	if err != nil {
+		return nil, false
+	}
+	w := physics.New(physics.Config{GravityY: sc.GravityY})
+	d := sc.Entities[0]
+	if err := w.Add(entity.ID{Slot: 1, Gen: 1}, d.Body, d.Transform, entity.Rigidbody{Awake: true}); err != nil {
+		t.Fatalf("ParseScene accepts this shape, but physics.Add refuses it: %v\n%s", err, src)
+	}
+	w.Step(nil)
+	return sc, true
+}
+
+// shapeTOML writes sh as an [[entity.body.shape]], every number exactly.
+func shapeTOML(sh entity.Shape) string {
+	num := func(v float64) string {
+		switch {
+		case math.IsNaN(v):
+			return "nan"
+		case math.IsInf(v, 1):
+			return "inf"
+		case math.IsInf(v, -1):
+			return "-inf"
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	pair := func(x, y float64) string { return "[" + num(x) + ", " + num(y) + "]" }
+	var b strings.Builder
+	b.WriteString("[[entity.body.shape]]\n")
+	switch sh.Kind {
+	case entity.Box:
+		fmt.Fprintf(&b, "box = %s\n", pair(sh.W, sh.H))
+	case entity.Circle:
+		fmt.Fprintf(&b, "circle = %s\n", num(sh.Radius))
+	case entity.Polygon, entity.Chain:
+		var ps []string
+		for _, p := range sh.Points {
+			ps = append(ps, pair(p.X, p.Y))
+		}
+		fmt.Fprintf(&b, "%s = [%s]\n", sh.Kind, strings.Join(ps, ", "))
+	}
+	if sh.Loop {
+		b.WriteString("loop = true\n")
+	}
+	if sh.Angle != 0 {
+		fmt.Fprintf(&b, "angle = %s\n", num(sh.Angle))
+	}
+	fmt.Fprintf(&b, "offset = %s\ndensity = %s\nfriction = %s\nrestitution = %s\n",
+		pair(sh.Offset.X, sh.Offset.Y), num(sh.Density), num(sh.Friction), num(sh.Restitution))
+	return b.String()
+}
+
+// nudged returns sh with each size, point and offset coordinate moved by a
+// random relative amount of up to a millionth, or an absolute one of up to
+// a micrometre.
+func nudged(r *rand.Rand, sh entity.Shape) entity.Shape {
+	nudge := func(v float64) float64 {
+		if r.IntN(2) == 0 {
+			return v * (1 + (r.Float64()*2-1)*1e-6)
+		}
+		return v + (r.Float64()*2-1)*1e-6
+	}
+	sh.W, sh.H, sh.Radius = nudge(sh.W), nudge(sh.H), nudge(sh.Radius)
+	sh.Offset = entity.Vec2{X: nudge(sh.Offset.X), Y: nudge(sh.Offset.Y)}
+	pts := make([]entity.Vec2, len(sh.Points))
+	for i, p := range sh.Points {
+		pts[i] = entity.Vec2{X: nudge(p.X), Y: nudge(p.Y)}
+	}
+	sh.Points = pts
+	return sh
 }

@@ -20,22 +20,25 @@ import (
 //
 // Shapes are in the body frame: a Box is W×H centred on Offset and turned by
 // Angle, a Circle has Radius around Offset, and Polygon and Chain points are
-// shifted by Offset. Each fixture collides with everything (box2d's default
-// filter).
+// shifted by Offset. Polygon points may go round either way: box2d orders
+// them counter-clockwise itself. Each fixture collides with everything
+// (box2d's default filter).
 //
 // Add returns an error starting "physics: ", and leaves w unchanged, for a
 // nil def, the zero ID, an id that already has a body, an unknown body type,
-// a non-finite number anywhere, negative damping, density, friction or
-// restitution, a box side under 5 mm (box2d's linear slop), a circle radius
-// that is not positive, a polygon without 3 to 8 points or not strictly
-// convex (either winding; no straight corners, no edge of 5 mm or less), and
-// a chain with fewer than 2 points (3 for a loop) or an edge of 5 mm or
-// less. It validates before calling box2d, which panics on bad geometry, and
-// turns any box2d assertion it still meets into an error.
-func (w *World) Add(id entity.ID, def *entity.BodyDef, t entity.Transform, rb entity.Rigidbody) (err error) {
+// a non-finite transform or velocity, negative or non-finite damping, a
+// non-finite gravity scale, and a shape CheckShape refuses (the error then
+// wraps its *ShapeError). It checks before calling box2d, which panics on
+// bad geometry, and turns any box2d assertion it still meets into an error.
+func (w *World) Add(id entity.ID, def *entity.BodyDef, t entity.Transform, rb entity.Rigidbody) error {
 	if err := w.validateAdd(id, def, t, rb); err != nil {
 		return err
 	}
+	return w.create(id, def, t, rb)
+}
+
+// create builds and inserts the body of a validated Add.
+func (w *World) create(id entity.ID, def *entity.BodyDef, t entity.Transform, rb entity.Rigidbody) (err error) {
 	// Validation should make box2d's asserts unreachable; this is the last
 	// line of defence, so a missed case is an error and not a crashed server.
 	var b *box2d.B2Body
@@ -131,7 +134,7 @@ func (w *World) validateAdd(id entity.ID, def *entity.BodyDef, t entity.Transfor
 		return fmt.Errorf("physics: %v has negative damping", id)
 	}
 	for i := range def.Shapes {
-		if err := validateShape(&def.Shapes[i]); err != nil {
+		if err := CheckShape(&def.Shapes[i]); err != nil {
 			return fmt.Errorf("physics: %v shape %d: %w", id, i, err)
 		}
 	}
@@ -167,8 +170,9 @@ func makeShape(s *entity.Shape) (box2d.B2ShapeInterface, error) {
 		vs := shiftedPoints(s)
 		p.Set(vs, len(vs))
 		if p.M_count != len(vs) {
-			// Validation guarantees a strictly convex polygon, whose hull
-			// keeps every point; anything else is a validation gap.
+			// CheckShape guarantees a strictly convex polygon, whose hull
+			// keeps every point (in either winding); anything else is a
+			// gap in its rules.
 			return nil, fmt.Errorf("box2d kept %d of %d polygon points", p.M_count, len(vs))
 		}
 		return &p, nil

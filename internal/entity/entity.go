@@ -112,7 +112,7 @@ type ShapeKind uint8
 const (
 	Box     ShapeKind = iota // W×H rectangle centred on Offset, turned by Angle
 	Circle                   // Radius around Offset
-	Polygon                  // convex, 3..8 Points, counter-clockwise
+	Polygon                  // convex, 3..8 Points, in either winding
 	Chain                    // edge chain through Points (Loop closes it); for level geometry
 )
 
