@@ -312,11 +312,20 @@ func (g *Game) TickRate() int { return g.project.TickRate }
 // Clock is the game's fixed-step clock.
 func (g *Game) Clock() *Clock { return g.clock }
 
-// Frame advances wall time by elapsed: it runs the ticks now due (at most
-// MaxCatchUp), each on the command in gives for it (nil keeps the command
-// last set), calling afterTick after each; then the per-frame systems. It
-// returns the ticks run.
+// Frame advances wall time by elapsed: it runs the ticks now due (see
+// Advance), then the per-frame systems (on_update). It returns the ticks
+// run.
 func (g *Game) Frame(elapsed time.Duration, in Input, afterTick func(*Game)) int {
+	n := g.Advance(elapsed, in, afterTick)
+	g.scripts.Update(elapsed.Seconds())
+	return n
+}
+
+// Advance adds elapsed wall time to the clock and runs the ticks now due,
+// at most MaxCatchUp, each on the command in gives for it (nil keeps the
+// command last set), calling afterTick after each. A server, which draws
+// nothing, advances without frames.
+func (g *Game) Advance(elapsed time.Duration, in Input, afterTick func(*Game)) int {
 	n := g.clock.Advance(elapsed)
 	for i := range n {
 		switch {
@@ -330,7 +339,6 @@ func (g *Game) Frame(elapsed time.Duration, in Input, afterTick func(*Game)) int
 			afterTick(g)
 		}
 	}
-	g.scripts.Update(elapsed.Seconds())
 	return n
 }
 

@@ -26,6 +26,29 @@ type PlayConfig struct {
 	// Seed seeds math.random in behaviors.
 	Seed   uint64
 	Logger *slog.Logger
+
+	// Connect joins the server at this address ("host" or "host:port"; no
+	// port means the project's) instead of playing offline.
+	Connect string
+	// Name is the player's name a server is told; Dev says this client
+	// takes a dev server's hot reloads.
+	Name string
+	Dev  bool
+	// Sim runs the link through the simulator with this profile; SimSeed
+	// must then be set.
+	Sim     string
+	SimSeed uint64
+	// OnState, if set, is called when a connected client's session changes
+	// state ("playing", "refused", "disconnected"), with the reason for
+	// the last two.
+	OnState func(state, why string)
+}
+
+func (c *PlayConfig) logger() *slog.Logger {
+	if c.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return c.Logger
 }
 
 // ClientReport is the JSON summary of one client's run. Its fields are kept
@@ -39,6 +62,16 @@ type ClientReport struct {
 	Errors    int            `json:"errors"`
 	// ErrorMessages lists the script errors behind Errors, file:line first.
 	ErrorMessages []string `json:"error_messages,omitempty"`
+
+	// A connected client's session: its player number, why it was refused
+	// or dropped, and its link.
+	Player       uint16  `json:"player,omitempty"`
+	Refusal      string  `json:"refusal,omitempty"`
+	LastError    string  `json:"last_error,omitempty"`
+	RTTms        float64 `json:"rtt_ms"`
+	LossPermille float64 `json:"loss_permille"`
+	BytesInPerS  float64 `json:"bytes_in_per_s"`
+	BytesOutPerS float64 `json:"bytes_out_per_s"`
 }
 
 // Report is the JSON document `client --report` writes.
@@ -101,9 +134,13 @@ func (t *Tally) Report(g *Game) ClientReport {
 	return r
 }
 
-// Play runs a project offline in real time until ctx ends or cfg.Duration
-// has passed, sleeping between ticks, and returns its report.
+// Play runs a project in real time until ctx ends or cfg.Duration has
+// passed, sleeping between ticks, and returns its report: offline, or as a
+// client of cfg.Connect.
 func Play(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
+	if cfg.Connect != "" {
+		return playConnected(ctx, cfg)
+	}
 	g, err := NewGame(GameConfig{Project: cfg.Project, Logger: cfg.Logger, Seed: cfg.Seed})
 	if err != nil {
 		return ClientReport{}, err

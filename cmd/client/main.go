@@ -1,6 +1,6 @@
-// Command client is vkm's reference client. With no --connect it plays a
-// project offline; --headless --bot wander plays it with a seeded bot, and
-// --report writes a JSON summary of the run.
+// Command client is vkm's reference client. With --connect it joins a vkmd
+// server; with no --connect it plays a project offline. --headless --bot
+// wander plays with a seeded bot, and --report writes a JSON summary.
 //
 // Usage:
 //
@@ -50,6 +50,11 @@ func exitCode(err error, stderr io.Writer) int {
 
 type options struct {
 	dir      string
+	connect  string
+	name     string
+	dev      bool
+	sim      string
+	simSeed  uint64
 	headless bool
 	bot      string
 	botSeed  uint64
@@ -63,9 +68,14 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("client", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: client PROJECT_DIR [--headless] [--bot wander] [--bot-seed N] [--duration D] [--report FILE]")
+		fmt.Fprintln(stderr, "usage: client PROJECT_DIR [--connect ADDR[:PORT]] [--name N] [--headless] [--bot wander] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE]")
 		fs.PrintDefaults()
 	}
+	fs.StringVar(&o.connect, "connect", "", "join the server at ADDR[:PORT] (no port: the project's); without it, play offline")
+	fs.StringVar(&o.name, "name", "", "the player's name the server is told")
+	fs.BoolVar(&o.dev, "dev", false, "take a dev server's hot reloads")
+	fs.StringVar(&o.sim, "sim", "", "run the link through the simulator: perfect, lan, broadband, mobile, awful")
+	fs.Uint64Var(&o.simSeed, "sim-seed", 0, "the simulator's seed (required with --sim)")
 	fs.BoolVar(&o.headless, "headless", false, "run without a view")
 	fs.StringVar(&o.bot, "bot", "", "let a bot play: "+strings.Join(host.BotKinds, ", "))
 	fs.Uint64Var(&o.botSeed, "bot-seed", 1, "the bot's seed (the same seed plays the same match)")
@@ -92,8 +102,15 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if o.bot == "" {
 		return o, usageError{"--headless needs a player: add --bot wander"}
 	}
-	if o.duration < 0 {
+	switch {
+	case o.duration < 0:
 		return o, usageError{"--duration must not be negative"}
+	case o.sim != "" && o.connect == "":
+		return o, usageError{"--sim simulates a link: it needs --connect"}
+	case o.sim == "" && o.simSeed != 0:
+		return o, usageError{"--sim-seed without --sim: name a profile with --sim"}
+	case o.sim != "" && o.simSeed == 0:
+		return o, usageError{"--sim needs --sim-seed N: a simulated link is reproducible only from its seed"}
 	}
 	return o, nil
 }
@@ -116,11 +133,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	rep, err := host.Play(ctx, host.PlayConfig{Project: p, Input: bot, Duration: o.duration, Logger: logger})
+	rep, err := host.Play(ctx, host.PlayConfig{
+		Project: p, Input: bot, Duration: o.duration, Logger: logger,
+		Connect: o.connect, Name: o.name, Dev: o.dev, Sim: o.sim, SimSeed: o.simSeed,
+	})
 	if err != nil {
 		return err
 	}
-	logger.Info("offline run done", "ticks", rep.Ticks, "distance_m", rep.DistanceM, "events", rep.Events, "errors", rep.Errors)
+	logger.Info("run done", "state", rep.State, "ticks", rep.Ticks, "distance_m", rep.DistanceM, "events", rep.Events, "errors", rep.Errors, "last_error", rep.LastError)
 	if o.report != "" {
 		data, err := json.MarshalIndent(host.Report{Clients: []host.ClientReport{rep}}, "", "  ")
 		if err != nil {

@@ -1,0 +1,216 @@
+package host
+
+import (
+	"context"
+	"io/fs"
+	"log/slog"
+	"net/netip"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+)
+
+// testDeadline bounds every session test: a join on loopback takes
+// milliseconds, so reaching it means something is stuck, not slow.
+const testDeadline = 20 * time.Second
+
+// served starts Serve for p on a free loopback port and returns its address
+// and a function that stops it and returns its report.
+func served(t *testing.T, p *Project) (string, func() *ServerReport) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
+	ready := make(chan netip.AddrPort, 1)
+	type result struct {
+		rep *ServerReport
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := Serve(ctx, ServeConfig{
+			Project: p, Addr: "127.0.0.1:0", Ready: func(a netip.AddrPort) { ready <- a },
+			Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
+		})
+		done <- result{rep, err}
+	}()
+	var addr netip.AddrPort
+	select {
+	case addr = <-ready:
+	case r := <-done:
+		cancel()
+		t.Fatalf("Serve ended before listening: %v", r.err)
+	}
+	stop := func() *ServerReport {
+		cancel()
+		r := <-done
+		if r.err != nil {
+			t.Errorf("Serve: %v", r.err)
+		}
+		return r.rep
+	}
+	return addr.String(), stop
+}
+
+// join plays p as a client of addr until its session reaches a state in
+// until (then it leaves) and returns the report.
+func join(t *testing.T, p *Project, addr string, until ...string) ClientReport {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
+	defer cancel()
+	rep, err := Play(ctx, PlayConfig{
+		Project: p, Connect: addr, Name: "tester",
+		OnState: func(state, why string) {
+			for _, s := range until {
+				if s == state {
+					cancel()
+				}
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Err() == context.DeadlineExceeded {
+		t.Fatalf("the session never reached %v: %+v", until, rep)
+	}
+	return rep
+}
+
+// arenaCopy returns the arena with one file replaced, in memory.
+func arenaCopy(t *testing.T, edit func(name string, data []byte) []byte) *Project {
+	t.Helper()
+	p := loadArena(t)
+	fsys := fstest.MapFS{}
+	err := fs.WalkDir(p.FS, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(p.FS, name)
+		if err != nil {
+			return err
+		}
+		fsys[name] = &fstest.MapFile{Data: edit(name, data)}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := *p
+	q.FS = fsys
+	return &q
+}
+
+func TestAClientJoinsAServerAndLeaves(t *testing.T) {
+	addr, stop := served(t, loadArena(t))
+	rep := join(t, loadArena(t), addr, "playing")
+	t.Logf("client: %+v", rep)
+	if rep.State != "playing" || rep.Player != 1 || rep.LastError != "" {
+		t.Fatalf("client report %+v, want playing as player 1", rep)
+	}
+	srv := stop()
+	t.Logf("server: %+v", srv)
+	if srv.Joins != 1 {
+		t.Fatalf("server saw %d joins", srv.Joins)
+	}
+}
+
+func TestRefusalsReachThePlayerAsSentences(t *testing.T) {
+	swapped := arenaCopy(t, func(name string, data []byte) []byte {
+		if name != "scripts/main.lua" {
+			return data
+		}
+		health := "  net.component(\"Health\", {\n    {\"hp\", net.int(0, 100)},\n  })\n"
+		s := strings.Replace(string(data), health, "", 1)
+		return []byte(strings.Replace(s, "  net.on_join(", health+"  net.on_join(", 1))
+	})
+	fast := loadArena(t)
+	fast.TickRate = 128
+	declining := arenaCopy(t, func(name string, data []byte) []byte {
+		if name != "scripts/main.lua" {
+			return data
+		}
+		return []byte(strings.Replace(string(data), "net.on_join(function(player)", "net.on_join(function(player)\n    do return nil end", 1))
+	})
+	for _, tc := range []struct {
+		name         string
+		server       *Project
+		client       *Project
+		refusal      string
+		sentenceHint string
+	}{
+		{"the same types in another order", loadArena(t), swapped, "mismatch", ""},
+		{"another tick rate", loadArena(t), fast, "tick_rate", "128"},
+		{"the game declines", declining, loadArena(t), "declined", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr, stop := served(t, tc.server)
+			defer stop()
+			rep := join(t, tc.client, addr, "refused")
+			t.Logf("client: state %s refusal %s: %q", rep.State, rep.Refusal, rep.LastError)
+			if rep.State != "refused" || rep.Refusal != tc.refusal || rep.LastError == "" {
+				t.Fatalf("report %+v, want refused for %s with a sentence", rep, tc.refusal)
+			}
+			if !strings.Contains(rep.LastError, tc.sentenceHint) {
+				t.Fatalf("sentence %q does not say %q", rep.LastError, tc.sentenceHint)
+			}
+		})
+	}
+}
+
+func TestAServerGoodbyeLeavesTheClientDisconnected(t *testing.T) {
+	addr, stop := served(t, loadArena(t))
+	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
+	defer cancel()
+	var stopped bool
+	rep, err := Play(ctx, PlayConfig{
+		Project: loadArena(t), Connect: addr,
+		OnState: func(state, why string) {
+			switch state {
+			case "playing":
+				if !stopped {
+					stopped = true
+					go stop() // the server shuts down and says goodbye
+				}
+			case "disconnected":
+				cancel()
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("client: %+v", rep)
+	if rep.State != "disconnected" || rep.LastError == "" {
+		t.Fatalf("report %+v, want disconnected with the server's reason", rep)
+	}
+}
+
+func TestAJoinSurvivesASimulatedBadLink(t *testing.T) {
+	const seed = 20261129
+	t.Logf("sim seed %d", seed)
+	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
+	defer cancel()
+	ready := make(chan netip.AddrPort, 1)
+	done := make(chan error, 1)
+	go func() {
+		_, err := Serve(ctx, ServeConfig{Project: loadArena(t), Addr: "127.0.0.1:0", Sim: "awful", SimSeed: seed,
+			Ready: func(a netip.AddrPort) { ready <- a }})
+		done <- err
+	}()
+	addr := (<-ready).String()
+	cctx, ccancel := context.WithTimeout(ctx, testDeadline)
+	defer ccancel()
+	rep, err := Play(cctx, PlayConfig{Project: loadArena(t), Connect: addr, Sim: "awful", SimSeed: seed + 1,
+		OnState: func(state, why string) { ccancel() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("client over an awful link both ways: %+v", rep)
+	if rep.State != "playing" {
+		t.Fatalf("state %s (%s), want playing", rep.State, rep.LastError)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

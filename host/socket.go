@@ -1,0 +1,270 @@
+package host
+
+import (
+	"net/netip"
+	"sync"
+	"time"
+
+	"vkm/transport"
+	"vkm/transport/memnet"
+	"vkm/transport/udp"
+)
+
+// datagram is one received datagram and where it came from. Bytes is the
+// receiver's own copy.
+type datagram struct {
+	From  netip.AddrPort
+	Bytes []byte
+}
+
+// socket is what a session's loop sends and receives through: a UDP
+// endpoint, or one wrapped in the link simulator. Incoming delivers to the
+// loop's goroutine, so the sans-IO session is only ever touched from there.
+type socket interface {
+	Incoming() <-chan datagram
+	// WriteTo sends b to to; a client's socket ignores to (it is
+	// connected to its server).
+	WriteTo(b []byte, to netip.AddrPort) error
+	LocalAddr() netip.AddrPort
+	Close() error
+}
+
+// incomingDepth is how many received datagrams may wait for the loop. A
+// loop that falls this far behind is better served by dropping (UDP does)
+// than by blocking the read.
+const incomingDepth = 256
+
+// udpSocket adapts a transport/udp endpoint: a goroutine reads it into the
+// Incoming channel.
+type udpSocket struct {
+	in     chan datagram
+	write  func(b []byte, to netip.AddrPort) error
+	local  netip.AddrPort
+	close  func() error
+	wg     sync.WaitGroup
+	closed sync.Once
+}
+
+func newUDPSocket(write func([]byte, netip.AddrPort) error, local netip.AddrPort, serve func(func(netip.AddrPort, []byte)) error, closeFn func() error) *udpSocket {
+	s := &udpSocket{in: make(chan datagram, incomingDepth), write: write, local: local, close: closeFn}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer close(s.in)
+		serve(func(from netip.AddrPort, b []byte) {
+			select {
+			case s.in <- datagram{From: from, Bytes: append([]byte(nil), b...)}:
+			default: // the loop is behind: drop, as the network would
+			}
+		})
+	}()
+	return s
+}
+
+func (s *udpSocket) Incoming() <-chan datagram                 { return s.in }
+func (s *udpSocket) WriteTo(b []byte, to netip.AddrPort) error { return s.write(b, to) }
+func (s *udpSocket) LocalAddr() netip.AddrPort                 { return s.local }
+
+// Close closes the endpoint and waits for its reader to finish.
+func (s *udpSocket) Close() error {
+	var err error
+	s.closed.Do(func() {
+		err = s.close()
+		s.wg.Wait()
+	})
+	return err
+}
+
+// listenUDP opens a server's socket on addr ("host:port").
+func listenUDP(addr string) (socket, error) {
+	srv, err := udp.Listen(addr)
+	if err != nil {
+		return nil, err
+	}
+	return newUDPSocket(srv.WriteTo, srv.LocalAddr(), srv.Serve, srv.Close), nil
+}
+
+// dialUDP opens a client's socket connected to addr.
+func dialUDP(addr string) (socket, error) {
+	c, err := udp.Dial(addr)
+	if err != nil {
+		return nil, err
+	}
+	remote := c.RemoteAddr()
+	serve := func(fn func(netip.AddrPort, []byte)) error {
+		return c.Serve(func(b []byte) { fn(remote, b) })
+	}
+	write := func(b []byte, _ netip.AddrPort) error { return c.Write(b) }
+	return newUDPSocket(write, c.LocalAddr(), serve, c.Close), nil
+}
+
+// simSocket runs every datagram of an inner socket through the seeded link
+// simulator, in real time: received ones through the inbound link before
+// the loop sees them, sent ones through the outbound link before they reach
+// the wire. A developer serves or plays over a bad link on one machine.
+type simSocket struct {
+	inner socket
+	in    chan datagram
+	start time.Time
+
+	mu       sync.Mutex
+	inbound  *memnet.Link
+	outbound *memnet.Link
+	wake     chan struct{}
+	done     chan struct{}
+	wg       sync.WaitGroup
+	closed   sync.Once
+}
+
+// simulate wraps inner in the named profile. A server's inbound link is the
+// profile's Up (client to server); a client's is its Down.
+func simulate(inner socket, profile string, seed uint64, server bool) (socket, error) {
+	p, err := memnet.ProfileByName(profile)
+	if err != nil {
+		return nil, err
+	}
+	if seed == 0 {
+		return nil, memnet.ErrNoSeed
+	}
+	in, out := p.Down, p.Up
+	if server {
+		in, out = p.Up, p.Down
+	}
+	s := &simSocket{
+		inner: inner, in: make(chan datagram, incomingDepth), start: time.Now(),
+		inbound: memnet.NewLink(in, seed), outbound: memnet.NewLink(out, seed^0x5eed),
+		wake: make(chan struct{}, 1), done: make(chan struct{}),
+	}
+	s.wg.Add(2)
+	go s.receive()
+	go s.deliver()
+	return s, nil
+}
+
+func (s *simSocket) now() transport.Time { return transport.Time(time.Since(s.start)) }
+
+func (s *simSocket) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// receive moves what the inner socket hears onto the inbound link.
+func (s *simSocket) receive() {
+	defer s.wg.Done()
+	for d := range s.inner.Incoming() {
+		s.mu.Lock()
+		s.inbound.Send(wrapAddr(d.From, d.Bytes), s.now())
+		s.mu.Unlock()
+		s.poke()
+	}
+}
+
+// deliver hands each datagram on when its link says it arrives.
+func (s *simSocket) deliver() {
+	defer s.wg.Done()
+	defer close(s.in)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		now := s.now()
+		var due []datagram
+		var sends []datagram
+		for {
+			b, ok := s.inbound.Receive(now)
+			if !ok {
+				break
+			}
+			due = append(due, unwrapAddr(b))
+		}
+		for {
+			b, ok := s.outbound.Receive(now)
+			if !ok {
+				break
+			}
+			sends = append(sends, unwrapAddr(b))
+		}
+		next := time.Hour
+		for _, l := range []*memnet.Link{s.inbound, s.outbound} {
+			if at, ok := l.NextArrival(); ok {
+				next = min(next, time.Duration(at-now))
+			}
+		}
+		s.mu.Unlock()
+		for _, d := range sends {
+			s.inner.WriteTo(d.Bytes, d.From)
+		}
+		for _, d := range due {
+			select {
+			case s.in <- d:
+			default:
+			}
+		}
+		timer.Reset(max(next, 0))
+		select {
+		case <-s.done:
+			return
+		case <-s.wake:
+		case <-timer.C:
+		}
+	}
+}
+
+func (s *simSocket) Incoming() <-chan datagram { return s.in }
+func (s *simSocket) LocalAddr() netip.AddrPort { return s.inner.LocalAddr() }
+
+func (s *simSocket) WriteTo(b []byte, to netip.AddrPort) error {
+	if len(b) > transport.MaxDatagram {
+		return udp.ErrTooLarge
+	}
+	s.mu.Lock()
+	s.outbound.Send(wrapAddr(to, b), s.now())
+	s.mu.Unlock()
+	s.poke()
+	return nil
+}
+
+// Close stops the simulator (what is still in flight is lost, as it would
+// be) and closes the inner socket.
+func (s *simSocket) Close() error {
+	var err error
+	s.closed.Do(func() {
+		close(s.done)
+		err = s.inner.Close()
+		s.wg.Wait()
+	})
+	return err
+}
+
+// wrapAddr and unwrapAddr carry a datagram's address through a link, which
+// carries bytes only.
+func wrapAddr(a netip.AddrPort, b []byte) []byte {
+	ab, _ := a.MarshalBinary()
+	out := make([]byte, 0, 1+len(ab)+len(b))
+	out = append(out, byte(len(ab)))
+	out = append(out, ab...)
+	return append(out, b...)
+}
+
+func unwrapAddr(b []byte) datagram {
+	n := int(b[0])
+	var a netip.AddrPort
+	a.UnmarshalBinary(b[1 : 1+n])
+	return datagram{From: a, Bytes: b[1+n:]}
+}
+
+// listen opens a server's socket, wrapped in the simulator when asked.
+func listen(addr string, sim string, seed uint64) (socket, error) {
+	s, err := listenUDP(addr)
+	if err != nil || sim == "" {
+		return s, err
+	}
+	w, err := simulate(s, sim, seed, true)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	return w, nil
+}

@@ -1,0 +1,326 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"strconv"
+	"time"
+
+	"vkm/transport/handshake"
+	"vkm/wire"
+)
+
+// DefaultHelloInterval is ClientConfig.HelloInterval when zero: the command
+// interval, 64 a second. A joining client repeats its Hello at this rate
+// until it is answered, which is all the retrying a lost Hello or Challenge
+// needs. Tuning constant.
+const DefaultHelloInterval = time.Second / 64
+
+// ErrNotPlaying is returned by Client.Send before the Welcome and after the
+// session ended.
+var ErrNotPlaying = errors.New("transport: client is not playing")
+
+// ClientState is where a Client's session stands.
+//
+//	         Welcome
+//	Joining ─────────▶ Playing
+//	   │ │                │ server Goodbye, timeout, Leave
+//	   │ └──────────┐     ▼
+//	   │ Refuse     └──▶ Disconnected
+//	   ▼   (Goodbye, timeout, Leave while joining)
+//	Refused
+//
+// Refused and Disconnected are final: a new attempt is a new Client. There is
+// no Offline here; a session that never connected is the host's business.
+type ClientState uint8
+
+// The client states.
+const (
+	// StateJoining: saying Hello until the server answers.
+	StateJoining ClientState = iota + 1
+	// StatePlaying: seated; Data flows.
+	StatePlaying
+	// StateRefused: the server refused the join; LastError says why.
+	StateRefused
+	// StateDisconnected: the session ended (the server said goodbye or
+	// stopped answering, or the player left); LastError says why.
+	StateDisconnected
+)
+
+// String returns the state's name as reports spell it.
+func (s ClientState) String() string {
+	switch s {
+	case StateJoining:
+		return "joining"
+	case StatePlaying:
+		return "playing"
+	case StateRefused:
+		return "refused"
+	case StateDisconnected:
+		return "disconnected"
+	}
+	return fmt.Sprintf("state(%d)", uint8(s))
+}
+
+// ClientConfig configures a Client.
+type ClientConfig struct {
+	// Hello is what this client holds and says in every Hello: the
+	// fingerprints, action count and tick rate the server checks, the
+	// player's name (cleaned by handshake.CleanName; empty leaves it to the
+	// server) and whether it runs in dev mode.
+	Hello handshake.Hello
+
+	// Conn configures the connection core made at the Welcome. Its Timeout
+	// (10 s by default) also bounds a join that hears nothing.
+	Conn Config
+
+	// HelloInterval is the least time between two Hellos. Zero or less
+	// means DefaultHelloInterval.
+	HelloInterval time.Duration
+
+	// Logger receives the end of the session at Info, and a refusal at
+	// Warn with handshake.MismatchLine of what this client holds, so it can
+	// be diffed with the server's line. Nil discards.
+	Logger *slog.Logger
+}
+
+// ClientEvent is something that happened to a Client's session. Which fields
+// are set depends on Kind: EventWelcome, EventData or EventEnded.
+type ClientEvent struct {
+	Kind EventKind // what happened
+	// Welcome is the server's Welcome (EventWelcome).
+	Welcome handshake.Welcome
+	// Payload is the Data's payload (EventData). It aliases a buffer the
+	// Client reuses: valid until the next call to Receive or Poll.
+	Payload []byte
+	// Seq is the sequence number the Data arrived under (EventData).
+	Seq wire.Seq
+	// State is StateRefused or StateDisconnected (EventEnded).
+	State ClientState
+	// Sentence says why, as the player is shown it (EventEnded).
+	Sentence string
+}
+
+// ClientStats counts what a Client has done since it was made. It is a plain
+// value, safe to copy.
+type ClientStats struct {
+	Drops
+	Hellos     uint64 // Hellos sent
+	Challenges uint64 // Challenges taken (each may change the token)
+	BytesIn    uint64 // whole datagrams acted on, headers included
+	BytesOut   uint64 // whole datagrams sent, headers included
+}
+
+// Client is the sans-IO client half of a session: it joins one server and
+// then carries Data to and from it. It owns no socket: the caller sends what
+// NextDatagram returns to the server, hands Receive what comes back, and
+// calls Poll from its frame loop (at least at NextDeadline).
+//
+// Once the client holds a token, everything without it is dropped before it
+// is read further, Data before the connection core sees it. Two things cannot
+// be checked: a Challenge, which is how the token arrives, and a Refuse of a
+// Hello sent before there was a token. A forgery of either can end or delay
+// a join still in progress, and nothing more.
+//
+// Use NewClient; the zero value is not ready. A Client is not safe for
+// concurrent use.
+type Client struct {
+	cfg      ClientConfig
+	timeout  time.Duration
+	interval time.Duration
+	log      *slog.Logger
+
+	state     ClientState
+	token     uint64
+	start     Time
+	lastHello Time
+	hellos    bool // a Hello has been sent
+	lastHeard Time // when the server last said anything useful, or start
+	heard     bool
+	welcome   handshake.Welcome
+	refusal   handshake.Refuse
+	refused   bool
+	conn      *Conn
+	lastErr   string
+
+	out    outbox
+	events eventQueue[ClientEvent]
+	stats  ClientStats
+}
+
+// NewClient returns a Client in StateJoining at now. Its first Poll sends the
+// first Hello.
+func NewClient(cfg ClientConfig, now Time) *Client {
+	interval := cfg.HelloInterval
+	if interval <= 0 {
+		interval = DefaultHelloInterval
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Client{
+		cfg:       cfg,
+		timeout:   cfg.Conn.withDefaults().Timeout,
+		interval:  interval,
+		log:       log,
+		state:     StateJoining,
+		start:     now,
+		lastHeard: now,
+	}
+}
+
+// Poll does what is due at now. While joining it says Hello (with the token
+// once it has one) if HelloInterval has passed since the last, and gives up
+// with StateDisconnected when the server has said nothing for the timeout.
+// While playing it sends a keep-alive when nothing was sent for the
+// keep-alive interval, and ends with StateDisconnected when nothing was
+// heard for the timeout. It does nothing once the session ended.
+func (c *Client) Poll(now Time) {
+	c.out.reuse()
+	c.events.reuse()
+	switch c.state {
+	case StateJoining:
+		if now.Sub(c.lastHeard) >= c.timeout {
+			c.end(StateDisconnected, c.silenceSentence())
+			return
+		}
+		if !c.hellos || now.Sub(c.lastHello) >= c.interval {
+			c.sendHello(now)
+		}
+	case StatePlaying:
+		if c.conn.TimedOut(now) {
+			c.end(StateDisconnected, c.silenceSentence())
+			return
+		}
+		if c.conn.NeedsKeepAlive(now) {
+			c.sendData(nil, now) // an empty payload always fits
+		}
+	}
+}
+
+// silenceSentence says the server went quiet, and for how long.
+func (c *Client) silenceSentence() string {
+	secs := strconv.FormatFloat(c.timeout.Seconds(), 'f', -1, 64)
+	if !c.heard {
+		return "The server did not answer (" + secs + " s)."
+	}
+	return "The server stopped answering (" + secs + " s)."
+}
+
+// sendHello queues a Hello, padded to handshake.HelloSize.
+func (c *Client) sendHello(now Time) {
+	buf := c.out.open()
+	n := len(buf)
+	buf = handshake.AppendDatagram(buf, c.token, c.cfg.Hello)
+	c.stats.BytesOut += uint64(len(buf) - n)
+	c.stats.Hellos++
+	c.out.commit(netip.AddrPort{}, buf)
+	c.hellos, c.lastHello = true, now
+}
+
+// sendData queues a Data datagram.
+func (c *Client) sendData(payload []byte, now Time) (wire.Seq, error) {
+	n, seq, err := sealData(&c.out, netip.AddrPort{}, c.token, c.conn, payload, now)
+	c.stats.BytesOut += uint64(n)
+	return seq, err
+}
+
+// NextDeadline returns when Poll next has something to do if nothing
+// arrives meanwhile, and false once the session has ended.
+func (c *Client) NextDeadline() (Time, bool) {
+	switch c.state {
+	case StateJoining:
+		next := c.start
+		if c.hellos {
+			next = c.lastHello.Add(c.interval)
+		}
+		return min(next, c.lastHeard.Add(c.timeout)), true
+	case StatePlaying:
+		return c.conn.NextDeadline(), true
+	}
+	return 0, false
+}
+
+// Send sends payload to the server as one Data datagram and returns the
+// sequence it went under. It fails with ErrNotPlaying unless the client is
+// playing, and ErrTooLarge for a payload over MaxDataPayload.
+func (c *Client) Send(payload []byte, now Time) (wire.Seq, error) {
+	if c.state != StatePlaying {
+		return 0, ErrNotPlaying
+	}
+	c.out.reuse()
+	return c.sendData(payload, now)
+}
+
+// Leave ends the session from this side: it sends a Goodbye
+// (handshake.GoodbyeQuit) if the client holds a token, so a seat the server
+// gave is freed at once rather than at its timeout, and moves to
+// StateDisconnected. Leaving is not an error: LastError stays empty and no
+// EventEnded is queued. It does nothing once the session ended.
+func (c *Client) Leave(now Time) {
+	if c.state != StateJoining && c.state != StatePlaying {
+		return
+	}
+	c.out.reuse()
+	if c.token != 0 {
+		buf := c.out.open()
+		n := len(buf)
+		buf = handshake.AppendDatagram(buf, c.token, handshake.Goodbye{Reason: handshake.GoodbyeQuit})
+		c.stats.BytesOut += uint64(len(buf) - n)
+		c.out.commit(netip.AddrPort{}, buf)
+	}
+	c.state = StateDisconnected
+}
+
+// end moves to a final state with the sentence a player is shown.
+func (c *Client) end(state ClientState, sentence string) {
+	c.state, c.lastErr = state, sentence
+	c.events.push(ClientEvent{Kind: EventEnded, State: state, Sentence: sentence}, nil)
+	c.log.Info("session ended", "state", state.String(), "why", sentence)
+}
+
+// NextDatagram returns the oldest datagram waiting to go to the server, and
+// false when none waits. The bytes alias a buffer the Client reuses: valid
+// until the next call to Receive, Poll, Send or Leave.
+func (c *Client) NextDatagram() ([]byte, bool) {
+	_, b, ok := c.out.next()
+	return b, ok
+}
+
+// NextEvent returns the oldest event not yet taken, and false when there is
+// none. Drain it after each call to Receive and Poll.
+func (c *Client) NextEvent() (ClientEvent, bool) {
+	ev, payload, ok := c.events.next()
+	ev.Payload = payload
+	return ev, ok
+}
+
+// State returns where the session stands.
+func (c *Client) State() ClientState { return c.state }
+
+// LastError returns the sentence that ended the session (a refusal, the
+// server's goodbye, its silence), or "" while joining or playing and after
+// Leave.
+func (c *Client) LastError() string { return c.lastErr }
+
+// Refusal returns the server's Refuse, and false unless the join was
+// refused.
+func (c *Client) Refusal() (handshake.Refuse, bool) { return c.refusal, c.refused }
+
+// Welcome returns the server's Welcome, and false before it arrived.
+func (c *Client) Welcome() (handshake.Welcome, bool) { return c.welcome, c.welcome.Player != NoPlayer }
+
+// Player returns the player number the server gave, or NoPlayer before the
+// Welcome.
+func (c *Client) Player() uint16 { return c.welcome.Player }
+
+// Conn returns the connection core made at the Welcome, or nil before it. It
+// stays readable after the session ended, for its final figures. The Client
+// does the sealing and opening: the caller must not call Seal or Open on it.
+func (c *Client) Conn() *Conn { return c.conn }
+
+// Stats returns the counters so far.
+func (c *Client) Stats() ClientStats { return c.stats }

@@ -1,0 +1,437 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/netip"
+	"slices"
+	"time"
+
+	"vkm/transport/cookie"
+	"vkm/transport/handshake"
+	"vkm/wire"
+)
+
+// MaxDataPayload is the largest payload Server.Send and Client.Send take:
+// what is left of MaxDatagram after the 12-byte message header and the
+// connection header.
+const MaxDataPayload = MaxDatagram - handshake.HeaderSize - HeaderLen
+
+// refusalLogEvery is the least time between two log lines about refused
+// joins. A refused client keeps saying Hello until the Refuse reaches it, a
+// round trip's worth of them, and anyone can forge Hellos that fail the
+// checks; one line a second says what is wrong without letting either flood
+// the log. Tuning constant.
+const refusalLogEvery = time.Second
+
+// retiredTokens is how many departed seats' tokens a Server remembers (see
+// retiredRing): every seat of a 32-player match leaving at once, with a
+// token adopted at a window turn each. The ring is fixed (2.5 KiB) and
+// scanned for every tokenless Hello, so it stays small. Tuning constant.
+const retiredTokens = 64
+
+// ErrNoPlayer is returned by Server.Send for a player number that is not
+// seated (never was, or has left).
+var ErrNoPlayer = errors.New("transport: no such player")
+
+// ServerConfig configures a Server.
+type ServerConfig struct {
+	// Hello is what this server holds, compared with every joining
+	// client's Hello by handshake.Check: SchemaFP, ActionCount, ActionFP,
+	// WorldFP and TickRate. Dev says the server runs in dev mode (it goes
+	// out in every Welcome); Name is not used. TickRate must not be 0.
+	Hello handshake.Hello
+
+	// MaxPlayers is how many players may be seated at once, 1 to 65535. A
+	// project must say; there is no default.
+	MaxPlayers int
+
+	// Rand supplies the cookie gate's 128-bit key when NewServer runs. Nil
+	// means crypto/rand.Reader; tests pass a fixed reader.
+	Rand io.Reader
+
+	// Conn configures every player's connection core. The zero value gives
+	// the defaults (10 s timeout, 250 ms keep-alive).
+	Conn Config
+
+	// Admit is the game's join handler. It is called once for each join
+	// that has proven its address (echoed a valid token), passed the checks
+	// and found a free seat, with the player number the join will get, the
+	// player's name and whether the client runs in dev mode. It returns
+	// false to refuse the join with handshake.ReasonDeclined; nothing of
+	// the join is then kept, so a client that echoes its token again
+	// before the Refuse reaches it is asked about again. Admit runs inside
+	// Receive and must not call the Server. Nil admits everyone.
+	Admit func(player uint16, name string, dev bool) bool
+
+	// Logger receives joins and leaves at Debug and refused joins at Warn:
+	// at most one line a second, carrying handshake.MismatchLine of both
+	// ends for a mismatch or tick-rate refusal. Nil discards.
+	Logger *slog.Logger
+}
+
+// EventKind says what a ServerEvent or ClientEvent reports.
+type EventKind uint8
+
+// The event kinds.
+const (
+	// EventJoined (server): a player was seated. Player, Addr, Name, Dev.
+	EventJoined EventKind = iota + 1
+	// EventLeft (server): a player left, for Reason, and is gone: its
+	// number no longer works with Send or Conn.
+	EventLeft
+	// EventData (both): a Data datagram's payload arrived. Empty payloads
+	// (keep-alives) make no event.
+	EventData
+	// EventWelcome (client): the server seated this client; Welcome holds
+	// the player number, the server's tick, its seat count and tick rate.
+	EventWelcome
+	// EventEnded (client): the client was refused or disconnected; State
+	// and Sentence say which and why.
+	EventEnded
+)
+
+// String returns the kind's name.
+func (k EventKind) String() string {
+	switch k {
+	case EventJoined:
+		return "joined"
+	case EventLeft:
+		return "left"
+	case EventData:
+		return "data"
+	case EventWelcome:
+		return "welcome"
+	case EventEnded:
+		return "ended"
+	}
+	return fmt.Sprintf("event(%d)", uint8(k))
+}
+
+// ServerEvent is something that happened to a Server's players. Which fields
+// are set depends on Kind (see the EventKind constants).
+type ServerEvent struct {
+	Kind   EventKind
+	Player uint16                  // the player it concerns (every kind)
+	Addr   netip.AddrPort          // where it joined from (EventJoined)
+	Name   string                  // its name, or "Player N" if it gave none (EventJoined)
+	Dev    bool                    // it runs in dev mode (EventJoined)
+	Reason handshake.GoodbyeReason // why it left (EventLeft)
+	// Payload is the Data's payload. It aliases a buffer the Server
+	// reuses: it is valid until the next call to Receive, Poll, Goodbye or
+	// Kick, and the caller must copy what it keeps.
+	Payload []byte
+	// Seq is the sequence number the Data arrived under.
+	Seq wire.Seq
+}
+
+// ServerStats counts what a Server has done since it was made. It is a plain
+// value, safe to copy.
+type ServerStats struct {
+	Drops
+	Challenges uint64 // Challenges sent
+	Welcomes   uint64 // Welcomes sent, repeats included
+	Joins      uint64 // players seated
+	Leaves     uint64 // players gone, for any reason
+	// Refusals counts the Refuses sent, indexed by handshake.Reason.
+	Refusals [handshake.ReasonVersion + 1]uint64
+}
+
+// PlayerInfo describes one seated player, for a status line or a player list.
+type PlayerInfo struct {
+	Player   uint16
+	Addr     netip.AddrPort // the address its seat answers to
+	Name     string
+	Dev      bool
+	JoinedAt Time // when it was seated
+	// Playing is true once the player's first Data arrived, which says the
+	// Welcome reached it; from then on its token is fixed.
+	Playing  bool
+	RTT      time.Duration // Conn.RTT; 0 before the first sample
+	Loss     float64       // Conn.Loss, 0..1
+	BytesIn  uint64        // whole datagrams heard from the player, headers included
+	BytesOut uint64        // whole datagrams sent to the player, headers included
+}
+
+// player is one seated player. Everything here is made when the player is
+// seated and dropped when it leaves; nothing carries over to whoever takes
+// the seat or the number next.
+type player struct {
+	num      uint16
+	addr     netip.AddrPort
+	token    uint64 // the token its datagrams carry
+	seatedBy uint64 // the token its join echoed (token may adopt another)
+	name     string
+	dev      bool
+	conn     *Conn
+	playing  bool // a Data from it was accepted
+	joinedAt Time
+	bytesIn  uint64
+	bytesOut uint64
+}
+
+// Server is the sans-IO server half of a session: it answers joins, holds
+// the seated players, and carries Data to and from them. It owns no socket:
+// the caller hands it each arriving datagram with its source address and
+// sends what NextDatagram returns, and calls Poll at NextDeadline.
+//
+// A join, as the Server sees it:
+//
+//	Hello, token not valid ──▶ Check fails:   Refuse (Mismatch, TickRate)  ┐
+//	                           server full:   Refuse(Full)                 ├ nothing kept
+//	                           otherwise:     Challenge(token)             ┘
+//	Hello, valid token ──────▶ Check, Full as above; Admit(number) false: Refuse(Declined)
+//	                           Admit true: seat (number, Conn), Welcome, EventJoined
+//	Hello, from a seat ──────▶ Welcome again
+//	Hello, valid token of a
+//	  seat that left ────────▶ dropped: a Hello sent before a Goodbye or Kick
+//	Data, Goodbye ───────────▶ looked up by source address; token checked
+//	                           before the Conn sees it
+//
+// A seat is found by its address and proven by its token: a player whose
+// address changes (a NAT rebinding) is not followed, and times out while it
+// joins afresh from the new address. Address migration is not supported.
+//
+// Use NewServer; the zero value is not ready. A Server is not safe for
+// concurrent use: one goroutine drives it.
+type Server struct {
+	cfg      ServerConfig
+	timeout  time.Duration
+	gate     *cookie.Gate
+	log      *slog.Logger
+	byAddr   map[netip.AddrPort]*player
+	byNum    map[uint16]*player
+	seated   []*player // in no particular order; Poll walks it
+	nums     numbers
+	tick     uint32
+	out      outbox
+	events   eventQueue[ServerEvent]
+	stats    ServerStats
+	logQuiet refusalLog
+	retired  retiredRing
+}
+
+// NewServer returns a Server with no players. It fails if MaxPlayers is out
+// of range, the tick rate is 0, or Rand cannot supply a key.
+func NewServer(cfg ServerConfig) (*Server, error) {
+	if cfg.MaxPlayers < 1 || cfg.MaxPlayers > 65535 {
+		return nil, fmt.Errorf("transport: MaxPlayers %d outside 1..65535", cfg.MaxPlayers)
+	}
+	if cfg.Hello.TickRate == 0 {
+		return nil, errors.New("transport: server tick rate is 0")
+	}
+	gate, err := cookie.New(cfg.Rand)
+	if err != nil {
+		return nil, fmt.Errorf("transport: %w", err)
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{
+		cfg:     cfg,
+		timeout: cfg.Conn.withDefaults().Timeout,
+		gate:    gate,
+		log:     log,
+		byAddr:  make(map[netip.AddrPort]*player),
+		byNum:   make(map[uint16]*player),
+	}, nil
+}
+
+// SetTick sets the server tick that Welcomes carry from now on, where a
+// joining client starts its clock. The host calls it every tick.
+func (s *Server) SetTick(tick uint32) { s.tick = tick }
+
+// Send sends payload to a seated player as one Data datagram and returns the
+// sequence it went under, which the player's Conn can later say was
+// acknowledged or lost. It fails with ErrNoPlayer for a number not seated
+// and ErrTooLarge for a payload over MaxDataPayload. An empty payload is a
+// keep-alive.
+//
+// The client drops Data until the Welcome reaches it; PlayerInfo.Playing
+// says when it has.
+func (s *Server) Send(player uint16, payload []byte, now Time) (wire.Seq, error) {
+	p := s.byNum[player]
+	if p == nil {
+		return 0, ErrNoPlayer
+	}
+	s.out.reuse()
+	return s.sendData(p, payload, now)
+}
+
+// sendData queues a Data datagram to p.
+func (s *Server) sendData(p *player, payload []byte, now Time) (wire.Seq, error) {
+	n, seq, err := sealData(&s.out, p.addr, p.token, p.conn, payload, now)
+	p.bytesOut += uint64(n)
+	return seq, err
+}
+
+// sealData queues, in out, a Data datagram to addr: the message header with
+// token, then what conn.Seal makes of payload. It returns the datagram's
+// length (0 when it failed).
+func sealData(out *outbox, to netip.AddrPort, token uint64, conn *Conn, payload []byte, now Time) (int, wire.Seq, error) {
+	buf := out.open()
+	start := len(buf)
+	buf = handshake.Header{Version: handshake.Version, Kind: handshake.KindData, Token: token}.Append(buf)
+	// Seal counts what it is given as our header against MaxDatagram, so
+	// give it this datagram alone. open left room for MaxDatagram bytes and
+	// Seal writes no more, so it appends in place.
+	d, seq, err := conn.Seal(buf[start:], payload, now)
+	if err != nil {
+		return 0, 0, err
+	}
+	out.commit(to, buf[:start+len(d)])
+	return len(d), seq, nil
+}
+
+// Poll does what is due at now: a player not heard from for the connection
+// timeout leaves (EventLeft with handshake.GoodbyeTimeout, and a Goodbye
+// saying so is sent in case only one direction failed), and a playing player
+// not sent anything for the keep-alive interval gets an empty Data. Call it
+// at NextDeadline or more often.
+func (s *Server) Poll(now Time) {
+	s.out.reuse()
+	s.events.reuse()
+	for i := 0; i < len(s.seated); {
+		p := s.seated[i]
+		if p.conn.TimedOut(now) {
+			s.sendGoodbye(p, handshake.GoodbyeTimeout)
+			s.remove(p, handshake.GoodbyeTimeout) // moves the last player to i
+			continue
+		}
+		if p.playing && p.conn.NeedsKeepAlive(now) {
+			_, _ = s.sendData(p, nil, now) // an empty payload always fits
+		}
+		i++
+	}
+}
+
+// NextDeadline returns when Poll next has something to do if nothing
+// arrives meanwhile, and false when no player is seated. A player who has
+// not yet sent Data is sent nothing, so only its timeout counts.
+func (s *Server) NextDeadline() (Time, bool) {
+	var next Time
+	for i, p := range s.seated {
+		d := p.joinedAt.Add(s.timeout)
+		if p.playing {
+			d = p.conn.NextDeadline()
+		}
+		if i == 0 || d < next {
+			next = d
+		}
+	}
+	return next, len(s.seated) > 0
+}
+
+// Goodbye tells every seated player the server is shutting down
+// (handshake.GoodbyeShutdown) and removes them all, each with an EventLeft.
+// The Goodbye is sent once; a client that misses it times out.
+func (s *Server) Goodbye(now Time) {
+	s.out.reuse()
+	s.events.reuse()
+	for len(s.seated) > 0 {
+		p := s.seated[len(s.seated)-1]
+		s.sendGoodbye(p, handshake.GoodbyeShutdown)
+		s.remove(p, handshake.GoodbyeShutdown)
+	}
+}
+
+// Kick removes a seated player, sending it a Goodbye with
+// handshake.GoodbyeKicked, and reports whether it was seated.
+func (s *Server) Kick(player uint16, now Time) bool {
+	p := s.byNum[player]
+	if p == nil {
+		return false
+	}
+	s.out.reuse()
+	s.events.reuse()
+	s.sendGoodbye(p, handshake.GoodbyeKicked)
+	s.remove(p, handshake.GoodbyeKicked)
+	return true
+}
+
+// sendGoodbye queues a Goodbye to p.
+func (s *Server) sendGoodbye(p *player, reason handshake.GoodbyeReason) {
+	buf := s.out.open()
+	n := len(buf)
+	buf = handshake.AppendDatagram(buf, p.token, handshake.Goodbye{Reason: reason})
+	p.bytesOut += uint64(len(buf) - n)
+	s.out.commit(p.addr, buf)
+}
+
+// remove unseats p: its number, its Conn and everything else about it go,
+// and an EventLeft says why.
+func (s *Server) remove(p *player, reason handshake.GoodbyeReason) {
+	delete(s.byAddr, p.addr)
+	delete(s.byNum, p.num)
+	if i := slices.Index(s.seated, p); i >= 0 {
+		last := len(s.seated) - 1
+		s.seated[i] = s.seated[last]
+		s.seated[last] = nil
+		s.seated = s.seated[:last]
+	}
+	s.nums.release(p.num)
+	if reason != handshake.GoodbyeTimeout {
+		// A deliberate departure: a Hello still on its way must not seat
+		// the player again. After a timeout one may, since a client still
+		// saying Hello is still trying to join.
+		s.retired.add(p.addr, p.token)
+		if p.seatedBy != p.token {
+			s.retired.add(p.addr, p.seatedBy)
+		}
+	}
+	s.stats.Leaves++
+	s.events.push(ServerEvent{Kind: EventLeft, Player: p.num, Reason: reason}, nil)
+	s.log.Debug("player left", "player", p.num, "reason", reason.String())
+}
+
+// NextDatagram returns the oldest datagram waiting to be sent, with its
+// destination, and false when none waits. The bytes alias a buffer the Server
+// reuses: they are valid until the next call to Receive, Send, Poll, Goodbye
+// or Kick, so write them to the socket (or copy them) before then. Drain it
+// after each of those calls.
+func (s *Server) NextDatagram() (netip.AddrPort, []byte, bool) { return s.out.next() }
+
+// NextEvent returns the oldest event not yet taken, and false when there is
+// none. Drain it after each call to Receive, Poll, Goodbye or Kick.
+func (s *Server) NextEvent() (ServerEvent, bool) {
+	ev, payload, ok := s.events.next()
+	ev.Payload = payload
+	return ev, ok
+}
+
+// Players appends a description of every seated player to dst, in order of
+// player number, and returns the extended slice. now is for the loss figure.
+func (s *Server) Players(dst []PlayerInfo, now Time) []PlayerInfo {
+	start := len(dst)
+	for _, p := range s.seated {
+		dst = append(dst, PlayerInfo{
+			Player: p.num, Addr: p.addr, Name: p.name, Dev: p.dev,
+			JoinedAt: p.joinedAt, Playing: p.playing,
+			RTT: p.conn.RTT(), Loss: p.conn.Loss(now),
+			BytesIn: p.bytesIn, BytesOut: p.bytesOut,
+		})
+	}
+	slices.SortFunc(dst[start:], func(a, b PlayerInfo) int { return int(a.Player) - int(b.Player) })
+	return dst
+}
+
+// PlayerCount returns how many players are seated.
+func (s *Server) PlayerCount() int { return len(s.seated) }
+
+// Conn returns the connection core of a seated player, or nil for a number
+// not seated. Replication asks it whether a sent sequence was acknowledged
+// or lost, and reads RTT and loss. The Server does the sealing and opening:
+// the caller must not call Seal or Open on it. It belongs to this player
+// only, and is dropped when the player leaves.
+func (s *Server) Conn(player uint16) *Conn {
+	if p := s.byNum[player]; p != nil {
+		return p.conn
+	}
+	return nil
+}
+
+// Stats returns the counters so far.
+func (s *Server) Stats() ServerStats { return s.stats }
