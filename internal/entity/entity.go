@@ -164,3 +164,21 @@ type BodyDef struct {
 // Every field kind (bool, integer, quantised number) is carried as a float64,
 // which is exact for all of them.
 type Values []float64
+
+// NetSpawn is what a spawned root is: the prefab it was built from, the pose
+// it was built at (whole floats, never quantised: it is said once and a
+// rounded pose would be a difference no later packet corrects) and the slot
+// each entity of the instance took, by the prefab's uids. A client builds
+// the same prefab into the same slots from it, so only the root is ever
+// described.
+type NetSpawn struct {
+	Prefab string
+	Pose   Transform
+	Slots  []SpawnSlot // by uid; empty when the instance had too many to say
+}
+
+// SpawnSlot is the slot one prefab entity (by uid) took in an instance.
+type SpawnSlot struct {
+	UID  uint32
+	Slot uint32
+}
