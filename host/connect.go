@@ -30,17 +30,16 @@ func WithPort(addr string, port int) string {
 // without flooding the log.
 const refusedLogEvery = time.Second
 
-// client is a Game played as one client of a server.
+// client runs a clientSession on a socket and the wall clock.
 type client struct {
-	cfg     PlayConfig
-	game    *Game
-	session *transport.Client
-	sock    socket
-	start   time.Time
-	tally   Tally
+	cfg   PlayConfig
+	c     *clientSession
+	sock  socket
+	start time.Time
+	tally Tally
 }
 
-func (c *client) now() transport.Time { return transport.Time(time.Since(c.start)) }
+func (cl *client) now() transport.Time { return transport.Time(time.Since(cl.start)) }
 
 // playConnected joins cfg.Connect and plays until ctx ends or the duration
 // passes. A refused or dropped client holds its world still and keeps
@@ -63,112 +62,84 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 		}
 	}
 	defer sock.Close()
-	hello := g.Hello()
-	hello.Name, hello.Dev = cfg.Name, cfg.Dev
-	c := &client{cfg: cfg, game: g, sock: sock, start: time.Now()}
-	c.session = transport.NewClient(transport.ClientConfig{Hello: hello, Logger: logger}, c.now())
+	cl := &client{cfg: cfg, sock: sock, start: time.Now()}
+	cl.c = newClientSession(clientConfig{game: g, name: cfg.Name, dev: cfg.Dev, logger: logger, onState: cfg.OnState, now: cl.now()})
 	logger.Info("joining", "server", addr, "project", cfg.Project.Name)
-	return c.run(ctx)
+	return cl.run(ctx)
 }
 
-func (c *client) run(ctx context.Context) (ClientReport, error) {
-	log := c.cfg.logger()
-	last := c.start
-	nextWhy := c.start
+func (cl *client) run(ctx context.Context) (ClientReport, error) {
+	log := cl.cfg.logger()
+	last := cl.start
+	nextWhy := cl.start
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	var stop <-chan time.Time
-	if c.cfg.Duration > 0 {
-		t := time.NewTimer(c.cfg.Duration)
+	if cl.cfg.Duration > 0 {
+		t := time.NewTimer(cl.cfg.Duration)
 		defer t.Stop()
 		stop = t.C
 	}
 	for {
 		select {
 		case <-ctx.Done():
-			return c.leave(), nil
+			return cl.leave(), nil
 		case <-stop:
-			return c.leave(), nil
-		case d, ok := <-c.sock.Incoming():
+			return cl.leave(), nil
+		case d, ok := <-cl.sock.Incoming():
 			if !ok {
-				return c.report(), fmt.Errorf("host: the socket closed")
+				return cl.report(), fmt.Errorf("host: the socket closed")
 			}
-			c.session.Receive(d.Bytes, c.now())
+			cl.c.receive(d.Bytes, cl.now())
 		case <-timer.C:
 		}
 		now := time.Now()
-		c.session.Poll(c.now())
-		c.events()
-		c.game.Frame(now.Sub(last), c.cfg.Input, c.tally.Observe)
+		cl.c.frame(now.Sub(last), cl.cfg.Input, cl.tally.Observe, cl.now())
 		last = now
-		c.flush()
-		if c.game.Disconnected() && !now.Before(nextWhy) {
-			log.Warn("not playing", "state", c.session.State().String(), "why", c.game.LastError())
+		cl.flush()
+		if cl.c.game.Disconnected() && !now.Before(nextWhy) {
+			log.Warn("not playing", "state", cl.c.net.State().String(), "why", cl.c.game.LastError())
 			nextWhy = now.Add(refusedLogEvery)
 		}
-		wait := c.game.Clock().Until()
-		if at, ok := c.session.NextDeadline(); ok {
-			wait = min(wait, time.Duration(at-c.now()))
-		}
-		timer.Reset(max(wait, 0))
+		timer.Reset(cl.c.until(cl.now()))
 	}
 }
 
-// events moves the game's role with the session.
-func (c *client) events() {
+func (cl *client) flush() {
 	for {
-		ev, ok := c.session.NextEvent()
+		b, ok := cl.c.net.NextDatagram()
 		if !ok {
 			return
 		}
-		switch ev.Kind {
-		case transport.EventWelcome:
-			c.game.SetRole(Client, "")
-		case transport.EventEnded:
-			c.game.SetRole(Disconnected, ev.Sentence)
-		default:
-			continue
-		}
-		if c.cfg.OnState != nil {
-			c.cfg.OnState(c.session.State().String(), c.session.LastError())
-		}
-	}
-}
-
-func (c *client) flush() {
-	for {
-		b, ok := c.session.NextDatagram()
-		if !ok {
-			return
-		}
-		c.sock.WriteTo(b, c.sock.LocalAddr())
+		cl.sock.WriteTo(b, cl.sock.LocalAddr())
 	}
 }
 
 // leave says goodbye if playing and returns the report.
-func (c *client) leave() ClientReport {
-	rep := c.report()
-	if c.session.State() == transport.StatePlaying {
-		c.session.Leave(c.now())
-		c.flush()
+func (cl *client) leave() ClientReport {
+	rep := cl.report()
+	if cl.c.net.State() == transport.StatePlaying {
+		cl.c.net.Leave(cl.now())
+		cl.flush()
 	}
 	return rep
 }
 
-func (c *client) report() ClientReport {
-	r := c.tally.Report(c.game)
-	r.State = c.session.State().String()
-	r.Player = c.session.Player()
-	r.LastError = c.session.LastError()
-	if ref, ok := c.session.Refusal(); ok {
+func (cl *client) report() ClientReport {
+	n := cl.c.net
+	r := cl.tally.Report(cl.c.game)
+	r.State = n.State().String()
+	r.Player = n.Player()
+	r.LastError = n.LastError()
+	if ref, ok := n.Refusal(); ok {
 		r.Refusal = ref.Reason.String()
 	}
-	if conn := c.session.Conn(); conn != nil {
+	if conn := n.Conn(); conn != nil {
 		r.RTTms = round1(float64(conn.RTT()) / float64(time.Millisecond))
-		r.LossPermille = round1(conn.Loss(c.now()) * 1000)
+		r.LossPermille = round1(conn.Loss(cl.now()) * 1000)
 	}
-	secs := math.Max(time.Since(c.start).Seconds(), 1e-3)
-	st := c.session.Stats()
+	secs := math.Max(time.Since(cl.start).Seconds(), 1e-3)
+	st := n.Stats()
 	r.BytesInPerS = round1(float64(st.BytesIn) / secs)
 	r.BytesOutPerS = round1(float64(st.BytesOut) / secs)
 	return r

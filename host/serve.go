@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"vkm/internal/entity"
 	"vkm/transport"
 )
 
@@ -62,28 +61,19 @@ type PeerReport struct {
 	BytesOutPerS float64 `json:"bytes_out_per_s"`
 }
 
-// server is a Game served over a transport.Server.
+// server runs a serverSession on a socket and the wall clock.
 type server struct {
-	cfg     ServeConfig
-	log     *slog.Logger
-	game    *Game
-	session *transport.Server
-	sock    socket
-	start   time.Time
-	seated  map[uint16]seatInfo
-	joinErr int
-}
-
-type seatInfo struct {
-	entity entity.ID
-	since  time.Time
+	cfg   ServeConfig
+	log   *slog.Logger
+	s     *serverSession
+	sock  socket
+	start time.Time
 }
 
 // Serve runs cfg.Project as a dedicated server until ctx ends (or
 // cfg.Duration passes): it listens on UDP, seats players through the
-// project's join handler, ticks the world, and says goodbye to every player
-// on the way out. The report is returned even with an error when the
-// server got as far as running.
+// project's join handler, ticks the world, sends snapshots, and says
+// goodbye to every player on the way out.
 func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	p := cfg.Project
 	logger := cfg.Logger
@@ -95,194 +85,116 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 		return nil, err
 	}
 	defer g.Close()
-	if !g.HasNetwork() {
-		return nil, fmt.Errorf("host: %s has no vkmSetupNetwork in %s: a project that registers no network types and no join handler plays offline only, and vkmd serves networked projects", p.Name, p.EntryScript)
-	}
-	s := &server{cfg: cfg, log: logger, game: g, seated: map[uint16]seatInfo{}}
-	hello := g.Hello()
-	hello.Dev = cfg.Dev
-	s.session, err = transport.NewServer(transport.ServerConfig{
-		Hello: hello, MaxPlayers: p.Players, Admit: s.admit, Logger: logger,
-	})
-	if err != nil {
+	srv := &server{cfg: cfg, log: logger, start: time.Now()}
+	if srv.s, err = newServerSession(serverConfig{game: g, dev: cfg.Dev, logger: logger}); err != nil {
 		return nil, err
 	}
 	addr := cfg.Addr
 	if addr == "" {
 		addr = fmt.Sprintf(":%d", p.Port)
 	}
-	sock, err := listen(addr, cfg.Sim, cfg.SimSeed)
-	if err != nil {
+	if srv.sock, err = listen(addr, cfg.Sim, cfg.SimSeed); err != nil {
 		return nil, err
 	}
-	s.sock = sock
-	defer sock.Close()
+	defer srv.sock.Close()
 	if cfg.Ready != nil {
-		cfg.Ready(sock.LocalAddr())
+		cfg.Ready(srv.sock.LocalAddr())
 	}
-	logger.Info("serving", "project", p.Name, "addr", sock.LocalAddr().String(), "tick_rate", p.TickRate, "players", p.Players, "dev", cfg.Dev, "sim", cfg.Sim)
-	return s.run(ctx)
+	logger.Info("serving", "project", p.Name, "addr", srv.sock.LocalAddr().String(), "tick_rate", p.TickRate, "players", p.Players, "dev", cfg.Dev, "sim", cfg.Sim)
+	return srv.run(ctx)
 }
 
-// admit is the transport's join hook: the project's join handler decides.
-func (s *server) admit(player uint16, name string, dev bool) bool {
-	id, err := s.game.Join(player)
-	if err != nil {
-		s.joinErr++
-		s.log.Error("join handler failed", "player", player, "err", err)
-		return false
-	}
-	if id.IsNone() {
-		return false
-	}
-	s.seated[player] = seatInfo{entity: id, since: time.Now()}
-	return true
-}
+func (srv *server) now() transport.Time { return transport.Time(time.Since(srv.start)) }
 
-func (s *server) now() transport.Time { return transport.Time(time.Since(s.start)) }
-
-func (s *server) run(ctx context.Context) (*ServerReport, error) {
-	s.start = time.Now()
-	last := s.start
-	nextStatus := s.start.Add(time.Second)
+func (srv *server) run(ctx context.Context) (*ServerReport, error) {
+	last := time.Now()
+	nextStatus := last.Add(time.Second)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	var stop <-chan time.Time
-	if s.cfg.Duration > 0 {
-		t := time.NewTimer(s.cfg.Duration)
+	if srv.cfg.Duration > 0 {
+		t := time.NewTimer(srv.cfg.Duration)
 		defer t.Stop()
 		stop = t.C
 	}
 	for {
 		select {
 		case <-ctx.Done():
-			return s.shutdown(), nil
+			return srv.shutdown(), nil
 		case <-stop:
-			return s.shutdown(), nil
-		case d, ok := <-s.sock.Incoming():
+			return srv.shutdown(), nil
+		case d, ok := <-srv.sock.Incoming():
 			if !ok {
-				return s.report(), errors.New("host: the socket closed")
+				return srv.report(), errors.New("host: the socket closed")
 			}
-			s.session.Receive(d.From, d.Bytes, s.now())
+			srv.s.receive(d.From, d.Bytes, srv.now())
 		case <-timer.C:
 		}
 		now := time.Now()
-		s.game.Advance(now.Sub(last), nil, nil)
+		srv.s.advance(now.Sub(last), srv.now())
 		last = now
-		s.session.SetTick(s.game.Tick())
-		s.session.Poll(s.now())
-		s.events()
-		s.flush()
+		srv.flush()
 		if !now.Before(nextStatus) {
-			s.status(now)
+			srv.status()
 			nextStatus = nextStatus.Add(time.Second)
 		}
-		timer.Reset(s.wait(nextStatus))
-	}
-}
-
-// wait is how long the loop may sleep: until the next tick, the session's
-// next deadline or the next status line, whichever comes first.
-func (s *server) wait(nextStatus time.Time) time.Duration {
-	d := min(s.game.Clock().Until(), time.Until(nextStatus))
-	if at, ok := s.session.NextDeadline(); ok {
-		d = min(d, time.Duration(at-s.now()))
-	}
-	return max(d, 0)
-}
-
-// events handles what the session reports: a player who leaves takes their
-// entity with them.
-func (s *server) events() {
-	for {
-		ev, ok := s.session.NextEvent()
-		if !ok {
-			return
-		}
-		switch ev.Kind {
-		case transport.EventJoined:
-			s.log.Info("player joined", "player", ev.Player, "name", ev.Name, "addr", ev.Addr.String(), "dev", ev.Dev)
-		case transport.EventLeft:
-			if seat, ok := s.seated[ev.Player]; ok {
-				s.game.Destroy(seat.entity)
-				delete(s.seated, ev.Player)
-			}
-			s.log.Info("player left", "player", ev.Player, "reason", ev.Reason.String())
-		}
+		timer.Reset(min(srv.s.until(srv.now()), time.Until(nextStatus)))
 	}
 }
 
 // flush sends what the session has queued.
-func (s *server) flush() {
+func (srv *server) flush() {
 	for {
-		to, b, ok := s.session.NextDatagram()
+		to, b, ok := srv.s.net.NextDatagram()
 		if !ok {
 			return
 		}
-		if err := s.sock.WriteTo(b, to); err != nil {
-			s.log.Debug("send failed", "to", to.String(), "err", err)
+		if err := srv.sock.WriteTo(b, to); err != nil {
+			srv.log.Debug("send failed", "to", to.String(), "err", err)
 		}
 	}
 }
 
 // status prints the once-a-second line: tick, players, each player's link.
-func (s *server) status(now time.Time) {
-	if s.cfg.Status == nil {
+func (srv *server) status() {
+	if srv.cfg.Status == nil {
 		return
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "tick %d players %d/%d", s.game.Tick(), s.session.PlayerCount(), s.cfg.Project.Players)
-	for _, p := range s.peers(now) {
+	fmt.Fprintf(&b, "tick %d players %d/%d", srv.s.game.Tick(), srv.s.net.PlayerCount(), srv.cfg.Project.Players)
+	for _, p := range srv.s.peers(srv.now()) {
 		fmt.Fprintf(&b, " | p%d rtt %.0fms loss %.1f%% in %.0fB/s out %.0fB/s", p.Player, p.RTTms, p.LossPermille/10, p.BytesInPerS, p.BytesOutPerS)
 	}
-	fmt.Fprintln(s.cfg.Status, b.String())
-}
-
-func (s *server) peers(now time.Time) []PeerReport {
-	out := []PeerReport{}
-	for _, p := range s.session.Players(nil, s.now()) {
-		secs := now.Sub(s.start).Seconds()
-		if seat, ok := s.seated[p.Player]; ok {
-			secs = now.Sub(seat.since).Seconds()
-		}
-		secs = math.Max(secs, 1e-3)
-		out = append(out, PeerReport{
-			Player: p.Player, Name: p.Name,
-			RTTms:        round1(float64(p.RTT) / float64(time.Millisecond)),
-			LossPermille: round1(p.Loss * 1000),
-			BytesInPerS:  round1(float64(p.BytesIn) / secs),
-			BytesOutPerS: round1(float64(p.BytesOut) / secs),
-		})
-	}
-	return out
+	fmt.Fprintln(srv.cfg.Status, b.String())
 }
 
 func round1(f float64) float64 { return math.Round(f*10) / 10 }
 
 // shutdown says goodbye to every player and returns the report.
-func (s *server) shutdown() *ServerReport {
-	rep := s.report()
-	s.session.Goodbye(s.now())
-	s.flush()
+func (srv *server) shutdown() *ServerReport {
+	rep := srv.report()
+	srv.s.net.Goodbye(srv.now())
+	srv.flush()
 	return rep
 }
 
-func (s *server) report() *ServerReport {
-	st := s.session.Stats()
+func (srv *server) report() *ServerReport {
+	st := srv.s.net.Stats()
 	var refused uint64
 	for _, n := range st.Refusals {
 		refused += n
 	}
+	g := srv.s.game
 	return &ServerReport{
 		State:    "served",
-		Ticks:    s.game.Tick(),
-		TickRate: s.game.TickRate(),
-		WallS:    round1(time.Since(s.start).Seconds()),
+		Ticks:    g.Tick(),
+		TickRate: g.TickRate(),
+		WallS:    round1(time.Since(srv.start).Seconds()),
 		Joins:    st.Joins,
 		Leaves:   st.Leaves,
 		Refused:  refused,
-		Players:  s.session.PlayerCount(),
-		Errors:   len(s.game.ScriptErrors()) + s.joinErr,
-		Peers:    s.peers(time.Now()),
+		Players:  srv.s.net.PlayerCount(),
+		Errors:   len(g.ScriptErrors()) + srv.s.joinErr,
+		Peers:    srv.s.peers(srv.now()),
 	}
 }

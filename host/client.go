@@ -1,0 +1,82 @@
+package host
+
+import (
+	"log/slog"
+	"time"
+
+	"vkm/transport"
+)
+
+// clientSession is a Game played as one client of a server over a
+// transport.Client. Like serverSession it is sans-IO: the caller hands it
+// datagrams and the time and sends what it queues.
+type clientSession struct {
+	log  *slog.Logger
+	game *Game
+	net  *transport.Client
+	// onState, if set, hears each change of the session's state.
+	onState func(state, why string)
+}
+
+type clientConfig struct {
+	game    *Game
+	name    string
+	dev     bool
+	logger  *slog.Logger
+	onState func(state, why string)
+	now     transport.Time
+}
+
+func newClientSession(cfg clientConfig) *clientSession {
+	hello := cfg.game.Hello()
+	hello.Name, hello.Dev = cfg.name, cfg.dev
+	return &clientSession{
+		log: cfg.logger, game: cfg.game, onState: cfg.onState,
+		net: transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.logger}, cfg.now),
+	}
+}
+
+// receive hands the session one datagram from the server.
+func (c *clientSession) receive(b []byte, now transport.Time) {
+	c.net.Receive(b, now)
+	c.events()
+}
+
+// frame runs one frame: the session's timers (Hellos while joining,
+// keep-alives, the timeout), then the game's ticks and per-frame systems.
+func (c *clientSession) frame(elapsed time.Duration, in Input, afterTick func(*Game), now transport.Time) {
+	c.net.Poll(now)
+	c.events()
+	c.game.Frame(elapsed, in, afterTick)
+}
+
+// events moves the game's role with the session.
+func (c *clientSession) events() {
+	for {
+		ev, ok := c.net.NextEvent()
+		if !ok {
+			return
+		}
+		switch ev.Kind {
+		case transport.EventWelcome:
+			c.game.SetRole(Client, "")
+		case transport.EventEnded:
+			c.game.SetRole(Disconnected, ev.Sentence)
+		default:
+			continue
+		}
+		if c.onState != nil {
+			c.onState(c.net.State().String(), c.net.LastError())
+		}
+	}
+}
+
+// until is how long the caller may wait before the next frame: the next
+// tick or the session's next deadline.
+func (c *clientSession) until(now transport.Time) time.Duration {
+	d := c.game.Clock().Until()
+	if at, ok := c.net.NextDeadline(); ok {
+		d = min(d, time.Duration(at-now))
+	}
+	return max(d, 0)
+}

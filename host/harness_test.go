@@ -1,0 +1,163 @@
+package host
+
+import (
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"testing"
+	"time"
+
+	"vkm/transport"
+	"vkm/transport/memnet"
+)
+
+// harness runs a serverSession and clientSessions in one process over
+// seeded simulated links, on a synthetic clock: every session test is
+// deterministic from its seed.
+type harness struct {
+	t       testing.TB
+	now     transport.Time
+	server  *serverSession
+	clients []*peer
+}
+
+// peer is one client of a harness, with its own link to the server.
+type peer struct {
+	c     *clientSession
+	addr  netip.AddrPort
+	pipe  *memnet.Pipe // AtoB: client to server (Up); BtoA: server to client (Down)
+	input Input
+}
+
+// frameStep is the harness's frame: both ends run one every 2 ms.
+const frameStep = 2 * time.Millisecond
+
+func newHarness(t testing.TB, server *Project) *harness {
+	t.Helper()
+	g, err := NewGame(GameConfig{Project: server, Role: Server})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	s, err := newServerSession(serverConfig{game: g, logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &harness{t: t, server: s}
+}
+
+// join adds a client playing p over a link with the given profile.
+func (h *harness) join(p *Project, profile memnet.Profile, seed uint64) *peer {
+	h.t.Helper()
+	g, err := NewGame(GameConfig{Project: p, Role: Joining})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(g.Close)
+	pipe, err := memnet.NewPipe(profile, seed)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	n := len(h.clients) + 1
+	pr := &peer{
+		c:    newClientSession(clientConfig{game: g, name: fmt.Sprintf("p%d", n), logger: testLogger(h.t), now: h.now}),
+		addr: netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, byte(n)}), 40000),
+		pipe: pipe,
+	}
+	h.clients = append(h.clients, pr)
+	return pr
+}
+
+// step advances the synthetic clock by one frame and runs everything due.
+func (h *harness) step() {
+	h.now += transport.Time(frameStep)
+	for _, p := range h.clients {
+		for {
+			b, ok := p.pipe.AtoB.Receive(h.now)
+			if !ok {
+				break
+			}
+			h.server.receive(p.addr, b, h.now)
+		}
+	}
+	h.server.advance(frameStep, h.now)
+	for {
+		to, b, ok := h.server.net.NextDatagram()
+		if !ok {
+			break
+		}
+		for _, p := range h.clients {
+			if p.addr == to {
+				p.pipe.BtoA.Send(b, h.now)
+			}
+		}
+	}
+	for _, p := range h.clients {
+		for {
+			b, ok := p.pipe.BtoA.Receive(h.now)
+			if !ok {
+				break
+			}
+			p.c.receive(b, h.now)
+		}
+		p.c.frame(frameStep, p.input, nil, h.now)
+		for {
+			b, ok := p.c.net.NextDatagram()
+			if !ok {
+				break
+			}
+			p.pipe.AtoB.Send(b, h.now)
+		}
+	}
+}
+
+// run steps for d of synthetic time.
+func (h *harness) run(d time.Duration) {
+	for end := h.now + transport.Time(d); h.now < end; {
+		h.step()
+	}
+}
+
+// runUntil steps until done returns true, failing after limit.
+func (h *harness) runUntil(limit time.Duration, what string, done func() bool) {
+	h.t.Helper()
+	for end := h.now + transport.Time(limit); !done(); h.step() {
+		if h.now >= end {
+			h.t.Fatalf("%s did not happen within %v of synthetic time", what, limit)
+		}
+	}
+}
+
+func TestTwoClientsJoinOverBroadbandInProcess(t *testing.T) {
+	const seed = 404
+	t.Logf("seed %d", seed)
+	h := newHarness(t, loadArena(t))
+	a := h.join(loadArena(t), memnet.Broadband, seed)
+	b := h.join(loadArena(t), memnet.Broadband, seed+1)
+	h.runUntil(5*time.Second, "both joins", func() bool {
+		return a.c.game.Role() == Client && b.c.game.Role() == Client
+	})
+	t.Logf("joined after %v; players %d; a is player %d, b is player %d",
+		time.Duration(h.now), h.server.net.PlayerCount(), a.c.net.Player(), b.c.net.Player())
+	if h.server.net.PlayerCount() != 2 || len(h.server.seats) != 2 {
+		t.Fatalf("server seats %d players", h.server.net.PlayerCount())
+	}
+	// The server spawned a character for each through the join handler.
+	for player, st := range h.server.seats {
+		if name := h.server.game.Store().Name(st.entity); name != "player" {
+			t.Fatalf("player %d's entity is %q", player, name)
+		}
+	}
+	// One leaves: its character goes with it.
+	a.c.net.Leave(h.now)
+	gone := h.server.seats[a.c.net.Player()].entity
+	h.runUntil(2*time.Second, "the leave", func() bool { return h.server.net.PlayerCount() == 1 })
+	if h.server.game.Store().Alive(gone) {
+		t.Fatal("the departed player's character is still in the world")
+	}
+}
+
+// testLogger logs warnings and worse into the test's output.
+func testLogger(t testing.TB) *slog.Logger {
+	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+}

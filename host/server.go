@@ -1,0 +1,162 @@
+package host
+
+import (
+	"fmt"
+	"log/slog"
+	"math"
+	"net/netip"
+	"time"
+
+	"vkm/internal/entity"
+	"vkm/transport"
+)
+
+// SnapshotRate is how many snapshots a second each player is sent, by wall
+// clock and at most one a frame: the interpolation delay is counted in
+// snapshots, so this is what decides how late other players look, and what
+// it costs is bandwidth alone.
+const SnapshotRate = 64
+
+// serverSession is a Game served over a transport.Server. It is sans-IO:
+// the caller hands it datagrams and the time and sends what it queues, so
+// the real loop (Serve) drives it with UDP and the wall clock and tests
+// drive it with the link simulator and a synthetic clock.
+type serverSession struct {
+	log     *slog.Logger
+	game    *Game
+	net     *transport.Server
+	seats   map[uint16]*seat
+	joinErr int
+
+	nextSnapshot transport.Time
+	rounds       uint64
+	now          transport.Time // the time of the call being served
+}
+
+// seat is everything about one seated player, made when they join and
+// dropped when they leave: never reused for the next player.
+type seat struct {
+	player uint16
+	entity entity.ID
+	since  transport.Time
+}
+
+type serverConfig struct {
+	game   *Game
+	dev    bool
+	logger *slog.Logger
+	now    transport.Time
+}
+
+func newServerSession(cfg serverConfig) (*serverSession, error) {
+	g := cfg.game
+	if !g.HasNetwork() {
+		p := g.project
+		return nil, fmt.Errorf("host: %s has no vkmSetupNetwork in %s: a project that registers no network types and no join handler plays offline only, and vkmd serves networked projects", p.Name, p.EntryScript)
+	}
+	s := &serverSession{log: cfg.logger, game: g, seats: map[uint16]*seat{}, nextSnapshot: cfg.now}
+	hello := g.Hello()
+	hello.Dev = cfg.dev
+	var err error
+	s.net, err = transport.NewServer(transport.ServerConfig{
+		Hello: hello, MaxPlayers: g.project.Players, Logger: cfg.logger,
+		Admit: func(player uint16, name string, dev bool) bool { return s.admit(player) },
+	})
+	return s, err
+}
+
+// admit is the transport's join hook: the project's join handler decides.
+func (s *serverSession) admit(player uint16) bool {
+	id, err := s.game.Join(player)
+	if err != nil {
+		s.joinErr++
+		s.log.Error("join handler failed", "player", player, "err", err)
+		return false
+	}
+	if id.IsNone() {
+		return false
+	}
+	s.seats[player] = &seat{player: player, entity: id, since: s.now}
+	return true
+}
+
+// receive hands the session one datagram.
+func (s *serverSession) receive(from netip.AddrPort, b []byte, now transport.Time) {
+	s.now = now
+	s.net.Receive(from, b, now)
+	s.events()
+}
+
+// advance runs the ticks elapsed wall time has made due, polls the
+// connections and sends the snapshots that are due.
+func (s *serverSession) advance(elapsed time.Duration, now transport.Time) {
+	s.now = now
+	s.game.Advance(elapsed, nil, nil)
+	s.net.SetTick(s.game.Tick())
+	s.net.Poll(now)
+	s.events()
+	if now >= s.nextSnapshot {
+		s.sendRound(now)
+		s.nextSnapshot += transport.Time(time.Second / SnapshotRate)
+		if s.nextSnapshot <= now {
+			// A stall: send once now rather than the burst it owes.
+			s.nextSnapshot = now + transport.Time(time.Second/SnapshotRate)
+		}
+	}
+}
+
+// sendRound writes one snapshot to every player whose first command has
+// arrived. (Snapshots themselves come with replication.)
+func (s *serverSession) sendRound(now transport.Time) { s.rounds++ }
+
+// events handles what the transport reports: a player who leaves takes
+// their entity with them.
+func (s *serverSession) events() {
+	for {
+		ev, ok := s.net.NextEvent()
+		if !ok {
+			return
+		}
+		switch ev.Kind {
+		case transport.EventJoined:
+			s.log.Info("player joined", "player", ev.Player, "name", ev.Name, "addr", ev.Addr.String(), "dev", ev.Dev)
+		case transport.EventLeft:
+			if st, ok := s.seats[ev.Player]; ok {
+				s.game.Destroy(st.entity)
+				delete(s.seats, ev.Player)
+			}
+			s.log.Info("player left", "player", ev.Player, "reason", ev.Reason.String())
+		}
+	}
+}
+
+// until is how long the caller may wait before calling advance again: the
+// next tick, snapshot or connection deadline.
+func (s *serverSession) until(now transport.Time) time.Duration {
+	d := min(s.game.Clock().Until(), time.Duration(s.nextSnapshot-now))
+	if at, ok := s.net.NextDeadline(); ok {
+		d = min(d, time.Duration(at-now))
+	}
+	return max(d, 0)
+}
+
+// peers reports each seated player's link, rates over the time they have
+// been seated.
+func (s *serverSession) peers(now transport.Time) []PeerReport {
+	out := []PeerReport{}
+	for _, p := range s.net.Players(nil, now) {
+		since := transport.Time(0)
+		if st, ok := s.seats[p.Player]; ok {
+			since = st.since
+		}
+		secs := math.Max(time.Duration(now-since).Seconds(), 1e-3)
+		out = append(out, PeerReport{
+			Player: p.Player, Name: p.Name,
+			RTTms:        round1(float64(p.RTT) / float64(time.Millisecond)),
+			LossPermille: round1(p.Loss * 1000),
+			BytesInPerS:  round1(float64(p.BytesIn) / secs),
+			BytesOutPerS: round1(float64(p.BytesOut) / secs),
+		})
+	}
+	return out
+}
