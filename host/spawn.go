@@ -52,6 +52,16 @@ func LoadScene(s *Store, sc *Scene, r ComponentResolver) ([]entity.ID, error) {
 // It returns the root and each uid's entity. On error nothing of the prefab
 // is left in s.
 func Instantiate(s *Store, p *Prefab, pose entity.Transform, r ComponentResolver) (root entity.ID, slots map[uint32]entity.ID, err error) {
+	return InstantiateInto(s, p, pose, r, entity.None, nil)
+}
+
+// InstantiateInto is Instantiate with the slots chosen by the caller, as a
+// client builds what a server spawned: root, when not None, is an existing
+// entity (the one a snapshot created at the server's slot) that becomes the
+// instance's root, and each other prefab entity whose uid is in at goes into
+// that slot (the rest into the lowest free slots). A slot already taken is
+// an error naming it.
+func InstantiateInto(s *Store, p *Prefab, pose entity.Transform, r ComponentResolver, root entity.ID, at map[uint32]uint32) (entity.ID, map[uint32]entity.ID, error) {
 	if err := p.Validate(); err != nil {
 		return entity.None, nil, err
 	}
@@ -61,23 +71,44 @@ func Instantiate(s *Store, p *Prefab, pose entity.Transform, r ComponentResolver
 	if sub, reason := checkTransform(pose); reason != "" {
 		return entity.None, nil, fmt.Errorf("host: instantiate %s: pose %s: %s", p.File, sub, reason)
 	}
-	ids := make([]entity.ID, 0, len(p.Entities))
-	for range p.Entities {
-		id := s.Create()
-		if id.IsNone() {
-			destroyEntities(s, ids)
-			return entity.None, nil, fmt.Errorf("host: instantiate %s: every slot is taken", p.File)
-		}
-		ids = append(ids, id)
+	if !root.IsNone() && !s.Alive(root) {
+		return entity.None, nil, fmt.Errorf("host: instantiate %s: root %v is not alive", p.File, root)
 	}
-	slots, err = buildEntities(s, p.File, p.Entities, ids, r)
-	if err != nil {
-		destroyEntities(s, ids)
+	ids := make([]entity.ID, len(p.Entities))
+	made := make([]entity.ID, 0, len(p.Entities)) // what to undo on failure
+	fail := func(err error) (entity.ID, map[uint32]entity.ID, error) {
+		destroyEntities(s, made)
 		return entity.None, nil, err
 	}
-	root = ids[p.Root]
-	*s.Transform(root) = Compose(pose, p.Entities[p.Root].Transform)
-	return root, slots, nil
+	for i, d := range p.Entities {
+		if i == p.Root && !root.IsNone() {
+			ids[i] = root
+			continue
+		}
+		var id entity.ID
+		if slot, ok := at[d.ID]; ok {
+			var err error
+			if id, err = s.CreateAt(slot); err != nil {
+				return fail(fmt.Errorf("host: instantiate %s: uid %d into slot %d: %w", p.File, d.ID, slot, err))
+			}
+		} else if id = s.Create(); id.IsNone() {
+			return fail(fmt.Errorf("host: instantiate %s: every slot is taken", p.File))
+		}
+		ids[i] = id
+		made = append(made, id)
+	}
+	slots, err := buildEntities(s, p.File, p.Entities, ids, r)
+	if err != nil {
+		return fail(err)
+	}
+	rootID := ids[p.Root]
+	*s.Transform(rootID) = Compose(pose, p.Entities[p.Root].Transform)
+	for _, id := range ids {
+		if id != rootID {
+			s.get(id).instanced = true
+		}
+	}
+	return rootID, slots, nil
 }
 
 // destroyEntities destroys ids, children before parents so each Destroy finds

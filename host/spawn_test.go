@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"vkm/internal/entity"
@@ -259,5 +260,51 @@ func TestInstantiateLeavesNothingOnError(t *testing.T) {
 	bad.Root = 1
 	if _, _, err := Instantiate(s, &bad, entity.Identity, arenaSchema); err == nil {
 		t.Error("no error for a Root that is not the root")
+	}
+}
+
+func TestInstantiateIntoTheSlotsASpawnNames(t *testing.T) {
+	p, err := ParsePrefab("pair.toml", []byte(`
+[[entity]]
+uid = 10
+name = "pair"
+[[entity]]
+uid = 11
+name = "pair-child"
+parent = 10
+[[entity]]
+uid = 12
+name = "pair-other"
+parent = 10
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore()
+	root, err := s.CreateAt(40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, slots, err := InstantiateInto(s, p, entity.Identity, nil, root, map[uint32]uint32{11: 41})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != root || slots[10] != root || slots[11].Slot != 41 || s.Parent(slots[11]) != root {
+		t.Fatalf("root %v, slots %v", got, slots)
+	}
+	if slots[12].Slot != 0 || !s.Instanced(slots[11]) || !s.Instanced(slots[12]) || s.Instanced(root) {
+		t.Fatalf("unnamed uid in slot %d; instanced: child %v other %v root %v",
+			slots[12].Slot, s.Instanced(slots[11]), s.Instanced(slots[12]), s.Instanced(root))
+	}
+	// A named slot that is taken is an error, and nothing is left behind
+	// but the root the caller made.
+	s2 := NewStore()
+	root2, _ := s2.CreateAt(40)
+	s2.CreateAt(41)
+	if _, _, err := InstantiateInto(s2, p, entity.Identity, nil, root2, map[uint32]uint32{11: 41}); err == nil || !strings.Contains(err.Error(), "slot 41") {
+		t.Fatalf("err = %v, want the taken slot named", err)
+	}
+	if s2.Len() != 2 || !s2.Alive(root2) {
+		t.Fatalf("a failed build left %d entities (want the root and the squatter)", s2.Len())
 	}
 }

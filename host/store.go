@@ -74,6 +74,9 @@ type storeRecord struct {
 	props    map[string]any
 
 	components []entity.Values // by schema type index; nil: absent
+
+	netSpawn  *entity.NetSpawn // a spawned root's record; nil: none
+	instanced bool             // inside a prefab instance, not its root: never described on the wire
 }
 
 // NewStore returns an empty Store.
@@ -481,4 +484,31 @@ func Compose(parent, local entity.Transform) entity.Transform {
 		Angle: parent.Angle + local.Angle,
 		Scale: float64(parent.Scale * local.Scale),
 	}
+}
+
+// NetSpawn returns the spawn record of a spawned root, or nil.
+func (s *Store) NetSpawn(id entity.ID) *entity.NetSpawn {
+	if r := s.get(id); r != nil {
+		return r.netSpawn
+	}
+	return nil
+}
+
+// SetNetSpawn sets (nil: removes) id's spawn record. It reports whether id
+// is alive.
+func (s *Store) SetNetSpawn(id entity.ID, ns *entity.NetSpawn) bool {
+	r := s.get(id)
+	if r == nil {
+		return false
+	}
+	r.netSpawn = ns
+	return true
+}
+
+// Instanced reports whether id belongs to a prefab instance without being
+// its root. Such an entity is never described on the wire: the root's
+// NetSpawn lets the other end build it.
+func (s *Store) Instanced(id entity.ID) bool {
+	r := s.get(id)
+	return r != nil && r.instanced
 }
