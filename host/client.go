@@ -16,6 +16,10 @@ type clientSession struct {
 	net  *transport.Client
 	// onState, if set, hears each change of the session's state.
 	onState func(state, why string)
+	// nextSend is when the next packet to the server is due: 64 a second
+	// by wall clock, at most one a frame. Its acknowledgements confirm the
+	// snapshots, and the first one tells the server its Welcome arrived.
+	nextSend transport.Time
 }
 
 type clientConfig struct {
@@ -48,6 +52,24 @@ func (c *clientSession) frame(elapsed time.Duration, in Input, afterTick func(*G
 	c.net.Poll(now)
 	c.events()
 	c.game.Frame(elapsed, in, afterTick)
+	if c.net.State() == transport.StatePlaying && now >= c.nextSend {
+		c.net.Send(nil, now)
+		c.nextSend = nextDue(c.nextSend, now, time.Second/CommandRate)
+	}
+}
+
+// CommandRate is how many packets a second a client sends the server, by
+// wall clock and at most one a frame.
+const CommandRate = 64
+
+// nextDue advances a rate's deadline by one interval; a frame that overran
+// it by more than an interval sends once rather than the burst it owes.
+func nextDue(due, now transport.Time, interval time.Duration) transport.Time {
+	due += transport.Time(interval)
+	if due <= now {
+		due = now + transport.Time(interval)
+	}
+	return due
 }
 
 // events moves the game's role with the session.
@@ -75,6 +97,9 @@ func (c *clientSession) events() {
 // tick or the session's next deadline.
 func (c *clientSession) until(now transport.Time) time.Duration {
 	d := c.game.Clock().Until()
+	if c.net.State() == transport.StatePlaying {
+		d = min(d, time.Duration(c.nextSend-now))
+	}
 	if at, ok := c.net.NextDeadline(); ok {
 		d = min(d, time.Duration(at-now))
 	}

@@ -97,11 +97,7 @@ func (s *serverSession) advance(elapsed time.Duration, now transport.Time) {
 	s.events()
 	if now >= s.nextSnapshot {
 		s.sendRound(now)
-		s.nextSnapshot += transport.Time(time.Second / SnapshotRate)
-		if s.nextSnapshot <= now {
-			// A stall: send once now rather than the burst it owes.
-			s.nextSnapshot = now + transport.Time(time.Second/SnapshotRate)
-		}
+		s.nextSnapshot = nextDue(s.nextSnapshot, now, time.Second/SnapshotRate)
 	}
 }
 
