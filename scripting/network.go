@@ -18,6 +18,7 @@ import (
 //	net.bool, net.float32                         -- codecs (net.bool() too)
 //	net.int(min, max), net.fixed(min, max, step)  -- codecs
 //	net.on_join(function(player) return entity_or_nil end)
+//	net.spawn(prefab, x, y [, angle [, scale]])   -- as self:spawn
 //	net.is_disconnected(), net.last_error()       -- the session, from any callback
 //
 // The same table is the global net, so behaviors can ask about the session.
@@ -57,6 +58,7 @@ func (r *Runtime) newNetTable() *lua.LTable {
 	}))
 	net.RawSetString("component", L.NewFunction(r.luaComponentType))
 	net.RawSetString("on_join", L.NewFunction(r.luaOnJoin))
+	net.RawSetString("spawn", L.NewFunction(r.simulationOnly("net.spawn", r.luaNetSpawn)))
 	net.RawSetString("is_disconnected", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LBool(r.world.Disconnected()))
 		return 1
@@ -67,7 +69,7 @@ func (r *Runtime) newNetTable() *lua.LTable {
 	}))
 	meta := L.NewTable()
 	meta.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("net has no field %q (it has bool, component, fixed, float32, int, is_disconnected, last_error, on_join)", L.Get(2).String())
+		L.RaiseError("net has no field %q (it has bool, component, fixed, float32, int, is_disconnected, last_error, on_join, spawn)", L.Get(2).String())
 		return 0
 	}))
 	net.Metatable = meta

@@ -12,6 +12,7 @@ func (r *Runtime) spawnArgs(L *lua.LState, n int) lua.LValue {
 	pose := entity.Identity
 	pose.X, pose.Y = checkFinite(L, n+1), checkFinite(L, n+2)
 	pose.Angle = optFinite(L, n+3, 0)
+	pose.Scale = optFinite(L, n+4, 1)
 	id, err := r.world.Spawn(path, pose)
 	if err != nil {
 		L.RaiseError("spawn %q: %s", path, err.Error())
@@ -19,7 +20,7 @@ func (r *Runtime) spawnArgs(L *lua.LState, n int) lua.LValue {
 	return r.handle(id)
 }
 
-// luaSpawn implements self:spawn(prefab, x, y [, angle]): builds the prefab
+// luaSpawn implements self:spawn(prefab, x, y [, angle [, scale]]): builds the prefab
 // (a path inside the project) with its root at the pose and returns the
 // root's handle.
 func (r *Runtime) luaSpawn(L *lua.LState) int {
@@ -33,6 +34,14 @@ func (r *Runtime) luaSpawn(L *lua.LState) int {
 // luaDestroy implements self:destroy(): detaches the entity's behaviors,
 // running their on_destroy while the entity is still whole, then removes it
 // and its subtree (World.Destroy, which detaches the subtree's behaviors).
+// luaNetSpawn implements net.spawn(prefab, x, y [, angle [, scale]]), the
+// same as self:spawn for code that has no entity at hand (a join handler, a
+// game-mode script).
+func (r *Runtime) luaNetSpawn(L *lua.LState) int {
+	L.Push(r.spawnArgs(L, 1))
+	return 1
+}
+
 func (r *Runtime) luaDestroy(L *lua.LState) int {
 	id, ok := r.target(L)
 	if !ok {
