@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"time"
 
+	"vkm/internal/entity"
+	"vkm/replication"
 	"vkm/transport"
 )
 
@@ -20,6 +22,12 @@ type clientSession struct {
 	// by wall clock, at most one a frame. Its acknowledgements confirm the
 	// snapshots, and the first one tells the server its Welcome arrived.
 	nextSend transport.Time
+
+	snap         replication.Snapshot
+	serverTick   uint32             // the tick of the newest snapshot applied
+	badSnapshots int                // snapshots that did not decode (dropped whole)
+	spawns       []entity.ID        // spawned roots waiting to be built, in arrival order
+	placed       map[entity.ID]bool // waiting roots a snapshot has placed
 }
 
 type clientConfig struct {
@@ -35,7 +43,7 @@ func newClientSession(cfg clientConfig) *clientSession {
 	hello := cfg.game.Hello()
 	hello.Name, hello.Dev = cfg.name, cfg.dev
 	return &clientSession{
-		log: cfg.logger, game: cfg.game, onState: cfg.onState,
+		log: cfg.logger, game: cfg.game, onState: cfg.onState, placed: map[entity.ID]bool{},
 		net: transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.logger}, cfg.now),
 	}
 }
@@ -51,6 +59,7 @@ func (c *clientSession) receive(b []byte, now transport.Time) {
 func (c *clientSession) frame(elapsed time.Duration, in Input, afterTick func(*Game), now transport.Time) {
 	c.net.Poll(now)
 	c.events()
+	c.buildSpawns()
 	c.game.Frame(elapsed, in, afterTick)
 	if c.net.State() == transport.StatePlaying && now >= c.nextSend {
 		c.net.Send(nil, now)
@@ -84,6 +93,9 @@ func (c *clientSession) events() {
 			c.game.SetRole(Client, "")
 		case transport.EventEnded:
 			c.game.SetRole(Disconnected, ev.Sentence)
+		case transport.EventData:
+			c.applySnapshot(ev.Payload)
+			continue
 		default:
 			continue
 		}

@@ -1,11 +1,14 @@
 package host
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"math"
 	"path"
+	"slices"
 	"time"
 
 	"vkm/internal/entity"
@@ -413,14 +416,37 @@ func (g *Game) Find(name string) entity.ID {
 }
 
 // Spawn builds a prefab from the project folder at pose.
+//
+// On a server the root gets a NetSpawn, so every client builds the same
+// prefab into the same slots; a path or pose a client could not safely be
+// told is refused before anything is built. A connected client creates
+// nothing: its slots are the server's names, and an entity of its own would
+// take a slot the server may give to something else.
 func (g *Game) Spawn(file string, pose entity.Transform) (entity.ID, error) {
+	switch g.role {
+	case Client, Disconnected:
+		return entity.None, errors.New("a client does not create entities while connected: the server spawns, and every client builds what it is told")
+	case Server:
+		if pose.Scale == 0 {
+			pose.Scale = 1
+		}
+		if err := replication.CheckSpawnPath(file); err != nil {
+			return entity.None, err
+		}
+		if err := replication.CheckSpawnPose(pose); err != nil {
+			return entity.None, err
+		}
+	}
 	p, err := g.prefab(file)
 	if err != nil {
 		return entity.None, err
 	}
-	root, _, err := Instantiate(g.store, p, pose, g)
+	root, slots, err := Instantiate(g.store, p, pose, g)
 	if err != nil {
 		return entity.None, err
+	}
+	if g.role == Server {
+		g.store.SetNetSpawn(root, g.spawnRecord(file, pose, root, slots))
 	}
 	ids := g.store.Subtree(root)
 	if err := g.bring(ids, true); err != nil {
@@ -428,6 +454,25 @@ func (g *Game) Spawn(file string, pose entity.Transform) (entity.ID, error) {
 		return entity.None, err
 	}
 	return root, nil
+}
+
+// spawnRecord says what a client needs to build the instance: the prefab,
+// the pose whole, and the slot every entity below the root took, by uid
+// (none when there are more than a NetSpawn carries: the client then builds
+// into free slots of its own, which is logged here).
+func (g *Game) spawnRecord(file string, pose entity.Transform, root entity.ID, slots map[uint32]entity.ID) *entity.NetSpawn {
+	ns := &entity.NetSpawn{Prefab: file, Pose: pose}
+	for _, uid := range slices.Sorted(maps.Keys(slots)) {
+		if id := slots[uid]; id != root {
+			ns.Slots = append(ns.Slots, entity.SpawnSlot{UID: uid, Slot: id.Slot})
+		}
+	}
+	if len(ns.Slots) > replication.MaxSpawnSlots {
+		g.logger.Warn("spawned prefab has more entities than a spawn record names; clients build it into slots of their own",
+			"prefab", file, "entities", len(ns.Slots)+1, "limit", replication.MaxSpawnSlots)
+		ns.Slots = nil
+	}
+	return ns
 }
 
 func (g *Game) prefab(file string) (*Prefab, error) {

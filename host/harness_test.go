@@ -27,6 +27,9 @@ type peer struct {
 	addr  netip.AddrPort
 	pipe  *memnet.Pipe // AtoB: client to server (Up); BtoA: server to client (Down)
 	input Input
+	// cut drops everything the server sends this client while set: a burst
+	// of total loss.
+	cut bool
 }
 
 // frameStep is the harness's frame: both ends run one every 2 ms.
@@ -87,7 +90,7 @@ func (h *harness) step() {
 			break
 		}
 		for _, p := range h.clients {
-			if p.addr == to {
+			if p.addr == to && !p.cut {
 				p.pipe.BtoA.Send(b, h.now)
 			}
 		}

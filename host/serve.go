@@ -198,3 +198,15 @@ func (srv *server) report() *ServerReport {
 		Peers:    srv.s.peers(srv.now()),
 	}
 }
+
+// DescribeSchema loads p as a server would and describes what it puts on
+// the wire: every replicated type in order with its fields and codecs, and
+// the fingerprint a join compares.
+func DescribeSchema(p *Project) (string, error) {
+	g, err := NewGame(GameConfig{Project: p, Role: Server})
+	if err != nil {
+		return "", err
+	}
+	defer g.Close()
+	return g.schema.Describe(), nil
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"vkm/internal/entity"
+	"vkm/replication"
 	"vkm/transport"
 )
 
@@ -31,6 +32,10 @@ type serverSession struct {
 	nextSnapshot transport.Time
 	rounds       uint64
 	now          transport.Time // the time of the call being served
+
+	round   *replication.Round
+	players []transport.PlayerInfo
+	payload []byte
 }
 
 // seat is everything about one seated player, made when they join and
@@ -39,6 +44,7 @@ type seat struct {
 	player uint16
 	entity entity.ID
 	since  transport.Time
+	peer   *replication.Peer // what this player has confirmed; made with their first snapshot
 }
 
 type serverConfig struct {
@@ -100,10 +106,6 @@ func (s *serverSession) advance(elapsed time.Duration, now transport.Time) {
 		s.nextSnapshot = nextDue(s.nextSnapshot, now, time.Second/SnapshotRate)
 	}
 }
-
-// sendRound writes one snapshot to every player whose first command has
-// arrived. (Snapshots themselves come with replication.)
-func (s *serverSession) sendRound(now transport.Time) { s.rounds++ }
 
 // events handles what the transport reports: a player who leaves takes
 // their entity with them.

@@ -108,6 +108,7 @@ func InstantiateInto(s *Store, p *Prefab, pose entity.Transform, r ComponentReso
 			s.get(id).instanced = true
 		}
 	}
+	s.get(rootID).built = true
 	return rootID, slots, nil
 }
 

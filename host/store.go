@@ -77,6 +77,7 @@ type storeRecord struct {
 
 	netSpawn  *entity.NetSpawn // a spawned root's record; nil: none
 	instanced bool             // inside a prefab instance, not its root: never described on the wire
+	built     bool             // a prefab instance's root: the instance is built and not built over
 }
 
 // NewStore returns an empty Store.
@@ -103,7 +104,21 @@ func (s *Store) get(id entity.ID) *storeRecord {
 // CreateAt creates an entity in slot, as a scene's recorded slot demands. It
 // fails if the slot is taken or above entity.MaxSlot. The new entity is a
 // root at entity.Identity with no other components.
-func (s *Store) CreateAt(slot uint32) (entity.ID, error) {
+func (s *Store) CreateAt(slot uint32) (entity.ID, error) { return s.createAt(slot, 0) }
+
+// CreateOccupant creates id itself in its slot: a client's store holds the
+// server's entities under the server's names, generation included, so an
+// occupant a snapshot names is one this store can look up. It fails if the
+// slot is taken, above entity.MaxSlot, or id is None or of a generation
+// above the largest.
+func (s *Store) CreateOccupant(id entity.ID) (entity.ID, error) {
+	if id.IsNone() || id.Gen > maxGen {
+		return entity.None, fmt.Errorf("host: %v cannot be created (generations are 1..%d)", id, maxGen)
+	}
+	return s.createAt(id.Slot, id.Gen)
+}
+
+func (s *Store) createAt(slot, gen uint32) (entity.ID, error) {
 	if slot > entity.MaxSlot {
 		return entity.None, fmt.Errorf("host: slot %d is above the largest slot, %d", slot, entity.MaxSlot)
 	}
@@ -129,6 +144,9 @@ func (s *Store) CreateAt(slot uint32) (entity.ID, error) {
 	e.gen++
 	if e.gen > maxGen {
 		e.gen = 1
+	}
+	if gen != 0 {
+		e.gen = gen
 	}
 	s.pages[p].live++
 	s.live++
@@ -511,4 +529,10 @@ func (s *Store) SetNetSpawn(id entity.ID, ns *entity.NetSpawn) bool {
 func (s *Store) Instanced(id entity.ID) bool {
 	r := s.get(id)
 	return r != nil && r.instanced
+}
+
+// Built reports whether id is the root of a built prefab instance.
+func (s *Store) Built(id entity.ID) bool {
+	r := s.get(id)
+	return r != nil && r.built
 }

@@ -1,7 +1,12 @@
-// Package replication decides what travels: the schema of replicated
-// component types, their field codecs and the fingerprint two ends compare
-// at join (DESIGN.md, "The project folder"; the model's Hello). For now it
-// holds the schema only.
+// Package replication decides what travels and carries it: the schema of
+// replicated component types (the engine's, then the project's) with their
+// field codecs and the fingerprint two ends compare at join; a send round
+// encoded once per tick; each connection's baseline of what it has
+// confirmed; snapshots written against that baseline within a byte budget,
+// and read back on the client. It implements DESIGN.md's replication rows
+// (the wire identity of entities, spawning, presence deltas,
+// confirmed-not-sent, quantisation, the budget and silence). See doc.go for
+// the snapshot layout.
 package replication
 
 import (
@@ -272,10 +277,12 @@ func (s *Schema) Field(typ int, name string) int {
 }
 
 // Fingerprint returns an order-sensitive FNV-1a 64 hash of everything that
-// decides what a snapshot's bits mean: type names in order, field names in
-// order, codec kinds, bounds, steps and widths. It is what two ends compare
-// at join: equal schemas give equal fingerprints, and a reordered type or
-// field, or a changed codec, gives another (registration lines do not count).
+// decides what a snapshot's bits mean: the engine types (names, fields, what
+// carries each, the quantisers' steps and widths, the spawn limits) and then
+// the project's types in order (names, field names, codec kinds, bounds,
+// steps and widths). It is what two ends compare at join: equal schemas
+// give equal fingerprints, and a reordered type or field, or a changed codec
+// or quantiser, gives another (registration lines do not count).
 func (s *Schema) Fingerprint() uint64 {
 	h := fnv.New64a()
 	var b [8]byte
@@ -288,6 +295,17 @@ func (s *Schema) Fingerprint() uint64 {
 	str := func(v string) {
 		num(uint64(len(v)))
 		h.Write([]byte(v))
+	}
+	num(uint64(len(engineTypes)))
+	for _, t := range engineTypes {
+		str(t.name)
+		num(uint64(len(t.fields)))
+		for _, f := range t.fields {
+			str(f.name)
+			str(f.codec)
+			num(uint64(f.bits))
+			num(math.Float64bits(f.step))
+		}
 	}
 	num(uint64(len(s.Types)))
 	for _, t := range s.Types {
@@ -303,4 +321,34 @@ func (s *Schema) Fingerprint() uint64 {
 		}
 	}
 	return h.Sum64()
+}
+
+// WireTypes returns how many component types a snapshot of this schema
+// knows: the engine's, then the project's.
+func (s *Schema) WireTypes() int { return EngineTypes + len(s.Types) }
+
+// TypeName returns the name of wire type typ ("Transform", "Health"), or ""
+// when there is none.
+func (s *Schema) TypeName(typ int) string {
+	switch {
+	case typ >= 0 && typ < EngineTypes:
+		return engineTypes[typ].name
+	case typ >= EngineTypes && typ < s.WireTypes():
+		return s.Types[typ-EngineTypes].Name
+	}
+	return ""
+}
+
+// WireIndex returns the wire type of the type named name (engine or
+// project), or -1.
+func (s *Schema) WireIndex(name string) int {
+	for i, t := range engineTypes {
+		if t.name == name {
+			return i
+		}
+	}
+	if i := s.Index(name); i >= 0 {
+		return EngineTypes + i
+	}
+	return -1
 }

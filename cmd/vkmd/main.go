@@ -56,9 +56,10 @@ type options struct {
 	duration time.Duration
 	report   string
 	logLevel string
+	schema   bool
 }
 
-const usageLine = "usage: vkmd PROJECT_DIR [--port N] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]"
+const usageLine = "usage: vkmd PROJECT_DIR [--port N] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L] [--schema]"
 
 // parse reads the command line. Anything it does not recognise is refused
 // before the project is loaded: a mistyped flag silently skipped would
@@ -74,6 +75,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (e.g. 30s); 0 serves until interrupted")
 	fs.StringVar(&o.report, "report", "", "write a JSON summary to this file at exit")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.BoolVar(&o.schema, "schema", false, "print what the project puts on the wire and its fingerprint (what a refused join compares), then exit")
 	for _, a := range args {
 		if name := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-"); strings.HasPrefix(a, "-") && name == "host" {
 			return o, usageError{"--host is not a vkmd flag: vkmd is the host. Run `vkmd PROJECT_DIR` and join it with `client PROJECT_DIR --connect 127.0.0.1`"}
@@ -119,6 +121,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	p, err := host.LoadProject(o.dir)
 	if err != nil {
+		return err
+	}
+	if o.schema {
+		text, err := host.DescribeSchema(p)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(stdout, text)
 		return err
 	}
 	addr := ""

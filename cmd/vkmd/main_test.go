@@ -93,3 +93,15 @@ func TestProjectsVkmdCannotServeAreRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestSchemaPrintsWhatAJoinCompares(t *testing.T) {
+	var out, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"../../projects/arena", "--schema"}, &out, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	for _, want := range []string{"0 Transform (engine)", "4 Health (project, scripts/main.lua:", "hp  int 0..100  7 bits", "fingerprint "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--schema output lacks %q:\n%s", want, out.String())
+		}
+	}
+}

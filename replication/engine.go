@@ -1,0 +1,260 @@
+package replication
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"vkm/internal/entity"
+	"vkm/wire"
+)
+
+// The wire type indices of the engine's component types. They come before
+// the project's types, whose indices in Schema.Types are kept as they are:
+// project type i is wire type EngineTypes+i. The order is part of the wire
+// format and of the fingerprint.
+const (
+	TypeTransform           = iota // entity.Transform
+	TypeRigidbody                  // entity.Rigidbody
+	TypeCharacterController        // entity.CharacterController (Grounded only)
+	TypeNetSpawn                   // entity.NetSpawn
+
+	// EngineTypes is how many engine types there are: the wire index of
+	// the first project type.
+	EngineTypes
+)
+
+// engineField describes one field of an engine type for Describe and the
+// fingerprint: its name, what carries it, its width (the largest, for a
+// variable-length field), its quantum or bound, and a note on the form.
+type engineField struct {
+	name  string
+	codec string
+	bits  int
+	step  float64
+	note  string
+}
+
+// engineType is one engine component type as the schema lists it.
+type engineType struct {
+	name   string
+	fields []engineField
+}
+
+// signedField describes a field carried by a wire.Signed quantiser.
+func signedField(name, codec string, q wire.Signed, unit string) engineField {
+	return engineField{name: name, codec: codec, bits: int(q.Bits), step: q.Step,
+		note: fmt.Sprintf("%d bits, step %.6g %s, zero exact, ±%.6g", q.Bits, q.Step, unit, q.Max())}
+}
+
+// engineTypes lists the engine types in wire order. Every width and step
+// comes from the quantiser or limit that carries the field, so a change to
+// one changes the fingerprint.
+var engineTypes = [EngineTypes]engineType{
+	TypeTransform: {"Transform", []engineField{
+		signedField("x", "position", wire.Position, "m"),
+		signedField("y", "position", wire.Position, "m"),
+		signedField("angle", "angle", wire.Angle.Signed, "rad, wrapped to ±π"),
+		{"scale", "scale", 1 + 32, wire.MaxScale, fmt.Sprintf("1 bit (not 1), then a float32; bounded to ±%g", wire.MaxScale)},
+	}},
+	TypeRigidbody: {"Rigidbody", []engineField{
+		{"moving", "flag", 1, 0, "1 bit; 0: every velocity is zero and none follows"},
+		signedField("vx", "velocity", wire.Velocity, "m/s"),
+		signedField("vy", "velocity", wire.Velocity, "m/s"),
+		signedField("angularVelocity", "angular velocity", wire.AngularVelocity, "rad/s"),
+		{"awake", "bool", 1, 0, "1 bit"},
+	}},
+	TypeCharacterController: {"CharacterController", []engineField{
+		{"grounded", "bool", 1, 0, "1 bit"},
+	}},
+	TypeNetSpawn: {"NetSpawn", []engineField{
+		{"prefab", "path", spawnLenBits + 8*MaxSpawnPath, MaxSpawnPath,
+			fmt.Sprintf("8-bit length, then at most %d bytes", MaxSpawnPath)},
+		{"pose", "float64 ×4", 4 * 64, wire.MaxScale, "x, y, angle, scale: whole, never quantised"},
+		{"slots", "slot list", spawnCountBits + MaxSpawnSlots*(32+slotBits), MaxSpawnSlots,
+			fmt.Sprintf("6-bit count, then at most %d × (uid 32, slot %d)", MaxSpawnSlots, slotBits)},
+	}},
+}
+
+// transformBits is the width of an unscaled Transform on the wire.
+var transformBits = 2*int(wire.Position.Bits) + int(wire.Angle.Bits) + 1
+
+// writeTransform writes t as the wire carries it. Positions are clamped to
+// wire.Position's range (±Inf to its ends, NaN to 0), the angle is wrapped
+// (non-finite to 0) and the scale is bounded by wire.NetScale.
+func writeTransform(w *wire.Writer, t entity.Transform) {
+	wire.Position.Write(w, t.X)
+	wire.Position.Write(w, t.Y)
+	wire.Angle.Write(w, t.Angle)
+	s := wire.NetScale(t.Scale)
+	if s == 1 {
+		w.WriteBool(false)
+		return
+	}
+	w.WriteBool(true)
+	w.WriteFloat32(float32(s))
+}
+
+// readTransform reads a Transform, applying wire.NetScale to its scale as
+// every reader must.
+func readTransform(r *wire.Reader) (entity.Transform, error) {
+	var t entity.Transform
+	var err error
+	if t.X, err = readSigned(r, wire.Position, "transform x"); err != nil {
+		return t, err
+	}
+	if t.Y, err = readSigned(r, wire.Position, "transform y"); err != nil {
+		return t, err
+	}
+	if t.Angle, err = readSigned(r, wire.Angle.Signed, "transform angle"); err != nil {
+		return t, err
+	}
+	t.Scale = 1
+	scaled, err := r.ReadBool()
+	if err != nil || !scaled {
+		return t, err
+	}
+	f, err := r.ReadFloat32()
+	t.Scale = wire.NetScale(float64(f))
+	return t, err
+}
+
+// writeRigidbody writes b as the wire carries it: velocities clamped to
+// their quantisers' ranges (±Inf to the ends, NaN to 0). A body whose
+// velocities all quantise to zero (exact, since zero is a code) is one bit
+// "moving" = 0 and its awake bit: a resting body that is said at all costs
+// two bits, not 49.
+func writeRigidbody(w *wire.Writer, b entity.Rigidbody) {
+	vx, vy := wire.Velocity.Encode(b.VX), wire.Velocity.Encode(b.VY)
+	av := wire.AngularVelocity.Encode(b.AngularVelocity)
+	moving := vx != velocityZero || vy != velocityZero || av != angularZero
+	w.WriteBool(moving)
+	if moving {
+		w.WriteBits(vx, int(wire.Velocity.Bits))
+		w.WriteBits(vy, int(wire.Velocity.Bits))
+		w.WriteBits(av, int(wire.AngularVelocity.Bits))
+	}
+	w.WriteBool(b.Awake)
+}
+
+// The codes of a zero velocity.
+var (
+	velocityZero = wire.Velocity.Encode(0)
+	angularZero  = wire.AngularVelocity.Encode(0)
+)
+
+// readRigidbody reads a Rigidbody.
+func readRigidbody(r *wire.Reader) (entity.Rigidbody, error) {
+	var b entity.Rigidbody
+	moving, err := r.ReadBool()
+	if err != nil {
+		return b, err
+	}
+	if moving {
+		if b.VX, err = readSigned(r, wire.Velocity, "velocity x"); err != nil {
+			return b, err
+		}
+		if b.VY, err = readSigned(r, wire.Velocity, "velocity y"); err != nil {
+			return b, err
+		}
+		if b.AngularVelocity, err = readSigned(r, wire.AngularVelocity, "angular velocity"); err != nil {
+			return b, err
+		}
+		if b.VX == 0 && b.VY == 0 && b.AngularVelocity == 0 {
+			return b, errors.New("replication: rigidbody: moving at zero velocity")
+		}
+	}
+	b.Awake, err = r.ReadBool()
+	return b, err
+}
+
+// readSigned reads one code of q. The lowest code is never written (zero
+// is the middle code, with one fewer code below it than a full half), so
+// meeting it means the bytes were not written by a vkm server.
+func readSigned(r *wire.Reader, q wire.Signed, what string) (float64, error) {
+	c, err := r.ReadBits(int(q.Bits))
+	if err != nil {
+		return 0, err
+	}
+	if c == 0 {
+		return 0, fmt.Errorf("replication: %s: unused code 0", what)
+	}
+	return q.Decode(c), nil
+}
+
+// code returns the wire code of v under c: the code of c.Quantize(v), so a
+// writer and every reader hold the same value.
+func (c Codec) code(v float64) uint64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		v = 0
+	}
+	switch c.Kind {
+	case Bool:
+		if v != 0 {
+			return 1
+		}
+		return 0
+	case Int:
+		return uint64(clamp(math.Round(v), c.Min, c.Max) - c.Min)
+	case Fixed:
+		lo, hi := c.codeRange()
+		return uint64(clamp(math.Round(v/c.Step), lo, hi) - lo)
+	case Float32:
+		return uint64(math.Float32bits(float32(c.Quantize(v))))
+	}
+	return 0
+}
+
+// value returns the value code stands for under c, or ok false for a code
+// no writer produces: past the range, or a non-finite float32.
+func (c Codec) value(code uint64) (v float64, ok bool) {
+	switch c.Kind {
+	case Bool:
+		return float64(code), code <= 1
+	case Int:
+		if float64(code) > c.Max-c.Min {
+			return 0, false
+		}
+		return positiveZero(c.Min + float64(code)), true
+	case Fixed:
+		lo, hi := c.codeRange()
+		if float64(code) > hi-lo {
+			return 0, false
+		}
+		// The multiplier is an exact integer, so this is the very product
+		// Quantize forms.
+		return positiveZero((lo + float64(code)) * c.Step), true
+	case Float32:
+		f := float64(math.Float32frombits(uint32(code)))
+		return f, !math.IsNaN(f) && !math.IsInf(f, 0)
+	}
+	return 0, false
+}
+
+// writeValues writes a project component's fields through their codecs.
+// Missing trailing fields are written as zero, as Quantize takes them.
+func writeValues(w *wire.Writer, t *Type, v entity.Values) {
+	for i, f := range t.Fields {
+		var x float64
+		if i < len(v) {
+			x = v[i]
+		}
+		w.WriteBits(f.Codec.code(x), f.Codec.Bits)
+	}
+}
+
+// readValues reads a project component's fields, appending them to dst.
+func readValues(r *wire.Reader, t *Type, dst []float64) ([]float64, error) {
+	for _, f := range t.Fields {
+		c, err := r.ReadBits(f.Codec.Bits)
+		if err != nil {
+			return dst, err
+		}
+		v, ok := f.Codec.value(c)
+		if !ok {
+			return dst, fmt.Errorf("replication: %s.%s: code %d is not one a %s codec writes", t.Name, f.Name, c, f.Codec.Kind)
+		}
+		dst = append(dst, v)
+	}
+	return dst, nil
+}

@@ -1,0 +1,417 @@
+package replication
+
+import (
+	"bytes"
+
+	"vkm/internal/entity"
+	"vkm/wire"
+)
+
+// maxPending bounds the snapshots a Peer holds awaiting an answer: two
+// seconds at 64 a second, far past any round trip a session survives. Past
+// it the oldest is given up as lost, which is always safe (it costs a
+// resend, never a missing value), so a peer that stops answering cannot
+// grow the server's memory. Tuning constant.
+const maxPending = 128
+
+// Acks answers what became of a sent snapshot, by the sequence of the
+// packet that carried it. *transport.Conn satisfies it: Acked reports
+// whether the peer acknowledged seq (known false for a sequence the
+// connection no longer remembers, which is then taken as lost), and Lost
+// whether seq can no longer be acknowledged. A snapshot neither acked nor
+// lost is still in flight.
+type Acks interface {
+	Acked(seq wire.Seq) (acked, known bool)
+	Lost(seq wire.Seq) bool
+}
+
+// AckFunc adapts a function answering (acked, lost) for a sequence to Acks.
+// A sequence that is neither is in flight.
+type AckFunc func(seq wire.Seq) (acked, lost bool)
+
+// Acked implements Acks: every sequence is known to an AckFunc.
+func (f AckFunc) Acked(seq wire.Seq) (acked, known bool) {
+	acked, _ = f(seq)
+	return acked, true
+}
+
+// Lost implements Acks.
+func (f AckFunc) Lost(seq wire.Seq) bool {
+	_, lost := f(seq)
+	return lost
+}
+
+var _ Acks = AckFunc(nil)
+
+// Commands is the command feedback a snapshot header carries once a player
+// has sent a command (the command queue fills it): the newest command sequence the
+// server has received, the client tick whose command the server judged
+// this tick, and the lowest depth the player's queue reached since the
+// last snapshot, in 4 bits (saturating at 15).
+type Commands struct {
+	Newest   uint32
+	Judged   uint32
+	LowWater uint8
+}
+
+// compState is what a connection has confirmed of one component.
+type compState uint8
+
+const (
+	absent  compState = iota // confirmed not held (or never heard of)
+	present                  // confirmed held, with these bytes
+	unknown                  // a snapshot that may have been applied was judged lost
+)
+
+// baseComp is the confirmed state of one component of one slot's occupant.
+type baseComp struct {
+	state compState
+	since uint64 // for unknown: the order of the newest lost snapshot behind it
+	at    uint64 // for present and absent: the order of the snapshot that confirmed it
+	nbits uint32
+	data  []byte
+}
+
+// slotBase is what a connection has confirmed of one slot: its occupant
+// and, by wire type, that occupant's components. It also carries the
+// slot's accumulated send priority.
+type slotBase struct {
+	slot  uint32
+	occ   entity.ID // entity.None: confirmed empty (or never confirmed)
+	prio  uint32
+	comps []baseComp // by wire type; nil until first confirmed
+}
+
+// doubt is an occupant the receiver may hold at its slot although nothing
+// confirmed it: a snapshot that introduced it was judged lost, and a lost
+// snapshot may still have been applied if every acknowledgement of it was
+// lost on the way back. It is reported removed, when it is not the round's
+// occupant, until a removal or a newer fresh entry at its slot is confirmed.
+type doubt struct {
+	id    entity.ID
+	since uint64
+}
+
+// claim is what one sent snapshot said: the removals, then each entry with
+// its components (bits copied, since the round's storage is reused). It is
+// folded into the baseline only when the snapshot is acknowledged.
+type claim struct {
+	seq   wire.Seq
+	order uint64 // 1, 2, 3... in send order; never wraps, unlike seq
+	rem   []entity.ID
+	ents  []claimEnt
+	comps []claimComp
+	data  []byte
+}
+
+type claimEnt struct {
+	id         entity.ID
+	fresh      bool
+	first, end int32 // comps
+}
+
+type claimComp struct {
+	typ     uint16
+	present bool
+	nbits   uint32
+	off     uint32 // in data
+}
+
+func (c *claim) reset() {
+	c.rem, c.ents, c.comps, c.data = c.rem[:0], c.ents[:0], c.comps[:0], c.data[:0]
+}
+
+// Peer is one connection's side of replication: the baseline it has
+// confirmed (per slot, the occupant and its components' quantised bits),
+// the claims of snapshots in flight, and the accumulated priorities of
+// what waits to be said. Each send round the host calls Acknowledge, then
+// Write, then Sent with the sequence of the packet that carried the
+// snapshot:
+//
+//	Acknowledge(conn) ──▶ Write(dst, round, own, budget) ──▶ Sent(seq)
+//	   │ acked: fold the claims into the baseline, in send order
+//	   │ lost:  drop them (what they touched must be said again)
+//	   └ neither: keep waiting
+//
+// Nothing is confirmed at send time: a claim reaches the baseline only when
+// the packet's acknowledgement comes back. A new Peer's baseline holds
+// nothing, so its first snapshots describe the whole (non-silent) world
+// because everything differs, not as an exception.
+//
+// After its first rounds a Peer allocates nothing. The zero value is not
+// usable: make one with NewPeer. A Peer is not safe for concurrent use, but
+// different Peers may Write from one Round concurrently.
+type Peer struct {
+	schema *Schema
+	ntypes int
+
+	index  slotTable // slot → index in bases + 1
+	bases  []slotBase
+	doubts []doubtAt
+
+	pending []*claim // sent, awaiting an answer, in send order
+	free    []*claim
+	draft   *claim // the last Write's, until Sent
+	orders  uint64 // the last order given
+	folded  uint64 // the order of the newest claim folded
+
+	commands    Commands
+	hasCommands bool
+
+	w       wire.Writer
+	buf     []byte
+	acts    []action
+	cands   []candidate
+	blocked []uint32 // slots whose removal did not fit this snapshot
+	stats   WriteStats
+}
+
+// doubtAt is a doubt with its slot.
+type doubtAt struct {
+	slot uint32
+	doubt
+}
+
+// NewPeer returns a connection's replication state for schema s, with an
+// empty baseline. s must not change while the Peer is in use, and every
+// Round it writes from must be over s.
+func NewPeer(s *Schema) *Peer {
+	n := EngineTypes + len(s.Types)
+	return &Peer{schema: s, ntypes: n, acts: make([]action, n)}
+}
+
+// SetCommands sets the command feedback every later snapshot header
+// carries. Until it is first called headers carry none.
+func (p *Peer) SetCommands(c Commands) {
+	p.commands, p.hasCommands = c, true
+}
+
+// InFlight returns how many sent snapshots await an answer.
+func (p *Peer) InFlight() int { return len(p.pending) }
+
+// base returns slot's baseline, or nil when the Peer has none.
+func (p *Peer) base(slot uint32) *slotBase {
+	if i := p.index.get(slot); i > 0 {
+		return &p.bases[i-1]
+	}
+	return nil
+}
+
+// baseOrNew returns slot's baseline, creating an empty one.
+func (p *Peer) baseOrNew(slot uint32) *slotBase {
+	if b := p.base(slot); b != nil {
+		return b
+	}
+	p.bases = append(p.bases, slotBase{slot: slot})
+	p.index.set(slot, int32(len(p.bases)))
+	return &p.bases[len(p.bases)-1]
+}
+
+// Sent binds the claims of the last Write to seq, the sequence of the
+// packet that carried its snapshot. A Write not followed by Sent (the
+// packet was never sent) claims nothing: the next Write replaces it.
+func (p *Peer) Sent(seq wire.Seq) {
+	c := p.draft
+	if c == nil {
+		return
+	}
+	p.draft = nil
+	p.orders++
+	c.seq, c.order = seq, p.orders
+	if len(p.pending) == maxPending {
+		p.lose(p.pending[0])
+		p.free = append(p.free, p.pending[0])
+		copy(p.pending, p.pending[1:])
+		p.pending = p.pending[:len(p.pending)-1]
+	}
+	p.pending = append(p.pending, c)
+}
+
+// Acknowledge settles every snapshot in flight that a has an answer for:
+// an acknowledged one is folded into the baseline (in send order), a lost
+// one dropped. Call it each round before Write.
+//
+// An acknowledgement of a snapshot older than one already folded is taken
+// as a loss: the receiver applies ever newer packets only, so folding it
+// late could undo what the newer one said. A transport that refuses stale
+// packets never gives such an answer.
+func (p *Peer) Acknowledge(a Acks) {
+	kept := p.pending[:0]
+	for _, c := range p.pending {
+		acked, known := a.Acked(c.seq)
+		switch {
+		case acked && c.order > p.folded:
+			p.fold(c)
+		case acked || !known || a.Lost(c.seq):
+			p.lose(c)
+		default:
+			kept = append(kept, c)
+			continue
+		}
+		p.free = append(p.free, c)
+	}
+	clear(p.pending[len(kept):])
+	p.pending = kept
+}
+
+// fold applies an acknowledged claim to the baseline exactly as the
+// receiver applied the snapshot: removals, then entries. A fresh entry
+// makes the slot's occupant exactly what it lists.
+func (p *Peer) fold(c *claim) {
+	p.folded = c.order
+	for _, id := range c.rem {
+		if b := p.base(id.Slot); b != nil && b.occ == id {
+			b.occ = entity.None
+			p.resetComps(b, c.order)
+		}
+		p.dropDoubt(id.Slot, func(d *doubt) bool { return d.id == id })
+	}
+	for _, e := range c.ents {
+		b := p.baseOrNew(e.id.Slot)
+		if b.comps == nil {
+			b.comps = make([]baseComp, p.ntypes)
+		}
+		if e.fresh || b.occ != e.id {
+			// A delta for an occupant the baseline does not hold says only
+			// part of what the receiver holds: trust none of the rest.
+			suspect := !e.fresh
+			b.occ = e.id
+			p.resetComps(b, c.order)
+			if suspect {
+				markUnknown(b.comps, c.order)
+			}
+		}
+		for _, cc := range c.comps[e.first:e.end] {
+			bc := &b.comps[cc.typ]
+			if bc.state == unknown && bc.since > c.order {
+				continue // a newer snapshot that may have been applied touched it
+			}
+			if cc.present {
+				bc.state, bc.nbits = present, cc.nbits
+				bc.data = append(bc.data[:0], c.data[cc.off:cc.off+(cc.nbits+7)/8]...)
+			} else {
+				bc.state = absent
+			}
+			bc.at = c.order
+		}
+		p.settleDoubts(b, e, c.order)
+	}
+}
+
+// settleDoubts resolves the doubts at an entry's slot once the entry is
+// confirmed. A fresh entry newer than a doubt replaced whatever the receiver
+// held, so the doubt is gone. A doubt about the entry's own occupant that
+// the entry does not settle becomes doubt about all its components.
+func (p *Peer) settleDoubts(b *slotBase, e claimEnt, order uint64) {
+	p.dropDoubt(e.id.Slot, func(d *doubt) bool {
+		settled := e.fresh && order > d.since
+		if d.id == e.id && !settled {
+			markUnknown(b.comps, d.since)
+			return true
+		}
+		return settled
+	})
+}
+
+// lose drops a claim whose snapshot will never be acknowledged. It may still
+// have been applied (every acknowledgement of it lost on the way back), so
+// whatever it touched is marked unknown and will be said again: a lost
+// snapshot costs a resend, never a missing value.
+func (p *Peer) lose(c *claim) {
+	for _, e := range c.ents {
+		b := p.base(e.id.Slot)
+		if b == nil || b.occ != e.id || b.comps == nil {
+			p.addDoubt(e.id, c.order)
+			continue
+		}
+		if e.fresh {
+			for i := range b.comps {
+				doubtOne(&b.comps[i], c.order)
+			}
+			continue
+		}
+		for _, cc := range c.comps[e.first:e.end] {
+			doubtOne(&b.comps[cc.typ], c.order)
+		}
+	}
+}
+
+// doubtOne marks a component a lost snapshot touched unknown, unless a
+// newer snapshot's word on it has been confirmed since: the receiver
+// applies ever newer packets only, so whatever the lost one may have set
+// was overwritten by the confirmed one. Without that exception every loss
+// would put settled values back in doubt a round trip later, and on a
+// lossy link their resends, losing in turn, would keep a settled world
+// talking for good.
+func doubtOne(bc *baseComp, order uint64) {
+	if bc.state != unknown && bc.at > order {
+		return
+	}
+	markOne(bc, order)
+}
+
+// resetComps empties a slot's components, keeping those a newer lost
+// snapshot left unknown.
+func (p *Peer) resetComps(b *slotBase, order uint64) {
+	for i := range b.comps {
+		if bc := &b.comps[i]; bc.state != unknown || bc.since <= order {
+			bc.state, bc.at = absent, order
+		}
+	}
+}
+
+func markUnknown(comps []baseComp, since uint64) {
+	for i := range comps {
+		markOne(&comps[i], since)
+	}
+}
+
+func markOne(bc *baseComp, since uint64) {
+	if bc.state != unknown || bc.since < since {
+		bc.since = since
+	}
+	bc.state = unknown
+}
+
+func (p *Peer) addDoubt(id entity.ID, since uint64) {
+	for i := range p.doubts {
+		if d := &p.doubts[i]; d.slot == id.Slot && d.id == id {
+			d.since = max(d.since, since)
+			return
+		}
+	}
+	p.doubts = append(p.doubts, doubtAt{slot: id.Slot, doubt: doubt{id: id, since: since}})
+}
+
+// dropDoubt removes the doubts at slot that drop reports true for.
+func (p *Peer) dropDoubt(slot uint32, drop func(*doubt) bool) {
+	kept := p.doubts[:0]
+	for _, d := range p.doubts {
+		if d.slot != slot || !drop(&d.doubt) {
+			kept = append(kept, d)
+		}
+	}
+	p.doubts = kept
+}
+
+// newClaim returns an empty claim from the free list.
+func (p *Peer) newClaim() *claim {
+	if p.draft != nil {
+		c := p.draft
+		p.draft = nil
+		c.reset()
+		return c
+	}
+	if n := len(p.free); n > 0 {
+		c := p.free[n-1]
+		p.free = p.free[:n-1]
+		c.reset()
+		return c
+	}
+	return new(claim)
+}
+
+// sameBits reports whether a confirmed component holds exactly these bits.
+func (bc *baseComp) sameBits(data []byte, nbits uint32) bool {
+	return bc.state == present && bc.nbits == nbits && bytes.Equal(bc.data, data)
+}

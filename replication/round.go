@@ -1,0 +1,289 @@
+package replication
+
+import (
+	"fmt"
+
+	"vkm/internal/entity"
+	"vkm/wire"
+)
+
+// Silence says how much of an entity a send round describes. The server
+// classifies its world once per round (DESIGN.md: "a silence map"), because
+// the answer depends on the world and not on who receives it.
+type Silence uint8
+
+// The silence classes.
+const (
+	// Described: every replicated component goes on the wire.
+	Described Silence = iota
+	// StaticBody: a static body is never described, because the scene file
+	// is exact where the wire is not. Only its NetSpawn, when it has one,
+	// is written: a spawned static root must still reach the client.
+	StaticBody
+	// InInstance: an entity below the root of a prefab instance says
+	// nothing; the client built it from the root's NetSpawn and the
+	// hierarchy carries it.
+	InInstance
+)
+
+// String returns the class's name.
+func (s Silence) String() string {
+	switch s {
+	case Described:
+		return "described"
+	case StaticBody:
+		return "static"
+	case InInstance:
+		return "in-instance"
+	}
+	return fmt.Sprintf("Silence(%d)", uint8(s))
+}
+
+// Round is the world of one send round, each component encoded once to the
+// quantised bits every connection compares against its baseline and copies
+// into its snapshot. The server builds one Round per round, whatever the
+// number of peers, then calls Peer.Write for each.
+//
+// Build it with Begin, then for each live entity in ascending slot order
+// Entity followed by that entity's components (in any order): every live
+// entity, silent ones included, since a slot missing from the round is a
+// slot whose occupant has gone. Component calls for a silent entity are
+// accepted and skip what its class keeps off the wire.
+//
+// After the first few rounds a Round allocates nothing. The zero value is
+// not usable: make one with NewRound. A Round is not safe for concurrent
+// mutation; once built, any number of goroutines may Write from it.
+type Round struct {
+	schema *Schema
+	tick   uint32
+	ents   []roundEnt
+	comps  []roundComp
+	data   []byte      // every component's bits, each from a byte boundary
+	bySlot slotTable   // slot → index in ents + 1
+	w      wire.Writer // encodes one component at a time
+	enc    []byte      // w's storage
+}
+
+// roundEnt is one entity of a round; its components are comps[first:end],
+// kept sorted by wire type.
+type roundEnt struct {
+	id         entity.ID
+	silence    Silence
+	first, end int32
+}
+
+// roundComp is one encoded component: nbits bits at data[off:].
+type roundComp struct {
+	typ   uint16
+	nbits uint32
+	off   uint32
+}
+
+// NewRound returns an empty round over schema s, which must not change
+// while the round is in use.
+func NewRound(s *Schema) *Round { return &Round{schema: s} }
+
+// Schema returns the schema the round encodes with.
+func (r *Round) Schema() *Schema { return r.schema }
+
+// Begin empties the round for server tick tick, keeping its storage.
+func (r *Round) Begin(tick uint32) {
+	for _, e := range r.ents {
+		r.bySlot.set(e.id.Slot, 0)
+	}
+	r.tick = tick
+	r.ents = r.ents[:0]
+	r.comps = r.comps[:0]
+	r.data = r.data[:0]
+}
+
+// Tick returns the server tick the round was begun for.
+func (r *Round) Tick() uint32 { return r.tick }
+
+// Len returns how many entities the round holds.
+func (r *Round) Len() int { return len(r.ents) }
+
+// Entity starts the next entity, the occupant id of its slot, in class
+// silence. Slots must ascend strictly through a round; a slot out of order,
+// a slot beyond entity.MaxSlot or the zero ID is a programmer error and
+// panics.
+func (r *Round) Entity(id entity.ID, silence Silence) {
+	switch {
+	case id.IsNone() || id.Slot > entity.MaxSlot:
+		panic(fmt.Sprintf("replication: Round.Entity(%v): not an occupant", id))
+	case len(r.ents) > 0 && id.Slot <= r.ents[len(r.ents)-1].id.Slot:
+		panic(fmt.Sprintf("replication: Round.Entity(%v): slots must ascend (after %v)", id, r.ents[len(r.ents)-1].id))
+	case silence > InInstance:
+		panic(fmt.Sprintf("replication: Round.Entity(%v): %v", id, silence))
+	}
+	n := int32(len(r.comps))
+	r.ents = append(r.ents, roundEnt{id: id, silence: silence, first: n, end: n})
+	r.bySlot.set(id.Slot, int32(len(r.ents)))
+}
+
+// current returns the entity being built, panicking when there is none.
+func (r *Round) current(what string) *roundEnt {
+	if len(r.ents) == 0 {
+		panic("replication: Round." + what + " before Round.Entity")
+	}
+	return &r.ents[len(r.ents)-1]
+}
+
+// says reports whether the current entity's class puts type typ on the
+// wire.
+func (r *Round) says(what string, typ int) bool {
+	switch r.current(what).silence {
+	case Described:
+		return true
+	case StaticBody:
+		return typ == TypeNetSpawn
+	}
+	return false
+}
+
+// begin readies the component encoder; commit appends what it wrote as the
+// current entity's component of type typ.
+func (r *Round) begin() *wire.Writer {
+	r.w.Reset(r.enc)
+	return &r.w
+}
+
+func (r *Round) commit(typ int) {
+	e := &r.ents[len(r.ents)-1]
+	for _, c := range r.comps[e.first:e.end] {
+		if int(c.typ) == typ {
+			panic(fmt.Sprintf("replication: entity %v given component type %d twice", e.id, typ))
+		}
+	}
+	b := r.w.Bytes()
+	r.enc = b[:0]
+	r.comps = append(r.comps, roundComp{typ: uint16(typ), nbits: uint32(r.w.Len()), off: uint32(len(r.data))})
+	r.data = append(r.data, b...)
+	e.end++
+	// Keep the entity's components sorted by type: an insertion step, since
+	// an entity has a handful and they usually come in order.
+	c := r.comps[e.first:e.end]
+	for j := len(c) - 1; j > 0 && c[j].typ < c[j-1].typ; j-- {
+		c[j], c[j-1] = c[j-1], c[j]
+	}
+}
+
+// Transform adds the current entity's Transform and returns the scale every
+// end will hold for it (wire.NetScale of t.Scale): what the server simulates
+// must be what every client is told, so the host writes it back into its
+// component. Positions beyond wire.Position's range are clamped to it (an
+// infinity to its end, NaN to 0) and a non-finite angle is 0, so nothing
+// non-finite reaches the wire. A silent entity's Transform is not described
+// and its scale comes back unchanged.
+func (r *Round) Transform(t entity.Transform) (scale float64) {
+	if !r.says("Transform", TypeTransform) {
+		return t.Scale
+	}
+	t.Scale = wire.NetScale(t.Scale)
+	writeTransform(r.begin(), t)
+	r.commit(TypeTransform)
+	return t.Scale
+}
+
+// Rigidbody adds the current entity's Rigidbody. Velocities beyond their
+// quantisers' ranges are clamped (an infinity to the end, NaN to 0).
+func (r *Round) Rigidbody(b entity.Rigidbody) {
+	if !r.says("Rigidbody", TypeRigidbody) {
+		return
+	}
+	writeRigidbody(r.begin(), b)
+	r.commit(TypeRigidbody)
+}
+
+// CharacterController adds the current entity's CharacterController, of
+// which only Grounded replicates.
+func (r *Round) CharacterController(c entity.CharacterController) {
+	if !r.says("CharacterController", TypeCharacterController) {
+		return
+	}
+	r.begin().WriteBool(c.Grounded)
+	r.commit(TypeCharacterController)
+}
+
+// NetSpawn adds the current entity's NetSpawn, said until each connection
+// confirms it, for static bodies too. A spawn whose path, pose or slots
+// would be refused is not added and the reason returned (the server refuses
+// such a spawn before building it; see CheckSpawnPath). An instance with
+// more than MaxSpawnSlots entities is added with no slots, and ErrSpawnSlots
+// returned so the caller can log it.
+func (r *Round) NetSpawn(ns entity.NetSpawn) error {
+	if !r.says("NetSpawn", TypeNetSpawn) {
+		return nil
+	}
+	if err := CheckSpawnPath(ns.Prefab); err != nil {
+		return err
+	}
+	if err := CheckSpawnPose(ns.Pose); err != nil {
+		return err
+	}
+	var err error
+	if len(ns.Slots) > MaxSpawnSlots {
+		err = ErrSpawnSlots
+	} else if e := checkSpawnSlots(ns.Slots); e != nil {
+		return e
+	}
+	writeSpawn(r.begin(), &ns)
+	r.commit(TypeNetSpawn)
+	return err
+}
+
+// Project adds the current entity's component of project type typ (its
+// index in Schema.Types), each field through its codec. A value beyond a
+// field's range is clamped, a non-finite one taken as 0 (Codec.Quantize);
+// missing trailing fields are 0. An unknown type or more values than the
+// type has fields is refused.
+func (r *Round) Project(typ int, v entity.Values) error {
+	if typ < 0 || typ >= len(r.schema.Types) {
+		return fmt.Errorf("replication: project component type %d is not in the schema", typ)
+	}
+	t := &r.schema.Types[typ]
+	if len(v) > len(t.Fields) {
+		return fmt.Errorf("replication: %s has %d fields, given %d values", t.Name, len(t.Fields), len(v))
+	}
+	if !r.says(t.Name, EngineTypes+typ) {
+		return nil
+	}
+	writeValues(r.begin(), t, v)
+	r.commit(EngineTypes + typ)
+	return nil
+}
+
+// index returns the position in ents of the occupant id, or -1 when the
+// round does not hold it.
+func (r *Round) index(id entity.ID) int {
+	i := int(r.bySlot.get(id.Slot)) - 1
+	if i < 0 || r.ents[i].id != id {
+		return -1
+	}
+	return i
+}
+
+// occupant returns who holds slot in this round, or entity.None.
+func (r *Round) occupant(slot uint32) entity.ID {
+	if i := r.bySlot.get(slot); i > 0 {
+		return r.ents[i-1].id
+	}
+	return entity.None
+}
+
+// comp returns entity e's component of type typ, or nil.
+func (r *Round) comp(e *roundEnt, typ int) *roundComp {
+	for i := e.first; i < e.end; i++ {
+		if c := &r.comps[i]; int(c.typ) == typ {
+			return c
+		} else if int(c.typ) > typ {
+			break
+		}
+	}
+	return nil
+}
+
+// bits returns c's encoded bytes.
+func (r *Round) bits(c *roundComp) []byte {
+	return r.data[c.off : c.off+(c.nbits+7)/8]
+}

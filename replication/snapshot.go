@@ -1,0 +1,320 @@
+package replication
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"vkm/internal/entity"
+	"vkm/wire"
+)
+
+// Snapshot is one decoded snapshot, as a client applies it: removals first,
+// then entries. Decode the whole payload before applying any of it, so a
+// malformed snapshot changes nothing.
+//
+// Applying it (what the client must do, and what the server's baseline
+// assumes it did):
+//
+//   - each removal: if the slot holds that occupant, drop it (and the
+//     prefab instance below it); otherwise ignore it;
+//   - each entry: if the slot holds another occupant, drop that one first;
+//     make the entry's occupant exist at the slot; if the entry is Fresh,
+//     drop every component of it the entry does not list; then set each
+//     component the entry carries and drop each one it marks removed.
+//
+// A Snapshot's slices alias its own storage, which the next Decode reuses:
+// copy what must outlive it. The zero value is ready to use. A Snapshot is
+// not safe for concurrent use.
+type Snapshot struct {
+	Tick        uint32
+	Own         entity.ID // the connection's own entity; entity.None if it has none
+	Commands    Commands
+	HasCommands bool
+	Removals    []entity.ID // in order
+	Entries     []Entry     // in order, the own entity's first when written
+
+	changes []Change
+	values  []float64
+	slots   []entity.SpawnSlot
+	path    []byte
+	seen    []uint32
+}
+
+// Entry is what a snapshot says of one entity.
+type Entry struct {
+	ID entity.ID
+	// Fresh says the entry lists every component the entity has: any
+	// other the client holds for it goes.
+	Fresh bool
+	// Changes lists each component type the entry carries or removes, in
+	// wire type order. The engine components' values are in the fields
+	// below; a project component's in its Change.
+	Changes []Change
+
+	Transform entity.Transform           // when Changes carries TypeTransform
+	Rigidbody entity.Rigidbody           // when Changes carries TypeRigidbody
+	Character entity.CharacterController // Grounded only; when Changes carries TypeCharacterController
+	// Spawn is the NetSpawn when Changes carries TypeNetSpawn. A spawn the
+	// client must not believe (a path or pose the server would have
+	// refused) is carried with SpawnRefused set and no Prefab: the client
+	// builds nothing from it.
+	Spawn        entity.NetSpawn
+	SpawnRefused bool
+}
+
+// Change is one component type an entry carries or removes.
+type Change struct {
+	Type    int  // wire type: an engine Type constant, or EngineTypes + project index
+	Removed bool // the entity no longer has it
+	// Values holds a carried project component's fields in its type's
+	// field order; nil for an engine type or a removal.
+	Values entity.Values
+
+	vfirst, vend int32 // in the Snapshot's values, until fixed up
+}
+
+// Has reports whether the entry carries a component of wire type typ (not
+// removed).
+func (e *Entry) Has(typ int) bool {
+	c := e.change(typ)
+	return c != nil && !c.Removed
+}
+
+// Removes reports whether the entry marks wire type typ removed.
+func (e *Entry) Removes(typ int) bool {
+	c := e.change(typ)
+	return c != nil && c.Removed
+}
+
+func (e *Entry) change(typ int) *Change {
+	for i := range e.Changes {
+		if e.Changes[i].Type == typ {
+			return &e.Changes[i]
+		}
+	}
+	return nil
+}
+
+// Decode reads a snapshot payload written by Peer.Write under schema s into
+// sn. Any malformed field, a truncated payload, trailing bytes or padding
+// bits that are not zero, a slot said
+// twice or an occupant named both removed and present is an error, never a
+// panic; sn's contents are then unspecified and must not be applied. A
+// NetSpawn the server should have refused is not an error: it decodes with
+// SpawnRefused and the rest of the snapshot is read as usual.
+func (sn *Snapshot) Decode(s *Schema, payload []byte) error {
+	sn.reset()
+	r := wire.NewReader(payload)
+	if err := sn.readHeader(r); err != nil {
+		return err
+	}
+	for {
+		more, err := r.ReadBool()
+		if err != nil {
+			return errShort
+		}
+		if !more {
+			break
+		}
+		id, ok := readID(r)
+		if !ok {
+			return errOccupant(r, "removal")
+		}
+		sn.Removals = append(sn.Removals, id)
+	}
+	for {
+		more, err := r.ReadBool()
+		if err != nil {
+			return errShort
+		}
+		if !more {
+			break
+		}
+		e, err := sn.readEntry(r, s)
+		if err != nil {
+			return err
+		}
+		sn.Entries = append(sn.Entries, e)
+	}
+	if n := r.Remaining(); n >= 8 {
+		return fmt.Errorf("replication: snapshot: %d bytes after its end", n/8)
+	} else if pad, _ := r.ReadBits(n); pad != 0 {
+		return errors.New("replication: snapshot: padding bits are not zero")
+	}
+	if err := sn.checkOccupants(); err != nil {
+		return err
+	}
+	sn.fixUp()
+	return nil
+}
+
+var errShort = errors.New("replication: snapshot: truncated")
+
+func errOccupant(r *wire.Reader, what string) error {
+	if r.Err() != nil {
+		return errShort
+	}
+	return fmt.Errorf("replication: snapshot: malformed %s occupant", what)
+}
+
+func (sn *Snapshot) reset() {
+	*sn = Snapshot{
+		Removals: sn.Removals[:0],
+		Entries:  sn.Entries[:0],
+		changes:  sn.changes[:0],
+		values:   sn.values[:0],
+		slots:    sn.slots[:0],
+		path:     sn.path,
+		seen:     sn.seen[:0],
+	}
+}
+
+func (sn *Snapshot) readHeader(r *wire.Reader) error {
+	sn.Tick, _ = r.ReadUint32()
+	if has, _ := r.ReadBool(); has {
+		id, ok := readID(r)
+		if !ok {
+			return errOccupant(r, "own")
+		}
+		sn.Own = id
+	}
+	if has, _ := r.ReadBool(); has {
+		sn.HasCommands = true
+		sn.Commands.Newest, _ = r.ReadUint32()
+		sn.Commands.Judged, _ = r.ReadUint32()
+		lw, _ := r.ReadBits(lowWaterBits)
+		sn.Commands.LowWater = uint8(lw)
+	}
+	if r.Err() != nil {
+		return errShort
+	}
+	return nil
+}
+
+// readEntry reads one entry (after its continuation bit).
+func (sn *Snapshot) readEntry(r *wire.Reader, s *Schema) (Entry, error) {
+	var e Entry
+	id, ok := readID(r)
+	if !ok {
+		return e, errOccupant(r, "entry")
+	}
+	e.ID = id
+	e.Fresh, _ = r.ReadBool()
+	engine, _ := r.ReadBits(EngineTypes)
+	var proj bool
+	if len(s.Types) > 0 {
+		proj, _ = r.ReadBool()
+	}
+	first := len(sn.changes)
+	for t := range EngineTypes {
+		if engine&(1<<t) != 0 {
+			sn.changes = append(sn.changes, Change{Type: t})
+		}
+	}
+	if proj {
+		some := false
+		for i := range s.Types {
+			if on, _ := r.ReadBool(); on {
+				sn.changes = append(sn.changes, Change{Type: EngineTypes + i})
+				some = true
+			}
+		}
+		if !some && r.Err() == nil {
+			return e, errors.New("replication: snapshot: empty project mask")
+		}
+	}
+	if r.Err() != nil {
+		return e, errShort
+	}
+	for i := first; i < len(sn.changes); i++ {
+		if err := sn.readChange(r, s, &e, i); err != nil {
+			if r.Err() != nil {
+				return e, errShort
+			}
+			return e, err
+		}
+	}
+	e.Changes = sn.changes[first:len(sn.changes):len(sn.changes)] // re-sliced by fixUp
+	return e, nil
+}
+
+// readChange reads the presence bit and the bits of change i of e.
+func (sn *Snapshot) readChange(r *wire.Reader, s *Schema, e *Entry, i int) error {
+	c := &sn.changes[i]
+	carried, err := r.ReadBool()
+	if err != nil {
+		return err
+	}
+	if !carried {
+		if e.Fresh {
+			return errors.New("replication: snapshot: a fresh entry removes a component")
+		}
+		c.Removed = true
+		return nil
+	}
+	switch c.Type {
+	case TypeTransform:
+		e.Transform, err = readTransform(r)
+	case TypeRigidbody:
+		e.Rigidbody, err = readRigidbody(r)
+	case TypeCharacterController:
+		e.Character.Grounded, err = r.ReadBool()
+	case TypeNetSpawn:
+		var ok bool
+		sn.path, sn.slots, ok, err = readSpawn(r, &e.Spawn, sn.path, sn.slots)
+		e.SpawnRefused = !ok
+	default:
+		t := &s.Types[c.Type-EngineTypes]
+		c.vfirst = int32(len(sn.values))
+		sn.values, err = readValues(r, t, sn.values)
+		c = &sn.changes[i]
+		c.vend = int32(len(sn.values))
+	}
+	return err
+}
+
+// checkOccupants refuses a snapshot that names a slot in two entries, or
+// removes an occupant that one of its entries describes: no writer does
+// either, and a client applying one would keep whichever came last.
+func (sn *Snapshot) checkOccupants() error {
+	sn.seen = sn.seen[:0]
+	for i := range sn.Entries {
+		sn.seen = append(sn.seen, sn.Entries[i].ID.Slot)
+	}
+	slices.Sort(sn.seen)
+	for i := 1; i < len(sn.seen); i++ {
+		if sn.seen[i] == sn.seen[i-1] {
+			return fmt.Errorf("replication: snapshot: slot %d has two entries", sn.seen[i])
+		}
+	}
+	for _, id := range sn.Removals {
+		if _, found := slices.BinarySearch(sn.seen, id.Slot); !found {
+			continue
+		}
+		for i := range sn.Entries {
+			if sn.Entries[i].ID == id {
+				return fmt.Errorf("replication: snapshot: %v is both removed and described", id)
+			}
+		}
+	}
+	return nil
+}
+
+// fixUp points every entry's Changes and every change's Values at the
+// arenas' final storage (appends may have moved them while decoding).
+func (sn *Snapshot) fixUp() {
+	base := 0
+	for i := range sn.Entries {
+		e := &sn.Entries[i]
+		n := len(e.Changes)
+		e.Changes = sn.changes[base : base+n : base+n]
+		base += n
+		for j := range e.Changes {
+			c := &e.Changes[j]
+			if c.Type >= EngineTypes && !c.Removed {
+				c.Values = sn.values[c.vfirst:c.vend:c.vend]
+			}
+		}
+	}
+}

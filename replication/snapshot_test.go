@@ -1,0 +1,357 @@
+package replication
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"vkm/internal/entity"
+	"vkm/wire"
+)
+
+func TestEngineTypesInFingerprint(t *testing.T) {
+	s := testSchema(t)
+	base := s.Fingerprint()
+	if (&Schema{}).Fingerprint() == base {
+		t.Fatal("the project types do not count")
+	}
+	saved := engineTypes
+	t.Cleanup(func() { engineTypes = saved })
+
+	engineTypes[0], engineTypes[1] = saved[1], saved[0]
+	if s.Fingerprint() == base {
+		t.Error("engine type order does not count")
+	}
+	engineTypes = saved
+
+	fields := append([]engineField(nil), saved[TypeTransform].fields...)
+	fields[0].bits++
+	engineTypes[TypeTransform].fields = fields
+	if s.Fingerprint() == base {
+		t.Error("a quantiser's width does not count")
+	}
+	engineTypes = saved
+
+	fields = append([]engineField(nil), saved[TypeRigidbody].fields...)
+	fields[1].step /= 2 // vx
+	engineTypes[TypeRigidbody].fields = fields
+	if s.Fingerprint() == base {
+		t.Error("a quantiser's step does not count")
+	}
+	engineTypes = saved
+	if s.Fingerprint() != base {
+		t.Fatal("fingerprint not a function of the schema")
+	}
+}
+
+func TestWireTypes(t *testing.T) {
+	s := testSchema(t)
+	if s.WireTypes() != EngineTypes+2 {
+		t.Fatalf("WireTypes = %d", s.WireTypes())
+	}
+	for typ, name := range map[int]string{TypeTransform: "Transform", TypeRigidbody: "Rigidbody",
+		TypeCharacterController: "CharacterController", TypeNetSpawn: "NetSpawn", typHealth: "Health", typTint: "Tint", 6: "", -1: ""} {
+		if got := s.TypeName(typ); got != name {
+			t.Errorf("TypeName(%d) = %q, want %q", typ, got, name)
+		}
+		if name != "" && s.WireIndex(name) != typ {
+			t.Errorf("WireIndex(%q) = %d, want %d", name, s.WireIndex(name), typ)
+		}
+	}
+	if s.Index("Health") != 0 {
+		t.Error("project indices moved")
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	s := testSchema(t)
+	d := s.Describe()
+	t.Logf("\n%s", d)
+	for _, want := range []string{"0 Transform (engine)", "position", "22 bits, step 0.001 m", "angle", "18 bits",
+		"3 NetSpawn (engine)", "4 Health (project, main.lua:3)", "int 0..100", "7 bits", "5 Tint", "fixed 0..1 step 0.00390625",
+		fmt.Sprintf("fingerprint %016x", s.Fingerprint())} {
+		if !strings.Contains(d, want) {
+			t.Errorf("Describe lacks %q", want)
+		}
+	}
+}
+
+// sampleSnapshots returns real payloads from a lossy convergence run, plus
+// one with command feedback.
+func sampleSnapshots(tb testing.TB) (*Schema, [][]byte) {
+	m := newSim(tb, 42)
+	m.loss, m.dup, m.reorder = 0.3, 0.1, 0.2
+	player := m.w.spawn(0, Described, 0)
+	player.rb = &entity.Rigidbody{}
+	player.ns = &entity.NetSpawn{Prefab: "prefabs/player.toml", Pose: entity.Transform{X: 1, Scale: 1},
+		Slots: []entity.SpawnSlot{{UID: 1, Slot: 90}, {UID: 2, Slot: 91}}}
+	m.own = player.id
+	m.p.SetCommands(Commands{Newest: 1234, Judged: 99, LowWater: 3})
+	var out [][]byte
+	for s := uint32(1); s < 30; s++ {
+		churn(m, s)
+	}
+	for range 40 {
+		for range 3 {
+			churn(m, 1+uint32(m.rng.IntN(35)))
+		}
+		m.w.build(tb, m.r, uint32(m.round))
+		out = append(out, m.p.Write(nil, m.r, m.own, m.budget))
+		m.step()
+	}
+	return m.s, out
+}
+
+func TestSnapshotPrefixesFail(t *testing.T) {
+	s, payloads := sampleSnapshots(t)
+	var sn Snapshot
+	n := 0
+	for _, p := range payloads {
+		if err := sn.Decode(s, p); err != nil {
+			t.Fatal(err)
+		}
+		for i := range len(p) {
+			if err := sn.Decode(s, p[:i]); err == nil {
+				t.Fatalf("a %d-byte prefix of a %d-byte snapshot decoded", i, len(p))
+			}
+			n++
+		}
+		if err := sn.Decode(s, append(p[:len(p):len(p)], 0)); err == nil {
+			t.Fatal("a trailing byte was accepted")
+		}
+	}
+	t.Logf("%d snapshots, %d strict prefixes refused", len(payloads), n)
+}
+
+func TestSnapshotRefusals(t *testing.T) {
+	s := testSchema(t)
+	header := func(w *wire.Writer) {
+		w.WriteUint32(1)
+		w.WriteBool(false)
+		w.WriteBool(false)
+	}
+	entry := func(w *wire.Writer, id entity.ID, fresh bool, x float64) {
+		w.WriteBool(true)
+		writeID(w, id)
+		w.WriteBool(fresh)
+		w.WriteBits(1<<TypeTransform, EngineTypes)
+		w.WriteBool(false)
+		w.WriteBool(true)
+		writeTransform(w, entity.Transform{X: x, Scale: 1})
+	}
+	cases := map[string]func(w *wire.Writer){
+		"slot twice": func(w *wire.Writer) {
+			header(w)
+			w.WriteBool(false)
+			entry(w, entity.ID{Slot: 3, Gen: 1}, true, 1)
+			entry(w, entity.ID{Slot: 3, Gen: 2}, true, 1)
+			w.WriteBool(false)
+		},
+		"removed and described": func(w *wire.Writer) {
+			header(w)
+			w.WriteBool(true)
+			writeID(w, entity.ID{Slot: 3, Gen: 1})
+			w.WriteBool(false)
+			entry(w, entity.ID{Slot: 3, Gen: 1}, true, 1)
+			w.WriteBool(false)
+		},
+		"generation 0": func(w *wire.Writer) {
+			header(w)
+			w.WriteBool(true)
+			writeVarint(w, 3, slotGroup)
+			writeVarint(w, 0, genGroup)
+			w.WriteBool(false)
+			w.WriteBool(false)
+		},
+		"slot beyond MaxSlot": func(w *wire.Writer) {
+			header(w)
+			w.WriteBool(true)
+			writeVarint(w, entity.MaxSlot+1, slotGroup)
+			writeVarint(w, 1, genGroup)
+			w.WriteBool(false)
+			w.WriteBool(false)
+		},
+		"overlong varint": func(w *wire.Writer) {
+			header(w)
+			w.WriteBool(true)
+			w.WriteBits(3, slotGroup)
+			w.WriteBool(true)
+			w.WriteBits(0, slotGroup)
+			w.WriteBool(false)
+			writeVarint(w, 1, genGroup)
+			w.WriteBool(false)
+			w.WriteBool(false)
+		},
+		"unused code 0": func(w *wire.Writer) {
+			header(w)
+			w.WriteBool(false)
+			w.WriteBool(true)
+			writeID(w, entity.ID{Slot: 1, Gen: 1})
+			w.WriteBool(true)
+			w.WriteBits(1<<TypeTransform, EngineTypes)
+			w.WriteBool(false)
+			w.WriteBool(true)
+			w.WriteBits(0, int(wire.Position.Bits))
+			w.WriteBits(0, 64)
+			w.WriteBool(false)
+		},
+		"int past its range": func(w *wire.Writer) {
+			header(w)
+			w.WriteBool(false)
+			w.WriteBool(true)
+			writeID(w, entity.ID{Slot: 1, Gen: 1})
+			w.WriteBool(false)
+			w.WriteBits(0, EngineTypes)
+			w.WriteBool(true)
+			w.WriteBits(1, 2) // Health
+			w.WriteBool(true)
+			w.WriteBits(101, 7)
+			w.WriteBool(false)
+		},
+		"empty project mask": func(w *wire.Writer) {
+			header(w)
+			w.WriteBool(false)
+			w.WriteBool(true)
+			writeID(w, entity.ID{Slot: 1, Gen: 1})
+			w.WriteBool(false)
+			w.WriteBits(0, EngineTypes)
+			w.WriteBool(true)
+			w.WriteBits(0, 2)
+			w.WriteBool(false)
+		},
+		"fresh entry removing": func(w *wire.Writer) {
+			header(w)
+			w.WriteBool(false)
+			w.WriteBool(true)
+			writeID(w, entity.ID{Slot: 1, Gen: 1})
+			w.WriteBool(true)
+			w.WriteBits(1<<TypeRigidbody, EngineTypes)
+			w.WriteBool(false)
+			w.WriteBool(false)
+			w.WriteBool(false)
+		},
+		"padding not zero": func(w *wire.Writer) {
+			header(w)
+			w.WriteBool(false)
+			w.WriteBool(false)
+			w.WriteBits(1, 1)
+		},
+	}
+	var sn Snapshot
+	for name, write := range cases {
+		var w wire.Writer
+		write(&w)
+		err := sn.Decode(s, w.Bytes())
+		if err == nil {
+			t.Errorf("%s: decoded", name)
+			continue
+		}
+		if !strings.HasPrefix(err.Error(), "replication: ") {
+			t.Errorf("%s: error %q lacks the package prefix", name, err)
+		}
+	}
+}
+
+// encodeSnapshot writes a decoded snapshot back, for the fuzz target's
+// round trip; ok is false when it cannot (a refused spawn's bits are gone).
+func encodeSnapshot(s *Schema, sn *Snapshot) ([]byte, bool) {
+	var w wire.Writer
+	w.WriteUint32(sn.Tick)
+	w.WriteBool(!sn.Own.IsNone())
+	if !sn.Own.IsNone() {
+		writeID(&w, sn.Own)
+	}
+	w.WriteBool(sn.HasCommands)
+	if sn.HasCommands {
+		w.WriteUint32(sn.Commands.Newest)
+		w.WriteUint32(sn.Commands.Judged)
+		w.WriteBits(uint64(sn.Commands.LowWater), lowWaterBits)
+	}
+	for _, id := range sn.Removals {
+		w.WriteBool(true)
+		writeID(&w, id)
+	}
+	w.WriteBool(false)
+	for i := range sn.Entries {
+		e := &sn.Entries[i]
+		if e.SpawnRefused {
+			return nil, false
+		}
+		w.WriteBool(true)
+		writeID(&w, e.ID)
+		w.WriteBool(e.Fresh)
+		mask := make([]bool, s.WireTypes())
+		for _, c := range e.Changes {
+			mask[c.Type] = true
+		}
+		proj := false
+		for t, on := range mask {
+			if t < EngineTypes {
+				w.WriteBool(on)
+			} else {
+				proj = proj || on
+			}
+		}
+		if len(s.Types) > 0 {
+			w.WriteBool(proj)
+			if proj {
+				for _, on := range mask[EngineTypes:] {
+					w.WriteBool(on)
+				}
+			}
+		}
+		for _, c := range e.Changes {
+			w.WriteBool(!c.Removed)
+			if !c.Removed {
+				b, n := encodeChangeBits(s, e, c)
+				copyBits(&w, b, n)
+			}
+		}
+	}
+	w.WriteBool(false)
+	return w.Bytes(), true
+}
+
+func FuzzReadSnapshot(f *testing.F) {
+	s, payloads := sampleSnapshots(f)
+	for _, p := range payloads {
+		f.Add(p)
+	}
+	f.Add(rawSpawnSnapshot(&entity.NetSpawn{Prefab: `\\x\y.toml`, Pose: entity.Transform{Scale: 1}}))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		var sn Snapshot
+		if err := sn.Decode(s, payload); err != nil {
+			return
+		}
+		again, ok := encodeSnapshot(s, &sn)
+		if !ok {
+			return
+		}
+		var sn2 Snapshot
+		if err := sn2.Decode(s, again); err != nil {
+			t.Fatalf("re-encoded snapshot does not decode: %v", err)
+		}
+		if !reflect.DeepEqual(exported(&sn), exported(&sn2)) {
+			t.Fatalf("decode is not stable:\n%+v\n%+v", exported(&sn), exported(&sn2))
+		}
+	})
+}
+
+// exported returns sn's exported content, for comparisons.
+func exported(sn *Snapshot) any {
+	type view struct {
+		Tick        uint32
+		Own         entity.ID
+		Commands    Commands
+		HasCommands bool
+		Removals    []entity.ID
+		Entries     []Entry
+	}
+	v := view{sn.Tick, sn.Own, sn.Commands, sn.HasCommands, sn.Removals, sn.Entries}
+	if len(v.Removals) == 0 {
+		v.Removals = nil
+	}
+	return v
+}

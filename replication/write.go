@@ -1,0 +1,345 @@
+package replication
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"vkm/internal/entity"
+	"vkm/wire"
+)
+
+// Header widths (protocol constants; see the package doc for the layout).
+const (
+	tickBits     = 32
+	lowWaterBits = 4
+	maxLowWater  = 1<<lowWaterBits - 1
+)
+
+// action is what an entry says of one component type.
+type action uint8
+
+const (
+	actNone   action = iota
+	actWrite         // the component's bits follow
+	actRemove        // the entity no longer has it
+)
+
+// candidate is an entity with something to say, waiting for room.
+type candidate struct {
+	ent  int32 // in the round
+	bits int32 // its entry, continuation bit included
+	prio uint32
+	slot uint32
+}
+
+// WriteStats describes the last snapshot a Peer wrote.
+type WriteStats struct {
+	Bytes            int  // the payload's length
+	Removals         int  // occupants reported gone
+	RemovalsDeferred int  // removals that did not fit (said next time)
+	Entries          int  // entries written, the own entity's included
+	Deferred         int  // entities with something to say that did not fit
+	OwnWritten       bool // the own entity's entry is in it
+}
+
+// Stats returns what the last Write wrote.
+func (p *Peer) Stats() WriteStats { return p.stats }
+
+// Write appends one snapshot payload for this connection to dst and returns
+// it; at most budget bytes are appended. r is this round's world and own the
+// connection's own entity (entity.None for none). The snapshot holds, in
+// order:
+//
+//   - the header: the round's tick, own, and the command feedback;
+//   - removals: each occupant the connection holds (confirmed, or possibly
+//     held after a lost snapshot) that is no longer the round's occupant of
+//     its slot, until the report is confirmed;
+//   - the own entity, every snapshot, with all its components moved or
+//     not (its NetSpawn only until confirmed, like anyone's), never
+//     deferred;
+//   - other entities whose quantised bits differ from what the connection
+//     has confirmed, by accumulated priority, as many as fit. Only the
+//     components that differ are written (a component the entity lost is
+//     marked removed); an occupant the connection does not hold is written
+//     whole, marked fresh. What does not fit waits, its priority rising by
+//     one each round it waits, so it goes before newer news next time.
+//
+// A budget too small for the header appends nothing. An own entity too
+// large for the budget (a schema no datagram can carry) is left out, which
+// Stats reports. The claims of what was written are held until Sent binds
+// them to the packet's sequence.
+func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
+	if r.schema != p.schema {
+		panic("replication: Peer.Write with a Round over another schema")
+	}
+	c := p.newClaim()
+	p.stats = WriteStats{}
+	p.blocked = p.blocked[:0]
+	limit := 8 * budget
+	w := &p.w
+	w.Reset(p.buf)
+	p.writeHeader(w, r.tick, own)
+	if w.Len() > limit {
+		p.buf = w.Bytes()[:0]
+		p.free = append(p.free, c)
+		return dst
+	}
+	p.draft = c
+
+	ownAt := -1
+	ownBits := 0
+	if !own.IsNone() {
+		if i := r.index(own); i >= 0 && r.ents[i].silence != InInstance {
+			ownAt = i
+			ownBits, _ = p.plan(r, &r.ents[i], true)
+		}
+	}
+	reserve := 1 + ownBits + 1 // removals' end, the own entry, entries' end
+	if w.Len()+reserve > limit {
+		ownAt, reserve = -1, 2
+	}
+	p.writeRemovals(w, r, c, limit-reserve)
+	w.WriteBool(false)
+	if ownAt >= 0 {
+		p.emit(w, r, &r.ents[ownAt], c)
+		p.stats.OwnWritten = true
+	}
+	p.writeOthers(w, r, ownAt, c, limit-1)
+	w.WriteBool(false)
+	p.buf = w.Bytes()
+	p.stats.Bytes = len(p.buf)
+	return append(dst, p.buf...)
+}
+
+// writeHeader writes the tick, the own occupant (a presence bit, then the
+// ID) and the command feedback (a presence bit, then newest 32, judged 32,
+// low water 4).
+func (p *Peer) writeHeader(w *wire.Writer, tick uint32, own entity.ID) {
+	w.WriteUint32(tick)
+	w.WriteBool(!own.IsNone())
+	if !own.IsNone() {
+		writeID(w, own)
+	}
+	w.WriteBool(p.hasCommands)
+	if p.hasCommands {
+		w.WriteUint32(p.commands.Newest)
+		w.WriteUint32(p.commands.Judged)
+		w.WriteBits(uint64(min(p.commands.LowWater, maxLowWater)), lowWaterBits)
+	}
+}
+
+// writeRemovals reports each occupant the connection holds or may hold that
+// the round no longer has at its slot, while they fit in limit bits. A slot
+// whose removal did not fit is blocked: its newcomer waits for a snapshot
+// that can say the removal first.
+func (p *Peer) writeRemovals(w *wire.Writer, r *Round, c *claim, limit int) {
+	for i := range p.bases {
+		b := &p.bases[i]
+		if !b.occ.IsNone() && r.occupant(b.slot) != b.occ {
+			p.writeRemoval(w, b.occ, c, limit)
+		}
+	}
+	for _, d := range p.doubts {
+		if r.occupant(d.slot) == d.id {
+			continue // alive: it is written fresh instead
+		}
+		if b := p.base(d.slot); b != nil && b.occ == d.id {
+			continue // already reported from the baseline
+		}
+		p.writeRemoval(w, d.id, c, limit)
+	}
+}
+
+func (p *Peer) writeRemoval(w *wire.Writer, id entity.ID, c *claim, limit int) {
+	if w.Len()+1+idBits(id) > limit {
+		p.blocked = append(p.blocked, id.Slot)
+		p.stats.RemovalsDeferred++
+		return
+	}
+	w.WriteBool(true)
+	writeID(w, id)
+	c.rem = append(c.rem, id)
+	p.stats.Removals++
+}
+
+// writeOthers writes the entities other than the own one that have
+// something to say, by priority, while they fit in limit bits.
+func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit int) {
+	p.cands = p.cands[:0]
+	for i := range r.ents {
+		e := &r.ents[i]
+		if i == ownAt || e.silence == InInstance {
+			continue
+		}
+		bits, _ := p.plan(r, e, false)
+		if bits == 0 {
+			if b := p.base(e.id.Slot); b != nil {
+				b.prio = 0
+			}
+			continue
+		}
+		b := p.baseOrNew(e.id.Slot)
+		if b.prio < 1<<31 {
+			b.prio++
+		}
+		if slices.Contains(p.blocked, e.id.Slot) {
+			p.stats.Deferred++
+			continue
+		}
+		p.cands = append(p.cands, candidate{ent: int32(i), bits: int32(bits), prio: b.prio, slot: e.id.Slot})
+	}
+	slices.SortFunc(p.cands, func(a, b candidate) int {
+		if a.prio != b.prio {
+			return cmp.Compare(b.prio, a.prio)
+		}
+		return cmp.Compare(a.slot, b.slot)
+	})
+	for _, cd := range p.cands {
+		if w.Len()+int(cd.bits) > limit {
+			p.stats.Deferred++
+			continue
+		}
+		e := &r.ents[cd.ent]
+		p.plan(r, e, false)
+		p.emit(w, r, e, c)
+		p.base(e.id.Slot).prio = 0
+	}
+}
+
+// plan decides what e's entry says of each component type, leaving it in
+// p.acts, and returns the entry's width (its continuation bit included), or
+// 0 when a non-own entity has nothing to say. An occupant the connection
+// does not hold is fresh: every component the entity's class puts on the
+// wire is written. Otherwise a component is written when its bits differ
+// from the confirmed ones (or are unknown), and marked removed when the
+// connection holds one the entity no longer has. The own entity's
+// components are written whether or not they differ, bar its NetSpawn.
+func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
+	b := p.base(e.id.Slot)
+	fresh = b == nil || b.occ != e.id || b.comps == nil
+	lo, hi := 0, p.ntypes
+	switch e.silence {
+	case StaticBody:
+		lo, hi = TypeNetSpawn, TypeNetSpawn+1
+	case InInstance:
+		lo, hi = 0, 0
+	}
+	clear(p.acts)
+	n, proj := 0, false
+	ci := e.first
+	for t := lo; t < hi; t++ {
+		for ci < e.end && int(r.comps[ci].typ) < t {
+			ci++
+		}
+		var rc *roundComp
+		if ci < e.end && int(r.comps[ci].typ) == t {
+			rc = &r.comps[ci]
+		}
+		var bc *baseComp
+		if !fresh {
+			bc = &b.comps[t]
+		}
+		switch {
+		case rc != nil:
+			if bc != nil && bc.sameBits(r.bits(rc), rc.nbits) && (!own || t == TypeNetSpawn) {
+				continue
+			}
+			p.acts[t] = actWrite
+			bits += 1 + int(rc.nbits)
+		case bc != nil && bc.state != absent:
+			p.acts[t] = actRemove
+			bits++
+		default:
+			continue
+		}
+		n++
+		proj = proj || t >= EngineTypes
+	}
+	if n == 0 && !own {
+		return 0, fresh
+	}
+	bits += 1 + idBits(e.id) + 1 + EngineTypes
+	if np := p.ntypes - EngineTypes; np > 0 {
+		bits++
+		if proj {
+			bits += np
+		}
+	}
+	return bits, fresh
+}
+
+// emit writes e's entry as the last plan left it in p.acts, and records it
+// in the claim: a continuation bit, the occupant, the fresh bit, the
+// engine types' mask (4 bits), then, when the schema has project types, a
+// bit saying whether any changed and if so their mask; then for each type
+// in the masks, in order, a bit (1: its bits follow; 0: removed) and its
+// bits.
+func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
+	b := p.base(e.id.Slot)
+	fresh := b == nil || b.occ != e.id || b.comps == nil
+	w.WriteBool(true)
+	writeID(w, e.id)
+	w.WriteBool(fresh)
+	proj := false
+	for t, a := range p.acts {
+		if t < EngineTypes {
+			w.WriteBool(a != actNone)
+		} else if a != actNone {
+			proj = true
+		}
+	}
+	if p.ntypes > EngineTypes {
+		w.WriteBool(proj)
+		if proj {
+			for _, a := range p.acts[EngineTypes:] {
+				w.WriteBool(a != actNone)
+			}
+		}
+	}
+	ce := claimEnt{id: e.id, fresh: fresh, first: int32(len(c.comps))}
+	ci := e.first
+	for t, a := range p.acts {
+		if a == actNone {
+			continue
+		}
+		w.WriteBool(a == actWrite)
+		cc := claimComp{typ: uint16(t), present: a == actWrite, off: uint32(len(c.data))}
+		if a == actWrite {
+			for int(r.comps[ci].typ) != t {
+				ci++
+			}
+			rc := &r.comps[ci]
+			data := r.bits(rc)
+			copyBits(w, data, int(rc.nbits))
+			cc.nbits = rc.nbits
+			c.data = append(c.data, data...)
+		}
+		c.comps = append(c.comps, cc)
+	}
+	ce.end = int32(len(c.comps))
+	c.ents = append(c.ents, ce)
+	p.stats.Entries++
+}
+
+// copyBits writes the first n bits of data (as a Writer packed them) to w.
+func copyBits(w *wire.Writer, data []byte, n int) {
+	for n >= 64 {
+		w.WriteBits(binary.LittleEndian.Uint64(data), 64)
+		data, n = data[8:], n-64
+	}
+	for n >= 8 {
+		w.WriteBits(uint64(data[0]), 8)
+		data, n = data[1:], n-8
+	}
+	if n > 0 {
+		w.WriteBits(uint64(data[0]), n)
+	}
+}
+
+// String returns a one-line summary, for logs and test output.
+func (s WriteStats) String() string {
+	return fmt.Sprintf("%d bytes: %d removals (%d deferred), %d entries, %d deferred, own %v",
+		s.Bytes, s.Removals, s.RemovalsDeferred, s.Entries, s.Deferred, s.OwnWritten)
+}
