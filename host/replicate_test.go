@@ -2,11 +2,13 @@ package host
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
 
 	"vkm/internal/entity"
+	"vkm/transport"
 	"vkm/transport/memnet"
 	"vkm/wire"
 )
@@ -207,5 +209,64 @@ func TestAReusedSlotLeavesNothingOfItsOldOccupant(t *testing.T) {
 	}
 	if tr := cl.store.Transform(got); tr.X != 5 || tr.Y != 1 {
 		t.Fatalf("the pickup stands at (%v,%v), want its spawn pose (5,1)", tr.X, tr.Y)
+	}
+}
+
+// TestArenaBandwidthPerPeer measures what one peer is sent, headers
+// included, with four players running about the arena and then with the
+// world settled. It asserts only that the settled world costs less; the
+// figures are for BENCHMARKS.md.
+func TestArenaBandwidthPerPeer(t *testing.T) {
+	h := newHarness(t, loadArena(t))
+	var peers []*peer
+	for i := range 4 {
+		peers = append(peers, h.join(loadArena(t), memnet.Lan, uint64(10+i)))
+	}
+	h.runUntil(5*time.Second, "four joins", func() bool {
+		for _, p := range peers {
+			if p.c.game.Role() != Client {
+				return false
+			}
+		}
+		return true
+	})
+	h.runUntil(30*time.Second, "the world settling", func() bool {
+		return asleep(h.server.game) && h.server.game.countNamed("pickup") == 3
+	})
+	h.run(time.Second)
+	srv := h.server.game
+	sent := func() uint64 {
+		for _, p := range h.server.net.Players(nil, h.now) {
+			if p.Player == peers[0].c.net.Player() {
+				return p.BytesOut
+			}
+		}
+		return 0
+	}
+	measure := func(d time.Duration, move func(step int)) float64 {
+		before, start := sent(), h.now
+		for step := 0; h.now < start+transport.Time(d); step++ {
+			if move != nil {
+				move(step)
+			}
+			h.step()
+		}
+		return float64(sent()-before) / time.Duration(h.now-start).Seconds()
+	}
+	// Each player runs back and forth along the floor, as the server's
+	// physics would move it.
+	running := measure(4*time.Second, func(step int) {
+		for i, st := range h.server.seats {
+			tr, rb := srv.store.Transform(st.entity), srv.store.Rigidbody(st.entity)
+			phase := float64(step)*0.01 + float64(i)
+			tr.X, rb.VX, rb.Awake = 8*math.Sin(phase), 8*math.Cos(phase), true
+		}
+	})
+	h.run(2 * time.Second)
+	settled := measure(2*time.Second, nil)
+	t.Logf("one peer's downstream at %d snapshots/s, datagram headers included: %.0f B/s with 4 players running, %.0f B/s settled",
+		SnapshotRate, running, settled)
+	if settled >= running {
+		t.Fatalf("a settled world (%.0f B/s) costs no less than a busy one (%.0f B/s)", settled, running)
 	}
 }
