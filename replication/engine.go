@@ -182,8 +182,8 @@ func readSigned(r *wire.Reader, q wire.Signed, what string) (float64, error) {
 	return q.Decode(c), nil
 }
 
-// code returns the wire code of v under c: the code of c.Quantize(v), so a
-// writer and every reader hold the same value.
+// code returns the wire code of v under c. Quantize is the value of this
+// code, so a writer and every reader hold the same value.
 func (c Codec) code(v float64) uint64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		v = 0
@@ -200,7 +200,7 @@ func (c Codec) code(v float64) uint64 {
 		lo, hi := c.codeRange()
 		return uint64(clamp(math.Round(v/c.Step), lo, hi) - lo)
 	case Float32:
-		return uint64(math.Float32bits(float32(c.Quantize(v))))
+		return uint64(math.Float32bits(float32(clamp(v, -math.MaxFloat32, math.MaxFloat32))))
 	}
 	return 0
 }

@@ -139,24 +139,8 @@ func (c Codec) codeRange() (lo, hi float64) {
 // v is taken as 0 first (then clamped, so the result is always a valid code).
 // Int and Fixed give +0, never -0, for a zero code.
 func (c Codec) Quantize(v float64) float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		v = 0
-	}
-	switch c.Kind {
-	case Bool:
-		if v != 0 {
-			return 1
-		}
-		return 0
-	case Int:
-		return positiveZero(clamp(math.Round(v), c.Min, c.Max))
-	case Fixed:
-		lo, hi := c.codeRange()
-		return positiveZero(clamp(math.Round(v/c.Step), lo, hi) * c.Step)
-	case Float32:
-		return float64(float32(clamp(v, -math.MaxFloat32, math.MaxFloat32)))
-	}
-	return 0
+	x, _ := c.value(c.code(v))
+	return x
 }
 
 // positiveZero turns -0 (what rounding -0.2 gives) into the +0 a decoded

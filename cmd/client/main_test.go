@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"vkm/host"
+	"vkm/internal/cli"
 )
 
 func TestUsageErrorsExitTwoWithAReason(t *testing.T) {
@@ -26,7 +27,7 @@ func TestUsageErrorsExitTwoWithAReason(t *testing.T) {
 	} {
 		var stderr bytes.Buffer
 		err := run(context.Background(), tc.args, &stderr, &stderr)
-		if code := exitCode(err, &stderr); code != 2 {
+		if code := cli.ExitCode("x", err, &stderr); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%v)", tc.args, code, err)
 			continue
 		}

@@ -8,44 +8,17 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"vkm/host"
+	"vkm/internal/cli"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(exitCode(err, os.Stderr))
-}
-
-// usageError is a command line that cannot be run; it exits 2.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return 0
-	}
-	fmt.Fprintln(stderr, "vkmd:", err)
-	var u usageError
-	if errors.As(err, &u) {
-		return 2
-	}
-	return 1
-}
+func main() { cli.Main("vkmd", run) }
 
 type options struct {
 	dir      string
@@ -78,35 +51,32 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.schema, "schema", false, "print what the project puts on the wire and its fingerprint (what a refused join compares), then exit")
 	for _, a := range args {
 		if name := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-"); strings.HasPrefix(a, "-") && name == "host" {
-			return o, usageError{"--host is not a vkmd flag: vkmd is the host. Run `vkmd PROJECT_DIR` and join it with `client PROJECT_DIR --connect 127.0.0.1`"}
+			return o, cli.Usagef("--host is not a vkmd flag: vkmd is the host. Run `vkmd PROJECT_DIR` and join it with `client PROJECT_DIR --connect 127.0.0.1`")
 		}
 	}
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-			fs.SetOutput(stderr)
-			fmt.Fprintln(stderr, usageLine)
-			fs.PrintDefaults()
-		}
-		return o, usageError{"the project directory comes first: " + usageLine}
+	help := func() {
+		fs.SetOutput(stderr)
+		fmt.Fprintln(stderr, usageLine)
+		fs.PrintDefaults()
 	}
-	o.dir = args[0]
-	if err := fs.Parse(args[1:]); err != nil {
-		return o, usageError{fmt.Sprintf("%v (%s)", err, usageLine)}
+	dir, rest, err := cli.ProjectFirst(args, usageLine, help)
+	if err != nil {
+		return o, err
 	}
-	if fs.NArg() > 0 {
-		return o, usageError{fmt.Sprintf("unexpected argument %q: only the project directory is positional", fs.Arg(0))}
+	o.dir = dir
+	if err := fs.Parse(rest); err != nil {
+		return o, cli.Usagef("%v (%s)", err, usageLine)
+	}
+	if err := cli.NoMorePositional(fs.Args()); err != nil {
+		return o, err
 	}
 	switch {
 	case o.port < 0 || o.port > 65535:
-		return o, usageError{fmt.Sprintf("--port %d is not a UDP port (1..65535)", o.port)}
-	case o.sim == "" && o.simSeed != 0:
-		return o, usageError{"--sim-seed without --sim: name a profile with --sim"}
-	case o.sim != "" && o.simSeed == 0:
-		return o, usageError{"--sim needs --sim-seed N: a simulated link is reproducible only from its seed"}
+		return o, cli.Usagef("--port %d is not a UDP port (1..65535)", o.port)
 	case o.duration < 0:
-		return o, usageError{"--duration must not be negative"}
+		return o, cli.Usagef("--duration must not be negative")
 	}
-	return o, nil
+	return o, cli.CheckSim(o.sim, o.simSeed)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -114,11 +84,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
-		return usageError{fmt.Sprintf("--log-level: %v", err)}
+	logger, err := cli.Logger(o.logLevel, stderr)
+	if err != nil {
+		return err
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	p, err := host.LoadProject(o.dir)
 	if err != nil {
 		return err
@@ -145,12 +114,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Logger:   logger,
 		Status:   stdout,
 	})
-	if o.report != "" && rep != nil {
-		data, jerr := json.MarshalIndent(rep, "", "  ")
-		if jerr == nil {
-			jerr = os.WriteFile(o.report, append(data, '\n'), 0o644)
-		}
-		if err == nil {
+	if rep != nil {
+		if jerr := cli.WriteJSON(o.report, rep); err == nil {
 			err = jerr
 		}
 	}

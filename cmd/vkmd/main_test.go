@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"vkm/internal/cli"
 )
 
 func TestBadCommandLinesExitTwoBeforeLoading(t *testing.T) {
@@ -27,7 +28,7 @@ func TestBadCommandLinesExitTwoBeforeLoading(t *testing.T) {
 	} {
 		var stderr bytes.Buffer
 		err := run(context.Background(), tc.args, &stderr, &stderr)
-		if code := exitCode(err, &stderr); code != 2 {
+		if code := cli.ExitCode("x", err, &stderr); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%v)", tc.args, code, err)
 			continue
 		}
@@ -85,7 +86,7 @@ func TestProjectsVkmdCannotServeAreRefused(t *testing.T) {
 	} {
 		var stderr bytes.Buffer
 		err := run(context.Background(), []string{tc.dir, "--port", "0"}, &stderr, &stderr)
-		if code := exitCode(err, &stderr); code != 1 {
+		if code := cli.ExitCode("x", err, &stderr); code != 1 {
 			t.Errorf("%s: exit %d, want 1 (%v)", tc.dir, code, err)
 		}
 		if !strings.Contains(stderr.String(), tc.want) {
