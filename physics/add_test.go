@@ -1,11 +1,7 @@
 package physics
 
 import (
-	"go/parser"
-	"go/token"
 	"math"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -215,35 +211,4 @@ func regular(n int) []entity.Vec2 {
 func star() []entity.Vec2 {
 	vs := regular(5)
 	return []entity.Vec2{vs[0], vs[2], vs[4], vs[1], vs[3]}
-}
-
-// TestImports keeps the package inside its layer (DESIGN.md): physics knows
-// nothing of the network, the file system, the host or the scripts.
-func TestImports(t *testing.T) {
-	banned := map[string]string{
-		"net":           "physics must not know about networking",
-		"os":            "scripts and scenes load through the host, never the file system",
-		"vkm/host":      "host composes physics, not the reverse",
-		"vkm/scripting": "scripting sits beside physics; the host joins them",
-	}
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range f.Imports {
-			path, _ := strconv.Unquote(imp.Path.Value)
-			if why, ok := banned[path]; ok {
-				t.Errorf("%s imports %s: %s", name, path, why)
-			}
-		}
-	}
 }

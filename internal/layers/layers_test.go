@@ -20,7 +20,9 @@ var order = []string{"scripts", "wire", "transport", "replication", "prediction"
 
 // banned lists standard packages a layer must not import, and why.
 var banned = map[string]map[string]string{
-	"replication": {"net": "sans-IO: bytes in, bytes out", "os": "no files or clocks of its own"},
+	"wire":        {"net": "bits and numbers only", "os": "bits and numbers only"},
+	"transport":   {"net": "sans-IO: only transport/udp touches a socket", "os": "sans-IO: time comes in as an argument"},
+	"replication": {"net": "sans-IO: bytes in, bytes out", "os": "no files or clocks of its own", "time": "rounds are counted in ticks; the host owns the clock"},
 	"prediction":  {"net": "sans-IO: bytes in, bytes out", "os": "no files or clocks of its own"},
 	"physics":     {"net": "physics knows nothing of networking", "os": "no files or clocks of its own"},
 	"scripting":   {"net": "scripts never touch sockets", "os": "scripts are read through an fs.FS only"},
