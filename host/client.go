@@ -28,6 +28,8 @@ type clientSession struct {
 	badSnapshots int                // snapshots that did not decode (dropped whole)
 	spawns       []entity.ID        // spawned roots waiting to be built, in arrival order
 	placed       map[entity.ID]bool // waiting roots a snapshot has placed
+	bare         map[entity.ID]bool // occupants a snapshot made here, not yet built
+	unmade       int                // entries naming an entity this end could not make
 }
 
 type clientConfig struct {
@@ -43,7 +45,7 @@ func newClientSession(cfg clientConfig) *clientSession {
 	hello := cfg.game.Hello()
 	hello.Name, hello.Dev = cfg.name, cfg.dev
 	return &clientSession{
-		log: cfg.logger, game: cfg.game, onState: cfg.onState, placed: map[entity.ID]bool{},
+		log: cfg.logger, game: cfg.game, onState: cfg.onState, placed: map[entity.ID]bool{}, bare: map[entity.ID]bool{},
 		net: transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.logger}, cfg.now),
 	}
 }

@@ -57,9 +57,12 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 		return ClientReport{}, err
 	}
 	if cfg.Sim != "" {
-		if sock, err = simulate(sock, cfg.Sim, cfg.SimSeed, false); err != nil {
+		sim, err := simulate(sock, cfg.Sim, cfg.SimSeed, false)
+		if err != nil {
+			sock.Close()
 			return ClientReport{}, err
 		}
+		sock = sim
 	}
 	defer sock.Close()
 	cl := &client{cfg: cfg, sock: sock, start: time.Now()}

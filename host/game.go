@@ -78,7 +78,8 @@ type Game struct {
 
 	role      Role
 	lastError string
-	worldFP   uint64 // the entry scene file's fingerprint: slots name entities only in the same world
+	worldFP   uint64      // the entry scene file's fingerprint: slots name entities only in the same world
+	sceneIDs  []entity.ID // what the entry scene built, which every end of a session holds from the start
 	tick      uint32
 	replaying bool
 	local     prediction.Command // the local player's command for the tick
@@ -143,6 +144,7 @@ func NewGame(cfg GameConfig) (*Game, error) {
 		g.Close()
 		return nil, err
 	}
+	g.sceneIDs = ids
 	if err := g.bring(ids, false); err != nil {
 		g.Close()
 		return nil, err

@@ -74,6 +74,9 @@ func (s *serverSession) sendRound(now transport.Time) {
 		}
 		if st.peer == nil {
 			st.peer = replication.NewPeer(s.game.schema)
+			for _, id := range s.game.sceneIDs {
+				st.peer.Hold(id) // the client loaded the same scene (the join compared it)
+			}
 		}
 		conn := s.net.Conn(p.Player)
 		st.peer.Acknowledge(conn)
@@ -121,9 +124,11 @@ func (c *clientSession) applyEntry(e *replication.Entry) {
 			g.Destroy(cur) // another occupant: the newcomer is built fresh
 		}
 		if _, err := st.CreateOccupant(id); err != nil {
-			c.log.Warn("snapshot names an entity this end cannot make", "entity", id.String(), "err", err)
+			c.unmade++
+			c.log.Debug("snapshot names an entity this end cannot make", "entity", id.String(), "err", err)
 			return
 		}
+		c.bare[id] = true
 	}
 	if e.Fresh {
 		c.dropUnlisted(id, e)
@@ -179,8 +184,14 @@ func (c *clientSession) applyChange(id entity.ID, e *replication.Entry, ch repli
 			st.SetController(id, &entity.CharacterController{Grounded: e.Character.Grounded})
 		}
 	case typ == replication.TypeNetSpawn:
-		if ch.Removed || e.SpawnRefused || st.Built(id) || st.NetSpawn(id) != nil {
-			return // said again until confirmed: build once, never over an instance
+		if ch.Removed || e.SpawnRefused || st.NetSpawn(id) != nil || st.Built(id) {
+			return // said again until confirmed: build once
+		}
+		if !c.bare[id] {
+			// Only what a snapshot made here is built into: never an
+			// entity this end loaded or built itself.
+			c.log.Warn("spawn record on an entity this end did not make from a snapshot; not built", "entity", id.String(), "prefab", e.Spawn.Prefab)
+			return
 		}
 		ns := e.Spawn
 		ns.Slots = slices.Clone(ns.Slots)
@@ -210,6 +221,8 @@ func (c *clientSession) buildSpawns() {
 		c.spawns = c.spawns[1:]
 		ns := st.NetSpawn(root)
 		if ns == nil || !st.Alive(root) {
+			delete(c.placed, root)
+			delete(c.bare, root)
 			continue
 		}
 		built++
@@ -217,6 +230,8 @@ func (c *clientSession) buildSpawns() {
 			c.log.Warn("spawned prefab not built", "entity", root.String(), "prefab", ns.Prefab, "err", err)
 		}
 		st.SetNetSpawn(root, nil)
+		delete(c.placed, root)
+		delete(c.bare, root)
 	}
 }
 
@@ -227,38 +242,77 @@ func (c *clientSession) build(root entity.ID, ns *entity.NetSpawn) error {
 	if err != nil {
 		return err
 	}
-	// What the snapshots said, kept to go back over the authored values. A
-	// root no snapshot placed (a static body is never described) stands at
-	// the spawn's pose, bit for bit.
-	said, placed := *st.Transform(root), c.placed[root]
-	delete(c.placed, root)
-	var rb *entity.Rigidbody
-	if b := st.Rigidbody(root); b != nil {
-		v := *b
-		rb = &v
-	}
-	comps := map[int]entity.Values{}
-	st.EachComponent(root, func(typ int, v entity.Values) { comps[typ] = slices.Clone(v) })
-	for typ := range comps {
-		st.RemoveComponent(root, typ)
-	}
+	said := c.keep(root)
+	said.strip(st, root)
 	at := make(map[uint32]uint32, len(ns.Slots))
 	for _, s := range ns.Slots {
 		at[s.UID] = s.Slot
 	}
-	_, _, err = InstantiateInto(st, p, ns.Pose, g, root, at)
+	_, slots, err := InstantiateInto(st, p, ns.Pose, g, root, at)
+	said.restore(st, root, c.placed[root])
 	if err != nil {
 		return err
 	}
-	if placed {
-		*st.Transform(root) = said
-	}
-	if rb != nil {
-		st.SetRigidbody(root, rb)
-	}
-	for _, typ := range slices.Sorted(maps.Keys(comps)) {
-		v := comps[typ]
-		copy(st.AddComponent(root, typ, len(v)), v)
+	for _, s := range ns.Slots {
+		if id, ok := slots[s.UID]; ok && id.Slot != s.Slot {
+			// The slot was taken here: the two ends' slots part for this
+			// entity, which the server describes only through its root.
+			c.log.Warn("spawned prefab entity built into another slot", "prefab", ns.Prefab, "uid", s.UID, "server_slot", s.Slot, "slot", id.Slot)
+		}
 	}
 	return g.bring(st.Subtree(root), true)
+}
+
+// said is what snapshots told a waiting root, kept to go back over the
+// prefab's authored values (the server holds them confirmed and will not
+// say them again).
+type said struct {
+	transform  entity.Transform
+	rigidbody  *entity.Rigidbody
+	grounded   *bool
+	components map[int]entity.Values
+}
+
+func (c *clientSession) keep(root entity.ID) said {
+	st := c.game.store
+	s := said{transform: *st.Transform(root), components: map[int]entity.Values{}}
+	if b := st.Rigidbody(root); b != nil {
+		v := *b
+		s.rigidbody = &v
+	}
+	if cc := st.Controller(root); cc != nil {
+		g := cc.Grounded
+		s.grounded = &g
+	}
+	st.EachComponent(root, func(typ int, v entity.Values) { s.components[typ] = slices.Clone(v) })
+	return s
+}
+
+// strip removes the project components a build would refuse to add twice.
+func (s said) strip(st *Store, root entity.ID) {
+	for typ := range s.components {
+		st.RemoveComponent(root, typ)
+	}
+}
+
+// restore puts what the snapshots said back. A root no snapshot placed (a
+// static body is never described) keeps the spawn's pose, bit for bit.
+func (s said) restore(st *Store, root entity.ID, placed bool) {
+	if placed {
+		*st.Transform(root) = s.transform
+	}
+	if s.rigidbody != nil {
+		st.SetRigidbody(root, s.rigidbody)
+	}
+	if s.grounded != nil {
+		if cc := st.Controller(root); cc != nil {
+			cc.Grounded = *s.grounded
+		} else {
+			st.SetController(root, &entity.CharacterController{Grounded: *s.grounded})
+		}
+	}
+	for _, typ := range slices.Sorted(maps.Keys(s.components)) {
+		v := s.components[typ]
+		copy(st.AddComponent(root, typ, len(v)), v)
+	}
 }

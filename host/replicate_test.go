@@ -51,6 +51,11 @@ func mismatches(srv, cl *Game) []string {
 				add(id, "rigidbody", want, cr)
 			}
 		}
+		if sc := srv.store.Controller(id); sc != nil {
+			if cc := cl.store.Controller(id); cc == nil || cc.Grounded != sc.Grounded {
+				add(id, "grounded", sc.Grounded, cc)
+			}
+		}
 		srv.store.EachComponent(id, func(typ int, v entity.Values) {
 			c := cl.store.Component(id, typ)
 			if len(c) != len(v) {
@@ -268,5 +273,30 @@ func TestArenaBandwidthPerPeer(t *testing.T) {
 		SnapshotRate, running, settled)
 	if settled >= running {
 		t.Fatalf("a settled world (%.0f B/s) costs no less than a busy one (%.0f B/s)", settled, running)
+	}
+}
+
+func TestADestroyedStaticBodyLeavesTheClientAndALateJoinerSeesTheWorldAsItIs(t *testing.T) {
+	h := newHarness(t, loadArena(t))
+	a := h.join(loadArena(t), memnet.Lan, 21)
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client })
+	h.run(2 * time.Second) // the character lands: grounded
+	srv := h.server.game
+	ledge := srv.store.At(2)
+	if srv.store.Name(ledge) != "ledge_left" {
+		t.Fatalf("slot 2 holds %q", srv.store.Name(ledge))
+	}
+	// A static body is never described, but its going is.
+	srv.Destroy(ledge)
+	b := h.join(loadArena(t), memnet.Lan, 22)
+	h.runUntil(5*time.Second, "the late join", func() bool { return b.c.game.Role() == Client })
+	h.run(2 * time.Second)
+	for _, p := range []*peer{a, b} {
+		if p.c.game.store.Alive(ledge) {
+			t.Fatalf("client %d still holds the destroyed ledge", p.c.net.Player())
+		}
+		if bad := mismatches(srv, p.c.game); len(bad) > 0 {
+			t.Fatalf("client %d differs: %v", p.c.net.Player(), bad)
+		}
 	}
 }

@@ -107,13 +107,14 @@ type simSocket struct {
 	in    chan datagram
 	start time.Time
 
-	mu       sync.Mutex
-	inbound  *memnet.Link
-	outbound *memnet.Link
-	wake     chan struct{}
-	done     chan struct{}
-	wg       sync.WaitGroup
-	closed   sync.Once
+	mu        sync.Mutex
+	inbound   *memnet.Link
+	outbound  *memnet.Link
+	wake      chan struct{}
+	done      chan struct{}
+	wg        sync.WaitGroup // receive
+	delivered sync.WaitGroup // deliver
+	closed    sync.Once
 }
 
 // simulate wraps inner in the named profile. A server's inbound link is the
@@ -135,7 +136,8 @@ func simulate(inner socket, profile string, seed uint64, server bool) (socket, e
 		inbound: memnet.NewLink(in, seed), outbound: memnet.NewLink(out, seed^0x5eed),
 		wake: make(chan struct{}, 1), done: make(chan struct{}),
 	}
-	s.wg.Add(2)
+	s.wg.Add(1)
+	s.delivered.Add(1)
 	go s.receive()
 	go s.deliver()
 	return s, nil
@@ -163,10 +165,11 @@ func (s *simSocket) receive() {
 
 // deliver hands each datagram on when its link says it arrives.
 func (s *simSocket) deliver() {
-	defer s.wg.Done()
+	defer s.delivered.Done()
 	defer close(s.in)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	closing, drainUntil := false, time.Time{}
 	for {
 		s.mu.Lock()
 		now := s.now()
@@ -202,15 +205,29 @@ func (s *simSocket) deliver() {
 			default:
 			}
 		}
+		if closing {
+			s.mu.Lock()
+			left := s.outbound.InFlight()
+			s.mu.Unlock()
+			if left == 0 || time.Now().After(drainUntil) {
+				return
+			}
+		}
 		timer.Reset(max(next, 0))
 		select {
 		case <-s.done:
-			return
+			if !closing {
+				closing, drainUntil = true, time.Now().Add(simDrain)
+			}
 		case <-s.wake:
 		case <-timer.C:
 		}
 	}
 }
+
+// simDrain is how long a closing simulated socket keeps delivering what it
+// has sent (a goodbye, say) before it gives up on the rest.
+const simDrain = time.Second
 
 func (s *simSocket) Incoming() <-chan datagram { return s.in }
 func (s *simSocket) LocalAddr() netip.AddrPort { return s.inner.LocalAddr() }
@@ -226,12 +243,14 @@ func (s *simSocket) WriteTo(b []byte, to netip.AddrPort) error {
 	return nil
 }
 
-// Close stops the simulator (what is still in flight is lost, as it would
-// be) and closes the inner socket.
+// Close delivers what this end has already sent (for at most simDrain: a
+// goodbye must not be lost to the simulator's own shutdown), drops what is
+// still on its way in, and closes the inner socket.
 func (s *simSocket) Close() error {
 	var err error
 	s.closed.Do(func() {
 		close(s.done)
+		s.delivered.Wait()
 		err = s.inner.Close()
 		s.wg.Wait()
 	})

@@ -59,8 +59,8 @@ func Instantiate(s *Store, p *Prefab, pose entity.Transform, r ComponentResolver
 // client builds what a server spawned: root, when not None, is an existing
 // entity (the one a snapshot created at the server's slot) that becomes the
 // instance's root, and each other prefab entity whose uid is in at goes into
-// that slot (the rest into the lowest free slots). A slot already taken is
-// an error naming it.
+// that slot (the rest, and any whose slot is taken here, into the lowest
+// free slots: the caller compares the returned slots with what it asked).
 func InstantiateInto(s *Store, p *Prefab, pose entity.Transform, r ComponentResolver, root entity.ID, at map[uint32]uint32) (entity.ID, map[uint32]entity.ID, error) {
 	if err := p.Validate(); err != nil {
 		return entity.None, nil, err
@@ -85,14 +85,14 @@ func InstantiateInto(s *Store, p *Prefab, pose entity.Transform, r ComponentReso
 			ids[i] = root
 			continue
 		}
-		var id entity.ID
+		id := entity.None
 		if slot, ok := at[d.ID]; ok {
-			var err error
-			if id, err = s.CreateAt(slot); err != nil {
-				return fail(fmt.Errorf("host: instantiate %s: uid %d into slot %d: %w", p.File, d.ID, slot, err))
+			id, _ = s.CreateAt(slot) // a slot taken here: the lowest free one instead
+		}
+		if id.IsNone() {
+			if id = s.Create(); id.IsNone() {
+				return fail(fmt.Errorf("host: instantiate %s: every slot is taken", p.File))
 			}
-		} else if id = s.Create(); id.IsNone() {
-			return fail(fmt.Errorf("host: instantiate %s: every slot is taken", p.File))
 		}
 		ids[i] = id
 		made = append(made, id)

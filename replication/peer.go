@@ -180,6 +180,19 @@ func NewPeer(s *Schema) *Peer {
 	return &Peer{schema: s, ntypes: n, acts: make([]action, n)}
 }
 
+// Hold records that the connection already holds occupant id with none of
+// its components confirmed: an entity both ends built from the same scene
+// file before the connection began (the join's world fingerprint proved
+// the file the same). Its components are then said as usual, and its
+// removal, should it die, is reported like anyone's. Without it, an entity
+// that is never described (a static body) could be destroyed on the server
+// and never leave the client.
+func (p *Peer) Hold(id entity.ID) {
+	b := p.baseOrNew(id.Slot)
+	b.occ = id
+	b.comps = make([]baseComp, p.ntypes)
+}
+
 // SetCommands sets the command feedback every later snapshot header
 // carries. Until it is first called headers carry none.
 func (p *Peer) SetCommands(c Commands) {

@@ -77,6 +77,14 @@ func (s *Server) receiveHello(from netip.AddrPort, token uint64, body []byte, si
 		s.retired.forget(from)
 	}
 	seat := s.byAddr[from]
+	if seat != nil && seat.playing && s.gate.Check(from, token, time.Duration(now)) {
+		// A playing client never says Hello again: this is a client
+		// restarted on the same address:port within the token's window.
+		// The old seat stays until it times out; the new join waits for it
+		// rather than inheriting the old player's connection and number.
+		s.stats.BadToken++
+		return
+	}
 	if seat != nil && s.seatToken(seat, token, now) {
 		seat.bytesIn += uint64(size)
 		s.welcome(seat, size) // the Welcome was lost, or the token changed

@@ -540,3 +540,24 @@ func TestUnconfirmedSeatTimesOutAndRejoins(t *testing.T) {
 		t.Fatalf("not seated again: %+v", joined)
 	}
 }
+
+// A client restarted on the same address:port within its token's window
+// echoes the same token, but its Hello comes from a new process: it must
+// not inherit the playing seat (its connection, number and baseline).
+func TestARestartedClientDoesNotInheritAPlayingSeat(t *testing.T) {
+	const seed = 0x7001
+	s := newSim(t, seed, transport.ServerConfig{})
+	p := s.addClient("ada", memnet.Perfect, transport.ClientConfig{})
+	s.join(time.Second)
+	exchange(t, s, p, 200*time.Millisecond) // the seat plays
+	before := s.srv.Stats().Welcomes
+	s.srv.Receive(p.addr, handshake.AppendDatagram(nil, 0, clientHello("ada")), s.now)
+	_, ch, _ := s.srv.NextDatagram()
+	h, _, _ := handshake.Classify(ch)
+	s.srv.Receive(p.addr, handshake.AppendDatagram(nil, h.Token, clientHello("ada")), s.now)
+	if got := s.srv.Stats().Welcomes; got != before {
+		t.Fatalf("a restarted client's Hello was welcomed into the playing seat (%d welcomes, was %d)", got, before)
+	}
+	t.Logf("seed %d: %v", seed, s)
+	s.wantSeats(1)
+}

@@ -72,7 +72,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	}
 	switch {
 	case o.port < 0 || o.port > 65535:
-		return o, cli.Usagef("--port %d is not a UDP port (1..65535)", o.port)
+		return o, cli.Usagef("--port %d is not a UDP port (1..65535; 0 or none: the project's)", o.port)
 	case o.duration < 0:
 		return o, cli.Usagef("--duration must not be negative")
 	}
