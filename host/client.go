@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"vkm/internal/entity"
+	"vkm/prediction"
 	"vkm/replication"
 	"vkm/transport"
 )
@@ -30,6 +31,33 @@ type clientSession struct {
 	placed       map[entity.ID]bool // waiting roots a snapshot has placed
 	bare         map[entity.ID]bool // occupants a snapshot made here, not yet built
 	unmade       int                // entries naming an entity this end could not make
+
+	history prediction.History // the commands this player made, for the server and for replays
+	pacer   prediction.Pacer
+	packet  prediction.Packet
+	payload []byte
+	input   recordingInput
+}
+
+// recordingInput hands the game each tick's command as the wire will carry
+// it, and records it in the history while playing, so the server runs
+// exactly what this end predicted with.
+type recordingInput struct {
+	c  *clientSession
+	in Input
+}
+
+func (r *recordingInput) Next() prediction.Command {
+	var cmd prediction.Command
+	if r.in != nil {
+		cmd = r.in.Next()
+	}
+	g := r.c.game
+	cmd = cmd.Quantize(len(g.project.Axes), len(g.project.Buttons))
+	if g.role == Client {
+		r.c.history.Add(cmd, g.tick+1)
+	}
+	return cmd
 }
 
 type clientConfig struct {
@@ -62,11 +90,27 @@ func (c *clientSession) frame(elapsed time.Duration, in Input, afterTick func(*G
 	c.net.Poll(now)
 	c.events()
 	c.buildSpawns()
-	c.game.Frame(elapsed, in, afterTick)
+	if c.game.role == Client {
+		c.game.clock.SetPace(c.pacer.Bend())
+	} else {
+		c.pacer.Reset()
+		c.game.clock.SetPace(1)
+	}
+	c.input.c, c.input.in = c, in
+	c.game.Frame(elapsed, &c.input, afterTick)
 	if c.net.State() == transport.StatePlaying && now >= c.nextSend {
-		c.net.Send(nil, now)
+		c.sendCommands(now)
 		c.nextSend = nextDue(c.nextSend, now, time.Second/CommandRate)
 	}
+}
+
+// sendCommands sends the commands the server still needs: the newest it
+// has not confirmed and any never sent.
+func (c *clientSession) sendCommands(now transport.Time) {
+	p := c.game.project
+	c.history.Fill(&c.packet)
+	c.payload = c.packet.Append(c.payload[:0], len(p.Axes), len(p.Buttons))
+	c.net.Send(c.payload, now)
 }
 
 // CommandRate is how many packets a second a client sends the server, by

@@ -78,6 +78,12 @@ type Game struct {
 
 	role      Role
 	lastError string
+	// beforeTick, when set, runs at the top of every tick: a server takes
+	// each player's command for the tick from their queue there.
+	beforeTick func()
+	// driven maps a player's entity to the command driving it this tick,
+	// on a server.
+	driven    map[entity.ID]*prediction.Command
 	worldFP   uint64      // the entry scene file's fingerprint: slots name entities only in the same world
 	sceneIDs  []entity.ID // what the entry scene built, which every end of a session holds from the start
 	tick      uint32
@@ -351,6 +357,9 @@ func (g *Game) Advance(elapsed time.Duration, in Input, afterTick func(*Game)) i
 // character controller, then physics.
 func (g *Game) RunTick() {
 	g.tick++
+	if g.beforeTick != nil {
+		g.beforeTick()
+	}
 	g.scripts.FixedUpdate(g.dt, g.replaying)
 	g.updateControllers()
 	g.phys.Step(g)
@@ -568,6 +577,8 @@ func (g *Game) Command(id entity.ID) *prediction.Command {
 		if id == g.own {
 			return &g.local
 		}
+	case Server:
+		return g.driven[id]
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package host
 import (
 	"maps"
 	"slices"
+	"time"
 
 	"vkm/internal/entity"
 	"vkm/replication"
@@ -78,6 +79,7 @@ func (s *serverSession) sendRound(now transport.Time) {
 				st.peer.Hold(id) // the client loaded the same scene (the join compared it)
 			}
 		}
+		st.peer.SetCommands(replication.Commands{Newest: st.queue.Newest(), Judged: st.queue.Judged(), LowWater: st.queue.LowWater()})
 		conn := s.net.Conn(p.Player)
 		st.peer.Acknowledge(conn)
 		s.payload = st.peer.Write(s.payload[:0], s.round, st.entity, transport.MaxDataPayload)
@@ -102,6 +104,14 @@ func (c *clientSession) applySnapshot(payload []byte) {
 	}
 	sn := &c.snap
 	c.serverTick = sn.Tick
+	if sn.HasCommands {
+		c.history.Confirm(sn.Commands.Newest)
+		rtt := time.Duration(0)
+		if conn := c.net.Conn(); conn != nil {
+			rtt = conn.RTT()
+		}
+		c.pacer.Observe(sn.Commands.LowWater, rtt, g.project.TickRate)
+	}
 	for _, id := range sn.Removals {
 		if g.store.Alive(id) {
 			g.Destroy(id)

@@ -300,3 +300,32 @@ func TestADestroyedStaticBodyLeavesTheClientAndALateJoinerSeesTheWorldAsItIs(t *
 		}
 	}
 }
+
+func TestABotsCommandsDriveItsCharacterOnTheServer(t *testing.T) {
+	const seed = 64
+	h := newHarness(t, loadArena(t))
+	a := h.join(loadArena(t), memnet.Broadband, seed)
+	p := loadArena(t)
+	bot, err := NewBot("wander", seed, len(p.Axes), len(p.Buttons))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.input = bot
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client })
+	st := h.server.seats[a.c.net.Player()]
+	start := *h.server.game.store.Transform(st.entity)
+	var travelled float64
+	last := start
+	for range 10 * 64 {
+		h.run(time.Second / 64)
+		tr := *h.server.game.store.Transform(st.entity)
+		travelled += math.Hypot(tr.X-last.X, tr.Y-last.Y)
+		last = tr
+	}
+	q := st.queue.Stats()
+	t.Logf("seed %d: over 10 s the server ran %d of the client's commands, %d repeats, %d skips, %d discarded; the character travelled %.1f m; pace %.3f",
+		seed, q.Real, q.Repeats, q.Skips, q.Discarded, travelled, a.c.game.clock.Pace())
+	if q.Real < 600 || travelled < 5 {
+		t.Fatalf("the bot's commands did not drive its character: %+v, %.1f m", q, travelled)
+	}
+}

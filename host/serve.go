@@ -59,6 +59,10 @@ type PeerReport struct {
 	LossPermille float64 `json:"loss_permille"`
 	BytesInPerS  float64 `json:"bytes_in_per_s"`
 	BytesOutPerS float64 `json:"bytes_out_per_s"`
+	// Repeats are ticks run dry on this player's last command; Skips are
+	// commands dropped to keep their queue shallow.
+	Repeats uint64 `json:"repeats"`
+	Skips   uint64 `json:"skips"`
 }
 
 // server runs a serverSession on a socket and the wall clock.
@@ -163,7 +167,7 @@ func (srv *server) status() {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tick %d players %d/%d", srv.s.game.Tick(), srv.s.net.PlayerCount(), srv.cfg.Project.Players)
 	for _, p := range srv.s.peers(srv.now()) {
-		fmt.Fprintf(&b, " | p%d rtt %.0fms loss %.1f%% in %.0fB/s out %.0fB/s", p.Player, p.RTTms, p.LossPermille/10, p.BytesInPerS, p.BytesOutPerS)
+		fmt.Fprintf(&b, " | p%d rtt %.0fms loss %.1f%% in %.0fB/s out %.0fB/s repeats %d skips %d", p.Player, p.RTTms, p.LossPermille/10, p.BytesInPerS, p.BytesOutPerS, p.Repeats, p.Skips)
 	}
 	fmt.Fprintln(srv.cfg.Status, b.String())
 }

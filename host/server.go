@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"vkm/internal/entity"
+	"vkm/prediction"
 	"vkm/replication"
 	"vkm/transport"
 )
@@ -41,10 +42,14 @@ type serverSession struct {
 // seat is everything about one seated player, made when they join and
 // dropped when they leave: never reused for the next player.
 type seat struct {
-	player uint16
-	entity entity.ID
-	since  transport.Time
-	peer   *replication.Peer // what this player has confirmed; made with their first snapshot
+	player     uint16
+	entity     entity.ID
+	since      transport.Time
+	peer       *replication.Peer // what this player has confirmed; made with their first snapshot
+	queue      prediction.Queue  // the commands this player made, one a tick
+	cmd        prediction.Command
+	packet     prediction.Packet // scratch for parsing
+	badPackets uint64
 }
 
 type serverConfig struct {
@@ -61,6 +66,8 @@ func newServerSession(cfg serverConfig) (*serverSession, error) {
 		return nil, fmt.Errorf("host: %s has no vkmSetupNetwork in %s: a project that registers no network types and no join handler plays offline only, and vkmd serves networked projects", p.Name, p.EntryScript)
 	}
 	s := &serverSession{log: cfg.logger, game: g, seats: map[uint16]*seat{}, nextSnapshot: cfg.now}
+	g.driven = map[entity.ID]*prediction.Command{}
+	g.beforeTick = s.takeCommands
 	hello := g.Hello()
 	hello.Dev = cfg.dev
 	var err error
@@ -82,8 +89,28 @@ func (s *serverSession) admit(player uint16) bool {
 	if id.IsNone() {
 		return false
 	}
-	s.seats[player] = &seat{player: player, entity: id, since: s.now}
+	st := &seat{player: player, entity: id, since: s.now}
+	s.seats[player] = st
+	s.game.driven[id] = &st.cmd
 	return true
+}
+
+// takeCommands gives every player's entity its command for the tick about
+// to run: one from their queue, in the order they made them.
+func (s *serverSession) takeCommands() {
+	for _, st := range s.seats {
+		st.cmd = st.queue.Next().Command
+	}
+}
+
+// command takes a player's command packet into their queue.
+func (s *serverSession) command(st *seat, payload []byte) {
+	p := s.game.project
+	if err := prediction.ParsePacket(payload, len(p.Axes), len(p.Buttons), &st.packet); err != nil {
+		st.badPackets++
+		return
+	}
+	st.queue.Push(&st.packet)
 }
 
 // receive hands the session one datagram.
@@ -118,8 +145,13 @@ func (s *serverSession) events() {
 		switch ev.Kind {
 		case transport.EventJoined:
 			s.log.Info("player joined", "player", ev.Player, "name", ev.Name, "addr", ev.Addr.String(), "dev", ev.Dev)
+		case transport.EventData:
+			if st, ok := s.seats[ev.Player]; ok {
+				s.command(st, ev.Payload)
+			}
 		case transport.EventLeft:
 			if st, ok := s.seats[ev.Player]; ok {
+				delete(s.game.driven, st.entity)
 				s.game.Destroy(st.entity)
 				delete(s.seats, ev.Player)
 			}
@@ -148,8 +180,12 @@ func (s *serverSession) peers(now transport.Time) []PeerReport {
 			since = st.since
 		}
 		secs := math.Max(time.Duration(now-since).Seconds(), 1e-3)
+		var q prediction.QueueStats
+		if st, ok := s.seats[p.Player]; ok {
+			q = st.queue.Stats()
+		}
 		out = append(out, PeerReport{
-			Player: p.Player, Name: p.Name,
+			Player: p.Player, Name: p.Name, Repeats: q.Repeats, Skips: q.Skips,
 			RTTms:        round1(float64(p.RTT) / float64(time.Millisecond)),
 			LossPermille: round1(p.Loss * 1000),
 			BytesInPerS:  round1(float64(p.BytesIn) / secs),
