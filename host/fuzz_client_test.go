@@ -1,0 +1,52 @@
+package host
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"vkm/transport/memnet"
+)
+
+// FuzzClientAppliesSnapshots feeds a client's world snapshots a hostile or
+// broken server could send: whatever decodes is applied and its spawns are
+// built, and nothing may panic. The seeds are real snapshots of the arena.
+func FuzzClientAppliesSnapshots(f *testing.F) {
+	h := newHarness(f, loadArena(f))
+	a := h.join(loadArena(f), memnet.Perfect, 1)
+	var seeds [][]byte
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client })
+	st := func() *seat {
+		for _, s := range h.server.seats {
+			return s
+		}
+		return nil
+	}()
+	tumble(h.server.game, rand.New(rand.NewPCG(1, 2)))
+	for range 40 {
+		h.run(time.Second / 64)
+		if st.peer != nil {
+			seeds = append(seeds, append([]byte(nil), h.server.payload...))
+		}
+	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	c := newFuzzClient(f)
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		c.applySnapshot(payload)
+		c.buildSpawns()
+		c.game.RunTick()
+	})
+}
+
+// newFuzzClient is a client session playing the arena, seated, with no
+// server behind it.
+func newFuzzClient(tb testing.TB) *clientSession {
+	g, err := NewGame(GameConfig{Project: loadArena(tb), Role: Client})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(g.Close)
+	return newClientSession(clientConfig{game: g, logger: testLogger(tb)})
+}
