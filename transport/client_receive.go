@@ -82,7 +82,12 @@ func (c *Client) receiveChallenge(token uint64, body []byte, size int, now Time)
 	c.hear(size, now)
 }
 
-// receiveWelcome seats the client if the Welcome carries its token.
+// UnreadableWelcome is the sentence a client ends with when its server's
+// Welcome does not decode.
+const UnreadableWelcome = "The server's welcome could not be read; it may run another build of the game."
+
+// receiveWelcome seats the client if the Welcome carries its token; a
+// Welcome with its token that does not decode ends the join.
 func (c *Client) receiveWelcome(token uint64, body []byte, size int, now Time) {
 	switch {
 	case c.state != StateJoining:
@@ -94,7 +99,10 @@ func (c *Client) receiveWelcome(token uint64, body []byte, size int, now Time) {
 	}
 	w, err := handshake.ParseWelcome(body)
 	if err != nil {
+		// It carries our token, so it is the server's answer, and one this
+		// build cannot read: joining on would be guessing at the session.
 		c.stats.Malformed++
+		c.end(StateDisconnected, UnreadableWelcome)
 		return
 	}
 	c.hear(size, now)

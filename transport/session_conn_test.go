@@ -390,3 +390,18 @@ func TestDataPayloadLimit(t *testing.T) {
 		t.Fatal("payload limit")
 	}
 }
+
+// A Welcome that carries the client's token but does not decode is the
+// server's answer, unreadable by this build: the join ends at once rather
+// than waiting out the timeout.
+func TestAnUnreadableWelcomeEndsTheJoin(t *testing.T) {
+	c := transport.NewClient(transport.ClientConfig{Hello: clientHello("ada")}, 0)
+	c.Poll(0)
+	const token = 0x1234
+	c.Receive(handshake.AppendDatagram(nil, token, handshake.Challenge{}), at(time.Millisecond))
+	bad := handshake.Header{Version: handshake.Version, Kind: handshake.KindWelcome, Token: token}.Append(nil)
+	c.Receive(append(bad, 1, 2, 3), at(2*time.Millisecond))
+	if c.State() != transport.StateDisconnected || c.LastError() != transport.UnreadableWelcome {
+		t.Fatalf("state %v, last error %q", c.State(), c.LastError())
+	}
+}
