@@ -91,7 +91,7 @@ func (cl *client) run(ctx context.Context) (ClientReport, error) {
 			return cl.leave(), nil
 		case d, ok := <-cl.sock.Incoming():
 			if !ok {
-				return cl.report(), fmt.Errorf("host: the socket closed")
+				return cl.report(), fmt.Errorf("host: the socket closed: %v", cl.sock.Err())
 			}
 			cl.c.receive(d.Bytes, cl.now())
 		case <-timer.C:

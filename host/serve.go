@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -129,7 +128,7 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 			return srv.shutdown(), nil
 		case d, ok := <-srv.sock.Incoming():
 			if !ok {
-				return srv.report(), errors.New("host: the socket closed")
+				return srv.report(), fmt.Errorf("host: the socket closed: %v", srv.sock.Err())
 			}
 			srv.s.receive(d.From, d.Bytes, srv.now())
 		case <-timer.C:

@@ -26,6 +26,8 @@ type socket interface {
 	// connected to its server).
 	WriteTo(b []byte, to netip.AddrPort) error
 	LocalAddr() netip.AddrPort
+	// Err says why Incoming closed, once it has (nil: Close closed it).
+	Err() error
 	Close() error
 }
 
@@ -43,6 +45,7 @@ type udpSocket struct {
 	close  func() error
 	wg     sync.WaitGroup
 	closed sync.Once
+	err    error // why the reader stopped; written before in is closed
 }
 
 func newUDPSocket(write func([]byte, netip.AddrPort) error, local netip.AddrPort, serve func(func(netip.AddrPort, []byte)) error, closeFn func() error) *udpSocket {
@@ -51,7 +54,7 @@ func newUDPSocket(write func([]byte, netip.AddrPort) error, local netip.AddrPort
 	go func() {
 		defer s.wg.Done()
 		defer close(s.in)
-		serve(func(from netip.AddrPort, b []byte) {
+		s.err = serve(func(from netip.AddrPort, b []byte) {
 			select {
 			case s.in <- datagram{From: from, Bytes: append([]byte(nil), b...)}:
 			default: // the loop is behind: drop, as the network would
@@ -64,6 +67,7 @@ func newUDPSocket(write func([]byte, netip.AddrPort) error, local netip.AddrPort
 func (s *udpSocket) Incoming() <-chan datagram                 { return s.in }
 func (s *udpSocket) WriteTo(b []byte, to netip.AddrPort) error { return s.write(b, to) }
 func (s *udpSocket) LocalAddr() netip.AddrPort                 { return s.local }
+func (s *udpSocket) Err() error                                { return s.err }
 
 // Close closes the endpoint and waits for its reader to finish.
 func (s *udpSocket) Close() error {
@@ -231,6 +235,7 @@ const simDrain = time.Second
 
 func (s *simSocket) Incoming() <-chan datagram { return s.in }
 func (s *simSocket) LocalAddr() netip.AddrPort { return s.inner.LocalAddr() }
+func (s *simSocket) Err() error                { return s.inner.Err() }
 
 func (s *simSocket) WriteTo(b []byte, to netip.AddrPort) error {
 	if len(b) > transport.MaxDatagram {
