@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"net"
 	"strconv"
@@ -75,6 +76,7 @@ func (cl *client) run(ctx context.Context) (ClientReport, error) {
 	log := cl.cfg.logger()
 	last := cl.start
 	nextWhy := cl.start
+	nextStatus := cl.start.Add(time.Second)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	var stop <-chan time.Time
@@ -100,11 +102,15 @@ func (cl *client) run(ctx context.Context) (ClientReport, error) {
 		cl.c.frame(now.Sub(last), cl.cfg.Input, cl.tally.Observe, cl.now())
 		last = now
 		cl.flush()
+		if !now.Before(nextStatus) {
+			cl.status(log)
+			nextStatus = nextStatus.Add(time.Second)
+		}
 		if cl.c.game.Disconnected() && !now.Before(nextWhy) {
 			log.Warn("not playing", "state", cl.c.net.State().String(), "why", cl.c.game.LastError())
 			nextWhy = now.Add(refusedLogEvery)
 		}
-		timer.Reset(cl.c.until(cl.now()))
+		timer.Reset(min(cl.c.until(cl.now()), time.Until(nextStatus)))
 	}
 }
 
@@ -141,9 +147,24 @@ func (cl *client) report() ClientReport {
 		r.RTTms = round1(float64(conn.RTT()) / float64(time.Millisecond))
 		r.LossPermille = round1(conn.Loss(cl.now()) * 1000)
 	}
+	r.PacingLowWater = float64(cl.c.pacer.LowWater())
+	r.PacingTarget = round1(cl.c.pacer.Target())
+	r.TickSpeed = math.Round(cl.c.game.clock.Pace()*1000) / 1000
 	secs := math.Max(time.Since(cl.start).Seconds(), 1e-3)
 	st := n.Stats()
 	r.BytesInPerS = round1(float64(st.BytesIn) / secs)
 	r.BytesOutPerS = round1(float64(st.BytesOut) / secs)
 	return r
+}
+
+// status logs the once-a-second line (at Info, so --log-level warn quiets
+// it): the link and the pacing.
+func (cl *client) status(log *slog.Logger) {
+	if cl.c.net.State() != transport.StatePlaying {
+		return
+	}
+	r := cl.report()
+	log.Info("status", "tick", cl.c.game.Tick(), "rtt_ms", r.RTTms, "loss_permille", r.LossPermille,
+		"in_bps", r.BytesInPerS, "out_bps", r.BytesOutPerS,
+		"low_water", r.PacingLowWater, "target", r.PacingTarget, "tick_speed", r.TickSpeed)
 }

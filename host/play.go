@@ -72,6 +72,13 @@ type ClientReport struct {
 	LossPermille float64 `json:"loss_permille"`
 	BytesInPerS  float64 `json:"bytes_in_per_s"`
 	BytesOutPerS float64 `json:"bytes_out_per_s"`
+
+	// Pacing: the server's queue of this client's commands at its lowest
+	// since the last snapshot, the cushion the client steers it toward,
+	// and how many ticks a second of wall time buys (1 = real time).
+	PacingLowWater float64 `json:"pacing_low_water"`
+	PacingTarget   float64 `json:"pacing_target"`
+	TickSpeed      float64 `json:"tick_speed"`
 }
 
 // Report is the JSON document `client --report` writes.
