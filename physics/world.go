@@ -92,6 +92,10 @@ type World struct {
 	// deterministic iteration order for Step and for query results.
 	order []*body
 
+	// island is Island's reusable search state; a search takes it (leaving
+	// nil) so a nested one, made from a callback, makes its own.
+	island *islandScratch
+
 	// scratch is reused by queries to collect entities before calling back
 	// into user code. A query takes it (leaving nil) so a nested query made
 	// from the callback allocates its own instead of clobbering it.
