@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"math"
 	"net"
@@ -74,44 +73,23 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 
 func (cl *client) run(ctx context.Context) (ClientReport, error) {
 	log := cl.cfg.logger()
-	last := cl.start
 	nextWhy := cl.start
-	nextStatus := cl.start.Add(time.Second)
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	var stop <-chan time.Time
-	if cl.cfg.Duration > 0 {
-		t := time.NewTimer(cl.cfg.Duration)
-		defer t.Stop()
-		stop = t.C
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return cl.leave(), nil
-		case <-stop:
-			return cl.leave(), nil
-		case d, ok := <-cl.sock.Incoming():
-			if !ok {
-				return cl.report(), fmt.Errorf("host: the socket closed: %v", cl.sock.Err())
+	err := pump(ctx, cl.cfg.Duration, cl.sock,
+		func(d datagram) { cl.c.receive(d.Bytes, cl.now()) },
+		func(elapsed time.Duration) time.Duration {
+			cl.c.frame(elapsed, cl.cfg.Input, cl.tally.Observe, cl.now())
+			cl.flush()
+			if now := time.Now(); cl.c.game.Disconnected() && !now.Before(nextWhy) {
+				log.Warn("not playing", "state", cl.c.net.State().String(), "why", cl.c.game.LastError())
+				nextWhy = now.Add(refusedLogEvery)
 			}
-			cl.c.receive(d.Bytes, cl.now())
-		case <-timer.C:
-		}
-		now := time.Now()
-		cl.c.frame(now.Sub(last), cl.cfg.Input, cl.tally.Observe, cl.now())
-		last = now
-		cl.flush()
-		if !now.Before(nextStatus) {
-			cl.status(log)
-			nextStatus = nextStatus.Add(time.Second)
-		}
-		if cl.c.game.Disconnected() && !now.Before(nextWhy) {
-			log.Warn("not playing", "state", cl.c.net.State().String(), "why", cl.c.game.LastError())
-			nextWhy = now.Add(refusedLogEvery)
-		}
-		timer.Reset(min(cl.c.until(cl.now()), time.Until(nextStatus)))
+			return cl.c.until(cl.now())
+		},
+		func() { cl.status(log) })
+	if err != nil {
+		return cl.report(), err
 	}
+	return cl.leave(), nil
 }
 
 func (cl *client) flush() {

@@ -110,39 +110,18 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 func (srv *server) now() transport.Time { return transport.Time(time.Since(srv.start)) }
 
 func (srv *server) run(ctx context.Context) (*ServerReport, error) {
-	last := time.Now()
-	nextStatus := last.Add(time.Second)
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	var stop <-chan time.Time
-	if srv.cfg.Duration > 0 {
-		t := time.NewTimer(srv.cfg.Duration)
-		defer t.Stop()
-		stop = t.C
+	err := pump(ctx, srv.cfg.Duration, srv.sock,
+		func(d datagram) { srv.s.receive(d.From, d.Bytes, srv.now()) },
+		func(elapsed time.Duration) time.Duration {
+			srv.s.advance(elapsed, srv.now())
+			srv.flush()
+			return srv.s.until(srv.now())
+		},
+		srv.status)
+	if err != nil {
+		return srv.report(), err
 	}
-	for {
-		select {
-		case <-ctx.Done():
-			return srv.shutdown(), nil
-		case <-stop:
-			return srv.shutdown(), nil
-		case d, ok := <-srv.sock.Incoming():
-			if !ok {
-				return srv.report(), fmt.Errorf("host: the socket closed: %v", srv.sock.Err())
-			}
-			srv.s.receive(d.From, d.Bytes, srv.now())
-		case <-timer.C:
-		}
-		now := time.Now()
-		srv.s.advance(now.Sub(last), srv.now())
-		last = now
-		srv.flush()
-		if !now.Before(nextStatus) {
-			srv.status()
-			nextStatus = nextStatus.Add(time.Second)
-		}
-		timer.Reset(min(srv.s.until(srv.now()), time.Until(nextStatus)))
-	}
+	return srv.shutdown(), nil
 }
 
 // flush sends what the session has queued.
