@@ -37,6 +37,10 @@ type clientSession struct {
 	packet  prediction.Packet
 	payload []byte
 	input   recordingInput
+	rec     reconciler
+
+	island      []entity.ID
+	heldScratch []heldBody
 }
 
 // recordingInput hands the game each tick's command as the wire will carry
@@ -56,6 +60,7 @@ func (r *recordingInput) Next() prediction.Command {
 	cmd = cmd.Quantize(len(g.project.Axes), len(g.project.Buttons))
 	if g.role == Client {
 		r.c.history.Add(cmd, g.tick+1)
+		r.c.rec.recordCommand(g.tick+1, cmd)
 	}
 	return cmd
 }
@@ -97,7 +102,12 @@ func (c *clientSession) frame(elapsed time.Duration, in Input, afterTick func(*G
 		c.game.clock.SetPace(1)
 	}
 	c.input.c, c.input.in = c, in
-	c.game.Frame(elapsed, &c.input, afterTick)
+	c.game.Frame(elapsed, &c.input, func(g *Game) {
+		c.recordPrediction(g)
+		if afterTick != nil {
+			afterTick(g)
+		}
+	})
 	if c.net.State() == transport.StatePlaying && now >= c.nextSend {
 		c.sendCommands(now)
 		c.nextSend = nextDue(c.nextSend, now, time.Second/CommandRate)

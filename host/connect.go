@@ -125,6 +125,8 @@ func (cl *client) report() ClientReport {
 		r.RTTms = round1(float64(conn.RTT()) / float64(time.Millisecond))
 		r.LossPermille = round1(conn.Loss(cl.now()) * 1000)
 	}
+	r.Corrections, r.ReplayedTicks = cl.c.rec.corrections, cl.c.rec.replayed
+	r.MaxCorrectionMM = round1(cl.c.rec.maxCorrection * 1000)
 	r.PacingLowWater = float64(cl.c.pacer.LowWater())
 	r.PacingTarget = round1(cl.c.pacer.Target())
 	r.TickSpeed = math.Round(cl.c.game.clock.Pace()*1000) / 1000
@@ -144,5 +146,5 @@ func (cl *client) status(log *slog.Logger) {
 	r := cl.report()
 	log.Info("status", "tick", cl.c.game.Tick(), "rtt_ms", r.RTTms, "loss_permille", r.LossPermille,
 		"in_bps", r.BytesInPerS, "out_bps", r.BytesOutPerS,
-		"low_water", r.PacingLowWater, "target", r.PacingTarget, "tick_speed", r.TickSpeed)
+		"corrections", r.Corrections, "low_water", r.PacingLowWater, "target", r.PacingTarget, "tick_speed", r.TickSpeed)
 }

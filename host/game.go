@@ -83,7 +83,10 @@ type Game struct {
 	beforeTick func()
 	// driven maps a player's entity to the command driving it this tick,
 	// on a server.
-	driven    map[entity.ID]*prediction.Command
+	driven map[entity.ID]*prediction.Command
+	// leases are the bodies a client's character is pushing, which that
+	// client simulates too.
+	leases    prediction.Leases
 	worldFP   uint64      // the entry scene file's fingerprint: slots name entities only in the same world
 	sceneIDs  []entity.ID // what the entry scene built, which every end of a session holds from the start
 	tick      uint32
@@ -362,7 +365,49 @@ func (g *Game) RunTick() {
 	}
 	g.scripts.FixedUpdate(g.dt, g.replaying)
 	g.updateControllers()
+	if g.role == Client {
+		g.placeOthers()
+	}
 	g.phys.Step(g)
+}
+
+// Replay runs the ticks from..to again, each on the command cmd gives for
+// it, with is_replaying() true: the behaviors of what this end simulates,
+// the character controller and physics, nothing that presents. after runs
+// after each replayed tick. It stops early at a tick with no command and
+// returns how many ran; the tick counter ends where it was.
+func (g *Game) Replay(from, to uint32, cmd func(tick uint32) (prediction.Command, bool), after func(*Game)) int {
+	if from > to {
+		return 0
+	}
+	now, local := g.tick, g.local
+	g.replaying = true
+	g.tick = from - 1
+	n := 0
+	for t := from; t <= to; t++ {
+		c, ok := cmd(t)
+		if !ok {
+			break
+		}
+		g.local = c
+		g.RunTick()
+		after(g)
+		n++
+	}
+	g.replaying = false
+	g.tick, g.local = now, local
+	return n
+}
+
+// placeOthers puts every body this client does not simulate where the
+// server last said it is, for the step about to run.
+func (g *Game) placeOthers() {
+	g.store.Each(func(id entity.ID) bool {
+		if !g.Simulates(id) {
+			g.phys.Place(id, g.store.Transform(id), g.store.Rigidbody(id))
+		}
+		return true
+	})
 }
 
 func (g *Game) updateControllers() {
@@ -548,7 +593,7 @@ func (g *Game) Simulates(id entity.ID) bool {
 	case Offline, Server:
 		return true
 	case Client:
-		return id == g.own
+		return id == g.own || g.leases.Leased(id, g.tick)
 	}
 	return false
 }

@@ -76,6 +76,13 @@ type ClientReport struct {
 	// Pacing: the server's queue of this client's commands at its lowest
 	// since the last snapshot, the cushion the client steers it toward,
 	// and how many ticks a second of wall time buys (1 = real time).
+	// Reconciliation: snapshots whose answer for this client's own entity
+	// (and what it leased) differed by 3 mm or more from its prediction,
+	// the ticks run again because of them, and the largest difference.
+	Corrections     uint64  `json:"corrections"`
+	ReplayedTicks   uint64  `json:"replayed_ticks"`
+	MaxCorrectionMM float64 `json:"max_correction_mm"`
+
 	PacingLowWater float64 `json:"pacing_low_water"`
 	PacingTarget   float64 `json:"pacing_target"`
 	TickSpeed      float64 `json:"tick_speed"`

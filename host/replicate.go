@@ -112,6 +112,7 @@ func (c *clientSession) applySnapshot(payload []byte) {
 		}
 		c.pacer.Observe(sn.Commands.LowWater, rtt, g.project.TickRate)
 	}
+	h := c.hold()
 	for _, id := range sn.Removals {
 		if g.store.Alive(id) {
 			g.Destroy(id)
@@ -122,6 +123,10 @@ func (c *clientSession) applySnapshot(payload []byte) {
 	}
 	if g.own != sn.Own {
 		g.SetOwn(sn.Own)
+		return
+	}
+	if sn.HasCommands {
+		c.reconcile(h, sn.Commands.Judged)
 	}
 }
 

@@ -114,3 +114,21 @@ func writeback(b *box2d.B2Body, t *entity.Transform, rb *entity.Rigidbody) {
 // differ reports whether a and b differ bit for bit (so 0 and -0 differ,
 // and a NaN equals the same NaN).
 func differ(a, b float64) bool { return math.Float64bits(a) != math.Float64bits(b) }
+
+// Place puts id's body where t and rb say without making it simulated: a
+// client moves each body it does not decide to where the server last said
+// it is before every step, so what it predicts collides with the world the
+// server has rather than with where its own copy drifted. Only what differs
+// is set; a static or unknown body is left alone. It reports whether the
+// body was moved.
+func (w *World) Place(id entity.ID, t *entity.Transform, rb *entity.Rigidbody) bool {
+	r, ok := w.byID[id]
+	if !ok || r.kind == entity.Static || t == nil || rb == nil {
+		return false
+	}
+	if !gather(r.b, t, rb) {
+		return false
+	}
+	w.b2.M_flags |= box2d.B2World_Flags.E_newFixture
+	return true
+}

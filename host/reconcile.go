@@ -1,0 +1,136 @@
+package host
+
+import (
+	"math"
+
+	"vkm/internal/entity"
+	"vkm/prediction"
+)
+
+// reconciler holds what a client predicted, tick by tick, and compares it
+// with what the server says it computed for the same command.
+type reconciler struct {
+	pred prediction.Predictions
+	cmds [prediction.HistorySize]tickCommand
+
+	corrections   uint64
+	replayed      uint64
+	maxCorrection float64 // metres
+}
+
+// tickCommand is the command a client tick ran.
+type tickCommand struct {
+	tick uint32
+	cmd  prediction.Command
+	ok   bool
+}
+
+func (r *reconciler) recordCommand(tick uint32, c prediction.Command) {
+	r.cmds[tick%prediction.HistorySize] = tickCommand{tick: tick, cmd: c, ok: true}
+}
+
+func (r *reconciler) command(tick uint32) (prediction.Command, bool) {
+	tc := r.cmds[tick%prediction.HistorySize]
+	return tc.cmd, tc.ok && tc.tick == tick
+}
+
+// recordPrediction runs after every tick this client predicts (replays
+// included): it leases the bodies the character now pushes (its island, as
+// the tick's contacts left it) and keeps the state of the own entity and of
+// every leased body.
+func (c *clientSession) recordPrediction(g *Game) {
+	if g.role != Client || !g.store.Alive(g.own) {
+		return
+	}
+	c.island = c.island[:0]
+	g.phys.Island(g.own, func(id entity.ID) bool {
+		c.island = append(c.island, id)
+		return true
+	})
+	g.leases.Report(c.island, g.tick)
+	g.leases.Expired(g.tick, nil)
+	c.recordBody(g, g.own)
+	g.leases.Each(g.tick, func(id entity.ID) bool {
+		c.recordBody(g, id)
+		return true
+	})
+}
+
+func (c *clientSession) recordBody(g *Game, id entity.ID) {
+	t := g.store.Transform(id)
+	if t == nil {
+		return
+	}
+	rb := entity.Rigidbody{}
+	if b := g.store.Rigidbody(id); b != nil {
+		rb = *b
+	}
+	c.rec.pred.Record(g.tick, id, *t, rb)
+}
+
+// held is the predicted state of the own entity and the bodies it leases,
+// set aside while a snapshot is read: either all of it goes back (the
+// prediction stands) or none of it does.
+type held struct {
+	ok     bool
+	bodies []heldBody
+}
+
+type heldBody struct {
+	id entity.ID
+	t  entity.Transform
+	rb *entity.Rigidbody
+}
+
+func (c *clientSession) hold() held {
+	g := c.game
+	if g.role != Client || !g.store.Alive(g.own) {
+		return held{}
+	}
+	h := held{ok: true, bodies: c.heldScratch[:0]}
+	keep := func(id entity.ID) bool {
+		if t := g.store.Transform(id); t != nil {
+			b := heldBody{id: id, t: *t}
+			if rb := g.store.Rigidbody(id); rb != nil {
+				v := *rb
+				b.rb = &v
+			}
+			h.bodies = append(h.bodies, b)
+		}
+		return true
+	}
+	keep(g.own)
+	g.leases.Each(g.tick, keep)
+	c.heldScratch = h.bodies
+	return h
+}
+
+// reconcile decides, once a snapshot judged one of this client's ticks,
+// whether its prediction stands: within 3 mm the held prediction goes back
+// (nothing is replayed); otherwise the server's answer stands and every
+// tick since is run again from it, with is_replaying true.
+func (c *clientSession) reconcile(h held, judged uint32) {
+	g := c.game
+	own := g.own
+	if !h.ok || judged == 0 || !g.store.Alive(own) {
+		return
+	}
+	server := *g.store.Transform(own)
+	predicted, _, ok := c.rec.pred.At(judged, own)
+	if ok && prediction.Agrees(predicted, server) {
+		for _, b := range h.bodies {
+			if t := g.store.Transform(b.id); t != nil {
+				*t = b.t
+				if b.rb != nil {
+					g.store.SetRigidbody(b.id, b.rb)
+				}
+			}
+		}
+		return
+	}
+	c.rec.corrections++
+	if ok {
+		c.rec.maxCorrection = math.Max(c.rec.maxCorrection, prediction.Distance(predicted, server))
+	}
+	c.rec.replayed += uint64(g.Replay(judged+1, g.tick, c.rec.command, c.recordPrediction))
+}
