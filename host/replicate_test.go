@@ -337,11 +337,13 @@ func TestABotsCommandsDriveItsCharacterOnTheServer(t *testing.T) {
 }
 
 // TestPredictionHoldsInTheSteadyState plays a seeded bot for a minute of
-// synthetic time on a perfect and on a broadband link and counts the
-// corrections once the client has its character (the first snapshot that
-// names it is one by construction).
+// synthetic time on a perfect, a broadband and a mobile link and counts
+// the corrections once the client has its character (the first snapshot
+// that names it is one by construction). The mobile link's losses make
+// the server run commands dry now and then, each a correction; it is
+// printed, not bounded.
 func TestPredictionHoldsInTheSteadyState(t *testing.T) {
-	for _, profile := range []memnet.Profile{memnet.Perfect, memnet.Broadband} {
+	for _, profile := range []memnet.Profile{memnet.Perfect, memnet.Broadband, memnet.Mobile} {
 		t.Run(profile.Name, func(t *testing.T) {
 			const seed = 77
 			h := newHarness(t, loadArena(t))
@@ -363,7 +365,7 @@ func TestPredictionHoldsInTheSteadyState(t *testing.T) {
 			// The aim is none. What is left comes from bodies whose box2d
 			// state (contacts, warm starting) a replay does not restore;
 			// this bound only keeps it from growing unnoticed.
-			if n > 60 {
+			if profile.Name != memnet.Mobile.Name && n > 60 {
 				t.Fatalf("%d corrections in a minute of 3,840 ticks", n)
 			}
 		})
