@@ -371,3 +371,56 @@ func TestPredictionHoldsInTheSteadyState(t *testing.T) {
 		})
 	}
 }
+
+// TestReplaysPresentNothingTwice counts the shots a client's character
+// fires, as presentation events, against the server's count: a replayed
+// tick runs the walker again but must not fire its effects again.
+func TestReplaysPresentNothingTwice(t *testing.T) {
+	const seed = 5
+	h := newHarness(t, loadArena(t))
+	a := h.join(loadArena(t), memnet.Broadband, seed)
+	p := loadArena(t)
+	bot, err := NewBot("wander", seed, len(p.Axes), len(p.Buttons))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.input = bot
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	a.c.game.DrainEvents()
+	h.server.game.DrainEvents()
+	clientShots, serverShots := 0, 0
+	before := a.c.rec.replayed
+	for range 20 * 64 {
+		h.run(time.Second / 64)
+		for _, ev := range a.c.game.DrainEvents() {
+			if ev.Name == "shot" {
+				clientShots++
+			}
+		}
+		for _, ev := range h.server.game.DrainEvents() {
+			if ev.Name == "shot" {
+				serverShots++
+			}
+		}
+	}
+	a.input = nil      // the player lets go
+	h.run(time.Second) // and the server runs the last commands
+	for _, ev := range a.c.game.DrainEvents() {
+		if ev.Name == "shot" {
+			clientShots++
+		}
+	}
+	for _, ev := range h.server.game.DrainEvents() {
+		if ev.Name == "shot" {
+			serverShots++
+		}
+	}
+	replayed := a.c.rec.replayed - before
+	t.Logf("seed %d: %d shots on the client, %d on the server, %d ticks replayed meanwhile", seed, clientShots, serverShots, replayed)
+	if replayed == 0 {
+		t.Fatal("nothing was replayed: the test proves nothing")
+	}
+	if clientShots != serverShots {
+		t.Fatalf("the client presented %d shots, the server fired %d", clientShots, serverShots)
+	}
+}
