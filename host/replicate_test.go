@@ -424,3 +424,45 @@ func TestReplaysPresentNothingTwice(t *testing.T) {
 		t.Fatalf("the client presented %d shots, the server fired %d", clientShots, serverShots)
 	}
 }
+
+// steady is an Input that holds the same axes and buttons every tick.
+type steady struct{ cmd prediction.Command }
+
+func (s *steady) Next() prediction.Command { return s.cmd }
+
+func TestAPushedCrateMovesAtOnceAndEndsWhereTheServerHasIt(t *testing.T) {
+	h := newHarness(t, loadArena(t))
+	a := h.join(loadArena(t), memnet.Broadband, 8)
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	h.run(time.Second) // land
+	g, srv := a.c.game, h.server.game
+	crate := g.store.At(30) // crate1, on the floor at x = -10, right of spawn 1
+	if g.store.Name(crate) != "crate1" {
+		t.Fatalf("slot 30 is %q", g.store.Name(crate))
+	}
+	run := &steady{}
+	run.cmd.Axes[g.project.AxisIndex("run")] = 1
+	a.input = run
+	x0 := g.store.Transform(crate).X
+	contact, moved := uint32(0), uint32(0)
+	for range 3 * 64 {
+		h.run(time.Second / 64)
+		if contact == 0 && g.leases.Leased(crate, g.tick) {
+			contact = g.tick
+		}
+		if moved == 0 && g.store.Transform(crate).X > x0+0.001 {
+			moved = g.tick
+		}
+	}
+	a.input = nil
+	h.runUntil(20*time.Second, "the world settling", func() bool { return asleep(srv) })
+	h.run(time.Second)
+	sx, cx := wire.Position.Quantize(srv.store.Transform(crate).X), g.store.Transform(crate).X
+	t.Logf("leased at client tick %d, seen moving at tick %d; crate at x=%.3f on the server, %.3f on the client", contact, moved, sx, cx)
+	if contact == 0 || moved == 0 || moved > contact+2 {
+		t.Fatalf("the client saw the crate leased at tick %d and moving at tick %d", contact, moved)
+	}
+	if math.Abs(cx-sx) > 0.003 {
+		t.Fatalf("after the push the client's crate is at %.4f, the server's at %.4f", cx, sx)
+	}
+}
