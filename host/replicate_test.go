@@ -466,3 +466,38 @@ func TestAPushedCrateMovesAtOnceAndEndsWhereTheServerHasIt(t *testing.T) {
 		t.Fatalf("after the push the client's crate is at %.4f, the server's at %.4f", cx, sx)
 	}
 }
+
+func TestAWallOnlyTheServerHasIsReplayedAway(t *testing.T) {
+	h := newHarness(t, loadArena(t))
+	a := h.join(loadArena(t), memnet.Broadband, 13)
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	h.run(time.Second)
+	g, srv := a.c.game, h.server.game
+	// A wall on the server alone, 3 m right of the character.
+	own := srv.store.Transform(g.own)
+	wall := srv.store.Create()
+	*srv.store.Transform(wall) = entity.Transform{X: own.X + 3, Y: 1.5, Scale: 1}
+	def := &entity.BodyDef{Type: entity.Static, GravityScale: 1, Shapes: []entity.Shape{{Kind: entity.Box, W: 0.5, H: 3, Friction: 0.6}}}
+	srv.store.SetBody(wall, def)
+	if err := srv.phys.Add(wall, def, *srv.store.Transform(wall), entity.Rigidbody{}); err != nil {
+		t.Fatal(err)
+	}
+	run := &steady{}
+	run.cmd.Axes[g.project.AxisIndex("run")] = 1
+	a.input = run
+	before := a.c.rec
+	h.run(2 * time.Second)
+	a.input = nil
+	h.run(time.Second)
+	r := a.c.rec
+	sx := wire.Position.Quantize(srv.store.Transform(g.own).X)
+	cx := wire.Position.Quantize(g.store.Transform(g.own).X)
+	t.Logf("%d corrections, %d ticks replayed, largest %.1f mm; at rest the character is at x=%.3f on the server and %.3f on the client",
+		r.corrections-before.corrections, r.replayed-before.replayed, r.maxCorrection*1000, sx, cx)
+	if r.corrections == before.corrections {
+		t.Fatal("the unseen wall caused no correction: the test proves nothing")
+	}
+	if sx != cx {
+		t.Fatalf("the client's character rests at %v, the server's at %v", cx, sx)
+	}
+}
