@@ -38,6 +38,7 @@ type clientSession struct {
 	payload []byte
 	input   recordingInput
 	rec     reconciler
+	smooth  prediction.Smoother
 
 	island      []entity.ID
 	heldScratch []heldBody
@@ -101,6 +102,7 @@ func (c *clientSession) frame(elapsed time.Duration, in Input, afterTick func(*G
 		c.pacer.Reset()
 		c.game.clock.SetPace(1)
 	}
+	c.smooth.Advance(elapsed.Seconds())
 	c.input.c, c.input.in = c, in
 	c.game.Frame(elapsed, &c.input, func(g *Game) {
 		c.recordPrediction(g)

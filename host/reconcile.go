@@ -133,4 +133,19 @@ func (c *clientSession) reconcile(h held, judged uint32) {
 		c.rec.maxCorrection = math.Max(c.rec.maxCorrection, prediction.Distance(predicted, server))
 	}
 	c.rec.replayed += uint64(g.Replay(judged+1, g.tick, c.rec.command, c.recordPrediction))
+	// The simulation took the correction at once; the picture eases into
+	// it: where each body was about to be drawn, less where it now is,
+	// becomes an offset that decays.
+	for _, b := range h.bodies {
+		if t := g.store.Transform(b.id); t != nil {
+			c.smooth.Correct(b.id, b.t, *t)
+		}
+	}
+}
+
+// Drawn calls draw with the smoothing offsets of the bodies this client
+// predicts added to their Transforms, and takes them out again before it
+// returns: drawing sees the eased picture, no tick ever simulates from it.
+func (c *clientSession) Drawn(draw func()) {
+	c.smooth.Draw(c.game.store.Transform, draw)
 }

@@ -486,10 +486,17 @@ func TestAWallOnlyTheServerHasIsReplayedAway(t *testing.T) {
 	run.cmd.Axes[g.project.AxisIndex("run")] = 1
 	a.input = run
 	before := a.c.rec
-	h.run(2 * time.Second)
+	eased := 0
+	for range 2 * 64 {
+		h.run(time.Second / 64)
+		eased = max(eased, a.c.smooth.Len())
+	}
 	a.input = nil
 	h.run(time.Second)
 	r := a.c.rec
+	if eased == 0 {
+		t.Fatal("no correction was eased in the picture")
+	}
 	sx := wire.Position.Quantize(srv.store.Transform(g.own).X)
 	cx := wire.Position.Quantize(g.store.Transform(g.own).X)
 	t.Logf("%d corrections, %d ticks replayed, largest %.1f mm; at rest the character is at x=%.3f on the server and %.3f on the client",
@@ -499,5 +506,14 @@ func TestAWallOnlyTheServerHasIsReplayedAway(t *testing.T) {
 	}
 	if sx != cx {
 		t.Fatalf("the client's character rests at %v, the server's at %v", cx, sx)
+	}
+	// The corrections were eased in the picture, and the easing is over.
+	if n := a.c.smooth.Len(); n != 0 {
+		t.Fatalf("%d smoothing offsets still standing a second after the last correction", n)
+	}
+	drawnAt := 0.0
+	a.c.Drawn(func() { drawnAt = g.store.Transform(g.own).X })
+	if drawnAt != g.store.Transform(g.own).X {
+		t.Fatalf("drawn at %v with no offset left, simulated at %v", drawnAt, g.store.Transform(g.own).X)
 	}
 }
