@@ -42,6 +42,7 @@ type clientSession struct {
 
 	island      []entity.ID
 	heldScratch []heldBody
+	lastWord    map[entity.ID]heldBody // the server's newest word on each leased body
 }
 
 // recordingInput hands the game each tick's command as the wire will carry
@@ -79,7 +80,7 @@ func newClientSession(cfg clientConfig) *clientSession {
 	hello := cfg.game.Hello()
 	hello.Name, hello.Dev = cfg.name, cfg.dev
 	return &clientSession{
-		log: cfg.logger, game: cfg.game, onState: cfg.onState, placed: map[entity.ID]bool{}, bare: map[entity.ID]bool{},
+		log: cfg.logger, game: cfg.game, onState: cfg.onState, placed: map[entity.ID]bool{}, bare: map[entity.ID]bool{}, lastWord: map[entity.ID]heldBody{},
 		net: transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.logger}, cfg.now),
 	}
 }

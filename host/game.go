@@ -91,6 +91,7 @@ type Game struct {
 	sceneIDs  []entity.ID // what the entry scene built, which every end of a session holds from the start
 	tick      uint32
 	replaying bool
+	replayTo  uint32             // during a replay, the tick it ends on
 	local     prediction.Command // the local player's command for the tick
 	own       entity.ID          // the local player's entity, if it has one
 
@@ -381,7 +382,7 @@ func (g *Game) Replay(from, to uint32, cmd func(tick uint32) (prediction.Command
 		return 0
 	}
 	now, local := g.tick, g.local
-	g.replaying = true
+	g.replaying, g.replayTo = true, now
 	g.tick = from - 1
 	n := 0
 	for t := from; t <= to; t++ {
@@ -593,9 +594,21 @@ func (g *Game) Simulates(id entity.ID) bool {
 	case Offline, Server:
 		return true
 	case Client:
-		return id == g.own || g.leases.Leased(id, g.tick)
+		return id == g.own || g.leases.Leased(id, g.liveTick())
 	}
 	return false
+}
+
+// liveTick is the tick this end is at: during a replay, the tick the replay
+// will end on. A replay simulates what is leased now, not what was leased
+// at the tick it re-runs: a body whose lease has lapsed is the server's
+// again, and re-simulating it would overwrite the server's word with a
+// prediction nothing later corrects.
+func (g *Game) liveTick() uint32 {
+	if g.replaying {
+		return g.replayTo
+	}
+	return g.tick
 }
 
 func (g *Game) IsMine(id entity.ID) bool {

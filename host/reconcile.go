@@ -45,10 +45,15 @@ func (c *clientSession) recordPrediction(g *Game) {
 	c.island = c.island[:0]
 	g.phys.Island(g.own, func(id entity.ID) bool {
 		c.island = append(c.island, id)
+		if _, ok := c.lastWord[id]; !ok {
+			// Not simulated here until now: what it holds is the
+			// server's word, to go back to when the lease lapses.
+			c.lastWord[id] = c.body(id)
+		}
 		return true
 	})
 	g.leases.Report(c.island, g.tick)
-	g.leases.Expired(g.tick, nil)
+	g.leases.Expired(g.tick, c.lapse)
 	c.recordBody(g, g.own)
 	g.leases.Each(g.tick, func(id entity.ID) bool {
 		c.recordBody(g, id)
@@ -148,4 +153,36 @@ func (c *clientSession) reconcile(h held, judged uint32) {
 // returns: drawing sees the eased picture, no tick ever simulates from it.
 func (c *clientSession) Drawn(draw func()) {
 	c.smooth.Draw(c.game.store.Transform, draw)
+}
+
+// body returns id's pose and motion as they stand.
+func (c *clientSession) body(id entity.ID) heldBody {
+	st := c.game.store
+	b := heldBody{id: id}
+	if t := st.Transform(id); t != nil {
+		b.t = *t
+	}
+	if rb := st.Rigidbody(id); rb != nil {
+		v := *rb
+		b.rb = &v
+	}
+	return b
+}
+
+// lapse hands a body this client stopped leasing back to the server's last
+// word for it, easing the picture across the difference: the server holds
+// that word confirmed and will not say it again.
+func (c *clientSession) lapse(id entity.ID) {
+	w, ok := c.lastWord[id]
+	delete(c.lastWord, id)
+	st := c.game.store
+	t := st.Transform(id)
+	if !ok || t == nil {
+		return
+	}
+	c.smooth.Correct(id, *t, w.t)
+	*t = w.t
+	if w.rb != nil {
+		st.SetRigidbody(id, w.rb)
+	}
 }

@@ -154,6 +154,19 @@ func (c *clientSession) applyEntry(e *replication.Entry) {
 	if e.Has(replication.TypeTransform) && st.NetSpawn(id) != nil {
 		c.placed[id] = true // the build keeps this pose, not the spawn's
 	}
+	if w, leased := c.lastWord[id]; leased {
+		// The server's newest word on a body predicted here, component by
+		// component: an entry carries only what changed, and the rest of
+		// the store holds this end's prediction.
+		if e.Has(replication.TypeTransform) {
+			w.t = e.Transform
+		}
+		if e.Has(replication.TypeRigidbody) {
+			rb := e.Rigidbody
+			w.rb = &rb
+		}
+		c.lastWord[id] = w
+	}
 }
 
 // dropUnlisted removes every component of id a fresh entry does not list.

@@ -517,3 +517,49 @@ func TestAWallOnlyTheServerHasIsReplayedAway(t *testing.T) {
 		t.Fatalf("drawn at %v with no offset left, simulated at %v", drawnAt, g.store.Transform(g.own).X)
 	}
 }
+
+func TestTwoClientsPushingConvergeOnTheServersAnswer(t *testing.T) {
+	h := newHarness(t, loadArena(t))
+	a := h.join(loadArena(t), memnet.Broadband, 31)
+	b := h.join(loadArena(t), memnet.Broadband, 32)
+	h.runUntil(5*time.Second, "both joins", func() bool {
+		return a.c.game.Role() == Client && b.c.game.Role() == Client && !a.c.game.own.IsNone() && !b.c.game.own.IsNone()
+	})
+	h.run(time.Second)
+	// Spawned at either end of the hall, they run at each other through
+	// the crates between them.
+	for _, p := range []*peer{a, b} {
+		g := p.c.game
+		run := &steady{}
+		dir := 1.0
+		if g.store.Transform(g.own).X > 0 {
+			dir = -1
+		}
+		run.cmd.Axes[g.project.AxisIndex("run")] = dir
+		p.input = run
+	}
+	leased := 0
+	for range 4 * 64 {
+		h.run(time.Second / 64)
+		a.c.game.leases.Each(a.c.game.tick, func(entity.ID) bool { leased++; return true })
+	}
+	// Both turn and walk back for a second, then stand: the leases lapse
+	// and the crates are the server's again.
+	for _, p := range []*peer{a, b} {
+		r := p.input.(*steady)
+		r.cmd.Axes[p.c.game.project.AxisIndex("run")] *= -1
+	}
+	h.run(time.Second)
+	a.input, b.input = nil, nil
+	srv := h.server.game
+	h.run(5 * time.Second)
+	t.Logf("client a leased bodies on %d ticks of the push; corrections: a %d, b %d", leased, a.c.rec.corrections, b.c.rec.corrections)
+	if leased == 0 {
+		t.Fatal("nobody pushed anything: the test proves nothing")
+	}
+	for _, p := range []*peer{a, b} {
+		if bad := mismatches(srv, p.c.game); len(bad) > 0 {
+			t.Fatalf("client %d differs from the server after the push: %v", p.c.net.Player(), bad)
+		}
+	}
+}
