@@ -164,3 +164,21 @@ func TestTwoClientsJoinOverBroadbandInProcess(t *testing.T) {
 func testLogger(t testing.TB) *slog.Logger {
 	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
+
+// seated joins a client playing the arena over profile and runs until it
+// is playing with its character named; with a bot seed it plays with a
+// wander bot of that seed.
+func (h *harness) seated(profile memnet.Profile, seed uint64, bot bool) *peer {
+	h.t.Helper()
+	a := h.join(loadArena(h.t), profile, seed)
+	if bot {
+		p := loadArena(h.t)
+		b, err := NewBot("wander", seed, len(p.Axes), len(p.Buttons))
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		a.input = b
+	}
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	return a
+}

@@ -310,14 +310,7 @@ func TestADestroyedStaticBodyLeavesTheClientAndALateJoinerSeesTheWorldAsItIs(t *
 func TestABotsCommandsDriveItsCharacterOnTheServer(t *testing.T) {
 	const seed = 64
 	h := newHarness(t, loadArena(t))
-	a := h.join(loadArena(t), memnet.Broadband, seed)
-	p := loadArena(t)
-	bot, err := NewBot("wander", seed, len(p.Axes), len(p.Buttons))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.input = bot
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client })
+	a := h.seated(memnet.Broadband, seed, true)
 	st := h.server.seats[a.c.net.Player()]
 	start := *h.server.game.store.Transform(st.entity)
 	var travelled float64
@@ -347,14 +340,7 @@ func TestPredictionHoldsInTheSteadyState(t *testing.T) {
 		t.Run(profile.Name, func(t *testing.T) {
 			const seed = 77
 			h := newHarness(t, loadArena(t))
-			a := h.join(loadArena(t), profile, seed)
-			p := loadArena(t)
-			bot, err := NewBot("wander", seed, len(p.Axes), len(p.Buttons))
-			if err != nil {
-				t.Fatal(err)
-			}
-			a.input = bot
-			h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+			a := h.seated(profile, seed, true)
 			h.run(time.Second)
 			before := a.c.rec
 			h.run(60 * time.Second)
@@ -378,43 +364,22 @@ func TestPredictionHoldsInTheSteadyState(t *testing.T) {
 func TestReplaysPresentNothingTwice(t *testing.T) {
 	const seed = 5
 	h := newHarness(t, loadArena(t))
-	a := h.join(loadArena(t), memnet.Broadband, seed)
-	p := loadArena(t)
-	bot, err := NewBot("wander", seed, len(p.Axes), len(p.Buttons))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.input = bot
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	a := h.seated(memnet.Broadband, seed, true)
 	a.c.game.DrainEvents()
 	h.server.game.DrainEvents()
 	clientShots, serverShots := 0, 0
+	count := func() {
+		clientShots += countEvents(a.c.game, "shot")
+		serverShots += countEvents(h.server.game, "shot")
+	}
 	before := a.c.rec.replayed
 	for range 20 * 64 {
 		h.run(time.Second / 64)
-		for _, ev := range a.c.game.DrainEvents() {
-			if ev.Name == "shot" {
-				clientShots++
-			}
-		}
-		for _, ev := range h.server.game.DrainEvents() {
-			if ev.Name == "shot" {
-				serverShots++
-			}
-		}
+		count()
 	}
 	a.input = nil      // the player lets go
 	h.run(time.Second) // and the server runs the last commands
-	for _, ev := range a.c.game.DrainEvents() {
-		if ev.Name == "shot" {
-			clientShots++
-		}
-	}
-	for _, ev := range h.server.game.DrainEvents() {
-		if ev.Name == "shot" {
-			serverShots++
-		}
-	}
+	count()
 	replayed := a.c.rec.replayed - before
 	t.Logf("seed %d: %d shots on the client, %d on the server, %d ticks replayed meanwhile", seed, clientShots, serverShots, replayed)
 	if replayed == 0 {
@@ -432,8 +397,7 @@ func (s *steady) Next() prediction.Command { return s.cmd }
 
 func TestAPushedCrateMovesAtOnceAndEndsWhereTheServerHasIt(t *testing.T) {
 	h := newHarness(t, loadArena(t))
-	a := h.join(loadArena(t), memnet.Broadband, 8)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	a := h.seated(memnet.Broadband, 8, false)
 	h.run(time.Second) // land
 	g, srv := a.c.game, h.server.game
 	crate := g.store.At(30) // crate1, on the floor at x = -10, right of spawn 1
@@ -469,8 +433,7 @@ func TestAPushedCrateMovesAtOnceAndEndsWhereTheServerHasIt(t *testing.T) {
 
 func TestAWallOnlyTheServerHasIsReplayedAway(t *testing.T) {
 	h := newHarness(t, loadArena(t))
-	a := h.join(loadArena(t), memnet.Broadband, 13)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	a := h.seated(memnet.Broadband, 13, false)
 	h.run(time.Second)
 	g, srv := a.c.game, h.server.game
 	// A wall on the server alone, 3 m right of the character.
@@ -562,4 +525,15 @@ func TestTwoClientsPushingConvergeOnTheServersAnswer(t *testing.T) {
 			t.Fatalf("client %d differs from the server after the push: %v", p.c.net.Player(), bad)
 		}
 	}
+}
+
+// countEvents drains g's presentation events and counts those called name.
+func countEvents(g *Game, name string) int {
+	n := 0
+	for _, ev := range g.DrainEvents() {
+		if ev.Name == name {
+			n++
+		}
+	}
+	return n
 }
