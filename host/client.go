@@ -25,7 +25,6 @@ type clientSession struct {
 	nextSend transport.Time
 
 	snap         replication.Snapshot
-	serverTick   uint32             // the tick of the newest snapshot applied
 	badSnapshots int                // snapshots that did not decode (dropped whole)
 	spawns       []entity.ID        // spawned roots waiting to be built, in arrival order
 	placed       map[entity.ID]bool // waiting roots a snapshot has placed

@@ -126,6 +126,7 @@ func (cl *client) report() ClientReport {
 		r.LossPermille = round1(conn.Loss(cl.now()) * 1000)
 	}
 	r.Corrections, r.ReplayedTicks = cl.c.rec.corrections, cl.c.rec.replayed
+	r.BadSnapshots, r.UnmadeEntities = cl.c.badSnapshots, cl.c.unmade
 	r.MaxCorrectionMM = round1(cl.c.rec.maxCorrection * 1000)
 	r.PacingLowWater = float64(cl.c.pacer.LowWater())
 	r.PacingTarget = round1(cl.c.pacer.Target())

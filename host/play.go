@@ -83,6 +83,11 @@ type ClientReport struct {
 	ReplayedTicks   uint64  `json:"replayed_ticks"`
 	MaxCorrectionMM float64 `json:"max_correction_mm"`
 
+	// BadSnapshots are snapshots that did not decode (dropped whole);
+	// UnmadeEntities are entries naming an entity this end could not make.
+	BadSnapshots   int `json:"bad_snapshots"`
+	UnmadeEntities int `json:"unmade_entities"`
+
 	PacingLowWater float64 `json:"pacing_low_water"`
 	PacingTarget   float64 `json:"pacing_target"`
 	TickSpeed      float64 `json:"tick_speed"`

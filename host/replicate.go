@@ -90,7 +90,6 @@ func (s *serverSession) sendRound(now transport.Time) {
 		}
 		st.peer.Sent(seq)
 	}
-	s.rounds++
 }
 
 // applySnapshot puts what a snapshot says into the client's world:
@@ -103,7 +102,6 @@ func (c *clientSession) applySnapshot(payload []byte) {
 		return
 	}
 	sn := &c.snap
-	c.serverTick = sn.Tick
 	if sn.HasCommands {
 		c.history.Confirm(sn.Commands.Newest)
 		rtt := time.Duration(0)

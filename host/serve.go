@@ -62,6 +62,8 @@ type PeerReport struct {
 	// commands dropped to keep their queue shallow.
 	Repeats uint64 `json:"repeats"`
 	Skips   uint64 `json:"skips"`
+	// BadPackets are command packets from this player that did not parse.
+	BadPackets uint64 `json:"bad_packets"`
 }
 
 // server runs a serverSession on a socket and the wall clock.

@@ -31,7 +31,6 @@ type serverSession struct {
 	joinErr int
 
 	nextSnapshot transport.Time
-	rounds       uint64
 	now          transport.Time // the time of the call being served
 
 	round   *replication.Round
@@ -181,11 +180,12 @@ func (s *serverSession) peers(now transport.Time) []PeerReport {
 		}
 		secs := math.Max(time.Duration(now-since).Seconds(), 1e-3)
 		var q prediction.QueueStats
+		var bad uint64
 		if st, ok := s.seats[p.Player]; ok {
-			q = st.queue.Stats()
+			q, bad = st.queue.Stats(), st.badPackets
 		}
 		out = append(out, PeerReport{
-			Player: p.Player, Name: p.Name, Repeats: q.Repeats, Skips: q.Skips,
+			Player: p.Player, Name: p.Name, Repeats: q.Repeats, Skips: q.Skips, BadPackets: bad,
 			RTTms:        round1(float64(p.RTT) / float64(time.Millisecond)),
 			LossPermille: round1(p.Loss * 1000),
 			BytesInPerS:  round1(float64(p.BytesIn) / secs),
