@@ -137,6 +137,19 @@ func (c *clientSession) reconcile(h held, judged uint32) {
 	if ok {
 		c.rec.maxCorrection = math.Max(c.rec.maxCorrection, prediction.Distance(predicted, server))
 	}
+	// The server's answer stands for the leased bodies too. A snapshot
+	// carries only what changed, so a leased body it did not mention still
+	// holds this end's prediction: it goes back to the server's last word.
+	for _, b := range h.bodies {
+		if w, ok := c.lastWord[b.id]; ok && b.id != own {
+			if t := g.store.Transform(b.id); t != nil {
+				*t = w.t
+			}
+			if w.rb != nil {
+				g.store.SetRigidbody(b.id, w.rb)
+			}
+		}
+	}
 	c.rec.replayed += uint64(g.Replay(judged+1, g.tick, c.rec.command, c.recordPrediction))
 	// The simulation took the correction at once; the picture eases into
 	// it: where each body was about to be drawn, less where it now is,
