@@ -203,16 +203,26 @@ func (s *Server) answer(to netip.AddrPort, token uint64, m handshake.Message, li
 	return 0
 }
 
-// receiveData hands a Data body from a seat's address to its Conn, once the
-// token has proven it is the seat's.
-func (s *Server) receiveData(from netip.AddrPort, token uint64, body []byte, size int, now Time) {
+// seatFor returns the seat at from if token proves the datagram is its, or
+// nil, counting why: no seat there, or the wrong token.
+func (s *Server) seatFor(from netip.AddrPort, token uint64, now Time) *player {
 	p := s.byAddr[from]
 	switch {
 	case p == nil:
 		s.stats.NoSeat++
-		return
+		return nil
 	case !s.seatToken(p, token, now):
 		s.stats.BadToken++
+		return nil
+	}
+	return p
+}
+
+// receiveData hands a Data body from a seat's address to its Conn, once the
+// token has proven it is the seat's.
+func (s *Server) receiveData(from netip.AddrPort, token uint64, body []byte, size int, now Time) {
+	p := s.seatFor(from, token, now)
+	if p == nil {
 		return
 	}
 	payload, err := p.conn.Open(body, now)
@@ -234,13 +244,8 @@ func (s *Server) receiveData(from netip.AddrPort, token uint64, body []byte, siz
 
 // receiveGoodbye removes the seat at from if the Goodbye carries its token.
 func (s *Server) receiveGoodbye(from netip.AddrPort, token uint64, body []byte, size int, now Time) {
-	p := s.byAddr[from]
-	switch {
-	case p == nil:
-		s.stats.NoSeat++
-		return
-	case !s.seatToken(p, token, now):
-		s.stats.BadToken++
+	p := s.seatFor(from, token, now)
+	if p == nil {
 		return
 	}
 	g, err := handshake.ParseGoodbye(body)
