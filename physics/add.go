@@ -56,13 +56,15 @@ func (w *World) create(id entity.ID, def *entity.BodyDef, t entity.Transform, rb
 	}
 	b = w.b2.CreateBody(bodyDef(def, t))
 	for i := range def.Shapes {
-		b.CreateFixtureFromDef(fixtureDef(&def.Shapes[i], shapes[i]))
+		f := b.CreateFixtureFromDef(fixtureDef(&def.Shapes[i], shapes[i]))
+		f.M_userData = i // its place in a contact's canonical key
 	}
 	// FixedRotation is set after the fixtures, by SetFixedRotation: only it
 	// zeroes the angular velocity (the feasibility note's gotcha).
 	b.SetFixedRotation(def.FixedRotation)
 
 	r := &body{id: id, kind: def.Type, b: b}
+	b.M_userData = r
 	if r.kind != entity.Static {
 		gather(b, &t, &rb)
 	}

@@ -13,9 +13,15 @@ import (
 // character is leaning on, directly or through others, so it can lease them
 // (prediction.Leases).
 //
-// The island is found breadth-first from id's body over the contacts the
-// last Step left touching and enabled, and over joints. A contact with a
-// sensor fixture on either side joins nothing: a sensor never pushes. Bodies
+// The island is found breadth-first from id's body over joints and over
+// contacts that touch: those the last Step left touching and enabled, and
+// those whose fixtures touch where the bodies stand now, which the next
+// Step will find touching. box2d decided what touched at the start of the
+// last step, before it moved anything, so without the second kind a body
+// the character reached in that step would join the island a step late,
+// and anything done to it in the step it is first pushed (a shot knocking
+// it) would be this end's to guess. A contact with a sensor fixture on
+// either side joins nothing: a sensor never pushes. Bodies
 // a contact cannot move, static and kinematic ones, are neither reported nor
 // searched through: a floor under two piles does not join them. id's own
 // body is searched from unless it is static, and is never reported. Nothing
@@ -59,13 +65,15 @@ func (w *World) Island(id entity.ID, fn func(entity.ID) bool) {
 	w.scratch = ids[:0]
 }
 
-// islandExpand queues every body joined to b by a touching, enabled, non-sensor
+// islandExpand queues every body joined to b by a touching, non-sensor
 // contact or by a joint that is not yet marked and that a contact can move.
 func (w *World) islandExpand(b *box2d.B2Body, s *islandScratch) {
 	for e := b.GetContactList(); e != nil; e = e.Next {
 		c := e.Contact
-		if !c.IsTouching() || !c.IsEnabled() ||
-			c.GetFixtureA().IsSensor() || c.GetFixtureB().IsSensor() {
+		if c.GetFixtureA().IsSensor() || c.GetFixtureB().IsSensor() {
+			continue
+		}
+		if !(c.IsTouching() && c.IsEnabled()) && !touchesNow(c, &s.manifold) {
 			continue
 		}
 		w.islandJoin(e.Other, s)
@@ -99,11 +107,13 @@ func (w *World) orderIndex(r *body) int32 {
 }
 
 // islandScratch is the reusable state of one Island search: a mark per
-// position in a World's order and the queue of positions found.
+// position in a World's order, the queue of positions found and a manifold
+// for touchesNow.
 type islandScratch struct {
-	seen   []bool
-	marked []int32 // every position marked, so release clears only those
-	queue  []int32
+	seen     []bool
+	marked   []int32 // every position marked, so release clears only those
+	queue    []int32
+	manifold box2d.B2Manifold
 }
 
 // reset readies s for a world of n bodies. Every mark is already clear.
@@ -128,4 +138,14 @@ func (s *islandScratch) release() {
 	}
 	s.marked = s.marked[:0]
 	s.queue = s.queue[:0]
+}
+
+// touchesNow reports whether c's fixtures touch where their bodies stand
+// now, which is what the next step's contact update will find: box2d's
+// touching flag is from the update at the start of the last step, where the
+// bodies stood before it. m is scratch; c itself is not changed.
+func touchesNow(c box2d.B2ContactInterface, m *box2d.B2Manifold) bool {
+	fa, fb := c.GetFixtureA(), c.GetFixtureB()
+	c.Evaluate(m, fa.GetBody().GetTransform(), fb.GetBody().GetTransform())
+	return m.PointCount > 0
 }

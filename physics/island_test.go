@@ -139,3 +139,30 @@ func TestIslandCallbackMayQueryAgain(t *testing.T) {
 		t.Errorf("inner = %v, want %v", inner, want)
 	}
 }
+
+// TestIslandHoldsWhatTouchesAfterTheStep throws one body at another: the
+// island reports it from the step that brings the two into touch, while
+// box2d's own flag, set before that step moved anything, still says they
+// do not.
+func TestIslandHoldsWhatTouchesAfterTheStep(t *testing.T) {
+	w, s := New(Config{}), newStore()
+	add(t, w, s, eid(1), def(entity.Dynamic, box(1, 1)), 0, 0)
+	add(t, w, s, eid(2), def(entity.Dynamic, box(1, 1)), 1.6, 0).rb.VX = -10
+	for step := 1; step <= 8; step++ {
+		w.Step(s)
+		var ids []entity.ID
+		w.Island(eid(1), collect(&ids))
+		if len(ids) == 0 {
+			continue
+		}
+		touching := false
+		for e := w.byID[eid(1)].b.GetContactList(); e != nil; e = e.Next {
+			touching = touching || e.Contact.IsTouching()
+		}
+		if touching {
+			t.Fatalf("step %d: reported only once box2d's flag said so", step)
+		}
+		return
+	}
+	t.Fatal("the thrown body never joined the island")
+}

@@ -19,7 +19,7 @@ type Bodies interface {
 	Pose(id entity.ID) (*entity.Transform, *entity.Rigidbody)
 }
 
-// Step advances the world by one fixed step (Config.Step) in three phases.
+// Step advances the world by one fixed step (Config.Step).
 //
 // Gather: for each non-static body whose entity b simulates, in slot order,
 // the store's Transform and Rigidbody are copied into the box2d body, each
@@ -30,32 +30,80 @@ type Bodies interface {
 // gathered literally: a sleeping body given a new Transform but not Awake
 // stays asleep where it was put unless it lands in contact with something.
 //
-// Solve: box2d steps once.
+// Solve: the broad phase finds the pairs of every body moved since the
+// last step, box2d's lists are put in an order that depends on the world's
+// state and not on its history (canonicalize), and box2d steps once. A
+// body that only a new pair woke is put back to sleep (keepAsleep).
 //
 // Writeback: for the same bodies, position, angle, velocity, angular
-// velocity and awake are copied back into the components.
+// velocity and awake are copied back into the components, rounded by
+// Config.Quantize when it is set, and the body takes the rounded values.
+// Then the contacts of bodies that have just fallen asleep are cleared of
+// their history (restSleepers).
+//
+// So two Worlds that hold the same bodies at the same poses and velocities
+// step to the same bits whatever order they made them in and whatever
+// moved them there, as long as both round by the same Quantize and their
+// awake bodies' contacts carry the same warm-starting impulses: those are
+// the history box2d keeps, and a sleeping body carries none.
 //
 // A body whose entity is not simulated is neither gathered nor written back:
 // its components and its body drift apart until it is simulated again. A nil
 // b gathers and writes back nothing.
 func (w *World) Step(b Bodies) {
-	moved := false
 	for _, r := range w.order {
 		if t, rb := w.simulated(b, r); t != nil {
-			moved = gather(r.b, t, rb) || moved
+			gather(r.b, t, rb)
 		}
 	}
-	if moved {
-		// New pairs are otherwise found only at the end of the solve, so a
-		// teleported body would pass through what it landed in for a step.
-		w.b2.M_flags |= box2d.B2World_Flags.E_newFixture
-	}
+	w.noteSleepers()
+	// Pairs of a body moved since the last step (a teleport, a body placed
+	// from a snapshot, the rounding of the last writeback) are otherwise
+	// found only at the end of the solve, so the moved body would pass
+	// through what it landed in for a step; and when box2d finds them
+	// would depend on what moved, which is not the same on every end.
+	w.b2.M_contactManager.FindNewContacts()
+	w.b2.M_flags &^= box2d.B2World_Flags.E_newFixture
+	w.keepAsleep()
+	w.canonicalize()
 	w.b2.Step(w.cfg.Step, w.cfg.VelocityIterations, w.cfg.PositionIterations)
+	w.keepAsleep()
 	for _, r := range w.order {
 		if t, rb := w.simulated(b, r); t != nil {
-			writeback(r.b, t, rb)
+			w.settle(r.b, t, rb)
 		}
 	}
+	w.restSleepers()
+}
+
+// settle writes b's pose and motion into t and rb, rounded by
+// Config.Quantize when there is one, and sets the body to the rounded
+// values, so that the body and its components agree until the next Step.
+func (w *World) settle(b *box2d.B2Body, t *entity.Transform, rb *entity.Rigidbody) {
+	writeback(b, t, rb)
+	if w.cfg.Quantize == nil {
+		return
+	}
+	w.cfg.Quantize(t, rb)
+	// gather sets only what differs. A body this step put to sleep stays
+	// asleep: its velocities are zero, which a quantiser keeps exact.
+	gather(b, t, rb)
+	writeback(b, t, rb)
+}
+
+// Adopt writes id's body into t and rb as a Step that simulated it would
+// have. A client calls it for a body it starts to lease: a body it does not
+// simulate is still a dynamic box2d body, so the step that first touched it
+// solved the contact with the body's real mass, as the server did, and
+// only the writeback was skipped. It reports false, and writes nothing, for
+// a static or unknown body or nil components.
+func (w *World) Adopt(id entity.ID, t *entity.Transform, rb *entity.Rigidbody) bool {
+	r, ok := w.byID[id]
+	if !ok || r.kind == entity.Static || t == nil || rb == nil {
+		return false
+	}
+	w.settle(r.b, t, rb)
+	return true
 }
 
 // simulated is the one place Step decides whether a body takes part in
@@ -126,9 +174,6 @@ func (w *World) Place(id entity.ID, t *entity.Transform, rb *entity.Rigidbody) b
 	if !ok || r.kind == entity.Static || t == nil || rb == nil {
 		return false
 	}
-	if !gather(r.b, t, rb) {
-		return false
-	}
-	w.b2.M_flags |= box2d.B2World_Flags.E_newFixture
-	return true
+	// Step finds the pairs of whatever moved before it solves.
+	return gather(r.b, t, rb)
 }

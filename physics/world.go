@@ -8,6 +8,12 @@
 // place: the contact filter is installed explicitly, every fixture gets a
 // real filter, the world is never copied, and the lazily built contact
 // registry is filled once before any world is used.
+//
+// A client predicts with the same physics its server runs, so a step must
+// depend on the world's state and not on how a world came to hold it:
+// Step rounds what it writes back as the wire does (Config.Quantize),
+// orders box2d's lists by slot (canon.go), and keeps sleeping bodies free
+// of history (sleep.go).
 package physics
 
 import (
@@ -52,6 +58,16 @@ type Config struct {
 	// DefaultPositionIterations (3).
 	VelocityIterations int
 	PositionIterations int
+
+	// Quantize, when set, rounds the pose and motion of every body a Step
+	// writes back, and the body itself is set to the rounded values: a
+	// host passes what its wire can say, so the state a tick leaves is
+	// exactly what a snapshot carries. A server whose bodies kept more
+	// precision than its snapshots could never be matched by a client
+	// that starts from one, and a client predicting through the same
+	// rounding leaves the same state the server does. Nil keeps box2d's
+	// values.
+	Quantize func(*entity.Transform, *entity.Rigidbody)
 }
 
 // withDefaults fills the zero fields of cfg and panics on a config no
@@ -96,6 +112,11 @@ type World struct {
 	// nil) so a nested one, made from a callback, makes its own.
 	island *islandScratch
 
+	// contacts is canonicalize's reusable scratch.
+	contacts []contactRank
+	// sleepers is noteSleepers' reusable record, for keepAsleep.
+	sleepers []sleeper
+
 	// scratch is reused by queries to collect entities before calling back
 	// into user code. A query takes it (leaving nil) so a nested query made
 	// from the callback allocates its own instead of clobbering it.
@@ -106,7 +127,15 @@ type World struct {
 type body struct {
 	id   entity.ID
 	kind entity.BodyType
-	b    *box2d.B2Body
+	b    *box2d.B2Body // its user data is this body, and each fixture's its index
+
+	// rank and tail are canonicalize's scratch: the body's place in slot
+	// order and the last edge of the contact list being rebuilt.
+	rank int32
+	tail *box2d.B2ContactEdge
+	// rest is where the body stood when restSleepers last cleared its
+	// contacts.
+	rest restPose
 }
 
 // New returns an empty World. It panics if cfg has a negative or non-finite
@@ -123,8 +152,11 @@ func New(cfg Config) *World {
 }
 
 // newB2World is the one place box2d world settings are chosen. Settings stay
-// at box2d's defaults (warm starting, continuous physics and sleeping on)
-// until the replay design decides otherwise.
+// at box2d's defaults: warm starting, continuous physics and sleeping on.
+// Warm starting is history (each contact starts from the impulse of the
+// step before), but without it piles never settle: in the arena two stacks
+// of three crates went on trembling at 1 cm/s and never slept. Sleeping
+// bodies are cleared of it instead (sleep.go).
 func newB2World(gx, gy float64) *box2d.B2World {
 	w := box2d.MakeB2World(box2d.MakeB2Vec2(gx, gy))
 	world := &w // from here on only the pointer is used: never copy w

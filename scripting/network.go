@@ -20,6 +20,7 @@ import (
 //	net.on_join(function(player) return entity_or_nil end)
 //	net.spawn(prefab, x, y [, angle [, scale]])   -- as self:spawn
 //	net.is_disconnected(), net.last_error()       -- the session, from any callback
+//	net.rewind(fn, ...)                           -- fn(...) with the players where the shooter saw them
 //
 // The same table is the global net, so behaviors can ask about the session.
 // Reading any other key of net is an error, so a typo such as net.uint8
@@ -67,9 +68,10 @@ func (r *Runtime) newNetTable() *lua.LTable {
 		L.Push(lua.LString(r.world.LastError()))
 		return 1
 	}))
+	net.RawSetString("rewind", L.NewFunction(r.luaRewind))
 	meta := L.NewTable()
 	meta.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("net has no field %q (it has bool, component, fixed, float32, int, is_disconnected, last_error, on_join, spawn)", L.Get(2).String())
+		L.RaiseError("net has no field %q (it has bool, component, fixed, float32, int, is_disconnected, last_error, on_join, rewind, spawn)", L.Get(2).String())
 		return 0
 	}))
 	net.Metatable = meta
@@ -255,4 +257,22 @@ func (r *Runtime) BuildScene() error {
 		return nil
 	}
 	return r.callSetup("vkmBuildScene", keyScene, fn, 0, r.sceneTable)
+}
+
+// luaRewind implements net.rewind(fn, ...): it calls fn with the remaining
+// arguments and returns what fn returns, while the world has every other
+// player back where the player driving the calling entity saw them (see
+// World.Rewind). Offline, on a client, outside a player's entity and
+// inside another net.rewind it is a plain call.
+func (r *Runtime) luaRewind(L *lua.LState) int {
+	top := L.GetTop()
+	fn := L.CheckFunction(1)
+	r.world.Rewind(r.current, func() {
+		L.Push(fn)
+		for i := 2; i <= top; i++ {
+			L.Push(L.Get(i))
+		}
+		L.Call(top-1, lua.MultRet)
+	})
+	return L.GetTop() - top
 }

@@ -321,3 +321,44 @@ function vkmRegisterBehaviors(r) r.asker = Asker end
 		t.Fatalf("session answers %v", got)
 	}
 }
+
+// TestRewindCallsThrough checks net.rewind's contract with the world: the
+// calling entity is named, the function gets the extra arguments and its
+// results come back, a nested call reaches the world too (the world decides
+// it changes nothing), and an error inside it is the callback's error,
+// naming its line.
+func TestRewindCallsThrough(t *testing.T) {
+	src := `
+Shooter = {}
+function Shooter:on_fixed_update(dt)
+	local a, b = net.rewind(function(x, y)
+		return net.rewind(function() return x + y, "inner" end)
+	end, 2, 3)
+	self:emit("shot", { sum = a, tag = b })
+	if self:name() == "bad" then
+		net.rewind(function() error("boom") end)
+	end
+end
+function vkmRegisterBehaviors(r) r.shooter = Shooter end
+`
+	var errs []ScriptError
+	r, w, err := tryNew(t, Config{OnError: func(e ScriptError) { errs = append(errs, e) }}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := w.add("s")
+	attach(t, r, id, "shooter")
+	bad := w.add("bad")
+	attach(t, r, bad, "shooter")
+	r.FixedUpdate(1.0/64, false)
+	got := w.eventsNamed("shot")
+	if len(got) != 2 || got[0]["sum"] != float64(5) || got[0]["tag"] != "inner" {
+		t.Fatalf("net.rewind returned %v", got)
+	}
+	if len(w.rewinds) != 5 || w.rewinds[0] != id || w.rewinds[1] != id || w.rewinds[4] != bad {
+		t.Fatalf("rewinds named %v, want the shooter twice, then the other three times", w.rewinds)
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "boom") || !strings.Contains(errs[0].Error(), "main.lua:9") {
+		t.Fatalf("errors %v, want boom at line 9", errs)
+	}
+}

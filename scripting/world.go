@@ -68,6 +68,12 @@ type World interface {
 	Disconnected() bool
 	LastError() string
 
+	// Rewind calls fn with the other players back where the client
+	// driving caller drew them when it made this tick's command, for
+	// exactly the length of the call (lag compensation, on a server). Where
+	// there is nothing to rewind it just calls fn.
+	Rewind(caller entity.ID, fn func())
+
 	// Emit records a presentation event (a shot, a hit, a pickup).
 	Emit(ev Event)
 	// Log records a line a behavior wrote with self:log.

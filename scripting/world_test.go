@@ -16,9 +16,10 @@ import (
 // (name → behavior), and the four answers set by the test.
 type fakeWorld struct {
 	tick      uint32
-	lastError string     // non-empty: the session was lost
-	ents      []*fakeEnt // by slot; slot 0 unused
-	rt        *Runtime   // Destroy detaches, as the host does
+	lastError string      // non-empty: the session was lost
+	rewinds   []entity.ID // callers of net.rewind, in order
+	ents      []*fakeEnt  // by slot; slot 0 unused
+	rt        *Runtime    // Destroy detaches, as the host does
 	prefabs   map[string]string
 
 	simulates func(entity.ID) bool
@@ -185,7 +186,11 @@ func (w *fakeWorld) IsMine(id entity.ID) bool {
 }
 func (w *fakeWorld) Command(id entity.ID) *prediction.Command { return w.command }
 func (w *fakeWorld) IsReplaying() bool                        { return w.replaying }
-func (w *fakeWorld) Emit(ev Event)                            { w.events = append(w.events, ev) }
+func (w *fakeWorld) Rewind(caller entity.ID, fn func()) {
+	w.rewinds = append(w.rewinds, caller)
+	fn()
+}
+func (w *fakeWorld) Emit(ev Event) { w.events = append(w.events, ev) }
 func (w *fakeWorld) Log(id entity.ID, msg string) {
 	w.logs = append(w.logs, fmt.Sprintf("%d:%s", id.Slot, msg))
 }

@@ -1,0 +1,110 @@
+package host
+
+import (
+	"math"
+
+	"vkm/internal/entity"
+	"vkm/physics"
+	"vkm/prediction"
+)
+
+// lagComp is a server's lag compensation: the recent poses of every
+// player's root entity, the tick each player's command of this tick was
+// drawn at, and, during a net.rewind call, the poses the players stand at.
+type lagComp struct {
+	history prediction.PoseHistory
+	// drawnAt is, per player entity, the server tick its client was
+	// drawing when it made the command this tick runs.
+	drawnAt map[entity.ID]float64
+	// moved holds the players' past poses for the length of a rewind
+	// (nil outside one); saved is their present, put back after it.
+	moved physics.Moved
+	saved map[entity.ID]entity.Transform
+	// off makes net.rewind a plain call, to compare a shot with and
+	// without it.
+	off bool
+	// lookBehind is how many ticks the last rewind went back from the
+	// tick being run.
+	lookBehind float64
+}
+
+func newLagComp() *lagComp {
+	return &lagComp{drawnAt: map[entity.ID]float64{}, saved: map[entity.ID]entity.Transform{}}
+}
+
+// record keeps where every driven player stands at the end of the tick.
+func (l *lagComp) record(g *Game) {
+	for id := range g.driven {
+		if t := g.store.Transform(id); t != nil {
+			l.history.Record(g.tick, id, *t)
+		}
+	}
+}
+
+// forget drops a player who left.
+func (l *lagComp) forget(id entity.ID) {
+	l.history.Forget(id)
+	delete(l.drawnAt, id)
+}
+
+// Rewind runs fn with every other player's root entity back where the
+// client driving caller (or its root) drew it when it made this tick's
+// command: their Transforms read as then, and ray casts and box queries
+// find their bodies there. Everything is put back when fn returns or
+// raises. A nested call, a caller no player drives, a client and an
+// offline game run fn as it is.
+func (g *Game) Rewind(caller entity.ID, fn func()) {
+	l := g.lag
+	if l == nil || l.off || l.moved != nil || g.role != Server {
+		fn()
+		return
+	}
+	root := caller
+	for p := g.store.Parent(root); !p.IsNone(); p = g.store.Parent(root) {
+		root = p
+	}
+	at, ok := l.drawnAt[root]
+	if !ok {
+		fn()
+		return
+	}
+	if oldest, newest, ok := l.history.Span(root); ok {
+		// Where the history ends, so does the claim.
+		at = math.Max(float64(oldest), math.Min(float64(newest), at))
+	}
+	l.lookBehind = float64(g.tick) - at
+	moved := physics.Moved{}
+	for id := range g.driven {
+		if id == root {
+			continue
+		}
+		t := g.store.Transform(id)
+		past, ok := l.history.At(id, at)
+		if t == nil || !ok {
+			continue
+		}
+		l.saved[id] = *t
+		*t = past
+		moved[id] = past
+	}
+	l.moved = moved
+	defer func() {
+		for id, t := range l.saved {
+			if p := g.store.Transform(id); p != nil {
+				*p = t
+			}
+			delete(l.saved, id)
+		}
+		l.moved = nil
+	}()
+	fn()
+}
+
+// rewound is the poses queries see: the players' past during a rewind,
+// nothing otherwise.
+func (g *Game) rewound() physics.Moved {
+	if g.lag == nil {
+		return nil
+	}
+	return g.lag.moved
+}
