@@ -193,3 +193,21 @@ func (f *flights) Pop() any {
 	*f = old[:len(old)-1]
 	return x
 }
+
+// Config returns the link's configuration.
+func (l *Link) Config() LinkConfig { return l.cfg }
+
+// SetConfig changes how the link treats datagrams sent from now on, so a
+// developer can make a running link worse or better; datagrams already in
+// flight keep the arrival times they were given. An invalid configuration
+// is refused and changes nothing.
+func (l *Link) SetConfig(cfg LinkConfig) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if cfg.ReorderDelay == 0 {
+		cfg.ReorderDelay = defaultReorderDelay
+	}
+	l.cfg = cfg
+	return nil
+}
