@@ -20,10 +20,11 @@ const (
 	cbFixedUpdate
 	cbUpdate
 	cbDestroy
+	cbReload
 	numCallbacks
 )
 
-var callbackNames = [numCallbacks]string{"on_start", "on_fixed_update", "on_update", "on_destroy"}
+var callbackNames = [numCallbacks]string{"on_start", "on_fixed_update", "on_update", "on_destroy", "on_reload"}
 
 func (c callback) String() string { return callbackNames[c] }
 

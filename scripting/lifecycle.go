@@ -237,7 +237,7 @@ func deleteDead(order []*instance) []*instance {
 }
 
 // callbackKeys keys math.random per lifecycle method (see random.go).
-var callbackKeys = [numCallbacks]uint64{keyStart, keyFixedUpdate, keyUpdate, keyDestroy}
+var callbackKeys = [numCallbacks]uint64{keyStart, keyFixedUpdate, keyUpdate, keyDestroy, keyReload}
 
 // run calls one lifecycle method of in, protected and under the call budget
 // (a nested call, made from inside another callback, shares the outer

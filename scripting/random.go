@@ -29,6 +29,7 @@ const (
 	keyNetwork
 	keyScene
 	keyJoin
+	keyReload
 )
 
 // splitmix is SplitMix64 (Steele, Lea and Flood): one 64-bit word of state,

@@ -187,26 +187,7 @@ func (r *Runtime) loadScripts() error {
 	if err := r.runPrelude(); err != nil {
 		return err
 	}
-	entry, err := cleanScriptPath(r.cfg.EntryScript)
-	if err != nil {
-		return err
-	}
-	fn, serr := r.loadChunk(entry)
-	if serr != nil {
-		return serr
-	}
-	r.loading[entry] = true
-	err = r.callSetup("", keyLoad, fn, 0)
-	delete(r.loading, entry)
-	if err != nil {
-		return err
-	}
-	r.imports[entry] = lua.LTrue
-	reg, ok := r.global("vkmRegisterBehaviors")
-	if !ok {
-		return nil
-	}
-	return r.callSetup("vkmRegisterBehaviors", keyLoad, reg, 0, r.newRegistry())
+	return r.runEntry()
 }
 
 // global returns the global function name, if the scripts defined one. It

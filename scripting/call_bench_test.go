@@ -1,0 +1,44 @@
+package scripting
+
+import (
+	"fmt"
+	"testing"
+)
+
+const callSrc = `
+Empty = {}
+function Empty:on_fixed_update(dt) end
+Asking = {}
+function Asking:on_fixed_update(dt)
+	if not self:is_simulated() then return end
+end
+function vkmRegisterBehaviors(r) r.empty = Empty r.asking = Asking end
+`
+
+// BenchmarkBehaviorCall measures the engine's cost of one behavior call on
+// the hot path: on_fixed_update with nothing in it, and with the one
+// question most behaviors ask first (a call from Lua back into Go), over
+// 1000 entities a tick.
+func BenchmarkBehaviorCall(b *testing.B) {
+	const n = 1000
+	for _, name := range []string{"empty", "asking"} {
+		b.Run(fmt.Sprintf("behavior=%s", name), func(b *testing.B) {
+			r, w := newTest(b, callSrc)
+			for range n {
+				if err := r.Attach(w.add("e"), name, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			r.FixedUpdate(1.0/64, false) // start them
+			b.ReportAllocs()
+			for b.Loop() {
+				r.FixedUpdate(1.0/64, false)
+			}
+			if r.Errors() != 0 {
+				b.Fatalf("%d script errors", r.Errors())
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/call")
+			b.ReportMetric(testing.AllocsPerRun(10, func() { r.FixedUpdate(1.0/64, false) })/n, "allocs/call")
+		})
+	}
+}
