@@ -29,17 +29,22 @@ type botButton struct {
 }
 
 // BotKinds lists the bots NewBot builds.
-var BotKinds = []string{"wander"}
+var BotKinds = []string{"wander", "idle"}
 
 // NewBot returns a bot of the given kind for a project with nAxes axes and
 // nButtons buttons. "wander" runs about, stopping and turning at random,
-// sweeps its aim and taps each button every half second or so.
+// sweeps its aim and taps each button every half second or so. "idle" holds
+// nothing, so its character stands still: a settled world, the quietest a
+// server gets.
 func NewBot(kind string, seed uint64, nAxes, nButtons int) (*Bot, error) {
-	if kind != "wander" {
-		return nil, fmt.Errorf("host: unknown bot %q (known: wander)", kind)
+	if kind != "wander" && kind != "idle" {
+		return nil, fmt.Errorf("host: unknown bot %q (known: wander, idle)", kind)
 	}
 	if nAxes > prediction.MaxAxes || nButtons > prediction.MaxButtons {
 		return nil, fmt.Errorf("host: bot: %d axes and %d buttons exceed the command's %d and %d", nAxes, nButtons, prediction.MaxAxes, prediction.MaxButtons)
+	}
+	if kind == "idle" {
+		nAxes, nButtons = 0, 0 // moves nothing: every command is empty
 	}
 	return &Bot{
 		rng:     rand.New(rand.NewPCG(seed, 0x766b6d626f74)), // "vkmbot"

@@ -35,13 +35,38 @@ type clientSession struct {
 	pacer   prediction.Pacer
 	packet  prediction.Packet
 	payload []byte
-	input   recordingInput
-	rec     reconciler
-	smooth  prediction.Smoother
+	cmdBuf  []byte
+	// rel is the reliable message channel from the server: a dev
+	// server's script bundles, or its word that this client cannot take
+	// them.
+	rel    *transport.Reliable
+	input  recordingInput
+	rec    reconciler
+	smooth prediction.Smoother
 
 	island      []entity.ID
 	heldScratch []heldBody
 	lastWord    map[entity.ID]heldBody // the server's newest word on each leased body
+
+	interp interpolation
+	// drawnNewest is what this client drew when it made its newest
+	// command: the drawn tick a command packet pairs with that command.
+	drawnNewest float64
+	now         transport.Time // the time of the call being served
+	// dev says this client joined to take a dev server's reloads;
+	// reloadAt is a reload waiting for its tick, and snapshots older than
+	// schemaFrom (0: none) were written under a schema replaced since.
+	dev        bool
+	reloadAt   *scriptBundle
+	schemaFrom uint32
+	reloads    int
+	reloadTick uint32 // the tick the last reload took effect at
+	// staleSchema counts snapshots dropped because they were written
+	// under the schema a reload replaced.
+	staleSchema int
+	// ghost is the server's newest word on the own entity's pose.
+	ghost    entity.Transform
+	ghostSet bool
 }
 
 // recordingInput hands the game each tick's command as the wire will carry
@@ -61,6 +86,7 @@ func (r *recordingInput) Next() prediction.Command {
 	cmd = cmd.Quantize(len(g.project.Axes), len(g.project.Buttons))
 	if g.role == Client {
 		r.c.history.Add(cmd, g.tick+1)
+		r.c.drawnNewest = r.c.drawnTime()
 		r.c.rec.recordCommand(g.tick+1, cmd)
 	}
 	return cmd
@@ -78,14 +104,20 @@ type clientConfig struct {
 func newClientSession(cfg clientConfig) *clientSession {
 	hello := cfg.game.Hello()
 	hello.Name, hello.Dev = cfg.name, cfg.dev
-	return &clientSession{
+	c := &clientSession{
+		dev: cfg.dev,
 		log: cfg.logger, game: cfg.game, onState: cfg.onState, placed: map[entity.ID]bool{}, bare: map[entity.ID]bool{}, lastWord: map[entity.ID]heldBody{},
-		net: transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.logger}, cfg.now),
+		net:    transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.logger}, cfg.now),
+		interp: newInterpolation(cfg.game.TickRate()),
+		rel:    mustReliable(),
 	}
+	cfg.game.beforeTick = c.beforeTick
+	return c
 }
 
 // receive hands the session one datagram from the server.
 func (c *clientSession) receive(b []byte, now transport.Time) {
+	c.now = now
 	c.net.Receive(b, now)
 	c.events()
 }
@@ -93,11 +125,13 @@ func (c *clientSession) receive(b []byte, now transport.Time) {
 // frame runs one frame: the session's timers (Hellos while joining,
 // keep-alives, the timeout), then the game's ticks and per-frame systems.
 func (c *clientSession) frame(elapsed time.Duration, in Input, afterTick func(*Game), now transport.Time) {
+	c.now = now
 	c.net.Poll(now)
 	c.events()
 	c.buildSpawns()
 	if c.game.role == Client {
 		c.game.clock.SetPace(c.pacer.Bend())
+		c.interp.clock.Advance(elapsed)
 	} else {
 		c.pacer.Reset()
 		c.game.clock.SetPace(1)
@@ -121,8 +155,15 @@ func (c *clientSession) frame(elapsed time.Duration, in Input, afterTick func(*G
 func (c *clientSession) sendCommands(now transport.Time) {
 	p := c.game.project
 	c.history.Fill(&c.packet)
-	c.payload = c.packet.Append(c.payload[:0], len(p.Axes), len(p.Buttons))
-	c.net.Send(c.payload, now)
+	c.packet.DrawnTick, c.packet.DrawnFrac = prediction.DrawnTick(c.drawnNewest)
+	c.cmdBuf = c.packet.Append(c.cmdBuf[:0], len(p.Axes), len(p.Buttons))
+	if conn := c.net.Conn(); conn != nil {
+		c.rel.Acknowledge(conn, now)
+	}
+	c.payload = framePayload(c.payload, c.rel, c.cmdBuf, now)
+	if seq, err := c.net.Send(c.payload, now); err == nil {
+		c.rel.Sent(seq)
+	}
 }
 
 // CommandRate is how many packets a second a client sends the server, by

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"vkm/transport"
+	"vkm/transport/memnet"
 )
 
 // WithPort returns addr with the project's port added when it has none:
@@ -37,6 +38,7 @@ type client struct {
 	sock  socket
 	start time.Time
 	tally Tally
+	view  *viewer // nil without --view
 }
 
 func (cl *client) now() transport.Time { return transport.Time(time.Since(cl.start)) }
@@ -56,17 +58,35 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	if err != nil {
 		return ClientReport{}, err
 	}
-	if cfg.Sim != "" {
-		sim, err := simulate(sock, cfg.Sim, cfg.SimSeed, false)
+	profile, seed := cfg.Sim, cfg.SimSeed
+	if profile == "" && cfg.View != "" {
+		// The view's link sliders act on a simulator, which starts out
+		// perfect: nothing changes until a slider moves.
+		profile, seed = memnet.Perfect.Name, 1
+	}
+	var sim *simSocket
+	if profile != "" {
+		s, err := simulate(sock, profile, seed, false)
 		if err != nil {
 			sock.Close()
 			return ClientReport{}, err
 		}
-		sock = sim
+		sock, sim = s, s.(*simSocket)
 	}
 	defer sock.Close()
 	cl := &client{cfg: cfg, sock: sock, start: time.Now()}
 	cl.c = newClientSession(clientConfig{game: g, name: cfg.Name, dev: cfg.Dev, logger: logger, onState: cfg.OnState, now: cl.now()})
+	if cfg.View != "" {
+		v, err := startViewer(ctx, cfg, g, sim)
+		if err != nil {
+			return ClientReport{}, err
+		}
+		defer v.close()
+		v.c, cl.view = cl.c, v
+		if cl.cfg.Input == nil {
+			cl.cfg.Input = v
+		}
+	}
 	logger.Info("joining", "server", addr, "project", cfg.Project.Name)
 	return cl.run(ctx)
 }
@@ -77,19 +97,38 @@ func (cl *client) run(ctx context.Context) (ClientReport, error) {
 	err := pump(ctx, cl.cfg.Duration, cl.sock,
 		func(d datagram) { cl.c.receive(d.Bytes, cl.now()) },
 		func(elapsed time.Duration) time.Duration {
-			cl.c.frame(elapsed, cl.cfg.Input, cl.tally.Observe, cl.now())
+			cl.c.frame(elapsed, cl.cfg.Input, cl.afterTick, cl.now())
 			cl.flush()
+			until := cl.c.until(cl.now())
+			if cl.view != nil {
+				cl.view.publish()
+				until = min(until, time.Second/DrawRate)
+			}
 			if now := time.Now(); cl.c.game.Disconnected() && !now.Before(nextWhy) {
 				log.Warn("not playing", "state", cl.c.net.State().String(), "why", cl.c.game.LastError())
 				nextWhy = now.Add(refusedLogEvery)
 			}
-			return cl.c.until(cl.now())
+			return until
 		},
-		func() { cl.status(log) })
+		func() {
+			cl.status(log)
+			if cl.cfg.OnStatus != nil {
+				cl.cfg.OnStatus(cl.report())
+			}
+		})
 	if err != nil {
 		return cl.report(), err
 	}
 	return cl.leave(), nil
+}
+
+// afterTick counts the tick for the report and hands it to the caller's
+// hook.
+func (cl *client) afterTick(g *Game) {
+	cl.tally.Observe(g)
+	if cl.cfg.AfterTick != nil {
+		cl.cfg.AfterTick(g)
+	}
 }
 
 func (cl *client) flush() {
@@ -131,6 +170,9 @@ func (cl *client) report() ClientReport {
 	r.PacingLowWater = float64(cl.c.pacer.LowWater())
 	r.PacingTarget = round1(cl.c.pacer.Target())
 	r.TickSpeed = math.Round(cl.c.game.clock.Pace()*1000) / 1000
+	r.InterpDelayTicks = round1(cl.c.interp.clock.Delay())
+	r.InterpStalls = cl.c.interp.clock.Stalls()
+	r.LookBehindTicks = round1(cl.c.lookBehind(cl.now()))
 	secs := math.Max(time.Since(cl.start).Seconds(), 1e-3)
 	st := n.Stats()
 	r.BytesInPerS = round1(float64(st.BytesIn) / secs)
@@ -147,5 +189,6 @@ func (cl *client) status(log *slog.Logger) {
 	r := cl.report()
 	log.Info("status", "tick", cl.c.game.Tick(), "rtt_ms", r.RTTms, "loss_permille", r.LossPermille,
 		"in_bps", r.BytesInPerS, "out_bps", r.BytesOutPerS,
-		"corrections", r.Corrections, "low_water", r.PacingLowWater, "target", r.PacingTarget, "tick_speed", r.TickSpeed)
+		"corrections", r.Corrections, "low_water", r.PacingLowWater, "target", r.PacingTarget, "tick_speed", r.TickSpeed,
+		"interp_delay", r.InterpDelayTicks, "stalls", r.InterpStalls, "look_behind", r.LookBehindTicks)
 }

@@ -84,6 +84,8 @@ type Game struct {
 	// driven maps a player's entity to the command driving it this tick,
 	// on a server.
 	driven map[entity.ID]*prediction.Command
+	// lag is a server's lag compensation (nil elsewhere).
+	lag *lagComp
 	// leases are the bodies a client's character is pushing, which that
 	// client simulates too.
 	leases    prediction.Leases
@@ -96,8 +98,11 @@ type Game struct {
 	own       entity.ID          // the local player's entity, if it has one
 
 	prefabs map[string]*Prefab
-	events  []scripting.Event
-	errs    []scripting.ScriptError
+	// files is the project folder with the last reload's files over it
+	// (nil before any reload).
+	files  fs.FS
+	events []scripting.Event
+	errs   []scripting.ScriptError
 }
 
 // NewGame loads cfg.Project's entry script and scene into a new world and
@@ -127,7 +132,7 @@ func NewGame(cfg GameConfig) (*Game, error) {
 		return nil, err
 	}
 	g.worldFP = handshake.WorldFingerprint(sceneData)
-	g.phys = physics.New(physics.Config{GravityX: scene.GravityX, GravityY: scene.GravityY, Step: g.dt})
+	g.phys = physics.New(physics.Config{GravityX: scene.GravityX, GravityY: scene.GravityY, Step: g.dt, Quantize: wirePose})
 
 	axes := make([]string, len(p.Axes))
 	for i, a := range p.Axes {
@@ -370,6 +375,9 @@ func (g *Game) RunTick() {
 		g.placeOthers()
 	}
 	g.phys.Step(g)
+	if g.lag != nil {
+		g.lag.record(g)
+	}
 }
 
 // Replay runs the ticks from..to again, each on the command cmd gives for
@@ -539,7 +547,7 @@ func (g *Game) prefab(file string) (*Prefab, error) {
 	if !fs.ValidPath(file) {
 		return nil, fmt.Errorf("host: prefab path %q must be relative to the project folder, without ..", file)
 	}
-	data, err := fs.ReadFile(g.project.FS, file)
+	data, err := fs.ReadFile(g.fsys(), file)
 	if err != nil {
 		return nil, fmt.Errorf("host: prefab: %w", err)
 	}
@@ -576,12 +584,12 @@ func (g *Game) ApplyImpulse(id entity.ID, ix, iy float64) {
 }
 
 func (g *Game) RayCast(x1, y1, x2, y2 float64, ignore entity.ID) (scripting.Hit, bool) {
-	h, ok := g.phys.RayCast(x1, y1, x2, y2, ignore)
+	h, ok := g.phys.RayCastMoved(x1, y1, x2, y2, ignore, g.rewound())
 	return scripting.Hit{Entity: h.Entity, X: h.X, Y: h.Y, NX: h.NX, NY: h.NY, Fraction: h.Fraction}, ok
 }
 
 func (g *Game) QueryBox(minX, minY, maxX, maxY float64, fn func(entity.ID) bool) {
-	g.phys.QueryAABB(minX, minY, maxX, maxY, fn)
+	g.phys.QueryAABBMoved(minX, minY, maxX, maxY, g.rewound(), fn)
 }
 
 func (g *Game) Touching(id entity.ID, fn func(entity.ID) bool) { g.phys.Touching(id, fn) }

@@ -19,6 +19,8 @@ type harness struct {
 	now     transport.Time
 	server  *serverSession
 	clients []*peer
+	// dev makes the clients it joins take a dev server's reloads.
+	dev bool
 }
 
 // peer is one client of a harness, with its own link to the server.
@@ -63,7 +65,7 @@ func (h *harness) join(p *Project, profile memnet.Profile, seed uint64) *peer {
 	}
 	n := len(h.clients) + 1
 	pr := &peer{
-		c:    newClientSession(clientConfig{game: g, name: fmt.Sprintf("p%d", n), logger: testLogger(h.t), now: h.now}),
+		c:    newClientSession(clientConfig{game: g, name: fmt.Sprintf("p%d", n), logger: testLogger(h.t), now: h.now, dev: h.dev}),
 		addr: netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, byte(n)}), 40000),
 		pipe: pipe,
 	}

@@ -1,8 +1,162 @@
 package host
 
-// drawnTime is the server tick, with its fraction, that this client is
-// drawing the entities it does not simulate at: what a shot fired now was
-// aimed at, which the server rewinds to.
+import (
+	"time"
+
+	"vkm/internal/entity"
+	"vkm/prediction"
+	"vkm/replication"
+	"vkm/transport"
+)
+
+// interpolation draws every entity this client does not simulate between
+// two poses the server sent, a little behind the newest (see
+// prediction.Interp). The store always holds the server's newest word for
+// those entities, so a snapshot's "unchanged" means unchanged from what
+// the server said and the physics steps against the server's present; the
+// interpolated poses are written only for the length of a Drawn call.
+type interpolation struct {
+	clock     *prediction.Interp
+	tracks    map[entity.ID]*prediction.Track
+	newestAt  transport.Time // when the newest snapshot arrived
+	prevTick  uint32         // the snapshot before the newest
+	haveTicks bool
+	saved     []savedPose
+	snapshots uint64 // snapshots taken, in order, since the session began
+}
+
+type savedPose struct {
+	id entity.ID
+	t  entity.Transform
+}
+
+func newInterpolation(tickRate int) interpolation {
+	return interpolation{
+		clock:  prediction.NewInterp(tickRate, SnapshotRate),
+		tracks: map[entity.ID]*prediction.Track{},
+	}
+}
+
+// arrived takes a snapshot that was just applied: the clock hears when it
+// came, and every entity it moved that this end does not simulate gains a
+// sample at its tick.
+func (c *clientSession) arrived(sn *replication.Snapshot, now transport.Time) {
+	ip := &c.interp
+	if ip.haveTicks && sn.Tick <= ip.clock.Newest() {
+		return // late and overtaken: its poses were already superseded
+	}
+	prev := ip.clock.Newest()
+	ip.clock.Arrive(sn.Tick, time.Duration(now))
+	ip.snapshots++
+	ip.newestAt = now
+	if ip.haveTicks {
+		ip.prevTick = prev
+	}
+	g := c.game
+	if t := g.store.Transform(g.own); t != nil && sn.Own == g.own {
+		// What the server said of the own entity, before reconciliation
+		// puts the prediction back: the view's ghost.
+		c.ghost, c.ghostSet = *t, true
+	}
+	for i := range sn.Entries {
+		e := &sn.Entries[i]
+		if !e.Has(replication.TypeTransform) || g.Simulates(e.ID) {
+			continue
+		}
+		t := g.store.Transform(e.ID)
+		if t == nil {
+			continue
+		}
+		tr := ip.tracks[e.ID]
+		if tr == nil {
+			tr = &prediction.Track{}
+			ip.tracks[e.ID] = tr
+		}
+		// An entity the server was silent about stood still until the
+		// snapshot before this one: say so, or the track would glide
+		// from its old pose across the whole silence.
+		if tick, last, ok := tr.Newest(); ok && ip.haveTicks && tick < ip.prevTick {
+			tr.Add(ip.prevTick, last)
+		}
+		tr.Add(sn.Tick, *t)
+	}
+	ip.haveTicks = true
+}
+
+// resetTrack starts id's track again from the pose the store holds now,
+// the server's newest word: a body handed back when its lease lapses has
+// samples only from before it was leased, and interpolating those would
+// draw it where it stood before the push.
+func (c *clientSession) resetTrack(id entity.ID) {
+	ip := &c.interp
+	t := c.game.store.Transform(id)
+	if t == nil || !ip.haveTicks {
+		delete(ip.tracks, id)
+		return
+	}
+	tr := &prediction.Track{}
+	tr.Add(ip.clock.Newest(), *t)
+	ip.tracks[id] = tr
+}
+
+// drawnTime is the server tick, with its fraction, that this client draws
+// the entities it does not simulate at: what a shot fired now was aimed
+// at, which the server rewinds to.
 func (c *clientSession) drawnTime() float64 {
-	return float64(c.snap.Tick)
+	if !c.interp.haveTicks {
+		return 0
+	}
+	return c.interp.clock.Time()
+}
+
+// lookBehind is how many ticks behind the server's present this client
+// draws: the newest snapshot's tick, plus the time since it came and half
+// a round trip, less where the interpolation clock stands.
+func (c *clientSession) lookBehind(now transport.Time) float64 {
+	ip := &c.interp
+	if !ip.haveTicks {
+		return 0
+	}
+	var rtt time.Duration
+	if conn := c.net.Conn(); conn != nil {
+		rtt = conn.RTT()
+	}
+	since := time.Duration(now-ip.newestAt) + rtt/2
+	present := float64(ip.clock.Newest()) + since.Seconds()*float64(c.game.project.TickRate)
+	return present - ip.clock.Time()
+}
+
+// interpolate writes each tracked entity's pose at the interpolation
+// clock into the store, remembering what it held; restore puts it back.
+func (c *clientSession) interpolate() {
+	ip := &c.interp
+	g := c.game
+	ip.saved = ip.saved[:0]
+	if !ip.haveTicks {
+		return
+	}
+	at := ip.clock.Time()
+	for id, tr := range ip.tracks {
+		t := g.store.Transform(id)
+		if t == nil {
+			delete(ip.tracks, id) // gone: its track goes with it
+			continue
+		}
+		if g.Simulates(id) {
+			continue // leased now: drawn from the prediction
+		}
+		if p, ok := tr.At(at); ok {
+			ip.saved = append(ip.saved, savedPose{id, *t})
+			*t = p
+		}
+	}
+}
+
+func (c *clientSession) restore() {
+	for _, s := range c.interp.saved {
+		if t := c.game.store.Transform(s.id); t != nil {
+			*t = s.t
+		}
+	}
+	c.interp.saved = c.interp.saved[:0]
 }

@@ -24,8 +24,8 @@ type lagComp struct {
 	// without it.
 	off bool
 	// lookBehind is how many ticks the last rewind went back from the
-	// tick being run.
-	lookBehind float64
+	// tick being run, to the tick at.
+	lookBehind, at float64
 }
 
 func newLagComp() *lagComp {
@@ -72,7 +72,7 @@ func (g *Game) Rewind(caller entity.ID, fn func()) {
 		// Where the history ends, so does the claim.
 		at = math.Max(float64(oldest), math.Min(float64(newest), at))
 	}
-	l.lookBehind = float64(g.tick) - at
+	l.lookBehind, l.at = float64(g.tick)-at, at
 	moved := physics.Moved{}
 	for id := range g.driven {
 		if id == root {

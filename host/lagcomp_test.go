@@ -19,17 +19,20 @@ func loadLagcomp(t testing.TB) *Project {
 	return p
 }
 
-// scriptedInput plays a held command and presses fire once when told.
+// scriptedInput plays a held command; once armed, the next command it
+// makes asks aim where to point and presses fire.
 type scriptedInput struct {
-	cmd  prediction.Command
-	fire bool
+	cmd   prediction.Command
+	armed bool
+	aim   func() (x, y float64)
 }
 
 func (s *scriptedInput) Next() prediction.Command {
 	c := s.cmd
-	if s.fire {
+	if s.armed {
+		c.Axes[1], c.Axes[2] = s.aim()
 		c.Held, c.Pressed = 1, 1 // fire is the project's only button
-		s.fire = false
+		s.armed = false
 	}
 	return c
 }
@@ -61,32 +64,46 @@ func TestLagCompensatedShot(t *testing.T) {
 		target := runner.c.game.own
 		sg := shooter.c.game
 
-		// Fire when the shooter's picture has the target's centre cross
-		// x = -3, aiming at that centre.
+		// Once the shooter's picture has the target's centre past x = -3,
+		// the next command aims at the centre it draws then, and fires.
 		var aimed entity.Transform
-		h.runUntil(10*time.Second, "the target under the crosshair", func() bool {
-			var tt, me entity.Transform
+		drawn := func() (tt, me entity.Transform) {
 			shooter.c.Drawn(func() {
 				if p := sg.Store().Transform(target); p != nil {
 					tt = *p
 				}
 				me = *sg.Store().Transform(sg.own)
 			})
-			if tt.X < -3 {
-				return false
-			}
+			return tt, me
+		}
+		gun.aim = func() (float64, float64) {
+			tt, me := drawn()
+			aimed = tt
 			dx, dy := tt.X-me.X, tt.Y-me.Y
 			n := math.Hypot(dx, dy)
-			gun.cmd.Axes[1], gun.cmd.Axes[2] = dx/n, dy/n
-			gun.fire, aimed = true, tt
-			return true
+			return dx / n, dy / n
+		}
+		h.runUntil(10*time.Second, "the target under the crosshair", func() bool {
+			tt, _ := drawn()
+			gun.armed = tt.X >= -3
+			return gun.armed
 		})
-		h.run(time.Second)
 		sv := h.server.game
+		clientLook := shooter.c.lookBehind(h.now)
+		if rewind {
+			// What the server rewound to is what the shooter drew.
+			h.runUntil(time.Second, "the shot", func() bool { return sv.lag.at != 0 })
+			past, _ := sv.lag.history.At(target, sv.lag.at)
+			t.Logf("the server rewound to tick %.3f, where the target stood at x %.4f (drawn: %.4f)", sv.lag.at, past.X, aimed.X)
+			if math.Abs(past.X-aimed.X) > 0.01 || math.Abs(past.Y-aimed.Y) > 0.01 {
+				t.Errorf("rewound pose %+v is not the drawn %+v", past, aimed)
+			}
+		}
+		h.run(time.Second)
 		hits := sv.Store().Component(target, sv.Schema().Index("Hits"))[0]
 		present := sv.Store().Transform(target)
-		t.Logf("seed %d, rewind %v: the shooter drew the target at x %.3f; the server has it at %.3f a second later; look-behind %.2f ticks; hits %v",
-			seed, rewind, aimed.X, present.X, h.server.game.lag.lookBehind, hits)
+		t.Logf("seed %d, rewind %v: the shooter drew the target at x %.3f; the server has it at %.3f a second later; look-behind %.2f ticks (the client reports %.2f); hits %v",
+			seed, rewind, aimed.X, present.X, h.server.game.lag.lookBehind, clientLook, hits)
 		if want := map[bool]float64{true: 1, false: 0}[rewind]; hits != want {
 			t.Fatalf("rewind %v: %v hits, want %v", rewind, hits, want)
 		}

@@ -38,6 +38,15 @@ type PlayConfig struct {
 	// must then be set.
 	Sim     string
 	SimSeed uint64
+	// AfterTick, if set, is called on the playing goroutine after every
+	// tick; OnStatus, once a second with the report so far (connected
+	// only). For tools and tests that watch the game.
+	AfterTick func(*Game)
+	OnStatus  func(ClientReport)
+	// View serves the game as a web page at this address ("127.0.0.1:8080")
+	// while it plays; OnView, if set, hears the address it listens on.
+	View   string
+	OnView func(addr string)
 	// OnState, if set, is called when a connected client's session changes
 	// state ("playing", "refused", "disconnected"), with the reason for
 	// the last two.
@@ -91,6 +100,15 @@ type ClientReport struct {
 	PacingLowWater float64 `json:"pacing_low_water"`
 	PacingTarget   float64 `json:"pacing_target"`
 	TickSpeed      float64 `json:"tick_speed"`
+
+	// Interpolation: how far behind the newest snapshot the entities this
+	// client does not simulate are drawn, frames in which that clock held
+	// at the newest snapshot (the world paused), and how many ticks behind
+	// the server's present the client draws them (what a shot is judged
+	// against).
+	InterpDelayTicks float64 `json:"interp_delay_ticks"`
+	InterpStalls     uint64  `json:"interp_stalls"`
+	LookBehindTicks  float64 `json:"look_behind_ticks"`
 }
 
 // Report is the JSON document `client --report` writes.
@@ -165,6 +183,17 @@ func Play(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 		return ClientReport{}, err
 	}
 	defer g.Close()
+	in := cfg.Input
+	var v *viewer
+	if cfg.View != "" {
+		if v, err = startViewer(ctx, cfg, g, nil); err != nil {
+			return ClientReport{}, err
+		}
+		defer v.close()
+		if in == nil {
+			in = v
+		}
+	}
 	var tally Tally
 	start := time.Now()
 	last := start
@@ -180,11 +209,16 @@ func Play(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 		if cfg.Duration > 0 && now.Sub(start) >= cfg.Duration {
 			// Run exactly the ticks the duration bought.
 			now = start.Add(cfg.Duration)
-			g.Frame(now.Sub(last), cfg.Input, tally.Observe)
+			g.Frame(now.Sub(last), in, tally.Observe)
 			return tally.Report(g), nil
 		}
-		g.Frame(now.Sub(last), cfg.Input, tally.Observe)
+		g.Frame(now.Sub(last), in, tally.Observe)
 		last = now
-		timer.Reset(g.Clock().Until())
+		until := g.Clock().Until()
+		if v != nil {
+			v.publish()
+			until = min(until, time.Second/DrawRate)
+		}
+		timer.Reset(until)
 	}
 }

@@ -5,7 +5,20 @@ import (
 
 	"vkm/internal/entity"
 	"vkm/prediction"
+	"vkm/wire"
 )
+
+// wirePose rounds a simulated body's pose and motion to what a snapshot
+// carries, the same on every end (physics.Config.Quantize): a server then
+// simulates exactly what it tells its clients, and a client predicting the
+// same ticks rounds where the server rounded, so once the two hold the same
+// state they go on holding it bit for bit.
+func wirePose(t *entity.Transform, rb *entity.Rigidbody) {
+	t.X, t.Y = wire.Position.Quantize(t.X), wire.Position.Quantize(t.Y)
+	t.Angle = wire.Angle.Quantize(t.Angle)
+	rb.VX, rb.VY = wire.Velocity.Quantize(rb.VX), wire.Velocity.Quantize(rb.VY)
+	rb.AngularVelocity = wire.AngularVelocity.Quantize(rb.AngularVelocity)
+}
 
 // reconciler holds what a client predicted, tick by tick, and compares it
 // with what the server says it computed for the same command.
@@ -16,6 +29,10 @@ type reconciler struct {
 	corrections   uint64
 	replayed      uint64
 	maxCorrection float64 // metres
+	// maxError is the largest distance, in metres, between the own
+	// entity's prediction for a judged tick and the server's answer,
+	// whether it was corrected or not.
+	maxError float64
 }
 
 // tickCommand is the command a client tick ran.
@@ -44,11 +61,22 @@ func (c *clientSession) recordPrediction(g *Game) {
 	}
 	c.island = c.island[:0]
 	g.phys.Island(g.own, func(id entity.ID) bool {
+		if id != g.own && g.store.Controller(id) != nil {
+			// Another player's character: its own commands drive it,
+			// which this end does not have. It is drawn as the server
+			// says, like any player, and never leased.
+			return true
+		}
 		c.island = append(c.island, id)
 		if _, ok := c.lastWord[id]; !ok {
 			// Not simulated here until now: what it holds is the
 			// server's word, to go back to when the lease lapses.
 			c.lastWord[id] = c.body(id)
+			// box2d solved the tick that just ran with this body in it,
+			// at its real mass, as the server did; only the writeback was
+			// skipped. Keep what it computed, or the lease would start by
+			// putting the body back where the last snapshot had it.
+			g.phys.Adopt(id, g.store.Transform(id), g.store.Rigidbody(id))
 		}
 		return true
 	})
@@ -122,6 +150,9 @@ func (c *clientSession) reconcile(h held, judged uint32) {
 	}
 	server := *g.store.Transform(own)
 	predicted, _, ok := c.rec.pred.At(judged, own)
+	if ok {
+		c.rec.maxError = math.Max(c.rec.maxError, prediction.Distance(predicted, server))
+	}
 	if ok && prediction.Agrees(predicted, server) {
 		for _, b := range h.bodies {
 			if t := g.store.Transform(b.id); t != nil {
@@ -150,6 +181,13 @@ func (c *clientSession) reconcile(h held, judged uint32) {
 			}
 		}
 	}
+	// The first replayed tick asks the world questions before its physics
+	// step gathers the components (the controller probes for ground, a
+	// behavior casts a ray): the bodies must stand where the server's
+	// answer has them, not where the mistaken prediction left them.
+	for _, b := range h.bodies {
+		g.phys.Place(b.id, g.store.Transform(b.id), g.store.Rigidbody(b.id))
+	}
 	c.rec.replayed += uint64(g.Replay(judged+1, g.tick, c.rec.command, c.recordPrediction))
 	// The simulation took the correction at once; the picture eases into
 	// it: where each body was about to be drawn, less where it now is,
@@ -164,7 +202,12 @@ func (c *clientSession) reconcile(h held, judged uint32) {
 // Drawn calls draw with the smoothing offsets of the bodies this client
 // predicts added to their Transforms, and takes them out again before it
 // returns: drawing sees the eased picture, no tick ever simulates from it.
+//
+// Entities this client does not simulate are drawn interpolated, behind
+// the server's newest word (see interpolation), for the same length.
 func (c *clientSession) Drawn(draw func()) {
+	c.interpolate()
+	defer c.restore()
 	c.smooth.Draw(c.game.store.Transform, draw)
 }
 
@@ -195,6 +238,7 @@ func (c *clientSession) lapse(id entity.ID) {
 	}
 	c.smooth.Correct(id, *t, w.t)
 	*t = w.t
+	c.resetTrack(id)
 	if w.rb != nil {
 		st.SetRigidbody(id, w.rb)
 	}

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"time"
@@ -82,13 +83,16 @@ func (s *serverSession) sendRound(now transport.Time) {
 		st.peer.SetCommands(replication.Commands{Newest: st.queue.Newest(), Judged: st.queue.Judged(), LowWater: st.queue.LowWater()})
 		conn := s.net.Conn(p.Player)
 		st.peer.Acknowledge(conn)
-		s.payload = st.peer.Write(s.payload[:0], s.round, st.entity, transport.MaxDataPayload)
+		st.rel.Acknowledge(conn, now)
+		s.snap = st.peer.Write(s.snap[:0], s.round, st.entity, transport.MaxDataPayload-payloadOverhead)
+		s.payload = framePayload(s.payload, st.rel, s.snap, now)
 		seq, err := s.net.Send(p.Player, s.payload, now)
 		if err != nil {
 			s.log.Warn("snapshot not sent", "player", p.Player, "err", err)
 			continue
 		}
 		st.peer.Sent(seq)
+		st.rel.Sent(seq)
 	}
 }
 
@@ -97,6 +101,23 @@ func (s *serverSession) sendRound(now transport.Time) {
 // Spawned prefabs are built later, after the frame's snapshots are read.
 func (c *clientSession) applySnapshot(payload []byte) {
 	g := c.game
+	payload, err := unframePayload(payload, c.rel)
+	if errors.Is(err, transport.ErrReliableProtocol) {
+		c.end("The server broke the message channel: " + err.Error())
+		return
+	}
+	if err != nil {
+		c.badSnapshots++
+		return
+	}
+	c.readMessages()
+	if c.schemaFrom != 0 {
+		if tick, ok := replication.SnapshotTick(payload); ok && tick < c.schemaFrom {
+			c.staleSchema++ // written before the reload changed the schema
+			return
+		}
+		c.schemaFrom = 0
+	}
 	if err := c.snap.Decode(g.schema, payload); err != nil {
 		c.badSnapshots++
 		return
@@ -119,6 +140,7 @@ func (c *clientSession) applySnapshot(payload []byte) {
 	for i := range sn.Entries {
 		c.applyEntry(&sn.Entries[i])
 	}
+	c.arrived(sn, c.now)
 	if g.own != sn.Own {
 		g.SetOwn(sn.Own)
 		return

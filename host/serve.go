@@ -34,20 +34,40 @@ type ServeConfig struct {
 	// Ready, if set, is called with the address the server listens on once
 	// it does (tests serve on port 0 and need to know which port they got).
 	Ready func(netip.AddrPort)
+	// AfterTick, if set, is called on the serving goroutine after every
+	// tick, for tools and tests that watch the game.
+	AfterTick func(*Game)
 }
 
 // ServerReport is the JSON summary `vkmd --report` writes at exit.
 type ServerReport struct {
-	State    string       `json:"state"`
-	Ticks    uint32       `json:"ticks"`
-	TickRate int          `json:"tick_rate"`
-	WallS    float64      `json:"wall_s"`
-	Joins    uint64       `json:"joins"`
-	Leaves   uint64       `json:"leaves"`
-	Refused  uint64       `json:"refused"`
-	Players  int          `json:"players"`
-	Errors   int          `json:"errors"`
-	Peers    []PeerReport `json:"peers"`
+	State    string  `json:"state"`
+	Ticks    uint32  `json:"ticks"`
+	TickRate int     `json:"tick_rate"`
+	WallS    float64 `json:"wall_s"`
+	// CPUs (user + system) and MaxRSSMB (peak resident size) are the
+	// serving process's, filled in by the program that owns the process
+	// (vkmd); Serve leaves them 0.
+	CPUs     float64 `json:"cpu_s"`
+	MaxRSSMB float64 `json:"max_rss_mb"`
+	// Tick* are the wall time one tick's simulation took (the commands
+	// taken for it, behaviors, controller, physics; no sleeping), Send*
+	// the time of one send round (building it, a snapshot per player,
+	// polling the connections), in µs: median, 99th percentile, largest.
+	TickP50us float64 `json:"tick_p50_us"`
+	TickP99us float64 `json:"tick_p99_us"`
+	TickMaxUs float64 `json:"tick_max_us"`
+	SendP50us float64 `json:"send_p50_us"`
+	SendP99us float64 `json:"send_p99_us"`
+	// AllocsPerTick is the process's heap allocations per tick, the median
+	// of one-second windows (so a join's burst is not steady state).
+	AllocsPerTick float64      `json:"allocs_per_tick"`
+	Joins         uint64       `json:"joins"`
+	Leaves        uint64       `json:"leaves"`
+	Refused       uint64       `json:"refused"`
+	Players       int          `json:"players"`
+	Errors        int          `json:"errors"`
+	Peers         []PeerReport `json:"peers"`
 }
 
 // PeerReport is one seated player's link, as a server's report gives it.
@@ -58,6 +78,9 @@ type PeerReport struct {
 	LossPermille float64 `json:"loss_permille"`
 	BytesInPerS  float64 `json:"bytes_in_per_s"`
 	BytesOutPerS float64 `json:"bytes_out_per_s"`
+	// SnapshotsPerS is the datagrams a second sealed for this player, which
+	// are its snapshots (a keep-alive goes only when no snapshot does).
+	SnapshotsPerS float64 `json:"snapshots_per_s"`
 	// Repeats are ticks run dry on this player's last command; Skips are
 	// commands dropped to keep their queue shallow.
 	Repeats uint64 `json:"repeats"`
@@ -73,6 +96,9 @@ type server struct {
 	s     *serverSession
 	sock  socket
 	start time.Time
+	stats *serverStats
+	// afterTick is stats.tickDone, bound once so a tick makes no closure.
+	afterTick func(*Game)
 }
 
 // Serve runs cfg.Project as a dedicated server until ctx ends (or
@@ -90,7 +116,14 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 		return nil, err
 	}
 	defer g.Close()
-	srv := &server{cfg: cfg, log: logger, start: time.Now()}
+	srv := &server{cfg: cfg, log: logger, start: time.Now(), stats: newServerStats()}
+	srv.afterTick = srv.stats.tickDone
+	if hook := cfg.AfterTick; hook != nil {
+		srv.afterTick = func(g *Game) {
+			srv.stats.tickDone(g)
+			hook(g)
+		}
+	}
 	if srv.s, err = newServerSession(serverConfig{game: g, dev: cfg.Dev, logger: logger}); err != nil {
 		return nil, err
 	}
@@ -111,19 +144,81 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 
 func (srv *server) now() transport.Time { return transport.Time(time.Since(srv.start)) }
 
+// run serves until ctx ends, the duration passes or the socket fails. It
+// wakes only when the session has something due (a tick, a send round, a
+// connection deadline) or the status line is, and takes in every datagram
+// that arrived since before anything else. A command is read only by a
+// tick and an acknowledgement only by a send round, so taking them in just
+// before those costs them nothing, and a server of N players is not woken
+// N × 64 times a second besides: on a crowded server those wake-ups, each
+// a goroutine hand-off, cost more than the datagrams themselves.
 func (srv *server) run(ctx context.Context) (*ServerReport, error) {
-	err := pump(ctx, srv.cfg.Duration, srv.sock,
-		func(d datagram) { srv.s.receive(d.From, d.Bytes, srv.now()) },
-		func(elapsed time.Duration) time.Duration {
-			srv.s.advance(elapsed, srv.now())
-			srv.flush()
-			return srv.s.until(srv.now())
-		},
-		srv.status)
-	if err != nil {
-		return srv.report(), err
+	last := time.Now()
+	nextStatus := last.Add(time.Second)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	var stop <-chan time.Time
+	if d := srv.cfg.Duration; d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		stop = t.C
 	}
-	return srv.shutdown(), nil
+	for {
+		select {
+		case <-ctx.Done():
+			return srv.shutdown(), nil
+		case <-stop:
+			return srv.shutdown(), nil
+		case <-timer.C:
+		}
+		if err := srv.drain(); err != nil {
+			return srv.report(), err
+		}
+		now := time.Now()
+		srv.step(now.Sub(last), srv.now())
+		srv.flush()
+		last = now
+		if !now.Before(nextStatus) {
+			srv.stats.sample(srv.s.game.Tick())
+			srv.status()
+			nextStatus = nextStatus.Add(time.Second)
+		}
+		timer.Reset(min(srv.s.until(srv.now()), time.Until(nextStatus)))
+	}
+}
+
+// drain hands the session every datagram waiting on the socket, without
+// waiting for more; it fails once the socket has closed.
+func (srv *server) drain() error {
+	in := srv.sock.Incoming()
+	for {
+		select {
+		case d, ok := <-in:
+			if !ok {
+				return fmt.Errorf("host: the socket closed: %v", srv.sock.Err())
+			}
+			srv.s.receive(d.From, d.Bytes, srv.now())
+		default:
+			return nil
+		}
+	}
+}
+
+// step runs the session for one wake-up, timing each tick and the send
+// round apart. The game runs the ticks now due first, with a hook after
+// each; the session's advance then finds none left to run and does the
+// rest in its own order (poll, events, the send round if one is due).
+func (srv *server) step(elapsed time.Duration, now transport.Time) {
+	s := srv.s
+	s.now = now
+	srv.stats.begin()
+	s.game.Advance(elapsed, nil, srv.afterTick)
+	due := s.nextSnapshot
+	start := time.Now()
+	s.advance(0, now)
+	if s.nextSnapshot != due {
+		srv.stats.sends.add(time.Since(start))
+	}
 }
 
 // flush sends what the session has queued.
@@ -169,7 +264,7 @@ func (srv *server) report() *ServerReport {
 		refused += n
 	}
 	g := srv.s.game
-	return &ServerReport{
+	rep := &ServerReport{
 		State:    "served",
 		Ticks:    g.Tick(),
 		TickRate: g.TickRate(),
@@ -180,6 +275,25 @@ func (srv *server) report() *ServerReport {
 		Players:  srv.s.net.PlayerCount(),
 		Errors:   len(g.ScriptErrors()) + srv.s.joinErr,
 		Peers:    srv.s.peers(srv.now()),
+	}
+	srv.stats.fill(rep)
+	srv.snapshotRates(rep.Peers)
+	return rep
+}
+
+// snapshotRates fills each peer's snapshots a second, over the time it has
+// been seated (as its byte rates are).
+func (srv *server) snapshotRates(peers []PeerReport) {
+	now := srv.now()
+	for i := range peers {
+		p := &peers[i]
+		conn := srv.s.net.Conn(p.Player)
+		st, ok := srv.s.seats[p.Player]
+		if conn == nil || !ok {
+			continue
+		}
+		secs := math.Max(time.Duration(now-st.since).Seconds(), 1e-3)
+		p.SnapshotsPerS = round1(float64(conn.Stats().PacketsSent) / secs)
 	}
 }
 

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -36,6 +37,9 @@ type serverSession struct {
 	round   *replication.Round
 	players []transport.PlayerInfo
 	payload []byte
+	snap    []byte
+	// dev is a dev server's hot reload (nil otherwise).
+	dev *devServer
 }
 
 // seat is everything about one seated player, made when they join and
@@ -49,6 +53,14 @@ type seat struct {
 	cmd        prediction.Command
 	packet     prediction.Packet // scratch for parsing
 	badPackets uint64
+	// drawn is the server tick the client said it was drawing in the
+	// packet whose newest command was drawnSeq (0: none said yet).
+	drawn    float64
+	drawnSeq uint32
+	// rel is the reliable message channel to this player (script bundles
+	// on a dev server).
+	rel *transport.Reliable
+	dev bool
 }
 
 type serverConfig struct {
@@ -67,18 +79,26 @@ func newServerSession(cfg serverConfig) (*serverSession, error) {
 	s := &serverSession{log: cfg.logger, game: g, seats: map[uint16]*seat{}, nextSnapshot: cfg.now}
 	g.driven = map[entity.ID]*prediction.Command{}
 	g.beforeTick = s.takeCommands
+	g.lag = newLagComp()
+	if cfg.dev {
+		w, err := newWatcher(g.project.FS)
+		if err != nil {
+			return nil, fmt.Errorf("host: --dev watches the project's files: %w", err)
+		}
+		s.dev = &devServer{watch: w}
+	}
 	hello := g.Hello()
 	hello.Dev = cfg.dev
 	var err error
 	s.net, err = transport.NewServer(transport.ServerConfig{
 		Hello: hello, MaxPlayers: g.project.Players, Logger: cfg.logger,
-		Admit: func(player uint16, name string, dev bool) bool { return s.admit(player) },
+		Admit: func(player uint16, name string, dev bool) bool { return s.admit(player, dev) },
 	})
 	return s, err
 }
 
 // admit is the transport's join hook: the project's join handler decides.
-func (s *serverSession) admit(player uint16) bool {
+func (s *serverSession) admit(player uint16, dev bool) bool {
 	id, err := s.game.Join(player)
 	if err != nil {
 		s.joinErr++
@@ -88,7 +108,7 @@ func (s *serverSession) admit(player uint16) bool {
 	if id.IsNone() {
 		return false
 	}
-	st := &seat{player: player, entity: id, since: s.now}
+	st := &seat{player: player, entity: id, since: s.now, rel: mustReliable(), dev: dev}
 	s.seats[player] = st
 	s.game.driven[id] = &st.cmd
 	return true
@@ -97,19 +117,49 @@ func (s *serverSession) admit(player uint16) bool {
 // takeCommands gives every player's entity its command for the tick about
 // to run: one from their queue, in the order they made them.
 func (s *serverSession) takeCommands() {
+	s.devTick()
 	for _, st := range s.seats {
-		st.cmd = st.queue.Next().Command
+		t := st.queue.Next()
+		st.cmd = t.Command
+		if st.drawnSeq != 0 {
+			s.game.lag.drawnAt[st.entity] = prediction.DrawnAt(st.drawn, st.drawnSeq, t.Seq)
+		}
 	}
 }
 
 // command takes a player's command packet into their queue.
 func (s *serverSession) command(st *seat, payload []byte) {
 	p := s.game.project
+	payload, err := unframePayload(payload, st.rel)
+	if errors.Is(err, transport.ErrReliableProtocol) {
+		// The channel's state is past repair: the connection ends.
+		s.log.Warn("player broke the message channel", "player", st.player, "err", err)
+		s.net.Kick(st.player, s.now)
+		s.events()
+		return
+	}
+	if err != nil {
+		st.badPackets++
+		return
+	}
+	for {
+		// Clients send no messages yet; what arrives is read and dropped.
+		if _, ok := st.rel.Receive(); !ok {
+			break
+		}
+	}
 	if err := prediction.ParsePacket(payload, len(p.Axes), len(p.Buttons), &st.packet); err != nil {
 		st.badPackets++
 		return
 	}
 	st.queue.Push(&st.packet)
+	// The drawn tick goes with the packet's newest command; a packet
+	// overtaken by a newer one says nothing newer.
+	if n := len(st.packet.Commands); n > 0 && st.packet.DrawnTick != 0 {
+		if newest := st.packet.FirstSeq + uint32(n) - 1; newest > st.drawnSeq {
+			st.drawn, st.drawnSeq = prediction.Drawn(st.packet.DrawnTick, st.packet.DrawnFrac), newest
+		}
+	}
 }
 
 // receive hands the session one datagram.
@@ -123,6 +173,7 @@ func (s *serverSession) receive(from netip.AddrPort, b []byte, now transport.Tim
 // connections and sends the snapshots that are due.
 func (s *serverSession) advance(elapsed time.Duration, now transport.Time) {
 	s.now = now
+	s.devPoll(now)
 	s.game.Advance(elapsed, nil, nil)
 	s.net.SetTick(s.game.Tick())
 	s.net.Poll(now)
@@ -151,6 +202,7 @@ func (s *serverSession) events() {
 		case transport.EventLeft:
 			if st, ok := s.seats[ev.Player]; ok {
 				delete(s.game.driven, st.entity)
+				s.game.lag.forget(st.entity)
 				s.game.Destroy(st.entity)
 				delete(s.seats, ev.Player)
 			}

@@ -151,6 +151,25 @@ func simulate(inner socket, profile string, seed uint64, server bool) (socket, e
 
 func (s *simSocket) now() transport.Time { return transport.Time(time.Since(s.start)) }
 
+// link returns the simulated link's setting (the inbound direction's; a
+// setting applies to both).
+func (s *simSocket) link() memnet.LinkConfig {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inbound.Config()
+}
+
+// setLink applies c to both directions of the simulated link, from the
+// next datagram on.
+func (s *simSocket) setLink(c memnet.LinkConfig) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.inbound.SetConfig(c); err != nil {
+		return err
+	}
+	return s.outbound.SetConfig(c)
+}
+
 func (s *simSocket) poke() {
 	select {
 	case s.wake <- struct{}{}:

@@ -1,6 +1,7 @@
 // Command client is vkm's reference client. With --connect it joins a vkmd
 // server; with no --connect it plays a project offline. --headless --bot
-// wander plays with a seeded bot, and --report writes a JSON summary.
+// wander plays with a seeded bot, --bots N runs N such clients in one process
+// (the load generator), and --report writes a JSON summary.
 //
 // Usage:
 //
@@ -21,7 +22,7 @@ import (
 
 func main() { cli.Main("client", run) }
 
-const usageLine = "usage: client PROJECT_DIR [--connect ADDR[:PORT]] [--name N] [--headless] [--bot wander] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]"
+const usageLine = "usage: client PROJECT_DIR [--connect ADDR[:PORT]] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]"
 
 type options struct {
 	dir      string
@@ -31,7 +32,10 @@ type options struct {
 	sim      string
 	simSeed  uint64
 	headless bool
+	view     string
 	bot      string
+	bots     int
+	lite     bool
 	botSeed  uint64
 	duration time.Duration
 	report   string
@@ -52,7 +56,10 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.sim, "sim", "", "run the link through the simulator: perfect, lan, broadband, mobile, awful")
 	fs.Uint64Var(&o.simSeed, "sim-seed", 0, "the simulator's seed (required with --sim)")
 	fs.BoolVar(&o.headless, "headless", false, "run without a view")
+	fs.StringVar(&o.view, "view", "", "serve the game as a web page at ADDR:PORT (e.g. 127.0.0.1:8080) and play it there")
 	fs.StringVar(&o.bot, "bot", "", "let a bot play: "+strings.Join(host.BotKinds, ", "))
+	fs.IntVar(&o.bots, "bots", 0, "run this many bot clients in one process, each with its own socket (bot i plays seed --bot-seed + i); implies --bot wander unless --bot says otherwise")
+	fs.BoolVar(&o.lite, "lite", false, "with --bots and --connect: lite clients that join and play their bot's commands without simulating a world of their own, so one machine can seat a crowd")
 	fs.Uint64Var(&o.botSeed, "bot-seed", 1, "the bot's seed (the same seed plays the same match)")
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (e.g. 10s); 0 runs until interrupted")
 	fs.StringVar(&o.report, "report", "", "write a JSON summary of the run to this file")
@@ -68,10 +75,21 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if err := cli.NoMorePositional(fs.Args()); err != nil {
 		return o, err
 	}
+	if o.bots > 0 && o.bot == "" {
+		o.bot = "wander"
+	}
 	switch {
-	case !o.headless:
-		return o, cli.Usagef("there is no view yet: run with --headless")
-	case o.bot == "":
+	case o.bots < 0:
+		return o, cli.Usagef("--bots %d: give a number of clients, 1 or more", o.bots)
+	case o.lite && (o.bots == 0 || o.connect == ""):
+		return o, cli.Usagef("--lite is for bot clients of a server: it needs --bots N and --connect")
+	case o.headless && o.view != "":
+		return o, cli.Usagef("--headless runs without a view and --view serves one: give one of them")
+	case !o.headless && o.view == "":
+		return o, cli.Usagef("say how to see the game: --view 127.0.0.1:8080 serves it as a web page; --headless --bot wander plays without one")
+	case o.view != "" && o.bots > 0:
+		return o, cli.Usagef("--bots runs many clients without a view: drop --view")
+	case o.headless && o.bot == "":
 		return o, cli.Usagef("--headless needs a player: add --bot wander")
 	case o.duration < 0:
 		return o, cli.Usagef("--duration must not be negative")
@@ -94,14 +112,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	bot, err := host.NewBot(o.bot, o.botSeed, len(p.Axes), len(p.Buttons))
-	if err != nil {
-		return cli.Usagef("%v", err)
-	}
-	rep, err := host.Play(ctx, host.PlayConfig{
-		Project: p, Input: bot, Duration: o.duration, Logger: logger,
+	play := host.PlayConfig{
+		Project: p, Duration: o.duration, Logger: logger, View: o.view,
 		Connect: o.connect, Name: o.name, Dev: o.dev, Sim: o.sim, SimSeed: o.simSeed,
-	})
+	}
+	if o.bot != "" {
+		bot, err := host.NewBot(o.bot, o.botSeed, len(p.Axes), len(p.Buttons))
+		if err != nil {
+			return cli.Usagef("%v", err)
+		}
+		play.Input = bot // with --view the page watches it play
+	}
+	if o.bots > 0 {
+		reps, err := host.PlayBots(ctx, host.BotsConfig{Play: play, Kind: o.bot, Seed: o.botSeed, Count: o.bots, Lite: o.lite})
+		states := map[string]int{}
+		for _, c := range reps.Clients {
+			states[c.State]++
+		}
+		logger.Info("run done", "clients", len(reps.Clients), "states", states)
+		if werr := cli.WriteJSON(o.report, reps); err == nil {
+			err = werr
+		}
+		return err
+	}
+	rep, err := host.Play(ctx, play)
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,8 @@ func TestUsageErrorsExitTwoWithAReason(t *testing.T) {
 		{[]string{"../../projects/arena", "--headless", "--bot", "wander", "extra"}, `unexpected argument "extra"`},
 		{[]string{"../../projects/arena", "--headless"}, "--bot wander"},
 		{[]string{"../../projects/arena", "--headless", "--bot", "sleeper"}, `unknown bot "sleeper"`},
+		{[]string{"../../projects/arena", "--headless", "--bots", "-1"}, "--bots -1"},
+		{[]string{"../../projects/arena", "--headless", "--bots", "2", "--lite"}, "--lite is for bot clients of a server"},
 	} {
 		var stderr bytes.Buffer
 		err := run(context.Background(), tc.args, &stderr, &stderr)
@@ -63,5 +65,31 @@ func TestHeadlessBotWritesTheReport(t *testing.T) {
 	}
 	if stderr.Len() != 0 {
 		t.Fatalf("--log-level warn still printed: %s", stderr.String())
+	}
+}
+
+func TestBotsWriteOneEntryEach(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.json")
+	var stderr bytes.Buffer
+	args := []string{"../../projects/arena", "--headless", "--bots", "3", "--bot-seed", "5",
+		"--duration", "100ms", "--report", out, "--log-level", "warn"}
+	if err := run(context.Background(), args, &stderr, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep host.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Clients) != 3 {
+		t.Fatalf("report has %d clients, want 3", len(rep.Clients))
+	}
+	for i, c := range rep.Clients {
+		if c.State != "offline" || c.Errors != 0 {
+			t.Errorf("client %d: %+v", i+1, c)
+		}
 	}
 }

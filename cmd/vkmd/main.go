@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	vkmd PROJECT_DIR [--port N] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
+//	vkmd PROJECT_DIR [--port N] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE]
 package main
 
 import (
@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -30,9 +31,11 @@ type options struct {
 	report   string
 	logLevel string
 	schema   bool
+	cpuProf  string
+	memProf  string
 }
 
-const usageLine = "usage: vkmd PROJECT_DIR [--port N] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L] [--schema]"
+const usageLine = "usage: vkmd PROJECT_DIR [--port N] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--schema]"
 
 // parse reads the command line. Anything it does not recognise is refused
 // before the project is loaded: a mistyped flag silently skipped would
@@ -48,6 +51,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (e.g. 30s); 0 serves until interrupted")
 	fs.StringVar(&o.report, "report", "", "write a JSON summary to this file at exit")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&o.cpuProf, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	fs.StringVar(&o.memProf, "memprofile", "", "write an allocation profile to this file at exit (go tool pprof)")
 	fs.BoolVar(&o.schema, "schema", false, "print what the project puts on the wire and its fingerprint (what a refused join compares), then exit")
 	for _, a := range args {
 		if name := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-"); strings.HasPrefix(a, "-") && name == "host" {
@@ -100,6 +105,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_, err = io.WriteString(stdout, text)
 		return err
 	}
+	stopProfile, err := profile(o.cpuProf, o.memProf)
+	if err != nil {
+		return err
+	}
 	addr := ""
 	if o.port != 0 {
 		addr = fmt.Sprintf(":%d", o.port)
@@ -114,7 +123,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Logger:   logger,
 		Status:   stdout,
 	})
+	if perr := stopProfile(); err == nil {
+		err = perr
+	}
 	if rep != nil {
+		if cpu, rss, ok := usage(); ok {
+			rep.CPUs = math.Round(cpu.Seconds()*1000) / 1000
+			rep.MaxRSSMB = math.Round(float64(rss)/(1<<20)*10) / 10
+		}
 		if jerr := cli.WriteJSON(o.report, rep); err == nil {
 			err = jerr
 		}

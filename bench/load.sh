@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The load matrix: vkmd serving bot clients on 127.0.0.1, one run after
+# another, each on its own port, read from vkmd's own --report.
+#
+#   bench/load.sh [SECONDS]     (default 20 s a run; 6 runs)
+#
+# Runs: the arena with 4 wandering bots at 64 Hz and at 128 Hz (a temporary
+# copy of the arena with tickRate = 128), settled (4 bots that stand still),
+# and the crowd with 16 and with 64 bots at 64 Hz. The arena's bots are full
+# clients; the crowd's are lite clients (client --lite: they join and play
+# their bot's commands without simulating a world of their own), since 64
+# full clients would need more cores than the server they load.
+#
+# Prints one row per run: clients, tick rate, the server's CPU as a share of
+# one core (user + system over wall time), its peak resident size, tick
+# p99, send-round p99, allocations per tick, seated players and bytes a
+# second sent to each player (mean over players). Builds the binaries once,
+# into a temporary folder, and cleans up only the processes it started.
+# Every run is bounded by `timeout`; the whole matrix takes about
+# 6 × (SECONDS + 4) s plus the build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-20}
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+go build -o "$work/vkmd" ./cmd/vkmd
+go build -o "$work/client" ./cmd/client
+cp -r projects/arena "$work/arena128"
+sed -i 's/^tickRate = 64$/tickRate = 128/' "$work/arena128/project.toml"
+grep -q '^tickRate = 128$' "$work/arena128/project.toml"
+
+base=$((30000 + RANDOM % 20000))
+n=0
+
+# field FILE KEY: the first top-level number KEY has in a vkmd report.
+field() { awk -v k="\"$2\":" '$1 == k { gsub(/,/, "", $2); print $2; exit }' "$1"; }
+
+# peers FILE: the mean bytes_out_per_s over the report's players.
+peers() {
+  awk '$1 == "\"bytes_out_per_s\":" { gsub(/,/, "", $2); s += $2; n++ }
+    END { if (n) printf "%.0f", s / n; else printf "-" }' "$1"
+}
+
+# run NAME PROJECT BOTS KIND LITE: serve PROJECT for $secs, with BOTS bot
+# clients of KIND joining at once (lite clients when LITE is 1), and print
+# the row.
+run() {
+  local name=$1 project=$2 bots=$3 kind=$4 lite=$5
+  local port=$((base + n)) report="$work/$name.json"
+  n=$((n + 1))
+  local extra=()
+  if [ "$lite" = 1 ]; then extra=(--lite); fi
+  timeout $((secs + 15)) "$work/vkmd" "$project" --port "$port" --duration "${secs}s" \
+    --report "$report" --log-level error >/dev/null &
+  local server=$!
+  pids+=("$server")
+  # The clients outlast the server, so its report sees every player seated.
+  timeout $((secs + 15)) "$work/client" "$project" --connect "127.0.0.1:$port" --headless \
+    --bots "$bots" --bot "$kind" "${extra[@]}" --duration "$((secs + 2))s" \
+    --report "$work/$name.clients.json" --log-level error &
+  local clients=$!
+  pids+=("$clients")
+  wait "$server"
+  wait "$clients" || true
+  local cpu wall
+  cpu=$(field "$report" cpu_s)
+  wall=$(field "$report" wall_s)
+  printf '%-16s %5s %5s %8s %7.1f%% %7s %9s %9s %8s %7s %9s\n' "$name" "$bots" \
+    "$([ "$lite" = 1 ] && echo lite || echo full)" "$(field "$report" tick_rate)" \
+    "$(awk -v c="$cpu" -v w="$wall" 'BEGIN { print 100 * c / w }')" \
+    "$(field "$report" max_rss_mb)" "$(field "$report" tick_p99_us)" \
+    "$(field "$report" send_p99_us)" "$(field "$report" allocs_per_tick)" \
+    "$(field "$report" players)" "$(peers "$report")"
+}
+
+printf '%-16s %5s %5s %8s %8s %7s %9s %9s %8s %7s %9s\n' run clients kind tick_hz "cpu" rss_mb tick_p99 send_p99 allocs/t seated "B/s/peer"
+run arena-64hz projects/arena 4 wander 0
+run arena-128hz "$work/arena128" 4 wander 0
+run arena-settled projects/arena 4 idle 0
+run crowd-16 projects/crowd 16 wander 1
+run crowd-64 projects/crowd 64 wander 1
+run crowd-64-settled projects/crowd 64 idle 1

@@ -1,0 +1,325 @@
+//go:build browser
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// TestBrowserPlaysTheArena is the reference client end to end: vkmd serves
+// the arena, a client joins it with --view, and headless Chromium opens the
+// page, holds the key for "run right", presses "jump", and the page's own
+// state shows the player moved right and left the ground. A screenshot is
+// saved and must not be blank. It needs Chromium (.ci/run installs
+// Debian's) and runs with -tags browser.
+func TestBrowserPlaysTheArena(t *testing.T) {
+	chrome := findChromium(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	bin := t.TempDir()
+	for _, cmd := range []string{"vkmd", "client"} {
+		out, err := exec.Command("go", "build", "-o", filepath.Join(bin, cmd), "vkm/cmd/"+cmd).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go build %s: %v\n%s", cmd, err, out)
+		}
+	}
+	project := filepath.Join("..", "..", "projects", "arena")
+
+	port := freeUDPPort(t)
+	vkmd := start(t, ctx, filepath.Join(bin, "vkmd"), project, "--port", port)
+	waitLine(t, vkmd, regexp.MustCompile(`msg=serving`))
+	client := start(t, ctx, filepath.Join(bin, "client"), project, "--connect", "127.0.0.1:"+port, "--view", "127.0.0.1:0")
+	m := waitLine(t, client, regexp.MustCompile(`view listening.* addr=(\S+)`))
+	url := "http://" + m[1] + "/"
+	t.Logf("page at %s", url)
+
+	cdp := launchChromium(t, ctx, chrome)
+	cdp.call(t, "Page.enable", nil)
+	cdp.call(t, "Page.navigate", map[string]any{"url": url})
+
+	type pageState struct {
+		Connected bool `json:"connected"`
+		Frames    int  `json:"frames"`
+		Own       *struct {
+			X, Y float64
+		} `json:"own"`
+	}
+	read := func() pageState {
+		var s pageState
+		v := cdp.eval(t, `JSON.stringify(window.vkm ? {connected: vkm.connected, frames: vkm.frames, own: vkm.own} : {})`)
+		if err := json.Unmarshal([]byte(v), &s); err != nil {
+			t.Fatalf("page state %q: %v", v, err)
+		}
+		return s
+	}
+	until := func(what string, within time.Duration, ok func(pageState) bool) pageState {
+		t.Helper()
+		deadline := time.Now().Add(within)
+		for {
+			s := read()
+			if ok(s) {
+				return s
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within %v; the page says %+v", what, within, s)
+			}
+			time.Sleep(50 * time.Millisecond) // polling another process
+		}
+	}
+	first := until("the page shows the player", 20*time.Second, func(s pageState) bool {
+		return s.Connected && s.Frames > 30 && s.Own != nil
+	})
+	// Let the character land on its spawn before measuring.
+	time.Sleep(time.Second)
+	rest := read()
+	t.Logf("standing at (%.2f, %.2f) after %d frames (first seen at %.2f, %.2f)", rest.Own.X, rest.Own.Y, rest.Frames, first.Own.X, first.Own.Y)
+
+	cdp.key(t, "keyDown", "KeyD", "d", 68)
+	moved := until("running right", 5*time.Second, func(s pageState) bool { return s.Own.X > rest.Own.X+1 })
+	cdp.key(t, "keyDown", "Space", " ", 32)
+	jumped := until("jumping", 5*time.Second, func(s pageState) bool { return s.Own.Y > rest.Own.Y+0.5 })
+	cdp.key(t, "keyUp", "Space", " ", 32)
+	cdp.key(t, "keyUp", "KeyD", "d", 68)
+	t.Logf("ran right to x %.2f, jumped to y %.2f", moved.Own.X, jumped.Own.Y)
+
+	var shot struct {
+		Data string `json:"data"`
+	}
+	cdp.call(t, "Page.captureScreenshot", map[string]any{"format": "png"}, &shot)
+	pngBytes, err := base64.StdEncoding.DecodeString(shot.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(os.TempDir(), "vkm-browser.png")
+	if err := os.WriteFile(out, pngBytes, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(pngBytes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	colours := map[[3]uint32]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colours[[3]uint32{r >> 8, g >> 8, bl >> 8}] = true
+		}
+	}
+	t.Logf("screenshot %s: %dx%d, %d colours", out, b.Dx(), b.Dy(), len(colours))
+	if len(colours) <= 8 {
+		t.Fatalf("the screenshot has %d colours: the canvas looks blank", len(colours))
+	}
+}
+
+func findChromium(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium on this machine (.ci/run installs Debian's chromium)")
+	return ""
+}
+
+// freeUDPPort asks the kernel for a free loopback UDP port; vkmd binds it
+// a moment later.
+func freeUDPPort(t *testing.T) string {
+	c, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return fmt.Sprint(c.LocalAddr().(*net.UDPAddr).Port)
+}
+
+// proc is a started program whose stderr lines the test reads.
+type proc struct {
+	lines chan string
+}
+
+func start(t *testing.T, ctx context.Context, name string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, name, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{lines: make(chan string, 1024)}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			select {
+			case p.lines <- sc.Text():
+			default: // nobody is waiting for more lines
+			}
+		}
+		close(p.lines)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	return p
+}
+
+func waitLine(t *testing.T, p *proc, re *regexp.Regexp) []string {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case l, ok := <-p.lines:
+			if !ok {
+				t.Fatalf("the program ended before printing a line matching %s", re)
+			}
+			if m := re.FindStringSubmatch(l); m != nil {
+				return m
+			}
+		case <-timeout:
+			t.Fatalf("no line matching %s within 30 s", re)
+		}
+	}
+}
+
+// devtools speaks the Chrome DevTools Protocol to one page.
+type devtools struct {
+	ws  *websocket.Conn
+	ctx context.Context
+	id  int
+}
+
+func launchChromium(t *testing.T, ctx context.Context, chrome string) *devtools {
+	t.Helper()
+	profile := t.TempDir()
+	cmd := exec.CommandContext(ctx, chrome, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+profile, "--remote-debugging-port=0", "--window-size=1280,720", "about:blank")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	sc := bufio.NewScanner(stderr)
+	var browserURL string
+	for sc.Scan() {
+		if _, rest, ok := strings.Cut(sc.Text(), "DevTools listening on "); ok {
+			browserURL = strings.TrimSpace(rest)
+			break
+		}
+	}
+	if browserURL == "" {
+		t.Fatal("Chromium did not say where DevTools listens")
+	}
+	go io.Copy(io.Discard, stderr)
+	hostPort := strings.TrimPrefix(browserURL, "ws://")
+	hostPort = hostPort[:strings.Index(hostPort, "/")]
+	resp, err := http.Get("http://" + hostPort + "/json/list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var targets []struct {
+		Type, WebSocketDebuggerURL string
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&targets); err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range targets {
+		if tg.Type == "page" {
+			ws, _, err := websocket.Dial(ctx, tg.WebSocketDebuggerURL, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws.SetReadLimit(64 << 20) // screenshots
+			t.Cleanup(func() { ws.CloseNow() })
+			return &devtools{ws: ws, ctx: ctx}
+		}
+	}
+	t.Fatal("Chromium has no page target")
+	return nil
+}
+
+// call sends one command and waits for its answer, skipping events.
+func (d *devtools) call(t *testing.T, method string, params any, result ...any) {
+	t.Helper()
+	d.id++
+	msg, _ := json.Marshal(map[string]any{"id": d.id, "method": method, "params": params})
+	if err := d.ws.Write(d.ctx, websocket.MessageText, msg); err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+	for {
+		_, b, err := d.ws.Read(d.ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		var r struct {
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(b, &r) != nil || r.ID != d.id {
+			continue
+		}
+		if r.Error != nil {
+			t.Fatalf("%s: %s", method, r.Error.Message)
+		}
+		if len(result) > 0 {
+			if err := json.Unmarshal(r.Result, result[0]); err != nil {
+				t.Fatalf("%s result: %v", method, err)
+			}
+		}
+		return
+	}
+}
+
+func (d *devtools) eval(t *testing.T, expr string) string {
+	t.Helper()
+	var r struct {
+		Result struct {
+			Value string `json:"value"`
+		} `json:"result"`
+	}
+	d.call(t, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}, &r)
+	return r.Result.Value
+}
+
+func (d *devtools) key(t *testing.T, typ, code, key string, vk int) {
+	t.Helper()
+	d.call(t, "Input.dispatchKeyEvent", map[string]any{
+		"type": typ, "code": code, "key": key, "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk,
+	})
+}

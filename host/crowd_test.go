@@ -1,0 +1,79 @@
+package host
+
+import (
+	"io/fs"
+	"testing"
+
+	"vkm/internal/entity"
+)
+
+func loadCrowd(t testing.TB) *Project {
+	t.Helper()
+	p, err := LoadProject("../projects/crowd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// dynamicBodies counts the live entities of g with a dynamic body.
+func dynamicBodies(g *Game) int {
+	n := 0
+	g.Store().Each(func(id entity.ID) bool {
+		if b := g.Store().Body(id); b != nil && b.Type == entity.Dynamic {
+			n++
+		}
+		return true
+	})
+	return n
+}
+
+// TestCrowdLoadsWith500CratesAnd64Seats checks the load project as
+// TestExampleProjectLoads checks the arena, then seats all 64 players on a
+// server through its join handler, each apart from the others, and runs a
+// second of the crowded world without a script error.
+func TestCrowdLoadsWith500CratesAnd64Seats(t *testing.T) {
+	p := loadCrowd(t)
+	if p.Players != 64 {
+		t.Fatalf("crowd seats %d players, want 64", p.Players)
+	}
+	if _, err := ParseScene(p.EntryScene, mustRead(t, p.FS, p.EntryScene)); err != nil {
+		t.Error(err)
+	}
+	prefabs, _ := fs.Glob(p.FS, "prefabs/*.toml")
+	for _, f := range prefabs {
+		if _, err := ParsePrefab(f, mustRead(t, p.FS, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	g, err := NewGame(GameConfig{Project: p, Role: Server})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	if n := dynamicBodies(g); n != 500 {
+		t.Fatalf("crowd has %d dynamic bodies, want 500", n)
+	}
+	seen := map[[2]float64]uint16{}
+	for player := uint16(1); player <= 64; player++ {
+		id, err := g.Join(player)
+		if err != nil || id.IsNone() {
+			t.Fatalf("player %d not seated: %v", player, err)
+		}
+		tr := g.Transform(id)
+		at := [2]float64{tr.X, tr.Y}
+		if other, ok := seen[at]; ok {
+			t.Fatalf("players %d and %d start at the same place %v", other, player, at)
+		}
+		seen[at] = player
+	}
+	for range g.TickRate() {
+		g.RunTick()
+	}
+	if errs := g.ScriptErrors(); len(errs) != 0 {
+		t.Fatalf("script errors: %v", errs)
+	}
+	if n := dynamicBodies(g); n != 564 {
+		t.Fatalf("%d dynamic bodies after a second, want the 500 crates and 64 characters", n)
+	}
+}

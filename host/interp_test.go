@@ -1,0 +1,153 @@
+package host
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"vkm/transport"
+	"vkm/transport/memnet"
+)
+
+// TestOthersAreDrawnSmoothly watches, from one client, another player's
+// bot-driven character for half a minute over the mobile profile (jitter
+// and loss): drawn from the interpolation clock it moves a little every
+// frame, never faster than the server moved it (plus the clock's 10%
+// bend), while the raw snapshot values it is drawn from stand still
+// between arrivals and then leap.
+func TestOthersAreDrawnSmoothly(t *testing.T) {
+	const seed = 23
+	h := newHarness(t, loadArena(t))
+	watcher := h.seated(memnet.Mobile, seed, false)
+	runner := h.seated(memnet.Mobile, seed+1, true)
+	other := runner.c.game.own
+	h.run(2 * time.Second)
+	sv := h.server.game
+	wg := watcher.c.game
+
+	// teleport filters respawns out: a step longer than this is one.
+	const teleport = 1.0
+	var (
+		frames, drawnStill, rawStill, moving int
+		maxDrawn, maxServer                  float64
+		lastDrawnX, lastDrawnY               float64
+		lastRawX, lastRawY                   float64
+		lastSrvX, lastSrvY                   float64
+		lastTick                             = sv.Tick()
+		started                              bool
+	)
+	p := sv.Store().Transform(other)
+	lastSrvX, lastSrvY = p.X, p.Y
+	stalls0 := watcher.c.interp.clock.Stalls()
+	for end := h.now + 30e9; h.now < end; {
+		h.step()
+		if sv.Tick() != lastTick {
+			p := sv.Store().Transform(other)
+			if d := math.Hypot(p.X-lastSrvX, p.Y-lastSrvY); d < teleport {
+				maxServer = max(maxServer, d/float64(sv.Tick()-lastTick))
+			}
+			lastSrvX, lastSrvY, lastTick = p.X, p.Y, sv.Tick()
+		}
+		raw := *wg.Store().Transform(other)
+		var drawnX, drawnY float64
+		watcher.c.Drawn(func() {
+			d := wg.Store().Transform(other)
+			drawnX, drawnY = d.X, d.Y
+		})
+		if started {
+			dd := math.Hypot(drawnX-lastDrawnX, drawnY-lastDrawnY)
+			dr := math.Hypot(raw.X-lastRawX, raw.Y-lastRawY)
+			if dd < teleport && dr < teleport {
+				frames++
+				maxDrawn = max(maxDrawn, dd)
+				if dd == 0 {
+					drawnStill++
+				}
+				if dr == 0 {
+					rawStill++
+				}
+				if p := sv.Store().Rigidbody(other); p != nil && math.Hypot(p.VX, p.VY) > 0.5 {
+					moving++
+				}
+			}
+		}
+		lastDrawnX, lastDrawnY, lastRawX, lastRawY, started = drawnX, drawnY, raw.X, raw.Y, true
+	}
+	stalls := watcher.c.interp.clock.Stalls() - stalls0
+	frameTicks := frameStep.Seconds() * float64(sv.TickRate())
+	bound := maxServer * frameTicks * (1 + 0.10) * 1.001
+	t.Logf("seed %d, mobile: %d frames (%d with the server's character moving); still frames: drawn %d, raw %d; stalls %d; delay %.2f ticks, jitter %v",
+		seed, frames, moving, drawnStill, rawStill, stalls, watcher.c.interp.clock.Delay(), watcher.c.interp.clock.Jitter())
+	t.Logf("largest step a frame: drawn %.2f mm, bound %.2f mm (the server's fastest %.2f mm a tick, %.3f ticks a frame, bent 10%%)",
+		maxDrawn*1000, bound*1000, maxServer*1000, frameTicks)
+	if maxDrawn > bound {
+		t.Errorf("a drawn step of %.2f mm is faster than anything the server did (%.2f mm)", maxDrawn*1000, bound*1000)
+	}
+	if rawStill < frames/2 {
+		t.Fatalf("the raw values moved in %d of %d frames: the test is not seeing snapshot steps", frames-rawStill, frames)
+	}
+	if drawnStill > rawStill/4 {
+		t.Errorf("drawn still in %d frames against %d raw: interpolation is not filling the gaps", drawnStill, rawStill)
+	}
+}
+
+// TestALapsedLeaseSlidesBack pushes a crate, then walks away until the
+// lease lapses: from then on the crate is drawn from the server's word
+// again, and the difference from what was predicted is eased out through
+// the smoothing offset — no frame jumps.
+func TestALapsedLeaseSlidesBack(t *testing.T) {
+	h := newHarness(t, loadArena(t))
+	a := h.seated(memnet.Mobile, 9, false)
+	h.run(time.Second)
+	g := a.c.game
+	crate := g.store.At(30) // crate1, right of spawn 1
+	run := &steady{}
+	run.cmd.Axes[g.project.AxisIndex("run")] = 1
+	a.input = run
+	drawnX := func() float64 {
+		var x float64
+		a.c.Drawn(func() { x = g.store.Transform(crate).X })
+		return x
+	}
+	var (
+		last       = drawnX()
+		leased     bool
+		lapsedAt   transport.Time
+		largest    float64
+		lapseSteps []float64
+	)
+	for i := 0; i < 5*500; i++ { // five seconds of 2 ms frames
+		if i == 2*500 {
+			run.cmd.Axes[g.project.AxisIndex("run")] = -1 // turn and walk away
+		}
+		h.step()
+		now := g.leases.Leased(crate, g.tick)
+		x := drawnX()
+		step := math.Abs(x - last)
+		largest = max(largest, step)
+		if leased && !now {
+			lapsedAt = h.now
+		}
+		if lapsedAt != 0 && len(lapseSteps) < 10 {
+			lapseSteps = append(lapseSteps, step)
+		}
+		leased, last = leased || now, x
+	}
+	t.Logf("lease lapsed at %v; drawn steps over the next frames %.4f m; largest step of the run %.4f m",
+		time.Duration(lapsedAt), lapseSteps, largest)
+	if lapsedAt == 0 {
+		t.Fatal("the crate was never leased and let go: the test proves nothing")
+	}
+	// Handed back, the crate eases: no frame after the lapse moves it
+	// more than a pushed crate moves in a frame (8 m/s × 2 ms = 16 mm).
+	for i, s := range lapseSteps {
+		if s > 0.016 {
+			t.Fatalf("frame %d after the lapse moved the drawn crate %.1f mm", i, s*1000)
+		}
+	}
+	// And nothing else jumped: a predicted body moves once a tick, by at
+	// most a running character's 8 m/s × 1/64 s = 125 mm.
+	if largest > 0.15 {
+		t.Fatalf("the drawn crate jumped %.1f mm in one frame", largest*1000)
+	}
+}

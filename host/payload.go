@@ -1,0 +1,77 @@
+package host
+
+import (
+	"errors"
+
+	"vkm/transport"
+)
+
+// A session's data payload, both ways, is one flags byte, then — when
+// flagReliable is set — a section of the reliable message channel
+// (transport.Reliable), then the packet proper: a snapshot from the
+// server, a command packet from a client. The snapshot or command packet
+// is written first and keeps priority: the channel gets the bytes it
+// leaves in the datagram.
+const (
+	flagReliable = 1 << 0
+	flagsKnown   = flagReliable
+)
+
+// payloadOverhead is what the framing costs a packet that carries no
+// reliable section: its flags byte.
+const payloadOverhead = 1
+
+var errPayloadFlags = errors.New("host: payload flags not understood")
+
+// framePayload returns dst with the framing around main: the flags, a
+// section of rel's waiting messages in whatever room main leaves (none if
+// rel is nil or has nothing to send), then main.
+func framePayload(dst []byte, rel *transport.Reliable, main []byte, now transport.Time) []byte {
+	dst = append(dst[:0], 0)
+	if rel != nil {
+		room := transport.MaxDataPayload - payloadOverhead - len(main)
+		if n := len(dst); room > 0 {
+			dst = rel.Append(dst, room, now)
+			if len(dst) > n {
+				dst[0] |= flagReliable
+			}
+		}
+	}
+	return append(dst, main...)
+}
+
+// unframePayload hands a received payload's reliable section to rel and
+// returns the packet proper. A section for an end with no channel, flags
+// this build does not know, and a section the channel refuses are
+// errors: the peer speaks another protocol or lies.
+func unframePayload(p []byte, rel *transport.Reliable) ([]byte, error) {
+	if len(p) < payloadOverhead {
+		return nil, errPayloadFlags
+	}
+	flags := p[0]
+	p = p[payloadOverhead:]
+	if flags&^flagsKnown != 0 {
+		return nil, errPayloadFlags
+	}
+	if flags&flagReliable != 0 {
+		if rel == nil {
+			return nil, errPayloadFlags
+		}
+		n, err := rel.ReadSection(p)
+		if err != nil {
+			return nil, err
+		}
+		p = p[n:]
+	}
+	return p, nil
+}
+
+// mustReliable returns a message channel with the default limits, which
+// are valid.
+func mustReliable() *transport.Reliable {
+	rel, err := transport.NewReliable(transport.ReliableConfig{})
+	if err != nil {
+		panic(err)
+	}
+	return rel
+}

@@ -1,0 +1,272 @@
+package host
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"time"
+
+	"vkm/internal/entity"
+	"vkm/replication"
+	"vkm/scripting"
+	"vkm/transport"
+)
+
+// fsys is the folder the game reads scripts and prefabs from: the
+// project's, with the files of the last reload laid over it.
+func (g *Game) fsys() fs.FS {
+	if g.files != nil {
+		return g.files
+	}
+	return g.project.FS
+}
+
+// reload makes b's files the game's code at once: the scripts run again in
+// the same Lua state (see scripting.Runtime.Reload), prefabs are read
+// afresh when next spawned, and when the schema changed every project
+// component is carried over to it by type and field name (a new field
+// starts at zero, a removed one is dropped). If the scripts fail to load,
+// nothing changes and the error names the file and line.
+func (g *Game) reload(b *scriptBundle) (scripting.Reloaded, error) {
+	files := overlayFS{base: g.project.FS, files: b.files}
+	res, err := g.scripts.Reload(files)
+	if err != nil {
+		return res, err
+	}
+	g.files = files
+	clear(g.prefabs)
+	if res.SchemaChanged {
+		g.store.migrateComponents(g.schema, res.Schema)
+	}
+	g.schema = res.Schema
+	return res, nil
+}
+
+// migrateComponents carries every entity's project components from schema
+// old to schema new by type name, and within a type by field name,
+// quantised by the new field's codec.
+func (s *Store) migrateComponents(old, new *replication.Schema) {
+	s.Each(func(id entity.ID) bool {
+		r := s.get(id)
+		if len(r.components) == 0 {
+			return true
+		}
+		was := r.components
+		r.components = nil
+		for ti, t := range new.Types {
+			oi := old.Index(t.Name)
+			if oi < 0 || oi >= len(was) || was[oi] == nil {
+				continue
+			}
+			v := make(entity.Values, len(t.Fields))
+			for fi, f := range t.Fields {
+				if of := old.Field(oi, f.Name); of >= 0 && of < len(was[oi]) {
+					v[fi] = f.Codec.Quantize(was[oi][of])
+				}
+			}
+			if ti >= len(r.components) {
+				r.components = slices.Grow(r.components, ti+1-len(r.components))[:ti+1]
+			}
+			r.components[ti] = v
+		}
+		return true
+	})
+}
+
+// devServer is a dev server's hot reload: it watches the project folder,
+// and when scripts or prefabs change it schedules a reload far enough
+// ahead for every dev client to have the bundle, then applies it at that
+// tick, as every dev client does at the tick of its own the server will
+// run then.
+type devServer struct {
+	watch    *watcher
+	nextPoll transport.Time
+	pending  *scriptBundle
+	lastHash uint64 // the bundle last scheduled, so a save that changes nothing is not sent
+}
+
+// WatchPoll is how often a dev server looks at the project's files. A
+// poll stats a few dozen files; ten a second costs nothing measurable and
+// keeps a save's reload well inside a second.
+const WatchPoll = 100 * time.Millisecond
+
+// devPoll looks at the files when due and schedules a reload once a burst
+// of saves has settled.
+func (s *serverSession) devPoll(now transport.Time) {
+	d := s.dev
+	if d == nil || now < d.nextPoll {
+		return
+	}
+	d.nextPoll = now + transport.Time(WatchPoll)
+	if !d.watch.poll(time.Duration(now)) {
+		return
+	}
+	files, err := d.watch.changed()
+	if err != nil {
+		s.log.Error("reload: cannot read the project", "err", err)
+		return
+	}
+	if h := bundleHash(files); h == d.lastHash {
+		return
+	} else {
+		d.lastHash = h
+	}
+	if err := checkBundle(s.game, files); err != nil {
+		s.log.Error("reload refused: the old code keeps running", "err", err)
+		return
+	}
+	s.scheduleReload(files)
+}
+
+// checkBundle finds what can be found before a reload is sent: scripts
+// that do not compile and prefabs that do not parse. An error while a
+// script runs shows at the reload itself, on every end alike.
+func checkBundle(g *Game, files map[string][]byte) error {
+	for _, p := range slices.Sorted(mapKeys(files)) {
+		switch path.Ext(p) {
+		case ".lua":
+			if err := g.scripts.CheckSyntax(p, files[p]); err != nil {
+				return err
+			}
+		case ".toml":
+			if _, err := ParsePrefab(path.Join(g.project.Dir, p), files[p]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// scheduleReload sends the bundle to every dev client, naming the tick it
+// takes effect at, and tells every other client why it cannot follow.
+func (s *serverSession) scheduleReload(files map[string][]byte) {
+	g := s.game
+	b := &scriptBundle{hash: bundleHash(files), files: files}
+	size := len(b.encode(nil))
+	var maxRTT time.Duration
+	for _, st := range s.seats {
+		if c := s.net.Conn(st.player); st.dev && c != nil {
+			maxRTT = max(maxRTT, c.RTT())
+		}
+	}
+	b.serverTick = g.tick + reloadLead(g.project.TickRate, maxRTT, size)
+	for _, st := range s.seats {
+		var msg []byte
+		if st.dev {
+			// This player's commands run one a tick: the server tick b
+			// names runs the client tick this many ticks past the one it
+			// judged last.
+			b.clientTick = st.queue.Judged() + (b.serverTick - g.tick)
+			msg = b.encode(nil)
+		} else {
+			msg = noReloadMessage("The server reloaded its scripts, and this client did not join with --dev: it runs no code a server sends. Rejoin with --dev to follow a dev server's reloads.")
+		}
+		if err := st.rel.Send(msg); err != nil {
+			// Past the channel's window the player has not been taking
+			// what was sent: the connection ends rather than grow.
+			s.log.Warn("player dropped: the message channel is full", "player", st.player, "err", err)
+			s.net.Kick(st.player, s.now)
+		}
+	}
+	s.dev.pending = b
+	s.log.Info("reload scheduled", "files", slices.Sorted(mapKeys(files)), "hash", fmt.Sprintf("%016x", b.hash),
+		"at_tick", b.serverTick, "lead_ticks", b.serverTick-g.tick, "bytes", size)
+}
+
+// devTick applies a scheduled reload when its tick comes. A changed schema
+// starts every player's snapshots afresh, describing the world whole as to
+// a joiner, rather than dropping anyone.
+func (s *serverSession) devTick() {
+	d := s.dev
+	if d == nil || d.pending == nil || s.game.tick < d.pending.serverTick {
+		return
+	}
+	b := d.pending
+	d.pending = nil
+	res, err := s.game.reload(b)
+	if err != nil {
+		s.log.Error("reload failed: the old code keeps running", "err", err)
+		return
+	}
+	if res.SchemaChanged {
+		s.round = nil
+		for _, st := range s.seats {
+			st.peer = nil
+		}
+	}
+	s.log.Info("reloaded", "files", slices.Sorted(mapKeys(b.files)), "hash", fmt.Sprintf("%016x", b.hash),
+		"tick", s.game.tick, "schema_changed", res.SchemaChanged, "behaviors", res.Instances)
+}
+
+// readMessages takes what the server sent on the reliable channel.
+func (c *clientSession) readMessages() {
+	for {
+		msg, ok := c.rel.Receive()
+		if !ok {
+			return
+		}
+		if len(msg) == 0 {
+			continue
+		}
+		switch msg[0] {
+		case msgNoReload:
+			c.end(string(msg[1:]))
+			return
+		case msgReload:
+			if !c.dev {
+				c.end("The server sent code to run, and this client did not join with --dev: it runs no code a server sends.")
+				return
+			}
+			b, err := decodeBundle(msg)
+			if err != nil {
+				c.end("The server sent a script bundle this client cannot read: " + err.Error())
+				return
+			}
+			c.reloadAt = b
+			if t := c.game.tick; t >= b.clientTick {
+				c.log.Warn("reload arrived late: applying it now", "tick", t, "due", b.clientTick)
+			}
+		default:
+			c.log.Debug("unknown message from the server", "kind", msg[0])
+		}
+	}
+}
+
+// beforeTick runs at the top of every tick a client plays (not in
+// replays): a reload takes effect before the tick it names.
+func (c *clientSession) beforeTick() {
+	g := c.game
+	b := c.reloadAt
+	if b == nil || g.replaying || g.tick < b.clientTick {
+		return
+	}
+	c.reloadAt = nil
+	res, err := g.reload(b)
+	if err != nil {
+		c.log.Error("reload failed: the old code keeps running", "err", err)
+		return
+	}
+	if res.SchemaChanged {
+		// Snapshots written before the server's reload tick are under
+		// the old schema: they are dropped until the new ones arrive.
+		c.schemaFrom = b.serverTick
+	}
+	c.reloads++
+	c.reloadTick = g.tick
+	c.log.Info("reloaded", "files", slices.Sorted(mapKeys(b.files)), "hash", fmt.Sprintf("%016x", b.hash),
+		"tick", g.tick, "server_tick", b.serverTick, "schema_changed", res.SchemaChanged)
+}
+
+// end ends the session from this side with a sentence saying why.
+func (c *clientSession) end(why string) {
+	if c.game.role == Disconnected {
+		return
+	}
+	c.net.Leave(c.now)
+	c.game.SetRole(Disconnected, why)
+	c.log.Warn("session ended", "why", why)
+	if c.onState != nil {
+		c.onState("disconnected", why)
+	}
+}

@@ -1,0 +1,257 @@
+package host
+
+import (
+	"io/fs"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"vkm/scripts"
+	"vkm/transport"
+	"vkm/transport/memnet"
+)
+
+// copyProject copies the project folder src into a fresh temporary folder
+// and returns it, so a test can change its files on disk.
+func copyProject(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// devHarness is a harness whose server runs with --dev on a copy of the
+// arena, and whose clients join with --dev.
+func devHarness(t *testing.T) (*harness, string) {
+	t.Helper()
+	dir := copyProject(t, "../projects/arena")
+	p, err := LoadProject(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGame(GameConfig{Project: p, Role: Server})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	s, err := newServerSession(serverConfig{game: g, logger: testLogger(t), dev: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &harness{t: t, server: s, dev: true}, dir
+}
+
+// slowWalker is the stock walker's source running at half speed: a real
+// change of the code a character is predicted with.
+func slowWalker(t *testing.T) []byte {
+	t.Helper()
+	src, err := fs.ReadFile(scripts.FS, "stock/walker.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(src), "self:move(run)", "self:move(run * 0.5)", 1)
+	if s == string(src) {
+		t.Fatal("the stock walker no longer calls self:move(run)")
+	}
+	return []byte(s)
+}
+
+// TestDevReloadRunsInStep saves a slower walker while a dev client plays:
+// both ends take it at the same moment of the game, the character runs at
+// the new speed on both, nobody is dropped, and no prediction is
+// corrected because of it.
+func TestDevReloadRunsInStep(t *testing.T) {
+	const seed = 41
+	h, dir := devHarness(t)
+	p, err := LoadProject(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := h.join(p, memnet.Lan, seed)
+	bot, err := NewBot("wander", seed, len(p.Axes), len(p.Buttons))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.input = bot
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	h.run(3 * time.Second)
+	g, srv := a.c.game, h.server.game
+	fastest := func(d time.Duration) (client, server float64) {
+		for end := h.now + transport.Time(d); h.now < end; {
+			h.step()
+			client = math.Max(client, math.Abs(g.store.Rigidbody(g.own).VX))
+			server = math.Max(server, math.Abs(srv.store.Rigidbody(g.own).VX))
+		}
+		return client, server
+	}
+	c0, s0 := fastest(3 * time.Second)
+
+	if err := os.WriteFile(filepath.Join(dir, "scripts/walker.lua"), slowWalker(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saved := h.now
+	h.runUntil(2*time.Second, "the reload on both ends", func() bool {
+		return a.c.reloads == 1 && srv.files != nil
+	})
+	took := time.Duration(h.now - saved)
+	before := a.c.rec.corrections
+	c1, s1 := fastest(5 * time.Second)
+	corrections := a.c.rec.corrections - before
+	t.Logf("seed %d: fastest run before %.2f/%.2f m/s (client/server), after %.2f/%.2f; reloaded %v after the save; %d corrections in the 5 s after",
+		seed, c0, s0, c1, s1, took, corrections)
+	if took > time.Second {
+		t.Errorf("the reload took %v after the save", took)
+	}
+	if s0 < 6 || c0 < 6 || s1 > 4.01 || c1 > 4.01 {
+		t.Errorf("the run speed did not halve on both ends")
+	}
+	if corrections != 0 {
+		t.Errorf("%d corrections after the reload", corrections)
+	}
+	if g.Role() != Client || h.server.net.PlayerCount() != 1 {
+		t.Errorf("the client was dropped: role %v, %d players", g.Role(), h.server.net.PlayerCount())
+	}
+}
+
+// logBuffer collects a logger's lines.
+type logBuffer struct{ strings.Builder }
+
+func (b *logBuffer) Write(p []byte) (int, error) { return b.Builder.Write(p) }
+
+// TestDevReloadRefusesASyntaxError saves a walker with a syntax error: the
+// server logs its file and line and changes nothing anywhere; saving the
+// fix reloads it.
+func TestDevReloadRefusesASyntaxError(t *testing.T) {
+	h, dir := devHarness(t)
+	var logged logBuffer
+	h.server.log = slog.New(slog.NewTextHandler(&logged, nil))
+	p, err := LoadProject(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := h.join(p, memnet.Lan, 3)
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	walker := filepath.Join(dir, "scripts/walker.lua")
+	broken := "local Walker = vkm.stock(\"walker\")\nif then\nreturn Walker\n"
+	if err := os.WriteFile(walker, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.run(2 * time.Second)
+	line := ""
+	for _, l := range strings.Split(logged.String(), "\n") {
+		if strings.Contains(l, "reload refused") {
+			line = l
+		}
+	}
+	t.Logf("server log: %s", line)
+	if !strings.Contains(line, "scripts/walker.lua:2") {
+		t.Fatalf("no log line naming scripts/walker.lua:2; the log:\n%s", logged.String())
+	}
+	if h.server.game.files != nil || a.c.reloads != 0 || h.server.dev.pending != nil {
+		t.Fatal("a script with a syntax error was reloaded somewhere")
+	}
+	if err := os.WriteFile(walker, slowWalker(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.runUntil(2*time.Second, "the fixed script's reload", func() bool { return a.c.reloads == 1 && h.server.game.files != nil })
+	if a.c.game.Role() != Client {
+		t.Fatalf("the client is %v", a.c.game.Role())
+	}
+}
+
+// TestReloadWithoutDevEndsTheClient: a client that joined without --dev is
+// told at the first reload why it cannot follow, and ends Disconnected
+// with that reason; a dev client beside it plays on.
+func TestReloadWithoutDevEndsTheClient(t *testing.T) {
+	h, dir := devHarness(t)
+	p, err := LoadProject(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := h.join(p, memnet.Lan, 5)
+	h.dev = false
+	plain := h.join(p, memnet.Lan, 6)
+	h.runUntil(5*time.Second, "the joins", func() bool {
+		return plain.c.game.Role() == Client && dev.c.game.Role() == Client
+	})
+	if err := os.WriteFile(filepath.Join(dir, "scripts/walker.lua"), slowWalker(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.runUntil(2*time.Second, "the reload", func() bool { return dev.c.reloads == 1 })
+	h.run(time.Second)
+	why := plain.c.game.LastError()
+	t.Logf("the plain client: %v, %q; players seated: %d", plain.c.game.Role(), why, h.server.net.PlayerCount())
+	if plain.c.game.Role() != Disconnected || !strings.Contains(why, "--dev") {
+		t.Fatalf("the client without --dev is %v with %q", plain.c.game.Role(), why)
+	}
+	if plain.c.reloads != 0 {
+		t.Fatal("the client without --dev ran the server's code")
+	}
+	if dev.c.game.Role() != Client || h.server.net.PlayerCount() != 1 {
+		t.Fatalf("dev client %v; %d seated", dev.c.game.Role(), h.server.net.PlayerCount())
+	}
+}
+
+// TestReloadAddsAField adds a field to Health while a client plays: the
+// client keeps playing, its store gains the field, and it receives the
+// values the server gives it.
+func TestReloadAddsAField(t *testing.T) {
+	h, dir := devHarness(t)
+	p, err := LoadProject(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := h.join(p, memnet.Broadband, 8)
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	h.run(time.Second)
+	mainLua := filepath.Join(dir, "scripts/main.lua")
+	src, err := os.ReadFile(mainLua)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grown := strings.Replace(string(src), `{"hp", net.int(0, 100)},`, `{"hp", net.int(0, 100)}, {"armor", net.int(0, 50)},`, 1)
+	if grown == string(src) {
+		t.Fatal("main.lua no longer registers Health as the test expects")
+	}
+	if err := os.WriteFile(mainLua, []byte(grown), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, g := h.server.game, a.c.game
+	h.runUntil(2*time.Second, "the reload", func() bool { return a.c.reloads == 1 && srv.files != nil })
+	typ := srv.Schema().Index("Health")
+	armor := srv.Schema().Field(typ, "armor")
+	if armor < 0 {
+		t.Fatal("the server's Health has no armor field after the reload")
+	}
+	hp := srv.Schema().Field(typ, "hp")
+	srv.store.Component(g.own, typ)[armor] = 37
+	h.runUntil(2*time.Second, "the new field's value on the client", func() bool {
+		v := g.store.Component(g.own, g.Schema().Index("Health"))
+		return len(v) > armor && v[armor] == 37
+	})
+	v := g.store.Component(g.own, g.Schema().Index("Health"))
+	t.Logf("client Health after the reload: %v (hp kept: %v); snapshots dropped as written under the old schema: %d", v, v[hp], a.c.staleSchema)
+	if v[hp] != srv.store.Component(g.own, typ)[hp] || g.Role() != Client {
+		t.Fatalf("client %v, Health %v", g.Role(), v)
+	}
+}

@@ -1,0 +1,156 @@
+package host
+
+import (
+	"context"
+	"math"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestDevReloadOverUDP is hot reload as a developer meets it: a --dev
+// server and a --dev client on 127.0.0.1 play the arena with a bot; the
+// walker's script is saved at half speed on disk; within a second both
+// ends run the character at the new speed, nobody disconnects, and the
+// client corrects nothing in the five seconds after.
+func TestDevReloadOverUDP(t *testing.T) {
+	dir := copyProject(t, "../projects/arena")
+	sp, err := LoadProject(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := LoadProject(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	// What each end has seen, written on its own goroutine.
+	type end struct {
+		reloadedAt time.Time
+		fastest    float64 // |vx| of the player's character since the last reset
+		own        bool
+	}
+	var (
+		mu         sync.Mutex
+		srv, cli   end
+		report     ClientReport
+		reportedAt time.Time
+	)
+	watch := func(e *end, g *Game, id func(*Game) (float64, bool)) {
+		mu.Lock()
+		defer mu.Unlock()
+		if g.files != nil && e.reloadedAt.IsZero() {
+			e.reloadedAt = time.Now()
+		}
+		if vx, ok := id(g); ok {
+			e.fastest, e.own = math.Max(e.fastest, math.Abs(vx)), true
+		}
+	}
+	ready := make(chan netip.AddrPort, 1)
+	served := make(chan error, 1)
+	go func() {
+		_, err := Serve(ctx, ServeConfig{
+			Project: sp, Addr: "127.0.0.1:0", Dev: true, Logger: testLogger(t),
+			Ready: func(a netip.AddrPort) { ready <- a },
+			AfterTick: func(g *Game) {
+				watch(&srv, g, func(g *Game) (float64, bool) {
+					for id := range g.driven {
+						return g.store.Rigidbody(id).VX, true
+					}
+					return 0, false
+				})
+			},
+		})
+		served <- err
+	}()
+	addr := <-ready
+	bot, err := NewBot("wander", 12, len(cp.Axes), len(cp.Buttons))
+	if err != nil {
+		t.Fatal(err)
+	}
+	played := make(chan error, 1)
+	go func() {
+		_, err := Play(ctx, PlayConfig{
+			Project: cp, Connect: addr.String(), Dev: true, Input: bot, Logger: testLogger(t),
+			AfterTick: func(g *Game) {
+				watch(&cli, g, func(g *Game) (float64, bool) {
+					if rb := g.store.Rigidbody(g.own); rb != nil && g.role == Client {
+						return rb.VX, true
+					}
+					return 0, false
+				})
+			},
+			OnStatus: func(r ClientReport) {
+				mu.Lock()
+				report, reportedAt = r, time.Now()
+				mu.Unlock()
+			},
+		})
+		played <- err
+	}()
+	// poll waits on the other goroutines' progress, not on time.
+	poll := func(what string, within time.Duration, ok func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(within)
+		for {
+			mu.Lock()
+			done := ok()
+			mu.Unlock()
+			if done {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within %v", what, within)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	poll("the client playing with a character", 10*time.Second, func() bool { return cli.own && srv.own })
+	start := time.Now()
+	poll("three seconds of play", 10*time.Second, func() bool { return reportedAt.After(start.Add(3 * time.Second)) })
+	mu.Lock()
+	c0, s0 := cli.fastest, srv.fastest
+	mu.Unlock()
+
+	if err := os.WriteFile(filepath.Join(dir, "scripts/walker.lua"), slowWalker(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saved := time.Now()
+	poll("the reload on both ends", 3*time.Second, func() bool { return !cli.reloadedAt.IsZero() && !srv.reloadedAt.IsZero() })
+	mu.Lock()
+	tookC, tookS := cli.reloadedAt.Sub(saved), srv.reloadedAt.Sub(saved)
+	cli.fastest, srv.fastest = 0, 0
+	before := report
+	mu.Unlock()
+	after := time.Now()
+	poll("five seconds after the reload", 15*time.Second, func() bool { return reportedAt.After(after.Add(5 * time.Second)) })
+	mu.Lock()
+	c1, s1, r := cli.fastest, srv.fastest, report
+	mu.Unlock()
+	t.Logf("reloaded %v (client) and %v (server) after the save; fastest run before %.2f/%.2f m/s (client/server), after %.2f/%.2f; corrections %d → %d; state %s",
+		tookC.Round(time.Millisecond), tookS.Round(time.Millisecond), c0, s0, c1, s1, before.Corrections, r.Corrections, r.State)
+	if tookC > time.Second || tookS > time.Second {
+		t.Errorf("the reload took more than a second")
+	}
+	if c0 < 6 || s0 < 6 || c1 > 4.01 || s1 > 4.01 {
+		t.Errorf("the run speed did not halve on both ends")
+	}
+	if r.State != "playing" {
+		t.Errorf("the client is %s", r.State)
+	}
+	if r.Corrections != before.Corrections {
+		t.Errorf("%d corrections in the five seconds after the reload", r.Corrections-before.Corrections)
+	}
+	cancel()
+	if err := <-played; err != nil {
+		t.Error(err)
+	}
+	if err := <-served; err != nil {
+		t.Error(err)
+	}
+}

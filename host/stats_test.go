@@ -1,0 +1,66 @@
+package host
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestDurationBucketsCoverTheirValues(t *testing.T) {
+	for _, d := range []time.Duration{0, 1, 15, 16, 17, 31, 32, 1000, 1023, 1024, 65 * time.Microsecond, 3 * time.Millisecond, time.Second, 17 * time.Minute} {
+		i := durBucket(d)
+		if up := durUpper(i); up < d || (i > 0 && durUpper(i-1) >= d) {
+			t.Errorf("%v: bucket %d spans (%v, %v]", d, i, durUpper(i-1), up)
+		}
+	}
+	if i := durBucket(time.Hour); i != durBuckets-1 {
+		t.Errorf("an hour is in bucket %d, not the last (%d)", i, durBuckets-1)
+	}
+	for i := 1; i < durBuckets; i++ {
+		if durUpper(i) <= durUpper(i-1) {
+			t.Fatalf("bucket %d ends at %v, not after bucket %d's %v", i, durUpper(i), i-1, durUpper(i-1))
+		}
+	}
+}
+
+func TestDurationQuantilesAreWithinABucket(t *testing.T) {
+	const seed = 5
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	var h durations
+	var all []time.Duration
+	for range 10000 {
+		d := time.Duration(rng.ExpFloat64() * float64(200*time.Microsecond))
+		h.add(d)
+		all = append(all, d)
+	}
+	slices.Sort(all)
+	for _, q := range []float64{0.5, 0.9, 0.99} {
+		exact := all[int(q*float64(len(all)))-1]
+		got := h.quantile(q)
+		if got < exact || float64(got) > float64(exact)*(1+1.0/durSub)+1 {
+			t.Errorf("p%v = %v, exact %v: more than a bucket off", q*100, got, exact)
+		}
+	}
+	if h.quantile(1) != all[len(all)-1] || h.max != all[len(all)-1] {
+		t.Errorf("max %v / p100 %v, want %v", h.max, h.quantile(1), all[len(all)-1])
+	}
+	var empty durations
+	if empty.quantile(0.99) != 0 {
+		t.Error("an empty histogram has a percentile")
+	}
+}
+
+func TestServeReportsTicksAndSnapshotRates(t *testing.T) {
+	addr, stop := served(t, loadArena(t))
+	rep := join(t, loadArena(t), addr, "playing")
+	if rep.State != "playing" {
+		t.Fatalf("client %+v", rep)
+	}
+	srv := stop()
+	t.Logf("server: %+v", srv)
+	if srv.Ticks > 0 && (srv.TickP50us <= 0 || srv.TickMaxUs < srv.TickP99us || srv.TickP99us < srv.TickP50us) {
+		t.Errorf("%d ticks timed as p50 %v, p99 %v, max %v µs", srv.Ticks, srv.TickP50us, srv.TickP99us, srv.TickMaxUs)
+	}
+}

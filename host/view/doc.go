@@ -1,0 +1,57 @@
+// Package view is the reference client's web face (DESIGN.md, "The
+// programs": client --view). It serves one page, streams what the client
+// draws each frame to it over a WebSocket, and brings the page's keyboard
+// and mouse back as the project's input actions.
+//
+// The client's frame loop calls Publish every frame; Publish never waits
+// for a browser. Each connection keeps only the newest frame not yet
+// written: a frame replaced before it was written is dropped and counted,
+// so a slow or stalled page costs one frame of memory and never slows the
+// loop. The loop reads the page's input with TakeInput once a tick.
+//
+// Only the page's own origin may open the WebSocket, requests must name the
+// server by an IP address, localhost or the configured host name (against
+// DNS rebinding), messages from the page are size-limited and validated, and
+// at most MaxConns pages are connected at once.
+//
+// # Messages
+//
+// Every message is one JSON object in a text message, its kind in "t". An
+// entity id is one integer, generation<<24 | slot (entity.ID.Pack); a pose
+// is [x, y, angle, scale] in metres and radians, y up, or [id, x, y, angle,
+// scale] with the id first. Numbers are rounded to 0.0001; a number that is
+// not finite is null.
+//
+// To the page, in this order on a new connection (scene only once one is
+// set), then scene and link again when they change and a frame each frame:
+//
+//	{"t":"hello","axes":[{"name":"run","negative":["KeyA"],"positive":["KeyD"],"mouse":""}, ...],
+//	 "buttons":[{"name":"fire","keys":["KeyF"],"mouse":"left"}, ...]}
+//	{"t":"scene","bodies":[{"id":16777217,"name":"crate","kind":"dynamic","color":"",
+//	 "shapes":[{"k":"box","x":0,"y":0,"hx":0.5,"hy":0.5,"a":0,"sensor":false},
+//	           {"k":"circle","x":0,"y":0,"r":0.4,"sensor":true},
+//	           {"k":"polygon","x":0,"y":0,"p":[[x,y], ...],"loop":false,"sensor":false},
+//	           {"k":"chain","x":0,"y":0,"p":[[x,y], ...],"loop":true,"sensor":false}]}, ...]}
+//	{"t":"link","enabled":true,"latency_ms":80,"jitter_ms":10,"loss_pct":2}
+//	{"t":"frame","seq":812,"tick":4711,"own":16777236,"e":[[id,x,y,a,s], ...],
+//	 "hud":[["health",100],["kills",2]],
+//	 "net":{"rtt_ms":40,"loss_permille":5,"bytes_in_per_s":12000,"bytes_out_per_s":3000,
+//	        "snapshots_per_s":64,"corrections_per_s":0,"pacing_low_water":2,"pacing_target":2.5,
+//	        "tick_speed":1.01,"interp_delay_ticks":2,"interp_stalls":0},
+//	 "ghost":[x,y,a,s],"leased":[id, ...],"samples":[[id,x,y,a,s], ...]}
+//
+// seq counts Publish calls, so a gap is frames dropped for that page; net
+// is absent offline and ghost when there is none. A shape's x and y are its
+// offset in the body's frame; a box turns by a about it; polygon and chain
+// points are moved by the offset.
+//
+// From the page, at most 4 KiB each (a larger message closes the connection):
+//
+//	{"t":"input","axes":{"run":-1,"aim_x":0.6,"aim_y":0.8},"held":{"jump":true,"fire":false}}
+//	{"t":"link","latency_ms":80,"jitter_ms":10,"loss_pct":2}
+//
+// An input message sets the actions it names (the page names all of them
+// each time); unknown names are skipped, axis values clamped to -1..1. A
+// link message sets the settings it names, clamped to the sliders' limits.
+// Anything else is ignored and counted in Stats.Bad.
+package view

@@ -1,0 +1,174 @@
+package view
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"testing"
+	"unicode/utf8"
+
+	"vkm/internal/entity"
+)
+
+func TestAppendNum(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{0, "0"}, {math.Copysign(0, -1), "0"}, {1, "1"}, {-2.5, "-2.5"},
+		{0.123456, "0.1235"}, {1e-6, "0"}, {123456.78901, "123456.789"},
+		{1e20, "1e+20"}, {math.NaN(), "null"}, {math.Inf(1), "null"}, {math.Inf(-1), "null"},
+	} {
+		if got := string(appendNum(nil, tc.v)); got != tc.want {
+			t.Errorf("appendNum(%v) = %s, want %s", tc.v, got, tc.want)
+		}
+	}
+}
+
+func TestAppendStr(t *testing.T) {
+	for _, s := range []string{"", "health", `a"b\c`, "tab\there\nnew", "\x00\x1f", "ünïcödé ‰", "bad\xffutf8"} {
+		b := appendStr(nil, s)
+		if !utf8.Valid(b) {
+			t.Errorf("appendStr(%q) is not valid UTF-8", s)
+		}
+		var got string
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Errorf("appendStr(%q) = %s: %v", s, b, err)
+			continue
+		}
+		if utf8.ValidString(s) && got != s {
+			t.Errorf("appendStr(%q) decodes to %q", s, got)
+		}
+	}
+}
+
+// TestFrameJSON checks that a frame full of awkward values is JSON that
+// decodes to what it says.
+func TestFrameJSON(t *testing.T) {
+	id := entity.ID{Slot: entity.MaxSlot, Gen: 1<<29 - 1}
+	f := Frame{
+		Tick:     math.MaxUint32,
+		Own:      id,
+		Entities: []Pose{{ID: id, Transform: entity.Transform{X: math.NaN(), Y: math.Inf(1), Angle: -0.5, Scale: 2}}},
+		HUD:      []Stat{{"hp \"quoted\"", 1.5}, {"score", math.NaN()}},
+		Net:      &NetStats{RTTms: 12.25, LossPermille: math.Inf(-1), InterpStalls: 3},
+		Ghost:    &entity.Transform{X: 1, Y: 2, Angle: 3, Scale: 1},
+		Leased:   []entity.ID{{Slot: 5, Gen: 1}},
+		Samples:  []Pose{{ID: entity.ID{Slot: 5, Gen: 1}, Transform: entity.Identity}},
+	}
+	b := appendFrame(nil, 42, &f)
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	packed := float64(uint64(id.Gen)<<24 | uint64(id.Slot))
+	if packed != id.Pack() {
+		t.Fatalf("packed id %v, Pack %v", packed, id.Pack())
+	}
+	want := map[string]any{
+		"t": "frame", "seq": 42.0, "tick": float64(math.MaxUint32), "own": packed,
+		"e":       []any{[]any{packed, nil, nil, -0.5, 2.0}},
+		"hud":     []any{[]any{`hp "quoted"`, 1.5}, []any{"score", nil}},
+		"ghost":   []any{1.0, 2.0, 3.0, 1.0},
+		"leased":  []any{float64(1<<24 | 5)},
+		"samples": []any{[]any{float64(1<<24 | 5), 0.0, 0.0, 0.0, 1.0}},
+	}
+	net := got["net"].(map[string]any)
+	delete(got, "net")
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("frame decodes to\n%v\nwant\n%v", got, want)
+	}
+	if len(net) != 11 || net["rtt_ms"] != 12.25 || net["loss_permille"] != nil || net["interp_stalls"] != 3.0 {
+		t.Errorf("net = %v", net)
+	}
+
+	// Offline and without a ghost, those fields are left out.
+	var bare map[string]any
+	if err := json.Unmarshal(appendFrame(nil, 1, &Frame{}), &bare); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := bare["net"]; ok {
+		t.Error("a frame without Net has a net field")
+	}
+	if _, ok := bare["ghost"]; ok {
+		t.Error("a frame without Ghost has a ghost field")
+	}
+}
+
+func TestSceneJSON(t *testing.T) {
+	sc := Scene{Bodies: []Body{
+		BodyOf(entity.ID{Slot: 1, Gen: 1}, "hall", &entity.BodyDef{Type: entity.Static, Shapes: []entity.Shape{
+			{Kind: entity.Chain, Points: []entity.Vec2{{X: -20}, {X: 20}, {X: 20, Y: 24}}, Loop: true},
+		}}),
+		BodyOf(entity.ID{Slot: 30, Gen: 2}, "pickup", &entity.BodyDef{Shapes: []entity.Shape{
+			{Kind: entity.Circle, Radius: 0.4, Sensor: true, Offset: entity.Vec2{X: 0.5}},
+			{Kind: entity.Polygon, Points: []entity.Vec2{{X: 0, Y: 0}, {X: 1, Y: 0}, {X: 0, Y: 1}}},
+		}}),
+		BodyOf(entity.ID{Slot: 31, Gen: 1}, "marker", nil),
+	}}
+	sc.Bodies[0].Color = "#123456"
+	var got struct {
+		T      string
+		Bodies []struct {
+			ID                uint64
+			Name, Kind, Color string
+			Shapes            []map[string]any
+		}
+	}
+	b := appendScene(nil, &sc)
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	if got.T != "scene" || len(got.Bodies) != 3 {
+		t.Fatalf("scene = %s", b)
+	}
+	hall, pickup := got.Bodies[0], got.Bodies[1]
+	if hall.ID != 1<<24|1 || hall.Kind != "static" || hall.Color != "#123456" || hall.Shapes[0]["k"] != "chain" || hall.Shapes[0]["loop"] != true {
+		t.Errorf("hall = %+v", hall)
+	}
+	if p := hall.Shapes[0]["p"].([]any); len(p) != 3 || !reflect.DeepEqual(p[2], []any{20.0, 24.0}) {
+		t.Errorf("hall points = %v", p)
+	}
+	if c := pickup.Shapes[0]; c["k"] != "circle" || c["r"] != 0.4 || c["x"] != 0.5 || c["sensor"] != true {
+		t.Errorf("pickup circle = %v", c)
+	}
+	if p := pickup.Shapes[1]; p["k"] != "polygon" || len(p["p"].([]any)) != 3 {
+		t.Errorf("pickup polygon = %v", p)
+	}
+	if m := got.Bodies[2]; m.Kind != "" || len(m.Shapes) != 0 {
+		t.Errorf("marker = %+v", m)
+	}
+}
+
+func TestHelloJSON(t *testing.T) {
+	var got struct {
+		T    string
+		Axes []struct {
+			Name, Mouse        string
+			Negative, Positive []string
+		}
+		Buttons []struct {
+			Name, Mouse string
+			Keys        []string
+		}
+	}
+	b := appendHello(nil, &arenaActions)
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	if got.T != "hello" || len(got.Axes) != 3 || len(got.Buttons) != 2 ||
+		!reflect.DeepEqual(got.Axes[0].Positive, []string{"KeyD", "ArrowRight"}) ||
+		got.Axes[2].Mouse != "y" || got.Buttons[1].Mouse != "left" || got.Buttons[0].Keys[0] != "Space" {
+		t.Errorf("hello = %s", b)
+	}
+}
+
+func BenchmarkPublishEncode(b *testing.B) {
+	f := bigFrame(1, 100)
+	b.ReportAllocs()
+	var n int
+	for b.Loop() {
+		n = len(appendFrame(make([]byte, 0, 8192), 1, &f))
+	}
+	b.ReportMetric(float64(n), "bytes/frame")
+}

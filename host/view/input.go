@@ -1,0 +1,224 @@
+package view
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"sync"
+	"time"
+)
+
+// maxMessageBytes bounds what the page may send in one message. An input
+// message naming every action of a large project is a few hundred bytes;
+// a larger message is refused by the WebSocket reader, which closes that
+// connection (and so releases what it held).
+const maxMessageBytes = 4096
+
+// msgKind says what a message from the page asks for.
+type msgKind uint8
+
+const (
+	msgInput msgKind = iota + 1 // the page's input actions
+	msgLink                     // a new link simulator setting
+)
+
+// message is a validated message from the page: every index is in range and
+// every number finite and clamped.
+type message struct {
+	kind msgKind
+	axes []axisValue   // msgInput
+	held []buttonValue // msgInput
+	link linkUpdate    // msgLink
+}
+
+type axisValue struct {
+	i int
+	v float64 // -1..1
+}
+
+type buttonValue struct {
+	i    int
+	down bool
+}
+
+// linkUpdate is a link message: each setting the page named, clamped.
+type linkUpdate struct {
+	latency, jitter         time.Duration
+	loss                    float64
+	hasLat, hasJit, hasLoss bool
+}
+
+// apply returns l with u's settings in place of those u names.
+func (u *linkUpdate) apply(l Link) Link {
+	if u.hasLat {
+		l.Latency = u.latency
+	}
+	if u.hasJit {
+		l.Jitter = u.jitter
+	}
+	if u.hasLoss {
+		l.Loss = u.loss
+	}
+	return l
+}
+
+// rawMessage is the JSON shape of every message from the page:
+//
+//	{"t":"input","axes":{"run":-1,"aim_x":0.6},"held":{"jump":true}}
+//	{"t":"link","latency_ms":80,"jitter_ms":10,"loss_pct":2}
+type rawMessage struct {
+	T         string             `json:"t"`
+	Axes      map[string]float64 `json:"axes"`
+	Held      map[string]bool    `json:"held"`
+	LatencyMS *float64           `json:"latency_ms"`
+	JitterMS  *float64           `json:"jitter_ms"`
+	LossPct   *float64           `json:"loss_pct"`
+}
+
+var (
+	errMalformed   = errors.New("view: malformed message")
+	errUnknownKind = errors.New("view: unknown message kind")
+)
+
+// actionIndex finds an action's command slot by name.
+type actionIndex struct {
+	axes, buttons map[string]int
+}
+
+func newActionIndex(a *Actions) *actionIndex {
+	ix := &actionIndex{axes: map[string]int{}, buttons: map[string]int{}}
+	for i, ax := range a.Axes {
+		if _, dup := ix.axes[ax.Name]; !dup {
+			ix.axes[ax.Name] = i
+		}
+	}
+	for i, bt := range a.Buttons {
+		if _, dup := ix.buttons[bt.Name]; !dup {
+			ix.buttons[bt.Name] = i
+		}
+	}
+	return ix
+}
+
+// parseMessage decodes and validates one message from the page. A message
+// that is not JSON of the expected shape, or of no known kind, is an error
+// and is ignored whole. Within a good message, unknown actions and values
+// that are not finite are left out and axis values are clamped to -1..1.
+func parseMessage(b []byte, ix *actionIndex) (message, error) {
+	var raw rawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return message{}, errMalformed
+	}
+	switch raw.T {
+	case "input":
+		return parseInput(&raw, ix), nil
+	case "link":
+		return message{kind: msgLink, link: parseLink(&raw)}, nil
+	}
+	return message{}, errUnknownKind
+}
+
+func parseInput(raw *rawMessage, ix *actionIndex) message {
+	m := message{kind: msgInput}
+	for name, v := range raw.Axes {
+		i, ok := ix.axes[name]
+		if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		m.axes = append(m.axes, axisValue{i: i, v: min(max(v, -1), 1)})
+	}
+	for name, down := range raw.Held {
+		if i, ok := ix.buttons[name]; ok {
+			m.held = append(m.held, buttonValue{i: i, down: down})
+		}
+	}
+	return m
+}
+
+func parseLink(raw *rawMessage) linkUpdate {
+	var u linkUpdate
+	if v, ok := clampPtr(raw.LatencyMS, float64(MaxLatency/time.Millisecond)); ok {
+		u.latency, u.hasLat = roundMS(v), true
+	}
+	if v, ok := clampPtr(raw.JitterMS, float64(MaxJitter/time.Millisecond)); ok {
+		u.jitter, u.hasJit = roundMS(v), true
+	}
+	if v, ok := clampPtr(raw.LossPct, MaxLoss*100); ok {
+		u.loss, u.hasLoss = v/100, true
+	}
+	return u
+}
+
+// clampPtr returns *p clamped to 0..hi, and false when p is nil or not
+// finite.
+func clampPtr(p *float64, hi float64) (float64, bool) {
+	if p == nil || math.IsNaN(*p) || math.IsInf(*p, 0) {
+		return 0, false
+	}
+	return min(max(*p, 0), hi), true
+}
+
+// roundMS turns milliseconds into a duration, to the microsecond.
+func roundMS(ms float64) time.Duration {
+	return time.Duration(math.Round(ms*1000)) * time.Microsecond
+}
+
+// inputState is the input the page holds, as one set of actions. Of several
+// connected pages, the one that sent input last drives it; when that page
+// closes, everything it held is released. Safe for concurrent use.
+type inputState struct {
+	mu      sync.Mutex
+	owner   *conn // the page whose input this is; nil when none
+	axes    []float64
+	held    []bool
+	pressed []bool // presses since the last take
+}
+
+func newInputState(a *Actions) *inputState {
+	return &inputState{
+		axes:    make([]float64, len(a.Axes)),
+		held:    make([]bool, len(a.Buttons)),
+		pressed: make([]bool, len(a.Buttons)),
+	}
+}
+
+// apply sets the actions m names, as sent by c, and records presses.
+func (in *inputState) apply(c *conn, m *message) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.owner = c
+	for _, a := range m.axes {
+		in.axes[a.i] = a.v
+	}
+	for _, b := range m.held {
+		if b.down && !in.held[b.i] {
+			in.pressed[b.i] = true
+		}
+		in.held[b.i] = b.down
+	}
+}
+
+// release lets go of every action when c drives the input. Presses already
+// recorded are kept for the next take.
+func (in *inputState) release(c *conn) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.owner != c {
+		return
+	}
+	in.owner = nil
+	clear(in.axes)
+	clear(in.held)
+}
+
+// take returns copies of the axes and held buttons, and the buttons pressed
+// since the last take, which it then forgets.
+func (in *inputState) take() (axes []float64, held, pressed []bool) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	axes = append([]float64(nil), in.axes...)
+	held = append([]bool(nil), in.held...)
+	pressed = append([]bool(nil), in.pressed...)
+	clear(in.pressed)
+	return axes, held, pressed
+}

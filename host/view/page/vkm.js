@@ -1,0 +1,609 @@
+// The vkm reference client's page. It draws the frames the client
+// publishes over the WebSocket at /ws and sends the keyboard and mouse back
+// as the project's input actions. The messages are described in the
+// package documentation of vkm/host/view. Plain script, no build step.
+//
+// window.vkm exposes the page's state for tests and the console: frames
+// (frame messages received), own ({x, y, angle} of the own entity's latest
+// drawn pose, or null), connected, lastFrame, scene, overlays, input (the
+// last input message sent), link, dropped (frames the server skipped for
+// this page).
+(function () {
+  'use strict';
+
+  const VIEW_HEIGHT_M = 18; // metres of world from the canvas's top to bottom
+  const HISTORY_S = 30; // how far back the network plots reach
+  const SAMPLE_EVERY_S = 0.1; // one plot point per field this often
+  const RECONNECT_MS = 1000;
+
+  // The network panel's fields: key in the frame's net record, label, unit.
+  const NET_FIELDS = [
+    ['rtt_ms', 'rtt', 'ms'],
+    ['loss_permille', 'loss', '\u2030'],
+    ['bytes_in_per_s', 'bytes in', 'B/s'],
+    ['bytes_out_per_s', 'bytes out', 'B/s'],
+    ['snapshots_per_s', 'snapshots', '/s'],
+    ['corrections_per_s', 'corrections', '/s'],
+    ['pacing_low_water', 'pacing low water', 'ticks'],
+    ['pacing_target', 'pacing target', 'ticks'],
+    ['tick_speed', 'tick speed', '\u00d7'],
+    ['interp_delay_ticks', 'interp delay', 'ticks'],
+    ['interp_stalls', 'interp stalls', ''],
+  ];
+
+  // Debug keys, used only when the project does not bind the key.
+  const DEBUG_KEYS = {
+    KeyG: 'ghost', Digit1: 'ghost',
+    KeyL: 'leased', Digit2: 'leased',
+    KeyI: 'samples', Digit3: 'samples',
+    KeyN: 'net', Digit4: 'net',
+    KeyH: 'side', Digit0: 'side',
+  };
+
+  const KIND_COLORS = { static: '#4a5266', dynamic: '#b0844f', kinematic: '#5f8fb0' };
+  const DEFAULT_COLOR = '#8a8f99';
+
+  // The link sliders: element id, field of the link message, unit.
+  const SLIDERS = [['latency', 'latency_ms', 'ms'], ['jitter', 'jitter_ms', 'ms'], ['loss', 'loss_pct', '%']];
+
+  const state = {
+    connected: false,
+    frames: 0,
+    dropped: 0,
+    seq: 0,
+    own: null,
+    lastFrame: null,
+    scene: new Map(),
+    actions: null,
+    overlays: { ghost: false, leased: false, samples: false, net: true, side: true },
+    input: null,
+    link: null,
+    sent: 0,
+  };
+  window.vkm = state;
+
+  const $ = (id) => document.getElementById(id);
+  const canvas = $('game');
+  const g = canvas.getContext('2d');
+  const netCanvas = $('net');
+  const nc = netCanvas.getContext('2d');
+
+  const finite = (v) => typeof v === 'number' && Number.isFinite(v);
+
+  // ---- connection ----
+
+  let ws = null;
+
+  function connect() {
+    const proto = location.protocol === 'https:' ? 'wss://' : 'ws://';
+    const sock = new WebSocket(proto + location.host + '/ws');
+    ws = sock;
+    sock.onopen = () => {
+      state.connected = true;
+      state.seq = 0;
+      lastInput = '';
+    };
+    sock.onmessage = onMessage;
+    sock.onerror = () => {}; // onclose follows
+    sock.onclose = () => {
+      if (ws !== sock) return;
+      ws = null;
+      state.connected = false;
+      setTimeout(connect, RECONNECT_MS);
+    };
+  }
+
+  function send(text) {
+    if (!ws || ws.readyState !== 1) return false;
+    ws.send(text);
+    state.sent++;
+    return true;
+  }
+
+  function onMessage(ev) {
+    let m;
+    try {
+      m = JSON.parse(ev.data);
+    } catch (e) {
+      return;
+    }
+    if (!m || typeof m !== 'object') return;
+    switch (m.t) {
+      case 'hello': setActions(m); break;
+      case 'scene': setScene(m); break;
+      case 'link': setLink(m); break;
+      case 'frame': onFrame(m); break;
+    }
+  }
+
+  function setScene(m) {
+    const s = new Map();
+    for (const b of m.bodies || []) s.set(b.id, b);
+    state.scene = s;
+  }
+
+  function onFrame(m) {
+    state.frames++;
+    if (state.seq && m.seq > state.seq + 1) state.dropped += m.seq - state.seq - 1;
+    state.seq = m.seq;
+    state.lastFrame = m;
+    state.own = null;
+    if (m.own) {
+      for (const e of m.e || []) {
+        if (e[0] === m.own && finite(e[1]) && finite(e[2])) {
+          state.own = { x: e[1], y: e[2], angle: finite(e[3]) ? e[3] : 0 };
+          break;
+        }
+      }
+    }
+    recordNet(m.net);
+  }
+
+  // ---- input ----
+
+  const boundKeys = new Set(); // KeyboardEvent.code names the project binds
+  const down = new Set(); // bound keys held
+  const mouseDown = new Set(); // mouse buttons held (0 left, 2 right)
+  let mouse = null; // pointer in canvas pixels, null until it has moved
+  let aim = { x: 0, y: 0 };
+  let lastInput = '';
+
+  function setActions(m) {
+    const axes = Array.isArray(m.axes) ? m.axes : [];
+    const buttons = Array.isArray(m.buttons) ? m.buttons : [];
+    state.actions = { axes, buttons };
+    boundKeys.clear();
+    for (const a of axes) for (const c of [...(a.negative || []), ...(a.positive || [])]) boundKeys.add(c);
+    for (const b of buttons) for (const c of b.keys || []) boundKeys.add(c);
+    for (const c of [...down]) if (!boundKeys.has(c)) down.delete(c);
+    listBindings();
+    lastInput = '';
+    sendInput();
+  }
+
+  function mouseHeld(name) {
+    return (name === 'left' && mouseDown.has(0)) || (name === 'right' && mouseDown.has(2));
+  }
+
+  // updateAim points the aim from the own entity's drawn position to the
+  // pointer's world position; it keeps the last aim when either is unknown
+  // or they coincide.
+  function updateAim() {
+    if (!mouse || !state.own) return;
+    const w = screenToWorld(mouse.x, mouse.y);
+    const dx = w.x - state.own.x, dy = w.y - state.own.y;
+    const len = Math.hypot(dx, dy);
+    if (len > 1e-3) aim = { x: dx / len, y: dy / len };
+  }
+
+  const round3 = (v) => Math.round(v * 1000) / 1000;
+
+  function currentInput() {
+    const a = state.actions;
+    if (!a) return null;
+    updateAim();
+    const axes = {}, held = {};
+    for (const ax of a.axes) {
+      if (ax.mouse === 'x') axes[ax.name] = round3(aim.x);
+      else if (ax.mouse === 'y') axes[ax.name] = round3(aim.y);
+      else {
+        const pos = (ax.positive || []).some((c) => down.has(c)) ? 1 : 0;
+        const neg = (ax.negative || []).some((c) => down.has(c)) ? 1 : 0;
+        axes[ax.name] = pos - neg;
+      }
+    }
+    for (const b of a.buttons) held[b.name] = (b.keys || []).some((c) => down.has(c)) || mouseHeld(b.mouse);
+    return { t: 'input', axes, held };
+  }
+
+  // sendInput sends the whole input state when it differs from the last sent.
+  function sendInput() {
+    const m = currentInput();
+    if (!m) return;
+    const text = JSON.stringify(m);
+    if (text === lastInput) return;
+    if (send(text)) {
+      lastInput = text;
+      state.input = m;
+    }
+  }
+
+  function releaseAll() {
+    down.clear();
+    mouseDown.clear();
+    sendInput();
+  }
+
+  function isFormField(t) {
+    return !!t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT');
+  }
+
+  function onKeyDown(e) {
+    if (isFormField(e.target)) return;
+    if (boundKeys.has(e.code)) {
+      e.preventDefault();
+      down.add(e.code);
+      sendInput();
+      return;
+    }
+    const o = DEBUG_KEYS[e.code];
+    if (o && !e.repeat && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      e.preventDefault();
+      toggle(o);
+    }
+  }
+
+  function onKeyUp(e) {
+    if (down.delete(e.code)) {
+      e.preventDefault();
+      sendInput();
+    }
+  }
+
+  function pointer(e) {
+    const r = canvas.getBoundingClientRect();
+    const sx = r.width ? canvas.width / r.width : 1, sy = r.height ? canvas.height / r.height : 1;
+    return { x: (e.clientX - r.left) * sx, y: (e.clientY - r.top) * sy };
+  }
+
+  function toggle(name) {
+    state.overlays[name] = !state.overlays[name];
+    if (name === 'side') $('side').classList.toggle('hidden', !state.overlays.side);
+    if (name === 'net') $('net-section').hidden = !state.overlays.net;
+  }
+
+  window.addEventListener('keydown', onKeyDown);
+  window.addEventListener('keyup', onKeyUp);
+  window.addEventListener('blur', releaseAll);
+  document.addEventListener('visibilitychange', () => {
+    if (document.hidden) releaseAll();
+  });
+  canvas.addEventListener('mousemove', (e) => {
+    mouse = pointer(e);
+  });
+  canvas.addEventListener('mousedown', (e) => {
+    canvas.focus();
+    mouse = pointer(e);
+    mouseDown.add(e.button);
+    e.preventDefault();
+    sendInput();
+  });
+  window.addEventListener('mouseup', (e) => {
+    if (mouseDown.delete(e.button)) sendInput();
+  });
+  canvas.addEventListener('contextmenu', (e) => e.preventDefault());
+
+  function listBindings() {
+    const ul = $('bindings');
+    if (!ul) return;
+    ul.textContent = '';
+    const add = (text) => {
+      const li = document.createElement('li');
+      li.textContent = text;
+      ul.appendChild(li);
+    };
+    for (const a of state.actions.axes) {
+      if (a.mouse) add(a.name + ': mouse ' + a.mouse + ' (aim)');
+      else add(a.name + ': ' + (a.negative || []).join('/') + ' \u2212, ' + (a.positive || []).join('/') + ' +');
+    }
+    for (const b of state.actions.buttons) {
+      const keys = [...(b.keys || [])];
+      if (b.mouse) keys.push('mouse ' + b.mouse);
+      add(b.name + ': ' + keys.join('/'));
+    }
+  }
+
+  // ---- link sliders ----
+
+  function showSlider(id, unit) {
+    $(id + '-out').textContent = $(id).value + ' ' + unit;
+  }
+
+  function sendLink() {
+    const m = { t: 'link' };
+    for (const [id, key] of SLIDERS) m[key] = Number($(id).value);
+    send(JSON.stringify(m));
+  }
+
+  function setLink(m) {
+    state.link = m;
+    $('link-off').hidden = !!m.enabled;
+    for (const [id, key, unit] of SLIDERS) {
+      const el = $(id);
+      el.disabled = !m.enabled;
+      if (document.activeElement !== el && finite(m[key])) el.value = String(m[key]);
+      showSlider(id, unit);
+    }
+  }
+
+  for (const [id, , unit] of SLIDERS) {
+    const el = $(id);
+    el.disabled = true;
+    el.addEventListener('input', () => showSlider(id, unit));
+    el.addEventListener('change', () => {
+      sendLink();
+      el.blur();
+      canvas.focus();
+    });
+  }
+
+  // ---- drawing ----
+
+  const cam = { x: 0, y: 8, ppm: 40 };
+
+  function resize() {
+    const dpr = window.devicePixelRatio || 1;
+    const r = canvas.getBoundingClientRect();
+    const w = Math.max(1, Math.round(r.width * dpr)), h = Math.max(1, Math.round(r.height * dpr));
+    if (canvas.width !== w) canvas.width = w;
+    if (canvas.height !== h) canvas.height = h;
+  }
+
+  // The camera follows the own entity: world metres, y up, to pixels.
+  function updateCamera() {
+    cam.ppm = Math.max(canvas.height / VIEW_HEIGHT_M, 4);
+    if (state.own) {
+      cam.x = state.own.x;
+      cam.y = state.own.y;
+    }
+  }
+
+  function screenToWorld(px, py) {
+    return { x: (px - canvas.width / 2) / cam.ppm + cam.x, y: cam.y - (py - canvas.height / 2) / cam.ppm };
+  }
+
+  function shapePath(sh) {
+    const ox = finite(sh.x) ? sh.x : 0, oy = finite(sh.y) ? sh.y : 0;
+    g.beginPath();
+    switch (sh.k) {
+      case 'box':
+        g.save();
+        g.translate(ox, oy);
+        g.rotate(sh.a || 0);
+        g.rect(-sh.hx, -sh.hy, 2 * sh.hx, 2 * sh.hy);
+        g.restore();
+        break;
+      case 'circle':
+        g.arc(ox, oy, sh.r, 0, 2 * Math.PI);
+        g.moveTo(ox, oy);
+        g.lineTo(ox + sh.r, oy); // shows the rotation
+        break;
+      case 'polygon':
+      case 'chain': {
+        const pts = sh.p || [];
+        pts.forEach((p, i) => (i ? g.lineTo : g.moveTo).call(g, p[0] + ox, p[1] + oy));
+        if (sh.k === 'polygon' || sh.loop) g.closePath();
+        break;
+      }
+    }
+  }
+
+  // drawBody draws entity id's shapes at a pose. look: fill (colour or
+  // null for the body's own, false for none), stroke, width (pixels), dash.
+  function drawBody(id, x, y, a, s, look) {
+    if (!finite(x) || !finite(y)) return;
+    const body = state.scene.get(id);
+    const k = finite(s) && s !== 0 ? s : 1;
+    g.save();
+    g.translate(x, y);
+    g.rotate(finite(a) ? a : 0);
+    g.scale(k, k);
+    const px = 1 / (cam.ppm * Math.abs(k));
+    g.setLineDash(look.dash ? look.dash.map((d) => d * px) : []);
+    const shapes = body && body.shapes && body.shapes.length ? body.shapes : [{ k: 'circle', x: 0, y: 0, r: 0.15 }];
+    const color = (body && (body.color || KIND_COLORS[body.kind])) || DEFAULT_COLOR;
+    for (const sh of shapes) {
+      shapePath(sh);
+      if (sh.k === 'chain') {
+        g.strokeStyle = look.stroke || color;
+        g.lineWidth = (look.width || 3) * px;
+        g.stroke();
+        continue;
+      }
+      if (look.fill !== false) {
+        g.globalAlpha = sh.sensor ? 0.35 : 1;
+        g.fillStyle = look.fill || color;
+        g.fill();
+        g.globalAlpha = 1;
+      }
+      if (look.stroke) {
+        g.strokeStyle = look.stroke;
+        g.lineWidth = (look.width || 1) * px;
+        g.stroke();
+      }
+    }
+    g.restore();
+  }
+
+  const LOOK_OTHER = { fill: null, stroke: 'rgba(255,255,255,0.22)', width: 1 };
+  const LOOK_OWN = { fill: '#3fb6ff', stroke: '#ffe14d', width: 3 };
+  const LOOK_LEASED = { fill: false, stroke: '#e05cff', width: 3 };
+  const LOOK_GHOST = { fill: false, stroke: '#ff5a5a', width: 2, dash: [6, 4] };
+  const LOOK_SAMPLE = { fill: false, stroke: 'rgba(120,255,160,0.7)', width: 1, dash: [2, 3] };
+
+  function drawGrid() {
+    const tl = screenToWorld(0, 0), br = screenToWorld(canvas.width, canvas.height);
+    g.strokeStyle = 'rgba(255,255,255,0.04)';
+    g.lineWidth = 1 / cam.ppm;
+    g.setLineDash([]);
+    g.beginPath();
+    for (let x = Math.floor(tl.x); x <= br.x; x++) {
+      g.moveTo(x, br.y);
+      g.lineTo(x, tl.y);
+    }
+    for (let y = Math.floor(br.y); y <= tl.y; y++) {
+      g.moveTo(tl.x, y);
+      g.lineTo(br.x, y);
+    }
+    g.stroke();
+  }
+
+  function drawWorld(f) {
+    const W = canvas.width, H = canvas.height;
+    g.setTransform(cam.ppm, 0, 0, -cam.ppm, W / 2 - cam.x * cam.ppm, H / 2 + cam.y * cam.ppm);
+    drawGrid();
+    let own = null;
+    for (const e of f.e || []) {
+      if (e[0] === f.own) own = e;
+      else drawBody(e[0], e[1], e[2], e[3], e[4], LOOK_OTHER);
+    }
+    if (state.overlays.leased) {
+      const leased = new Set(f.leased || []);
+      for (const e of f.e || []) if (leased.has(e[0])) drawBody(e[0], e[1], e[2], e[3], e[4], LOOK_LEASED);
+    }
+    if (state.overlays.samples) {
+      for (const e of f.samples || []) drawBody(e[0], e[1], e[2], e[3], e[4], LOOK_SAMPLE);
+    }
+    if (own) {
+      drawBody(own[0], own[1], own[2], own[3], own[4], LOOK_OWN);
+      drawAim();
+    }
+    if (state.overlays.ghost && f.ghost && f.own) {
+      const t = f.ghost;
+      drawBody(f.own, t[0], t[1], t[2], t[3], LOOK_GHOST);
+    }
+  }
+
+  function drawAim() {
+    const o = state.own;
+    g.strokeStyle = 'rgba(255,225,77,0.6)';
+    g.lineWidth = 2 / cam.ppm;
+    g.setLineDash([]);
+    g.beginPath();
+    g.moveTo(o.x + aim.x * 0.9, o.y + aim.y * 0.9);
+    g.lineTo(o.x + aim.x * 1.6, o.y + aim.y * 1.6);
+    g.stroke();
+  }
+
+  function drawHUD(f) {
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    const dpr = window.devicePixelRatio || 1;
+    g.textAlign = 'left';
+    g.textBaseline = 'top';
+    g.fillStyle = '#ffffff';
+    g.font = Math.round(18 * dpr) + 'px system-ui, sans-serif';
+    const hud = (f && f.hud) || [];
+    g.fillText(hud.map((h) => h[0] + ' ' + fmt(h[1])).join('    '), 12 * dpr, 10 * dpr);
+    g.fillStyle = '#8a93a6';
+    g.font = Math.round(12 * dpr) + 'px system-ui, sans-serif';
+    const on = [];
+    for (const o of ['ghost', 'leased', 'samples']) if (state.overlays[o]) on.push(o);
+    const line = [state.connected ? 'connected' : 'disconnected', 'tick ' + (f ? f.tick : '\u2013'),
+      'frames ' + state.frames, 'dropped ' + state.dropped];
+    if (on.length) line.push('showing ' + on.join(', '));
+    g.fillText(line.join(' \u00b7 '), 12 * dpr, 34 * dpr);
+    if (!state.connected || !f) {
+      g.textAlign = 'center';
+      g.fillStyle = '#d8dce4';
+      g.font = Math.round(22 * dpr) + 'px system-ui, sans-serif';
+      g.fillText(state.connected ? 'waiting for the game\u2026' : 'connecting\u2026', canvas.width / 2, canvas.height / 2);
+    }
+  }
+
+  function draw() {
+    resize();
+    updateCamera();
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.fillStyle = '#1a1d24';
+    g.fillRect(0, 0, canvas.width, canvas.height);
+    const f = state.lastFrame;
+    if (f) drawWorld(f);
+    drawHUD(f);
+    if (state.overlays.net && state.overlays.side) drawNet();
+  }
+
+  // ---- network panel ----
+
+  const history = new Map(NET_FIELDS.map(([k]) => [k, []])); // [seconds, value or null]
+  let lastSample = -Infinity;
+
+  function recordNet(net) {
+    const now = performance.now() / 1000;
+    if (now - lastSample < SAMPLE_EVERY_S) return;
+    lastSample = now;
+    for (const [k] of NET_FIELDS) {
+      const h = history.get(k);
+      const v = net ? net[k] : null;
+      h.push([now, finite(v) ? v : null]);
+      while (h.length && h[0][0] < now - HISTORY_S) h.shift();
+    }
+  }
+
+  function fmt(v) {
+    if (!finite(v)) return '\u2013';
+    const a = Math.abs(v);
+    if (a >= 10000) return (v / 1000).toFixed(1) + 'k';
+    if (a >= 100 || Number.isInteger(v)) return v.toFixed(0);
+    if (a >= 10) return v.toFixed(1);
+    return v.toFixed(2);
+  }
+
+  function drawNet() {
+    const W = netCanvas.width, H = netCanvas.height;
+    const now = performance.now() / 1000;
+    const rowH = H / NET_FIELDS.length;
+    const f = state.lastFrame;
+    const net = f && f.net;
+    nc.clearRect(0, 0, W, H);
+    nc.font = '11px system-ui, sans-serif';
+    nc.textBaseline = 'top';
+    if (f && !net) {
+      nc.fillStyle = '#8a93a6';
+      nc.textAlign = 'left';
+      nc.fillText('offline: no network figures', 0, 0);
+      return;
+    }
+    NET_FIELDS.forEach(([k, label, unit], r) => {
+      const y0 = r * rowH;
+      nc.textAlign = 'left';
+      nc.fillStyle = '#8a93a6';
+      nc.fillText(label, 0, y0);
+      nc.textAlign = 'right';
+      nc.fillStyle = '#d8dce4';
+      nc.fillText(fmt(net ? net[k] : null) + (unit ? ' ' + unit : ''), W, y0);
+      plot(history.get(k), now, 0, y0 + 14, W, rowH - 18);
+    });
+  }
+
+  // plot draws a field's history as a line over the last HISTORY_S seconds
+  // in the box (x, y, w, h), scaled from 0 (or its lowest) to its highest.
+  function plot(h, now, x, y, w, h2) {
+    let lo = 0, hi = -Infinity;
+    for (const [, v] of h) {
+      if (v === null) continue;
+      lo = Math.min(lo, v);
+      hi = Math.max(hi, v);
+    }
+    nc.fillStyle = '#1a1d24';
+    nc.fillRect(x, y, w, h2);
+    if (hi === -Infinity) return;
+    if (hi - lo < 1e-9) hi = lo + 1;
+    nc.strokeStyle = '#3fb6ff';
+    nc.lineWidth = 1;
+    nc.beginPath();
+    let pen = false;
+    for (const [t, v] of h) {
+      if (v === null) {
+        pen = false;
+        continue;
+      }
+      const px = x + w * (1 - (now - t) / HISTORY_S), py = y + h2 * (1 - (v - lo) / (hi - lo));
+      if (pen) nc.lineTo(px, py);
+      else nc.moveTo(px, py);
+      pen = true;
+    }
+    nc.stroke();
+    nc.textAlign = 'left';
+    nc.fillStyle = '#5d6578';
+    nc.fillText(fmt(hi), x + 2, y + 1);
+  }
+
+  function loop() {
+    requestAnimationFrame(loop);
+    sendInput(); // the aim moves with the player even when the mouse does not
+    draw();
+  }
+
+  connect();
+  requestAnimationFrame(loop);
+})();

@@ -1,0 +1,252 @@
+// pagecheck runs the page's script (the path given as the first argument)
+// under node with a stand-in browser: a fake DOM, canvas and WebSocket. It
+// plays a connection through and checks window.vkm and the messages the
+// page sends. It prints "ok" and exits 0, or throws.
+'use strict';
+
+const fs = require('fs');
+const vm = require('vm');
+const assert = require('assert');
+
+const src = fs.readFileSync(process.argv[2], 'utf8');
+
+function listeners() {
+  const m = new Map();
+  return {
+    add(type, fn) {
+      if (!m.has(type)) m.set(type, []);
+      m.get(type).push(fn);
+    },
+    fire(type, ev) {
+      for (const fn of m.get(type) || []) fn(ev);
+    },
+  };
+}
+
+const drawCalls = { fill: 0, stroke: 0, fillText: [] };
+function context2d() {
+  return new Proxy({}, {
+    get(t, k) {
+      if (k in t) return t[k];
+      if (k === 'measureText') return () => ({ width: 0 });
+      if (k === 'fill' || k === 'stroke') return () => drawCalls[k]++;
+      if (k === 'fillText') return (s) => drawCalls.fillText.push(s);
+      return () => {};
+    },
+    set(t, k, v) {
+      t[k] = v;
+      return true;
+    },
+  });
+}
+
+const elements = new Map();
+function element(id, tagName) {
+  const ls = listeners();
+  const el = {
+    id, tagName, value: '0', disabled: false, hidden: false, textContent: '', width: 0, height: 0,
+    classList: { toggle() {} },
+    addEventListener: ls.add,
+    fire: ls.fire,
+    getContext: () => context2d(),
+    getBoundingClientRect: () => ({ left: 0, top: 0, width: 720, height: 540 }),
+    focus() {},
+    blur() {},
+    appendChild() {},
+  };
+  return el;
+}
+for (const id of ['game', 'net', 'side', 'net-section', 'link-off', 'bindings', 'latency-out', 'jitter-out', 'loss-out']) {
+  elements.set(id, element(id, 'DIV'));
+}
+for (const id of ['latency', 'jitter', 'loss']) elements.set(id, element(id, 'INPUT'));
+
+const docListeners = listeners();
+const document = {
+  hidden: false,
+  activeElement: null,
+  getElementById: (id) => elements.get(id) || null,
+  createElement: (tag) => element('', tag.toUpperCase()),
+  addEventListener: docListeners.add,
+};
+
+const sockets = [];
+class WebSocket {
+  constructor(url) {
+    this.url = url;
+    this.readyState = 0;
+    this.sent = [];
+    sockets.push(this);
+  }
+  send(text) {
+    this.sent.push(JSON.parse(text));
+  }
+  open() {
+    this.readyState = 1;
+    this.onopen();
+  }
+  receive(m) {
+    this.onmessage({ data: typeof m === 'string' ? m : JSON.stringify(m) });
+  }
+  drop() {
+    this.readyState = 3;
+    this.onclose();
+  }
+}
+
+let frameCallback = null;
+let now = 0;
+const timers = [];
+const winListeners = listeners();
+const sandbox = {
+  document, WebSocket, JSON, Math, Number, Map, Set, Array, String, Object,
+  location: { protocol: 'http:', host: '127.0.0.1:8080' },
+  performance: { now: () => now },
+  requestAnimationFrame: (fn) => { frameCallback = fn; },
+  setTimeout: (fn, ms) => timers.push(ms),
+  devicePixelRatio: 1,
+  addEventListener: winListeners.add,
+};
+sandbox.window = sandbox;
+vm.createContext(sandbox);
+vm.runInContext(src, sandbox, { filename: 'vkm.js' });
+
+function tick() {
+  now += 1000 / 60;
+  const fn = frameCallback;
+  frameCallback = null;
+  fn();
+}
+function key(type, code, target) {
+  let prevented = false;
+  winListeners.fire(type, { code, target: target || null, repeat: false, preventDefault() { prevented = true; } });
+  return prevented;
+}
+const last = (ws) => ws.sent[ws.sent.length - 1];
+// plain copies a value made in the page's realm, for deepStrictEqual.
+const plain = (v) => JSON.parse(JSON.stringify(v));
+
+const vkm = sandbox.vkm;
+assert.ok(vkm, 'window.vkm is set');
+assert.strictEqual(sockets.length, 1);
+const ws = sockets[0];
+assert.strictEqual(ws.url, 'ws://127.0.0.1:8080/ws');
+assert.strictEqual(vkm.connected, false);
+tick(); // drawing before anything arrived must not throw
+
+ws.open();
+assert.strictEqual(vkm.connected, true);
+
+// The arena's actions.
+ws.receive({
+  t: 'hello',
+  axes: [
+    { name: 'run', negative: ['KeyA', 'ArrowLeft'], positive: ['KeyD', 'ArrowRight'], mouse: '' },
+    { name: 'aim_x', negative: [], positive: [], mouse: 'x' },
+    { name: 'aim_y', negative: [], positive: [], mouse: 'y' },
+  ],
+  buttons: [
+    { name: 'jump', keys: ['Space', 'KeyW', 'ArrowUp'], mouse: '' },
+    { name: 'fire', keys: ['KeyF', 'Enter'], mouse: 'left' },
+  ],
+});
+assert.deepStrictEqual(last(ws), { t: 'input', axes: { run: 0, aim_x: 0, aim_y: 0 }, held: { jump: false, fire: false } });
+
+const own = 1 << 24 | 20; // generation 1, slot 20
+ws.receive({
+  t: 'scene',
+  bodies: [
+    { id: own, name: 'player', kind: 'dynamic', color: '', shapes: [{ k: 'polygon', x: 0, y: 0, p: [[-0.4, -0.8], [0.4, -0.8], [0, 0.8]], loop: false, sensor: false }] },
+    { id: 1 << 24 | 1, name: 'hall', kind: 'static', color: '', shapes: [{ k: 'chain', x: 0, y: 0, p: [[-20, 0], [20, 0], [20, 24]], loop: true, sensor: false }] },
+    { id: 1 << 24 | 9, name: 'crate', kind: 'dynamic', color: '#c84', shapes: [{ k: 'box', x: 0, y: 0, hx: 0.5, hy: 0.5, a: 0, sensor: false }] },
+    { id: 1 << 24 | 30, name: 'pickup', kind: 'static', color: '', shapes: [{ k: 'circle', x: 0, y: 0, r: 0.4, sensor: true }] },
+  ],
+});
+assert.strictEqual(vkm.scene.size, 4);
+
+const frame = (seq, x) => ({
+  t: 'frame', seq, tick: 100 + seq, own,
+  e: [[1 << 24 | 1, 0, 0, 0, 1], [own, x, 3, 0.5, 1], [1 << 24 | 9, 4, 0.5, 0.1, 1], [1 << 24 | 30, -3, 1, 0, 0], [77, 1, 1, null, 1]],
+  hud: [['health', 100], ['kills', 2]],
+  net: { rtt_ms: 40, loss_permille: 5, bytes_in_per_s: 12000, bytes_out_per_s: 3000, snapshots_per_s: 64, corrections_per_s: 0, pacing_low_water: 2, pacing_target: 2.5, tick_speed: 1.01, interp_delay_ticks: 2, interp_stalls: null },
+  ghost: [x + 0.1, 3, 0.5, 1],
+  leased: [1 << 24 | 9],
+  samples: [[1 << 24 | 9, 3.9, 0.5, 0.1, 1]],
+});
+ws.receive(frame(1, 2));
+assert.strictEqual(vkm.frames, 1);
+assert.deepStrictEqual(plain(vkm.own), { x: 2, y: 3, angle: 0.5 });
+assert.strictEqual(vkm.lastFrame.tick, 101);
+tick(); // the camera now follows the own entity at (2, 3)
+assert.ok(drawCalls.fillText.some((s) => s.includes('health 100')), 'HUD shows health');
+
+// Keys drive the run axis; the page's debug keys toggle overlays.
+assert.strictEqual(key('keydown', 'KeyD'), true, 'a bound key is kept from the browser');
+assert.strictEqual(last(ws).axes.run, 1);
+key('keyup', 'KeyD');
+assert.strictEqual(last(ws).axes.run, 0);
+key('keydown', 'KeyA');
+key('keydown', 'ArrowRight');
+assert.strictEqual(last(ws).axes.run, 0, 'both directions cancel');
+key('keyup', 'ArrowRight');
+assert.strictEqual(last(ws).axes.run, -1);
+const before = ws.sent.length;
+key('keydown', 'KeyG');
+key('keydown', 'KeyL');
+key('keydown', 'KeyI');
+assert.strictEqual(ws.sent.length, before, 'debug keys send nothing');
+assert.deepStrictEqual(plain([vkm.overlays.ghost, vkm.overlays.leased, vkm.overlays.samples]), [true, true, true]);
+key('keydown', 'KeyD', { tagName: 'INPUT' });
+assert.strictEqual(last(ws).axes.run, -1, 'keys typed into a slider are not game input');
+
+// Mouse aim: the unit vector from the own entity to the pointer. 540 px
+// high shows 18 m, so 30 px a metre, and the own entity is at the centre.
+const game = elements.get('game');
+game.fire('mousemove', { clientX: 360 + 90, clientY: 270 });
+tick();
+assert.deepStrictEqual([last(ws).axes.aim_x, last(ws).axes.aim_y], [1, 0]);
+game.fire('mousemove', { clientX: 360, clientY: 270 - 60 });
+tick();
+assert.deepStrictEqual([last(ws).axes.aim_x, last(ws).axes.aim_y], [0, 1]);
+game.fire('mousedown', { button: 0, clientX: 360, clientY: 210, preventDefault() {} });
+assert.strictEqual(last(ws).held.fire, true);
+winListeners.fire('mouseup', { button: 0 });
+assert.strictEqual(last(ws).held.fire, false);
+
+// Losing focus releases everything held.
+key('keydown', 'Space');
+assert.strictEqual(last(ws).held.jump, true);
+winListeners.fire('blur', {});
+assert.strictEqual(last(ws).axes.run, 0);
+assert.strictEqual(last(ws).held.jump, false);
+
+// A gap in the frame numbers is frames the server dropped for this page.
+ws.receive(frame(5, 2.5));
+assert.strictEqual(vkm.frames, 2);
+assert.strictEqual(vkm.dropped, 3);
+assert.strictEqual(vkm.own.x, 2.5);
+tick(); // draws every overlay
+
+// Link sliders follow the server and send their setting.
+const latency = elements.get('latency');
+assert.strictEqual(latency.disabled, true);
+ws.receive({ t: 'link', enabled: true, latency_ms: 80, jitter_ms: 10, loss_pct: 2 });
+assert.strictEqual(latency.disabled, false);
+assert.strictEqual(latency.value, '80');
+latency.value = '120';
+latency.fire('change', {});
+assert.deepStrictEqual(last(ws), { t: 'link', latency_ms: 120, jitter_ms: 10, loss_pct: 2 });
+
+// Garbage from the server is ignored.
+ws.receive('not json');
+ws.receive({ t: 'nonsense' });
+ws.receive('null');
+assert.strictEqual(vkm.frames, 2);
+
+// Losing the connection: disconnected, and a reconnect is scheduled.
+ws.drop();
+assert.strictEqual(vkm.connected, false);
+assert.deepStrictEqual(timers, [1000]);
+tick();
+
+console.log('ok');

@@ -1,0 +1,178 @@
+package view
+
+import (
+	"time"
+
+	"vkm/internal/entity"
+)
+
+// Actions describes a project's input actions in command order: axis i is
+// command slot i and button i is command bit i. The page binds keys and the
+// mouse to them; the server reports input in the same order.
+type Actions struct {
+	Axes    []Axis
+	Buttons []Button
+}
+
+// Axis is an input action with a value in -1..1. The page sets it from keys
+// (any of Negative held gives -1, any of Positive +1, both or neither 0) or,
+// with Mouse "x" or "y", from the aim: the x or y component of the unit
+// vector from the own entity's drawn position to the mouse pointer.
+type Axis struct {
+	Name     string
+	Negative []string // KeyboardEvent.code names, e.g. "KeyA", "ArrowLeft"
+	Positive []string
+	Mouse    string // "", "x" or "y"
+}
+
+// Button is an input action that is held or not. The page holds it while
+// any of Keys, or the mouse button named by Mouse, is down.
+type Button struct {
+	Name  string
+	Keys  []string // KeyboardEvent.code names, e.g. "Space"
+	Mouse string   // "", "left" or "right"
+}
+
+// Link is the link simulator's setting as the page's sliders show it. It
+// mirrors the one-way figures of a simulated link: Latency is the delay,
+// Jitter spreads it by ± Jitter, Loss is the share of datagrams dropped.
+type Link struct {
+	Latency time.Duration // 0..MaxLatency
+	Jitter  time.Duration // 0..MaxJitter
+	Loss    float64       // 0..MaxLoss, a share (0.02 is 2 %)
+}
+
+// Limits of the link sliders. A link message from the page is clamped to
+// them before Config.OnLink sees it.
+const (
+	// MaxLatency is one second one way: far past any real route, still short
+	// enough that a game shows what happens instead of freezing.
+	MaxLatency = time.Second
+	// MaxJitter is half of MaxLatency, so a setting can swing from nothing
+	// to twice its latency.
+	MaxJitter = 500 * time.Millisecond
+	// MaxLoss is one datagram in two; past that nothing playable remains
+	// to look at.
+	MaxLoss = 0.5
+)
+
+// Scene is what the page draws entities with: one Body per drawn entity. A
+// frame's pose for an entity without a Body is drawn as a small marker.
+type Scene struct {
+	Bodies []Body
+}
+
+// Body describes how one entity looks: its shapes in its own frame (before
+// its pose's rotation and scale), a name and kind for the viewer, and an
+// optional colour.
+type Body struct {
+	ID entity.ID
+	// Name is the entity's or prefab's name, e.g. "player" or "crate".
+	Name string
+	// Kind is what kind of body it is, e.g. "static", "dynamic" or
+	// "kinematic"; the page picks a colour by it when Color is "".
+	Kind string
+	// Color is a CSS colour, e.g. "#c84"; "" lets the page choose.
+	Color  string
+	Shapes []Shape
+}
+
+// Shape is one outline of a Body, in the body's own frame, y up, metres.
+// Box: a rectangle of half extents HalfW × HalfH centred on Offset and turned
+// by Angle. Circle: Radius around Offset. Polygon: Points moved by Offset,
+// closed. Chain: a line through Points moved by Offset, closed when Loop.
+type Shape struct {
+	Kind         entity.ShapeKind
+	HalfW, HalfH float64
+	Radius       float64
+	Points       []entity.Vec2
+	Loop         bool
+	Offset       entity.Vec2
+	Angle        float64
+	Sensor       bool // drawn see-through: it reports overlaps, never pushes
+}
+
+// ShapeOf describes a physics shape for drawing. entity.Shape gives a box's
+// full width and height; Shape carries half extents.
+func ShapeOf(s entity.Shape) Shape {
+	return Shape{
+		Kind:   s.Kind,
+		HalfW:  s.W / 2,
+		HalfH:  s.H / 2,
+		Radius: s.Radius,
+		Points: s.Points,
+		Loop:   s.Loop,
+		Offset: s.Offset,
+		Angle:  s.Angle,
+		Sensor: s.Sensor,
+	}
+}
+
+// BodyOf describes the entity id with physics body def for drawing, with
+// the body's type as Kind and the page's colour for it. def may be nil,
+// which gives a Body without shapes.
+func BodyOf(id entity.ID, name string, def *entity.BodyDef) Body {
+	b := Body{ID: id, Name: name}
+	if def == nil {
+		return b
+	}
+	b.Kind = def.Type.String()
+	b.Shapes = make([]Shape, len(def.Shapes))
+	for i, s := range def.Shapes {
+		b.Shapes[i] = ShapeOf(s)
+	}
+	return b
+}
+
+// Frame is what the client draws in one frame, published with
+// Server.Publish. Poses are world poses from the client's drawing scope:
+// predicted for the own entity and what it leases, interpolated for the
+// rest, with smoothing offsets applied.
+type Frame struct {
+	// Tick is the simulation tick the frame shows.
+	Tick uint32
+	// Own is the local player's entity, entity.None when it has none.
+	Own entity.ID
+	// Entities are the drawn entities and their poses. A Scale of 0 draws
+	// as 1, so a zero Transform draws unscaled.
+	Entities []Pose
+	// HUD is shown in order as label and number, e.g. health and score.
+	HUD []Stat
+	// Net is the network panel's record; nil when playing offline.
+	Net *NetStats
+	// Debug overlays. Ghost is the server's last word on the own entity's
+	// pose (nil when none); Leased are the bodies the own character leases;
+	// Samples are the interpolation tracks' sample poses around the drawn
+	// time.
+	Ghost   *entity.Transform
+	Leased  []entity.ID
+	Samples []Pose
+}
+
+// Pose is an entity's drawn pose.
+type Pose struct {
+	ID entity.ID
+	entity.Transform
+}
+
+// Stat is one labelled number of the HUD.
+type Stat struct {
+	Label string
+	Value float64
+}
+
+// NetStats is one frame's record for the network panel, which plots each
+// field over the last 30 seconds.
+type NetStats struct {
+	RTTms            float64 // round-trip time, ms
+	LossPermille     float64 // share of sent packets lost, ‰
+	BytesInPerS      float64 // received, bytes a second
+	BytesOutPerS     float64 // sent, bytes a second
+	SnapshotsPerS    float64 // snapshots received a second
+	CorrectionsPerS  float64 // reconciliations that replayed, a second
+	PacingLowWater   float64 // server's command queue at its lowest, ticks
+	PacingTarget     float64 // the cushion pacing steers toward, ticks
+	TickSpeed        float64 // ticks run per tick of wall time (1 = real time)
+	InterpDelayTicks float64 // how far interpolation draws behind, ticks
+	InterpStalls     float64 // times interpolation ran out of snapshots
+}

@@ -1,0 +1,292 @@
+package view
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// MaxConns bounds the pages connected at once. One player watches one page;
+// a few more cover reloads and a second window without letting a runaway
+// script open connections without end.
+const MaxConns = 8
+
+// Tuning.
+const (
+	// writeTimeout is how long one message may take to write. A page that
+	// takes nothing for this long is gone (a suspended laptop, a dead
+	// route); its connection is closed and its held input released.
+	writeTimeout = 10 * time.Second
+
+	// readHeaderTimeout bounds how long an HTTP request's headers may take.
+	readHeaderTimeout = 10 * time.Second
+)
+
+// Config says where to serve the page and what it controls.
+type Config struct {
+	// Addr is the TCP address to listen on, e.g. "127.0.0.1:8080"; port 0
+	// picks a free port (see Server.Addr). It is required.
+	Addr string
+
+	// Actions are the project's input actions in command order.
+	Actions Actions
+
+	// Logger receives connection events; nil discards them.
+	Logger *slog.Logger
+
+	// OnLink, if set, is called with the link simulator's new setting when
+	// the page's sliders change it, already clamped to MaxLatency,
+	// MaxJitter and MaxLoss. It is called from a connection's goroutine,
+	// one call at a time. When nil, the page shows no link sliders.
+	OnLink func(Link)
+}
+
+// Server serves the page and its WebSocket. Its methods are safe for
+// concurrent use.
+type Server struct {
+	cfg    Config
+	log    *slog.Logger
+	opt    options
+	ln     net.Listener
+	http   *http.Server
+	ctx    context.Context // ends when the server closes
+	cancel context.CancelFunc
+	stop   func() bool // undoes the AfterFunc on Start's context
+	name   string      // the host name of Config.Addr, "" for an IP address
+	wg     sync.WaitGroup
+
+	actions *actionIndex
+	hello   []byte
+	in      *inputState
+	linkMu  sync.Mutex // serialises Config.OnLink calls
+
+	mu       sync.Mutex // guards what follows
+	closed   bool
+	active   int // WebSocket handlers running, for MaxConns
+	conns    map[*conn]struct{}
+	seq      uint64 // frames published
+	scene    []byte // the scene message, nil before SetScene
+	sceneVer uint64
+	link     Link
+	linkMsg  []byte
+	linkVer  uint64
+
+	published, sent, dropped, bad, refused atomic.Uint64
+}
+
+// options are settings tests change.
+type options struct {
+	writeTimeout time.Duration
+	// onMessage, if set, is called after each message from a page has been
+	// handled, with the error that made it be ignored.
+	onMessage func(error)
+	// onClose, if set, is called when a page's connection has ended and
+	// its input has been released.
+	onClose func()
+}
+
+// Stats counts what a Server has done.
+type Stats struct {
+	Conns     int    // pages connected now
+	Published uint64 // Publish calls made while a page was connected
+	Sent      uint64 // frame messages written to pages
+	Dropped   uint64 // frames replaced by a newer one before being written
+	Bad       uint64 // messages from pages ignored as malformed or unknown
+	Refused   uint64 // connections refused: over MaxConns, bad host or origin
+}
+
+// Start listens on cfg.Addr and serves the page at "/" and its WebSocket at
+// "/ws" until ctx ends or Close is called.
+func Start(ctx context.Context, cfg Config) (*Server, error) {
+	return start(ctx, cfg, options{writeTimeout: writeTimeout})
+}
+
+func start(ctx context.Context, cfg Config, opt options) (*Server, error) {
+	if cfg.Addr == "" {
+		return nil, errors.New("view: no address to listen on")
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("view: %w", err)
+	}
+	s := &Server{cfg: cfg, opt: opt, ln: ln, log: cfg.Logger, conns: map[*conn]struct{}{}}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if h, _, err := net.SplitHostPort(cfg.Addr); err == nil {
+		if _, err := netip.ParseAddr(h); err != nil {
+			s.name = h
+		}
+	}
+	s.actions = newActionIndex(&cfg.Actions)
+	s.hello = appendHello(nil, &cfg.Actions)
+	s.in = newInputState(&cfg.Actions)
+	s.linkMsg = appendLink(nil, Link{}, cfg.OnLink != nil)
+	s.linkVer = 1
+	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	s.http = &http.Server{
+		Handler:           s.handler(),
+		ReadHeaderTimeout: readHeaderTimeout,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		BaseContext:       func(net.Listener) context.Context { return s.ctx },
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		err := s.http.Serve(ln)
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("view server stopped", "err", err)
+		}
+	}()
+	s.stop = context.AfterFunc(ctx, func() { s.Close() })
+	s.log.Info("view listening", "addr", s.Addr())
+	return s, nil
+}
+
+// Addr returns the address the server listens on, with the port it was
+// given when Config.Addr asked for port 0.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Close stops serving, closes every page's connection and waits for their
+// goroutines. Input held by a page is released. Close may be called more
+// than once.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.stop()
+	s.cancel()
+	err := s.http.Close()
+	s.wg.Wait()
+	return err
+}
+
+// Stats returns the server's counts so far.
+func (s *Server) Stats() Stats {
+	s.mu.Lock()
+	n := len(s.conns)
+	s.mu.Unlock()
+	return Stats{
+		Conns:     n,
+		Published: s.published.Load(),
+		Sent:      s.sent.Load(),
+		Dropped:   s.dropped.Load(),
+		Bad:       s.bad.Load(),
+		Refused:   s.refused.Load(),
+	}
+}
+
+// TakeInput returns the page's input in command order: each axis's value
+// in -1..1, whether each button is held, and whether each button went down
+// at any time since the previous call (so a press and release between two
+// ticks is not lost). With no page driving the input, everything is
+// released. The slices are new on each call.
+func (s *Server) TakeInput() (axes []float64, held, pressed []bool) {
+	return s.in.take()
+}
+
+// SetScene sets what entities look like. Every page is sent the scene when
+// it connects and again after each change; a call that changes nothing
+// sends nothing. sc is not kept.
+func (s *Server) SetScene(sc Scene) {
+	b := appendScene(nil, &sc)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if string(b) == string(s.scene) {
+		return
+	}
+	s.scene = b
+	s.sceneVer++
+	s.pokeLocked()
+}
+
+// SetLink sets the link simulator's setting the page's sliders show, for
+// example the profile the client started with. It does not call
+// Config.OnLink. l is clamped like a setting from the page.
+func (s *Server) SetLink(l Link) {
+	l.Latency = min(max(l.Latency, 0), MaxLatency)
+	l.Jitter = min(max(l.Jitter, 0), MaxJitter)
+	if !(l.Loss >= 0) { // also NaN
+		l.Loss = 0
+	}
+	l.Loss = min(l.Loss, MaxLoss)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.setLinkLocked(l)
+}
+
+func (s *Server) setLinkLocked(l Link) {
+	s.link = l
+	s.linkMsg = appendLink(nil, l, s.cfg.OnLink != nil)
+	s.linkVer++
+	s.pokeLocked()
+}
+
+// Publish sends f to every connected page. It never blocks on a page: each
+// connection holds the newest frame not yet written, and a frame replaced
+// before it was written is dropped and counted. f is encoded before Publish
+// returns, so the caller may reuse its slices.
+func (s *Server) Publish(f Frame) {
+	s.mu.Lock()
+	n := len(s.conns)
+	s.seq++
+	seq := s.seq
+	s.mu.Unlock()
+	if n == 0 {
+		return
+	}
+	s.published.Add(1)
+	b := appendFrame(make([]byte, 0, 256+64*(len(f.Entities)+len(f.Samples))), seq, &f)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		c.offer(b)
+	}
+}
+
+// pokeLocked wakes every connection's writer. s.mu must be held.
+func (s *Server) pokeLocked() {
+	for c := range s.conns {
+		c.poke()
+	}
+}
+
+// state returns the scene and link messages and their versions.
+func (s *Server) state() (scene []byte, sceneVer uint64, link []byte, linkVer uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.scene, s.sceneVer, s.linkMsg, s.linkVer
+}
+
+// hostOK reports whether a request's Host names this server as an IP
+// address, localhost or Config.Addr's host name. A page from any other name
+// that resolves to this address (DNS rebinding) is refused, since the
+// WebSocket's origin check compares the origin with that very name.
+func (s *Server) hostOK(hostport string) bool {
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host, port = hostport, ""
+	}
+	for _, r := range port {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if _, err := netip.ParseAddr(host); err == nil {
+		return true
+	}
+	return strings.EqualFold(host, "localhost") || (s.name != "" && strings.EqualFold(host, s.name))
+}

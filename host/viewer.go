@@ -1,0 +1,222 @@
+package host
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"vkm/host/view"
+	"vkm/internal/entity"
+	"vkm/prediction"
+)
+
+// DrawRate is how many frames a second a client with a view runs, beside
+// its ticks: the page draws the interpolated and smoothed picture, which
+// moves between ticks, so frames come faster than a 64 Hz tick and a
+// 120 Hz screen gets one each refresh.
+const DrawRate = 120
+
+// reloadNotice is how long the page tells of a hot reload.
+const reloadNotice = 3 * time.Second
+
+// viewer ties a client's game to its web view: it publishes what the
+// client draws every frame, gives the page's input to the game as
+// commands, and applies the page's link sliders to the simulator.
+type viewer struct {
+	srv   *view.Server
+	g     *Game
+	c     *clientSession // nil offline
+	frame view.Frame
+	net   view.NetStats
+
+	prevHeld uint32
+	sceneSig uint64
+
+	// reloads seen, and when the last was first shown: the page tells of
+	// a hot reload for a few seconds.
+	reloads    int
+	reloadShow time.Time
+
+	// rates: the snapshots and corrections counted at the start of the
+	// second being measured.
+	rateAt       time.Time
+	rateSnaps    uint64
+	rateCorrects uint64
+	rateIn       uint64
+	rateOut      uint64
+}
+
+// startViewer serves cfg.View for g. sim, if set, is the socket the link
+// sliders reconfigure.
+func startViewer(ctx context.Context, cfg PlayConfig, g *Game, sim *simSocket) (*viewer, error) {
+	p := cfg.Project
+	var acts view.Actions
+	for _, a := range p.Axes {
+		acts.Axes = append(acts.Axes, view.Axis{Name: a.Name, Negative: a.Negative, Positive: a.Positive, Mouse: a.Mouse})
+	}
+	for _, b := range p.Buttons {
+		acts.Buttons = append(acts.Buttons, view.Button{Name: b.Name, Keys: b.Keys, Mouse: b.Mouse})
+	}
+	vc := view.Config{Addr: cfg.View, Actions: acts, Logger: cfg.logger()}
+	if sim != nil {
+		vc.OnLink = func(l view.Link) {
+			lc := sim.link()
+			lc.Latency, lc.Jitter, lc.Loss = l.Latency, l.Jitter, l.Loss
+			if err := sim.setLink(lc); err != nil {
+				cfg.logger().Warn("link setting refused", "err", err)
+			}
+		}
+	}
+	srv, err := view.Start(ctx, vc)
+	if err != nil {
+		return nil, err
+	}
+	if sim != nil {
+		lc := sim.link()
+		srv.SetLink(view.Link{Latency: lc.Latency, Jitter: lc.Jitter, Loss: lc.Loss})
+	}
+	if cfg.OnView != nil {
+		cfg.OnView(srv.Addr())
+	}
+	return &viewer{srv: srv, g: g, rateAt: time.Now()}, nil
+}
+
+func (v *viewer) close() { v.srv.Close() }
+
+// Next is the page's input as the command for one tick: held buttons as
+// they are, and a press for every button that went down since the last
+// tick, even one already released again.
+func (v *viewer) Next() prediction.Command {
+	axes, held, pressed := v.srv.TakeInput()
+	var c prediction.Command
+	for i := range min(len(axes), prediction.MaxAxes) {
+		c.Axes[i] = axes[i]
+	}
+	var p uint32
+	for i := range min(len(held), prediction.MaxButtons) {
+		if held[i] {
+			c.Held |= 1 << i
+		}
+		if pressed[i] {
+			p |= 1 << i
+		}
+	}
+	c.Pressed = p | c.Held&^v.prevHeld
+	c.Held |= p // a tap shorter than a tick is held for its one command
+	v.prevHeld = c.Held
+	return c
+}
+
+// publish sends the frame the client draws now.
+func (v *viewer) publish() {
+	g := v.g
+	v.updateScene()
+	f := &v.frame
+	f.Tick, f.Own = g.Tick(), g.Own()
+	f.Entities, f.HUD, f.Leased, f.Samples = f.Entities[:0], f.HUD[:0], f.Leased[:0], f.Samples[:0]
+	f.Ghost, f.Net = nil, nil
+	draw := func() {
+		g.store.Each(func(id entity.ID) bool {
+			if g.store.Body(id) != nil || id == g.own {
+				f.Entities = append(f.Entities, view.Pose{ID: id, Transform: g.store.WorldTransform(id)})
+			}
+			return true
+		})
+	}
+	if v.c != nil {
+		v.c.Drawn(draw)
+	} else {
+		draw()
+	}
+	if g.store.Alive(g.own) {
+		g.store.EachComponent(g.own, func(typ int, vals entity.Values) {
+			if typ >= len(g.schema.Types) {
+				return
+			}
+			t := g.schema.Types[typ]
+			for i, fl := range t.Fields {
+				if i < len(vals) {
+					f.HUD = append(f.HUD, view.Stat{Label: t.Name + "." + fl.Name, Value: vals[i]})
+				}
+			}
+		})
+	}
+	if c := v.c; c != nil && c.reloads != v.reloads {
+		v.reloads, v.reloadShow = c.reloads, time.Now()
+	}
+	if v.reloads > 0 && time.Since(v.reloadShow) < reloadNotice {
+		f.HUD = append(f.HUD, view.Stat{Label: "scripts reloaded at tick", Value: float64(v.c.reloadTick)})
+	}
+	if c := v.c; c != nil && g.role == Client {
+		v.netStats()
+		f.Net = &v.net
+		if c.ghostSet {
+			ghost := c.ghost
+			f.Ghost = &ghost
+		}
+		g.leases.Each(g.tick, func(id entity.ID) bool {
+			f.Leased = append(f.Leased, id)
+			return true
+		})
+		for id, tr := range c.interp.tracks {
+			if _, t, ok := tr.Newest(); ok {
+				f.Samples = append(f.Samples, view.Pose{ID: id, Transform: t})
+			}
+		}
+	}
+	v.srv.Publish(*f)
+}
+
+// netStats fills the panel's figures.
+func (v *viewer) netStats() {
+	c := v.c
+	n := &v.net
+	if conn := c.net.Conn(); conn != nil {
+		n.RTTms = round1(float64(conn.RTT()) / float64(time.Millisecond))
+		n.LossPermille = round1(conn.Loss(c.now) * 1000)
+	}
+	now := time.Now()
+	if secs := now.Sub(v.rateAt).Seconds(); secs >= 1 {
+		st := c.net.Stats()
+		n.BytesInPerS = round1(float64(st.BytesIn-v.rateIn) / secs)
+		n.BytesOutPerS = round1(float64(st.BytesOut-v.rateOut) / secs)
+		n.SnapshotsPerS = round1(float64(c.interp.snapshots-v.rateSnaps) / secs)
+		n.CorrectionsPerS = round1(float64(c.rec.corrections-v.rateCorrects) / secs)
+		v.rateAt, v.rateSnaps, v.rateCorrects = now, c.interp.snapshots, c.rec.corrections
+		v.rateIn, v.rateOut = st.BytesIn, st.BytesOut
+	}
+	n.PacingLowWater = float64(c.pacer.LowWater())
+	n.PacingTarget = round1(c.pacer.Target())
+	n.TickSpeed = math.Round(v.g.clock.Pace()*1000) / 1000
+	n.InterpDelayTicks = round1(c.interp.clock.Delay())
+	n.InterpStalls = float64(c.interp.clock.Stalls())
+}
+
+// updateScene sends the page the shapes of every entity with a body when
+// that set has changed.
+func (v *viewer) updateScene() {
+	g := v.g
+	sig := (1469598103934665603 ^ uint64(g.own.Pack())) * 1099511628211
+	g.store.Each(func(id entity.ID) bool {
+		if g.store.Body(id) != nil {
+			sig = (sig ^ uint64(id.Pack())) * 1099511628211
+		}
+		return true
+	})
+	if sig == v.sceneSig {
+		return
+	}
+	v.sceneSig = sig
+	var sc view.Scene
+	g.store.Each(func(id entity.ID) bool {
+		if d := g.store.Body(id); d != nil {
+			b := view.BodyOf(id, g.store.Name(id), d)
+			if id == g.own {
+				b.Color = "#f5b700"
+			}
+			sc.Bodies = append(sc.Bodies, b)
+		}
+		return true
+	})
+	v.srv.SetScene(sc)
+}

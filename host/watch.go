@@ -1,0 +1,122 @@
+package host
+
+import (
+	"io/fs"
+	"maps"
+	"path"
+	"strings"
+	"time"
+)
+
+// WatchQuiet is how long the files must stay unchanged after a change
+// before a reload is made of them: an editor's save can be several
+// writes, and a developer saving three files at once means one reload.
+const WatchQuiet = 150 * time.Millisecond
+
+// watcher polls a project folder's scripts (*.lua anywhere) and prefabs
+// (*.toml under prefabs/) for changes. Polling rather than OS file events:
+// editors that save by writing a new file and renaming it over the old,
+// folders on network or container mounts, and a project read through an
+// fs.FS all look the same to a poll, the cost at ten polls a second is a
+// few dozen stats, and nothing outside the standard library is needed.
+type watcher struct {
+	fsys fs.FS
+	// start is every watched file's content when the server started:
+	// a bundle carries what differs from it.
+	start map[string][]byte
+	stamp map[string]stamp
+	// dirty is when the files were last seen to change (0: settled).
+	dirty time.Duration
+}
+
+type stamp struct {
+	size int64
+	mod  time.Time
+}
+
+func newWatcher(fsys fs.FS) (*watcher, error) {
+	w := &watcher{fsys: fsys, start: map[string][]byte{}}
+	st, err := w.scan()
+	if err != nil {
+		return nil, err
+	}
+	w.stamp = st
+	for p := range st {
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return nil, err
+		}
+		w.start[p] = b
+	}
+	return w, nil
+}
+
+// watched reports whether p is a file a reload carries.
+func watched(p string) bool {
+	switch path.Ext(p) {
+	case ".lua":
+		return true
+	case ".toml":
+		return strings.HasPrefix(p, "prefabs/")
+	}
+	return false
+}
+
+func (w *watcher) scan() (map[string]stamp, error) {
+	out := map[string]stamp{}
+	err := fs.WalkDir(w.fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !watched(p) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // gone between the listing and the stat
+		}
+		out[p] = stamp{info.Size(), info.ModTime()}
+		return nil
+	})
+	return out, err
+}
+
+// poll looks at the files and reports true once, when a change has been
+// followed by WatchQuiet of calm.
+func (w *watcher) poll(now time.Duration) bool {
+	st, err := w.scan()
+	if err != nil {
+		return false
+	}
+	if !maps.Equal(st, w.stamp) {
+		w.stamp, w.dirty = st, max(now, 1)
+		return false
+	}
+	if w.dirty != 0 && now-w.dirty >= WatchQuiet {
+		w.dirty = 0
+		return true
+	}
+	return false
+}
+
+// changed returns every watched file whose content differs from the
+// start, and every file added since.
+func (w *watcher) changed() (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for p := range w.stamp {
+		b, err := fs.ReadFile(w.fsys, p)
+		if err != nil {
+			return nil, err
+		}
+		if old, ok := w.start[p]; !ok || string(old) != string(b) {
+			out[p] = b
+		}
+	}
+	return out, nil
+}
