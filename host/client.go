@@ -112,6 +112,7 @@ func newClientSession(cfg clientConfig) *clientSession {
 		rel:    mustReliable(),
 	}
 	cfg.game.beforeTick = c.beforeTick
+	cfg.game.lease = c.leaseNow
 	return c
 }
 

@@ -86,6 +86,9 @@ type Game struct {
 	driven map[entity.ID]*prediction.Command
 	// lag is a server's lag compensation (nil elsewhere).
 	lag *lagComp
+	// lease, on a client, starts leasing a body this end's own behaviors
+	// act on (see ApplyImpulse).
+	lease func(entity.ID)
 	// leases are the bodies a client's character is pushing, which that
 	// client simulates too.
 	leases    prediction.Leases
@@ -572,7 +575,13 @@ func (g *Game) Destroy(id entity.ID) {
 	g.store.Destroy(id)
 }
 
-func (g *Game) ApplyImpulse(id entity.ID, ix, iy float64) {
+func (g *Game) ApplyImpulse(by, id entity.ID, ix, iy float64) {
+	if g.role == Client && !g.Simulates(id) {
+		if by.IsNone() || !g.Simulates(by) || g.lease == nil || g.phys.Mass(id) <= 0 {
+			return // the server decides what happens to it
+		}
+		g.lease(id)
+	}
 	rb := g.store.Rigidbody(id)
 	m := g.phys.Mass(id)
 	if rb == nil || m <= 0 || !finite(ix) || !finite(iy) {

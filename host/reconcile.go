@@ -243,3 +243,15 @@ func (c *clientSession) lapse(id entity.ID) {
 		st.SetRigidbody(id, w.rb)
 	}
 }
+
+// leaseNow leases id from this tick on, as a push would: a behavior of
+// what this client simulates (its own character's shot) acted on it, so the
+// server's next word on it will carry that act, and predicting it keeps the
+// picture and the character's prediction exact.
+func (c *clientSession) leaseNow(id entity.ID) {
+	g := c.game
+	if _, ok := c.lastWord[id]; !ok {
+		c.lastWord[id] = c.body(id)
+	}
+	g.leases.Report([]entity.ID{id}, g.tick)
+}

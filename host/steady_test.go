@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"vkm/internal/entity"
 	"vkm/transport/memnet"
 )
 
@@ -23,7 +24,7 @@ func TestACorrectionLandsOnTheServersAnswerExactly(t *testing.T) {
 			srv, own := h.server.game, a.c.game.own
 			a.c.rec.maxCorrection = 0
 			before := a.c.rec
-			srv.ApplyImpulse(own, 0, 400) // up, two metres a tick, on the server only
+			srv.ApplyImpulse(entity.None, own, 0, 400) // up, two metres a tick, on the server only
 			h.runUntil(time.Second, "the knock's correction", func() bool { return a.c.rec.corrections > before.corrections })
 			knocked := a.c.rec
 			a.c.rec.maxError = 0

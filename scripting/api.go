@@ -230,7 +230,7 @@ func (r *Runtime) luaApplyImpulse(L *lua.LState) int {
 		return 0
 	}
 	ix, iy := checkFinite(L, 2), checkFinite(L, 3)
-	r.world.ApplyImpulse(id, ix, iy)
+	r.world.ApplyImpulse(r.current, id, ix, iy)
 	return 0
 }
 

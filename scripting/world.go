@@ -43,8 +43,12 @@ type World interface {
 	Destroy(id entity.ID)
 
 	// ApplyImpulse changes id's velocity by an impulse (N·s) through its
-	// centre of mass. It does nothing for a body that is not dynamic.
-	ApplyImpulse(id entity.ID, ix, iy float64)
+	// centre of mass, applied by the behavior of entity by (None: no
+	// entity's). It does nothing for a body that is not dynamic. On a
+	// client, a body this end does not simulate is leased first when by is
+	// one it does: the own character's shot knocks a crate at once, as a
+	// push does, instead of waiting for the server to say so.
+	ApplyImpulse(by, id entity.ID, ix, iy float64)
 	// RayCast returns the closest solid (non-sensor) fixture hit on the
 	// segment, ignoring fixtures of ignore.
 	RayCast(x1, y1, x2, y2 float64, ignore entity.ID) (Hit, bool)

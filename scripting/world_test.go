@@ -157,7 +157,9 @@ func (w *fakeWorld) Destroy(id entity.ID) {
 	w.rt.Detach(id)
 	w.ents[id.Slot] = nil
 }
-func (w *fakeWorld) ApplyImpulse(id entity.ID, ix, iy float64) { w.impulse = [2]float64{ix, iy} }
+func (w *fakeWorld) ApplyImpulse(by, id entity.ID, ix, iy float64) {
+	w.impulse = [2]float64{ix, iy}
+}
 func (w *fakeWorld) RayCast(x1, y1, x2, y2 float64, ignore entity.ID) (Hit, bool) {
 	if w.hit == nil {
 		return Hit{}, false

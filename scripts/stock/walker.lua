@@ -58,16 +58,20 @@ function Walker:fire(c)
   local dx, dy = self:aim(c)
   local range = self.range or 30
   local x2, y2 = x + dx * range, y + dy * range
-  local hit = self:raycast(x, y, x2, y2)
+  -- Judged against what this player saw: on a server the other players
+  -- stand, for the ray, where this player's screen had them.
+  local hit = net.rewind(function()
+    return self:raycast(x, y, x2, y2)
+  end)
   if hit then
     x2, y2 = hit.x, hit.y
     local target = hit.entity
-    -- Only the end that simulates the target decides what the shot did to
-    -- it: offline and on the server that is every end; a client shows the
-    -- shot and waits to be told.
     local wounds = target:has("Health")
-    if target:is_simulated() then
-      if wounds then
+    if wounds then
+      -- Only the end that simulates the target decides what the shot did
+      -- to it: offline and on the server that is every end; a client
+      -- shows the shot and waits to be told.
+      if target:is_simulated() then
         local hp = target:get("Health", "hp")
         if hp > 0 then
           hp = math.max(0, hp - (self.damage or 25))
@@ -76,9 +80,11 @@ function Walker:fire(c)
             target:die(self)
           end
         end
-      else
-        target:apply_impulse(dx * 4, dy * 4) -- a crate is knocked back
       end
+    else
+      -- A crate is knocked back. A client leases what its own character
+      -- knocks, so it moves at once there too.
+      target:apply_impulse(dx * 4, dy * 4)
     end
     if wounds and not self:is_replaying() then
       self:emit("hit", { x = x2, y = y2, target = target:id() })
