@@ -96,13 +96,13 @@ func (w *World) grounded(b *box2d.B2Body) bool {
 // whether the closest solid fixture of another body it meets faces up.
 func (w *World) groundBelow(b *box2d.B2Body, x, feet float64) bool {
 	hit, ny := false, 0.0
-	w.b2.RayCast(func(f *box2d.B2Fixture, _, n box2d.B2Vec2, fraction float64) float64 {
+	w.castRay(box2d.MakeB2Vec2(x, feet+probeUp), box2d.MakeB2Vec2(x, feet-probeDown), func(f *box2d.B2Fixture, fraction float64, n box2d.B2Vec2) float64 {
 		if f.IsSensor() || f.GetBody() == b {
 			return -1
 		}
 		hit, ny = true, n.Y
 		return fraction
-	}, box2d.MakeB2Vec2(x, feet+probeUp), box2d.MakeB2Vec2(x, feet-probeDown))
+	})
 	return hit && ny > groundNormalY
 }
 

@@ -121,6 +121,8 @@ type World struct {
 	// into user code. A query takes it (leaving nil) so a nested query made
 	// from the callback allocates its own instead of clobbering it.
 	scratch []entity.ID
+	// rayStack is castRay's node stack, kept between casts.
+	rayStack []int
 }
 
 // body is one entity's box2d body.
