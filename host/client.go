@@ -61,6 +61,9 @@ type clientSession struct {
 	schemaFrom uint32
 	reloads    int
 	reloadTick uint32 // the tick the last reload took effect at
+	// oldCodeBefore is the tick the last reload took effect at while a
+	// replay may still reach back before it (0: none may).
+	oldCodeBefore uint32
 	// staleSchema counts snapshots dropped because they were written
 	// under the schema a reload replaced.
 	staleSchema int

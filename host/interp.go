@@ -48,6 +48,12 @@ func (c *clientSession) arrived(sn *replication.Snapshot, now transport.Time) {
 	prev := ip.clock.Newest()
 	ip.clock.Arrive(sn.Tick, time.Duration(now))
 	ip.snapshots++
+	if sn.HasCommands && c.oldCodeBefore != 0 && sn.Commands.Judged+1 >= c.oldCodeBefore {
+		// Replays start after the judged tick: none reaches back before
+		// the reload any more.
+		c.game.scripts.ForgetOldCode()
+		c.oldCodeBefore = 0
+	}
 	ip.newestAt = now
 	if ip.haveTicks {
 		ip.prevTick = prev

@@ -189,6 +189,7 @@ func (c *clientSession) reconcile(h held, judged uint32) {
 		g.phys.Place(b.id, g.store.Transform(b.id), g.store.Rigidbody(b.id))
 	}
 	c.rec.replayed += uint64(g.Replay(judged+1, g.tick, c.rec.command, c.recordPrediction))
+	g.scripts.UseOldCode(false)
 	// The simulation took the correction at once; the picture eases into
 	// it: where each body was about to be drawn, less where it now is,
 	// becomes an offset that decays.

@@ -237,6 +237,11 @@ func (c *clientSession) readMessages() {
 // replays): a reload takes effect before the tick it names.
 func (c *clientSession) beforeTick() {
 	g := c.game
+	if c.oldCodeBefore != 0 {
+		// A replayed tick from before the last reload runs the code that
+		// ran it then; every other tick runs the new code.
+		g.scripts.UseOldCode(g.replaying && g.tick < c.oldCodeBefore)
+	}
 	b := c.reloadAt
 	if b == nil || g.replaying || g.tick < b.clientTick {
 		return
@@ -247,10 +252,15 @@ func (c *clientSession) beforeTick() {
 		c.log.Error("reload failed: the old code keeps running", "err", err)
 		return
 	}
+	c.oldCodeBefore = g.tick
 	if res.SchemaChanged {
 		// Snapshots written before the server's reload tick are under
 		// the old schema: they are dropped until the new ones arrive.
+		// The old code read components the new schema has reshaped, so
+		// a replay from before the reload runs the new code too.
 		c.schemaFrom = b.serverTick
+		g.scripts.ForgetOldCode()
+		c.oldCodeBefore = 0
 	}
 	c.reloads++
 	c.reloadTick = g.tick

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"vkm/internal/entity"
 	"vkm/scripts"
 	"vkm/transport"
 	"vkm/transport/memnet"
@@ -253,5 +254,69 @@ func TestReloadAddsAField(t *testing.T) {
 	t.Logf("client Health after the reload: %v (hp kept: %v); snapshots dropped as written under the old schema: %d", v, v[hp], a.c.staleSchema)
 	if v[hp] != srv.store.Component(g.own, typ)[hp] || g.Role() != Client {
 		t.Fatalf("client %v, Health %v", g.Role(), v)
+	}
+}
+
+// TestReplayAcrossAReloadRunsTheCodeOfEachTick replays, after a reload, the
+// ticks since five before it: those before the reload run the old code
+// and those after the new, so the replay lands exactly where the
+// prediction was; replayed on the new code alone, it would not.
+func TestReplayAcrossAReloadRunsTheCodeOfEachTick(t *testing.T) {
+	h, dir := devHarness(t)
+	p, err := LoadProject(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := h.join(p, link100, 17) // a round trip long enough to keep the reload unjudged for a while
+	run := &steady{}
+	a.input = run
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	if err := os.WriteFile(filepath.Join(dir, "scripts/walker.lua"), slowWalker(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.runUntil(2*time.Second, "the reload's scheduling", func() bool { return h.server.dev.pending != nil })
+	run.cmd.Axes[p.AxisIndex("run")] = 1 // from the spawn toward the first crate, 6 m off
+	h.runUntil(2*time.Second, "the reload", func() bool { return a.c.reloads == 1 })
+	g := a.c.game
+	for g.tick < a.c.reloadTick+3 {
+		h.step()
+	}
+	if a.c.oldCodeBefore == 0 {
+		t.Fatal("the old code was dropped before any replay could need it")
+	}
+	replayFrom := func(from uint32, oldCode bool) entity.Transform {
+		own := g.own
+		saved, savedRB := *g.store.Transform(own), *g.store.Rigidbody(own)
+		t0, rb0, ok := a.c.rec.pred.At(from-1, own)
+		if !ok {
+			t.Fatalf("no prediction held for tick %d", from-1)
+		}
+		*g.store.Transform(own) = t0
+		g.store.SetRigidbody(own, &rb0)
+		g.phys.Place(own, g.store.Transform(own), g.store.Rigidbody(own))
+		keep := a.c.oldCodeBefore
+		if !oldCode {
+			a.c.oldCodeBefore = 0
+		}
+		g.Replay(from, g.tick, a.c.rec.command, a.c.recordPrediction)
+		g.scripts.UseOldCode(false)
+		a.c.oldCodeBefore = keep
+		got := *g.store.Transform(own)
+		*g.store.Transform(own) = saved
+		g.store.SetRigidbody(own, &savedRB)
+		g.phys.Place(own, g.store.Transform(own), g.store.Rigidbody(own))
+		return got
+	}
+	want := *g.store.Transform(g.own)
+	from := a.c.reloadTick - 5
+	withOld := replayFrom(from, true)
+	newOnly := replayFrom(from, false)
+	t.Logf("reload at client tick %d; replaying from %d to %d: predicted x %.4f, replayed with each tick's code %.4f, with the new code only %.4f",
+		a.c.reloadTick, from, g.tick, want.X, withOld.X, newOnly.X)
+	if withOld != want {
+		t.Fatalf("replayed with each tick's code to %+v, predicted %+v", withOld, want)
+	}
+	if newOnly == want {
+		t.Fatal("the new code alone replays to the same place: the test proves nothing")
 	}
 }

@@ -101,7 +101,10 @@ func (r *Runtime) Reload(fsys fs.FS) (Reloaded, error) {
 	if err != nil {
 		return fail(err)
 	}
+	r.UseOldCode(false)
+	r.old = r.old[:0]
 	for _, mv := range moves {
+		r.old = append(r.old, codeSwap{in: mv.in, oldB: mv.in.b, oldFn: mv.in.fn, newB: mv.b, newFn: mv.fn})
 		mv.in.b, mv.in.fn, mv.in.disabled = mv.b, mv.fn, false
 		mv.in.self.Metatable = mv.b.meta
 	}
@@ -193,4 +196,40 @@ func (r *Runtime) CheckSyntax(name string, source []byte) error {
 		return serr
 	}
 	return nil
+}
+
+// codeSwap is one instance's code before and after the last reload.
+type codeSwap struct {
+	in           *instance
+	oldB, newB   *behavior
+	oldFn, newFn [numCallbacks]*lua.LFunction
+}
+
+// UseOldCode switches every instance the last Reload re-pointed back to
+// the code it ran before it (true) or on to its new code (false). A client
+// that replays ticks from before the tick a reload took effect at runs
+// them on the code that ran them then, as the server did; everything else
+// runs the new code. Instances made since the reload have only new code.
+// With no reload behind it, it does nothing.
+func (r *Runtime) UseOldCode(old bool) {
+	if old == r.usingOld {
+		return
+	}
+	r.usingOld = old
+	for _, s := range r.old {
+		if old {
+			s.in.b, s.in.fn = s.oldB, s.oldFn
+		} else {
+			s.in.b, s.in.fn = s.newB, s.newFn
+		}
+		s.in.self.Metatable = s.in.b.meta
+	}
+}
+
+// ForgetOldCode drops the code the last reload replaced, once no replay
+// can reach back before it.
+func (r *Runtime) ForgetOldCode() {
+	r.UseOldCode(false)
+	clear(r.old)
+	r.old = r.old[:0]
 }

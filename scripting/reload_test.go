@@ -1,6 +1,7 @@
 package scripting
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -153,5 +154,38 @@ func TestReloadReenablesAFixedBehavior(t *testing.T) {
 	r.FixedUpdate(1.0/64, false)
 	if s := w.eventsNamed("step"); len(s) != 1 || s[0]["speed"] != float64(2) {
 		t.Fatalf("steps after fixing %v", s)
+	}
+}
+
+// TestUseOldCodeForReplays switches a reloaded instance back to the code
+// it ran before the reload and on again, as a client replaying ticks from
+// before a reload does; its fields are the same either way.
+func TestUseOldCodeForReplays(t *testing.T) {
+	r, w := newTest(t, reloadV1, "scripts/runner.lua", runnerV1)
+	if _, err := r.SetupNetwork(); err != nil {
+		t.Fatal(err)
+	}
+	id := w.add("a")
+	attach(t, r, id, "runner")
+	r.FixedUpdate(1.0/64, false)
+	if _, err := r.Reload(reloadFS(reloadV1, runnerV2)); err != nil {
+		t.Fatal(err)
+	}
+	r.UseOldCode(true)
+	r.FixedUpdate(1.0/64, true)
+	r.UseOldCode(false)
+	r.FixedUpdate(1.0/64, false)
+	r.ForgetOldCode()
+	r.UseOldCode(true) // nothing left to switch to
+	r.FixedUpdate(1.0/64, false)
+	var speeds []any
+	for _, s := range w.eventsNamed("step") {
+		speeds = append(speeds, s["speed"])
+	}
+	if want := []any{float64(1), float64(1), float64(2), float64(2)}; !slices.Equal(speeds, want) {
+		t.Fatalf("speeds %v, want %v", speeds, want)
+	}
+	if s := w.eventsNamed("step"); s[3]["steps"] != float64(4) {
+		t.Fatalf("the instance lost count across the switches: %v", s)
 	}
 }

@@ -109,6 +109,11 @@ type Runtime struct {
 	newJoin  *lua.LFunction
 	join     *lua.LFunction
 
+	// old is what the last reload replaced, kept for replays of the
+	// ticks before it; usingOld says it is switched in.
+	old      []codeSwap
+	usingOld bool
+
 	current entity.ID // the entity whose callback is running
 	frame   uint64
 	errors  int
