@@ -145,9 +145,56 @@ func TestALapsedLeaseSlidesBack(t *testing.T) {
 			t.Fatalf("frame %d after the lapse moved the drawn crate %.1f mm", i, s*1000)
 		}
 	}
-	// And nothing else jumped: a predicted body moves once a tick, by at
-	// most a running character's 8 m/s × 1/64 s = 125 mm.
-	if largest > 0.15 {
+	// And nothing else jumped: a predicted body is drawn between its last
+	// two ticks, so it moves every frame by at most what a pushed crate
+	// moves in one (16 mm, and 5% more on a fast clock).
+	if largest > 0.0168 {
 		t.Fatalf("the drawn crate jumped %.1f mm in one frame", largest*1000)
+	}
+}
+
+// TestOwnCharacterIsDrawnBetweenTicks runs the own character along the
+// hall and watches it drawn every 2 ms frame: blended between the last two
+// predicted ticks, it moves a little every frame instead of a tick's worth
+// every eighth frame.
+func TestOwnCharacterIsDrawnBetweenTicks(t *testing.T) {
+	h := newHarness(t, loadArena(t))
+	a := h.seated(memnet.Lan, 4, false)
+	h.run(time.Second)
+	g := a.c.game
+	run := &steady{}
+	run.cmd.Axes[g.project.AxisIndex("run")] = -1 // toward the hall's end, no crates
+	a.input = run
+	h.run(time.Second / 4) // up to speed
+	drawn := func() float64 {
+		var x float64
+		a.c.Drawn(func() { x = g.store.Transform(g.own).X })
+		return x
+	}
+	var (
+		lastDrawn, lastRaw = drawn(), g.store.Transform(g.own).X
+		largest            float64
+		still, rawStill    int
+	)
+	const frames = 100
+	for range frames {
+		h.step()
+		d, r := drawn(), g.store.Transform(g.own).X
+		largest = max(largest, math.Abs(d-lastDrawn))
+		if d == lastDrawn {
+			still++
+		}
+		if r == lastRaw {
+			rawStill++
+		}
+		lastDrawn, lastRaw = d, r
+	}
+	// 8 m/s for a 2 ms frame is 16 mm; the clock runs at most 5% fast.
+	t.Logf("%d frames: drawn still in %d, raw in %d; largest drawn step %.1f mm", frames, still, rawStill, largest*1000)
+	if rawStill < frames/2 {
+		t.Fatalf("the raw pose moved in %d of %d frames: not the tick steps this test expects", frames-rawStill, frames)
+	}
+	if still > 0 || largest > 0.0168 {
+		t.Fatalf("the own character is drawn in steps: still in %d frames, a step of %.1f mm", still, largest*1000)
 	}
 }

@@ -60,8 +60,8 @@ func (c *clientSession) recordPrediction(g *Game) {
 		return
 	}
 	c.island = c.island[:0]
-	g.phys.Island(g.own, func(id entity.ID) bool {
-		if id != g.own && g.store.Controller(id) != nil {
+	join := func(id entity.ID) bool {
+		if id == g.own || g.store.Controller(id) != nil {
 			// Another player's character: its own commands drive it,
 			// which this end does not have. It is drawn as the server
 			// says, like any player, and never leased.
@@ -79,7 +79,28 @@ func (c *clientSession) recordPrediction(g *Game) {
 			g.phys.Adopt(id, g.store.Transform(id), g.store.Rigidbody(id))
 		}
 		return true
+	}
+	g.phys.Island(g.own, join)
+	// A leased body still moving goes on being this end's: it moves on
+	// this end's prediction (the character's push, its shot), and so does
+	// whatever it runs into. Handed back while it moves, or run into a
+	// body placed where the server last said, it would be predicted
+	// against a world the server does not have.
+	c.moving = c.moving[:0]
+	g.leases.Each(g.tick, func(id entity.ID) bool {
+		if rb := g.store.Rigidbody(id); rb != nil && rb.Awake {
+			c.moving = append(c.moving, id)
+		}
+		return true
 	})
+	for _, id := range c.moving {
+		if diagSelf {
+			join(id)
+		}
+		if diagSpread {
+			g.phys.Island(id, join)
+		}
+	}
 	g.leases.Report(c.island, g.tick)
 	g.leases.Expired(g.tick, c.lapse)
 	c.recordBody(g, g.own)
@@ -208,6 +229,7 @@ func (c *clientSession) reconcile(h held, judged uint32) {
 // the server's newest word (see interpolation), for the same length.
 func (c *clientSession) Drawn(draw func()) {
 	c.interpolate()
+	c.blendPredicted()
 	defer c.restore()
 	c.smooth.Draw(c.game.store.Transform, draw)
 }
@@ -256,3 +278,5 @@ func (c *clientSession) leaseNow(id entity.ID) {
 	}
 	g.leases.Report([]entity.ID{id}, g.tick)
 }
+
+var diagSelf, diagSpread = true, true

@@ -322,17 +322,17 @@ func (tr *Track) At(when float64) (entity.Transform, bool) {
 		s := tr.sample(i)
 		off := float64(int32(s.tick - newest)) // ticks before the newest
 		if rel >= off {
-			return lerpTransform(s.t, later.t, (rel-off)/(laterOff-off)), true
+			return Lerp(s.t, later.t, (rel-off)/(laterOff-off)), true
 		}
 		later, laterOff = s, off
 	}
 	return later.t, true
 }
 
-// lerpTransform returns the pose f of the way from a to b, 0 ≤ f < 1: a
+// Lerp returns the pose f of the way from a to b, 0 ≤ f ≤ 1: a
 // itself at f = 0. The angle turns by the wrapped difference, so a body
 // crossing ±π turns through π rather than all the way round.
-func lerpTransform(a, b entity.Transform, f float64) entity.Transform {
+func Lerp(a, b entity.Transform, f float64) entity.Transform {
 	return entity.Transform{
 		X:     a.X + (b.X-a.X)*f,
 		Y:     a.Y + (b.Y-a.Y)*f,

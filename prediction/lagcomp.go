@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"vkm/internal/entity"
-	"vkm/wire"
 )
 
 // RewindTicks is how many ticks of every player's pose a server keeps for
@@ -98,13 +97,7 @@ func (h *PoseHistory) At(id entity.ID, tick float64) (entity.Transform, bool) {
 	if frac == 0 {
 		return a, true
 	}
-	b := r.poses[(uint32(whole)+1)%RewindTicks]
-	return entity.Transform{
-		X:     a.X + (b.X-a.X)*frac,
-		Y:     a.Y + (b.Y-a.Y)*frac,
-		Angle: wire.Wrap(a.Angle + wire.Wrap(b.Angle-a.Angle)*frac),
-		Scale: a.Scale + (b.Scale-a.Scale)*frac,
-	}, true
+	return Lerp(a, r.poses[(uint32(whole)+1)%RewindTicks], frac), true
 }
 
 // DrawnAt is the server tick a client was drawing when it made command seq,
