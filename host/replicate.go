@@ -61,7 +61,10 @@ func (s *serverSession) buildRound() {
 
 // sendRound writes one snapshot to every player whose first packet has
 // arrived (it proves the Welcome did): the round is built once, then each
-// peer's baseline decides what its snapshot says.
+// peer's baseline decides what its snapshot says. A settled player's
+// snapshot without news is held back but every SettledEvery-th round; the
+// queue's low water is then the lowest over the rounds since the last one
+// sent, as the header promises.
 func (s *serverSession) sendRound(now transport.Time) {
 	s.players = s.net.Players(s.players[:0], now)
 	built := false
@@ -80,11 +83,21 @@ func (s *serverSession) sendRound(now transport.Time) {
 				st.peer.Hold(id) // the client loaded the same scene (the join compared it)
 			}
 		}
-		st.peer.SetCommands(replication.Commands{Newest: st.queue.Newest(), Judged: st.queue.Judged(), LowWater: st.queue.LowWater()})
+		low := st.queue.LowWater()
+		if st.lowHeld {
+			low = min(low, st.lowWater)
+		}
+		st.lowWater, st.lowHeld = low, true
+		st.peer.SetCommands(replication.Commands{Newest: st.queue.Newest(), Judged: st.queue.Judged(), LowWater: low})
 		conn := s.net.Conn(p.Player)
 		st.peer.Acknowledge(conn)
 		st.rel.Acknowledge(conn, now)
 		s.snap = st.peer.Write(s.snap[:0], s.round, st.entity, transport.MaxDataPayload-payloadOverhead)
+		if !st.peer.Stats().News && st.rel.PendingMessages() == 0 && st.held < SettledEvery-1 {
+			st.held++
+			continue
+		}
+		st.held, st.lowHeld = 0, false
 		s.payload = framePayload(s.payload, st.rel, s.snap, now)
 		seq, err := s.net.Send(p.Player, s.payload, now)
 		if err != nil {

@@ -213,10 +213,10 @@ func (srv *server) step(elapsed time.Duration, now transport.Time) {
 	s.now = now
 	srv.stats.begin()
 	s.game.Advance(elapsed, nil, srv.afterTick)
-	due := s.nextSnapshot
+	rounds := s.rounds
 	start := time.Now()
 	s.advance(0, now)
-	if s.nextSnapshot != due {
+	if s.rounds != rounds {
 		srv.stats.sends.add(time.Since(start))
 	}
 }

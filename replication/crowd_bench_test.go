@@ -2,6 +2,7 @@ package replication
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"vkm/internal/entity"
@@ -82,7 +83,8 @@ func crowdWorld(players, resting int) *world {
 // BenchmarkSendRoundCrowd measures one send round of a crowd: every player
 // moving, every crate at rest and confirmed long ago, a snapshot per peer.
 // What the resting crates cost is each peer's finding again that it has
-// nothing to say of them.
+// nothing to say of them. heap-B/peer is what each peer's state holds once
+// every crate is confirmed (its baseline, claims and scratch).
 func BenchmarkSendRoundCrowd(b *testing.B) {
 	for _, peers := range []int{16, 64} {
 		b.Run(fmt.Sprintf("peers=%d", peers), func(b *testing.B) {
@@ -90,6 +92,9 @@ func BenchmarkSendRoundCrowd(b *testing.B) {
 			w := crowdWorld(peers, 500)
 			r := NewRound(s)
 			slots := w.slots()
+			buildFrom(b, w, slots, r, 0)
+			buildFrom(b, w, slots, r, 0)
+			heap := heapInUse()
 			ps := make([]*Peer, peers)
 			for i := range ps {
 				ps[i] = NewPeer(s)
@@ -115,6 +120,7 @@ func BenchmarkSendRoundCrowd(b *testing.B) {
 			for range 64 { // long enough for every crate to be confirmed at rest
 				round()
 			}
+			perPeer := float64(heapInUse()-heap) / float64(peers)
 			bytes, snaps = 0, 0
 			b.ReportAllocs()
 			for b.Loop() {
@@ -122,8 +128,17 @@ func BenchmarkSendRoundCrowd(b *testing.B) {
 			}
 			b.ReportMetric(float64(bytes)/float64(snaps), "bytes/snapshot")
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(peers), "ns/peer")
+			b.ReportMetric(perPeer, "heap-B/peer")
 		})
 	}
+}
+
+// heapInUse returns the bytes of live heap objects after a collection.
+func heapInUse() int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
 }
 
 // buildFrom fills r from w as world.build does, over slots listed once, so

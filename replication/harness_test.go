@@ -323,6 +323,12 @@ type sim struct {
 	refOrder  map[wire.Seq]int
 	refFolded int
 	payloads  map[wire.Seq][]byte
+
+	// twin, when set, is a second Peer told the same answers that plans
+	// every slot and looks for removals every round (its quiet marks
+	// cleared before each Write): its snapshots must be m.p's byte for
+	// byte, so skipping what is quiet never changes what is said.
+	twin *Peer
 }
 
 func newSim(tb testing.TB, seed uint64) *sim {
@@ -385,6 +391,9 @@ func (m *sim) step() {
 	if m.check {
 		m.checkBaseline()
 	}
+	if m.twin != nil {
+		m.twin.Acknowledge(AckFunc(m.fate))
+	}
 	m.w.build(m.tb, m.r, uint32(m.round))
 	payload := m.p.Write(nil, m.r, m.own, m.budget)
 	if len(payload) > m.budget {
@@ -392,6 +401,16 @@ func (m *sim) step() {
 	}
 	m.seq++
 	m.p.Sent(m.seq)
+	if m.twin != nil {
+		m.twin.remQuiet = 0
+		for i := range m.twin.bases {
+			m.twin.bases[i].quiet = 0
+		}
+		if full := m.twin.Write(nil, m.r, m.own, m.budget); !bytes.Equal(full, payload) {
+			m.tb.Fatalf("round %d: skipping quiet slots wrote %x; planning every slot wrote %x", m.round, payload, full)
+		}
+		m.twin.Sent(m.seq)
+	}
 	if m.check {
 		m.payloads[m.seq] = payload
 		m.refOrder[m.seq] = m.sent + 1
@@ -453,6 +472,11 @@ func (m *sim) checkBaseline() {
 		}
 		if re == nil {
 			continue
+		}
+		for t := range re.comps {
+			if t >= len(b.comps) {
+				m.tb.Fatalf("round %d: slot %d type %d: beyond the baseline's types, so absent; acknowledged %x", m.round, b.slot, t, re.comps[t])
+			}
 		}
 		for t, bc := range b.comps {
 			got, ok := re.comps[t]

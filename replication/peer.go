@@ -64,11 +64,16 @@ const (
 )
 
 // baseComp is the confirmed state of one component of one slot's occupant.
+//
+// order is, for an unknown component, the order of the newest lost snapshot
+// behind the doubt, and for a present or absent one the order of the
+// snapshot that confirmed it: one field, since each state reads only its
+// own (a baseline holds one of these per wire type per slot per
+// connection, so its size is the baseline's).
 type baseComp struct {
 	state compState
-	since uint64 // for unknown: the order of the newest lost snapshot behind it
-	at    uint64 // for present and absent: the order of the snapshot that confirmed it
 	nbits uint32
+	order uint64
 	data  []byte
 }
 
@@ -76,10 +81,19 @@ type baseComp struct {
 // and, by wire type, that occupant's components. It also carries the
 // slot's accumulated send priority.
 type slotBase struct {
-	slot  uint32
-	occ   entity.ID // entity.None: confirmed empty (or never confirmed)
-	prio  uint32
-	comps []baseComp // by wire type; nil until first confirmed
+	slot uint32
+	occ  entity.ID // entity.None: confirmed empty (or never confirmed)
+	prio uint32
+	// comps is by wire type, as long as the highest type any claim about
+	// the slot has named (a type beyond it is confirmed absent, as of no
+	// snapshot in particular): a crate's two engine types take two, not
+	// one per type in the schema. Doubt about every type makes it whole.
+	comps []baseComp
+	// quiet is the round (Round.n) at which a plan of this slot's
+	// occupant, not as the own entity, found nothing to say, with the
+	// baseline as it still stands; 0 when unknown. Every change to the
+	// slot's baseline clears it.
+	quiet uint64
 }
 
 // doubt is an occupant the receiver may hold at its slot although nothing
@@ -96,12 +110,15 @@ type doubt struct {
 // its components (bits copied, since the round's storage is reused). It is
 // folded into the baseline only when the snapshot is acknowledged.
 type claim struct {
-	seq   wire.Seq
-	order uint64 // 1, 2, 3... in send order; never wraps, unlike seq
-	rem   []entity.ID
-	ents  []claimEnt
-	comps []claimComp
-	data  []byte
+	seq      wire.Seq
+	order    uint64 // 1, 2, 3... in send order; never wraps, unlike seq
+	own      entity.ID
+	commands bool // the header carried command feedback
+	news     bool // WriteStats.News of the snapshot, in flight alone
+	rem      []entity.ID
+	ents     []claimEnt
+	comps    []claimComp
+	data     []byte
 }
 
 type claimEnt struct {
@@ -149,11 +166,21 @@ type Peer struct {
 	bases  []slotBase
 	doubts []doubtAt
 
+	round *Round // the last Write's: the rounds its quiet marks count in
+	// remQuiet is the round at which the last look for removals found
+	// none, with the baseline's occupants and the doubts as they still
+	// are; 0 when unknown.
+	remQuiet uint64
+
 	pending []*claim // sent, awaiting an answer, in send order
 	free    []*claim
 	draft   *claim // the last Write's, until Sent
-	orders  uint64 // the last order given
-	folded  uint64 // the order of the newest claim folded
+	// sentOwn and sentCommands are what the header of the last snapshot
+	// sent said: the own occupant, and whether command feedback came.
+	sentOwn      entity.ID
+	sentCommands bool
+	orders       uint64 // the last order given
+	folded       uint64 // the order of the newest claim folded
 
 	commands    Commands
 	hasCommands bool
@@ -190,7 +217,8 @@ func NewPeer(s *Schema) *Peer {
 func (p *Peer) Hold(id entity.ID) {
 	b := p.baseOrNew(id.Slot)
 	b.occ = id
-	b.comps = make([]baseComp, p.ntypes)
+	b.comps = b.comps[:0]
+	b.quiet, p.remQuiet = 0, 0
 }
 
 // SetCommands sets the command feedback every later snapshot header
@@ -231,6 +259,7 @@ func (p *Peer) Sent(seq wire.Seq) {
 	p.draft = nil
 	p.orders++
 	c.seq, c.order = seq, p.orders
+	p.sentOwn, p.sentCommands = c.own, c.commands
 	if len(p.pending) == maxPending {
 		p.lose(p.pending[0])
 		p.free = append(p.free, p.pending[0])
@@ -275,28 +304,27 @@ func (p *Peer) fold(c *claim) {
 	for _, id := range c.rem {
 		if b := p.base(id.Slot); b != nil && b.occ == id {
 			b.occ = entity.None
+			b.quiet, p.remQuiet = 0, 0
 			p.resetComps(b, c.order)
 		}
 		p.dropDoubt(id.Slot, func(d *doubt) bool { return d.id == id })
 	}
 	for _, e := range c.ents {
 		b := p.baseOrNew(e.id.Slot)
-		if b.comps == nil {
-			b.comps = make([]baseComp, p.ntypes)
-		}
+		b.quiet = 0
 		if e.fresh || b.occ != e.id {
 			// A delta for an occupant the baseline does not hold says only
 			// part of what the receiver holds: trust none of the rest.
 			suspect := !e.fresh
-			b.occ = e.id
+			b.occ, p.remQuiet = e.id, 0
 			p.resetComps(b, c.order)
 			if suspect {
-				markUnknown(b.comps, c.order)
+				p.markUnknown(b, c.order)
 			}
 		}
 		for _, cc := range c.comps[e.first:e.end] {
-			bc := &b.comps[cc.typ]
-			if bc.state == unknown && bc.since > c.order {
+			bc := b.compFor(int(cc.typ))
+			if bc.state == unknown && bc.order > c.order {
 				continue // a newer snapshot that may have been applied touched it
 			}
 			if cc.present {
@@ -305,7 +333,7 @@ func (p *Peer) fold(c *claim) {
 			} else {
 				bc.state = absent
 			}
-			bc.at = c.order
+			bc.order = c.order
 		}
 		p.settleDoubts(b, e, c.order)
 	}
@@ -319,7 +347,7 @@ func (p *Peer) settleDoubts(b *slotBase, e claimEnt, order uint64) {
 	p.dropDoubt(e.id.Slot, func(d *doubt) bool {
 		settled := e.fresh && order > d.since
 		if d.id == e.id && !settled {
-			markUnknown(b.comps, d.since)
+			p.markUnknown(b, d.since)
 			return true
 		}
 		return settled
@@ -333,18 +361,20 @@ func (p *Peer) settleDoubts(b *slotBase, e claimEnt, order uint64) {
 func (p *Peer) lose(c *claim) {
 	for _, e := range c.ents {
 		b := p.base(e.id.Slot)
-		if b == nil || b.occ != e.id || b.comps == nil {
+		if b == nil || b.occ != e.id {
 			p.addDoubt(e.id, c.order)
 			continue
 		}
+		b.quiet = 0
 		if e.fresh {
+			b.compFor(p.ntypes - 1)
 			for i := range b.comps {
 				doubtOne(&b.comps[i], c.order)
 			}
 			continue
 		}
 		for _, cc := range c.comps[e.first:e.end] {
-			doubtOne(&b.comps[cc.typ], c.order)
+			doubtOne(b.compFor(int(cc.typ)), c.order)
 		}
 	}
 }
@@ -357,7 +387,7 @@ func (p *Peer) lose(c *claim) {
 // lossy link their resends, losing in turn, would keep a settled world
 // talking for good.
 func doubtOne(bc *baseComp, order uint64) {
-	if bc.state != unknown && bc.at > order {
+	if bc.state != unknown && bc.order > order {
 		return
 	}
 	markOne(bc, order)
@@ -367,26 +397,48 @@ func doubtOne(bc *baseComp, order uint64) {
 // snapshot left unknown.
 func (p *Peer) resetComps(b *slotBase, order uint64) {
 	for i := range b.comps {
-		if bc := &b.comps[i]; bc.state != unknown || bc.since <= order {
-			bc.state, bc.at = absent, order
+		if bc := &b.comps[i]; bc.state != unknown || bc.order <= order {
+			bc.state, bc.order = absent, order
 		}
 	}
 }
 
-func markUnknown(comps []baseComp, since uint64) {
-	for i := range comps {
-		markOne(&comps[i], since)
+// markUnknown puts every type of b's occupant in doubt, those no claim
+// has named included.
+func (p *Peer) markUnknown(b *slotBase, since uint64) {
+	b.compFor(p.ntypes - 1)
+	for i := range b.comps {
+		markOne(&b.comps[i], since)
 	}
 }
 
+// comp returns b's state of wire type t, or nil for a type beyond its
+// comps (confirmed absent).
+func (b *slotBase) comp(t int) *baseComp {
+	if t < len(b.comps) {
+		return &b.comps[t]
+	}
+	return nil
+}
+
+// compFor returns b's state of wire type t, first lengthening b's comps to
+// hold it (the new ones absent).
+func (b *slotBase) compFor(t int) *baseComp {
+	for len(b.comps) <= t {
+		b.comps = append(b.comps, baseComp{})
+	}
+	return &b.comps[t]
+}
+
 func markOne(bc *baseComp, since uint64) {
-	if bc.state != unknown || bc.since < since {
-		bc.since = since
+	if bc.state != unknown || bc.order < since {
+		bc.order = since
 	}
 	bc.state = unknown
 }
 
 func (p *Peer) addDoubt(id entity.ID, since uint64) {
+	p.remQuiet = 0
 	for i := range p.doubts {
 		if d := &p.doubts[i]; d.slot == id.Slot && d.id == id {
 			d.since = max(d.since, since)
@@ -403,6 +455,9 @@ func (p *Peer) dropDoubt(slot uint32, drop func(*doubt) bool) {
 		if d.slot != slot || !drop(&d.doubt) {
 			kept = append(kept, d)
 		}
+	}
+	if len(kept) != len(p.doubts) {
+		p.remQuiet = 0
 	}
 	p.doubts = kept
 }

@@ -87,6 +87,7 @@ func TestConvergence(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3, 4, 5, 6, 7, 8} {
 		m := newSim(t, seed)
 		m.check = true
+		m.twin = NewPeer(m.s)
 		m.loss, m.dup, m.reorder, m.ackLoss = 1.0/3, 0.1, 0.2, 0.05
 		player := m.w.spawn(0, Described, 0)
 		player.rb = &entity.Rigidbody{}
@@ -123,8 +124,8 @@ func TestConvergence(t *testing.T) {
 		for range 5 {
 			m.step()
 			st := m.p.Stats()
-			if st.Entries != 1 || st.Removals != 0 || m.lastSize != quiet {
-				t.Fatalf("seed %d: a settled world is not quiet: %v (header + own = %d bytes)", seed, st, quiet)
+			if st.Entries != 1 || st.Removals != 0 || m.lastSize != quiet || st.News {
+				t.Fatalf("seed %d: a settled world is not quiet: %v, news %v (header + own = %d bytes)", seed, st, st.News, quiet)
 			}
 		}
 		t.Logf("seed %d: %d rounds, %d world changes, %d snapshots applied of %d sent, %d entities; settled snapshot %d bytes",
@@ -645,5 +646,52 @@ func TestArenaBandwidth(t *testing.T) {
 	t.Logf("settled world: %.1f bytes/snapshot (header + own entity), %.0f bytes/s per peer at 64/s", settledBytes, 64*settledBytes)
 	if d := m.converged(); d != "" {
 		t.Fatal(d)
+	}
+}
+
+// TestNews checks WriteStats.News: a snapshot has news while it says
+// anything the connection has not confirmed, and while a snapshot with
+// news awaits its answer; a settled world's snapshots have none.
+func TestNews(t *testing.T) {
+	m := newSim(t, 11)
+	player := m.w.spawn(0, Described, 0)
+	player.rb = &entity.Rigidbody{}
+	m.own = player.id
+	crate := m.w.spawn(5, Described, 3)
+	crate.rb = &entity.Rigidbody{}
+	news := func() bool { return m.p.Stats().News }
+	m.step()
+	if !news() {
+		t.Fatal("a first snapshot has no news")
+	}
+	m.settle(6)
+	if news() {
+		t.Fatalf("a settled world's snapshot has news: %v", m.p.Stats())
+	}
+	for _, tc := range []struct {
+		what   string
+		change func()
+	}{
+		{"a crate moved", func() { moving(crate, 2) }},
+		{"the crate stopped", func() { moving(crate, 0) }},
+		{"the own entity moved", func() { moving(player, 1) }},
+		{"the own entity stopped", func() { moving(player, 0) }},
+		{"a crate destroyed", func() { m.w.destroy(5) }},
+		{"a crate spawned", func() { m.w.spawn(6, Described, 1) }},
+	} {
+		tc.change()
+		m.step()
+		if !news() {
+			t.Fatalf("%s: no news in %v", tc.what, m.p.Stats())
+		}
+		// Said, but not yet answered: still news while it is in flight.
+		m.step()
+		if !news() {
+			t.Fatalf("%s: no news with the snapshot that said it in flight (%d in flight)", tc.what, m.p.InFlight())
+		}
+		m.settle(4)
+		if news() {
+			t.Fatalf("%s: settled, still news: %v", tc.what, m.p.Stats())
+		}
 	}
 }

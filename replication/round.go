@@ -1,6 +1,7 @@
 package replication
 
 import (
+	"bytes"
 	"fmt"
 
 	"vkm/internal/entity"
@@ -56,12 +57,26 @@ func (s Silence) String() string {
 type Round struct {
 	schema *Schema
 	tick   uint32
-	ents   []roundEnt
-	comps  []roundComp
-	data   []byte      // every component's bits, each from a byte boundary
-	bySlot slotTable   // slot → index in ents + 1
-	w      wire.Writer // encodes one component at a time
-	enc    []byte      // w's storage
+	n      uint64 // rounds begun: 1 for the first
+	// occSince is the round from which every slot has held the occupant it
+	// holds, final for the previous round (see occupiedSince); occSame
+	// counts this round's entities whose occupant the previous round held
+	// at their slot.
+	occSince uint64
+	occSame  int
+	ents     []roundEnt
+	comps    []roundComp
+	data     []byte      // every component's bits, each from a byte boundary
+	bySlot   slotTable   // slot → index in ents + 1
+	w        wire.Writer // encodes one component at a time
+	enc      []byte      // w's storage
+
+	// The previous round, which each entity is compared with as it is
+	// built (see changedAt); Begin swaps the two.
+	prevEnts   []roundEnt
+	prevComps  []roundComp
+	prevData   []byte
+	prevBySlot slotTable
 }
 
 // roundEnt is one entity of a round; its components are comps[first:end],
@@ -70,6 +85,13 @@ type roundEnt struct {
 	id         entity.ID
 	silence    Silence
 	first, end int32
+	// since is the round from which the slot has been described exactly
+	// so: the previous round's since while the entity matches it, which
+	// changedAt confirms once every component has been compared; Begin
+	// makes it final.
+	since uint64
+	prev  int32 // the same occupant and class in the previous round: its index there, or -1
+	same  int32 // components whose bits match the previous round's
 }
 
 // roundComp is one encoded component: nbits bits at data[off:].
@@ -86,15 +108,47 @@ func NewRound(s *Schema) *Round { return &Round{schema: s} }
 // Schema returns the schema the round encodes with.
 func (r *Round) Schema() *Schema { return r.schema }
 
-// Begin empties the round for server tick tick, keeping its storage.
+// Begin empties the round for server tick tick, keeping its storage. The
+// round it held becomes the one the next is compared with.
 func (r *Round) Begin(tick uint32) {
-	for _, e := range r.ents {
-		r.bySlot.set(e.id.Slot, 0)
+	for i := range r.ents {
+		e := &r.ents[i]
+		e.since = r.changedAt(e)
 	}
+	r.occSince, r.occSame = r.occupiedSince(), 0
+	for _, e := range r.prevEnts {
+		r.prevBySlot.set(e.id.Slot, 0)
+	}
+	r.ents, r.prevEnts = r.prevEnts[:0], r.ents
+	r.comps, r.prevComps = r.prevComps[:0], r.comps
+	r.data, r.prevData = r.prevData[:0], r.data
+	r.bySlot, r.prevBySlot = r.prevBySlot, r.bySlot
 	r.tick = tick
-	r.ents = r.ents[:0]
-	r.comps = r.comps[:0]
-	r.data = r.data[:0]
+	r.n++
+}
+
+// occupiedSince returns the round from which every slot has held the
+// occupant it holds in this round (the empty ones included).
+func (r *Round) occupiedSince() uint64 {
+	if r.occSame != len(r.ents) || len(r.ents) != len(r.prevEnts) {
+		return r.n
+	}
+	return r.occSince
+}
+
+// changedAt returns the round from which e's slot has been described as
+// this round describes it: the same occupant, class and component bits.
+// A Peer that found nothing to say of the slot at a round no older than
+// that, its baseline untouched since, has nothing to say of it now.
+func (r *Round) changedAt(e *roundEnt) uint64 {
+	if e.prev < 0 {
+		return r.n
+	}
+	p := &r.prevEnts[e.prev]
+	if n := e.end - e.first; e.same != n || p.end-p.first != n {
+		return r.n
+	}
+	return e.since
 }
 
 // Tick returns the server tick the round was begun for.
@@ -117,7 +171,14 @@ func (r *Round) Entity(id entity.ID, silence Silence) {
 		panic(fmt.Sprintf("replication: Round.Entity(%v): %v", id, silence))
 	}
 	n := int32(len(r.comps))
-	r.ents = append(r.ents, roundEnt{id: id, silence: silence, first: n, end: n})
+	e := roundEnt{id: id, silence: silence, first: n, end: n, since: r.n, prev: -1}
+	if i := r.prevBySlot.get(id.Slot) - 1; i >= 0 && r.prevEnts[i].id == id {
+		r.occSame++
+		if p := &r.prevEnts[i]; p.silence == silence {
+			e.since, e.prev = p.since, i
+		}
+	}
+	r.ents = append(r.ents, e)
 	r.bySlot.set(id.Slot, int32(len(r.ents)))
 }
 
@@ -157,7 +218,11 @@ func (r *Round) commit(typ int) {
 	}
 	b := r.w.Bytes()
 	r.enc = b[:0]
-	r.comps = append(r.comps, roundComp{typ: uint16(typ), nbits: uint32(r.w.Len()), off: uint32(len(r.data))})
+	nbits := uint32(r.w.Len())
+	if e.prev >= 0 && r.sameAsPrev(&r.prevEnts[e.prev], typ, b, nbits) {
+		e.same++
+	}
+	r.comps = append(r.comps, roundComp{typ: uint16(typ), nbits: nbits, off: uint32(len(r.data))})
 	r.data = append(r.data, b...)
 	e.end++
 	// Keep the entity's components sorted by type: an insertion step, since
@@ -166,6 +231,17 @@ func (r *Round) commit(typ int) {
 	for j := len(c) - 1; j > 0 && c[j].typ < c[j-1].typ; j-- {
 		c[j], c[j-1] = c[j-1], c[j]
 	}
+}
+
+// sameAsPrev reports whether the previous round's entity p had a
+// component of type typ with exactly these bits.
+func (r *Round) sameAsPrev(p *roundEnt, typ int, b []byte, nbits uint32) bool {
+	for _, c := range r.prevComps[p.first:p.end] {
+		if int(c.typ) == typ {
+			return c.nbits == nbits && bytes.Equal(r.prevData[c.off:c.off+(nbits+7)/8], b)
+		}
+	}
+	return false
 }
 
 // Transform adds the current entity's Transform and returns the scale every

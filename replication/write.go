@@ -42,6 +42,18 @@ type WriteStats struct {
 	Entries          int  // entries written, the own entity's included
 	Deferred         int  // entities with something to say that did not fit
 	OwnWritten       bool // the own entity's entry is in it
+	// News says the snapshot tells the connection something it has not
+	// confirmed, or would have but for the budget: a removal, an entry
+	// other than the own entity's, an own entity whose bits differ from
+	// the confirmed ones, or another own occupant or command presence than
+	// the last snapshot sent; or a snapshot in flight had news, until it
+	// is answered. A snapshot without news repeats the connection's
+	// confirmed world; only its command feedback is new. (A snapshot in
+	// flight is judged lost only once 32 newer ones are acknowledged, and
+	// one that carried news and is lost puts what it said in doubt, so a
+	// sender that slows down for snapshots without news waits for those
+	// answers at full rate.)
+	News bool
 }
 
 // Stats returns what the last Write wrote.
@@ -74,6 +86,13 @@ func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
 	if r.schema != p.schema {
 		panic("replication: Peer.Write with a Round over another schema")
 	}
+	if r != p.round {
+		// Quiet marks count in one Round's numbers.
+		p.round, p.remQuiet = r, 0
+		for i := range p.bases {
+			p.bases[i].quiet = 0
+		}
+	}
 	c := p.newClaim()
 	p.stats = WriteStats{}
 	p.blocked = p.blocked[:0]
@@ -87,12 +106,18 @@ func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
 		return dst
 	}
 	p.draft = c
+	c.own, c.commands = own, p.hasCommands
+	news := own != p.sentOwn || p.hasCommands != p.sentCommands
 
 	ownAt := -1
 	ownBits := 0
 	if !own.IsNone() {
 		if i := r.index(own); i >= 0 && r.ents[i].silence != InInstance {
 			ownAt = i
+			if !news {
+				bits, _ := p.plan(r, &r.ents[i], false)
+				news = bits != 0
+			}
 			ownBits, _ = p.plan(r, &r.ents[i], true)
 		}
 	}
@@ -109,7 +134,17 @@ func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
 	p.writeOthers(w, r, ownAt, c, limit-1)
 	w.WriteBool(false)
 	p.buf = w.Bytes()
-	p.stats.Bytes = len(p.buf)
+	st := &p.stats
+	st.Bytes = len(p.buf)
+	ownEntries := 0
+	if st.OwnWritten {
+		ownEntries = 1
+	}
+	st.News = news || ownAt >= 0 && !st.OwnWritten || st.Removals+st.RemovalsDeferred+st.Deferred > 0 || st.Entries > ownEntries
+	c.news = st.News
+	for _, pc := range p.pending {
+		st.News = st.News || pc.news
+	}
 	return append(dst, p.buf...)
 }
 
@@ -135,6 +170,14 @@ func (p *Peer) writeHeader(w *wire.Writer, tick uint32, own entity.ID) {
 // whose removal did not fit is blocked: its newcomer waits for a snapshot
 // that can say the removal first.
 func (p *Peer) writeRemovals(w *wire.Writer, r *Round, c *claim, limit int) {
+	if p.remQuiet != 0 && r.occupiedSince() <= p.remQuiet {
+		return // the same occupants on both sides as when none was found
+	}
+	defer func() {
+		if len(c.rem) == 0 && len(p.blocked) == 0 {
+			p.remQuiet = r.n
+		}
+	}()
 	for i := range p.bases {
 		b := &p.bases[i]
 		if !b.occ.IsNone() && r.occupant(b.slot) != b.occ {
@@ -173,14 +216,22 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		if i == ownAt || e.silence == InInstance {
 			continue
 		}
+		b := p.base(e.id.Slot)
+		if b != nil && b.quiet != 0 && r.changedAt(e) <= b.quiet {
+			// Described as it was when the plan last found nothing to
+			// say, to a baseline untouched since: nothing to say again.
+			continue
+		}
 		bits, _ := p.plan(r, e, false)
 		if bits == 0 {
-			if b := p.base(e.id.Slot); b != nil {
-				b.prio = 0
+			if b != nil {
+				b.prio, b.quiet = 0, r.n
 			}
 			continue
 		}
-		b := p.baseOrNew(e.id.Slot)
+		if b == nil {
+			b = p.baseOrNew(e.id.Slot)
+		}
 		if b.prio < 1<<31 {
 			b.prio++
 		}
@@ -218,7 +269,7 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 // components are written whether or not they differ, bar its NetSpawn.
 func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	b := p.base(e.id.Slot)
-	fresh = b == nil || b.occ != e.id || b.comps == nil
+	fresh = b == nil || b.occ != e.id
 	lo, hi := 0, p.ntypes
 	switch e.silence {
 	case StaticBody:
@@ -239,7 +290,7 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 		}
 		var bc *baseComp
 		if !fresh {
-			bc = &b.comps[t]
+			bc = b.comp(t)
 		}
 		switch {
 		case rc != nil:
@@ -278,7 +329,7 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 // bits.
 func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	b := p.base(e.id.Slot)
-	fresh := b == nil || b.occ != e.id || b.comps == nil
+	fresh := b == nil || b.occ != e.id
 	w.WriteBool(true)
 	writeID(w, e.id)
 	w.WriteBool(fresh)
