@@ -201,12 +201,28 @@ func (sn *Snapshot) readEntry(r *wire.Reader, s *Schema) (Entry, error) {
 	}
 	e.ID = id
 	e.Fresh, _ = r.ReadBool()
+	first := len(sn.changes)
+	if moving, _ := r.ReadBool(); moving {
+		// A body in motion: its Transform and Rigidbody, nothing else.
+		sn.changes = append(sn.changes, Change{Type: TypeTransform}, Change{Type: TypeRigidbody})
+		var err error
+		if e.Transform, err = readTransform(r); err == nil {
+			e.Rigidbody, err = readRigidbody(r)
+		}
+		if r.Err() != nil {
+			return e, errShort
+		}
+		if err != nil {
+			return e, err
+		}
+		e.Changes = sn.changes[first:len(sn.changes):len(sn.changes)]
+		return e, nil
+	}
 	engine, _ := r.ReadBits(EngineTypes)
 	var proj bool
 	if len(s.Types) > 0 {
 		proj, _ = r.ReadBool()
 	}
-	first := len(sn.changes)
 	for t := range EngineTypes {
 		if engine&(1<<t) != 0 {
 			sn.changes = append(sn.changes, Change{Type: t})

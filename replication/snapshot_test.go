@@ -135,6 +135,7 @@ func TestSnapshotRefusals(t *testing.T) {
 		w.WriteBool(true)
 		writeID(w, id)
 		w.WriteBool(fresh)
+		w.WriteBool(false) // not the moving-body form
 		w.WriteBits(1<<TypeTransform, EngineTypes)
 		w.WriteBool(false)
 		w.WriteBool(true)
@@ -189,6 +190,7 @@ func TestSnapshotRefusals(t *testing.T) {
 			w.WriteBool(true)
 			writeID(w, entity.ID{Slot: 1, Gen: 1})
 			w.WriteBool(true)
+			w.WriteBool(false) // not the moving-body form
 			w.WriteBits(1<<TypeTransform, EngineTypes)
 			w.WriteBool(false)
 			w.WriteBool(true)
@@ -202,6 +204,7 @@ func TestSnapshotRefusals(t *testing.T) {
 			w.WriteBool(true)
 			writeID(w, entity.ID{Slot: 1, Gen: 1})
 			w.WriteBool(false)
+			w.WriteBool(false) // not the moving-body form
 			w.WriteBits(0, EngineTypes)
 			w.WriteBool(true)
 			w.WriteBits(1, 2) // Health
@@ -215,6 +218,7 @@ func TestSnapshotRefusals(t *testing.T) {
 			w.WriteBool(true)
 			writeID(w, entity.ID{Slot: 1, Gen: 1})
 			w.WriteBool(false)
+			w.WriteBool(false) // not the moving-body form
 			w.WriteBits(0, EngineTypes)
 			w.WriteBool(true)
 			w.WriteBits(0, 2)
@@ -226,6 +230,7 @@ func TestSnapshotRefusals(t *testing.T) {
 			w.WriteBool(true)
 			writeID(w, entity.ID{Slot: 1, Gen: 1})
 			w.WriteBool(true)
+			w.WriteBool(false) // not the moving-body form
 			w.WriteBits(1<<TypeRigidbody, EngineTypes)
 			w.WriteBool(false)
 			w.WriteBool(false)
@@ -281,6 +286,16 @@ func encodeSnapshot(s *Schema, sn *Snapshot) ([]byte, bool) {
 		w.WriteBool(true)
 		writeID(&w, e.ID)
 		w.WriteBool(e.Fresh)
+		moving := len(e.Changes) == 2 && e.Changes[0].Type == TypeTransform && !e.Changes[0].Removed &&
+			e.Changes[1].Type == TypeRigidbody && !e.Changes[1].Removed
+		w.WriteBool(moving)
+		if moving {
+			for _, c := range e.Changes {
+				b, n := encodeChangeBits(s, e, c)
+				copyBits(&w, b, n)
+			}
+			continue
+		}
 		mask := make([]bool, s.WireTypes())
 		for _, c := range e.Changes {
 			mask[c.Type] = true

@@ -111,7 +111,8 @@ func rawSpawnSnapshot(ns *entity.NetSpawn) []byte {
 	w.WriteBool(false) // no removals
 	w.WriteBool(true)
 	writeID(&w, entity.ID{Slot: 4, Gen: 1})
-	w.WriteBool(true) // fresh
+	w.WriteBool(true)  // fresh
+	w.WriteBool(false) // not the moving-body form
 	w.WriteBits(1<<TypeNetSpawn, EngineTypes)
 	w.WriteBool(false) // no project type changed (the schema has some)
 	w.WriteBool(true)  // carried
@@ -119,6 +120,7 @@ func rawSpawnSnapshot(ns *entity.NetSpawn) []byte {
 	w.WriteBool(true)
 	writeID(&w, entity.ID{Slot: 5, Gen: 2})
 	w.WriteBool(true)
+	w.WriteBool(false) // not the moving-body form
 	w.WriteBits(1<<TypeTransform, EngineTypes)
 	w.WriteBool(false)
 	w.WriteBool(true)

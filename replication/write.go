@@ -311,7 +311,11 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	if n == 0 && !own {
 		return 0, fresh
 	}
-	bits += 1 + idBits(e.id) + 1 + EngineTypes
+	if p.moving() {
+		// The moving-body form: no masks, no carried bits.
+		return bits - 2 + 1 + idBits(e.id) + 1 + 1, fresh
+	}
+	bits += 1 + idBits(e.id) + 1 + 1 + EngineTypes
 	if np := p.ntypes - EngineTypes; np > 0 {
 		bits++
 		if proj {
@@ -321,27 +325,50 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	return bits, fresh
 }
 
+// moving reports whether the plan in p.acts is the commonest entry of all,
+// a body in motion: a Transform and a Rigidbody written and nothing else.
+// It has a form of its own on the wire, one bit instead of the types'
+// masks and carried bits.
+func (p *Peer) moving() bool {
+	for t, a := range p.acts {
+		want := actNone
+		if t == TypeTransform || t == TypeRigidbody {
+			want = actWrite
+		}
+		if a != want {
+			return false
+		}
+	}
+	return true
+}
+
 // emit writes e's entry as the last plan left it in p.acts, and records it
-// in the claim: a continuation bit, the occupant, the fresh bit, the
-// engine types' mask (4 bits), then, when the schema has project types, a
-// bit saying whether any changed and if so their mask; then for each type
-// in the masks, in order, a bit (1: its bits follow; 0: removed) and its
-// bits.
+// in the claim: a continuation bit, the occupant, the fresh bit, then a
+// bit for the moving-body form (a Transform and a Rigidbody and nothing
+// else: their bits follow at once). Otherwise the engine types' mask (4
+// bits), then, when the schema has project types, a bit saying whether any
+// changed and if so their mask; then for each type in the masks, in order,
+// a bit (1: its bits follow; 0: removed) and its bits.
 func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	b := p.base(e.id.Slot)
 	fresh := b == nil || b.occ != e.id
 	w.WriteBool(true)
 	writeID(w, e.id)
 	w.WriteBool(fresh)
+	moving := p.moving()
+	w.WriteBool(moving)
 	proj := false
 	for t, a := range p.acts {
+		if moving {
+			break
+		}
 		if t < EngineTypes {
 			w.WriteBool(a != actNone)
 		} else if a != actNone {
 			proj = true
 		}
 	}
-	if p.ntypes > EngineTypes {
+	if !moving && p.ntypes > EngineTypes {
 		w.WriteBool(proj)
 		if proj {
 			for _, a := range p.acts[EngineTypes:] {
@@ -355,7 +382,9 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 		if a == actNone {
 			continue
 		}
-		w.WriteBool(a == actWrite)
+		if !moving {
+			w.WriteBool(a == actWrite)
+		}
 		cc := claimComp{typ: uint16(t), present: a == actWrite, off: uint32(len(c.data))}
 		if a == actWrite {
 			for int(r.comps[ci].typ) != t {
