@@ -2,6 +2,7 @@ package host
 
 import (
 	"math"
+	"slices"
 
 	"vkm/internal/entity"
 	"vkm/prediction"
@@ -53,8 +54,9 @@ func (r *reconciler) command(tick uint32) (prediction.Command, bool) {
 
 // recordPrediction runs after every tick this client predicts (replays
 // included): it leases the bodies the character now pushes (its island, as
-// the tick's contacts left it) and keeps the state of the own entity and of
-// every leased body.
+// the tick's contacts left it) and, while a leased body is still moving,
+// that body and what it touches (its own island), then keeps the state of
+// the own entity and of every leased body.
 func (c *clientSession) recordPrediction(g *Game) {
 	if g.role != Client || !g.store.Alive(g.own) {
 		return
@@ -62,9 +64,10 @@ func (c *clientSession) recordPrediction(g *Game) {
 	c.island = c.island[:0]
 	join := func(id entity.ID) bool {
 		if id == g.own || g.store.Controller(id) != nil {
-			// Another player's character: its own commands drive it,
-			// which this end does not have. It is drawn as the server
-			// says, like any player, and never leased.
+			// The own character is simulated anyway. Another player's:
+			// its own commands drive it, which this end does not have.
+			// It is drawn as the server says, like any player, and never
+			// leased.
 			return true
 		}
 		c.island = append(c.island, id)
@@ -81,26 +84,21 @@ func (c *clientSession) recordPrediction(g *Game) {
 		return true
 	}
 	g.phys.Island(g.own, join)
-	// A leased body still moving goes on being this end's: it moves on
-	// this end's prediction (the character's push, its shot), and so does
-	// whatever it runs into. Handed back while it moves, or run into a
-	// body placed where the server last said, it would be predicted
-	// against a world the server does not have.
-	c.moving = c.moving[:0]
+	// A leased body still moving stays this end's, and so does what it
+	// touches: it moves on this end's prediction (a push, a shot) and the
+	// server moves it the same way. Handed back while it moves, it is known
+	// only from snapshots a round trip old when the character meets it
+	// again; and a body it runs into that stays the server's is placed
+	// every tick where the last snapshot had it, a wall to this end that
+	// the server's world does not have. An island already searched is not
+	// searched again.
 	g.leases.Each(g.tick, func(id entity.ID) bool {
-		if rb := g.store.Rigidbody(id); rb != nil && rb.Awake {
-			c.moving = append(c.moving, id)
+		if rb := g.store.Rigidbody(id); rb != nil && rb.Awake && !slices.Contains(c.island, id) {
+			c.island = append(c.island, id)
+			g.phys.Island(id, join)
 		}
 		return true
 	})
-	for _, id := range c.moving {
-		if diagSelf {
-			join(id)
-		}
-		if diagSpread {
-			g.phys.Island(id, join)
-		}
-	}
 	g.leases.Report(c.island, g.tick)
 	g.leases.Expired(g.tick, c.lapse)
 	c.recordBody(g, g.own)
@@ -278,5 +276,3 @@ func (c *clientSession) leaseNow(id entity.ID) {
 	}
 	g.leases.Report([]entity.ID{id}, g.tick)
 }
-
-var diagSelf, diagSpread = true, true

@@ -1,10 +1,12 @@
 package host
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"vkm/internal/entity"
+	"vkm/prediction"
 	"vkm/transport/memnet"
 )
 
@@ -37,5 +39,78 @@ func TestACorrectionLandsOnTheServersAnswerExactly(t *testing.T) {
 				t.Errorf("after the knock's correction: %d more, largest prediction error %g mm; want none and 0.0", n, r.maxError*1000)
 			}
 		})
+	}
+}
+
+// TestPredictionHoldsWhileCratesAreKnockedAbout plays a minute with a wander
+// bot on the seeds whose bots knock crates into others and leave them
+// tumbling: a shot crate resting in a pile, a crate run into another, a
+// crate still falling or settling when the character meets it again. The
+// client predicts all of it, so on a link that loses no command nothing is
+// ever corrected.
+func TestPredictionHoldsWhileCratesAreKnockedAbout(t *testing.T) {
+	for _, profile := range []memnet.Profile{memnet.Perfect, memnet.Broadband} {
+		for _, seed := range []uint64{5, 7, 8, 42, 99, 2024} {
+			t.Run(fmt.Sprintf("%s/%d", profile.Name, seed), func(t *testing.T) {
+				h := newHarness(t, loadArena(t))
+				a := h.seated(profile, seed, true)
+				h.run(time.Second)
+				before := a.c.rec
+				a.c.rec.maxError = 0
+				h.run(60 * time.Second)
+				r := a.c.rec
+				n, replayed := r.corrections-before.corrections, r.replayed-before.replayed
+				t.Logf("seed %d, %s: %d corrections, %d ticks replayed, largest prediction error %.1f mm in a minute",
+					seed, profile.Name, n, replayed, r.maxError*1000)
+				if n != 0 || replayed != 0 || r.maxError != 0 {
+					t.Errorf("%d corrections, %d ticks replayed, largest prediction error %g mm; want none and 0.0", n, replayed, r.maxError*1000)
+				}
+			})
+		}
+	}
+}
+
+// TestALeasedBodyStillMovingLeasesWhatItTouches knocks a crate resting on
+// two others with an impulse from the client's own character, as its shot
+// does, far from the character. The crates it rests on are leased with it,
+// since the knock moves them on the server too, and the knocked crate stays
+// leased for as long as it moves, longer than a lease lasts; once it and
+// everything it touched are asleep, the leases lapse.
+func TestALeasedBodyStillMovingLeasesWhatItTouches(t *testing.T) {
+	h := newHarness(t, loadArena(t))
+	a := h.seated(memnet.Perfect, 1, false)
+	h.run(time.Second) // land
+	g := a.c.game
+	top, left, right := g.Find("crate7"), g.Find("crate5"), g.Find("crate6")
+	if top.IsNone() || left.IsNone() || right.IsNone() {
+		t.Fatal("the arena has no crate7 on crate5 and crate6")
+	}
+	g.ApplyImpulse(g.own, top, 4, 0)
+	knocked := g.tick
+	if !g.Simulates(top) {
+		t.Fatal("a crate the own character knocks is not leased")
+	}
+	tick := g.tick
+	h.runUntil(time.Second, "the next tick", func() bool { return g.tick > tick })
+	if !g.Simulates(left) || !g.Simulates(right) {
+		t.Fatalf("after the knock crate5 leased %v, crate6 %v; want both", g.Simulates(left), g.Simulates(right))
+	}
+	lastMoving := knocked
+	h.runUntil(10*time.Second, "the leases lapsing", func() bool {
+		if g.tick != tick {
+			tick = g.tick
+			if rb := g.store.Rigidbody(top); g.Simulates(top) && rb.Awake {
+				lastMoving = tick
+			}
+		}
+		return !g.Simulates(top) && !g.Simulates(left) && !g.Simulates(right)
+	})
+	lapsed := g.tick
+	t.Logf("knocked at tick %d, moving until tick %d, leases lapsed at tick %d", knocked, lastMoving, lapsed)
+	if lastMoving-knocked <= prediction.LeaseTicks {
+		t.Fatalf("the crate moved for %d ticks, no longer than a lease lasts (%d): the test proves nothing", lastMoving-knocked, prediction.LeaseTicks)
+	}
+	if lapsed-lastMoving > prediction.LeaseTicks+1 {
+		t.Fatalf("the leases lapsed %d ticks after the crate stopped moving; want within %d", lapsed-lastMoving, prediction.LeaseTicks+1)
 	}
 }
