@@ -84,6 +84,9 @@ type Game struct {
 	// driven maps a player's entity to the command driving it this tick,
 	// on a server.
 	driven map[entity.ID]*prediction.Command
+	// drivenTick is, per driven entity, the client tick of its command this
+	// tick: what keys its random rolls (see RollTick).
+	drivenTick map[entity.ID]uint32
 	// lag is a server's lag compensation (nil elsewhere).
 	lag *lagComp
 	// lease, on a client, starts leasing a body this end's own behaviors
@@ -659,6 +662,23 @@ func (g *Game) Command(id entity.ID) *prediction.Command {
 }
 
 func (g *Game) IsReplaying() bool { return g.replaying }
+
+// RollTick is the tick that keys id's random rolls: the client tick of the
+// command driving its root on a server, so that a player's client, which
+// predicted with its own tick numbers, rolled what the server rolls; the
+// tick everywhere else.
+func (g *Game) RollTick(id entity.ID) uint32 {
+	if g.role != Server || len(g.drivenTick) == 0 {
+		return g.tick
+	}
+	for p := g.store.Parent(id); !p.IsNone(); p = g.store.Parent(id) {
+		id = p
+	}
+	if t, ok := g.drivenTick[id]; ok {
+		return t
+	}
+	return g.tick
+}
 
 func (g *Game) Emit(ev scripting.Event) { g.events = append(g.events, ev) }
 

@@ -32,6 +32,8 @@ type peer struct {
 	// cut drops everything the server sends this client while set: a burst
 	// of total loss.
 	cut bool
+	// afterTick, if set, runs after every tick the client plays.
+	afterTick func(*Game)
 }
 
 // frameStep is the harness's frame: both ends run one every 2 ms.
@@ -105,7 +107,7 @@ func (h *harness) step() {
 			}
 			p.c.receive(b, h.now)
 		}
-		p.c.frame(frameStep, p.input, nil, h.now)
+		p.c.frame(frameStep, p.input, p.afterTick, h.now)
 		for {
 			b, ok := p.c.net.NextDatagram()
 			if !ok {

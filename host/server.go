@@ -57,6 +57,8 @@ type serverSession struct {
 	snap    []byte
 	// dev is a dev server's hot reload (nil otherwise).
 	dev *devServer
+	// afterTick, if set, runs after every tick advance runs.
+	afterTick func(*Game)
 }
 
 // seat is everything about one seated player, made when they join and
@@ -101,6 +103,7 @@ func newServerSession(cfg serverConfig) (*serverSession, error) {
 	}
 	s := &serverSession{log: cfg.logger, game: g, seats: map[uint16]*seat{}, roundTick: g.Tick()}
 	g.driven = map[entity.ID]*prediction.Command{}
+	g.drivenTick = map[entity.ID]uint32{}
 	g.beforeTick = s.takeCommands
 	g.lag = newLagComp()
 	if cfg.dev {
@@ -144,6 +147,7 @@ func (s *serverSession) takeCommands() {
 	for _, st := range s.seats {
 		t := st.queue.Next()
 		st.cmd = t.Command
+		s.game.drivenTick[st.entity] = t.ClientTick
 		if st.drawnSeq != 0 {
 			s.game.lag.drawnAt[st.entity] = prediction.DrawnAt(st.drawn, st.drawnSeq, t.Seq)
 		}
@@ -197,7 +201,7 @@ func (s *serverSession) receive(from netip.AddrPort, b []byte, now transport.Tim
 func (s *serverSession) advance(elapsed time.Duration, now transport.Time) {
 	s.now = now
 	s.devPoll(now)
-	s.game.Advance(elapsed, nil, nil)
+	s.game.Advance(elapsed, nil, s.afterTick)
 	s.net.SetTick(s.game.Tick())
 	s.net.Poll(now)
 	s.events()
@@ -244,6 +248,7 @@ func (s *serverSession) events() {
 		case transport.EventLeft:
 			if st, ok := s.seats[ev.Player]; ok {
 				delete(s.game.driven, st.entity)
+				delete(s.game.drivenTick, st.entity)
 				s.game.lag.forget(st.entity)
 				s.game.Destroy(st.entity)
 				delete(s.seats, ev.Player)

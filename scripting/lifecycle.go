@@ -179,7 +179,11 @@ func (r *Runtime) pass(cb callback, key uint64, dt float64, onlySimulated bool) 
 			r.start(in)
 		}
 		if !in.dead && !in.disabled {
-			r.run(in, cb, key, arg)
+			k := key
+			if cb == cbFixedUpdate {
+				k = uint64(r.world.RollTick(in.id))
+			}
+			r.run(in, cb, k, arg)
 		}
 	}
 	r.passing--

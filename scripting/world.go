@@ -17,6 +17,13 @@ import (
 type World interface {
 	// Tick is the number of the tick being run (or last run, during a frame).
 	Tick() uint32
+	// RollTick is the tick number that keys id's math.random in
+	// on_fixed_update: the tick, except on a server for an entity a
+	// player's commands drive, where it is the client tick of the command
+	// being run. A client numbers its ticks its own way, and its
+	// prediction of its character rolled by them; the server must roll
+	// the same numbers for the same command.
+	RollTick(id entity.ID) uint32
 
 	Alive(id entity.ID) bool
 	Name(id entity.ID) string

@@ -70,10 +70,11 @@ func (w *fakeWorld) ent(id entity.ID) *fakeEnt {
 	return nil
 }
 
-func (w *fakeWorld) Tick() uint32            { return w.tick }
-func (w *fakeWorld) Disconnected() bool      { return w.lastError != "" }
-func (w *fakeWorld) LastError() string       { return w.lastError }
-func (w *fakeWorld) Alive(id entity.ID) bool { return w.ent(id) != nil }
+func (w *fakeWorld) Tick() uint32              { return w.tick }
+func (w *fakeWorld) RollTick(entity.ID) uint32 { return w.tick }
+func (w *fakeWorld) Disconnected() bool        { return w.lastError != "" }
+func (w *fakeWorld) LastError() string         { return w.lastError }
+func (w *fakeWorld) Alive(id entity.ID) bool   { return w.ent(id) != nil }
 func (w *fakeWorld) Name(id entity.ID) string {
 	if e := w.ent(id); e != nil {
 		return e.name

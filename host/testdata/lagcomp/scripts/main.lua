@@ -10,6 +10,9 @@ function Gunner:on_fixed_update(dt)
   if not c then
     return
   end
+  -- A roll every tick: a client predicting this entity must roll what the
+  -- server rolls for the same command.
+  self:set("Roll", "r", math.random(0, 1000))
   self:move(c.axis.run)
   if c.pressed.fire then
     local x, y = self:position()
@@ -30,6 +33,7 @@ end
 
 function vkmSetupNetwork(net)
   net.component("Hits", { { "n", net.int(0, 1000) } })
+  net.component("Roll", { { "r", net.int(0, 1000) } })
   net.on_join(function(player)
     if player == 1 then
       return net.spawn("prefabs/player.toml", 0.5, 12)
