@@ -23,8 +23,11 @@ const LeaseTicks = 32
 const MaxLeases = 1024
 
 // Leases is the set of bodies a client simulates besides its own character
-// because the character is touching them, directly or through others. The
-// host reports the character's island after each tick (Report), asks which
+// because the character is touching them, directly or through others, or
+// set them moving: the host reports the character's island after each tick,
+// a body the character's own behaviors push (a shot's impulse), and, while
+// a leased body is still awake, that body and its own island (a knocked
+// crate and what it runs into). It reports them (Report), asks which
 // bodies are leased when it gathers (Leased, Each), and smooths the bodies
 // whose lease lapsed back to the server's track (Expired).
 //
