@@ -135,7 +135,7 @@ func (c *clientSession) frame(elapsed time.Duration, in Input, afterTick func(*G
 	c.buildSpawns()
 	if c.game.role == Client {
 		c.game.clock.SetPace(c.pacer.Bend())
-		c.interp.clock.Advance(elapsed)
+		c.interp.advance(elapsed)
 	} else {
 		c.pacer.Reset()
 		c.game.clock.SetPace(1)

@@ -171,7 +171,7 @@ func (cl *client) report() ClientReport {
 	r.PacingTarget = round1(cl.c.pacer.Target())
 	r.TickSpeed = math.Round(cl.c.game.clock.Pace()*1000) / 1000
 	r.InterpDelayTicks = round1(cl.c.interp.clock.Delay())
-	r.InterpStalls = cl.c.interp.clock.Stalls()
+	r.InterpStalls = cl.c.interp.stalls
 	r.LookBehindTicks = round1(cl.c.lookBehind(cl.now()))
 	secs := math.Max(time.Since(cl.start).Seconds(), 1e-3)
 	st := n.Stats()

@@ -24,6 +24,26 @@ type interpolation struct {
 	haveTicks bool
 	saved     []savedPose
 	snapshots uint64 // snapshots taken, in order, since the session began
+	// stalls counts the frames the clock held at the newest snapshot while
+	// something it draws was moving: a pause the player could see. A
+	// settled world's snapshots come every fourth round, and the clock
+	// catching up with them while nothing moves is no pause at all.
+	stalls uint64
+}
+
+// advance moves the clock on by a frame and counts a stall the player
+// could see.
+func (ip *interpolation) advance(dt time.Duration) {
+	ip.clock.Advance(dt)
+	if !ip.clock.Held() {
+		return
+	}
+	for _, tr := range ip.tracks {
+		if tr.MovingSince(ip.prevTick) {
+			ip.stalls++
+			return
+		}
+	}
 }
 
 type savedPose struct {

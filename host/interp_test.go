@@ -198,3 +198,22 @@ func TestOwnCharacterIsDrawnBetweenTicks(t *testing.T) {
 		t.Fatalf("the own character is drawn in steps: still in %d frames, a step of %.1f mm", still, largest*1000)
 	}
 }
+
+// TestASettledWorldDoesNotStall: once nothing moves the server sends a
+// snapshot every fourth round, and the interpolation clock catches up with
+// each; that is no pause anyone could see, and it is not counted as one.
+func TestASettledWorldDoesNotStall(t *testing.T) {
+	h := newHarness(t, loadArena(t))
+	a := h.seated(memnet.Lan, 3, false)
+	h.run(10 * time.Second) // the crates settle
+	clock0, seen0, snaps0 := a.c.interp.clock.Stalls(), a.c.interp.stalls, a.c.interp.snapshots
+	h.run(10 * time.Second)
+	clock, seen, snaps := a.c.interp.clock.Stalls()-clock0, a.c.interp.stalls-seen0, a.c.interp.snapshots-snaps0
+	t.Logf("10 s of a settled world: %d snapshots, the clock held at the newest %d frames, %d of them with anything moving", snaps, clock, seen)
+	if seen != 0 {
+		t.Fatalf("%d stalls counted in a world where nothing moves", seen)
+	}
+	if snaps > 10*64/2 {
+		t.Fatalf("%d snapshots in 10 s of a settled world: not the settled rate", snaps)
+	}
+}

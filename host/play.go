@@ -103,7 +103,8 @@ type ClientReport struct {
 
 	// Interpolation: how far behind the newest snapshot the entities this
 	// client does not simulate are drawn, frames in which that clock held
-	// at the newest snapshot (the world paused), and how many ticks behind
+	// at the newest snapshot while something it draws was moving (the world
+	// visibly paused), and how many ticks behind
 	// the server's present the client draws them (what a shot is judged
 	// against).
 	InterpDelayTicks float64 `json:"interp_delay_ticks"`

@@ -189,7 +189,7 @@ func (v *viewer) netStats() {
 	n.PacingTarget = round1(c.pacer.Target())
 	n.TickSpeed = math.Round(v.g.clock.Pace()*1000) / 1000
 	n.InterpDelayTicks = round1(c.interp.clock.Delay())
-	n.InterpStalls = float64(c.interp.clock.Stalls())
+	n.InterpStalls = float64(c.interp.stalls)
 }
 
 // updateScene sends the page the shapes of every entity with a body when

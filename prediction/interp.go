@@ -104,6 +104,7 @@ type Interp struct {
 	clock  float64       // where to draw, in ticks
 	stalls uint64
 	jumps  uint64
+	held   bool
 }
 
 // NewInterp returns an interpolation clock for a server ticking tickRate
@@ -199,6 +200,7 @@ func (p *Interp) Advance(dt time.Duration) {
 	if !p.have || dt <= 0 {
 		return
 	}
+	p.held = false
 	newest := float64(p.newest)
 	target := newest - p.Delay()
 	e := target - p.clock
@@ -209,12 +211,17 @@ func (p *Interp) Advance(dt time.Duration) {
 	}
 	bend := clamp(e/(p.tickRate*interpTimeConstant), InterpMaxBend)
 	next := p.clock + dt.Seconds()*p.tickRate*(1+bend)
-	if next > newest {
+	p.held = next > newest
+	if p.held {
 		next = newest
 		p.stalls++
 	}
 	p.clock = next
 }
+
+// Held reports whether the last Advance held the clock at the newest
+// snapshot.
+func (p *Interp) Held() bool { return p.held }
 
 // Time returns where to draw, in server ticks (whole and fraction); 0
 // before the first snapshot.
@@ -287,6 +294,13 @@ func (tr *Track) sample(i int) *trackSample {
 
 // Len returns how many samples the track holds.
 func (tr *Track) Len() int { return tr.n }
+
+// MovingSince reports whether the entity was moving at a sample of tick
+// since or later: its newest sample is that recent and differs from the
+// one before it. An entity the server has been silent about since is not.
+func (tr *Track) MovingSince(since uint32) bool {
+	return tr.n >= 2 && int32(tr.sample(0).tick-since) >= 0 && tr.sample(0).t != tr.sample(1).t
+}
 
 // Newest returns the newest sample and its tick, and false when the track
 // is empty.
