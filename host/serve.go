@@ -99,6 +99,10 @@ type server struct {
 	stats *serverStats
 	// afterTick is stats.tickDone, bound once so a tick makes no closure.
 	afterTick func(*Game)
+	// drainAt is the time drain gives the datagrams it reads, and recv
+	// their receiver.
+	drainAt transport.Time
+	recv    func(netip.AddrPort, []byte)
 }
 
 // Serve runs cfg.Project as a dedicated server until ctx ends (or
@@ -188,8 +192,20 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 }
 
 // drain hands the session every datagram waiting on the socket, without
-// waiting for more; it fails once the socket has closed.
+// waiting for more; it fails once the socket has closed. A socket the loop
+// reads itself is read in batches, into one reused buffer; otherwise its
+// reader goroutine's channel is emptied.
 func (srv *server) drain() error {
+	if d, ok := srv.sock.(directIO); ok {
+		if srv.recv == nil {
+			srv.recv = srv.receive // bound once: a wake-up makes no closure
+		}
+		srv.drainAt = srv.now()
+		if err := d.readWaiting(srv.recv); err != nil {
+			return fmt.Errorf("host: the socket closed: %v", err)
+		}
+		return nil
+	}
 	in := srv.sock.Incoming()
 	for {
 		select {
@@ -221,15 +237,34 @@ func (srv *server) step(elapsed time.Duration, now transport.Time) {
 	}
 }
 
-// flush sends what the session has queued.
+// receive hands the session one datagram read by drain.
+func (srv *server) receive(from netip.AddrPort, b []byte) {
+	srv.s.receive(from, b, srv.drainAt)
+}
+
+// flush sends what the session has queued: in one batch on a socket the
+// loop writes itself (the datagrams stay in the session's queue until the
+// next datagram it receives, after this), one by one otherwise.
 func (srv *server) flush() {
+	d, batch := srv.sock.(directIO)
 	for {
 		to, b, ok := srv.s.net.NextDatagram()
 		if !ok {
-			return
+			break
 		}
-		if err := srv.sock.WriteTo(b, to); err != nil {
+		var err error
+		if batch {
+			err = d.queue(b, to)
+		} else {
+			err = srv.sock.WriteTo(b, to)
+		}
+		if err != nil {
 			srv.log.Debug("send failed", "to", to.String(), "err", err)
+		}
+	}
+	if batch {
+		if err := d.flush(); err != nil {
+			srv.log.Debug("send failed", "err", err)
 		}
 	}
 }

@@ -300,9 +300,24 @@ func unwrapAddr(b []byte) datagram {
 	return datagram{From: a, Bytes: b[1+n:]}
 }
 
+// directIO is a socket the serving loop reads and writes itself, in
+// batches, with no goroutine between it and the wire (socket_mmsg.go).
+type directIO interface {
+	// readWaiting calls fn with every datagram waiting, without waiting for
+	// more; b aliases a buffer the next read reuses. It fails once the
+	// socket has closed.
+	readWaiting(fn func(from netip.AddrPort, b []byte)) error
+	// queue adds a datagram to the next flush; b must not change until
+	// then.
+	queue(b []byte, to netip.AddrPort) error
+	// flush sends what is queued; a datagram refused is dropped, and the
+	// first refusal returned.
+	flush() error
+}
+
 // listen opens a server's socket, wrapped in the simulator when asked.
 func listen(addr string, sim string, seed uint64) (socket, error) {
-	s, err := listenUDP(addr)
+	s, err := listenServer(addr, sim != "")
 	if err != nil || sim == "" {
 		return s, err
 	}

@@ -185,12 +185,14 @@ type Peer struct {
 	commands    Commands
 	hasCommands bool
 
-	w       wire.Writer
-	buf     []byte
-	acts    []action
-	cands   []candidate
-	blocked []uint32 // slots whose removal did not fit this snapshot
-	stats   WriteStats
+	w        wire.Writer
+	buf      []byte
+	acts     []action
+	cands    []candidate // this Write's, in slot order
+	candActs []action    // their plans, ntypes each
+	ranks    []uint64    // their ranks (see Relevance)
+	blocked  []uint32    // slots whose removal did not fit this snapshot
+	stats    WriteStats
 }
 
 // doubtAt is a doubt with its slot.

@@ -92,6 +92,10 @@ type roundEnt struct {
 	since uint64
 	prev  int32 // the same occupant and class in the previous round: its index there, or -1
 	same  int32 // components whose bits match the previous round's
+	// x and y are where its Transform puts it, when placed: what each
+	// connection's relevance measures from its own entity.
+	x, y   float32
+	placed bool
 }
 
 // roundComp is one encoded component: nbits bits at data[off:].
@@ -258,6 +262,8 @@ func (r *Round) Transform(t entity.Transform) (scale float64) {
 	t.Scale = wire.NetScale(t.Scale)
 	writeTransform(r.begin(), t)
 	r.commit(TypeTransform)
+	e := &r.ents[len(r.ents)-1]
+	e.x, e.y, e.placed = float32(t.X), float32(t.Y), true
 	return t.Scale
 }
 

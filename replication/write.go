@@ -1,9 +1,9 @@
 package replication
 
 import (
-	"cmp"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 
 	"vkm/internal/entity"
@@ -26,12 +26,50 @@ const (
 	actRemove        // the entity no longer has it
 )
 
-// candidate is an entity with something to say, waiting for room.
+// candidate is an entity with something to say, waiting for room; its
+// plan is acts[ntypes*i:] of the Peer's candActs, for the i-th candidate.
 type candidate struct {
 	ent  int32 // in the round
 	bits int32 // its entry, continuation bit included
-	prio uint32
-	slot uint32
+}
+
+// Relevance: a snapshot that cannot hold every entity with something to
+// say fills by rank, and an entity's rank is its accumulated priority (the
+// rounds it has waited with something to say, so what was deferred goes
+// before anything written last round, and nothing starves), then its
+// nearness to the connection's own entity (so of the entities that have
+// waited equally, those near the player go first, and a mover far away is
+// the one that waits a round). A rank packs the three into one word, which
+// sorts as a plain integer:
+//
+//	priority (rankPrioBits) | nearness (16) | candidate index, inverted (24)
+//
+// Nearness is the top 16 bits of the squared distance's float32 pattern
+// (sign, exponent, 7 mantissa bits: monotonic for a non-negative float, to
+// within 1 %), inverted; an entity without a position, or a connection
+// without a placed own entity, is nearest of all. Ties go to the lower
+// slot, as candidates are gathered in slot order.
+const (
+	rankIndexBits = 24 // entity.MaxSlot+1 candidates at most
+	rankNearBits  = 16
+	rankPrioBits  = 64 - rankIndexBits - rankNearBits
+	maxPrio       = 1<<rankPrioBits - 1
+)
+
+// rank returns a candidate's sort key (see Relevance).
+func rank(prio uint32, near uint16, index int) uint64 {
+	return uint64(prio)<<(rankNearBits+rankIndexBits) | uint64(near)<<rankIndexBits | uint64(1<<rankIndexBits-1-index)
+}
+
+// nearness returns the 16-bit nearness of an entity at (x, y) to a
+// connection whose own entity is at (ox, oy).
+func nearness(x, y, ox, oy float32) uint16 {
+	dx, dy := x-ox, y-oy
+	d2 := dx*dx + dy*dy
+	if !(d2 >= 0) { // NaN: no distance to speak of
+		return 0
+	}
+	return ^uint16(math.Float32bits(d2) >> 16)
 }
 
 // WriteStats describes the last snapshot a Peer wrote.
@@ -208,9 +246,17 @@ func (p *Peer) writeRemoval(w *wire.Writer, id entity.ID, c *claim, limit int) {
 }
 
 // writeOthers writes the entities other than the own one that have
-// something to say, by priority, while they fit in limit bits.
+// something to say, while they fit in limit bits: all of them, in slot
+// order, when they fit; otherwise by rank (see Relevance), skipping what
+// does not fit.
 func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit int) {
-	p.cands = p.cands[:0]
+	p.cands, p.candActs, p.ranks = p.cands[:0], p.candActs[:0], p.ranks[:0]
+	var ox, oy float32
+	placed := ownAt >= 0 && r.ents[ownAt].placed
+	if placed {
+		ox, oy = r.ents[ownAt].x, r.ents[ownAt].y
+	}
+	total := 0
 	for i := range r.ents {
 		e := &r.ents[i]
 		if i == ownAt || e.silence == InInstance {
@@ -232,31 +278,46 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		if b == nil {
 			b = p.baseOrNew(e.id.Slot)
 		}
-		if b.prio < 1<<31 {
+		if b.prio < maxPrio {
 			b.prio++
 		}
-		if slices.Contains(p.blocked, e.id.Slot) {
+		if len(p.blocked) > 0 && slices.Contains(p.blocked, e.id.Slot) {
 			p.stats.Deferred++
 			continue
 		}
-		p.cands = append(p.cands, candidate{ent: int32(i), bits: int32(bits), prio: b.prio, slot: e.id.Slot})
-	}
-	slices.SortFunc(p.cands, func(a, b candidate) int {
-		if a.prio != b.prio {
-			return cmp.Compare(b.prio, a.prio)
+		near := uint16(math.MaxUint16)
+		if placed && e.placed {
+			near = nearness(e.x, e.y, ox, oy)
 		}
-		return cmp.Compare(a.slot, b.slot)
-	})
-	for _, cd := range p.cands {
-		if w.Len()+int(cd.bits) > limit {
+		p.ranks = append(p.ranks, rank(b.prio, near, len(p.cands)))
+		p.cands = append(p.cands, candidate{ent: int32(i), bits: int32(bits)})
+		p.candActs = append(p.candActs, p.acts...)
+		total += bits
+	}
+	if w.Len()+total <= limit {
+		for i := range p.cands {
+			p.emitCandidate(w, r, i, c)
+		}
+		return
+	}
+	slices.Sort(p.ranks)
+	for j := len(p.ranks) - 1; j >= 0; j-- {
+		i := 1<<rankIndexBits - 1 - int(p.ranks[j]&(1<<rankIndexBits-1))
+		if w.Len()+int(p.cands[i].bits) > limit {
 			p.stats.Deferred++
 			continue
 		}
-		e := &r.ents[cd.ent]
-		p.plan(r, e, false)
-		p.emit(w, r, e, c)
-		p.base(e.id.Slot).prio = 0
+		p.emitCandidate(w, r, i, c)
 	}
+}
+
+// emitCandidate writes the i-th candidate's entry as its plan had it, and
+// resets its priority.
+func (p *Peer) emitCandidate(w *wire.Writer, r *Round, i int, c *claim) {
+	copy(p.acts, p.candActs[i*p.ntypes:])
+	e := &r.ents[p.cands[i].ent]
+	p.emit(w, r, e, c)
+	p.base(e.id.Slot).prio = 0
 }
 
 // plan decides what e's entry says of each component type, leaving it in

@@ -1,0 +1,291 @@
+//go:build linux && (amd64 || arm64)
+
+package host
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"net"
+	"net/netip"
+	"runtime"
+	"syscall"
+	"unsafe"
+
+	"vkm/transport"
+	"vkm/transport/udp"
+)
+
+// The batch calls' numbers, which package syscall does not name on every
+// architecture.
+var sysRecvmmsg, sysSendmmsg = func() (uintptr, uintptr) {
+	if runtime.GOARCH == "arm64" {
+		return 243, 269
+	}
+	return 299, 307 // amd64
+}()
+
+// mmsgBatch is how many datagrams one recvmmsg or sendmmsg call moves: a
+// tick's worth of command packets from 64 players. Tuning constant.
+const mmsgBatch = 64
+
+// directReadBuffer is the socket receive buffer a directly read server asks
+// for: it holds what arrives between two wake-ups (64 players' command
+// packets many times over). The kernel caps it at net.core.rmem_max.
+// Tuning constant.
+const directReadBuffer = 1 << 20
+
+// mmsghdr is the kernel's struct mmsghdr.
+type mmsghdr struct {
+	hdr syscall.Msghdr
+	n   uint32
+}
+
+// directSocket is a server's UDP socket that the serving loop reads itself:
+// no reader goroutine, so a datagram wakes nobody. The loop takes in what
+// is waiting, in batches of mmsgBatch a system call, whenever it wakes for
+// work of its own, and sends a wake-up's datagrams the same way.
+type directSocket struct {
+	conn  *net.UDPConn
+	raw   syscall.RawConn
+	local netip.AddrPort
+
+	bufs  []byte // mmsgBatch read buffers of readSize
+	names [mmsgBatch]syscall.RawSockaddrAny
+	iovs  [mmsgBatch]syscall.Iovec
+	msgs  [mmsgBatch]mmsghdr
+	// got and errno are what the last recvmmsg or sendmmsg returned; read
+	// and write are the callbacks given to raw, made once.
+	got   int
+	errno syscall.Errno
+	read  func(fd uintptr) bool
+	write func(fd uintptr) bool
+	// The datagrams waiting to be sent, with their addresses as the kernel
+	// takes them.
+	out   [][]byte
+	outTo [mmsgBatch]syscall.RawSockaddrInet6
+}
+
+// readSize is one byte over the largest datagram, so a larger one shows as
+// a read that fills the buffer (the transport drops and counts it).
+const readSize = transport.MaxDatagram + 1
+
+// listenDirect opens a server's socket on addr ("host:port") for the loop
+// to read itself.
+func listenDirect(addr string) (*directSocket, error) {
+	ua, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("udp: listen %q: %w", addr, err)
+	}
+	conn, err := net.ListenUDP("udp", ua)
+	if err != nil {
+		return nil, fmt.Errorf("udp: listen %q: %w", addr, err)
+	}
+	raw, err := conn.SyscallConn()
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("udp: listen %q: %w", addr, err)
+	}
+	conn.SetReadBuffer(directReadBuffer) // best effort: the default still works
+	s := &directSocket{conn: conn, raw: raw, bufs: make([]byte, mmsgBatch*readSize)}
+	s.local = conn.LocalAddr().(*net.UDPAddr).AddrPort()
+	for i := range s.msgs {
+		s.iovs[i].Base = &s.bufs[i*readSize]
+		s.iovs[i].SetLen(readSize)
+	}
+	s.read = s.recv
+	s.write = s.send
+	return s, nil
+}
+
+// recv is one recvmmsg, not waiting: got is how many datagrams came.
+func (s *directSocket) recv(fd uintptr) bool {
+	for i := range s.msgs {
+		h := &s.msgs[i].hdr
+		h.Name = (*byte)(unsafe.Pointer(&s.names[i]))
+		h.Namelen = syscall.SizeofSockaddrAny
+		h.Iov = &s.iovs[i]
+		h.Iovlen = 1
+		h.Control, h.Controllen, h.Flags = nil, 0, 0
+	}
+	for {
+		n, _, e := syscall.Syscall6(sysRecvmmsg, fd, uintptr(unsafe.Pointer(&s.msgs[0])), mmsgBatch, syscall.MSG_DONTWAIT, 0, 0)
+		if e == syscall.EINTR {
+			continue
+		}
+		s.got, s.errno = int(n), e
+		if e != 0 {
+			s.got = 0
+		}
+		return true // never wait: the loop reads again when it next wakes
+	}
+}
+
+// readWaiting calls fn with every datagram waiting on the socket, without
+// waiting for more. b aliases a buffer the next read reuses. It fails only
+// once the socket is closed.
+func (s *directSocket) readWaiting(fn func(from netip.AddrPort, b []byte)) error {
+	for {
+		if err := s.raw.Read(s.read); err != nil {
+			return err
+		}
+		for i := range s.got {
+			from, ok := sockaddrPort(&s.names[i])
+			if !ok {
+				continue
+			}
+			n := int(s.msgs[i].n)
+			fn(from, s.bufs[i*readSize:i*readSize+n])
+		}
+		// A short batch (or EAGAIN, or a passing error such as a refused
+		// port) means the queue is empty for now.
+		if s.got < mmsgBatch {
+			return nil
+		}
+	}
+}
+
+// sockaddrPort reads a datagram's source (an IPv4 peer on a dual-stack
+// socket is given as plain IPv4).
+func sockaddrPort(a *syscall.RawSockaddrAny) (netip.AddrPort, bool) {
+	switch a.Addr.Family {
+	case syscall.AF_INET:
+		p := (*syscall.RawSockaddrInet4)(unsafe.Pointer(a))
+		port := binary.BigEndian.Uint16((*[2]byte)(unsafe.Pointer(&p.Port))[:])
+		return netip.AddrPortFrom(netip.AddrFrom4(p.Addr), port), true
+	case syscall.AF_INET6:
+		p := (*syscall.RawSockaddrInet6)(unsafe.Pointer(a))
+		port := binary.BigEndian.Uint16((*[2]byte)(unsafe.Pointer(&p.Port))[:])
+		return netip.AddrPortFrom(netip.AddrFrom16(p.Addr).Unmap(), port), true
+	}
+	return netip.AddrPort{}, false
+}
+
+// queue adds one datagram to the batch flush sends. b must stay as it is
+// until then.
+func (s *directSocket) queue(b []byte, to netip.AddrPort) error {
+	if len(b) > transport.MaxDatagram {
+		return udp.ErrTooLarge
+	}
+	if len(s.out) == mmsgBatch {
+		if err := s.flush(); err != nil {
+			return err
+		}
+	}
+	if !s.sockaddr(&s.outTo[len(s.out)], to) {
+		return fmt.Errorf("udp: cannot send to %v from %v", to, s.local)
+	}
+	s.out = append(s.out, b)
+	return nil
+}
+
+// sockaddr fills sa with to as this socket's family takes it: an IPv4
+// socket only IPv4 addresses (as a sockaddr_in), an IPv6 one any (IPv4 as
+// mapped).
+func (s *directSocket) sockaddr(sa *syscall.RawSockaddrInet6, to netip.AddrPort) bool {
+	*sa = syscall.RawSockaddrInet6{}
+	if s.local.Addr().Is4() {
+		if !to.Addr().Unmap().Is4() {
+			return false
+		}
+		p := (*syscall.RawSockaddrInet4)(unsafe.Pointer(sa))
+		p.Family = syscall.AF_INET
+		binary.BigEndian.PutUint16((*[2]byte)(unsafe.Pointer(&p.Port))[:], to.Port())
+		p.Addr = to.Addr().Unmap().As4()
+		return true
+	}
+	sa.Family = syscall.AF_INET6
+	binary.BigEndian.PutUint16((*[2]byte)(unsafe.Pointer(&sa.Port))[:], to.Port())
+	sa.Addr = to.Addr().As16()
+	if z := to.Addr().Zone(); z != "" {
+		if ifi, err := net.InterfaceByName(z); err == nil {
+			sa.Scope_id = uint32(ifi.Index)
+		}
+	}
+	return true
+}
+
+// flush sends the queued datagrams, as few sendmmsg calls as the kernel
+// takes them in. A datagram the kernel refuses is dropped, as the network
+// would, and the rest go on; the first refusal is returned.
+func (s *directSocket) flush() error {
+	var first error
+	for len(s.out) > 0 {
+		for i, b := range s.out {
+			s.iovs[i].Base = unsafe.SliceData(b)
+			s.iovs[i].SetLen(len(b))
+			h := &s.msgs[i].hdr
+			h.Name = (*byte)(unsafe.Pointer(&s.outTo[i]))
+			h.Namelen = syscall.SizeofSockaddrInet6
+			if s.outTo[i].Family == syscall.AF_INET {
+				h.Namelen = syscall.SizeofSockaddrInet4
+			}
+			h.Iov = &s.iovs[i]
+			h.Iovlen = 1
+			h.Control, h.Controllen, h.Flags = nil, 0, 0
+		}
+		if err := s.raw.Write(s.write); err != nil {
+			clear(s.out)
+			s.out = s.out[:0]
+			first = cmp.Or(first, err) // closed: nothing more goes
+			break
+		}
+		sent := s.got
+		if s.errno != 0 {
+			first = cmp.Or(first, error(s.errno))
+			sent = 1 // drop the one refused and go on with the rest
+		}
+		sent = max(sent, 1)
+		n := copy(s.out, s.out[sent:])
+		copy(s.outTo[:], s.outTo[sent:sent+n])
+		clear(s.out[n:])
+		s.out = s.out[:n]
+	}
+	// Put the read buffers back in the vectors the sends borrowed.
+	for i := range s.iovs {
+		s.iovs[i].Base = &s.bufs[i*readSize]
+		s.iovs[i].SetLen(readSize)
+	}
+	return first
+}
+
+// send is one sendmmsg of the queued datagrams. A full socket buffer waits
+// for room, as a plain write would.
+func (s *directSocket) send(fd uintptr) bool {
+	for {
+		n, _, e := syscall.Syscall6(sysSendmmsg, fd, uintptr(unsafe.Pointer(&s.msgs[0])), uintptr(len(s.out)), syscall.MSG_DONTWAIT, 0, 0)
+		switch e {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		s.got, s.errno = int(n), e
+		if e != 0 {
+			s.got = 0
+		}
+		return true
+	}
+}
+
+// The socket interface, for what reads it as a channel (nothing does:
+// Incoming is never ready) and for single writes.
+func (s *directSocket) Incoming() <-chan datagram { return nil }
+func (s *directSocket) WriteTo(b []byte, to netip.AddrPort) error {
+	if err := s.queue(b, to); err != nil {
+		return err
+	}
+	return s.flush()
+}
+func (s *directSocket) LocalAddr() netip.AddrPort { return s.local }
+func (s *directSocket) Err() error                { return nil }
+func (s *directSocket) Close() error              { return s.conn.Close() }
+
+// listenServer opens a server's socket: read by the loop itself unless a
+// link simulator, which needs a reader of its own, wraps it.
+func listenServer(addr string, sim bool) (socket, error) {
+	if sim {
+		return listenUDP(addr)
+	}
+	return listenDirect(addr)
+}
