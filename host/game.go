@@ -378,9 +378,12 @@ func (g *Game) RunTick() {
 	g.scripts.FixedUpdate(g.dt, g.replaying)
 	g.updateControllers()
 	if g.role == Client {
-		g.placeOthers()
+		// Every body this client does not simulate goes where the server
+		// last said it is, for the step about to run.
+		g.phys.PlaceAndStep(g)
+	} else {
+		g.phys.Step(g)
 	}
-	g.phys.Step(g)
 	if g.lag != nil {
 		g.lag.record(g)
 	}
@@ -414,29 +417,10 @@ func (g *Game) Replay(from, to uint32, cmd func(tick uint32) (prediction.Command
 	return n
 }
 
-// placeOthers puts every body this client does not simulate where the
-// server last said it is, for the step about to run.
-func (g *Game) placeOthers() {
-	g.store.Each(func(id entity.ID) bool {
-		if !g.Simulates(id) {
-			g.phys.Place(id, g.store.Transform(id), g.store.Rigidbody(id))
-		}
-		return true
-	})
-}
-
+// updateControllers runs the character controller of every simulated
+// entity that has one, a Rigidbody and a body.
 func (g *Game) updateControllers() {
-	g.store.Each(func(id entity.ID) bool {
-		c := g.store.Controller(id)
-		if c == nil || !g.Simulates(id) {
-			return true
-		}
-		rb := g.store.Rigidbody(id)
-		if rb != nil && g.phys.Has(id) {
-			g.phys.UpdateController(id, c, rb)
-		}
-		return true
-	})
+	g.phys.UpdateControllers(g)
 }
 
 // DrainEvents hands over the presentation events emitted since the last
@@ -455,7 +439,7 @@ func (g *Game) Pose(id entity.ID) (*entity.Transform, *entity.Rigidbody) {
 // --- scripting.World ---
 
 var _ scripting.World = (*Game)(nil)
-var _ physics.Bodies = (*Game)(nil)
+var _ physics.Controlled = (*Game)(nil)
 
 func (g *Game) Tick() uint32                                        { return g.tick }
 func (g *Game) Alive(id entity.ID) bool                             { return g.store.Alive(id) }

@@ -42,6 +42,7 @@ func (w *World) create(id entity.ID, def *entity.BodyDef, t entity.Transform, rb
 	// Validation should make box2d's asserts unreachable; this is the last
 	// line of defence, so a missed case is an error and not a crashed server.
 	var b *box2d.B2Body
+	w.reordered = true // box2d puts a new body first in its list
 	defer func() {
 		if p := recover(); p != nil {
 			if b != nil {
@@ -66,7 +67,7 @@ func (w *World) create(id entity.ID, def *entity.BodyDef, t entity.Transform, rb
 	r := &body{id: id, kind: def.Type, b: b}
 	b.M_userData = r
 	if r.kind != entity.Static {
-		gather(b, &t, &rb)
+		w.gather(b, &t, &rb)
 	}
 	w.insert(r)
 	return nil

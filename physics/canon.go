@@ -1,6 +1,7 @@
 package physics
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/ByteArena/box2d"
@@ -51,6 +52,7 @@ func fixtureKeyCmp(a, b fixtureKey) int {
 type contactRank struct {
 	a, b fixtureKey
 	c    box2d.B2ContactInterface
+	d    *box2d.B2Contact // c's fields
 }
 
 func contactRankCmp(x, y contactRank) int {
@@ -60,12 +62,138 @@ func contactRankCmp(x, y contactRank) int {
 	return fixtureKeyCmp(x.b, y.b)
 }
 
+// contactData returns the fields every kind of box2d contact embeds.
+// box2d's getters take a contact by value: through the interface each call
+// copies the whole contact, which in a step's bookkeeping costs more than
+// the bookkeeping.
+func contactData(c box2d.B2ContactInterface) *box2d.B2Contact {
+	switch c := c.(type) {
+	case *box2d.B2PolygonContact:
+		return &c.B2Contact
+	case *box2d.B2ChainAndPolygonContact:
+		return &c.B2Contact
+	case *box2d.B2PolygonAndCircleContact:
+		return &c.B2Contact
+	case *box2d.B2CircleContact:
+		return &c.B2Contact
+	case *box2d.B2ChainAndCircleContact:
+		return &c.B2Contact
+	case *box2d.B2EdgeAndPolygonContact:
+		return &c.B2Contact
+	case *box2d.B2EdgeAndCircleContact:
+		return &c.B2Contact
+	}
+	panic(fmt.Sprintf("physics: unknown box2d contact %T", c))
+}
+
 // canonicalize reorders w's box2d lists as described above. Once its
 // scratch has grown to the world's contact count it allocates nothing.
+// Lists already in order are only read, and not even that while no body
+// was added or removed and no contact made since it last ran.
 func (w *World) canonicalize() {
-	var prev *box2d.B2Body
+	if !w.reordered && w.filter.made == 0 {
+		return
+	}
+	w.reordered, w.filter.made = false, 0
+	inOrder := w.rankBodies()
+	var last contactRank
+	for c := w.b2.M_contactManager.M_contactList; c != nil; {
+		d := contactData(c)
+		k := w.contactKey(d)
+		if fixtureKeyCmp(k.a, k.b) > 0 && turnable(d) {
+			turn(c)
+			k.a, k.b = k.b, k.a
+		}
+		if inOrder {
+			inOrder = (last.d == nil || contactRankCmp(last, k) <= 0) &&
+				w.nextEdge(d.M_fixtureA.M_body, d.M_nodeA) &&
+				w.nextEdge(d.M_fixtureB.M_body, d.M_nodeB)
+		}
+		last = k
+		c = d.M_next
+	}
+	if w.listsEnd() && inOrder {
+		return
+	}
+
+	cs := w.contacts[:0]
+	for c := w.b2.M_contactManager.M_contactList; c != nil; {
+		d := contactData(c)
+		k := w.contactKey(d)
+		k.c = c
+		cs = append(cs, k)
+		c = d.M_next
+	}
+	slices.SortFunc(cs, contactRankCmp)
+	w.relink(cs)
+	clear(cs) // the scratch keeps no contact alive
+	w.contacts = cs[:0]
+}
+
+// contactKey returns c's key as its fixtures stand, with d set to c.
+func (w *World) contactKey(c *box2d.B2Contact) contactRank {
+	return contactRank{
+		a: w.fixtureKey(c.M_fixtureA, c.M_indexA),
+		b: w.fixtureKey(c.M_fixtureB, c.M_indexB),
+		d: c,
+	}
+}
+
+// rankBodies gives each body its place in slot order and reports whether
+// box2d's body list is in that order already.
+func (w *World) rankBodies() bool {
+	inOrder := true
+	b := w.b2.M_bodyList
 	for i, r := range w.order {
 		r.rank, r.tail = int32(i), nil
+		if inOrder && b != r.b {
+			inOrder = false
+		}
+		if inOrder {
+			b = b.M_next
+		}
+	}
+	return inOrder && b == nil
+}
+
+// listsEnd reports whether every body's contact list ends at the last edge
+// nextEdge saw in it (or is empty if it saw none), and clears the tails.
+func (w *World) listsEnd() bool {
+	ok := true
+	for _, r := range w.order {
+		if ok {
+			if r.tail == nil {
+				ok = r.b.M_contactList == nil
+			} else {
+				ok = r.tail.Next == nil
+			}
+		}
+		r.tail = nil
+	}
+	return ok
+}
+
+// nextEdge reports whether e follows, in b's contact list, the edge
+// nextEdge last saw there (or heads the list), and moves b's tail to e.
+func (w *World) nextEdge(b *box2d.B2Body, e *box2d.B2ContactEdge) bool {
+	r, _ := b.M_userData.(*body)
+	if r == nil {
+		return false
+	}
+	want := b.M_contactList
+	if r.tail != nil {
+		want = r.tail.Next
+	}
+	r.tail = e
+	return want == e
+}
+
+// relink puts the body list in slot order and the world's contact list and
+// every body's contact list in the order of cs.
+func (w *World) relink(cs []contactRank) {
+	var prev *box2d.B2Body
+	for _, r := range w.order {
+		r.tail = nil
 		b := r.b
 		b.M_prev, b.M_next = prev, nil
 		if prev == nil {
@@ -77,35 +205,23 @@ func (w *World) canonicalize() {
 		b.M_contactList = nil // rebuilt below, in contact order
 	}
 
-	cs := w.contacts[:0]
-	for c := w.b2.M_contactManager.M_contactList; c != nil; c = c.GetNext() {
-		ka := w.fixtureKey(c.GetFixtureA(), c.GetChildIndexA())
-		kb := w.fixtureKey(c.GetFixtureB(), c.GetChildIndexB())
-		if fixtureKeyCmp(ka, kb) > 0 && turnable(c) {
-			turn(c)
-			ka, kb = kb, ka
-		}
-		cs = append(cs, contactRank{a: ka, b: kb, c: c})
-	}
-	slices.SortFunc(cs, contactRankCmp)
-
-	var none, last box2d.B2ContactInterface
+	var none box2d.B2ContactInterface
+	var last *box2d.B2Contact
 	w.b2.M_contactManager.M_contactList = none
 	for i := range cs {
-		c := cs[i].c
-		c.SetPrev(last)
-		c.SetNext(none)
+		c, d := cs[i].c, cs[i].d
+		d.M_next = none
 		if last == nil {
+			d.M_prev = none
 			w.b2.M_contactManager.M_contactList = c
 		} else {
-			last.SetNext(c)
+			d.M_prev = cs[i-1].c
+			last.M_next = c
 		}
-		last = c
-		w.appendEdge(c.GetFixtureA().GetBody(), c.GetNodeA())
-		w.appendEdge(c.GetFixtureB().GetBody(), c.GetNodeB())
-		cs[i].c = nil // the scratch keeps no contact alive
+		last = d
+		w.appendEdge(d.M_fixtureA.M_body, d.M_nodeA)
+		w.appendEdge(d.M_fixtureB.M_body, d.M_nodeB)
 	}
-	w.contacts = cs[:0]
 }
 
 // fixtureKey returns the key of f's child child.
@@ -144,9 +260,9 @@ func (w *World) appendEdge(b *box2d.B2Body, e *box2d.B2ContactEdge) {
 // turnable reports whether c's fixtures may change places: both of one
 // shape type, so box2d evaluates them either way round, and neither a
 // sensor, which the solver never sees.
-func turnable(c box2d.B2ContactInterface) bool {
-	fa, fb := c.GetFixtureA(), c.GetFixtureB()
-	return fa.GetShape().GetType() == fb.GetShape().GetType() && !fa.IsSensor() && !fb.IsSensor()
+func turnable(c *box2d.B2Contact) bool {
+	fa, fb := c.M_fixtureA, c.M_fixtureB
+	return fa.M_shape.GetType() == fb.M_shape.GetType() && !fa.M_isSensor && !fb.M_isSensor
 }
 
 // turn swaps which fixture of c is A. A contact is turned at most once, on

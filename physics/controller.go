@@ -32,8 +32,39 @@ func (w *World) UpdateController(id entity.ID, c *entity.CharacterController, rb
 	if c == nil || rb == nil {
 		return
 	}
+	r := w.byID[id]
+	w.updateController(r, c, rb)
+}
+
+// Controlled is the entity store as UpdateControllers reads it.
+type Controlled interface {
+	Bodies
+	// Controller returns id's character controller, or nil if it has none.
+	Controller(id entity.ID) *entity.CharacterController
+}
+
+// UpdateControllers runs UpdateController, in slot order, for every body
+// that is not static and whose entity b simulates and gives a controller
+// and a Rigidbody. It walks the bodies, not every entity.
+func (w *World) UpdateControllers(b Controlled) {
+	for _, r := range w.order {
+		if r.kind == entity.Static {
+			continue
+		}
+		c := b.Controller(r.id)
+		if c == nil || !b.Simulates(r.id) {
+			continue
+		}
+		if _, rb := b.Pose(r.id); rb != nil {
+			w.updateController(r, c, rb)
+		}
+	}
+}
+
+// updateController is UpdateController for r's body (nil: none).
+func (w *World) updateController(r *body, c *entity.CharacterController, rb *entity.Rigidbody) {
 	c.Grounded = false
-	if r, ok := w.byID[id]; ok {
+	if r != nil {
 		c.Grounded = w.grounded(r.b)
 	}
 	accel := c.AirAccel
@@ -65,8 +96,8 @@ const (
 // character for a tick after it jumps.
 func (w *World) grounded(b *box2d.B2Body) bool {
 	minX, minY, maxX := math.Inf(1), math.Inf(1), math.Inf(-1)
-	xf := b.GetTransform()
-	var box box2d.B2AABB
+	xf := b.M_xf
+	box := &w.box
 	for f := b.GetFixtureList(); f != nil; f = f.GetNext() {
 		if f.IsSensor() {
 			continue
@@ -74,7 +105,7 @@ func (w *World) grounded(b *box2d.B2Body) bool {
 		// The shape's bounds where the body is now: the fixture's own AABB
 		// covers the whole sweep of the last step, feet where they were too.
 		for i := range f.GetShape().GetChildCount() {
-			f.GetShape().ComputeAABB(&box, xf, i)
+			f.GetShape().ComputeAABB(box, xf, i)
 			minX = math.Min(minX, box.LowerBound.X)
 			minY = math.Min(minY, box.LowerBound.Y)
 			maxX = math.Max(maxX, box.UpperBound.X)

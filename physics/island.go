@@ -68,17 +68,19 @@ func (w *World) Island(id entity.ID, fn func(entity.ID) bool) {
 // islandExpand queues every body joined to b by a touching, non-sensor
 // contact or by a joint that is not yet marked and that a contact can move.
 func (w *World) islandExpand(b *box2d.B2Body, s *islandScratch) {
-	for e := b.GetContactList(); e != nil; e = e.Next {
+	for e := b.M_contactList; e != nil; e = e.Next {
 		c := e.Contact
-		if c.GetFixtureA().IsSensor() || c.GetFixtureB().IsSensor() {
+		d := contactData(c)
+		if d.M_fixtureA.M_isSensor || d.M_fixtureB.M_isSensor {
 			continue
 		}
-		if !(c.IsTouching() && c.IsEnabled()) && !touchesNow(c, &s.manifold) {
+		live := box2d.B2Contact_Flag.E_touchingFlag | box2d.B2Contact_Flag.E_enabledFlag
+		if d.M_flags&live != live && !touchesNow(c, &s.manifold) {
 			continue
 		}
 		w.islandJoin(e.Other, s)
 	}
-	for e := b.GetJointList(); e != nil; e = e.Next {
+	for e := b.M_jointList; e != nil; e = e.Next {
 		if e.Other.IsActive() {
 			w.islandJoin(e.Other, s)
 		}
@@ -88,7 +90,7 @@ func (w *World) islandExpand(b *box2d.B2Body, s *islandScratch) {
 // islandJoin queues other's body unless it is marked, unknown to w, or one a
 // contact cannot move.
 func (w *World) islandJoin(other *box2d.B2Body, s *islandScratch) {
-	r, ok := w.byBody[other]
+	r, ok := other.M_userData.(*body)
 	if !ok || r.kind != entity.Dynamic {
 		return
 	}
@@ -100,8 +102,12 @@ func (w *World) islandJoin(other *box2d.B2Body, s *islandScratch) {
 	s.queue = append(s.queue, i)
 }
 
-// orderIndex returns r's position in w.order.
+// orderIndex returns r's position in w.order: its rank, unless a body was
+// added or removed since canonicalize last ranked them.
 func (w *World) orderIndex(r *body) int32 {
+	if !w.reordered {
+		return r.rank
+	}
 	i, _ := slices.BinarySearchFunc(w.order, r.id, bodyCmp)
 	return int32(i)
 }

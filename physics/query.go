@@ -27,18 +27,26 @@ func (w *World) RayCast(x1, y1, x2, y2 float64, ignore entity.ID) (Hit, bool) {
 	}
 	var hit Hit
 	found := false
-	// box2d clips the ray to each returned fraction, so every later report
-	// is at least as close: the last one kept is the closest.
-	w.b2.RayCast(func(f *box2d.B2Fixture, p, n box2d.B2Vec2, fraction float64) float64 {
-		id := w.entityOf(f.GetBody())
-		if f.IsSensor() || (!ignore.IsNone() && id == ignore) {
+	// The walk clips the ray to each returned fraction, so every later
+	// report is at least as close: the last one kept is the closest.
+	p1, p2 := box2d.MakeB2Vec2(x1, y1), box2d.MakeB2Vec2(x2, y2)
+	w.castRay(p1, p2, func(f *box2d.B2Fixture, fraction float64, n box2d.B2Vec2) float64 {
+		id := w.entityOf(f.M_body)
+		if f.M_isSensor || (!ignore.IsNone() && id == ignore) {
 			return -1 // skip this fixture, keep the ray as it is
 		}
+		p := hitPoint(p1, p2, fraction)
 		hit = Hit{Entity: id, X: p.X, Y: p.Y, NX: n.X, NY: n.Y, Fraction: fraction}
 		found = true
 		return fraction
-	}, box2d.MakeB2Vec2(x1, y1), box2d.MakeB2Vec2(x2, y2))
+	})
 	return hit, found
+}
+
+// hitPoint is the point at fraction along p1→p2, computed as
+// B2World.RayCast computes the point it reports.
+func hitPoint(p1, p2 box2d.B2Vec2, fraction float64) box2d.B2Vec2 {
+	return box2d.B2Vec2Add(box2d.B2Vec2MulScalar(1.0-fraction, p1), box2d.B2Vec2MulScalar(fraction, p2))
 }
 
 // QueryAABB calls fn once for each entity with a fixture that overlaps the

@@ -10,7 +10,8 @@ import (
 // B2World.RayCast does — the same node order, the same clipping — but
 // without allocating: box2d's own walk makes a growable stack of boxed
 // ints and two closures per cast, which the character controller's three
-// ground probes a tick turned into most of a server tick's garbage.
+// ground probes a tick, and every shot a behavior casts (RayCast,
+// RayCastMoved), turned into most of a server tick's garbage.
 //
 // report is called for each fixture the ray meets, with where; it returns
 // as box2d's callbacks do: -1 to ignore the fixture, 0 to stop, a fraction
@@ -54,9 +55,11 @@ func (w *World) castRay(p1, p2 box2d.B2Vec2, report func(f *box2d.B2Fixture, fra
 		}
 		proxy := node.UserData.(*box2d.B2FixtureProxy)
 		input := box2d.B2RayCastInput{P1: p1, P2: p2, MaxFraction: maxFraction}
-		var out box2d.B2RayCastOutput
+		// The hit is read before report runs, which may cast again.
+		out := &w.rayOut
+		*out = box2d.B2RayCastOutput{}
 		value := maxFraction
-		if proxy.Fixture.RayCast(&out, input, proxy.ChildIndex) {
+		if proxy.Fixture.RayCast(out, input, proxy.ChildIndex) {
 			value = report(proxy.Fixture, out.Fraction, out.Normal)
 		}
 		if value == 0 {

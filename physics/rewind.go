@@ -28,15 +28,17 @@ func (w *World) RayCastMoved(x1, y1, x2, y2 float64, ignore entity.ID, moved Mov
 	}
 	var hit Hit
 	found := false
-	w.b2.RayCast(func(f *box2d.B2Fixture, p, n box2d.B2Vec2, fraction float64) float64 {
-		id := w.entityOf(f.GetBody())
-		if _, away := moved[id]; away || f.IsSensor() || (!ignore.IsNone() && id == ignore) {
+	p1, p2 := box2d.MakeB2Vec2(x1, y1), box2d.MakeB2Vec2(x2, y2)
+	w.castRay(p1, p2, func(f *box2d.B2Fixture, fraction float64, n box2d.B2Vec2) float64 {
+		id := w.entityOf(f.M_body)
+		if _, away := moved[id]; away || f.M_isSensor || (!ignore.IsNone() && id == ignore) {
 			return -1
 		}
+		p := hitPoint(p1, p2, fraction)
 		hit = Hit{Entity: id, X: p.X, Y: p.Y, NX: n.X, NY: n.Y, Fraction: fraction}
 		found = true
 		return fraction
-	}, box2d.MakeB2Vec2(x1, y1), box2d.MakeB2Vec2(x2, y2))
+	})
 
 	input := box2d.B2RayCastInput{P1: box2d.MakeB2Vec2(x1, y1), P2: box2d.MakeB2Vec2(x2, y2), MaxFraction: 1}
 	if found {
@@ -56,8 +58,9 @@ func (w *World) RayCastMoved(x1, y1, x2, y2 float64, ignore entity.ID, moved Mov
 			}
 			s := f.GetShape()
 			for child := 0; child < s.GetChildCount(); child++ {
-				var out box2d.B2RayCastOutput
-				if !s.RayCast(&out, input, xf, child) { // only hits nearer than MaxFraction
+				out := &w.rayOut // a local would go to the heap through the shape interface
+				*out = box2d.B2RayCastOutput{}
+				if !s.RayCast(out, input, xf, child) { // only hits nearer than MaxFraction
 					continue
 				}
 				input.MaxFraction = out.Fraction

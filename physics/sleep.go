@@ -40,23 +40,23 @@ func (w *World) restSleepers() {
 			continue
 		}
 		b := r.b
-		if b.IsAwake() {
+		if isAwake(b) {
 			r.rest.asleep = false
 			continue
 		}
-		p := b.GetPosition()
-		now := restPose{x: p.X, y: p.Y, angle: b.GetAngle(), asleep: true}
+		p := b.M_xf.P
+		now := restPose{x: p.X, y: p.Y, angle: b.M_sweep.A, asleep: true}
 		if now == r.rest {
 			continue
 		}
 		r.rest = now
-		for e := b.GetContactList(); e != nil; e = e.Next {
-			c := e.Contact
-			if o := e.Other; o.IsAwake() && o.GetType() != box2d.B2BodyType.B2_staticBody ||
-				c.GetFixtureA().IsSensor() || c.GetFixtureB().IsSensor() {
+		for e := b.M_contactList; e != nil; e = e.Next {
+			d := contactData(e.Contact)
+			if o := e.Other; isAwake(o) && o.M_type != box2d.B2BodyType.B2_staticBody ||
+				d.M_fixtureA.M_isSensor || d.M_fixtureB.M_isSensor {
 				continue
 			}
-			refresh(c)
+			refresh(e.Contact)
 		}
 	}
 }
@@ -71,11 +71,11 @@ type sleeper struct {
 func (w *World) noteSleepers() {
 	w.sleepers = w.sleepers[:0]
 	for _, r := range w.order {
-		if r.kind == entity.Static || r.b.IsAwake() {
+		if r.kind == entity.Static || isAwake(r.b) {
 			continue
 		}
-		p := r.b.GetPosition()
-		w.sleepers = append(w.sleepers, sleeper{b: r.b, x: p.X, y: p.Y, angle: r.b.GetAngle()})
+		p := r.b.M_xf.P
+		w.sleepers = append(w.sleepers, sleeper{b: r.b, x: p.X, y: p.Y, angle: r.b.M_sweep.A})
 	}
 }
 
@@ -95,12 +95,12 @@ func (w *World) noteSleepers() {
 func (w *World) keepAsleep() {
 	for _, s := range w.sleepers {
 		b := s.b
-		if !b.IsAwake() {
+		if !isAwake(b) {
 			continue
 		}
-		v, p := b.GetLinearVelocity(), b.GetPosition()
-		if v.X == 0 && v.Y == 0 && b.GetAngularVelocity() == 0 &&
-			p.X == s.x && p.Y == s.y && b.GetAngle() == s.angle {
+		v, p := b.M_linearVelocity, b.M_xf.P
+		if v.X == 0 && v.Y == 0 && b.M_angularVelocity == 0 &&
+			p.X == s.x && p.Y == s.y && b.M_sweep.A == s.angle {
 			b.SetAwake(false)
 		}
 	}

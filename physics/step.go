@@ -50,11 +50,37 @@ type Bodies interface {
 // A body whose entity is not simulated is neither gathered nor written back:
 // its components and its body drift apart until it is simulated again. A nil
 // b gathers and writes back nothing.
-func (w *World) Step(b Bodies) {
+func (w *World) Step(b Bodies) { w.step(b, false) }
+
+// PlaceAndStep places every body b does not simulate (Place), in slot
+// order, then steps (Step): the tick of a client, which puts what the
+// server decides where the server last said it is before it predicts the
+// rest. It asks b about each body once.
+func (w *World) PlaceAndStep(b Bodies) { w.step(b, true) }
+
+func (w *World) step(b Bodies, place bool) {
+	// Whether a body is simulated, and where its components are, cannot
+	// change during the step: gather and writeback ask b once.
+	poses := w.poses[:0]
 	for _, r := range w.order {
-		if t, rb := w.simulated(b, r); t != nil {
-			gather(r.b, t, rb)
+		if b == nil || r.kind == entity.Static {
+			continue
 		}
+		sim := b.Simulates(r.id)
+		if !sim && !place {
+			continue
+		}
+		t, rb := b.Pose(r.id)
+		switch {
+		case t == nil || rb == nil:
+		case sim:
+			poses = append(poses, simPose{r: r, t: t, rb: rb})
+		default:
+			w.gather(r.b, t, rb)
+		}
+	}
+	for _, p := range poses {
+		w.gather(p.r.b, p.t, p.rb)
 	}
 	w.noteSleepers()
 	// Pairs of a body moved since the last step (a teleport, a body placed
@@ -62,33 +88,85 @@ func (w *World) Step(b Bodies) {
 	// found only at the end of the solve, so the moved body would pass
 	// through what it landed in for a step; and when box2d finds them
 	// would depend on what moved, which is not the same on every end.
-	w.b2.M_contactManager.FindNewContacts()
+	// With no proxy moved there is nothing to find.
+	if w.b2.M_contactManager.M_broadPhase.M_moveCount > 0 {
+		w.b2.M_contactManager.FindNewContacts()
+	}
 	w.b2.M_flags &^= box2d.B2World_Flags.E_newFixture
 	w.keepAsleep()
 	w.canonicalize()
 	w.b2.Step(w.cfg.Step, w.cfg.VelocityIterations, w.cfg.PositionIterations)
 	w.keepAsleep()
-	for _, r := range w.order {
-		if t, rb := w.simulated(b, r); t != nil {
-			w.settle(r.b, t, rb)
-		}
+	for i := range poses {
+		w.settle(poses[i].r, poses[i].t, poses[i].rb)
+		poses[i] = simPose{} // the scratch keeps no component alive
 	}
+	w.poses = poses[:0]
 	w.restSleepers()
 }
 
-// settle writes b's pose and motion into t and rb, rounded by
+// simPose is a body Step gathers and writes back, with its components.
+type simPose struct {
+	r  *body
+	t  *entity.Transform
+	rb *entity.Rigidbody
+}
+
+// settle writes r's pose and motion into t and rb, rounded by
 // Config.Quantize when there is one, and sets the body to the rounded
 // values, so that the body and its components agree until the next Step.
-func (w *World) settle(b *box2d.B2Body, t *entity.Transform, rb *entity.Rigidbody) {
-	writeback(b, t, rb)
-	if w.cfg.Quantize == nil {
+//
+// A body the last settle left as it found it (a pile at rest, asleep) is a
+// fixed point: while neither it nor its components have changed by a bit,
+// settling it again would change nothing either, and it is skipped.
+func (w *World) settle(r *body, t *entity.Transform, rb *entity.Rigidbody) {
+	b := r.b
+	if r.fixed && bodyBits(b, t.Scale) == r.settled && poseBits(t, rb) == r.settled {
 		return
 	}
+	writeback(b, t, rb)
+	if w.cfg.Quantize == nil {
+		r.fixed = false
+		return
+	}
+	found := poseBits(t, rb)
 	w.cfg.Quantize(t, rb)
 	// gather sets only what differs. A body this step put to sleep stays
 	// asleep: its velocities are zero, which a quantiser keeps exact.
-	gather(b, t, rb)
+	w.gather(b, t, rb)
 	writeback(b, t, rb)
+	// Equal to what writeback found, so gather set nothing: the same
+	// body and components would settle to the same again.
+	r.settled = poseBits(t, rb)
+	r.fixed = r.settled == found
+}
+
+// settledPose is a body's pose and motion bit for bit, with the scale of
+// its Transform, which a Quantize may read.
+type settledPose struct {
+	x, y, angle, scale, vx, vy, av uint64
+	awake                          bool
+}
+
+// poseBits returns t and rb as a settledPose.
+func poseBits(t *entity.Transform, rb *entity.Rigidbody) settledPose {
+	return settledPose{
+		x: math.Float64bits(t.X), y: math.Float64bits(t.Y), angle: math.Float64bits(t.Angle),
+		scale: math.Float64bits(t.Scale),
+		vx:    math.Float64bits(rb.VX), vy: math.Float64bits(rb.VY),
+		av: math.Float64bits(rb.AngularVelocity), awake: rb.Awake,
+	}
+}
+
+// bodyBits returns what writeback would copy out of b as a settledPose,
+// with scale as given.
+func bodyBits(b *box2d.B2Body, scale float64) settledPose {
+	return settledPose{
+		x: math.Float64bits(b.M_xf.P.X), y: math.Float64bits(b.M_xf.P.Y),
+		angle: math.Float64bits(b.M_sweep.A), scale: math.Float64bits(scale),
+		vx: math.Float64bits(b.M_linearVelocity.X), vy: math.Float64bits(b.M_linearVelocity.Y),
+		av: math.Float64bits(b.M_angularVelocity), awake: isAwake(b),
+	}
 }
 
 // Adopt writes id's body into t and rb as a Step that simulated it would
@@ -102,23 +180,8 @@ func (w *World) Adopt(id entity.ID, t *entity.Transform, rb *entity.Rigidbody) b
 	if !ok || r.kind == entity.Static || t == nil || rb == nil {
 		return false
 	}
-	w.settle(r.b, t, rb)
+	w.settle(r, t, rb)
 	return true
-}
-
-// simulated is the one place Step decides whether a body takes part in
-// gather and writeback. It returns the entity's components when it does,
-// or nil, nil: for static bodies (nothing to carry), entities b does not
-// simulate, and entities without a Transform or a Rigidbody.
-func (w *World) simulated(b Bodies, r *body) (*entity.Transform, *entity.Rigidbody) {
-	if b == nil || r.kind == entity.Static || !b.Simulates(r.id) {
-		return nil, nil
-	}
-	t, rb := b.Pose(r.id)
-	if t == nil || rb == nil {
-		return nil, nil
-	}
-	return t, rb
 }
 
 // gather copies t and rb into b where they differ bit for bit, and reports
@@ -126,37 +189,74 @@ func (w *World) simulated(b Bodies, r *body) (*entity.Transform, *entity.Rigidbo
 // velocity a behavior gave a sleeping body wakes it instead of being zeroed
 // by SetAwake(false). A fixed-rotation body's angular velocity is not
 // gathered.
-func gather(b *box2d.B2Body, t *entity.Transform, rb *entity.Rigidbody) (moved bool) {
-	p := b.GetPosition()
-	if (differ(t.X, p.X) || differ(t.Y, p.Y) || differ(t.Angle, b.GetAngle())) &&
+//
+// It reads box2d's fields rather than its getters, which take the whole
+// body by value.
+func (w *World) gather(b *box2d.B2Body, t *entity.Transform, rb *entity.Rigidbody) (moved bool) {
+	p := b.M_xf.P
+	if (differ(t.X, p.X) || differ(t.Y, p.Y) || differ(t.Angle, b.M_sweep.A)) &&
 		finite(t.X, t.Y, t.Angle) {
-		b.SetTransform(box2d.MakeB2Vec2(t.X, t.Y), t.Angle)
+		w.setTransform(b, t.X, t.Y, t.Angle)
 		moved = true
 	}
-	if rb.Awake != b.IsAwake() {
+	if rb.Awake != isAwake(b) {
 		b.SetAwake(rb.Awake)
 	}
-	v := b.GetLinearVelocity()
+	v := b.M_linearVelocity
 	if (differ(rb.VX, v.X) || differ(rb.VY, v.Y)) && finite(rb.VX, rb.VY) {
 		b.SetLinearVelocity(box2d.MakeB2Vec2(rb.VX, rb.VY))
 	}
 	// A fixed-rotation body given an angular velocity would spin forever
 	// (box2d integrates it with zero inverse inertia), so it gets none.
-	if differ(rb.AngularVelocity, b.GetAngularVelocity()) && finite(rb.AngularVelocity) &&
-		!b.IsFixedRotation() {
+	if differ(rb.AngularVelocity, b.M_angularVelocity) && finite(rb.AngularVelocity) &&
+		b.M_flags&box2d.B2Body_Flags.E_fixedRotationFlag == 0 {
 		b.SetAngularVelocity(rb.AngularVelocity)
 	}
 	return moved
 }
 
+// setTransform does what box2d's B2Body.SetTransform does, to the same
+// bits, without its allocations: box2d's fixture synchronisation passes the
+// address of two local bounding boxes through the shape interface, so each
+// fixture of a moved body cost two heap objects, and the writeback of every
+// moving body moves it. The box here is the World's.
+func (w *World) setTransform(b *box2d.B2Body, x, y, angle float64) {
+	if b.M_world.M_flags&box2d.B2World_Flags.E_locked != 0 {
+		return
+	}
+	b.M_xf.Q.Set(angle)
+	b.M_xf.P = box2d.MakeB2Vec2(x, y)
+	b.M_sweep.C = box2d.B2TransformVec2Mul(b.M_xf, b.M_sweep.LocalCenter)
+	b.M_sweep.A = angle
+	b.M_sweep.C0 = b.M_sweep.C
+	b.M_sweep.A0 = angle
+	bp := &b.M_world.M_contactManager.M_broadPhase
+	xf := b.M_xf
+	for f := b.M_fixtureList; f != nil; f = f.M_next {
+		for i := 0; i < f.M_proxyCount; i++ {
+			proxy := &f.M_proxies[i]
+			// box2d bounds the sweep from xf to xf: two boxes computed
+			// alike, whose union is either of them.
+			f.M_shape.ComputeAABB(&w.aabb, xf, proxy.ChildIndex)
+			proxy.Aabb.CombineTwoInPlace(w.aabb, w.aabb)
+			bp.MoveProxy(proxy.ProxyId, proxy.Aabb, box2d.B2Vec2Sub(xf.P, xf.P))
+		}
+	}
+}
+
+// isAwake is b.IsAwake() without copying the body.
+func isAwake(b *box2d.B2Body) bool {
+	return b.M_flags&box2d.B2Body_Flags.E_awakeFlag != 0
+}
+
 // writeback copies b's pose and motion into t and rb. Scale is untouched.
 func writeback(b *box2d.B2Body, t *entity.Transform, rb *entity.Rigidbody) {
-	p := b.GetPosition()
-	t.X, t.Y, t.Angle = p.X, p.Y, b.GetAngle()
-	v := b.GetLinearVelocity()
+	p := b.M_xf.P
+	t.X, t.Y, t.Angle = p.X, p.Y, b.M_sweep.A
+	v := b.M_linearVelocity
 	rb.VX, rb.VY = v.X, v.Y
-	rb.AngularVelocity = b.GetAngularVelocity()
-	rb.Awake = b.IsAwake()
+	rb.AngularVelocity = b.M_angularVelocity
+	rb.Awake = isAwake(b)
 }
 
 // differ reports whether a and b differ bit for bit (so 0 and -0 differ,
@@ -175,5 +275,5 @@ func (w *World) Place(id entity.ID, t *entity.Transform, rb *entity.Rigidbody) b
 		return false
 	}
 	// Step finds the pairs of whatever moved before it solves.
-	return gather(r.b, t, rb)
+	return w.gather(r.b, t, rb)
 }

@@ -102,8 +102,7 @@ type World struct {
 	// their world, so the B2World value must never be copied.
 	b2 *box2d.B2World
 
-	byID   map[entity.ID]*body
-	byBody map[*box2d.B2Body]*body
+	byID map[entity.ID]*body
 	// order holds every body sorted by slot, then generation: the one
 	// deterministic iteration order for Step and for query results.
 	order []*body
@@ -114,8 +113,25 @@ type World struct {
 
 	// contacts is canonicalize's reusable scratch.
 	contacts []contactRank
+	// filter counts the contacts box2d made, and reordered whether a body
+	// was added or removed, since canonicalize last ran: with neither, the
+	// lists are still in order.
+	filter    *countingFilter
+	reordered bool
 	// sleepers is noteSleepers' reusable record, for keepAsleep.
 	sleepers []sleeper
+	// poses is Step's reusable list of the bodies it gathers and writes
+	// back.
+	poses []simPose
+	// aabb is setTransform's bounding box and box grounded's, kept here
+	// because box2d's shapes take them through an interface, which would
+	// put a local on the heap at every call.
+	aabb box2d.B2AABB
+	box  box2d.B2AABB
+	// rayOut is the hit of castRay and of RayCastMoved's moved fixtures,
+	// kept here for the same reason; each reads it before anything else
+	// can cast.
+	rayOut box2d.B2RayCastOutput
 
 	// scratch is reused by queries to collect entities before calling back
 	// into user code. A query takes it (leaving nil) so a nested query made
@@ -132,12 +148,17 @@ type body struct {
 	b    *box2d.B2Body // its user data is this body, and each fixture's its index
 
 	// rank and tail are canonicalize's scratch: the body's place in slot
-	// order and the last edge of the contact list being rebuilt.
+	// order (current while the World is not reordered) and the last edge
+	// of the contact list being rebuilt or checked.
 	rank int32
 	tail *box2d.B2ContactEdge
 	// rest is where the body stood when restSleepers last cleared its
 	// contacts.
 	rest restPose
+	// settled is what the last settle left in the body and its
+	// components, and fixed whether that settle changed nothing.
+	settled settledPose
+	fixed   bool
 }
 
 // New returns an empty World. It panics if cfg has a negative or non-finite
@@ -145,11 +166,12 @@ type body struct {
 func New(cfg Config) *World {
 	warmUp()
 	cfg = cfg.withDefaults()
+	filter := new(countingFilter)
 	return &World{
 		cfg:    cfg,
-		b2:     newB2World(cfg.GravityX, cfg.GravityY),
+		b2:     newB2World(cfg.GravityX, cfg.GravityY, filter),
+		filter: filter,
 		byID:   make(map[entity.ID]*body),
-		byBody: make(map[*box2d.B2Body]*body),
 	}
 }
 
@@ -159,12 +181,30 @@ func New(cfg Config) *World {
 // step before), but without it piles never settle: in the arena two stacks
 // of three crates went on trembling at 1 cm/s and never slept. Sleeping
 // bodies are cleared of it instead (sleep.go).
-func newB2World(gx, gy float64) *box2d.B2World {
+func newB2World(gx, gy float64, filter *countingFilter) *box2d.B2World {
 	w := box2d.MakeB2World(box2d.MakeB2Vec2(gx, gy))
 	world := &w // from here on only the pointer is used: never copy w
 	// Without an explicit contact filter the port ignores filter bits.
-	world.SetContactFilter(&box2d.B2ContactFilter{})
+	world.SetContactFilter(filter)
 	return world
+}
+
+// countingFilter is box2d's own contact filter, counting the contacts it
+// lets box2d make. Every new contact passes through it, and a contact made
+// is the one thing that puts box2d's lists out of the order canonicalize
+// leaves them in (a destroyed one is unlinked, which keeps the rest in
+// order), so while it counts none there is nothing to reorder.
+type countingFilter struct {
+	box2d.B2ContactFilter
+	made int
+}
+
+func (f *countingFilter) ShouldCollide(a, b *box2d.B2Fixture) bool {
+	ok := f.B2ContactFilter.ShouldCollide(a, b)
+	if ok {
+		f.made++
+	}
+	return ok
 }
 
 var warmOnce sync.Once
@@ -175,7 +215,7 @@ var warmOnce sync.Once
 // goroutines could race to fill it.
 func warmUp() {
 	warmOnce.Do(func() {
-		world := newB2World(0, -10)
+		world := newB2World(0, -10, new(countingFilter))
 		shape := box2d.MakeB2PolygonShape()
 		shape.SetAsBox(0.5, 0.5)
 		for range 2 {
@@ -212,8 +252,8 @@ func (w *World) Remove(id entity.ID) {
 		return
 	}
 	w.b2.DestroyBody(r.b)
+	w.reordered = true
 	delete(w.byID, id)
-	delete(w.byBody, r.b)
 	if i, found := slices.BinarySearchFunc(w.order, id, bodyCmp); found {
 		w.order = slices.Delete(w.order, i, i+1)
 	}
@@ -230,10 +270,9 @@ func (w *World) Mass(id entity.ID) float64 {
 	return r.b.GetMass()
 }
 
-// insert records r in the lookup maps and in slot order.
+// insert records r in the lookup map and in slot order.
 func (w *World) insert(r *body) {
 	w.byID[r.id] = r
-	w.byBody[r.b] = r
 	i, _ := slices.BinarySearchFunc(w.order, r.id, bodyCmp)
 	w.order = slices.Insert(w.order, i, r)
 }
@@ -252,7 +291,7 @@ func idCmp(a, b entity.ID) int {
 // entityOf returns the entity owning a box2d body, or None for a body this
 // World did not create.
 func (w *World) entityOf(b *box2d.B2Body) entity.ID {
-	if r, ok := w.byBody[b]; ok {
+	if r, ok := b.M_userData.(*body); ok {
 		return r.id
 	}
 	return entity.None
