@@ -61,8 +61,9 @@ var engineTypes = [EngineTypes]engineType{
 		{"moving", "flag", 1, 0, "1 bit; 0: every velocity is zero and none follows"},
 		signedField("vx", "velocity", wire.Velocity, "m/s"),
 		signedField("vy", "velocity", wire.Velocity, "m/s"),
+		{"spinning", "flag", 1, 0, "1 bit, when moving; 0: the angular velocity is zero and does not follow"},
 		signedField("angularVelocity", "angular velocity", wire.AngularVelocity, "rad/s"),
-		{"awake", "bool", 1, 0, "1 bit"},
+		{"awake", "bool", 1, 0, "1 bit, when not moving; a moving body is awake"},
 	}},
 	TypeCharacterController: {"CharacterController", []engineField{
 		{"grounded", "bool", 1, 0, "1 bit"},
@@ -123,7 +124,10 @@ func readTransform(r *wire.Reader) (entity.Transform, error) {
 // their quantisers' ranges (±Inf to the ends, NaN to 0). A body whose
 // velocities all quantise to zero (exact, since zero is a code) is one bit
 // "moving" = 0 and its awake bit: a resting body that is said at all costs
-// two bits, not 49.
+// two bits, not 50. A moving body that does not spin (a side-view
+// character never does) says so in one bit instead of sixteen, and a
+// moving body is awake, so it has no awake bit: a physics step leaves no
+// body moving and asleep, and one a script left so is sent awake.
 func writeRigidbody(w *wire.Writer, b entity.Rigidbody) {
 	vx, vy := wire.Velocity.Encode(b.VX), wire.Velocity.Encode(b.VY)
 	av := wire.AngularVelocity.Encode(b.AngularVelocity)
@@ -132,7 +136,11 @@ func writeRigidbody(w *wire.Writer, b entity.Rigidbody) {
 	if moving {
 		w.WriteBits(vx, int(wire.Velocity.Bits))
 		w.WriteBits(vy, int(wire.Velocity.Bits))
-		w.WriteBits(av, int(wire.AngularVelocity.Bits))
+		w.WriteBool(av != angularZero)
+		if av != angularZero {
+			w.WriteBits(av, int(wire.AngularVelocity.Bits))
+		}
+		return
 	}
 	w.WriteBool(b.Awake)
 }
@@ -157,12 +165,23 @@ func readRigidbody(r *wire.Reader) (entity.Rigidbody, error) {
 		if b.VY, err = readSigned(r, wire.Velocity, "velocity y"); err != nil {
 			return b, err
 		}
-		if b.AngularVelocity, err = readSigned(r, wire.AngularVelocity, "angular velocity"); err != nil {
+		spinning, err := r.ReadBool()
+		if err != nil {
 			return b, err
+		}
+		if spinning {
+			if b.AngularVelocity, err = readSigned(r, wire.AngularVelocity, "angular velocity"); err != nil {
+				return b, err
+			}
+			if b.AngularVelocity == 0 {
+				return b, errors.New("replication: rigidbody: spinning at zero")
+			}
 		}
 		if b.VX == 0 && b.VY == 0 && b.AngularVelocity == 0 {
 			return b, errors.New("replication: rigidbody: moving at zero velocity")
 		}
+		b.Awake = true
+		return b, nil
 	}
 	b.Awake, err = r.ReadBool()
 	return b, err
