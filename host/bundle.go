@@ -32,6 +32,8 @@ const (
 	maxBundleFiles = 1024
 	// maxBundlePath matches the spawn path limit: a path inside a project.
 	maxBundlePath = 128
+	// bundleHeader is the bytes of a msgReload message before its files.
+	bundleHeader = 1 + 4 + 4 + 8 + 2
 )
 
 // scriptBundle is a reload as it travels: every script and prefab that

@@ -121,8 +121,23 @@ func (s *serverSession) devPoll(now transport.Time) {
 
 // checkBundle finds what can be found before a reload is sent: scripts
 // that do not compile and prefabs that do not parse. An error while a
-// script runs shows at the reload itself, on every end alike.
+// script runs shows at the reload itself, on every end alike. So are the
+// limits a client reads a bundle with: a bundle past them would end every
+// dev client, or not fit the message channel at all.
 func checkBundle(g *Game, files map[string][]byte) error {
+	if len(files) > maxBundleFiles {
+		return fmt.Errorf("%w: %d files changed, at most %d", errBundle, len(files), maxBundleFiles)
+	}
+	size := bundleHeader
+	for p, b := range files {
+		if err := checkBundlePath(p); err != nil {
+			return err
+		}
+		size += 2 + len(p) + 4 + len(b)
+	}
+	if size > transport.DefaultReliableMaxMessage {
+		return fmt.Errorf("%w: %d bytes, at most %d", errBundle, size, transport.DefaultReliableMaxMessage)
+	}
 	for _, p := range slices.Sorted(mapKeys(files)) {
 		switch path.Ext(p) {
 		case ".lua":

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"math"
@@ -318,5 +319,56 @@ func TestReplayAcrossAReloadRunsTheCodeOfEachTick(t *testing.T) {
 	}
 	if newOnly == want {
 		t.Fatal("the new code alone replays to the same place: the test proves nothing")
+	}
+}
+
+// TestDevReloadRefusesWhatClientsCannotRead saves a script whose path is
+// longer than a bundle may carry: the server refuses the reload and logs
+// why, rather than send a bundle every dev client must end on; the
+// client plays on.
+func TestDevReloadRefusesWhatClientsCannotRead(t *testing.T) {
+	h, dir := devHarness(t)
+	p, err := LoadProject(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := h.join(p, memnet.Lan, 7)
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	long := filepath.Join(dir, "scripts", strings.Repeat("a", maxBundlePath)+".lua")
+	if err := os.WriteFile(long, []byte("return 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.run(2 * time.Second)
+	if a.c.game.Role() != Client {
+		t.Fatalf("the dev client is %v: %q", a.c.game.Role(), a.c.game.LastError())
+	}
+	if h.server.dev.pending != nil || h.server.game.files != nil {
+		t.Fatal("a bundle no client can read was scheduled")
+	}
+}
+
+// TestCheckBundleLimits: a bundle over the limits a client reads bundles
+// with is refused before it is sent.
+func TestCheckBundleLimits(t *testing.T) {
+	h, _ := devHarness(t)
+	g := h.server.game
+	half := append([]byte("return 1\n--"), strings.Repeat("x", transport.DefaultReliableMaxMessage/2)...)
+	many := map[string][]byte{}
+	for i := range maxBundleFiles + 1 {
+		many[fmt.Sprintf("scripts/s%d.lua", i)] = []byte("return 1\n")
+	}
+	for name, files := range map[string]map[string][]byte{
+		"long path": {"scripts/" + strings.Repeat("a", maxBundlePath) + ".lua": []byte("return 1\n")},
+		"too large": {"scripts/a.lua": half, "scripts/b.lua": half},
+		"too many":  many,
+	} {
+		if err := checkBundle(g, files); err == nil {
+			t.Errorf("%s: accepted", name)
+		} else {
+			t.Logf("%s: %v", name, err)
+		}
+	}
+	if err := checkBundle(g, map[string][]byte{"scripts/ok.lua": []byte("return 1\n")}); err != nil {
+		t.Errorf("a small bundle: %v", err)
 	}
 }

@@ -124,6 +124,9 @@ func (c *clientSession) applySnapshot(payload []byte) {
 		return
 	}
 	c.readMessages()
+	if g.role == Disconnected {
+		return // a message ended the session: the world holds still
+	}
 	if c.schemaFrom != 0 {
 		if tick, ok := replication.SnapshotTick(payload); ok && tick < c.schemaFrom {
 			c.staleSchema++ // written before the reload changed the schema

@@ -1,17 +1,25 @@
 package host
 
 import (
+	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"path"
 	"strings"
 	"time"
+
+	"vkm/transport"
 )
 
 // WatchQuiet is how long the files must stay unchanged after a change
 // before a reload is made of them: an editor's save can be several
 // writes, and a developer saving three files at once means one reload.
 const WatchQuiet = 150 * time.Millisecond
+
+// maxWatchedFile is the largest script or prefab a reload reads: a bundle
+// holding a larger one could not be sent (see checkBundle).
+const maxWatchedFile = transport.DefaultReliableMaxMessage
 
 // watcher polls a project folder's scripts (*.lua anywhere) and prefabs
 // (*.toml under prefabs/) for changes. Polling rather than OS file events:
@@ -42,7 +50,7 @@ func newWatcher(fsys fs.FS) (*watcher, error) {
 	}
 	w.stamp = st
 	for p := range st {
-		b, err := fs.ReadFile(fsys, p)
+		b, err := readWatched(fsys, p)
 		if err != nil {
 			return nil, err
 		}
@@ -78,8 +86,14 @@ func (w *watcher) scan() (map[string]stamp, error) {
 			return nil
 		}
 		info, err := d.Info()
+		if err == nil && d.Type()&fs.ModeSymlink != 0 {
+			info, err = fs.Stat(w.fsys, p)
+		}
 		if err != nil {
 			return nil // gone between the listing and the stat
+		}
+		if !info.Mode().IsRegular() {
+			return nil // a pipe or a device: a read could wait, or never end
 		}
 		out[p] = stamp{info.Size(), info.ModTime()}
 		return nil
@@ -110,7 +124,7 @@ func (w *watcher) poll(now time.Duration) bool {
 func (w *watcher) changed() (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for p := range w.stamp {
-		b, err := fs.ReadFile(w.fsys, p)
+		b, err := readWatched(w.fsys, p)
 		if err != nil {
 			return nil, err
 		}
@@ -119,4 +133,22 @@ func (w *watcher) changed() (map[string][]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// readWatched reads a watched file, refusing one over maxWatchedFile
+// rather than read it whole.
+func readWatched(fsys fs.FS, p string) ([]byte, error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxWatchedFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxWatchedFile {
+		return nil, fmt.Errorf("host: %s is over %d bytes", p, maxWatchedFile)
+	}
+	return b, nil
 }

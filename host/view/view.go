@@ -28,6 +28,10 @@ const (
 
 	// readHeaderTimeout bounds how long an HTTP request's headers may take.
 	readHeaderTimeout = 10 * time.Second
+
+	// idleTimeout closes a kept-alive HTTP connection that has asked for
+	// nothing this long.
+	idleTimeout = time.Minute
 )
 
 // Config says where to serve the page and what it controls.
@@ -135,8 +139,12 @@ func start(ctx context.Context, cfg Config, opt options) (*Server, error) {
 	s.http = &http.Server{
 		Handler:           s.handler(),
 		ReadHeaderTimeout: readHeaderTimeout,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
-		BaseContext:       func(net.Listener) context.Context { return s.ctx },
+		// A keep-alive connection that asks for nothing more is closed:
+		// the page's own connections are few, and nothing else may hold
+		// connections open forever. WebSockets are hijacked and unaffected.
+		IdleTimeout: idleTimeout,
+		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		BaseContext: func(net.Listener) context.Context { return s.ctx },
 	}
 	s.wg.Add(1)
 	go func() {
