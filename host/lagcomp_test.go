@@ -130,8 +130,17 @@ func checkClamped(t *testing.T, h *harness, shooter *peer, target entity.ID) {
 		want  entity.Transform
 	}{{1, first}, {float64(sv.Tick()) + 500, present}} {
 		sv.lag.drawnAt[gunner] = c.claim
-		var seen entity.Transform
-		sv.Rewind(gunner, func() { seen = *sv.Store().Transform(target) })
+		var seen, inner, afterInner entity.Transform
+		sv.Rewind(gunner, func() {
+			seen = *sv.Store().Transform(target)
+			// A nested scope changes nothing: still the same past, before
+			// and after it.
+			sv.Rewind(gunner, func() { inner = *sv.Store().Transform(target) })
+			afterInner = *sv.Store().Transform(target)
+		})
+		if inner != seen || afterInner != seen {
+			t.Errorf("claimed tick %.0f: nested rewind saw %+v, then %+v, the outer %+v", c.claim, inner, afterInner, seen)
+		}
 		t.Logf("claimed tick %.0f (history %d..%d): target seen at x %.3f, look-behind %.0f", c.claim, oldest, newest, seen.X, sv.lag.lookBehind)
 		if seen != c.want {
 			t.Errorf("claimed tick %.0f: target seen at %+v, want %+v", c.claim, seen, c.want)

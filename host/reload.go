@@ -107,11 +107,11 @@ func (s *serverSession) devPoll(now transport.Time) {
 		s.log.Error("reload: cannot read the project", "err", err)
 		return
 	}
-	if h := bundleHash(files); h == d.lastHash {
+	h := bundleHash(files)
+	if h == d.lastHash {
 		return
-	} else {
-		d.lastHash = h
 	}
+	d.lastHash = h
 	if err := checkBundle(s.game, files); err != nil {
 		s.log.Error("reload refused: the old code keeps running", "err", err)
 		return
