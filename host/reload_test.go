@@ -372,3 +372,32 @@ func TestCheckBundleLimits(t *testing.T) {
 		t.Errorf("a small bundle: %v", err)
 	}
 }
+
+// TestAFullChannelEndsTheConnection: a dev client that takes nothing the
+// server sends (its link is cut) fills its message channel's window; the
+// next reload cannot be queued for it, and its connection ends with a
+// reason in the server's log rather than growing the server's memory.
+func TestAFullChannelEndsTheConnection(t *testing.T) {
+	h, dir := devHarness(t)
+	var logged logBuffer
+	h.server.log = slog.New(slog.NewTextHandler(&logged, nil))
+	p, err := LoadProject(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := h.join(p, memnet.Lan, 9)
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	a.cut = true
+	st := h.server.seats[a.c.net.Player()]
+	big := make([]byte, transport.DefaultReliableMaxMessage)
+	queued := 0
+	for st.rel.Send(big) == nil {
+		queued++
+	}
+	h.server.scheduleReload(map[string][]byte{"scripts/walker.lua": slowWalker(t)})
+	h.server.events()
+	t.Logf("%d messages of %d bytes filled the window; players seated after the reload: %d", queued, len(big), h.server.net.PlayerCount())
+	if h.server.net.PlayerCount() != 0 || !strings.Contains(logged.String(), "message channel is full") {
+		t.Fatalf("the player is still seated (%d) or no reason was logged:\n%s", h.server.net.PlayerCount(), logged.String())
+	}
+}
