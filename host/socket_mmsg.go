@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"runtime"
+	"strconv"
 	"syscall"
 	"unsafe"
 
@@ -156,7 +157,13 @@ func sockaddrPort(a *syscall.RawSockaddrAny) (netip.AddrPort, bool) {
 	case syscall.AF_INET6:
 		p := (*syscall.RawSockaddrInet6)(unsafe.Pointer(a))
 		port := binary.BigEndian.Uint16((*[2]byte)(unsafe.Pointer(&p.Port))[:])
-		return netip.AddrPortFrom(netip.AddrFrom16(p.Addr).Unmap(), port), true
+		addr := netip.AddrFrom16(p.Addr).Unmap()
+		if p.Scope_id != 0 && addr.Is6() {
+			// A link-local peer is reached through the interface it came
+			// in on: keep it, as its number, so replies go back there.
+			addr = addr.WithZone(strconv.FormatUint(uint64(p.Scope_id), 10))
+		}
+		return netip.AddrPortFrom(addr, port), true
 	}
 	return netip.AddrPort{}, false
 }
@@ -198,7 +205,9 @@ func (s *directSocket) sockaddr(sa *syscall.RawSockaddrInet6, to netip.AddrPort)
 	binary.BigEndian.PutUint16((*[2]byte)(unsafe.Pointer(&sa.Port))[:], to.Port())
 	sa.Addr = to.Addr().As16()
 	if z := to.Addr().Zone(); z != "" {
-		if ifi, err := net.InterfaceByName(z); err == nil {
+		if n, err := strconv.ParseUint(z, 10, 32); err == nil {
+			sa.Scope_id = uint32(n)
+		} else if ifi, err := net.InterfaceByName(z); err == nil {
 			sa.Scope_id = uint32(ifi.Index)
 		}
 	}

@@ -4,9 +4,12 @@ package host
 
 import (
 	"bytes"
+	"encoding/binary"
 	"net"
 	"net/netip"
+	"syscall"
 	"testing"
+	"unsafe"
 
 	"vkm/transport"
 )
@@ -85,5 +88,26 @@ func TestDirectSocketBatches(t *testing.T) {
 	}
 	if err := s.queue(make([]byte, 8), netip.MustParseAddrPort("[::1]:9")); err == nil {
 		t.Error("an IPv4 socket queued a datagram to an IPv6 address")
+	}
+}
+
+// TestLinkLocalPeersKeepTheirInterface: a link-local IPv6 peer's address
+// keeps the interface it came in on, as a zone, and a reply to it goes
+// back out through that interface.
+func TestLinkLocalPeersKeepTheirInterface(t *testing.T) {
+	var raw syscall.RawSockaddrAny
+	p := (*syscall.RawSockaddrInet6)(unsafe.Pointer(&raw))
+	p.Family = syscall.AF_INET6
+	p.Addr = netip.MustParseAddr("fe80::1").As16()
+	p.Scope_id = 3
+	binary.BigEndian.PutUint16((*[2]byte)(unsafe.Pointer(&p.Port))[:], 27960)
+	got, ok := sockaddrPort(&raw)
+	if !ok || got.Addr().Zone() != "3" || got.Port() != 27960 {
+		t.Fatalf("read %v %v, want fe80::1%%3 port 27960", got, ok)
+	}
+	s := &directSocket{local: netip.MustParseAddrPort("[::]:1")}
+	var sa syscall.RawSockaddrInet6
+	if !s.sockaddr(&sa, got) || sa.Scope_id != 3 {
+		t.Fatalf("a reply goes out with scope %d, want 3", sa.Scope_id)
 	}
 }
