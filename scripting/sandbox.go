@@ -245,8 +245,16 @@ func (r *Runtime) luaImport(L *lua.LState) int {
 	if serr != nil {
 		L.Error(lua.LString(serr.Where+": "+serr.Message), 0)
 	}
-	r.loading[name] = true
-	defer delete(r.loading, name)
+	L.Push(r.runOnce(L, name, fn))
+	return 1
+}
+
+// runOnce runs a module's chunk fn, marked loading under key while it
+// runs (so a cycle back to it is caught), and keeps what it returned (true
+// for nothing) as the module's value for later imports.
+func (r *Runtime) runOnce(L *lua.LState, key string, fn *lua.LFunction) lua.LValue {
+	r.loading[key] = true
+	defer delete(r.loading, key)
 	L.Push(fn)
 	L.Call(0, 1)
 	v := L.Get(-1)
@@ -254,9 +262,8 @@ func (r *Runtime) luaImport(L *lua.LState) int {
 	if v == lua.LNil {
 		v = lua.LTrue
 	}
-	r.imports[name] = v
-	L.Push(v)
-	return 1
+	r.imports[key] = v
+	return v
 }
 
 // luaTick implements vkm.tick(): the number of the tick being run.

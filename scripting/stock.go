@@ -44,17 +44,7 @@ func (r *Runtime) luaStock(L *lua.LState) int {
 	if r.loading[key] {
 		L.RaiseError("import cycle: stock %s is still loading", name)
 	}
-	r.loading[key] = true
-	defer delete(r.loading, key)
-	L.Push(fn)
-	L.Call(0, 1)
-	v := L.Get(-1)
-	L.Pop(1)
-	if v == lua.LNil {
-		v = lua.LTrue
-	}
-	r.imports[key] = v
-	L.Push(v)
+	L.Push(r.runOnce(L, key, fn))
 	return 1
 }
 
