@@ -74,13 +74,9 @@ const readSize = transport.MaxDatagram + 1
 // listenDirect opens a server's socket on addr ("host:port") for the loop
 // to read itself.
 func listenDirect(addr string) (*directSocket, error) {
-	ua, err := net.ResolveUDPAddr("udp", addr)
+	conn, err := udp.ListenConn(addr)
 	if err != nil {
-		return nil, fmt.Errorf("udp: listen %q: %w", addr, err)
-	}
-	conn, err := net.ListenUDP("udp", ua)
-	if err != nil {
-		return nil, fmt.Errorf("udp: listen %q: %w", addr, err)
+		return nil, err
 	}
 	raw, err := conn.SyscallConn()
 	if err != nil {

@@ -63,13 +63,9 @@ type Server struct {
 // Listen opens a server socket on addr ("host:port"; port 0 picks a free
 // one, ":27960" listens on every interface).
 func Listen(addr string) (*Server, error) {
-	ua, err := net.ResolveUDPAddr("udp", addr)
+	conn, err := ListenConn(addr)
 	if err != nil {
-		return nil, fmt.Errorf("udp: listen %q: %w", addr, err)
-	}
-	conn, err := net.ListenUDP("udp", ua)
-	if err != nil {
-		return nil, fmt.Errorf("udp: listen %q: %w", addr, err)
+		return nil, err
 	}
 	if err := ignoreConnReset(conn); err != nil {
 		conn.Close()
@@ -203,4 +199,19 @@ func (n *counters) readFailed(err error) (stop bool, _ error) {
 		return false, nil
 	}
 	return true, fmt.Errorf("udp: read: %w", err)
+}
+
+// ListenConn opens a UDP socket on addr ("host:port"; port 0 picks a free
+// one), with the error naming the address: the one way this package and a
+// server that reads its socket itself open one.
+func ListenConn(addr string) (*net.UDPConn, error) {
+	ua, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("udp: listen %q: %w", addr, err)
+	}
+	conn, err := net.ListenUDP("udp", ua)
+	if err != nil {
+		return nil, fmt.Errorf("udp: listen %q: %w", addr, err)
+	}
+	return conn, nil
 }
