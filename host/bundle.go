@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -53,7 +54,7 @@ type scriptBundle struct {
 func bundleHash(files map[string][]byte) uint64 {
 	h := fnv.New64a()
 	var n [8]byte
-	for _, p := range slices.Sorted(mapKeys(files)) {
+	for _, p := range slices.Sorted(maps.Keys(files)) {
 		binary.LittleEndian.PutUint64(n[:], uint64(len(p)))
 		h.Write(n[:])
 		h.Write([]byte(p))
@@ -62,16 +63,6 @@ func bundleHash(files map[string][]byte) uint64 {
 		h.Write(files[p])
 	}
 	return h.Sum64()
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // encode appends the msgReload message:
@@ -86,7 +77,7 @@ func (b *scriptBundle) encode(dst []byte) []byte {
 	dst = binary.LittleEndian.AppendUint32(dst, b.clientTick)
 	dst = binary.LittleEndian.AppendUint64(dst, b.hash)
 	dst = binary.LittleEndian.AppendUint16(dst, uint16(len(b.files)))
-	for _, p := range slices.Sorted(mapKeys(b.files)) {
+	for _, p := range slices.Sorted(maps.Keys(b.files)) {
 		dst = binary.LittleEndian.AppendUint16(dst, uint16(len(p)))
 		dst = append(dst, p...)
 		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(b.files[p])))

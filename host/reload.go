@@ -3,6 +3,7 @@ package host
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"time"
@@ -138,7 +139,7 @@ func checkBundle(g *Game, files map[string][]byte) error {
 	if size > transport.DefaultReliableMaxMessage {
 		return fmt.Errorf("%w: %d bytes, at most %d", errBundle, size, transport.DefaultReliableMaxMessage)
 	}
-	for _, p := range slices.Sorted(mapKeys(files)) {
+	for _, p := range slices.Sorted(maps.Keys(files)) {
 		switch path.Ext(p) {
 		case ".lua":
 			if err := g.scripts.CheckSyntax(p, files[p]); err != nil {
@@ -185,7 +186,7 @@ func (s *serverSession) scheduleReload(files map[string][]byte) {
 		}
 	}
 	s.dev.pending = b
-	s.log.Info("reload scheduled", "files", slices.Sorted(mapKeys(files)), "hash", fmt.Sprintf("%016x", b.hash),
+	s.log.Info("reload scheduled", "files", slices.Sorted(maps.Keys(files)), "hash", fmt.Sprintf("%016x", b.hash),
 		"at_tick", b.serverTick, "lead_ticks", b.serverTick-g.tick, "bytes", size)
 }
 
@@ -210,7 +211,7 @@ func (s *serverSession) devTick() {
 			st.peer = nil
 		}
 	}
-	s.log.Info("reloaded", "files", slices.Sorted(mapKeys(b.files)), "hash", fmt.Sprintf("%016x", b.hash),
+	s.log.Info("reloaded", "files", slices.Sorted(maps.Keys(b.files)), "hash", fmt.Sprintf("%016x", b.hash),
 		"tick", s.game.tick, "schema_changed", res.SchemaChanged, "behaviors", res.Instances)
 }
 
@@ -279,7 +280,7 @@ func (c *clientSession) beforeTick() {
 	}
 	c.reloads++
 	c.reloadTick = g.tick
-	c.log.Info("reloaded", "files", slices.Sorted(mapKeys(b.files)), "hash", fmt.Sprintf("%016x", b.hash),
+	c.log.Info("reloaded", "files", slices.Sorted(maps.Keys(b.files)), "hash", fmt.Sprintf("%016x", b.hash),
 		"tick", g.tick, "server_tick", b.serverTick, "schema_changed", res.SchemaChanged)
 }
 
