@@ -329,6 +329,36 @@ type sim struct {
 	// cleared before each Write): its snapshots must be m.p's byte for
 	// byte, so skipping what is quiet never changes what is said.
 	twin *Peer
+
+	// vers holds the bits of every component version the rounds made, so
+	// the baseline (which keeps versions) can be read back as bits; a
+	// version seen again with other bits fails the test.
+	vers map[verKey][]byte
+}
+
+// verKey names one version of one slot's component.
+type verKey struct {
+	slot uint32
+	typ  int
+	ver  uint64
+}
+
+// recordVersions adds the round's component versions to m.vers.
+func (m *sim) recordVersions() {
+	m.tb.Helper()
+	for _, e := range m.r.ents {
+		for _, rc := range m.r.comps[e.first:e.end] {
+			k := verKey{e.id.Slot, int(rc.typ), rc.ver}
+			bits := m.r.bits(&rc)
+			if old, ok := m.vers[k]; ok {
+				if !bytes.Equal(old, bits) {
+					m.tb.Fatalf("round %d: slot %d type %d: version %d was %x and is now %x", m.round, k.slot, k.typ, k.ver, old, bits)
+				}
+				continue
+			}
+			m.vers[k] = bytes.Clone(bits)
+		}
+	}
 }
 
 func newSim(tb testing.TB, seed uint64) *sim {
@@ -340,6 +370,7 @@ func newSim(tb testing.TB, seed uint64) *sim {
 		applied: map[wire.Seq]bool{}, ackLost: map[wire.Seq]bool{}, ackAt: map[wire.Seq]int{},
 		fates: map[wire.Seq]string{},
 		ref:   newReceiver(s), refOrder: map[wire.Seq]int{}, payloads: map[wire.Seq][]byte{},
+		vers: map[verKey][]byte{},
 	}
 }
 
@@ -395,6 +426,7 @@ func (m *sim) step() {
 		m.twin.Acknowledge(AckFunc(m.fate))
 	}
 	m.w.build(m.tb, m.r, uint32(m.round))
+	m.recordVersions()
 	payload := m.p.Write(nil, m.r, m.own, m.budget)
 	if len(payload) > m.budget {
 		m.tb.Fatalf("round %d: %d bytes, over the %d budget", m.round, len(payload), m.budget)
@@ -482,8 +514,9 @@ func (m *sim) checkBaseline() {
 			got, ok := re.comps[t]
 			switch bc.state {
 			case present:
-				if !ok || !bytes.Equal(got, bc.data) {
-					m.tb.Fatalf("round %d: slot %d type %d: baseline %x; acknowledged %x", m.round, b.slot, t, bc.data, got)
+				held := m.vers[verKey{b.slot, t, bc.ver}]
+				if !ok || !bytes.Equal(got, held) {
+					m.tb.Fatalf("round %d: slot %d type %d: baseline %x (version %d); acknowledged %x", m.round, b.slot, t, held, bc.ver, got)
 				}
 			case absent:
 				if ok {

@@ -1,8 +1,6 @@
 package replication
 
 import (
-	"bytes"
-
 	"vkm/internal/entity"
 	"vkm/wire"
 )
@@ -63,7 +61,9 @@ const (
 	unknown                  // a snapshot that may have been applied was judged lost
 )
 
-// baseComp is the confirmed state of one component of one slot's occupant.
+// baseComp is the confirmed state of one component of one slot's occupant:
+// for a present one, the version of the bits confirmed (roundComp.ver),
+// which is all a comparison with a round needs.
 //
 // order is, for an unknown component, the order of the newest lost snapshot
 // behind the doubt, and for a present or absent one the order of the
@@ -72,9 +72,8 @@ const (
 // connection, so its size is the baseline's).
 type baseComp struct {
 	state compState
-	nbits uint32
 	order uint64
-	data  []byte
+	ver   uint64
 }
 
 // slotBase is what a connection has confirmed of one slot: its occupant
@@ -107,8 +106,8 @@ type doubt struct {
 }
 
 // claim is what one sent snapshot said: the removals, then each entry with
-// its components (bits copied, since the round's storage is reused). It is
-// folded into the baseline only when the snapshot is acknowledged.
+// its components (each by the version of its bits). It is folded into the
+// baseline only when the snapshot is acknowledged.
 type claim struct {
 	seq      wire.Seq
 	order    uint64 // 1, 2, 3... in send order; never wraps, unlike seq
@@ -118,7 +117,6 @@ type claim struct {
 	rem      []entity.ID
 	ents     []claimEnt
 	comps    []claimComp
-	data     []byte
 }
 
 type claimEnt struct {
@@ -130,12 +128,11 @@ type claimEnt struct {
 type claimComp struct {
 	typ     uint16
 	present bool
-	nbits   uint32
-	off     uint32 // in data
+	ver     uint64 // of the bits written, when present
 }
 
 func (c *claim) reset() {
-	c.rem, c.ents, c.comps, c.data = c.rem[:0], c.ents[:0], c.comps[:0], c.data[:0]
+	c.rem, c.ents, c.comps = c.rem[:0], c.ents[:0], c.comps[:0]
 }
 
 // Peer is one connection's side of replication: the baseline it has
@@ -330,8 +327,7 @@ func (p *Peer) fold(c *claim) {
 				continue // a newer snapshot that may have been applied touched it
 			}
 			if cc.present {
-				bc.state, bc.nbits = present, cc.nbits
-				bc.data = append(bc.data[:0], c.data[cc.off:cc.off+(cc.nbits+7)/8]...)
+				bc.state, bc.ver = present, cc.ver
 			} else {
 				bc.state = absent
 			}
@@ -481,7 +477,8 @@ func (p *Peer) newClaim() *claim {
 	return new(claim)
 }
 
-// sameBits reports whether a confirmed component holds exactly these bits.
-func (bc *baseComp) sameBits(data []byte, nbits uint32) bool {
-	return bc.state == present && bc.nbits == nbits && bytes.Equal(bc.data, data)
+// sameBits reports whether a confirmed component holds exactly the bits of
+// the round's component rc (by their versions: see roundComp).
+func (bc *baseComp) sameBits(rc *roundComp) bool {
+	return bc.state == present && bc.ver == rc.ver
 }

@@ -60,12 +60,12 @@ func TestClaimsWaitForAcknowledgement(t *testing.T) {
 	crate := burstWorld(m)
 	m.settle(6)
 	b := m.p.base(crate.id.Slot)
-	before := bytes.Clone(b.comps[TypeTransform].data)
+	before := b.comps[TypeTransform].ver
 
 	moving(crate, 2)
 	m.loss = 1
 	m.step()
-	if got := m.p.base(crate.id.Slot).comps[TypeTransform].data; !bytes.Equal(got, before) {
+	if got := m.p.base(crate.id.Slot).comps[TypeTransform].ver; got != before {
 		t.Fatal("a sent, unacknowledged Transform reached the baseline")
 	}
 	if m.p.InFlight() == 0 {
@@ -78,8 +78,9 @@ func TestClaimsWaitForAcknowledgement(t *testing.T) {
 	m.step()
 	after := m.p.base(crate.id.Slot).comps[TypeTransform]
 	want := expected(m.r)[crate.id.Slot].comps[TypeTransform]
-	if after.state != present || !bytes.Equal(after.data, want) {
-		t.Fatalf("acknowledged Transform not in the baseline: %x, want %x", after.data, want)
+	held := m.vers[verKey{crate.id.Slot, TypeTransform, after.ver}]
+	if after.state != present || !bytes.Equal(held, want) {
+		t.Fatalf("acknowledged Transform not in the baseline: %x, want %x", held, want)
 	}
 }
 

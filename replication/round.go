@@ -3,6 +3,7 @@ package replication
 import (
 	"bytes"
 	"fmt"
+	"sync/atomic"
 
 	"vkm/internal/entity"
 	"vkm/wire"
@@ -57,7 +58,10 @@ func (s Silence) String() string {
 type Round struct {
 	schema *Schema
 	tick   uint32
-	n      uint64 // rounds begun: 1 for the first
+	// n is this round's number: every Begin of every Round in the process
+	// takes the next one, so numbers rise through a Round and no two
+	// rounds share one (a component's version is one of them; see ver).
+	n uint64
 	// occSince is the round from which every slot has held the occupant it
 	// holds, final for the previous round (see occupiedSince); occSame
 	// counts this round's entities whose occupant the previous round held
@@ -99,11 +103,24 @@ type roundEnt struct {
 }
 
 // roundComp is one encoded component: nbits bits at data[off:].
+//
+// ver is the number of the round from which the slot's occupant has held
+// exactly these bits of this type without a break (the same occupant and
+// class in every round since). Two components of one slot and type with
+// the same ver hold the same bits, so a baseline keeps the version it
+// confirmed instead of the bits, and a connection compares one word where
+// it would compare bytes. The converse does not hold (bits that change and
+// change back get a new version), which costs at most a component written
+// that need not have been.
 type roundComp struct {
 	typ   uint16
 	nbits uint32
 	off   uint32
+	ver   uint64
 }
+
+// roundNumbers gives every Begin of every Round its number (Round.n).
+var roundNumbers atomic.Uint64
 
 // NewRound returns an empty round over schema s, which must not change
 // while the round is in use.
@@ -128,7 +145,7 @@ func (r *Round) Begin(tick uint32) {
 	r.data, r.prevData = r.prevData[:0], r.data
 	r.bySlot, r.prevBySlot = r.prevBySlot, r.bySlot
 	r.tick = tick
-	r.n++
+	r.n = roundNumbers.Add(1)
 }
 
 // occupiedSince returns the round from which every slot has held the
@@ -223,10 +240,14 @@ func (r *Round) commit(typ int) {
 	b := r.w.Bytes()
 	r.enc = b[:0]
 	nbits := uint32(r.w.Len())
-	if e.prev >= 0 && r.sameAsPrev(&r.prevEnts[e.prev], typ, b, nbits) {
-		e.same++
+	ver := r.n
+	if e.prev >= 0 {
+		if v, same := r.sameAsPrev(&r.prevEnts[e.prev], typ, b, nbits); same {
+			e.same++
+			ver = v
+		}
 	}
-	r.comps = append(r.comps, roundComp{typ: uint16(typ), nbits: nbits, off: uint32(len(r.data))})
+	r.comps = append(r.comps, roundComp{typ: uint16(typ), nbits: nbits, off: uint32(len(r.data)), ver: ver})
 	r.data = append(r.data, b...)
 	e.end++
 	// Keep the entity's components sorted by type: an insertion step, since
@@ -238,14 +259,17 @@ func (r *Round) commit(typ int) {
 }
 
 // sameAsPrev reports whether the previous round's entity p had a
-// component of type typ with exactly these bits.
-func (r *Round) sameAsPrev(p *roundEnt, typ int, b []byte, nbits uint32) bool {
+// component of type typ with exactly these bits, and if so its version.
+func (r *Round) sameAsPrev(p *roundEnt, typ int, b []byte, nbits uint32) (ver uint64, same bool) {
 	for _, c := range r.prevComps[p.first:p.end] {
 		if int(c.typ) == typ {
-			return c.nbits == nbits && bytes.Equal(r.prevData[c.off:c.off+(nbits+7)/8], b)
+			if c.nbits == nbits && bytes.Equal(r.prevData[c.off:c.off+(nbits+7)/8], b) {
+				return c.ver, true
+			}
+			return 0, false
 		}
 	}
-	return false
+	return 0, false
 }
 
 // Transform adds the current entity's Transform and returns the scale every

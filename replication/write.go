@@ -355,7 +355,10 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 		}
 		switch {
 		case rc != nil:
-			if bc != nil && bc.sameBits(r.bits(rc), rc.nbits) && (!own || t == TypeNetSpawn) {
+			// A version this round made is news to every baseline: no
+			// need to read the baseline's (a cache miss per component on
+			// a crowded server).
+			if rc.ver != r.n && bc != nil && bc.sameBits(rc) && (!own || t == TypeNetSpawn) {
 				continue
 			}
 			p.acts[t] = actWrite
@@ -446,7 +449,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 		if !moving {
 			w.WriteBool(a == actWrite)
 		}
-		cc := claimComp{typ: uint16(t), present: a == actWrite, off: uint32(len(c.data))}
+		cc := claimComp{typ: uint16(t), present: a == actWrite}
 		if a == actWrite {
 			for int(r.comps[ci].typ) != t {
 				ci++
@@ -454,8 +457,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 			rc := &r.comps[ci]
 			data := r.bits(rc)
 			copyBits(w, data, int(rc.nbits))
-			cc.nbits = rc.nbits
-			c.data = append(c.data, data...)
+			cc.ver = rc.ver
 		}
 		c.comps = append(c.comps, cc)
 	}

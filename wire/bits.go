@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"errors"
 	"math"
 )
@@ -40,22 +41,31 @@ func (w *Writer) WriteBits(v uint64, n int) {
 	if n < 0 || n > 64 {
 		panic("wire: WriteBits width outside 0..64")
 	}
+	if n == 0 {
+		return
+	}
 	if n < 64 {
 		v &= 1<<n - 1
 	}
-	for n > 0 {
-		used := w.bits & 7
-		if used == 0 {
-			w.buf = append(w.buf, 0)
-		}
-		take := min(8-used, n)
-		// v holds exactly n significant bits, so the shifted byte never
-		// spills past used+take.
+	used := w.bits & 7
+	w.bits += n
+	if used != 0 {
+		// Fill the partly written last byte first.
 		w.buf[len(w.buf)-1] |= byte(v << used)
-		v >>= take
-		n -= take
-		w.bits += take
+		free := 8 - used
+		if n <= free {
+			return
+		}
+		v >>= free
+		n -= free
 	}
+	// From a byte boundary: append the bytes that hold v's n bits (v has
+	// no bits above them, so the last one is padded with zeros). Exactly
+	// those bytes: a Writer lent a buffer must not touch its storage past
+	// what it writes, which its owner may still hold.
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], v)
+	w.buf = append(w.buf, b[:(n+7)/8]...)
 }
 
 // WriteBool appends one bit: 1 for true.
