@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"vkm/transport"
@@ -46,21 +47,26 @@ type mmsghdr struct {
 // no reader goroutine, so a datagram wakes nobody. The loop takes in what
 // is waiting, in batches of mmsgBatch a system call, whenever it wakes for
 // work of its own, and sends a wake-up's datagrams the same way.
+//
+// Its descriptor is its own, outside the runtime's network poller: a
+// socket the poller watches wakes the poller's thread for every datagram
+// that arrives (edge-triggered, an edge per datagram), although nobody
+// waits on it; 4 players at 128 Hz made 512 such wake-ups a second, half
+// of the server's context switches. So the socket is opened as any other
+// (udp.ListenConn), its descriptor duplicated, and the original closed,
+// which takes it out of the poller.
 type directSocket struct {
-	conn  *net.UDPConn
-	raw   syscall.RawConn
-	local netip.AddrPort
+	fd     int
+	closed bool
+	local  netip.AddrPort
 
 	bufs  []byte // mmsgBatch read buffers of readSize
 	names [mmsgBatch]syscall.RawSockaddrAny
 	iovs  [mmsgBatch]syscall.Iovec
 	msgs  [mmsgBatch]mmsghdr
-	// got and errno are what the last recvmmsg or sendmmsg returned; read
-	// and write are the callbacks given to raw, made once.
+	// got and errno are what the last recvmmsg or sendmmsg returned.
 	got   int
 	errno syscall.Errno
-	read  func(fd uintptr) bool
-	write func(fd uintptr) bool
 	// The datagrams waiting to be sent, with their addresses as the kernel
 	// takes them.
 	out   [][]byte
@@ -78,25 +84,42 @@ func listenDirect(addr string) (*directSocket, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer conn.Close() // the duplicate keeps the socket open
 	raw, err := conn.SyscallConn()
 	if err != nil {
-		conn.Close()
 		return nil, fmt.Errorf("udp: listen %q: %w", addr, err)
 	}
 	conn.SetReadBuffer(directReadBuffer) // best effort: the default still works
-	s := &directSocket{conn: conn, raw: raw, bufs: make([]byte, mmsgBatch*readSize)}
+	fd, errno := -1, syscall.Errno(0)
+	if err := raw.Control(func(orig uintptr) {
+		r, _, e := syscall.Syscall(syscall.SYS_FCNTL, orig, syscall.F_DUPFD_CLOEXEC, 0)
+		fd, errno = int(r), e
+	}); err != nil {
+		return nil, fmt.Errorf("udp: listen %q: %w", addr, err)
+	}
+	if errno != 0 {
+		return nil, fmt.Errorf("udp: listen %q: duplicating the socket: %w", addr, errno)
+	}
+	// The duplicate shares the original's open file, non-blocking too.
+	s := &directSocket{fd: fd, bufs: make([]byte, mmsgBatch*readSize)}
 	s.local = conn.LocalAddr().(*net.UDPAddr).AddrPort()
 	for i := range s.msgs {
 		s.iovs[i].Base = &s.bufs[i*readSize]
 		s.iovs[i].SetLen(readSize)
 	}
-	s.read = s.recv
-	s.write = s.send
 	return s, nil
 }
 
+// rawCalls: recvmmsg and sendmmsg go through syscall.RawSyscall6, not
+// Syscall6. Both are MSG_DONTWAIT, so neither ever parks the thread, and
+// Syscall6 would mark the loop's P as in a system call for the call's
+// length: the runtime's monitor thread, seeing a P in a call, polls every
+// 20 µs for a while afterwards in case it must hand the P on. On a server
+// that wakes 128 times a second those polls were a tenth of its CPU
+// (perf: usleep in sysmon).
+
 // recv is one recvmmsg, not waiting: got is how many datagrams came.
-func (s *directSocket) recv(fd uintptr) bool {
+func (s *directSocket) recv() {
 	for i := range s.msgs {
 		h := &s.msgs[i].hdr
 		h.Name = (*byte)(unsafe.Pointer(&s.names[i]))
@@ -106,7 +129,10 @@ func (s *directSocket) recv(fd uintptr) bool {
 		h.Control, h.Controllen, h.Flags = nil, 0, 0
 	}
 	for {
-		n, _, e := syscall.Syscall6(sysRecvmmsg, fd, uintptr(unsafe.Pointer(&s.msgs[0])), mmsgBatch, syscall.MSG_DONTWAIT, 0, 0)
+		// Raw: a call that never waits needs no hand-off of its P, and
+		// marking one as in a system call is what wakes the runtime's
+		// monitor thread to watch it (see rawCalls).
+		n, _, e := syscall.RawSyscall6(sysRecvmmsg, uintptr(s.fd), uintptr(unsafe.Pointer(&s.msgs[0])), mmsgBatch, syscall.MSG_DONTWAIT, 0, 0)
 		if e == syscall.EINTR {
 			continue
 		}
@@ -114,7 +140,7 @@ func (s *directSocket) recv(fd uintptr) bool {
 		if e != 0 {
 			s.got = 0
 		}
-		return true // never wait: the loop reads again when it next wakes
+		return // never wait: the loop reads again when it next wakes
 	}
 }
 
@@ -123,9 +149,10 @@ func (s *directSocket) recv(fd uintptr) bool {
 // once the socket is closed.
 func (s *directSocket) readWaiting(fn func(from netip.AddrPort, b []byte)) error {
 	for {
-		if err := s.raw.Read(s.read); err != nil {
-			return err
+		if s.closed {
+			return net.ErrClosed
 		}
+		s.recv()
 		for i := range s.got {
 			from, ok := sockaddrPort(&s.names[i])
 			if !ok {
@@ -229,10 +256,10 @@ func (s *directSocket) flush() error {
 			h.Iovlen = 1
 			h.Control, h.Controllen, h.Flags = nil, 0, 0
 		}
-		if err := s.raw.Write(s.write); err != nil {
+		if err := s.send(); err != nil {
 			clear(s.out)
 			s.out = s.out[:0]
-			first = cmp.Or(first, err) // closed: nothing more goes
+			first = cmp.Or(first, err) // closed, or no room: nothing more goes
 			break
 		}
 		sent := s.got
@@ -254,23 +281,50 @@ func (s *directSocket) flush() error {
 	return first
 }
 
-// send is one sendmmsg of the queued datagrams. A full socket buffer waits
-// for room, as a plain write would.
-func (s *directSocket) send(fd uintptr) bool {
+// send is one sendmmsg of the queued datagrams. A full socket buffer is
+// waited on for room, as a plain write would, up to sendWait; it fails
+// when the socket is closed or the wait runs out.
+func (s *directSocket) send() error {
+	waited := false
 	for {
-		n, _, e := syscall.Syscall6(sysSendmmsg, fd, uintptr(unsafe.Pointer(&s.msgs[0])), uintptr(len(s.out)), syscall.MSG_DONTWAIT, 0, 0)
+		if s.closed {
+			return net.ErrClosed
+		}
+		// Raw: see rawCalls.
+		n, _, e := syscall.RawSyscall6(sysSendmmsg, uintptr(s.fd), uintptr(unsafe.Pointer(&s.msgs[0])), uintptr(len(s.out)), syscall.MSG_DONTWAIT, 0, 0)
 		switch e {
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
-			return false
+			if waited {
+				return fmt.Errorf("udp: no room to send for %v", sendWait)
+			}
+			s.waitWritable()
+			waited = true
+			continue
 		}
 		s.got, s.errno = int(n), e
 		if e != 0 {
 			s.got = 0
 		}
-		return true
+		return nil
 	}
+}
+
+// sendWait bounds how long a send waits for room in a full socket buffer.
+// Tuning constant.
+const sendWait = 20 * time.Millisecond
+
+// waitWritable waits, up to sendWait, for the socket to have room. It is a
+// plain ppoll: the socket is not the runtime poller's (see directSocket),
+// and the wait is rare (a kernel buffer full of datagrams).
+func (s *directSocket) waitWritable() {
+	pfd := struct {
+		fd             int32
+		events, revent int16
+	}{fd: int32(s.fd), events: 0x4} // POLLOUT
+	ts := syscall.NsecToTimespec(int64(sendWait))
+	syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 }
 
 // The socket interface, for what reads it as a channel (nothing does:
@@ -284,7 +338,13 @@ func (s *directSocket) WriteTo(b []byte, to netip.AddrPort) error {
 }
 func (s *directSocket) LocalAddr() netip.AddrPort { return s.local }
 func (s *directSocket) Err() error                { return nil }
-func (s *directSocket) Close() error              { return s.conn.Close() }
+func (s *directSocket) Close() error {
+	if s.closed {
+		return net.ErrClosed
+	}
+	s.closed = true
+	return syscall.Close(s.fd)
+}
 
 // listenServer opens a server's socket: read by the loop itself unless a
 // link simulator, which needs a reader of its own, wraps it.
