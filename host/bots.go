@@ -252,8 +252,12 @@ func (l *lite) snapshot(payload []byte) {
 			break
 		}
 	}
-	if err := l.snap.Decode(l.schema, payload); err != nil {
+	refs := replication.Refs{Sequence: l.history.Newest(), ClientTick: l.tick}
+	if err := l.snap.Decode(l.schema, payload, refs); err != nil {
 		l.bad++
+		// The server takes every snapshot delivered as read: the header
+		// still gives the next one its references.
+		_ = l.snap.DecodeHeader(payload, refs)
 		return
 	}
 	if l.snap.HasCommands {

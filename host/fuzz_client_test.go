@@ -5,12 +5,17 @@ import (
 	"testing"
 	"time"
 
+	"vkm/replication"
+	"vkm/transport"
 	"vkm/transport/memnet"
 )
 
 // FuzzClientAppliesSnapshots feeds a client's world snapshots a hostile or
 // broken server could send: whatever decodes is applied and its spawns are
-// built, and nothing may panic. The seeds are real snapshots of the arena.
+// built, and nothing may panic. The seeds are real snapshots of the arena,
+// sent after the first was acknowledged: their headers are in the short
+// forms, which resolve against a snapshot read before, so each input
+// follows a primer, a whole header from the same round.
 func FuzzClientAppliesSnapshots(f *testing.F) {
 	h := newHarness(f, loadArena(f))
 	a := h.join(loadArena(f), memnet.Perfect, 1)
@@ -32,8 +37,34 @@ func FuzzClientAppliesSnapshots(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
+	primer := replication.NewPeer(h.server.game.schema).Write(nil, h.server.round, st.entity, transport.MaxDataPayload-payloadOverhead)
+	// Every seed reads after the primer; those a reader with no snapshot
+	// before refuses are the short forms.
+	short := 0
+	for _, s := range seeds {
+		p, err := unframePayload(s, mustReliable())
+		if err != nil {
+			f.Fatal(err)
+		}
+		var primed, fresh replication.Snapshot
+		if err := primed.DecodeHeader(primer, replication.Refs{}); err != nil {
+			f.Fatal(err)
+		}
+		if err := primed.Decode(h.server.game.schema, p, replication.Refs{}); err != nil {
+			f.Fatalf("a seed does not decode after the primer: %v", err)
+		}
+		if fresh.Decode(h.server.game.schema, p, replication.Refs{}) != nil {
+			short++
+		}
+	}
+	if short == 0 {
+		f.Fatal("no seed has a short header")
+	}
 	c := newFuzzClient(f)
 	f.Fuzz(func(t *testing.T, payload []byte) {
+		if err := c.snap.DecodeHeader(primer, replication.Refs{}); err != nil {
+			t.Fatal(err)
+		}
 		c.applySnapshot(payload)
 		c.buildSpawns()
 		c.game.RunTick()

@@ -127,14 +127,24 @@ func (c *clientSession) applySnapshot(payload []byte) {
 	if g.role == Disconnected {
 		return // a message ended the session: the world holds still
 	}
+	// The header's short forms resolve against the newest command made
+	// here, this end's tick, and the header read before (which the
+	// Snapshot keeps). The header is the same under every schema, and the
+	// server takes every snapshot delivered as read: it is read first, so
+	// the next one resolves even when the rest of this one is dropped.
+	refs := replication.Refs{Sequence: c.history.Newest(), ClientTick: g.tick}
+	if err := c.snap.DecodeHeader(payload, refs); err != nil {
+		c.badSnapshots++
+		return
+	}
 	if c.schemaFrom != 0 {
-		if tick, ok := replication.SnapshotTick(payload); ok && tick < c.schemaFrom {
+		if c.snap.Tick < c.schemaFrom {
 			c.staleSchema++ // written before the reload changed the schema
 			return
 		}
 		c.schemaFrom = 0
 	}
-	if err := c.snap.Decode(g.schema, payload); err != nil {
+	if err := c.snap.Decode(g.schema, payload, refs); err != nil {
 		c.badSnapshots++
 		return
 	}

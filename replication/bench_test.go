@@ -106,13 +106,13 @@ func BenchmarkReadSnapshot(b *testing.B) {
 	w.build(b, r, 1)
 	payload := NewPeer(s).Write(nil, r, entity.ID{Slot: 0, Gen: 1}, budgetBytes)
 	var sn Snapshot
-	if err := sn.Decode(s, payload); err != nil {
+	if err := sn.Decode(s, payload, Refs{}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.SetBytes(int64(len(payload)))
 	for b.Loop() {
-		if err := sn.Decode(s, payload); err != nil {
+		if err := sn.Decode(s, payload, Refs{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -7,10 +7,13 @@ package replication
 // padding that is not zero and bytes after the end. Widths in bits:
 //
 //	header
-//	  tick              32   the server tick of the round
-//	  own?               1   then the own occupant (ID below)
-//	  commands?          1   then: newest command sequence 32,
-//	                           judged client tick 32, queue low water 4
+//	  full               1   the widths W below: 1: W = 32 (whole values);
+//	                           0: W = 16 (their low bits)
+//	  tick               W   the server tick of the round
+//	  stated             1   0: the own occupant is the last one stated;
+//	                           1: own? 1, then the own occupant (ID below)
+//	  commands?          1   then: newest command sequence W,
+//	                           judged client tick W, queue low water 4
 //	removals           repeat { 1, ID } then 0
 //	entries            repeat { 1, entry } then 0      (the own entity first)
 //
@@ -50,6 +53,52 @@ package replication
 // the command queue fills it through Peer.SetCommands. Both ends run the
 // same build, checked at join by the schema fingerprint, so fields the
 // header needs later are added in place rather than versioned.
+//
+// # Header
+//
+// Most headers are 55 bits (full 0, tick 16, stated 0, commands 1 + 16 +
+// 16 + 4). Each short form resolves against something the receiver holds:
+//
+//   - tick: to the value with those low 16 bits nearest (within −32768 ..
+//     +32767) the tick of the last snapshot the receiver read, which is
+//     its newest, since a connection delivers only ever newer packets. The
+//     Peer writes it short only when it has had a snapshot acknowledged
+//     (the receiver read that one, and since then only later ones), no
+//     tick sent since that one went below the tick before it, the tick is
+//     not below the last sent, and it is at most 32767 past the
+//     acknowledged snapshot's. Every tick the receiver may have read last
+//     then lies between the acknowledged one and this one.
+//   - newest command sequence: to the highest value with those low bits
+//     not above the newest sequence the client has made (Refs.Sequence;
+//     the server cannot have received a later one), so exact while the
+//     server is less than 65536 commands behind the client's newest:
+//     17 minutes at 64 Hz, far beyond any connection timeout.
+//   - judged client tick: to the value nearest the client's current tick
+//     (Refs.ClientTick). A judged tick is that of a command the client
+//     made, or at most prediction.MaxDepth past one, and the server takes
+//     no command older than those it has run: it trails the client's
+//     clock by the trip there and back and the queue, and by no more than
+//     a connection's timeout of silence, and leads it by no more than
+//     MaxDepth. So exact within ±32767 ticks: 8.5 minutes at 64 Hz.
+//     Judged 0 (nothing judged yet) goes whole, since the client's tick
+//     may be anywhere then.
+//
+// The full form is written whenever the tick may not go short or judged
+// is 0; it costs 48 bits more. Own is stated while the Peer has not had a
+// snapshot acknowledged since the own occupant last changed (including
+// to none): a snapshot stating a new occupant that is lost, or whose
+// acknowledgement is, is followed by others stating it until one is
+// acknowledged. Once one is, the receiver has read it, and every snapshot
+// it can read later was sent later still, within the same run of that
+// occupant (or states another), so "the last one stated" is this one. A
+// return to an earlier occupant starts a new run: a snapshot naming the
+// one in between may have been read.
+//
+// The receiver (Snapshot) keeps the tick and own occupant of the last
+// snapshot it read; a short form with none read before is refused. The
+// server takes every snapshot the connection delivered as read, so a
+// client that drops one unapplied still reads its header
+// (Snapshot.DecodeHeader).
 //
 // # What a client may hold
 //

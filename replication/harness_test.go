@@ -147,6 +147,7 @@ type receiver struct {
 	newest  wire.Seq
 	have    bool
 	sn      Snapshot
+	refs    Refs // what the command feedback resolves against
 	applied int
 }
 
@@ -159,7 +160,7 @@ func (rc *receiver) deliver(tb testing.TB, seq wire.Seq, payload []byte) bool {
 	if rc.have && !seq.Newer(rc.newest) {
 		return false
 	}
-	if err := rc.sn.Decode(rc.s, payload); err != nil {
+	if err := rc.sn.Decode(rc.s, payload, rc.refs); err != nil {
 		tb.Fatalf("seq %d: %v", seq, err)
 	}
 	rc.apply(&rc.sn)
@@ -405,7 +406,7 @@ func (m *sim) step() {
 			// snapshot counts, in send order; one acknowledged after a
 			// newer one counted does not.
 			if o := m.refOrder[seq]; o > m.refFolded {
-				if err := m.ref.sn.Decode(m.s, m.payloads[seq]); err != nil {
+				if err := m.ref.sn.Decode(m.s, m.payloads[seq], m.ref.refs); err != nil {
 					m.tb.Fatal(err)
 				}
 				m.ref.apply(&m.ref.sn)
@@ -438,8 +439,19 @@ func (m *sim) step() {
 		for i := range m.twin.bases {
 			m.twin.bases[i].quiet = 0
 		}
-		if full := m.twin.Write(nil, m.r, m.own, m.budget); !bytes.Equal(full, payload) {
-			m.tb.Fatalf("round %d: skipping quiet slots wrote %x; planning every slot wrote %x", m.round, payload, full)
+		// The twin also writes every entry field by field, the round's
+		// assembled moving-body entries hidden from it.
+		var assembled []uint32
+		for i := range m.r.ents {
+			assembled = append(assembled, m.r.ents[i].mvBits)
+			m.r.ents[i].mvBits = 0
+		}
+		full := m.twin.Write(nil, m.r, m.own, m.budget)
+		for i := range m.r.ents {
+			m.r.ents[i].mvBits = assembled[i]
+		}
+		if !bytes.Equal(full, payload) {
+			m.tb.Fatalf("round %d: skipping quiet slots and copying assembled entries wrote %x; planning every slot and writing every field wrote %x", m.round, payload, full)
 		}
 		m.twin.Sent(m.seq)
 	}
@@ -563,7 +575,7 @@ func (m *sim) settle(rounds int) {
 // and the own entity, as the last round stands.
 func (m *sim) headerOwnBytes() int {
 	var w wire.Writer
-	m.p.writeHeader(&w, 0, m.own)
+	m.p.writeHeader(&w, m.r.tick, m.own)
 	bits := w.Len() + 1 + 1 // removals' end, entries' end
 	if i := m.r.index(m.own); i >= 0 {
 		b, _ := m.p.plan(m.r, &m.r.ents[i], true)

@@ -111,6 +111,7 @@ type doubt struct {
 type claim struct {
 	seq      wire.Seq
 	order    uint64 // 1, 2, 3... in send order; never wraps, unlike seq
+	tick     uint32 // the header's
 	own      entity.ID
 	commands bool // the header carried command feedback
 	news     bool // WriteStats.News of the snapshot, in flight alone
@@ -179,17 +180,28 @@ type Peer struct {
 	orders       uint64 // the last order given
 	folded       uint64 // the order of the newest claim folded
 
+	// The header's short forms (see shortTick, statesOwn): sentTick is the
+	// tick of the last snapshot sent; ackOrder and ackTick the order and
+	// tick of the newest acknowledged (order 0: none yet); backOrder the
+	// order of the newest sent whose tick is below its predecessor's.
+	// ownRun is the order of the first snapshot of the current run, those
+	// sent since the own occupant last changed, and ownKnown says one of
+	// the run has been acknowledged.
+	sentTick  uint32
+	ackTick   uint32
+	ackOrder  uint64
+	backOrder uint64
+	ownRun    uint64
+	ownKnown  bool
+
 	commands    Commands
 	hasCommands bool
 
-	w        wire.Writer
-	buf      []byte
-	acts     []action
-	cands    []candidate // this Write's, in slot order
-	candActs []action    // their plans, ntypes each
-	ranks    []uint64    // their ranks (see Relevance)
-	blocked  []uint32    // slots whose removal did not fit this snapshot
-	stats    WriteStats
+	w       wire.Writer
+	buf     []byte
+	acts    []action
+	blocked []uint32 // slots whose removal did not fit this snapshot
+	stats   WriteStats
 }
 
 // doubtAt is a doubt with its slot.
@@ -258,6 +270,7 @@ func (p *Peer) Sent(seq wire.Seq) {
 	p.draft = nil
 	p.orders++
 	c.seq, c.order = seq, p.orders
+	p.sentHeader(c)
 	p.sentOwn, p.sentCommands = c.own, c.commands
 	if len(p.pending) == maxPending {
 		p.lose(p.pending[0])
@@ -283,6 +296,7 @@ func (p *Peer) Acknowledge(a Acks) {
 		switch {
 		case acked && c.order > p.folded:
 			p.fold(c)
+			p.ackHeader(c)
 		case acked || !known || a.Lost(c.seq):
 			p.lose(c)
 		default:

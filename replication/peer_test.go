@@ -446,7 +446,7 @@ func TestNonFiniteNeverOnTheWire(t *testing.T) {
 	p := NewPeer(&s)
 	payload := p.Write(nil, r, entity.None, budgetBytes)
 	var sn Snapshot
-	if err := sn.Decode(&s, payload); err != nil {
+	if err := sn.Decode(&s, payload, Refs{}); err != nil {
 		t.Fatal(err)
 	}
 	e := sn.Entries[0]

@@ -3,6 +3,7 @@ package replication
 import (
 	"bytes"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"vkm/internal/entity"
@@ -75,6 +76,11 @@ type Round struct {
 	w        wire.Writer // encodes one component at a time
 	enc      []byte      // w's storage
 
+	// sealed says seal has run since Begin; sealMu guards it, as Writes
+	// from several goroutines may be the first.
+	sealMu sync.Mutex
+	sealed bool
+
 	// The previous round, which each entity is compared with as it is
 	// built (see changedAt); Begin swaps the two.
 	prevEnts   []roundEnt
@@ -100,6 +106,10 @@ type roundEnt struct {
 	// connection's relevance measures from its own entity.
 	x, y   float32
 	placed bool
+	// mvOff and mvBits locate in data the entity's whole entry in the
+	// moving-body form, not fresh, when seal assembled one; mvBits is 0
+	// otherwise.
+	mvOff, mvBits uint32
 }
 
 // roundComp is one encoded component: nbits bits at data[off:].
@@ -146,6 +156,7 @@ func (r *Round) Begin(tick uint32) {
 	r.bySlot, r.prevBySlot = r.prevBySlot, r.bySlot
 	r.tick = tick
 	r.n = roundNumbers.Add(1)
+	r.sealed = false
 }
 
 // occupiedSince returns the round from which every slot has held the
@@ -170,6 +181,44 @@ func (r *Round) changedAt(e *roundEnt) uint64 {
 		return r.n
 	}
 	return e.since
+}
+
+// seal assembles, once per round, the entry most connections will be sent
+// for each entity whose Transform or Rigidbody changed this round: the
+// moving-body form, not fresh (the continuation bit, the occupant, the
+// fresh and moving bits, then the two components' bits). A connection
+// whose plan for the entity is that form copies it whole instead of
+// writing six fields and two components of its own; on a crowded server
+// that was most of each snapshot's writing. Write calls it; the first
+// call does the work.
+func (r *Round) seal() {
+	r.sealMu.Lock()
+	defer r.sealMu.Unlock()
+	if r.sealed {
+		return
+	}
+	r.sealed = true
+	for i := range r.ents {
+		e := &r.ents[i]
+		if e.silence != Described {
+			continue
+		}
+		t, b := r.comp(e, TypeTransform), r.comp(e, TypeRigidbody)
+		if t == nil || b == nil || t.ver != r.n && b.ver != r.n {
+			continue
+		}
+		w := r.begin()
+		w.WriteBool(true)
+		writeID(w, e.id)
+		w.WriteBool(false) // fresh
+		w.WriteBool(true)  // moving
+		w.WriteBitString(r.bits(t), int(t.nbits))
+		w.WriteBitString(r.bits(b), int(b.nbits))
+		bits := w.Bytes()
+		r.enc = bits[:0]
+		e.mvOff, e.mvBits = uint32(len(r.data)), uint32(w.Len())
+		r.data = append(r.data, bits...)
+	}
 }
 
 // Tick returns the server tick the round was begun for.

@@ -23,9 +23,18 @@ import (
 //     drop every component of it the entry does not list; then set each
 //     component the entry carries and drop each one it marks removed.
 //
+// The header's short forms resolve against what the receiver knows: Tick
+// against the tick of the last snapshot this Snapshot read, Own against
+// the own entity it named, and the command feedback against the Refs the
+// caller passes (see the package doc, "Header"). Tick, Own and Commands
+// always hold the resolved, whole values. So one connection's snapshots
+// are read through one Snapshot, in the order they arrive (a connection
+// delivers only ever newer packets); a snapshot that fails to decode
+// leaves those references as they were.
+//
 // A Snapshot's slices alias its own storage, which the next Decode reuses:
-// copy what must outlive it. The zero value is ready to use. A Snapshot is
-// not safe for concurrent use.
+// copy what must outlive it. The zero value is ready to use, with no
+// references yet. A Snapshot is not safe for concurrent use.
 type Snapshot struct {
 	Tick        uint32
 	Own         entity.ID // the connection's own entity; entity.None if it has none
@@ -33,6 +42,12 @@ type Snapshot struct {
 	HasCommands bool
 	Removals    []entity.ID // in order
 	Entries     []Entry     // in order, the own entity's first when written
+
+	// prior says a snapshot has been read; priorTick and priorOwn are
+	// its tick and own entity, resolved.
+	prior     bool
+	priorTick uint32
+	priorOwn  entity.ID
 
 	changes []Change
 	values  []float64
@@ -96,17 +111,29 @@ func (e *Entry) change(typ int) *Change {
 	return nil
 }
 
+// Refs is what a client knows that the command feedback's short forms
+// resolve against (see the package doc, "Header").
+type Refs struct {
+	// Sequence is the newest command sequence this end has made (0 before
+	// the first). The newest the server has received is never above it.
+	Sequence uint32
+	// ClientTick is this end's current client tick.
+	ClientTick uint32
+}
+
 // Decode reads a snapshot payload written by Peer.Write under schema s into
-// sn. Any malformed field, a truncated payload, trailing bytes or padding
-// bits that are not zero, a slot said
-// twice or an occupant named both removed and present is an error, never a
-// panic; sn's contents are then unspecified and must not be applied. A
-// NetSpawn the server should have refused is not an error: it decodes with
-// SpawnRefused and the rest of the snapshot is read as usual.
-func (sn *Snapshot) Decode(s *Schema, payload []byte) error {
+// sn, resolving the header's short forms (see Snapshot). Any malformed
+// field, a truncated payload, trailing bytes or padding bits that are not
+// zero, a slot said twice, an occupant named both removed and present, or
+// a short tick or an own entity "as last stated" with no snapshot read
+// before is an error, never a panic; sn's contents are then unspecified
+// and must not be applied. A NetSpawn the server should have refused is
+// not an error: it decodes with SpawnRefused and the rest of the snapshot
+// is read as usual.
+func (sn *Snapshot) Decode(s *Schema, payload []byte, refs Refs) error {
 	sn.reset()
 	r := wire.NewReader(payload)
-	if err := sn.readHeader(r); err != nil {
+	if err := sn.readHeader(r, refs); err != nil {
 		return err
 	}
 	for {
@@ -146,7 +173,29 @@ func (sn *Snapshot) Decode(s *Schema, payload []byte) error {
 		return err
 	}
 	sn.fixUp()
+	sn.remember()
 	return nil
+}
+
+// DecodeHeader reads only the header of a snapshot payload into sn, as
+// Decode would, and takes it as read: the tick and own entity become the
+// references the next header resolves against. Removals and Entries are
+// left empty and the rest of the payload is not looked at. A client that
+// drops a snapshot unapplied after reading its header (one written under
+// a schema it has since replaced) reads it with this, so its references
+// stay those of the newest snapshot the connection delivered.
+func (sn *Snapshot) DecodeHeader(payload []byte, refs Refs) error {
+	sn.reset()
+	if err := sn.readHeader(wire.NewReader(payload), refs); err != nil {
+		return err
+	}
+	sn.remember()
+	return nil
+}
+
+// remember makes the header just read the references of the next.
+func (sn *Snapshot) remember() {
+	sn.prior, sn.priorTick, sn.priorOwn = true, sn.Tick, sn.Own
 }
 
 var errShort = errors.New("replication: snapshot: truncated")
@@ -160,36 +209,80 @@ func errOccupant(r *wire.Reader, what string) error {
 
 func (sn *Snapshot) reset() {
 	*sn = Snapshot{
-		Removals: sn.Removals[:0],
-		Entries:  sn.Entries[:0],
-		changes:  sn.changes[:0],
-		values:   sn.values[:0],
-		slots:    sn.slots[:0],
-		path:     sn.path,
-		seen:     sn.seen[:0],
+		prior:     sn.prior,
+		priorTick: sn.priorTick,
+		priorOwn:  sn.priorOwn,
+		Removals:  sn.Removals[:0],
+		Entries:   sn.Entries[:0],
+		changes:   sn.changes[:0],
+		values:    sn.values[:0],
+		slots:     sn.slots[:0],
+		path:      sn.path,
+		seen:      sn.seen[:0],
 	}
 }
 
-func (sn *Snapshot) readHeader(r *wire.Reader) error {
-	sn.Tick, _ = r.ReadUint32()
-	if has, _ := r.ReadBool(); has {
-		id, ok := readID(r)
-		if !ok {
-			return errOccupant(r, "own")
-		}
-		sn.Own = id
+// readHeader reads the header (see writeHeader) and resolves its short
+// forms: the tick to the one nearest the last snapshot's, newest to the
+// highest value not above refs.Sequence, judged to the one nearest
+// refs.ClientTick, each with the low 16 bits sent.
+func (sn *Snapshot) readHeader(r *wire.Reader, refs Refs) error {
+	full, _ := r.ReadBool()
+	width := shortBits
+	if full {
+		width = tickBits
 	}
+	tick, _ := r.ReadBits(width)
+	stated, _ := r.ReadBool()
+	if stated {
+		if has, _ := r.ReadBool(); has {
+			id, ok := readID(r)
+			if !ok {
+				return errOccupant(r, "own")
+			}
+			sn.Own = id
+		}
+	}
+	var newest, judged uint64
 	if has, _ := r.ReadBool(); has {
 		sn.HasCommands = true
-		sn.Commands.Newest, _ = r.ReadUint32()
-		sn.Commands.Judged, _ = r.ReadUint32()
+		newest, _ = r.ReadBits(width)
+		judged, _ = r.ReadBits(width)
 		lw, _ := r.ReadBits(lowWaterBits)
 		sn.Commands.LowWater = uint8(lw)
 	}
 	if r.Err() != nil {
 		return errShort
 	}
+	if (!full || !stated) && !sn.prior {
+		return errors.New("replication: snapshot: a short header with no snapshot before it")
+	}
+	if !stated {
+		sn.Own = sn.priorOwn
+	}
+	if full {
+		sn.Tick = uint32(tick)
+		sn.Commands.Newest, sn.Commands.Judged = uint32(newest), uint32(judged)
+		return nil
+	}
+	sn.Tick = nearest(uint16(tick), sn.priorTick)
+	if sn.HasCommands {
+		sn.Commands.Newest = atMost(uint16(newest), refs.Sequence)
+		sn.Commands.Judged = nearest(uint16(judged), refs.ClientTick)
+	}
 	return nil
+}
+
+// nearest returns the value with low 16 bits low nearest ref: within
+// ref − 32768 .. ref + 32767, modulo 2^32.
+func nearest(low uint16, ref uint32) uint32 {
+	return ref + uint32(int32(int16(low-uint16(ref))))
+}
+
+// atMost returns the highest value with low 16 bits low not above ref:
+// within ref − 65535 .. ref, modulo 2^32.
+func atMost(low uint16, ref uint32) uint32 {
+	return ref - uint32(uint16(uint16(ref)-low))
 }
 
 // readEntry reads one entry (after its continuation bit).

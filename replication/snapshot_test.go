@@ -88,6 +88,8 @@ func sampleSnapshots(tb testing.TB) (*Schema, [][]byte) {
 		Slots: []entity.SpawnSlot{{UID: 1, Slot: 90}, {UID: 2, Slot: 91}}}
 	m.own = player.id
 	m.p.SetCommands(Commands{Newest: 1234, Judged: 99, LowWater: 3})
+	m.rc.refs = sampleRefs
+	m.ref.refs = sampleRefs
 	var out [][]byte
 	for s := uint32(1); s < 30; s++ {
 		churn(m, s)
@@ -103,21 +105,25 @@ func sampleSnapshots(tb testing.TB) (*Schema, [][]byte) {
 	return m.s, out
 }
 
+// sampleRefs is what the client of sampleSnapshots knows: its newest
+// command sequence and its client tick.
+var sampleRefs = Refs{Sequence: 1240, ClientTick: 104}
+
 func TestSnapshotPrefixesFail(t *testing.T) {
 	s, payloads := sampleSnapshots(t)
 	var sn Snapshot
 	n := 0
 	for _, p := range payloads {
-		if err := sn.Decode(s, p); err != nil {
+		if err := sn.Decode(s, p, sampleRefs); err != nil {
 			t.Fatal(err)
 		}
 		for i := range len(p) {
-			if err := sn.Decode(s, p[:i]); err == nil {
+			if err := sn.Decode(s, p[:i], sampleRefs); err == nil {
 				t.Fatalf("a %d-byte prefix of a %d-byte snapshot decoded", i, len(p))
 			}
 			n++
 		}
-		if err := sn.Decode(s, append(p[:len(p):len(p)], 0)); err == nil {
+		if err := sn.Decode(s, append(p[:len(p):len(p)], 0), sampleRefs); err == nil {
 			t.Fatal("a trailing byte was accepted")
 		}
 	}
@@ -126,11 +132,7 @@ func TestSnapshotPrefixesFail(t *testing.T) {
 
 func TestSnapshotRefusals(t *testing.T) {
 	s := testSchema(t)
-	header := func(w *wire.Writer) {
-		w.WriteUint32(1)
-		w.WriteBool(false)
-		w.WriteBool(false)
-	}
+	header := func(w *wire.Writer) { writeFullHeader(w, 1, entity.None, nil) }
 	entry := func(w *wire.Writer, id entity.ID, fresh bool, x float64) {
 		w.WriteBool(true)
 		writeID(w, id)
@@ -236,6 +238,23 @@ func TestSnapshotRefusals(t *testing.T) {
 			w.WriteBool(false)
 			w.WriteBool(false)
 		},
+		"short tick with no snapshot before": func(w *wire.Writer) {
+			w.WriteBool(false) // not full
+			w.WriteBits(1, shortBits)
+			w.WriteBool(true) // own stated: none
+			w.WriteBool(false)
+			w.WriteBool(false) // no commands
+			w.WriteBool(false)
+			w.WriteBool(false)
+		},
+		"own as last stated with no snapshot before": func(w *wire.Writer) {
+			w.WriteBool(true) // full
+			w.WriteUint32(1)
+			w.WriteBool(false) // own not stated
+			w.WriteBool(false) // no commands
+			w.WriteBool(false)
+			w.WriteBool(false)
+		},
 		"padding not zero": func(w *wire.Writer) {
 			header(w)
 			w.WriteBool(false)
@@ -247,7 +266,7 @@ func TestSnapshotRefusals(t *testing.T) {
 	for name, write := range cases {
 		var w wire.Writer
 		write(&w)
-		err := sn.Decode(s, w.Bytes())
+		err := sn.Decode(s, w.Bytes(), Refs{})
 		if err == nil {
 			t.Errorf("%s: decoded", name)
 			continue
@@ -258,21 +277,34 @@ func TestSnapshotRefusals(t *testing.T) {
 	}
 }
 
-// encodeSnapshot writes a decoded snapshot back, for the fuzz target's
-// round trip; ok is false when it cannot (a refused spawn's bits are gone).
+// writeFullHeader writes a header in its full form: the tick and the
+// command feedback (when cmds is not nil) whole, and own stated.
+func writeFullHeader(w *wire.Writer, tick uint32, own entity.ID, cmds *Commands) {
+	w.WriteBool(true) // full
+	w.WriteUint32(tick)
+	w.WriteBool(true) // own stated
+	w.WriteBool(!own.IsNone())
+	if !own.IsNone() {
+		writeID(w, own)
+	}
+	w.WriteBool(cmds != nil)
+	if cmds != nil {
+		w.WriteUint32(cmds.Newest)
+		w.WriteUint32(cmds.Judged)
+		w.WriteBits(uint64(cmds.LowWater), lowWaterBits)
+	}
+}
+
+// encodeSnapshot writes a decoded snapshot back, its header in the full
+// form, for the fuzz target's round trip; ok is false when it cannot (a
+// refused spawn's bits are gone).
 func encodeSnapshot(s *Schema, sn *Snapshot) ([]byte, bool) {
 	var w wire.Writer
-	w.WriteUint32(sn.Tick)
-	w.WriteBool(!sn.Own.IsNone())
-	if !sn.Own.IsNone() {
-		writeID(&w, sn.Own)
-	}
-	w.WriteBool(sn.HasCommands)
+	var cmds *Commands
 	if sn.HasCommands {
-		w.WriteUint32(sn.Commands.Newest)
-		w.WriteUint32(sn.Commands.Judged)
-		w.WriteBits(uint64(sn.Commands.LowWater), lowWaterBits)
+		cmds = &sn.Commands
 	}
+	writeFullHeader(&w, sn.Tick, sn.Own, cmds)
 	for _, id := range sn.Removals {
 		w.WriteBool(true)
 		writeID(&w, id)
@@ -292,7 +324,7 @@ func encodeSnapshot(s *Schema, sn *Snapshot) ([]byte, bool) {
 		if moving {
 			for _, c := range e.Changes {
 				b, n := encodeChangeBits(s, e, c)
-				copyBits(&w, b, n)
+				w.WriteBitString(b, n)
 			}
 			continue
 		}
@@ -320,7 +352,7 @@ func encodeSnapshot(s *Schema, sn *Snapshot) ([]byte, bool) {
 			w.WriteBool(!c.Removed)
 			if !c.Removed {
 				b, n := encodeChangeBits(s, e, c)
-				copyBits(&w, b, n)
+				w.WriteBitString(b, n)
 			}
 		}
 	}
@@ -328,24 +360,57 @@ func encodeSnapshot(s *Schema, sn *Snapshot) ([]byte, bool) {
 	return w.Bytes(), true
 }
 
+// FuzzReadSnapshot decodes arbitrary payloads, with or without a snapshot
+// read before (primed: one whose tick, 65530, sits just below a 16-bit
+// wrap): never a panic; a short form resolves within its window of its
+// reference; and what decodes, written back with a full header, decodes
+// to the same. The seeds are a lossy run's snapshots, in the full form
+// (the first) and the short ones, own stated and not.
 func FuzzReadSnapshot(f *testing.F) {
 	s, payloads := sampleSnapshots(f)
-	for _, p := range payloads {
-		f.Add(p)
+	for i, p := range payloads {
+		f.Add(true, p)
+		if i < 2 {
+			f.Add(false, p)
+		}
 	}
-	f.Add(rawSpawnSnapshot(&entity.NetSpawn{Prefab: `\\x\y.toml`, Pose: entity.Transform{Scale: 1}}))
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, payload []byte) {
+	f.Add(false, rawSpawnSnapshot(&entity.NetSpawn{Prefab: `\\x\y.toml`, Pose: entity.Transform{Scale: 1}}))
+	f.Add(false, []byte{})
+	var pw wire.Writer
+	primerOwn := entity.ID{Slot: 0, Gen: 1}
+	writeFullHeader(&pw, 65530, primerOwn, nil)
+	pw.WriteBool(false)
+	pw.WriteBool(false)
+	primer := pw.Bytes()
+	f.Fuzz(func(t *testing.T, primed bool, payload []byte) {
 		var sn Snapshot
-		if err := sn.Decode(s, payload); err != nil {
+		if primed {
+			if err := sn.Decode(s, primer, sampleRefs); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := sn.Decode(s, payload, sampleRefs); err != nil {
 			return
+		}
+		if len(payload) > 0 && payload[0]&1 == 0 { // the short form
+			if d := int32(sn.Tick - 65530); d < -32768 || d > 32767 {
+				t.Fatalf("short tick resolved to %d, %d from its reference", sn.Tick, d)
+			}
+			if sn.HasCommands {
+				if d := sampleRefs.Sequence - sn.Commands.Newest; d > 65535 {
+					t.Fatalf("newest %d resolved %d below its reference", sn.Commands.Newest, d)
+				}
+				if d := int32(sn.Commands.Judged - sampleRefs.ClientTick); d < -32768 || d > 32767 {
+					t.Fatalf("judged %d resolved %d from its reference", sn.Commands.Judged, d)
+				}
+			}
 		}
 		again, ok := encodeSnapshot(s, &sn)
 		if !ok {
 			return
 		}
 		var sn2 Snapshot
-		if err := sn2.Decode(s, again); err != nil {
+		if err := sn2.Decode(s, again, Refs{}); err != nil {
 			t.Fatalf("re-encoded snapshot does not decode: %v", err)
 		}
 		if !reflect.DeepEqual(exported(&sn), exported(&sn2)) {

@@ -105,9 +105,7 @@ func TestCheckSpawnPose(t *testing.T) {
 // broken server could send.
 func rawSpawnSnapshot(ns *entity.NetSpawn) []byte {
 	var w wire.Writer
-	w.WriteUint32(77)
-	w.WriteBool(false) // no own
-	w.WriteBool(false) // no commands
+	writeFullHeader(&w, 77, entity.None, nil)
 	w.WriteBool(false) // no removals
 	w.WriteBool(true)
 	writeID(&w, entity.ID{Slot: 4, Gen: 1})
@@ -134,7 +132,7 @@ func rawSpawnSnapshot(ns *entity.NetSpawn) []byte {
 func decodeRawSpawn(t *testing.T, s *Schema, ns *entity.NetSpawn) Entry {
 	t.Helper()
 	var sn Snapshot
-	if err := sn.Decode(s, rawSpawnSnapshot(ns)); err != nil {
+	if err := sn.Decode(s, rawSpawnSnapshot(ns), Refs{}); err != nil {
 		t.Fatalf("%q: %v", ns.Prefab, err)
 	}
 	if len(sn.Entries) != 2 || !sn.Entries[1].Has(TypeTransform) || sn.Entries[1].Transform.X != 1.5 || sn.Entries[1].ID.Gen != 2 {
@@ -201,7 +199,7 @@ func TestSpawnSlotsLimit(t *testing.T) {
 		t.Fatalf("%d slots: %v, want ErrSpawnSlots", len(big.Slots), err)
 	}
 	var sn Snapshot
-	if err := sn.Decode(s, NewPeer(s).Write(nil, r, entity.None, budgetBytes)); err != nil {
+	if err := sn.Decode(s, NewPeer(s).Write(nil, r, entity.None, budgetBytes), Refs{}); err != nil {
 		t.Fatal(err)
 	}
 	if e := sn.Entries[0]; !e.Has(TypeNetSpawn) || e.SpawnRefused || len(e.Spawn.Slots) != 0 {
@@ -213,7 +211,7 @@ func TestSpawnSlotsLimit(t *testing.T) {
 	if err := r.NetSpawn(big); err != nil {
 		t.Fatal(err)
 	}
-	if err := sn.Decode(s, NewPeer(s).Write(nil, r, entity.None, budgetBytes)); err != nil {
+	if err := sn.Decode(s, NewPeer(s).Write(nil, r, entity.None, budgetBytes), Refs{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := sn.Entries[0].Spawn.Slots; len(got) != MaxSpawnSlots || got[31] != big.Slots[31] {

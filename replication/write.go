@@ -1,10 +1,10 @@
 package replication
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"vkm/internal/entity"
 	"vkm/wire"
@@ -13,8 +13,13 @@ import (
 // Header widths (protocol constants; see the package doc for the layout).
 const (
 	tickBits     = 32
+	shortBits    = 16 // the short forms of the tick, newest and judged
 	lowWaterBits = 4
 	maxLowWater  = 1<<lowWaterBits - 1
+	// maxShortAhead is the furthest a short tick may be past the newest
+	// acknowledged snapshot's: the receiver resolves the low bits to the
+	// value nearest its reference, within 2^15 − 1 either way.
+	maxShortAhead = 1<<(shortBits-1) - 1
 )
 
 // action is what an entry says of one component type.
@@ -27,11 +32,24 @@ const (
 )
 
 // candidate is an entity with something to say, waiting for room; its
-// plan is acts[ntypes*i:] of the Peer's candActs, for the i-th candidate.
+// plan is candActs[ntypes*i:] of the Write's scratch, for the i-th
+// candidate.
 type candidate struct {
 	ent  int32 // in the round
 	bits int32 // its entry, continuation bit included
 }
+
+// writeScratch is what one Write works in and then forgets: its
+// candidates, their plans and their ranks. Peers share scratches through a
+// pool rather than each keeping its own between Writes: on a crowded
+// server 64 connections' candidate lists were a fifth of the live heap.
+type writeScratch struct {
+	cands    []candidate // in slot order
+	candActs []action    // their plans, ntypes each
+	ranks    []uint64    // their ranks (see Relevance)
+}
+
+var scratches = sync.Pool{New: func() any { return new(writeScratch) }}
 
 // Relevance: a snapshot that cannot hold every entity with something to
 // say fills by rank, and an entity's rank is its accumulated priority (the
@@ -102,7 +120,8 @@ func (p *Peer) Stats() WriteStats { return p.stats }
 // connection's own entity (entity.None for none). The snapshot holds, in
 // order:
 //
-//   - the header: the round's tick, own, and the command feedback;
+//   - the header: the round's tick, own, and the command feedback, each in
+//     a short form where the receiver can resolve it (see writeHeader);
 //   - removals: each occupant the connection holds (confirmed, or possibly
 //     held after a lost snapshot) that is no longer the round's occupant of
 //     its slot, until the report is confirmed;
@@ -124,6 +143,7 @@ func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
 	if r.schema != p.schema {
 		panic("replication: Peer.Write with a Round over another schema")
 	}
+	r.seal()
 	if r != p.round {
 		// Quiet marks count in one Round's numbers.
 		p.round, p.remQuiet = r, 0
@@ -144,7 +164,7 @@ func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
 		return dst
 	}
 	p.draft = c
-	c.own, c.commands = own, p.hasCommands
+	c.own, c.commands, c.tick = own, p.hasCommands, r.tick
 	news := own != p.sentOwn || p.hasCommands != p.sentCommands
 
 	ownAt := -1
@@ -186,21 +206,76 @@ func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
 	return append(dst, p.buf...)
 }
 
-// writeHeader writes the tick, the own occupant (a presence bit, then the
-// ID) and the command feedback (a presence bit, then newest 32, judged 32,
-// low water 4).
+// writeHeader writes the header (see the package doc, "Header"): the full
+// bit, the tick in 32 bits or its low 16, the own occupant stated or said
+// to be the last one stated, and the command feedback with newest and
+// judged in the same width as the tick, then low water 4.
 func (p *Peer) writeHeader(w *wire.Writer, tick uint32, own entity.ID) {
-	w.WriteUint32(tick)
-	w.WriteBool(!own.IsNone())
-	if !own.IsNone() {
-		writeID(w, own)
+	full := !p.shortTick(tick) || p.hasCommands && p.commands.Judged == 0
+	width := shortBits
+	if full {
+		width = tickBits
+	}
+	w.WriteBool(full)
+	w.WriteBits(uint64(tick), width)
+	stated := p.statesOwn(own)
+	w.WriteBool(stated)
+	if stated {
+		w.WriteBool(!own.IsNone())
+		if !own.IsNone() {
+			writeID(w, own)
+		}
 	}
 	w.WriteBool(p.hasCommands)
 	if p.hasCommands {
-		w.WriteUint32(p.commands.Newest)
-		w.WriteUint32(p.commands.Judged)
+		w.WriteBits(uint64(p.commands.Newest), width)
+		w.WriteBits(uint64(p.commands.Judged), width)
 		w.WriteBits(uint64(min(p.commands.LowWater, maxLowWater)), lowWaterBits)
 	}
+}
+
+// shortTick reports whether tick may go in its short form: the receiver's
+// reference is the tick of the newest snapshot it has read, which is the
+// acknowledged snapshot of the highest order or one sent after it. When no
+// sent tick has gone below its predecessor's since that one, and tick is
+// not below the last sent, every such reference lies between the
+// acknowledged tick and tick, so tick is at most maxShortAhead past any of
+// them once it is at most that past the acknowledged one.
+func (p *Peer) shortTick(tick uint32) bool {
+	return p.ackOrder != 0 && p.backOrder <= p.ackOrder && tick >= p.sentTick && tick-p.ackTick <= maxShortAhead
+}
+
+// statesOwn reports whether the header states own rather than saying "the
+// same as the last stated": it does unless own is the occupant of the
+// current run (the snapshots sent since the own occupant last changed) and
+// the connection has acknowledged a snapshot of that run. The receiver
+// reads snapshots in send order only, so once it has read that one, every
+// snapshot it reads after it, up to this one, is of the run too and named
+// own, stated or not.
+func (p *Peer) statesOwn(own entity.ID) bool {
+	return !p.ownKnown || own != p.sentOwn
+}
+
+// ackHeader takes what an acknowledged snapshot (c, folded in send order)
+// tells of the references its receiver holds.
+func (p *Peer) ackHeader(c *claim) {
+	if c.order > p.ackOrder {
+		p.ackOrder, p.ackTick = c.order, c.tick
+	}
+	if p.ownRun != 0 && c.order >= p.ownRun {
+		p.ownKnown = true
+	}
+}
+
+// sentHeader records the header of c, just sent, for the short forms.
+func (p *Peer) sentHeader(c *claim) {
+	if p.ownRun == 0 || c.own != p.sentOwn {
+		p.ownRun, p.ownKnown = c.order, false
+	}
+	if c.order > 1 && c.tick < p.sentTick {
+		p.backOrder = c.order
+	}
+	p.sentTick = c.tick
 }
 
 // writeRemovals reports each occupant the connection holds or may hold that
@@ -250,7 +325,9 @@ func (p *Peer) writeRemoval(w *wire.Writer, id entity.ID, c *claim, limit int) {
 // order, when they fit; otherwise by rank (see Relevance), skipping what
 // does not fit.
 func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit int) {
-	p.cands, p.candActs, p.ranks = p.cands[:0], p.candActs[:0], p.ranks[:0]
+	sc := scratches.Get().(*writeScratch)
+	defer scratches.Put(sc)
+	sc.cands, sc.candActs, sc.ranks = sc.cands[:0], sc.candActs[:0], sc.ranks[:0]
 	var ox, oy float32
 	placed := ownAt >= 0 && r.ents[ownAt].placed
 	if placed {
@@ -289,33 +366,33 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		if placed && e.placed {
 			near = nearness(e.x, e.y, ox, oy)
 		}
-		p.ranks = append(p.ranks, rank(b.prio, near, len(p.cands)))
-		p.cands = append(p.cands, candidate{ent: int32(i), bits: int32(bits)})
-		p.candActs = append(p.candActs, p.acts...)
+		sc.ranks = append(sc.ranks, rank(b.prio, near, len(sc.cands)))
+		sc.cands = append(sc.cands, candidate{ent: int32(i), bits: int32(bits)})
+		sc.candActs = append(sc.candActs, p.acts...)
 		total += bits
 	}
 	if w.Len()+total <= limit {
-		for i := range p.cands {
-			p.emitCandidate(w, r, i, c)
+		for i := range sc.cands {
+			p.emitCandidate(w, r, sc, i, c)
 		}
 		return
 	}
-	slices.Sort(p.ranks)
-	for j := len(p.ranks) - 1; j >= 0; j-- {
-		i := 1<<rankIndexBits - 1 - int(p.ranks[j]&(1<<rankIndexBits-1))
-		if w.Len()+int(p.cands[i].bits) > limit {
+	slices.Sort(sc.ranks)
+	for j := len(sc.ranks) - 1; j >= 0; j-- {
+		i := 1<<rankIndexBits - 1 - int(sc.ranks[j]&(1<<rankIndexBits-1))
+		if w.Len()+int(sc.cands[i].bits) > limit {
 			p.stats.Deferred++
 			continue
 		}
-		p.emitCandidate(w, r, i, c)
+		p.emitCandidate(w, r, sc, i, c)
 	}
 }
 
 // emitCandidate writes the i-th candidate's entry as its plan had it, and
 // resets its priority.
-func (p *Peer) emitCandidate(w *wire.Writer, r *Round, i int, c *claim) {
-	copy(p.acts, p.candActs[i*p.ntypes:])
-	e := &r.ents[p.cands[i].ent]
+func (p *Peer) emitCandidate(w *wire.Writer, r *Round, sc *writeScratch, i int, c *claim) {
+	copy(p.acts, sc.candActs[i*p.ntypes:])
+	e := &r.ents[sc.cands[i].ent]
 	p.emit(w, r, e, c)
 	p.base(e.id.Slot).prio = 0
 }
@@ -416,11 +493,18 @@ func (p *Peer) moving() bool {
 func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	b := p.base(e.id.Slot)
 	fresh := b == nil || b.occ != e.id
-	w.WriteBool(true)
-	writeID(w, e.id)
-	w.WriteBool(fresh)
 	moving := p.moving()
-	w.WriteBool(moving)
+	// The commonest entry, a body that moved this round and is not fresh,
+	// the round has assembled whole (see Round.seal).
+	assembled := moving && !fresh && e.mvBits != 0
+	if assembled {
+		w.WriteBitString(r.data[e.mvOff:], int(e.mvBits))
+	} else {
+		w.WriteBool(true)
+		writeID(w, e.id)
+		w.WriteBool(fresh)
+		w.WriteBool(moving)
+	}
 	proj := false
 	for t, a := range p.acts {
 		if moving {
@@ -455,8 +539,9 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 				ci++
 			}
 			rc := &r.comps[ci]
-			data := r.bits(rc)
-			copyBits(w, data, int(rc.nbits))
+			if !assembled {
+				w.WriteBitString(r.bits(rc), int(rc.nbits))
+			}
 			cc.ver = rc.ver
 		}
 		c.comps = append(c.comps, cc)
@@ -464,21 +549,6 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	ce.end = int32(len(c.comps))
 	c.ents = append(c.ents, ce)
 	p.stats.Entries++
-}
-
-// copyBits writes the first n bits of data (as a Writer packed them) to w.
-func copyBits(w *wire.Writer, data []byte, n int) {
-	for n >= 64 {
-		w.WriteBits(binary.LittleEndian.Uint64(data), 64)
-		data, n = data[8:], n-64
-	}
-	for n >= 8 {
-		w.WriteBits(uint64(data[0]), 8)
-		data, n = data[1:], n-8
-	}
-	if n > 0 {
-		w.WriteBits(uint64(data[0]), n)
-	}
 }
 
 // String returns a one-line summary, for logs and test output.

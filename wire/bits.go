@@ -68,6 +68,44 @@ func (w *Writer) WriteBits(v uint64, n int) {
 	w.buf = append(w.buf, b[:(n+7)/8]...)
 }
 
+// WriteBitString appends the first n bits of data, packed as a Writer
+// packs them (least significant first from data[0]): what another Writer
+// wrote can be copied whole, whatever this one's alignment. Bits of data
+// past n are ignored. n must be in 0..8*len(data): anything else is a
+// programmer error and panics.
+func (w *Writer) WriteBitString(data []byte, n int) {
+	if n < 0 || n > 8*len(data) {
+		panic("wire: WriteBitString width outside its data")
+	}
+	if n == 0 {
+		return
+	}
+	used := uint(w.bits & 7)
+	full, rest := n>>3, n&7
+	w.bits += n
+	if used == 0 {
+		w.buf = append(w.buf, data[:full]...)
+		if rest != 0 {
+			w.buf = append(w.buf, data[full]&byte(1<<rest-1))
+		}
+		return
+	}
+	// Each source byte tops up the last byte and starts the next.
+	last := len(w.buf) - 1
+	for _, b := range data[:full] {
+		w.buf[last] |= b << used
+		w.buf = append(w.buf, b>>(8-used))
+		last++
+	}
+	if rest != 0 {
+		b := data[full] & byte(1<<rest-1)
+		w.buf[last] |= b << used
+		if uint(rest) > 8-used {
+			w.buf = append(w.buf, b>>(8-used))
+		}
+	}
+}
+
 // WriteBool appends one bit: 1 for true.
 func (w *Writer) WriteBool(b bool) {
 	var v uint64

@@ -333,3 +333,35 @@ func TestWriterTouchesOnlyWhatItWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteBitStringMatchesWriteBits copies random bit strings at every
+// alignment and compares with writing the same bits one WriteBits at a
+// time, padding and untouched storage included.
+func TestWriteBitStringMatchesWriteBits(t *testing.T) {
+	const seed = 13
+	rng := rand.New(rand.NewPCG(seed, 0))
+	for i := 0; i < 5000; i++ {
+		lead, n := rng.IntN(20), rng.IntN(200)
+		src := make([]byte, (n+7)/8+rng.IntN(2))
+		for j := range src {
+			src[j] = byte(rng.Uint32())
+		}
+		store := bytes.Repeat([]byte{0xAA}, 64)
+		var got, want Writer
+		got.Reset(store[:0])
+		want.WriteBits(uint64(i), lead)
+		got.WriteBits(uint64(i), lead)
+		got.WriteBitString(src, n)
+		for k := 0; k < n; k++ {
+			want.WriteBits(uint64(src[k>>3]>>(k&7)), 1)
+		}
+		if got.Len() != want.Len() || !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("seed %d case %d: %d bits after %d: %x, want %x", seed, i, n, lead, got.Bytes(), want.Bytes())
+		}
+		for k, b := range store[len(got.Bytes()):] {
+			if b != 0xAA {
+				t.Fatalf("seed %d case %d: byte %d past the written ones changed", seed, i, len(got.Bytes())+k)
+			}
+		}
+	}
+}
