@@ -160,7 +160,12 @@ func (r *Runtime) Update(dt float64) {
 
 func (r *Runtime) pass(cb callback, key uint64, dt float64, onlySimulated bool) {
 	r.settle()
-	arg := lua.LValue(lua.LNumber(dt)) // boxed once for the whole pass
+	// Boxed once for the whole pass, and kept while dt stays the same (a
+	// fixed tick's always does): boxing it was a pass's one allocation.
+	if r.dtArg == nil || r.dtVal != dt {
+		r.dtArg, r.dtVal = lua.LNumber(dt), dt
+	}
+	arg := r.dtArg
 	r.passing++
 	n := len(r.order) // instances attached during the pass wait in pending
 	for i := 0; i < n; i++ {

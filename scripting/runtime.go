@@ -74,6 +74,10 @@ type Config struct {
 // Runtime is one Lua state running a project's behaviors. Create it with
 // New and release it with Close. It is not safe for concurrent use.
 type Runtime struct {
+	// dtArg is the last pass's dt as Lua holds it, and dtVal its value.
+	dtArg lua.LValue
+	dtVal float64
+
 	cfg   Config
 	ls    *lua.LState
 	world World
