@@ -7,8 +7,12 @@ import (
 	"encoding/binary"
 	"net"
 	"net/netip"
+	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"vkm/transport"
@@ -77,6 +81,9 @@ func TestDirectSocketBatches(t *testing.T) {
 		t.Error("a datagram to port 0 was not refused")
 	}
 	buf := make([]byte, 64)
+	// A bound on the wait, so a datagram that never comes fails the test
+	// rather than hanging it.
+	peer.SetReadDeadline(time.Now().Add(10 * time.Second))
 	for _, want := range []string{"one", "two"} {
 		k, _, err := peer.ReadFromUDPAddrPort(buf)
 		if err != nil {
@@ -109,5 +116,93 @@ func TestLinkLocalPeersKeepTheirInterface(t *testing.T) {
 	var sa syscall.RawSockaddrInet6
 	if !s.sockaddr(&sa, got) || sa.Scope_id != 3 {
 		t.Fatalf("a reply goes out with scope %d, want 3", sa.Scope_id)
+	}
+}
+
+// TestDirectSocketClosed: once closed, the socket reads and sends nothing
+// and says so, and closing it again is refused rather than closing
+// whatever descriptor took its number.
+func TestDirectSocketClosed(t *testing.T) {
+	s, err := listenDirect("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.readWaiting(func(netip.AddrPort, []byte) { t.Error("read from a closed socket") }); err == nil {
+		t.Error("reading a closed socket did not fail")
+	}
+	if err := s.WriteTo([]byte("x"), netip.MustParseAddrPort("127.0.0.1:9")); err == nil {
+		t.Error("sending on a closed socket did not fail")
+	}
+	if err := s.Close(); err == nil {
+		t.Error("a second Close did not fail")
+	}
+}
+
+// TestDirectSocketIsNotPolled: the runtime's network poller must not watch
+// the socket the loop reads itself, or every datagram that arrives wakes
+// the poller's thread for nothing. Linux lists what an epoll instance
+// watches in /proc/self/fdinfo.
+func TestDirectSocketIsNotPolled(t *testing.T) {
+	s, err := listenDirect("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// Make sure the runtime's poller exists, watching a socket of its own.
+	other, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	var otherFD int
+	raw, _ := other.SyscallConn()
+	raw.Control(func(fd uintptr) { otherFD = int(fd) })
+
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd:", err)
+	}
+	// A watched file is listed by its inode (in hex), whatever descriptor
+	// shares it: a duplicate of a watched socket is still watched.
+	inode := func(fd int) uint64 {
+		link, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]"), 10, 64)
+		if err != nil {
+			t.Fatalf("fd %d is %q, not a socket", fd, link)
+		}
+		return n
+	}
+	watched := map[uint64]bool{}
+	polls := 0
+	for _, e := range fds {
+		link, err := os.Readlink("/proc/self/fd/" + e.Name())
+		if err != nil || link != "anon_inode:[eventpoll]" {
+			continue
+		}
+		polls++
+		info, err := os.ReadFile("/proc/self/fdinfo/" + e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(info), "\n") {
+			for _, f := range strings.Fields(line) {
+				if v, ok := strings.CutPrefix(f, "ino:"); ok && strings.HasPrefix(line, "tfd:") {
+					n, _ := strconv.ParseUint(v, 16, 64)
+					watched[n] = true
+				}
+			}
+		}
+	}
+	if polls == 0 || !watched[inode(otherFD)] {
+		t.Fatalf("found %d epoll instances and not the runtime's (watching inodes %v; its own socket's is %d)", polls, watched, inode(otherFD))
+	}
+	if watched[inode(s.fd)] {
+		t.Errorf("the directly read socket (inode %d) is watched by the runtime's poller", inode(s.fd))
 	}
 }
