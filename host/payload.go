@@ -66,6 +66,23 @@ func unframePayload(p []byte, rel *transport.Reliable) ([]byte, error) {
 	return p, nil
 }
 
+// seatReceiveWindow bounds what a server holds, for each player, of the
+// player's messages in reassembly: clients send none, so this is only what
+// a hostile client could make the server keep before its connection ends
+// (the default window is 8 MiB, for the bundles the server sends).
+// Tuning constant.
+const seatReceiveWindow = 16 << 10
+
+// seatReliable returns a seat's message channel: the default limits for
+// what the server sends, seatReceiveWindow for what it receives.
+func seatReliable() *transport.Reliable {
+	rel, err := transport.NewReliable(transport.ReliableConfig{ReceiveWindow: seatReceiveWindow})
+	if err != nil {
+		panic(err)
+	}
+	return rel
+}
+
 // mustReliable returns a message channel with the default limits, which
 // are valid.
 func mustReliable() *transport.Reliable {

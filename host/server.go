@@ -134,7 +134,7 @@ func (s *serverSession) admit(player uint16, dev bool) bool {
 	if id.IsNone() {
 		return false
 	}
-	st := &seat{player: player, entity: id, since: s.now, rel: mustReliable(), dev: dev}
+	st := &seat{player: player, entity: id, since: s.now, rel: seatReliable(), dev: dev}
 	s.seats[player] = st
 	s.game.driven[id] = &st.cmd
 	return true

@@ -125,6 +125,14 @@ type ReliableConfig struct {
 	// MaxMessage if that is larger; it must be at least MaxMessage.
 	Window int
 
+	// ReceiveWindow, when not zero, bounds the receiving side instead of
+	// Window: the bytes of messages held for reassembly, and so also the
+	// largest message ReadSection believes. An end that expects little or
+	// nothing from its peer (a server: its clients send no messages) holds
+	// that much at most for each connection, whatever the peer sends; the
+	// peer's sends past it end the connection (ErrReliableProtocol).
+	ReceiveWindow int
+
 	// Messages bounds the messages queued and not yet wholly acknowledged,
 	// and how far past the next message to deliver a fragment's message may
 	// be. Zero means DefaultReliableMessages; it must be at most 32768.
@@ -141,7 +149,10 @@ func (cfg ReliableConfig) withDefaults() (ReliableConfig, error) {
 	if cfg.Messages == 0 {
 		cfg.Messages = DefaultReliableMessages
 	}
-	if cfg.MaxMessage < 0 || cfg.MaxMessage > maxReliableSize || cfg.Window < cfg.MaxMessage ||
+	if cfg.ReceiveWindow == 0 {
+		cfg.ReceiveWindow = cfg.Window
+	}
+	if cfg.MaxMessage < 0 || cfg.MaxMessage > maxReliableSize || cfg.Window < cfg.MaxMessage || cfg.ReceiveWindow < 0 ||
 		cfg.Messages < 1 || cfg.Messages > maxReliableMessages {
 		return cfg, fmt.Errorf("%w: %+v", errRelBadConfig, cfg)
 	}
@@ -627,7 +638,7 @@ func (r *Reliable) readFragment(b []byte) (int, error) {
 	switch {
 	case size == 0 && (off != 0 || n != 0), size > 0 && (n == 0 || off+n > size):
 		return 0, errRelFragment
-	case size > r.cfg.MaxMessage:
+	case size > r.cfg.MaxMessage || size > r.cfg.ReceiveWindow:
 		return 0, errRelTooLarge
 	}
 	r.stats.FragmentsReceived++
@@ -653,7 +664,7 @@ func (r *Reliable) place(num uint64, size, off int, data []byte) error {
 	m, fresh := r.partial[num], false
 	switch {
 	case m == nil:
-		if r.held+size > r.cfg.Window {
+		if r.held+size > r.cfg.ReceiveWindow {
 			return errRelWindow
 		}
 		m, fresh = &relIn{data: make([]byte, size), got: newRelBits(size)}, true

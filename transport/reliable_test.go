@@ -632,6 +632,41 @@ func TestReliableHostileSections(t *testing.T) {
 	}
 }
 
+// A receive window below the sending limits bounds what the receiver holds
+// and the largest message it believes, and leaves sending as it was.
+func TestReliableReceiveWindow(t *testing.T) {
+	cfg := transport.ReliableConfig{MaxMessage: 1000, Window: 2000, ReceiveWindow: 300, Messages: 8}
+	d := func(n int) []byte { return bytes.Repeat([]byte{0xAB}, n) }
+	r := mustReliable(t, cfg)
+	if _, err := r.ReadSection(relSection(relFragment(0, 301, 0, d(1)))); !errors.Is(err, transport.ErrReliableProtocol) {
+		t.Errorf("a 301-byte message under a 300-byte receive window: %v", err)
+	}
+	r = mustReliable(t, cfg)
+	if _, err := r.ReadSection(relSection(relFragment(0, 200, 0, d(1)))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ReadSection(relSection(relFragment(1, 200, 0, d(1)))); !errors.Is(err, transport.ErrReliableProtocol) {
+		t.Errorf("400 bytes held under a 300-byte receive window: %v", err)
+	}
+	if r.Buffered() > cfg.ReceiveWindow {
+		t.Errorf("buffered %d", r.Buffered())
+	}
+	r = mustReliable(t, cfg)
+	whole := relSection(relFragment(0, 300, 0, d(300)))
+	if _, err := r.ReadSection(whole); err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := r.Receive(); !ok || len(m) != 300 {
+		t.Errorf("a 300-byte message: %d bytes, %v", len(m), ok)
+	}
+	if err := r.Send(d(1000)); err != nil {
+		t.Errorf("sending a 1000-byte message: %v", err)
+	}
+	if _, err := transport.NewReliable(transport.ReliableConfig{ReceiveWindow: -1}); err == nil {
+		t.Error("a negative receive window accepted")
+	}
+}
+
 // Fragments the receiver has no use for are dropped and counted, not
 // refused: a message already delivered, bytes already held, and a message
 // number from behind (even one a hostile peer picked).
