@@ -78,7 +78,7 @@ func (w *World) QueryAABB(minX, minY, maxX, maxY float64, fn func(entity.ID) boo
 	bp.Query(func(proxyID int) bool {
 		proxy := bp.GetUserData(proxyID).(*box2d.B2FixtureProxy)
 		f := proxy.Fixture
-		if box2d.B2TestOverlapShapes(f.GetShape(), proxy.ChildIndex, &box, 0,
+		if overlap(f.GetShape(), proxy.ChildIndex, &box, 0,
 			f.GetBody().GetTransform(), boxXf) {
 			ids = append(ids, w.entityOf(f.GetBody()))
 		}

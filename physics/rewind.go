@@ -107,7 +107,7 @@ func (w *World) QueryAABBMoved(minX, minY, maxX, maxY float64, moved Moved, fn f
 		for f := r.b.GetFixtureList(); f != nil; f = f.GetNext() {
 			s := f.GetShape()
 			for child := 0; child < s.GetChildCount(); child++ {
-				if box2d.B2TestOverlapShapes(s, child, &box, 0, xf, boxXf) {
+				if overlap(s, child, &box, 0, xf, boxXf) {
 					ids = append(ids, r.id)
 					break fixtures
 				}

@@ -95,7 +95,9 @@ func (w *World) step(b Bodies, place bool) {
 	w.b2.M_flags &^= box2d.B2World_Flags.E_newFixture
 	w.keepAsleep()
 	w.canonicalize()
+	box2dGlobals.Lock()
 	w.b2.Step(w.cfg.Step, w.cfg.VelocityIterations, w.cfg.PositionIterations)
+	box2dGlobals.Unlock()
 	w.keepAsleep()
 	for i := range poses {
 		w.settle(poses[i].r, poses[i].t, poses[i].rb)

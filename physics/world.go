@@ -228,7 +228,9 @@ func warmUp() {
 			fd.Density = 1
 			b.CreateFixtureFromDef(&fd)
 		}
+		box2dGlobals.Lock()
 		world.Step(DefaultStep, DefaultVelocityIterations, DefaultPositionIterations)
+		box2dGlobals.Unlock()
 	})
 }
 
