@@ -439,8 +439,10 @@ func (m *sim) step() {
 		for i := range m.twin.bases {
 			m.twin.bases[i].quiet = 0
 		}
-		// The twin also writes every entry field by field, the round's
-		// assembled moving-body entries hidden from it.
+		// The twin also plans every candidate up front and writes every
+		// entry field by field, the round's assembled moving-body entries
+		// hidden from it.
+		m.twin.eagerPlans = true
 		var assembled []uint32
 		for i := range m.r.ents {
 			assembled = append(assembled, m.r.ents[i].mvBits)
@@ -451,7 +453,7 @@ func (m *sim) step() {
 			m.r.ents[i].mvBits = assembled[i]
 		}
 		if !bytes.Equal(full, payload) {
-			m.tb.Fatalf("round %d: skipping quiet slots and copying assembled entries wrote %x; planning every slot and writing every field wrote %x", m.round, payload, full)
+			m.tb.Fatalf("round %d: skipping quiet slots, planning lazily and copying assembled entries wrote %x; planning every slot up front and writing every field wrote %x", m.round, payload, full)
 		}
 		m.twin.Sent(m.seq)
 	}

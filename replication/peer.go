@@ -197,6 +197,11 @@ type Peer struct {
 	commands    Commands
 	hasCommands bool
 
+	// eagerPlans makes every candidate's plan up front, as if no plan
+	// were lazy (see lazy plans): the replication harness's twin Peer
+	// writes so, to show that lazy plans never change a snapshot.
+	eagerPlans bool
+
 	w       wire.Writer
 	buf     []byte
 	acts    []action

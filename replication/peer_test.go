@@ -134,6 +134,57 @@ func TestConvergence(t *testing.T) {
 	}
 }
 
+// TestCrowdedConvergence: more moves every round than a snapshot holds,
+// over a lossy link, with churn. Every snapshot is full, so most
+// candidates wait and lazy plans matter; the twin Peer, planning every
+// candidate up front, must write the same bytes, and the world must still
+// converge once it stops.
+func TestCrowdedConvergence(t *testing.T) {
+	for _, seed := range []uint64{11, 12, 13, 14} {
+		m := newSim(t, seed)
+		m.check = true
+		m.twin = NewPeer(m.s)
+		m.loss, m.dup, m.reorder, m.ackLoss = 0.2, 0.05, 0.1, 0.05
+		player := m.w.spawn(0, Described, 0)
+		player.rb = &entity.Rigidbody{}
+		player.cc = &entity.CharacterController{}
+		m.own = player.id
+		for i := range 120 {
+			e := m.w.spawn(uint32(1+i), Described, float64(i))
+			e.rb = &entity.Rigidbody{Awake: true}
+		}
+		full := 0
+		for range 200 {
+			for _, e := range m.w.ents {
+				if e.rb != nil && m.rng.IntN(4) != 0 {
+					moving(e, m.rng.Float64()*8-4)
+				}
+			}
+			churn(m, 121+uint32(m.rng.IntN(10)))
+			m.step()
+			if m.p.Stats().Deferred > 0 {
+				full++
+			}
+		}
+		if full < 150 {
+			t.Fatalf("seed %d: only %d of 200 snapshots were full: the test does not crowd them", seed, full)
+		}
+		for _, e := range m.w.ents {
+			if e.rb != nil {
+				moving(e, 0)
+			}
+		}
+		for range 100 {
+			m.step()
+		}
+		m.settle(20)
+		if d := m.converged(); d != "" {
+			t.Fatalf("seed %d: not converged:\n%s", seed, d)
+		}
+		t.Logf("seed %d: %d rounds, %d full snapshots, %d applied of %d sent", seed, m.round, full, m.rc.applied, m.sent)
+	}
+}
+
 // churn makes one random change at slot: spawn, destroy, refill, move,
 // stop, or add or drop a component.
 func churn(m *sim, slot uint32) {

@@ -221,6 +221,36 @@ func (r *Round) seal() {
 	}
 }
 
+// newsBits returns, when a component e puts on the wire has a version this
+// round made, a lower bound on the width of any entry for e: the bits of
+// those components and the least framing of an entry (its continuation
+// bit, the occupant, the fresh and moving bits). It returns 0 when no such
+// component changed: whether e has news then depends on the baseline.
+func (r *Round) newsBits(e *roundEnt) int {
+	n, news := 0, false
+	for _, c := range r.comps[e.first:e.end] {
+		if c.ver == r.n && (e.silence == Described || int(c.typ) == TypeNetSpawn) {
+			n += int(c.nbits)
+			news = true
+		}
+	}
+	if !news {
+		return 0
+	}
+	return n + 3 + idBits(e.id)
+}
+
+// maxBits returns an upper bound on the width of any entry for e, over
+// ntypes wire types: the general form with every component written and
+// every other type removed.
+func (r *Round) maxBits(e *roundEnt, ntypes int) int {
+	n := 3 + idBits(e.id) + EngineTypes + 1 + (ntypes - EngineTypes) + ntypes
+	for _, c := range r.comps[e.first:e.end] {
+		n += 1 + int(c.nbits)
+	}
+	return n
+}
+
 // Tick returns the server tick the round was begun for.
 func (r *Round) Tick() uint32 { return r.tick }
 

@@ -333,7 +333,8 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 	if placed {
 		ox, oy = r.ents[ownAt].x, r.ents[ownAt].y
 	}
-	total := 0
+	total := 0                // the planned candidates' bits
+	lazyLow, lazyHigh := 0, 0 // bounds on the lazy ones' (see lazy plans)
 	for i := range r.ents {
 		e := &r.ents[i]
 		if i == ownAt || e.silence == InInstance {
@@ -345,12 +346,22 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 			// say, to a baseline untouched since: nothing to say again.
 			continue
 		}
-		bits, _ := p.plan(r, e, false)
-		if bits == 0 {
-			if b != nil {
-				b.prio, b.quiet = 0, r.n
+		var bits int
+		if low := r.newsBits(e); low > 0 && !p.eagerPlans {
+			// News to every connection (see lazy plans): planned only if
+			// it may fit.
+			bits = -low
+			lazyLow += low
+			lazyHigh += r.maxBits(e, p.ntypes)
+		} else {
+			bits, _ = p.plan(r, e, false)
+			if bits == 0 {
+				if b != nil {
+					b.prio, b.quiet = 0, r.n
+				}
+				continue
 			}
-			continue
+			total += bits
 		}
 		if b == nil {
 			b = p.baseOrNew(e.id.Slot)
@@ -368,11 +379,21 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		}
 		sc.ranks = append(sc.ranks, rank(b.prio, near, len(sc.cands)))
 		sc.cands = append(sc.cands, candidate{ent: int32(i), bits: int32(bits)})
-		sc.candActs = append(sc.candActs, p.acts...)
-		total += bits
+		sc.candActs = append(sc.candActs, p.acts...) // a lazy plan's are filled when it is made
 	}
-	if w.Len()+total <= limit {
+	fits := w.Len()+total+lazyLow <= limit
+	if fits && w.Len()+total+lazyHigh > limit {
+		// The bounds do not decide it: plan the rest to know.
 		for i := range sc.cands {
+			if sc.cands[i].bits < 0 {
+				total += p.planCandidate(r, sc, i)
+			}
+		}
+		fits = w.Len()+total <= limit
+	}
+	if fits {
+		for i := range sc.cands {
+			p.planCandidate(r, sc, i)
 			p.emitCandidate(w, r, sc, i, c)
 		}
 		return
@@ -380,7 +401,11 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 	slices.Sort(sc.ranks)
 	for j := len(sc.ranks) - 1; j >= 0; j-- {
 		i := 1<<rankIndexBits - 1 - int(sc.ranks[j]&(1<<rankIndexBits-1))
-		if w.Len()+int(sc.cands[i].bits) > limit {
+		if b := int(sc.cands[i].bits); b < 0 && w.Len()-b > limit {
+			p.stats.Deferred++ // not even its news fits: no need to plan it
+			continue
+		}
+		if w.Len()+p.planCandidate(r, sc, i) > limit {
 			p.stats.Deferred++
 			continue
 		}
@@ -388,8 +413,31 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 	}
 }
 
+// Lazy plans: an entity of which something changed this round (a
+// component whose version this round made) has news for every connection,
+// whatever its baseline holds, so it is a candidate before it is planned.
+// Its width is known to lie between the bits of what changed (plus the
+// entry's least framing, Round.newsBits) and its whole description
+// (Round.maxBits). When a snapshot cannot hold every candidate, the plan
+// is made only when the candidate's turn comes and its news alone still
+// fits: on a crowded server, where each snapshot holds about half of what
+// moves, that is half the plans. Every decision is the one the plans made
+// up front would give, so the snapshot is the same to the bit.
+
+// planCandidate makes the i-th candidate's plan if it is lazy, keeping it
+// with the candidate, and returns the candidate's width.
+func (p *Peer) planCandidate(r *Round, sc *writeScratch, i int) int {
+	cd := &sc.cands[i]
+	if cd.bits < 0 {
+		bits, _ := p.plan(r, &r.ents[cd.ent], false)
+		cd.bits = int32(bits)
+		copy(sc.candActs[i*p.ntypes:(i+1)*p.ntypes], p.acts)
+	}
+	return int(cd.bits)
+}
+
 // emitCandidate writes the i-th candidate's entry as its plan had it, and
-// resets its priority.
+// resets its priority. The plan must have been made (planCandidate).
 func (p *Peer) emitCandidate(w *wire.Writer, r *Round, sc *writeScratch, i int, c *claim) {
 	copy(p.acts, sc.candActs[i*p.ntypes:])
 	e := &r.ents[sc.cands[i].ent]
