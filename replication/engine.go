@@ -54,11 +54,12 @@ var engineTypes = [EngineTypes]engineType{
 	TypeTransform: {"Transform", []engineField{
 		signedField("x", "position", wire.Position, "m"),
 		signedField("y", "position", wire.Position, "m"),
-		signedField("angle", "angle", wire.Angle.Signed, "rad, wrapped to ±π"),
-		{"scale", "scale", 1 + 32, wire.MaxScale, fmt.Sprintf("1 bit (not 1), then a float32; bounded to ±%g", wire.MaxScale)},
+		{"turned", "flag", 1, 0, "1 bit; 0: the angle is 0 and the scale 1, and neither follows"},
+		signedField("angle", "angle", wire.Angle.Signed, "rad, wrapped to ±π; when turned"),
+		{"scale", "scale", 1 + 32, wire.MaxScale, fmt.Sprintf("when turned: 1 bit (not 1), then a float32; bounded to ±%g", wire.MaxScale)},
 	}},
 	TypeRigidbody: {"Rigidbody", []engineField{
-		{"moving", "flag", 1, 0, "1 bit; 0: every velocity is zero and none follows"},
+		{"moving", "flag", 1, 0, "1 bit, not in a moving-body entry (where it is 1); 0: every velocity is zero and none follows"},
 		signedField("vx", "velocity", wire.Velocity, "m/s"),
 		signedField("vy", "velocity", wire.Velocity, "m/s"),
 		{"spinning", "flag", 1, 0, "1 bit, when moving; 0: the angular velocity is zero and does not follow"},
@@ -77,17 +78,23 @@ var engineTypes = [EngineTypes]engineType{
 	}},
 }
 
-// transformBits is the width of an unscaled Transform on the wire.
-var transformBits = 2*int(wire.Position.Bits) + int(wire.Angle.Bits) + 1
-
 // writeTransform writes t as the wire carries it. Positions are clamped to
 // wire.Position's range (±Inf to its ends, NaN to 0), the angle is wrapped
-// (non-finite to 0) and the scale is bounded by wire.NetScale.
+// (non-finite to 0) and the scale is bounded by wire.NetScale. A body
+// upright and unscaled (every character of a side-view game, a crate
+// lying square) says so in one bit "turned" = 0 instead of the angle's
+// eighteen and the scale's one.
 func writeTransform(w *wire.Writer, t entity.Transform) {
 	wire.Position.Write(w, t.X)
 	wire.Position.Write(w, t.Y)
-	wire.Angle.Write(w, t.Angle)
+	angle := wire.Angle.Encode(t.Angle)
 	s := wire.NetScale(t.Scale)
+	turned := angle != angleZero || s != 1
+	w.WriteBool(turned)
+	if !turned {
+		return
+	}
+	w.WriteBits(angle, int(wire.Angle.Bits))
 	if s == 1 {
 		w.WriteBool(false)
 		return
@@ -95,6 +102,9 @@ func writeTransform(w *wire.Writer, t entity.Transform) {
 	w.WriteBool(true)
 	w.WriteFloat32(float32(s))
 }
+
+// angleZero is the code of an angle of zero.
+var angleZero = wire.Angle.Encode(0)
 
 // readTransform reads a Transform, applying wire.NetScale to its scale as
 // every reader must.
@@ -107,17 +117,29 @@ func readTransform(r *wire.Reader) (entity.Transform, error) {
 	if t.Y, err = readSigned(r, wire.Position, "transform y"); err != nil {
 		return t, err
 	}
+	t.Scale = 1
+	turned, err := r.ReadBool()
+	if err != nil || !turned {
+		return t, err
+	}
 	if t.Angle, err = readSigned(r, wire.Angle.Signed, "transform angle"); err != nil {
 		return t, err
 	}
-	t.Scale = 1
 	scaled, err := r.ReadBool()
-	if err != nil || !scaled {
+	if err != nil {
 		return t, err
 	}
-	f, err := r.ReadFloat32()
-	t.Scale = wire.NetScale(float64(f))
-	return t, err
+	if scaled {
+		f, err := r.ReadFloat32()
+		if err != nil {
+			return t, err
+		}
+		t.Scale = wire.NetScale(float64(f))
+	}
+	if t.Angle == 0 && t.Scale == 1 {
+		return t, errors.New("replication: transform: turned, at angle 0 and scale 1")
+	}
+	return t, nil
 }
 
 // writeRigidbody writes b as the wire carries it: velocities clamped to
@@ -153,11 +175,18 @@ var (
 
 // readRigidbody reads a Rigidbody.
 func readRigidbody(r *wire.Reader) (entity.Rigidbody, error) {
-	var b entity.Rigidbody
 	moving, err := r.ReadBool()
 	if err != nil {
-		return b, err
+		return entity.Rigidbody{}, err
 	}
+	return readRigidbodyRest(r, moving)
+}
+
+// readRigidbodyRest reads a Rigidbody after its moving bit: what follows
+// it, or, in a moving-body entry, which has none, the whole component.
+func readRigidbodyRest(r *wire.Reader, moving bool) (entity.Rigidbody, error) {
+	var b entity.Rigidbody
+	var err error
 	if moving {
 		if b.VX, err = readSigned(r, wire.Velocity, "velocity x"); err != nil {
 			return b, err

@@ -183,10 +183,18 @@ func (r *Round) changedAt(e *roundEnt) uint64 {
 	return e.since
 }
 
+// bodyMoving reports whether e's Rigidbody is moving (its first bit, as
+// writeRigidbody put it).
+func (r *Round) bodyMoving(e *roundEnt) bool {
+	c := r.comp(e, TypeRigidbody)
+	return c != nil && c.nbits > 0 && r.data[c.off]&1 == 1
+}
+
 // seal assembles, once per round, the entry most connections will be sent
-// for each entity whose Transform or Rigidbody changed this round: the
-// moving-body form, not fresh (the continuation bit, the occupant, the
-// fresh and moving bits, then the two components' bits). A connection
+// for each moving body whose Transform or Rigidbody changed this round:
+// the moving-body form, not fresh (the continuation bit, the occupant, the
+// fresh and moving bits, then the Transform's bits and the Rigidbody's
+// after its moving bit). A connection
 // whose plan for the entity is that form copies it whole instead of
 // writing six fields and two components of its own; on a crowded server
 // that was most of each snapshot's writing. Write calls it; the first
@@ -204,7 +212,7 @@ func (r *Round) seal() {
 			continue
 		}
 		t, b := r.comp(e, TypeTransform), r.comp(e, TypeRigidbody)
-		if t == nil || b == nil || t.ver != r.n && b.ver != r.n {
+		if t == nil || b == nil || t.ver != r.n && b.ver != r.n || !r.bodyMoving(e) {
 			continue
 		}
 		w := r.begin()
@@ -213,7 +221,7 @@ func (r *Round) seal() {
 		w.WriteBool(false) // fresh
 		w.WriteBool(true)  // moving
 		w.WriteBitString(r.bits(t), int(t.nbits))
-		w.WriteBitString(r.bits(b), int(b.nbits))
+		writeBitsFrom(w, r.bits(b), 1, int(b.nbits)-1) // the moving bit goes without saying
 		bits := w.Bytes()
 		r.enc = bits[:0]
 		e.mvOff, e.mvBits = uint32(len(r.data)), uint32(w.Len())
@@ -237,7 +245,7 @@ func (r *Round) newsBits(e *roundEnt) int {
 	if !news {
 		return 0
 	}
-	return n + 3 + idBits(e.id)
+	return n - 1 + 3 + idBits(e.id) // less one: a moving-body entry drops a bit
 }
 
 // maxBits returns an upper bound on the width of any entry for e, over

@@ -300,7 +300,7 @@ func (sn *Snapshot) readEntry(r *wire.Reader, s *Schema) (Entry, error) {
 		sn.changes = append(sn.changes, Change{Type: TypeTransform}, Change{Type: TypeRigidbody})
 		var err error
 		if e.Transform, err = readTransform(r); err == nil {
-			e.Rigidbody, err = readRigidbody(r)
+			e.Rigidbody, err = readRigidbodyRest(r, true) // moving goes without saying
 		}
 		if r.Err() != nil {
 			return e, errShort

@@ -318,14 +318,16 @@ func encodeSnapshot(s *Schema, sn *Snapshot) ([]byte, bool) {
 		w.WriteBool(true)
 		writeID(&w, e.ID)
 		w.WriteBool(e.Fresh)
+		rb := e.Rigidbody
 		moving := len(e.Changes) == 2 && e.Changes[0].Type == TypeTransform && !e.Changes[0].Removed &&
-			e.Changes[1].Type == TypeRigidbody && !e.Changes[1].Removed
+			e.Changes[1].Type == TypeRigidbody && !e.Changes[1].Removed &&
+			(rb.VX != 0 || rb.VY != 0 || rb.AngularVelocity != 0)
 		w.WriteBool(moving)
 		if moving {
-			for _, c := range e.Changes {
-				b, n := encodeChangeBits(s, e, c)
-				w.WriteBitString(b, n)
-			}
+			b, n := encodeChangeBits(s, e, e.Changes[0])
+			w.WriteBitString(b, n)
+			b, n = encodeChangeBits(s, e, e.Changes[1])
+			writeBitsFrom(&w, b, 1, n-1) // the moving bit goes without saying
 			continue
 		}
 		mask := make([]bool, s.WireTypes())

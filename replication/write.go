@@ -500,9 +500,10 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	if n == 0 && !own {
 		return 0, fresh
 	}
-	if p.moving() {
-		// The moving-body form: no masks, no carried bits.
-		return bits - 2 + 1 + idBits(e.id) + 1 + 1, fresh
+	if p.moving(r, e) {
+		// The moving-body form: no masks, no carried bits, and the
+		// Rigidbody without its moving bit.
+		return bits - 2 - 1 + 1 + idBits(e.id) + 1 + 1, fresh
 	}
 	bits += 1 + idBits(e.id) + 1 + 1 + EngineTypes
 	if np := p.ntypes - EngineTypes; np > 0 {
@@ -514,11 +515,15 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	return bits, fresh
 }
 
-// moving reports whether the plan in p.acts is the commonest entry of all,
-// a body in motion: a Transform and a Rigidbody written and nothing else.
-// It has a form of its own on the wire, one bit instead of the types'
-// masks and carried bits.
-func (p *Peer) moving() bool {
+// moving reports whether the plan in p.acts for e is the commonest entry of
+// all, a body in motion: a Transform and a Rigidbody written and nothing
+// else, the Rigidbody moving. It has a form of its own on the wire, one bit
+// instead of the types' masks and carried bits, and the Rigidbody's moving
+// bit goes without saying.
+func (p *Peer) moving(r *Round, e *roundEnt) bool {
+	if !r.bodyMoving(e) {
+		return false
+	}
 	for t, a := range p.acts {
 		want := actNone
 		if t == TypeTransform || t == TypeRigidbody {
@@ -541,7 +546,7 @@ func (p *Peer) moving() bool {
 func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	b := p.base(e.id.Slot)
 	fresh := b == nil || b.occ != e.id
-	moving := p.moving()
+	moving := p.moving(r, e)
 	// The commonest entry, a body that moved this round and is not fresh,
 	// the round has assembled whole (see Round.seal).
 	assembled := moving && !fresh && e.mvBits != 0
@@ -587,7 +592,11 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 				ci++
 			}
 			rc := &r.comps[ci]
-			if !assembled {
+			switch {
+			case assembled:
+			case moving && t == TypeRigidbody:
+				writeBitsFrom(w, r.bits(rc), 1, int(rc.nbits)-1) // its moving bit goes without saying
+			default:
 				w.WriteBitString(r.bits(rc), int(rc.nbits))
 			}
 			cc.ver = rc.ver
@@ -597,6 +606,20 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	ce.end = int32(len(c.comps))
 	c.ents = append(c.ents, ce)
 	p.stats.Entries++
+}
+
+// writeBitsFrom writes n bits of data (as a Writer packed them), from bit
+// from on.
+func writeBitsFrom(w *wire.Writer, data []byte, from, n int) {
+	var rd wire.Reader
+	rd.Reset(data)
+	rd.ReadBits(from)
+	for n > 0 {
+		k := min(n, 64)
+		v, _ := rd.ReadBits(k)
+		w.WriteBits(v, k)
+		n -= k
+	}
 }
 
 // String returns a one-line summary, for logs and test output.
