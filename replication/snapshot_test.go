@@ -200,6 +200,23 @@ func TestSnapshotRefusals(t *testing.T) {
 			w.WriteBits(0, 64)
 			w.WriteBool(false)
 		},
+		"turned at angle 0 and scale 1": func(w *wire.Writer) {
+			header(w)
+			w.WriteBool(false)
+			w.WriteBool(true)
+			writeID(w, entity.ID{Slot: 1, Gen: 1})
+			w.WriteBool(true)
+			w.WriteBool(false) // not the moving-body form
+			w.WriteBits(1<<TypeTransform, EngineTypes)
+			w.WriteBool(false)
+			w.WriteBool(true)
+			wire.Position.Write(w, 1)
+			wire.Position.Write(w, 2)
+			w.WriteBool(true) // turned, yet upright and unscaled
+			wire.Angle.Write(w, 0)
+			w.WriteBool(false)
+			w.WriteBool(false)
+		},
 		"int past its range": func(w *wire.Writer) {
 			header(w)
 			w.WriteBool(false)
