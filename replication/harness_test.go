@@ -526,7 +526,7 @@ func (m *sim) checkBaseline() {
 		}
 		for t, bc := range b.comps {
 			got, ok := re.comps[t]
-			switch bc.state {
+			switch bc.state() {
 			case present:
 				held := m.vers[verKey{b.slot, t, bc.ver}]
 				if !ok || !bytes.Equal(got, held) {

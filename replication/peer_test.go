@@ -79,7 +79,7 @@ func TestClaimsWaitForAcknowledgement(t *testing.T) {
 	after := m.p.base(crate.id.Slot).comps[TypeTransform]
 	want := expected(m.r)[crate.id.Slot].comps[TypeTransform]
 	held := m.vers[verKey{crate.id.Slot, TypeTransform, after.ver}]
-	if after.state != present || !bytes.Equal(held, want) {
+	if after.state() != present || !bytes.Equal(held, want) {
 		t.Fatalf("acknowledged Transform not in the baseline: %x, want %x", held, want)
 	}
 }

@@ -488,7 +488,7 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 			}
 			p.acts[t] = actWrite
 			bits += 1 + int(rc.nbits)
-		case bc != nil && bc.state != absent:
+		case bc != nil && bc.state() != absent:
 			p.acts[t] = actRemove
 			bits++
 		default:
