@@ -133,7 +133,9 @@ func TestSnapshotPrefixesFail(t *testing.T) {
 func TestSnapshotRefusals(t *testing.T) {
 	s := testSchema(t)
 	header := func(w *wire.Writer) { writeFullHeader(w, 1, entity.None, nil) }
-	entry := func(w *wire.Writer, id entity.ID, fresh bool, x float64) {
+	// transformNext writes an entry up to its Transform's bits: the
+	// general form, a Transform carried and nothing else.
+	transformNext := func(w *wire.Writer, id entity.ID, fresh bool) {
 		w.WriteBool(true)
 		writeID(w, id)
 		w.WriteBool(fresh)
@@ -141,6 +143,9 @@ func TestSnapshotRefusals(t *testing.T) {
 		w.WriteBits(1<<TypeTransform, EngineTypes)
 		w.WriteBool(false)
 		w.WriteBool(true)
+	}
+	entry := func(w *wire.Writer, id entity.ID, fresh bool, x float64) {
+		transformNext(w, id, fresh)
 		writeTransform(w, entity.Transform{X: x, Scale: 1})
 	}
 	cases := map[string]func(w *wire.Writer){
@@ -189,13 +194,7 @@ func TestSnapshotRefusals(t *testing.T) {
 		"unused code 0": func(w *wire.Writer) {
 			header(w)
 			w.WriteBool(false)
-			w.WriteBool(true)
-			writeID(w, entity.ID{Slot: 1, Gen: 1})
-			w.WriteBool(true)
-			w.WriteBool(false) // not the moving-body form
-			w.WriteBits(1<<TypeTransform, EngineTypes)
-			w.WriteBool(false)
-			w.WriteBool(true)
+			transformNext(w, entity.ID{Slot: 1, Gen: 1}, true)
 			w.WriteBits(0, int(wire.Position.Bits))
 			w.WriteBits(0, 64)
 			w.WriteBool(false)
@@ -203,13 +202,7 @@ func TestSnapshotRefusals(t *testing.T) {
 		"turned at angle 0 and scale 1": func(w *wire.Writer) {
 			header(w)
 			w.WriteBool(false)
-			w.WriteBool(true)
-			writeID(w, entity.ID{Slot: 1, Gen: 1})
-			w.WriteBool(true)
-			w.WriteBool(false) // not the moving-body form
-			w.WriteBits(1<<TypeTransform, EngineTypes)
-			w.WriteBool(false)
-			w.WriteBool(true)
+			transformNext(w, entity.ID{Slot: 1, Gen: 1}, true)
 			wire.Position.Write(w, 1)
 			wire.Position.Write(w, 2)
 			w.WriteBool(true) // turned, yet upright and unscaled
