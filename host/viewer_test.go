@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"runtime"
 	"testing"
 	"time"
 
@@ -39,6 +40,14 @@ func TestViewStreamsTheDrawnPicture(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.CloseNow()
+	// The socket is open before the page takes frames; a frame published
+	// in between would reach it never (and the read below would wait for
+	// it in vain).
+	for deadline := time.Now().Add(10 * time.Second); v.srv.Pages() == 0; runtime.Gosched() {
+		if time.Now().After(deadline) {
+			t.Fatal("the page never took frames")
+		}
+	}
 
 	differ := 0
 	for i := 0; i < 40; i++ {

@@ -163,6 +163,15 @@ func start(ctx context.Context, cfg Config, opt options) (*Server, error) {
 // given when Config.Addr asked for port 0.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
+// Pages returns how many pages are connected and take frames. A page's
+// WebSocket is open a moment before it takes frames: Publish before then
+// reaches it not at all, only the next one does.
+func (s *Server) Pages() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}
+
 // Close stops serving, closes every page's connection and waits for their
 // goroutines. Input held by a page is released. Close may be called more
 // than once.
