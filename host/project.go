@@ -39,6 +39,15 @@ type Project struct {
 	// (DefaultTickRate when not set, at most MaxTickRate).
 	TickRate int
 
+	// Reach, when above 0, is how far in metres from a player's own
+	// entity its snapshots look every round: a farther entity is told of
+	// one round in replication.ReachEvery (see replication.Reach). A game
+	// whose level is far larger than what a player is shown sets it a
+	// little past the view (the reference client's is 32 m wide at 16:9);
+	// 0, when project.toml sets none, has every snapshot look at the whole
+	// world each round.
+	Reach float64
+
 	// EntryScene and EntryScript are slash-separated paths inside the
 	// folder, cleaned: the scene a match starts with and the script that
 	// registers the behaviors.
@@ -86,6 +95,11 @@ const (
 	// are counted in ticks; faster rates would need deeper queues and wider
 	// packets than the wire format has.
 	MaxTickRate = 128
+
+	// MaxReach bounds reach: the wire carries a position within ±2.1 km,
+	// so two entities are at most 5.9 km apart and a reach of 8 km takes
+	// in every one of them.
+	MaxReach = 8192
 
 	// MaxPlayers bounds players. Each player costs the server a command
 	// queue, a snapshot stream and 64 ticks of lag-compensation history
@@ -195,7 +209,7 @@ func ParseProject(file string, data []byte) (*Project, error) {
 		return nil, cerr
 	}
 	p := &Project{File: file, Port: DefaultPort, TickRate: DefaultTickRate}
-	root.only("name", "players", "port", "tickRate", "entryScene", "entryScript", "axis", "button")
+	root.only("name", "players", "port", "tickRate", "reach", "entryScene", "entryScript", "axis", "button")
 	if name, ok := root.str("name"); ok && strings.TrimSpace(name) == "" {
 		root.fail("name", "is empty; leave it out to use the folder's name")
 	} else {
@@ -216,6 +230,12 @@ func ParseProject(file string, data []byte) (*Project, error) {
 			root.fail("tickRate", "%d is not a rate: the simulation needs at least 1 tick a second (%d is the default)", rate, DefaultTickRate)
 		}
 		p.TickRate = int(rate)
+	}
+	if reach, ok := root.number("reach"); ok {
+		if !(reach > 0 && reach <= MaxReach) {
+			root.fail("reach", "%v is not a distance from 0 to %d metres: the distance from a player within which its snapshots look every round; leave reach out to look at the whole world every round", reach, MaxReach)
+		}
+		p.Reach = reach
 	}
 	p.EntryScene = readEntryPath(root, "entryScene", ".toml", "the scene a match starts with, e.g. \"scenes/arena.toml\"")
 	p.EntryScript = readEntryPath(root, "entryScript", ".lua", "the script that registers the behaviors, e.g. \"scripts/main.lua\"")

@@ -60,6 +60,7 @@ func TestParseProjectFull(t *testing.T) {
 players = 4
 port = 9000
 tickRate = 128
+reach = 30
 entryScene = "./scenes//arena.toml"
 entryScript = "scripts/main.lua"
 [[axis]]
@@ -82,7 +83,7 @@ mouse = "left"
 		t.Fatal(err)
 	}
 	want := &Project{
-		File: "arena/project.toml", Name: "arena", Players: 4, Port: 9000, TickRate: 128,
+		File: "arena/project.toml", Name: "arena", Players: 4, Port: 9000, TickRate: 128, Reach: 30,
 		EntryScene: "scenes/arena.toml", EntryScript: "scripts/main.lua",
 		Axes: []Axis{
 			{Name: "run", Negative: []string{"KeyA", "ArrowLeft"}, Positive: []string{"KeyD", "ArrowRight"}},
@@ -140,6 +141,11 @@ func TestParseProjectErrors(t *testing.T) {
 		{"players wrong type", "players = \"four\"\n" + entries, 1, "players", []string{`must be a whole number, not the string "four"`}},
 		{"players float", "players = 4.0\n" + entries, 1, "players", []string{"must be a whole number, not the number 4"}},
 		{"tickRate zero", base + "tickRate = 0\n", 4, "tickRate", []string{"at least 1 tick a second"}},
+		{"reach zero", base + "reach = 0\n", 4, "reach", []string{"0 is not a distance from 0 to 8192 metres", "leave reach out"}},
+		{"reach negative", base + "reach = -24.0\n", 4, "reach", []string{"-24 is not a distance"}},
+		{"reach too far", base + "reach = 1e5\n", 4, "reach", []string{"100000 is not a distance from 0 to 8192 metres"}},
+		{"reach nan", base + "reach = nan\n", 4, "reach", []string{"must be a finite number, not NaN"}},
+		{"reach string", base + "reach = \"24 m\"\n", 4, "reach", []string{"not the string"}},
 		{"port zero", base + "port = 0\n", 4, "port", []string{"0 is not a UDP port (1..65535)"}},
 		{"port too big", base + "port = 70000\n", 4, "port", []string{"70000 is not a UDP port"}},
 		{"syntax error", base + "port = [1,\n", 4, "", []string{"TOML syntax error"}},

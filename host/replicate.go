@@ -79,6 +79,9 @@ func (s *serverSession) sendRound(now transport.Time) {
 		}
 		if st.peer == nil {
 			st.peer = replication.NewPeer(s.game.schema)
+			if r := s.game.project.Reach; r > 0 {
+				st.peer.SetReach(replication.Reach{Near: r, Every: replication.ReachEvery})
+			}
 			for _, id := range s.game.sceneIDs {
 				st.peer.Hold(id) // the client loaded the same scene (the join compared it)
 			}

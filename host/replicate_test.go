@@ -9,6 +9,7 @@ import (
 
 	"vkm/internal/entity"
 	"vkm/prediction"
+	"vkm/replication"
 	"vkm/transport"
 	"vkm/transport/memnet"
 	"vkm/wire"
@@ -550,4 +551,65 @@ func countEvents(g *Game, name string) int {
 		}
 	}
 	return n
+}
+
+// TestServedReach serves the arena with a reach of 16 m and watches, from
+// an idle player, a wandering one on perfect links: while the runner is
+// within reach, every round's snapshot moves it; while it is well beyond,
+// one round in replication.ReachEvery does (and the rounds between send
+// the idle watcher nothing, since they have nothing to say).
+func TestServedReach(t *testing.T) {
+	p := loadArena(t)
+	p.Reach = 16
+	h := newHarness(t, p)
+	watcher := h.seated(memnet.Perfect, 31, false)
+	runner := h.seated(memnet.Perfect, 32, true)
+	other := runner.c.game.own
+	h.run(time.Second)
+	wg, sv := watcher.c.game, h.server.game
+	// Rounds (ticks, at 64 Hz) spent near and far while the runner ran,
+	// and the snapshots that moved it then.
+	var nearTicks, nearMoved, farTicks, farMoved uint32
+	last := *wg.Store().Transform(other)
+	seen, lastTick := watcher.c.interp.snapshots, watcher.c.snap.Tick
+	for end := h.now + 60e9; h.now < end; {
+		h.step()
+		if watcher.c.interp.snapshots == seen {
+			continue
+		}
+		seen = watcher.c.interp.snapshots
+		ticks := watcher.c.snap.Tick - lastTick
+		lastTick = watcher.c.snap.Tick
+		raw := *wg.Store().Transform(other)
+		moved := raw.X != last.X || raw.Y != last.Y
+		last = raw
+		rb := sv.Store().Rigidbody(other)
+		if rb == nil || math.Hypot(rb.VX, rb.VY) < 1 {
+			continue // standing or nearly: a round may rightly say nothing
+		}
+		own := wg.Store().Transform(wg.own)
+		switch d := math.Hypot(raw.X-own.X, raw.Y-own.Y); {
+		case d < p.Reach-1:
+			nearTicks += ticks
+			if moved {
+				nearMoved++
+			}
+		case d > p.Reach+1:
+			farTicks += ticks
+			if moved {
+				farMoved++
+			}
+		}
+	}
+	t.Logf("runner running: within reach %d rounds, %d snapshots moved it; beyond, %d and %d", nearTicks, nearMoved, farTicks, farMoved)
+	if nearTicks < 300 || farTicks < 300 {
+		t.Fatalf("the runner was not both near and far long enough to judge (%d and %d rounds)", nearTicks, farTicks)
+	}
+	if float64(nearMoved) < 0.95*float64(nearTicks) {
+		t.Errorf("within reach, %d snapshots in %d rounds moved the runner: want nearly one a round", nearMoved, nearTicks)
+	}
+	want := 1 / float64(replication.ReachEvery)
+	if share := float64(farMoved) / float64(farTicks); share < 0.8*want || share > 1.2*want {
+		t.Errorf("beyond reach, %d snapshots in %d rounds moved the runner: want one round in %d", farMoved, farTicks, replication.ReachEvery)
+	}
 }

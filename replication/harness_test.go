@@ -375,6 +375,14 @@ func newSim(tb testing.TB, seed uint64) *sim {
 	}
 }
 
+// reach sets the Reach of the Peer and of its twin, if it has one.
+func (m *sim) reach(r Reach) {
+	m.p.SetReach(r)
+	if m.twin != nil {
+		m.twin.SetReach(r)
+	}
+}
+
 // fate answers for seq as the server knows at this round.
 func (m *sim) fate(seq wire.Seq) (acked, lost bool) {
 	if at, ok := m.ackAt[seq]; ok && at <= m.round && !m.ackLost[seq] {

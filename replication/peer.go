@@ -211,6 +211,13 @@ type Peer struct {
 	// writes so, to show that lazy plans never change a snapshot.
 	eagerPlans bool
 
+	// nearSq and every are the Reach (SetReach): the square of Near,
+	// and Every (1: everything is near); writes counts Writes, whose
+	// residue picks the slots a far entity's turn falls on.
+	nearSq float32
+	every  uint64
+	writes uint64
+
 	w       wire.Writer
 	buf     []byte
 	acts    []action
@@ -229,7 +236,7 @@ type doubtAt struct {
 // Round it writes from must be over s.
 func NewPeer(s *Schema) *Peer {
 	n := EngineTypes + len(s.Types)
-	return &Peer{schema: s, ntypes: n, acts: make([]action, n)}
+	return &Peer{schema: s, ntypes: n, acts: make([]action, n), every: 1}
 }
 
 // Hold records that the connection already holds occupant id with none of

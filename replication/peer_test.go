@@ -89,6 +89,10 @@ func TestConvergence(t *testing.T) {
 		m := newSim(t, seed)
 		m.check = true
 		m.twin = NewPeer(m.s)
+		if seed%2 == 1 {
+			// Entities are placed within 50 m of the player: some far.
+			m.reach(Reach{Near: 24, Every: ReachEvery})
+		}
 		m.loss, m.dup, m.reorder, m.ackLoss = 1.0/3, 0.1, 0.2, 0.05
 		player := m.w.spawn(0, Described, 0)
 		player.rb = &entity.Rigidbody{}
@@ -749,4 +753,108 @@ func TestNews(t *testing.T) {
 			t.Fatalf("%s: settled, still news: %v", tc.what, m.p.Stats())
 		}
 	}
+}
+
+// TestReach: with the own entity at the origin and bodies every 2 m out to
+// 78 m, all moving every round and room for all of them, each snapshot
+// holds every body within a reach of 24 m and each farther one exactly
+// one round in Every, about as many far ones each round; a far body that
+// comes within reach is written the round it does; and once everything
+// stops over a lossy link, the client holds the server's world and the
+// snapshots go quiet.
+func TestReach(t *testing.T) {
+	m := newSim(t, 21)
+	m.check = true
+	m.twin = NewPeer(m.s)
+	reach := Reach{Near: 24, Every: ReachEvery}
+	m.reach(reach)
+	player := m.w.spawn(0, Described, 0)
+	player.rb = &entity.Rigidbody{}
+	m.own = player.id
+	var bodies []*wEnt
+	for i := range 40 {
+		bodies = append(bodies, m.w.spawn(uint32(1+i), Described, float64(2*i)))
+	}
+	every := uint64(reach.Every)
+	near := func(e *wEnt) bool { return math.Hypot(e.t.X, e.t.Y) <= reach.Near }
+	m.settle(8)
+	farWritten := map[uint32]int{}
+	for round := range 64 {
+		for _, e := range bodies {
+			moving(e, 0.5) // 7.8 mm a round: every round is news
+		}
+		m.step()
+		m.deliver()
+		written := map[uint32]bool{}
+		for _, en := range m.rc.sn.Entries {
+			written[en.ID.Slot] = true
+		}
+		if d := m.p.Stats().Deferred; d != 0 {
+			t.Fatalf("round %d: %d deferred with room for everything", round, d)
+		}
+		far := 0
+		for _, e := range bodies {
+			turn := (m.p.writes+uint64(e.id.Slot))%every == 0
+			switch {
+			case near(e) && !written[e.id.Slot]:
+				t.Fatalf("round %d: body %v at %.1f m, within reach, not written", round, e.id, e.t.X)
+			case !near(e) && written[e.id.Slot] != turn:
+				t.Fatalf("round %d: body %v at %.1f m written %v on a round that is its turn: %v", round, e.id, e.t.X, written[e.id.Slot], turn)
+			case !near(e) && turn:
+				far++
+				farWritten[e.id.Slot]++
+			}
+		}
+		if far < 6 || far > 8 {
+			t.Fatalf("round %d: %d far bodies written, want 27/%d", round, far, every)
+		}
+	}
+	for slot, n := range farWritten {
+		if n != 64/int(every) {
+			t.Fatalf("far body at slot %d written %d times in 64 rounds, want %d", slot, n, 64/int(every))
+		}
+	}
+	// A far body comes within reach on a round that is not its turn.
+	e := bodies[30]
+	for (m.p.writes+1+uint64(e.id.Slot))%every == 0 {
+		m.step()
+		m.deliver()
+	}
+	e.t.X = 10
+	m.step()
+	m.deliver()
+	got := false
+	for _, en := range m.rc.sn.Entries {
+		got = got || en.ID == e.id
+	}
+	if !got {
+		t.Fatal("a body moved within reach was not written that round")
+	}
+	// Stop everything over a lossy link; the world must converge and go
+	// quiet.
+	m.loss, m.dup, m.reorder, m.ackLoss = 0.3, 0.05, 0.1, 0.05
+	for range 40 {
+		for _, e := range bodies {
+			moving(e, 1)
+		}
+		m.step()
+	}
+	for _, e := range bodies {
+		moving(e, 0)
+	}
+	for range 40 {
+		m.step()
+	}
+	m.settle(20)
+	if d := m.converged(); d != "" {
+		t.Fatalf("not converged:\n%s", d)
+	}
+	quiet := m.headerOwnBytes()
+	for range 2 * int(every) {
+		m.step()
+		if st := m.p.Stats(); st.Entries != 1 || m.lastSize != quiet || st.News {
+			t.Fatalf("a settled world is not quiet: %+v", st)
+		}
+	}
+	t.Logf("%d rounds, %d snapshots applied of %d sent", m.round, m.rc.applied, m.sent)
 }

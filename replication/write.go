@@ -74,6 +74,54 @@ const (
 	maxPrio       = 1<<rankPrioBits - 1
 )
 
+// Reach is how far a connection's snapshots look every round. An entity
+// farther than Near metres from the connection's own entity is considered
+// one round in Every, the rounds spread over slots so that about as many
+// far entities come up each round; one within Near, every round. On a
+// level much larger than what a player is shown, a server otherwise spends
+// each snapshot's bytes, and its own time, on entities none of its players
+// can see: in the crowd (64 players in a 256 m hall, the reference
+// client's view 32 m wide), a snapshot held a fifth of the entities with
+// something to say, near and far alike, so every mover in view was told
+// of one round in four or five. A far entity is not forgotten, only told
+// of less often, so everything still converges and a settled world still
+// goes quiet; an entity coming into reach is considered from the round it
+// does.
+//
+// Rounds are counted by the Peer's own Writes, so every slot comes up once
+// in Every Writes whatever numbering the server gives its rounds. An
+// entity without a position, and every entity when the connection has no
+// own entity placed, is near. The zero Reach, a new Peer's, makes every
+// entity near: what a level the size of the view wants.
+type Reach struct {
+	Near  float64 // metres; 0 (or less) makes every entity near
+	Every int     // a far entity is considered one round in Every; ≤ 1 is every round
+}
+
+// ReachEvery is the Every a project's reach is served with: a far entity
+// is told of 16 times a second at 64 snapshots a second, a quarter of the
+// rounds, which is what a crowd's snapshots managed for everything before.
+// Tuning constant.
+const ReachEvery = 4
+
+// SetReach sets how far the connection's snapshots look every round.
+func (p *Peer) SetReach(r Reach) {
+	p.nearSq, p.every = 0, 1
+	if r.Near > 0 && r.Every > 1 {
+		p.nearSq, p.every = float32(r.Near*r.Near), uint64(r.Every)
+	}
+}
+
+// farOff reports whether e is out of reach this Write: farther than Near
+// from the own entity at (ox, oy), on a round that is not its own.
+func (p *Peer) farOff(e *roundEnt, ox, oy float32) bool {
+	if (p.writes+uint64(e.id.Slot))%p.every == 0 {
+		return false
+	}
+	dx, dy := e.x-ox, e.y-oy
+	return dx*dx+dy*dy > p.nearSq
+}
+
 // rank returns a candidate's sort key (see Relevance).
 func rank(prio uint32, near uint16, index int) uint64 {
 	return uint64(prio)<<(rankNearBits+rankIndexBits) | uint64(near)<<rankIndexBits | uint64(1<<rankIndexBits-1-index)
@@ -151,6 +199,7 @@ func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
 			p.bases[i].quiet = 0
 		}
 	}
+	p.writes++
 	c := p.newClaim()
 	p.stats = WriteStats{}
 	p.blocked = p.blocked[:0]
@@ -333,12 +382,16 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 	if placed {
 		ox, oy = r.ents[ownAt].x, r.ents[ownAt].y
 	}
+	reach := placed && p.every > 1
 	total := 0                // the planned candidates' bits
 	lazyLow, lazyHigh := 0, 0 // bounds on the lazy ones' (see lazy plans)
 	for i := range r.ents {
 		e := &r.ents[i]
 		if i == ownAt || e.silence == InInstance {
 			continue
+		}
+		if reach && e.placed && p.farOff(e, ox, oy) {
+			continue // out of reach this round (see Reach)
 		}
 		b := p.base(e.id.Slot)
 		if b != nil && b.quiet != 0 && r.changedAt(e) <= b.quiet {
