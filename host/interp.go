@@ -99,13 +99,16 @@ func (c *clientSession) arrived(sn *replication.Snapshot, now transport.Time) {
 			tr = &prediction.Track{}
 			ip.tracks[e.ID] = tr
 		}
-		// An entity the server was silent about stood still until the
-		// snapshot before this one: say so, or the track would glide
-		// from its old pose across the whole silence.
-		if tick, last, ok := tr.Newest(); ok && ip.haveTicks && tick < ip.prevTick {
+		// An entity at rest the server was silent about stood still until
+		// the snapshot before this one: say so, or the track would glide
+		// from its old pose across the whole silence. A mover's silence
+		// is rounds it was not written (deferred, or out of reach): it
+		// went on moving, so the track goes straight to where it is now.
+		if tick, last, ok := tr.Newest(); ok && ip.haveTicks && tick < ip.prevTick && !tr.NewestMoving() {
 			tr.Add(ip.prevTick, last)
 		}
-		tr.Add(sn.Tick, *t)
+		rb := g.store.Rigidbody(e.ID)
+		tr.AddMotion(sn.Tick, *t, rb != nil && (rb.VX != 0 || rb.VY != 0 || rb.AngularVelocity != 0))
 	}
 	ip.haveTicks = true
 }

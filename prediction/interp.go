@@ -256,9 +256,13 @@ const TrackSize = 32
 // server's last word to slide back to.
 //
 // The host adds a sample for each snapshot that carries the entity. An
-// entity a snapshot leaves out because it did not change is confirmed by
-// adding its pose again at that snapshot's tick; otherwise At would draw
-// it gliding across the silence.
+// entity at rest that a snapshot leaves out, because it did not change, is
+// confirmed by adding its pose again at that snapshot's tick; otherwise At
+// would draw it gliding across the silence. An entity last said to be
+// moving is not: silence about a mover means the snapshot had no room for
+// it or looked elsewhere that round (its bits change every round it
+// moves), and a mover that stops is said to have stopped, so its track
+// goes straight from one pose heard to the next (see AddMotion).
 //
 // Ticks compare by signed 32-bit distance, so samples stay in order across
 // a wrap of the tick counter. The zero value is empty and ready to use. A
@@ -269,23 +273,32 @@ type Track struct {
 	n    int // samples held
 }
 
-// trackSample is one pose the server gave, at its tick.
+// trackSample is one pose the server gave, at its tick, and whether the
+// body was moving then.
 type trackSample struct {
-	tick uint32
-	t    entity.Transform
+	tick   uint32
+	t      entity.Transform
+	moving bool
 }
 
-// Add records pose t at server tick tick. A tick no newer than the newest
+// Add records pose t at server tick tick, of a body at rest (AddMotion).
+func (tr *Track) Add(tick uint32, t entity.Transform) { tr.AddMotion(tick, t, false) }
+
+// AddMotion records pose t at server tick tick and whether the server said
+// the body was moving then (any velocity). A tick no newer than the newest
 // sample (a repeat, or a snapshot overtaken on the way) is ignored; past
 // TrackSize samples the oldest is dropped.
-func (tr *Track) Add(tick uint32, t entity.Transform) {
+func (tr *Track) AddMotion(tick uint32, t entity.Transform, moving bool) {
 	if tr.n > 0 && int32(tick-tr.ring[tr.head].tick) <= 0 {
 		return
 	}
 	tr.head = (tr.head + 1) % TrackSize
-	tr.ring[tr.head] = trackSample{tick: tick, t: t}
+	tr.ring[tr.head] = trackSample{tick: tick, t: t, moving: moving}
 	tr.n = min(tr.n+1, TrackSize)
 }
+
+// NewestMoving reports whether the newest sample was of a moving body.
+func (tr *Track) NewestMoving() bool { return tr.n > 0 && tr.sample(0).moving }
 
 // sample returns the i-th newest sample, 0 being the newest.
 func (tr *Track) sample(i int) *trackSample {

@@ -278,3 +278,25 @@ func TestTrackAdd(t *testing.T) {
 		t.Errorf("half a tick before the wrap's newest: x %v, want 1.5", got.X)
 	}
 }
+
+// TestTrackMotion: a track remembers whether its newest sample was of a
+// moving body, and a repeated tick changes neither the pose nor that.
+func TestTrackMotion(t *testing.T) {
+	var tr Track
+	if tr.NewestMoving() {
+		t.Fatal("an empty track says its body was moving")
+	}
+	tr.AddMotion(10, trackPose(0, 0, 0, 1), true)
+	tr.Add(10, trackPose(5, 0, 0, 1)) // a repeat: ignored
+	if !tr.NewestMoving() {
+		t.Fatal("a moving sample read back as at rest")
+	}
+	tr.AddMotion(14, trackPose(4, 0, 0, 1), true)
+	if p, _ := tr.At(12); p.X != 2 {
+		t.Fatalf("halfway between two movers' samples 4 ticks apart: x %v, want 2", p.X)
+	}
+	tr.Add(15, trackPose(4, 0, 0, 1))
+	if tr.NewestMoving() {
+		t.Fatal("a sample at rest read back as moving")
+	}
+}
