@@ -9,8 +9,10 @@ import (
 
 	"vkm/internal/entity"
 	"vkm/prediction"
+	"vkm/replication"
 	"vkm/transport"
 	"vkm/transport/memnet"
+	"vkm/wire"
 )
 
 // BenchmarkServerTick measures the server's side of one 64 Hz frame of the
@@ -117,10 +119,74 @@ func BenchmarkSeatedTick(b *testing.B) {
 	}
 }
 
+// BenchmarkSeatedSendRound measures the send rounds of the crowd as it is
+// served: 64 players seated and driven by wandering bots, a tick between
+// rounds (untimed: on a server it runs between them and leaves the caches
+// its own), and each round the world described once and a snapshot
+// written for each player's connection with the project's reach, every
+// snapshot acknowledged two rounds after it went out (a round trip on a
+// near link). Timed: building the round, folding the acknowledgements and
+// writing the 64 snapshots.
+func BenchmarkSeatedSendRound(b *testing.B) {
+	p, err := LoadProject("../projects/crowd")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, owns := seatedSession(b, p, p.Players)
+	g := s.game
+	peers := make([]*replication.Peer, len(owns))
+	for i := range peers {
+		peers[i] = replication.NewPeer(g.schema)
+		for _, id := range g.sceneIDs {
+			peers[i].Hold(id)
+		}
+		if p.Reach > 0 {
+			peers[i].SetReach(replication.Reach{Near: p.Reach, Every: replication.ReachEvery})
+		}
+	}
+	var seq wire.Seq
+	acks := replication.AckFunc(func(q wire.Seq) (bool, bool) { return wire.Diff(seq, q) >= 2, false })
+	var buf []byte
+	bytes, snaps := 0, 0
+	round := func() {
+		s.buildRound()
+		seq++
+		for i, pr := range peers {
+			pr.Acknowledge(acks)
+			buf = pr.Write(buf[:0], s.round, owns[i], transport.MaxDataPayload-payloadOverhead)
+			pr.Sent(seq)
+			bytes += len(buf)
+			snaps++
+		}
+	}
+	for range 2 * g.TickRate() {
+		g.RunTick()
+		round()
+	}
+	bytes, snaps = 0, 0
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		g.RunTick()
+		b.StartTimer()
+		round()
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/round")
+	b.ReportMetric(float64(bytes)/float64(snaps), "bytes/snapshot")
+}
+
 // seatedGame is p served with players seated through its join handler,
 // each driven by a wander bot of its own seed, as a server session drives
 // them.
 func seatedGame(b *testing.B, p *Project, players int) *Game {
+	b.Helper()
+	s, _ := seatedSession(b, p, players)
+	return s.game
+}
+
+// seatedSession is seatedGame's server session, with the players' entities
+// in seat order.
+func seatedSession(b *testing.B, p *Project, players int) (*serverSession, []entity.ID) {
 	b.Helper()
 	sg, err := NewGame(GameConfig{Project: p, Role: Server})
 	if err != nil {
@@ -134,6 +200,7 @@ func seatedGame(b *testing.B, p *Project, players int) *Game {
 	g := s.game
 	bots := make([]*Bot, players)
 	cmds := make([]*prediction.Command, players)
+	owns := make([]entity.ID, players)
 	for i := range players {
 		id, err := g.Join(uint16(i + 1))
 		if err != nil || id.IsNone() {
@@ -144,11 +211,12 @@ func seatedGame(b *testing.B, p *Project, players int) *Game {
 		}
 		cmds[i] = new(prediction.Command)
 		g.driven[id] = cmds[i]
+		owns[i] = id
 	}
 	g.beforeTick = func() {
 		for i, bot := range bots {
 			*cmds[i] = bot.Next()
 		}
 	}
-	return g
+	return s, owns
 }

@@ -115,11 +115,15 @@ func (p *Peer) SetReach(r Reach) {
 // farOff reports whether e is out of reach this Write: farther than Near
 // from the own entity at (ox, oy), on a round that is not its own.
 func (p *Peer) farOff(e *roundEnt, ox, oy float32) bool {
-	if (p.writes+uint64(e.id.Slot))%p.every == 0 {
+	dx, dy := e.x-ox, e.y-oy
+	if !(dx*dx+dy*dy > p.nearSq) { // NaN: near, as an entity without a position is
 		return false
 	}
-	dx, dy := e.x-ox, e.y-oy
-	return dx*dx+dy*dy > p.nearSq
+	k := p.writes + uint64(e.id.Slot)
+	if p.every&(p.every-1) == 0 {
+		return k&(p.every-1) != 0 // no division for a power of two, the usual Every
+	}
+	return k%p.every != 0
 }
 
 // rank returns a candidate's sort key (see Relevance).
