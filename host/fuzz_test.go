@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -48,6 +49,8 @@ func checkConfigError(t *testing.T, err error, file string, data []byte) {
 func FuzzParseProject(f *testing.F) {
 	addSeeds(f, "project.toml", minimalProject,
 		minimalProject+"tickRate = 200\n",
+		minimalProject+"reach = 24.0\n",
+		minimalProject+"reach = -1e309\n",
 		minimalProject+"[[axis]]\nname = \"run\"\nnegative = [\"KeyA\"]\n[[button]]\nname = \"run\"\n",
 		"players = 4\nentryScene = \"../s.toml\"\n",
 		minimalProject+"axis = [{ name = \"a\", mouse = \"x\" }, { name = \"b\" }]\n")
@@ -58,7 +61,7 @@ func FuzzParseProject(f *testing.F) {
 			return
 		}
 		if p.Players < 1 || p.Players > MaxPlayers || p.TickRate < 1 || p.TickRate > MaxTickRate ||
-			p.Port < 1 || p.Port > 65535 || len(p.Axes) > prediction.MaxAxes || len(p.Buttons) > prediction.MaxButtons ||
+			p.Port < 1 || p.Port > 65535 || p.Reach < 0 || p.Reach > MaxReach || math.IsNaN(p.Reach) || len(p.Axes) > prediction.MaxAxes || len(p.Buttons) > prediction.MaxButtons ||
 			!fs.ValidPath(p.EntryScene) || !fs.ValidPath(p.EntryScript) {
 			t.Fatalf("accepted an invalid project: %+v", p)
 		}
