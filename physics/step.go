@@ -90,13 +90,13 @@ func (w *World) step(b Bodies, place bool) {
 	// would depend on what moved, which is not the same on every end.
 	// With no proxy moved there is nothing to find.
 	if w.b2.M_contactManager.M_broadPhase.M_moveCount > 0 {
-		w.b2.M_contactManager.FindNewContacts()
+		w.findNewContacts()
 	}
 	w.b2.M_flags &^= box2d.B2World_Flags.E_newFixture
 	w.keepAsleep()
 	w.canonicalize()
 	box2dGlobals.Lock()
-	w.b2.Step(w.cfg.Step, w.cfg.VelocityIterations, w.cfg.PositionIterations)
+	w.stepB2(w.cfg.Step, w.cfg.VelocityIterations, w.cfg.PositionIterations)
 	box2dGlobals.Unlock()
 	w.keepAsleep()
 	for i := range poses {

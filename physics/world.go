@@ -125,9 +125,23 @@ type World struct {
 	poses []simPose
 	// aabb is setTransform's bounding box and box grounded's, kept here
 	// because box2d's shapes take them through an interface, which would
-	// put a local on the heap at every call.
-	aabb box2d.B2AABB
-	box  box2d.B2AABB
+	// put a local on the heap at every call; aabb2 is the second box of
+	// stepB2's fixture synchronisation.
+	aabb  box2d.B2AABB
+	aabb2 box2d.B2AABB
+	box   box2d.B2AABB
+	// b2island, islandStack, solver and pairStack are stepB2's scratch:
+	// the island it builds, the stack of its search, the contact solver
+	// and the broad-phase query's node stack.
+	b2island    box2d.B2Island
+	islandStack []*box2d.B2Body
+	solver      box2d.B2ContactSolver
+	pairStack   []int
+	// toiIsland, toiInput and toiOutput are solveTOI's island and the
+	// record of its time-of-impact queries.
+	toiIsland box2d.B2Island
+	toiInput  box2d.B2TOIInput
+	toiOutput box2d.B2TOIOutput
 	// rayOut is the hit of castRay and of RayCastMoved's moved fixtures,
 	// kept here for the same reason; each reads it before anything else
 	// can cast.

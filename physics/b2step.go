@@ -1,0 +1,735 @@
+package physics
+
+import (
+	"math"
+	"slices"
+
+	"github.com/ByteArena/box2d"
+)
+
+// stepB2 is box2d's B2World.Step, run here rather than by box2d: the same
+// work in the same order on the same values, so to the same bits (the
+// tests step a world both ways and compare every body), but with its
+// scratch kept between steps. box2d's own makes, every step, an island
+// sized to the whole world and a stack of as many bodies, a contact solver
+// for each island, two bounding boxes for each fixture of each body that
+// moved, a node and a boxed integer for each push of its broad-phase
+// query, and a query record for each time of impact it computes: nearly
+// every allocation a server tick made. What is left is box2d's own within
+// a time-of-impact event (a contact solver for its small island) and the
+// contacts it makes.
+//
+// The profile timers box2d keeps (B2World.M_profile) are not kept.
+func (w *World) stepB2(dt float64, velocityIterations, positionIterations int) {
+	world := w.b2
+	if world.M_flags&box2d.B2World_Flags.E_newFixture != 0 {
+		w.findNewContacts()
+		world.M_flags &^= box2d.B2World_Flags.E_newFixture
+	}
+	world.M_flags |= box2d.B2World_Flags.E_locked
+
+	step := box2d.MakeB2TimeStep()
+	step.Dt = dt
+	step.VelocityIterations = velocityIterations
+	step.PositionIterations = positionIterations
+	if dt > 0.0 {
+		step.Inv_dt = 1.0 / dt
+	} else {
+		step.Inv_dt = 0.0
+	}
+	step.DtRatio = world.M_inv_dt0 * dt
+	step.WarmStarting = world.M_warmStarting
+
+	world.M_contactManager.Collide()
+	if world.M_stepComplete && step.Dt > 0.0 {
+		w.solve(step)
+	}
+	if world.M_continuousPhysics && step.Dt > 0.0 {
+		w.solveTOI(step)
+	}
+	if step.Dt > 0.0 {
+		world.M_inv_dt0 = step.Inv_dt
+	}
+	if world.M_flags&box2d.B2World_Flags.E_clearForces != 0 {
+		world.ClearForces()
+	}
+	world.M_flags &^= box2d.B2World_Flags.E_locked
+}
+
+// solve is B2World.Solve: build each awake island by a depth-first search
+// over touching contacts and joints, solve it, then bring the broad phase
+// up to date and find the new pairs.
+func (w *World) solve(step box2d.B2TimeStep) {
+	world := w.b2
+	island := w.islandFor(world.M_bodyCount, world.M_contactManager.M_contactCount, world.M_jointCount)
+	island.M_listener = world.M_contactManager.M_contactListener
+
+	for b := world.M_bodyList; b != nil; b = b.M_next {
+		b.M_flags &^= box2d.B2Body_Flags.E_islandFlag
+	}
+	for c := world.M_contactManager.M_contactList; c != nil; c = c.GetNext() {
+		c.SetFlags(c.GetFlags() &^ box2d.B2Body_Flags.E_islandFlag)
+	}
+	for j := world.M_jointList; j != nil; j = j.GetNext() {
+		j.SetIslandFlag(false)
+	}
+
+	stack := w.islandStack[:0]
+	for seed := world.M_bodyList; seed != nil; seed = seed.M_next {
+		if seed.M_flags&box2d.B2Body_Flags.E_islandFlag != 0 {
+			continue
+		}
+		if !isAwake(seed) || seed.M_flags&box2d.B2Body_Flags.E_activeFlag == 0 {
+			continue
+		}
+		if seed.M_type == box2d.B2BodyType.B2_staticBody {
+			continue
+		}
+
+		island.Clear()
+		stack = append(stack[:0], seed)
+		seed.M_flags |= box2d.B2Body_Flags.E_islandFlag
+		for len(stack) > 0 {
+			b := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			island.AddBody(b)
+			// Awake, without its sleep timer reset.
+			b.M_flags |= box2d.B2Body_Flags.E_awakeFlag
+			// Islands do not grow across static bodies.
+			if b.M_type == box2d.B2BodyType.B2_staticBody {
+				continue
+			}
+			for ce := b.M_contactList; ce != nil; ce = ce.Next {
+				contact := ce.Contact
+				if contact.GetFlags()&box2d.B2Body_Flags.E_islandFlag != 0 {
+					continue
+				}
+				if !contact.IsEnabled() || !contact.IsTouching() {
+					continue
+				}
+				if contact.GetFixtureA().M_isSensor || contact.GetFixtureB().M_isSensor {
+					continue
+				}
+				island.AddContact(contact)
+				contact.SetFlags(contact.GetFlags() | box2d.B2Body_Flags.E_islandFlag)
+				other := ce.Other
+				if other.M_flags&box2d.B2Body_Flags.E_islandFlag != 0 {
+					continue
+				}
+				stack = append(stack, other)
+				other.M_flags |= box2d.B2Body_Flags.E_islandFlag
+			}
+			for je := b.M_jointList; je != nil; je = je.Next {
+				if je.Joint.GetIslandFlag() {
+					continue
+				}
+				other := je.Other
+				if other.M_flags&box2d.B2Body_Flags.E_activeFlag == 0 {
+					continue
+				}
+				island.Add(je.Joint)
+				je.Joint.SetIslandFlag(true)
+				if other.M_flags&box2d.B2Body_Flags.E_islandFlag != 0 {
+					continue
+				}
+				stack = append(stack, other)
+				other.M_flags |= box2d.B2Body_Flags.E_islandFlag
+			}
+		}
+
+		w.solveIsland(island, step, world.M_gravity, world.M_allowSleep)
+
+		// Static bodies may take part in other islands.
+		for i := 0; i < island.M_bodyCount; i++ {
+			if b := island.M_bodies[i]; b.M_type == box2d.B2BodyType.B2_staticBody {
+				b.M_flags &^= box2d.B2Body_Flags.E_islandFlag
+			}
+		}
+	}
+	clear(stack[:cap(stack)])
+	w.islandStack = stack[:0]
+	w.releaseIsland()
+
+	for b := world.M_bodyList; b != nil; b = b.GetNext() {
+		// A body in no island did not move.
+		if b.M_flags&box2d.B2Body_Flags.E_islandFlag == 0 {
+			continue
+		}
+		if b.M_type == box2d.B2BodyType.B2_staticBody {
+			continue
+		}
+		w.synchronizeFixtures(b)
+	}
+	w.findNewContacts()
+}
+
+// islandFor returns the World's island, cleared, with room for the given
+// numbers of bodies, contacts and joints.
+func (w *World) islandFor(bodies, contacts, joints int) *box2d.B2Island {
+	is := &w.b2island
+	if bodies > is.M_bodyCapacity {
+		n := max(bodies, 2*is.M_bodyCapacity)
+		is.M_bodies = make([]*box2d.B2Body, n)
+		is.M_positions = make([]box2d.B2Position, n)
+		is.M_velocities = make([]box2d.B2Velocity, n)
+		is.M_bodyCapacity = n
+	}
+	if contacts > is.M_contactCapacity {
+		n := max(contacts, 2*is.M_contactCapacity)
+		is.M_contacts = make([]box2d.B2ContactInterface, n)
+		is.M_contactCapacity = n
+	}
+	if joints > is.M_jointCapacity {
+		n := max(joints, 2*is.M_jointCapacity)
+		is.M_joints = make([]box2d.B2JointInterface, n)
+		is.M_jointCapacity = n
+	}
+	is.Clear()
+	return is
+}
+
+// releaseIsland drops the island's hold on the bodies, contacts and joints
+// of the last step, so the scratch keeps nothing alive.
+func (w *World) releaseIsland() {
+	is := &w.b2island
+	clear(is.M_bodies)
+	clear(is.M_contacts)
+	clear(is.M_joints)
+	is.M_listener = nil
+	is.Clear()
+}
+
+// solveIsland is B2Island.Solve with the World's contact solver.
+func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravity box2d.B2Vec2, allowSleep bool) {
+	h := step.Dt
+
+	// Integrate velocities and apply damping; initialise the body state.
+	for i := 0; i < island.M_bodyCount; i++ {
+		b := island.M_bodies[i]
+		c := b.M_sweep.C
+		a := b.M_sweep.A
+		v := b.M_linearVelocity
+		av := b.M_angularVelocity
+
+		// Positions for continuous collision.
+		b.M_sweep.C0 = b.M_sweep.C
+		b.M_sweep.A0 = b.M_sweep.A
+
+		if b.M_type == box2d.B2BodyType.B2_dynamicBody {
+			v.OperatorPlusInplace(
+				box2d.B2Vec2MulScalar(
+					h,
+					box2d.B2Vec2Add(
+						box2d.B2Vec2MulScalar(b.M_gravityScale, gravity),
+						box2d.B2Vec2MulScalar(b.M_invMass, b.M_force),
+					),
+				),
+			)
+			av += h * b.M_invI * b.M_torque
+			// Damping, by the Padé approximation box2d uses.
+			v.OperatorScalarMulInplace(1.0 / (1.0 + h*b.M_linearDamping))
+			av *= 1.0 / (1.0 + h*b.M_angularDamping)
+		}
+
+		island.M_positions[i].C = c
+		island.M_positions[i].A = a
+		island.M_velocities[i].V = v
+		island.M_velocities[i].W = av
+	}
+
+	solverData := box2d.MakeB2SolverData()
+	solverData.Step = step
+	solverData.Positions = island.M_positions
+	solverData.Velocities = island.M_velocities
+
+	solver := w.contactSolver(step, island)
+	solver.InitializeVelocityConstraints()
+	if step.WarmStarting {
+		solver.WarmStart()
+	}
+	for i := 0; i < island.M_jointCount; i++ {
+		island.M_joints[i].InitVelocityConstraints(solverData)
+	}
+
+	for range step.VelocityIterations {
+		for j := 0; j < island.M_jointCount; j++ {
+			island.M_joints[j].SolveVelocityConstraints(solverData)
+		}
+		solver.SolveVelocityConstraints()
+	}
+	solver.StoreImpulses()
+
+	// Integrate positions.
+	for i := 0; i < island.M_bodyCount; i++ {
+		c := island.M_positions[i].C
+		a := island.M_positions[i].A
+		v := island.M_velocities[i].V
+		av := island.M_velocities[i].W
+
+		translation := box2d.B2Vec2MulScalar(h, v)
+		if box2d.B2Vec2Dot(translation, translation) > box2d.B2_maxTranslationSquared {
+			ratio := box2d.B2_maxTranslation / translation.Length()
+			v.OperatorScalarMulInplace(ratio)
+		}
+		rotation := h * av
+		if rotation*rotation > box2d.B2_maxRotationSquared {
+			ratio := box2d.B2_maxRotation / math.Abs(rotation)
+			av *= ratio
+		}
+
+		c.OperatorPlusInplace(box2d.B2Vec2MulScalar(h, v))
+		a += h * av
+
+		island.M_positions[i].C = c
+		island.M_positions[i].A = a
+		island.M_velocities[i].V = v
+		island.M_velocities[i].W = av
+	}
+
+	positionSolved := false
+	for range step.PositionIterations {
+		contactsOkay := solver.SolvePositionConstraints()
+		jointsOkay := true
+		for j := 0; j < island.M_jointCount; j++ {
+			jointOkay := island.M_joints[j].SolvePositionConstraints(solverData)
+			jointsOkay = jointsOkay && jointOkay
+		}
+		if contactsOkay && jointsOkay {
+			positionSolved = true // the position errors are small
+			break
+		}
+	}
+
+	for i := 0; i < island.M_bodyCount; i++ {
+		body := island.M_bodies[i]
+		body.M_sweep.C = island.M_positions[i].C
+		body.M_sweep.A = island.M_positions[i].A
+		body.M_linearVelocity = island.M_velocities[i].V
+		body.M_angularVelocity = island.M_velocities[i].W
+		body.SynchronizeTransform()
+	}
+
+	if island.M_listener != nil {
+		island.Report(solver.M_velocityConstraints)
+	}
+
+	if allowSleep {
+		minSleepTime := box2d.B2_maxFloat
+		linTolSqr := box2d.B2_linearSleepTolerance * box2d.B2_linearSleepTolerance
+		angTolSqr := box2d.B2_angularSleepTolerance * box2d.B2_angularSleepTolerance
+		for i := 0; i < island.M_bodyCount; i++ {
+			b := island.M_bodies[i]
+			if b.M_type == box2d.B2BodyType.B2_staticBody {
+				continue
+			}
+			if b.M_flags&box2d.B2Body_Flags.E_autoSleepFlag == 0 || b.M_angularVelocity*b.M_angularVelocity > angTolSqr || box2d.B2Vec2Dot(b.M_linearVelocity, b.M_linearVelocity) > linTolSqr {
+				b.M_sleepTime = 0.0
+				minSleepTime = 0.0
+			} else {
+				b.M_sleepTime += h
+				minSleepTime = math.Min(minSleepTime, b.M_sleepTime)
+			}
+		}
+		if minSleepTime >= box2d.B2_timeToSleep && positionSolved {
+			for i := 0; i < island.M_bodyCount; i++ {
+				island.M_bodies[i].SetAwake(false)
+			}
+		}
+	}
+}
+
+// contactSolver is box2d.MakeB2ContactSolver for island's contacts, built
+// in the World's solver and its constraint arrays.
+func (w *World) contactSolver(step box2d.B2TimeStep, island *box2d.B2Island) *box2d.B2ContactSolver {
+	s := &w.solver
+	n := island.M_contactCount
+	if n > cap(s.M_positionConstraints) {
+		m := max(n, 2*cap(s.M_positionConstraints))
+		s.M_positionConstraints = make([]box2d.B2ContactPositionConstraint, m)
+		s.M_velocityConstraints = make([]box2d.B2ContactVelocityConstraint, m)
+	}
+	s.M_step = step
+	s.M_count = n
+	s.M_positionConstraints = s.M_positionConstraints[:n]
+	s.M_velocityConstraints = s.M_velocityConstraints[:n]
+	s.M_positions = island.M_positions
+	s.M_velocities = island.M_velocities
+	s.M_contacts = island.M_contacts
+
+	for i := 0; i < n; i++ {
+		contact := s.M_contacts[i]
+		fixtureA := contact.GetFixtureA()
+		fixtureB := contact.GetFixtureB()
+		shapeA := fixtureA.GetShape()
+		shapeB := fixtureB.GetShape()
+		radiusA := shapeA.GetRadius()
+		radiusB := shapeB.GetRadius()
+		bodyA := fixtureA.GetBody()
+		bodyB := fixtureB.GetBody()
+		manifold := contact.GetManifold()
+		pointCount := manifold.PointCount
+
+		vc := &s.M_velocityConstraints[i]
+		*vc = box2d.B2ContactVelocityConstraint{}
+		vc.Friction = contact.GetFriction()
+		vc.Restitution = contact.GetRestitution()
+		vc.TangentSpeed = contact.GetTangentSpeed()
+		vc.IndexA = bodyA.M_islandIndex
+		vc.IndexB = bodyB.M_islandIndex
+		vc.InvMassA = bodyA.M_invMass
+		vc.InvMassB = bodyB.M_invMass
+		vc.InvIA = bodyA.M_invI
+		vc.InvIB = bodyB.M_invI
+		vc.ContactIndex = i
+		vc.PointCount = pointCount
+		vc.K.SetZero()
+		vc.NormalMass.SetZero()
+
+		pc := &s.M_positionConstraints[i]
+		*pc = box2d.B2ContactPositionConstraint{}
+		pc.IndexA = bodyA.M_islandIndex
+		pc.IndexB = bodyB.M_islandIndex
+		pc.InvMassA = bodyA.M_invMass
+		pc.InvMassB = bodyB.M_invMass
+		pc.LocalCenterA = bodyA.M_sweep.LocalCenter
+		pc.LocalCenterB = bodyB.M_sweep.LocalCenter
+		pc.InvIA = bodyA.M_invI
+		pc.InvIB = bodyB.M_invI
+		pc.LocalNormal = manifold.LocalNormal
+		pc.LocalPoint = manifold.LocalPoint
+		pc.PointCount = pointCount
+		pc.RadiusA = radiusA
+		pc.RadiusB = radiusB
+		pc.Type = manifold.Type
+
+		for j := 0; j < pointCount; j++ {
+			cp := &manifold.Points[j]
+			vcp := &vc.Points[j]
+			if s.M_step.WarmStarting {
+				vcp.NormalImpulse = s.M_step.DtRatio * cp.NormalImpulse
+				vcp.TangentImpulse = s.M_step.DtRatio * cp.TangentImpulse
+			} else {
+				vcp.NormalImpulse = 0.0
+				vcp.TangentImpulse = 0.0
+			}
+			vcp.RA.SetZero()
+			vcp.RB.SetZero()
+			vcp.NormalMass = 0.0
+			vcp.TangentMass = 0.0
+			vcp.VelocityBias = 0.0
+			pc.LocalPoints[j] = cp.LocalPoint
+		}
+	}
+	return s
+}
+
+// synchronizeFixtures is B2Body.SynchronizeFixtures: each proxy of b's
+// fixtures is given the box that covers its sweep over the step, in the
+// World's two boxes rather than two made for each proxy.
+func (w *World) synchronizeFixtures(b *box2d.B2Body) {
+	xf1 := box2d.MakeB2Transform()
+	xf1.Q.Set(b.M_sweep.A0)
+	xf1.P = box2d.B2Vec2Sub(b.M_sweep.C0, box2d.B2RotVec2Mul(xf1.Q, b.M_sweep.LocalCenter))
+	xf2 := b.M_xf
+	bp := &b.M_world.M_contactManager.M_broadPhase
+	for f := b.M_fixtureList; f != nil; f = f.M_next {
+		for i := 0; i < f.M_proxyCount; i++ {
+			proxy := &f.M_proxies[i]
+			w.aabb, w.aabb2 = box2d.MakeB2AABB(), box2d.MakeB2AABB()
+			f.M_shape.ComputeAABB(&w.aabb, xf1, proxy.ChildIndex)
+			f.M_shape.ComputeAABB(&w.aabb2, xf2, proxy.ChildIndex)
+			proxy.Aabb.CombineTwoInPlace(w.aabb, w.aabb2)
+			bp.MoveProxy(proxy.ProxyId, proxy.Aabb, box2d.B2Vec2Sub(xf2.P, xf1.P))
+		}
+	}
+}
+
+// findNewContacts is B2ContactManager.FindNewContacts (B2BroadPhase's
+// UpdatePairs): the tree is queried with the fat box of each proxy moved
+// since the last look, walked as box2d's query walks it but on the
+// World's own stack, and each pair found, in box2d's order, is handed to
+// the contact manager.
+func (w *World) findNewContacts() {
+	cm := &w.b2.M_contactManager
+	bp := &cm.M_broadPhase
+	tree := &bp.M_tree
+	bp.M_pairCount = 0
+	stack := w.pairStack[:0]
+	for i := 0; i < bp.M_moveCount; i++ {
+		query := bp.M_moveBuffer[i]
+		if query == box2d.E_nullProxy {
+			continue
+		}
+		fat := tree.GetFatAABB(query)
+		stack = append(stack[:0], tree.M_root)
+		for len(stack) > 0 {
+			id := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if id == box2d.B2_nullNode {
+				continue
+			}
+			node := &tree.M_nodes[id]
+			if !box2d.B2TestOverlapBoundingBoxes(node.Aabb, fat) {
+				continue
+			}
+			if !node.IsLeaf() {
+				stack = append(stack, node.Child1, node.Child2)
+				continue
+			}
+			if id == query {
+				continue // a proxy makes no pair with itself
+			}
+			if bp.M_pairCount == bp.M_pairCapacity {
+				bp.M_pairBuffer = append(bp.M_pairBuffer, make([]box2d.B2Pair, bp.M_pairCapacity)...)
+				bp.M_pairCapacity *= 2
+			}
+			bp.M_pairBuffer[bp.M_pairCount] = box2d.B2Pair{ProxyIdA: min(id, query), ProxyIdB: max(id, query)}
+			bp.M_pairCount++
+		}
+	}
+	w.pairStack = stack[:0]
+	bp.M_moveCount = 0
+
+	// Sorted, to bring duplicates together; equal pairs are equal values,
+	// so any sort gives box2d's order.
+	pairs := bp.M_pairBuffer[:bp.M_pairCount]
+	slices.SortFunc(pairs, func(a, b box2d.B2Pair) int {
+		if a.ProxyIdA != b.ProxyIdA {
+			return a.ProxyIdA - b.ProxyIdA
+		}
+		return a.ProxyIdB - b.ProxyIdB
+	})
+	for i := 0; i < len(pairs); {
+		p := pairs[i]
+		cm.AddPair(tree.GetUserData(p.ProxyIdA), tree.GetUserData(p.ProxyIdB))
+		for i++; i < len(pairs) && pairs[i] == p; i++ {
+		}
+	}
+}
+
+// solveTOI is B2World.SolveTOI: find the earliest time of impact among the
+// contacts that need one (a fast or bullet body against what it may
+// tunnel through), move the pair there, solve the small island around it
+// for the rest of the step, and again until none is left before the step's
+// end. The time-of-impact query and its island are the World's.
+func (w *World) solveTOI(step box2d.B2TimeStep) {
+	world := w.b2
+	cm := &world.M_contactManager
+	island := &w.toiIsland
+	if island.M_bodyCapacity == 0 {
+		*island = box2d.MakeB2Island(2*box2d.B2_maxTOIContacts, box2d.B2_maxTOIContacts, 0, nil)
+	}
+	island.M_listener = cm.M_contactListener
+	defer func() {
+		clear(island.M_bodies)
+		clear(island.M_contacts)
+		island.M_listener = nil
+		island.Clear()
+	}()
+
+	if world.M_stepComplete {
+		for b := world.M_bodyList; b != nil; b = b.M_next {
+			b.M_flags &^= box2d.B2Body_Flags.E_islandFlag
+			b.M_sweep.Alpha0 = 0.0
+		}
+		for c := cm.M_contactList; c != nil; c = c.GetNext() {
+			c.SetFlags(c.GetFlags() &^ (box2d.B2Contact_Flag.E_toiFlag | box2d.B2Contact_Flag.E_islandFlag))
+			c.SetTOICount(0)
+			c.SetTOI(1.0)
+		}
+	}
+
+	for {
+		// The first time of impact.
+		var minContact box2d.B2ContactInterface
+		minAlpha := 1.0
+		for c := cm.M_contactList; c != nil; c = c.GetNext() {
+			if !c.IsEnabled() {
+				continue
+			}
+			if c.GetTOICount() > box2d.B2_maxSubSteps {
+				continue // no more sub-steps for this one
+			}
+			alpha := 1.0
+			if c.GetFlags()&box2d.B2Contact_Flag.E_toiFlag != 0 {
+				alpha = c.GetTOI() // cached
+			} else {
+				fA := c.GetFixtureA()
+				fB := c.GetFixtureB()
+				if fA.IsSensor() || fB.IsSensor() {
+					continue
+				}
+				bA := fA.GetBody()
+				bB := fB.GetBody()
+				typeA := bA.M_type
+				typeB := bB.M_type
+				activeA := isAwake(bA) && typeA != box2d.B2BodyType.B2_staticBody
+				activeB := isAwake(bB) && typeB != box2d.B2BodyType.B2_staticBody
+				if !activeA && !activeB {
+					continue
+				}
+				collideA := bA.IsBullet() || typeA != box2d.B2BodyType.B2_dynamicBody
+				collideB := bB.IsBullet() || typeB != box2d.B2BodyType.B2_dynamicBody
+				if !collideA && !collideB {
+					continue // two dynamic bodies, neither a bullet
+				}
+
+				// Both sweeps on the same interval.
+				alpha0 := bA.M_sweep.Alpha0
+				if bA.M_sweep.Alpha0 < bB.M_sweep.Alpha0 {
+					alpha0 = bB.M_sweep.Alpha0
+					bA.M_sweep.Advance(alpha0)
+				} else if bB.M_sweep.Alpha0 < bA.M_sweep.Alpha0 {
+					alpha0 = bA.M_sweep.Alpha0
+					bB.M_sweep.Advance(alpha0)
+				}
+
+				input := &w.toiInput
+				*input = box2d.MakeB2TOIInput()
+				input.ProxyA.Set(fA.GetShape(), c.GetChildIndexA())
+				input.ProxyB.Set(fB.GetShape(), c.GetChildIndexB())
+				input.SweepA = bA.M_sweep
+				input.SweepB = bB.M_sweep
+				input.TMax = 1.0
+				output := &w.toiOutput
+				*output = box2d.MakeB2TOIOutput()
+				box2d.B2TimeOfImpact(output, input)
+
+				// Beta is the fraction of what is left of the step.
+				beta := output.T
+				if output.State == box2d.B2TOIOutput_State.E_touching {
+					alpha = math.Min(alpha0+(1.0-alpha0)*beta, 1.0)
+				} else {
+					alpha = 1.0
+				}
+				c.SetTOI(alpha)
+				c.SetFlags(c.GetFlags() | box2d.B2Contact_Flag.E_toiFlag)
+			}
+			if alpha < minAlpha {
+				minContact = c
+				minAlpha = alpha
+			}
+		}
+
+		if minContact == nil || 1.0-10.0*box2d.B2_epsilon < minAlpha {
+			world.M_stepComplete = true // no more events
+			break
+		}
+
+		// Advance the pair to the time of impact.
+		fA := minContact.GetFixtureA()
+		fB := minContact.GetFixtureB()
+		bA := fA.GetBody()
+		bB := fB.GetBody()
+		backup1 := bA.M_sweep
+		backup2 := bB.M_sweep
+		bA.Advance(minAlpha)
+		bB.Advance(minAlpha)
+
+		// The contact likely has new points.
+		box2d.B2ContactUpdate(minContact, cm.M_contactListener)
+		minContact.SetFlags(minContact.GetFlags() &^ box2d.B2Contact_Flag.E_toiFlag)
+		minContact.SetTOICount(minContact.GetTOICount() + 1)
+
+		if !minContact.IsEnabled() || !minContact.IsTouching() {
+			// Not solid: put the sweeps back.
+			minContact.SetEnabled(false)
+			bA.M_sweep = backup1
+			bB.M_sweep = backup2
+			bA.SynchronizeTransform()
+			bB.SynchronizeTransform()
+			continue
+		}
+
+		bA.SetAwake(true)
+		bB.SetAwake(true)
+
+		island.Clear()
+		island.AddBody(bA)
+		island.AddBody(bB)
+		island.AddContact(minContact)
+		bA.M_flags |= box2d.B2Body_Flags.E_islandFlag
+		bB.M_flags |= box2d.B2Body_Flags.E_islandFlag
+		minContact.SetFlags(minContact.GetFlags() | box2d.B2Contact_Flag.E_islandFlag)
+
+		// The pair's contacts with static, kinematic and bullet bodies.
+		for _, body := range [2]*box2d.B2Body{bA, bB} {
+			if body.M_type != box2d.B2BodyType.B2_dynamicBody {
+				continue
+			}
+			for ce := body.M_contactList; ce != nil; ce = ce.Next {
+				if island.M_bodyCount == island.M_bodyCapacity {
+					break
+				}
+				if island.M_contactCount == island.M_contactCapacity {
+					break
+				}
+				contact := ce.Contact
+				if contact.GetFlags()&box2d.B2Contact_Flag.E_islandFlag != 0 {
+					continue
+				}
+				other := ce.Other
+				if other.M_type == box2d.B2BodyType.B2_dynamicBody && !body.IsBullet() && !other.IsBullet() {
+					continue
+				}
+				if contact.GetFixtureA().M_isSensor || contact.GetFixtureB().M_isSensor {
+					continue
+				}
+
+				// Tentatively advance the other body to the time of impact.
+				backup := other.M_sweep
+				if other.M_flags&box2d.B2Body_Flags.E_islandFlag == 0 {
+					other.Advance(minAlpha)
+				}
+				box2d.B2ContactUpdate(contact, cm.M_contactListener)
+				if !contact.IsEnabled() || !contact.IsTouching() {
+					other.M_sweep = backup
+					other.SynchronizeTransform()
+					continue
+				}
+
+				contact.SetFlags(contact.GetFlags() | box2d.B2Contact_Flag.E_islandFlag)
+				island.AddContact(contact)
+				if other.M_flags&box2d.B2Body_Flags.E_islandFlag != 0 {
+					continue
+				}
+				other.M_flags |= box2d.B2Body_Flags.E_islandFlag
+				if other.M_type != box2d.B2BodyType.B2_staticBody {
+					other.SetAwake(true)
+				}
+				island.AddBody(other)
+			}
+		}
+
+		subStep := box2d.MakeB2TimeStep()
+		subStep.Dt = (1.0 - minAlpha) * step.Dt
+		subStep.Inv_dt = 1.0 / subStep.Dt
+		subStep.DtRatio = 1.0
+		subStep.PositionIterations = 20
+		subStep.VelocityIterations = step.VelocityIterations
+		subStep.WarmStarting = false
+		island.SolveTOI(subStep, bA.M_islandIndex, bB.M_islandIndex)
+
+		// Island flags cleared, proxies moved, and the displaced bodies'
+		// contacts' impact times forgotten.
+		for i := 0; i < island.M_bodyCount; i++ {
+			body := island.M_bodies[i]
+			body.M_flags &^= box2d.B2Body_Flags.E_islandFlag
+			if body.M_type != box2d.B2BodyType.B2_dynamicBody {
+				continue
+			}
+			w.synchronizeFixtures(body)
+			for ce := body.M_contactList; ce != nil; ce = ce.Next {
+				ce.Contact.SetFlags(ce.Contact.GetFlags() &^ (box2d.B2Contact_Flag.E_toiFlag | box2d.B2Contact_Flag.E_islandFlag))
+			}
+		}
+
+		// New contacts for the moved proxies.
+		w.findNewContacts()
+
+		if world.M_subStepping {
+			world.M_stepComplete = false
+			break
+		}
+	}
+}
