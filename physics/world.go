@@ -4,10 +4,13 @@
 // the side-view character controller, ray casts and overlap queries.
 //
 // No box2d type crosses this package's API. The known defects of the port
-// (docs: /work/shared/notes/feasibility.md) are worked around here, in one
-// place: the contact filter is installed explicitly, every fixture gets a
-// real filter, the world is never copied, and the lazily built contact
-// registry is filled once before any world is used.
+// are worked around here, in one place: the contact filter is installed
+// explicitly, every fixture gets a real filter, the world is never copied,
+// and the lazily built contact registry is filled once before any world is
+// used. box2d's step itself runs here (b2step.go), from the port's exported
+// parts, to the same bits as B2World.Step but with its scratch kept between
+// steps, since the port's own allocates as it goes; so do its ray cast
+// (raycast.go) and its body placement (setTransform).
 //
 // A client predicts with the same physics its server runs, so a step must
 // depend on the world's state and not on how a world came to hold it:
