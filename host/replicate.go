@@ -66,11 +66,11 @@ func (s *serverSession) buildRound() {
 // queue's low water is then the lowest over the rounds since the last one
 // sent, as the header promises.
 func (s *serverSession) sendRound(now transport.Time) {
-	s.players = s.net.Players(s.players[:0], now)
+	s.playing = s.net.AppendPlaying(s.playing[:0])
 	built := false
-	for _, p := range s.players {
-		st := s.seats[p.Player]
-		if !p.Playing || st == nil {
+	for _, player := range s.playing {
+		st := s.seats[player]
+		if st == nil {
 			continue
 		}
 		if !built {
@@ -92,7 +92,7 @@ func (s *serverSession) sendRound(now transport.Time) {
 		}
 		st.lowWater, st.lowHeld = low, true
 		st.peer.SetCommands(replication.Commands{Newest: st.queue.Newest(), Judged: st.queue.Judged(), LowWater: low})
-		conn := s.net.Conn(p.Player)
+		conn := s.net.Conn(player)
 		st.peer.Acknowledge(conn)
 		st.rel.Acknowledge(conn, now)
 		s.snap = st.peer.Write(s.snap[:0], s.round, st.entity, transport.MaxDataPayload-payloadOverhead)
@@ -102,9 +102,9 @@ func (s *serverSession) sendRound(now transport.Time) {
 		}
 		st.held, st.lowHeld = 0, false
 		s.payload = framePayload(s.payload, st.rel, s.snap, now)
-		seq, err := s.net.Send(p.Player, s.payload, now)
+		seq, err := s.net.Send(player, s.payload, now)
 		if err != nil {
-			s.log.Warn("snapshot not sent", "player", p.Player, "err", err)
+			s.log.Warn("snapshot not sent", "player", player, "err", err)
 			continue
 		}
 		st.peer.Sent(seq)

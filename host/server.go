@@ -52,7 +52,7 @@ type serverSession struct {
 	now       transport.Time // the time of the call being served
 
 	round   *replication.Round
-	players []transport.PlayerInfo
+	playing []uint16 // sendRound's list of the players it writes to
 	payload []byte
 	snap    []byte
 	// dev is a dev server's hot reload (nil otherwise).

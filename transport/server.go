@@ -418,6 +418,21 @@ func (s *Server) Players(dst []PlayerInfo, now Time) []PlayerInfo {
 	return dst
 }
 
+// AppendPlaying appends the number of every seated player whose Data has
+// been accepted (PlayerInfo.Playing) to dst, in ascending order, and returns
+// the extended slice: what a send round needs of the seats, without the
+// loss figure Players works out for each.
+func (s *Server) AppendPlaying(dst []uint16) []uint16 {
+	start := len(dst)
+	for _, p := range s.seated {
+		if p.playing {
+			dst = append(dst, p.num)
+		}
+	}
+	slices.Sort(dst[start:])
+	return dst
+}
+
 // PlayerCount returns how many players are seated.
 func (s *Server) PlayerCount() int { return len(s.seated) }
 

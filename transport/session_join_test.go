@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -560,4 +561,32 @@ func TestARestartedClientDoesNotInheritAPlayingSeat(t *testing.T) {
 	}
 	t.Logf("seed %d: %v", seed, s)
 	s.wantSeats(1)
+}
+
+// AppendPlaying lists, in player order after what dst held, the seated
+// players whose Data has been accepted: none right after the join, then
+// exactly those Players reports playing.
+func TestAppendPlaying(t *testing.T) {
+	s := newSim(t, 0x5eed, transport.ServerConfig{})
+	peers := []*peer{
+		s.addClient("ada", memnet.Perfect, transport.ClientConfig{}),
+		s.addClient("bob", memnet.Perfect, transport.ClientConfig{}),
+		s.addClient("cy", memnet.Perfect, transport.ClientConfig{}),
+	}
+	s.join(3 * time.Second)
+	s.wantSeats(3)
+	if got := s.srv.AppendPlaying(nil); len(got) != 0 {
+		t.Fatalf("before any Data: playing %v", got)
+	}
+	exchange(t, s, peers[2], time.Second/4)
+	got := s.srv.AppendPlaying([]uint16{99})
+	want := []uint16{99}
+	for _, p := range s.srv.Players(nil, s.now) {
+		if p.Playing {
+			want = append(want, p.Player)
+		}
+	}
+	if !slices.Equal(got, want) || len(want) < 2 || !slices.IsSorted(got[1:]) {
+		t.Fatalf("AppendPlaying %v; Players says %v", got, want)
+	}
 }
