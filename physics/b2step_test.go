@@ -16,17 +16,13 @@ import (
 func b2Scene(seed uint64, n int) *box2d.B2World {
 	world := newB2World(0, -20, new(countingFilter))
 	rng := rand.New(rand.NewPCG(seed, 1))
-	ground := world.CreateBody(&box2d.B2BodyDef{Type: box2d.B2BodyType.B2_staticBody, Active: true, Awake: true, GravityScale: 1})
-	chain := box2d.MakeB2ChainShape()
-	chain.CreateLoop([]box2d.B2Vec2{{X: -20, Y: 0}, {X: 20, Y: 0}, {X: 20, Y: 30}, {X: -20, Y: 30}}, 4)
-	fd := box2d.MakeB2FixtureDef()
-	fd.Filter = box2d.MakeB2Filter()
-	fd.Shape = &chain
-	fd.Friction = 0.6
-	ground.CreateFixtureFromDef(&fd)
+	ground := b2Hall(world)
 	ledge := box2d.MakeB2PolygonShape()
 	ledge.SetAsBoxFromCenterAndAngle(6, 0.25, box2d.MakeB2Vec2(-8, 8), 0.1)
+	fd := box2d.MakeB2FixtureDef()
+	fd.Filter = box2d.MakeB2Filter()
 	fd.Shape = &ledge
+	fd.Friction = 0.6
 	ground.CreateFixtureFromDef(&fd)
 	for i := range n {
 		bd := box2d.MakeB2BodyDef()
@@ -68,6 +64,20 @@ func b2Scene(seed uint64, n int) *box2d.B2World {
 		b.CreateFixtureFromDef(&fd)
 	}
 	return world
+}
+
+// b2Hall adds to world a static body holding a 40 m × 30 m loop of wall,
+// floor and roof, and returns it.
+func b2Hall(world *box2d.B2World) *box2d.B2Body {
+	ground := world.CreateBody(&box2d.B2BodyDef{Type: box2d.B2BodyType.B2_staticBody, Active: true, Awake: true, GravityScale: 1})
+	chain := box2d.MakeB2ChainShape()
+	chain.CreateLoop([]box2d.B2Vec2{{X: -20, Y: 0}, {X: 20, Y: 0}, {X: 20, Y: 30}, {X: -20, Y: 30}}, 4)
+	fd := box2d.MakeB2FixtureDef()
+	fd.Filter = box2d.MakeB2Filter()
+	fd.Shape = &chain
+	fd.Friction = 0.6
+	ground.CreateFixtureFromDef(&fd)
+	return ground
 }
 
 // relaunch throws every bullet of world down at the floor from where it
@@ -132,13 +142,7 @@ func TestStepB2MatchesBox2d(t *testing.T) {
 // fall asleep within two seconds.
 func restingRow() *box2d.B2World {
 	world := newB2World(0, -20, new(countingFilter))
-	ground := world.CreateBody(&box2d.B2BodyDef{Type: box2d.B2BodyType.B2_staticBody, Active: true, Awake: true, GravityScale: 1})
-	chain := box2d.MakeB2ChainShape()
-	chain.CreateLoop([]box2d.B2Vec2{{X: -20, Y: 0}, {X: 20, Y: 0}, {X: 20, Y: 30}, {X: -20, Y: 30}}, 4)
-	fd := box2d.MakeB2FixtureDef()
-	fd.Filter = box2d.MakeB2Filter()
-	fd.Shape = &chain
-	ground.CreateFixtureFromDef(&fd)
+	b2Hall(world)
 	for i := range 10 {
 		bd := box2d.MakeB2BodyDef()
 		bd.Type = box2d.B2BodyType.B2_dynamicBody
