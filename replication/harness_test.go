@@ -375,6 +375,25 @@ func newSim(tb testing.TB, seed uint64) *sim {
 	}
 }
 
+// stopAndConverge stops every body, runs rounds more on the link as it is,
+// settles it (see settle) and fails unless the client then holds the
+// server's world; what names the run in the failure.
+func (m *sim) stopAndConverge(rounds int, what string) {
+	m.tb.Helper()
+	for _, e := range m.w.ents {
+		if e.rb != nil {
+			moving(e, 0)
+		}
+	}
+	for range rounds {
+		m.step()
+	}
+	m.settle(20)
+	if d := m.converged(); d != "" {
+		m.tb.Fatalf("%s: not converged:\n%s", what, d)
+	}
+}
+
 // reach sets the Reach of the Peer and of its twin, if it has one.
 func (m *sim) reach(r Reach) {
 	m.p.SetReach(r)

@@ -2,6 +2,7 @@ package replication
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"testing"
 
@@ -113,18 +114,7 @@ func TestConvergence(t *testing.T) {
 		}
 		// Settle: the world stops, the link stays as bad for a while, then
 		// turns clean.
-		for _, e := range m.w.ents {
-			if e.rb != nil {
-				moving(e, 0)
-			}
-		}
-		for range 100 {
-			m.step()
-		}
-		m.settle(20)
-		if d := m.converged(); d != "" {
-			t.Fatalf("seed %d: not converged:\n%s", seed, d)
-		}
+		m.stopAndConverge(100, fmt.Sprintf("seed %d", seed))
 		quiet := m.headerOwnBytes()
 		for range 5 {
 			m.step()
@@ -173,18 +163,7 @@ func TestCrowdedConvergence(t *testing.T) {
 		if full < 150 {
 			t.Fatalf("seed %d: only %d of 200 snapshots were full: the test does not crowd them", seed, full)
 		}
-		for _, e := range m.w.ents {
-			if e.rb != nil {
-				moving(e, 0)
-			}
-		}
-		for range 100 {
-			m.step()
-		}
-		m.settle(20)
-		if d := m.converged(); d != "" {
-			t.Fatalf("seed %d: not converged:\n%s", seed, d)
-		}
+		m.stopAndConverge(100, fmt.Sprintf("seed %d", seed))
 		t.Logf("seed %d: %d rounds, %d full snapshots, %d applied of %d sent", seed, m.round, full, m.rc.applied, m.sent)
 	}
 }
@@ -839,16 +818,7 @@ func TestReach(t *testing.T) {
 		}
 		m.step()
 	}
-	for _, e := range bodies {
-		moving(e, 0)
-	}
-	for range 40 {
-		m.step()
-	}
-	m.settle(20)
-	if d := m.converged(); d != "" {
-		t.Fatalf("not converged:\n%s", d)
-	}
+	m.stopAndConverge(40, "reach")
 	quiet := m.headerOwnBytes()
 	for range 2 * int(every) {
 		m.step()
