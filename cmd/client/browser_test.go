@@ -1,4 +1,4 @@
-//go:build browser
+//go:build browser && linux
 
 package main
 
@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"image/png"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -87,9 +89,16 @@ func TestBrowserPlaysTheArena(t *testing.T) {
 	first := until("the page shows the player", 20*time.Second, func(s pageState) bool {
 		return s.Connected && s.Frames > 30 && s.Own != nil
 	})
-	// Let the character land on its spawn before measuring.
-	time.Sleep(time.Second)
-	rest := read()
+	// Measure from where the character stands once it has landed on its
+	// spawn: its height the same over a tenth of a second of frames.
+	last := first
+	rest := until("the player landing", 10*time.Second, func(s pageState) bool {
+		landed := s.Frames >= last.Frames+6 && math.Abs(s.Own.Y-last.Own.Y) < 0.001
+		if s.Frames >= last.Frames+6 {
+			last = s
+		}
+		return landed
+	})
 	t.Logf("standing at (%.2f, %.2f) after %d frames (first seen at %.2f, %.2f)", rest.Own.X, rest.Own.Y, rest.Frames, first.Own.X, first.Own.Y)
 
 	cdp.key(t, "keyDown", "KeyD", "d", 68)
@@ -210,6 +219,20 @@ func waitLine(t *testing.T, p *proc, re *regexp.Regexp) []string {
 	}
 }
 
+// ownPIDNamespace starts a process as the first of a new PID namespace,
+// killed if the test process dies first. Root may make the namespace
+// outright; anyone else makes a user namespace for it too, mapping their
+// own ids to themselves.
+func ownPIDNamespace() *syscall.SysProcAttr {
+	a := &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID, Pdeathsig: syscall.SIGKILL}
+	if uid, gid := os.Geteuid(), os.Getegid(); uid != 0 {
+		a.Cloneflags |= syscall.CLONE_NEWUSER
+		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	}
+	return a
+}
+
 // devtools speaks the Chrome DevTools Protocol to one page.
 type devtools struct {
 	ws  *websocket.Conn
@@ -217,20 +240,37 @@ type devtools struct {
 	id  int
 }
 
+// launchChromium starts headless Chromium and connects to its page. The
+// browser runs in a PID namespace of its own, so that ending it is certain:
+// Chromium forks a zygote, renderers and crash handlers (the last leave its
+// process group and session), any of which may still be writing the
+// profile after the first process is gone. When a namespace's first
+// process dies the kernel kills every other one in it, and that first
+// process cannot be waited for until they have all exited; so once the
+// cleanup's Wait returns nothing of the browser is left to write into the
+// directories the test then removes. HOME points into the test's directory
+// too, so the browser writes nothing anywhere else.
 func launchChromium(t *testing.T, ctx context.Context, chrome string) *devtools {
 	t.Helper()
-	profile := t.TempDir()
-	cmd := exec.CommandContext(ctx, chrome, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+	home := t.TempDir()
+	profile := filepath.Join(home, "profile")
+	cmd := exec.Command(chrome, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--user-data-dir="+profile, "--remote-debugging-port=0", "--window-size=1280,720", "about:blank")
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
+	cmd.SysProcAttr = ownPIDNamespace()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		t.Fatalf("start Chromium in a PID namespace of its own: %v", err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// Registered after t.TempDir, so it runs before the removal.
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
 	sc := bufio.NewScanner(stderr)
 	var browserURL string
 	for sc.Scan() {
