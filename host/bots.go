@@ -63,12 +63,12 @@ func PlayBots(ctx context.Context, cfg BotsConfig) (Report, error) {
 		}
 		// One load of the project gives every lite client what a join
 		// compares and the schema its snapshots are read with.
-		g, err := NewGame(GameConfig{Project: p, Role: Joining})
+		c, err := newClientSession(clientConfig{project: p})
 		if err != nil {
 			return Report{}, err
 		}
-		hello, schema := g.Hello(), g.Schema()
-		g.Close()
+		hello, schema := c.game.Hello(), c.game.Schema()
+		c.Close()
 		play = func(ctx context.Context, pc PlayConfig) (ClientReport, error) {
 			return playLite(ctx, pc, hello, schema)
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"vkm/internal/entity"
+	"vkm/physics"
 	"vkm/prediction"
 	"vkm/replication"
 	"vkm/transport"
@@ -70,6 +71,15 @@ type clientSession struct {
 	// ghost is the server's newest word on the own entity's pose.
 	ghost    entity.Transform
 	ghostSet bool
+
+	// playing is set once the server welcomed this client, and ended once
+	// the session is over (why says why: refused, dropped, broken);
+	// neither while it is joining.
+	playing, ended bool
+	why            string
+	// leases are the bodies the character is pushing, which this client
+	// simulates too.
+	leases prediction.Leases
 }
 
 // recordingInput hands the game each tick's command as the wire will carry
@@ -87,7 +97,7 @@ func (r *recordingInput) Next() prediction.Command {
 	}
 	g := r.c.game
 	cmd = cmd.Quantize(len(g.project.Axes), len(g.project.Buttons))
-	if g.role == Client {
+	if r.c.playing {
 		r.c.history.Add(cmd, g.tick+1)
 		r.c.drawnNewest = r.c.drawnTime()
 		r.c.rec.recordCommand(g.tick+1, cmd)
@@ -96,7 +106,8 @@ func (r *recordingInput) Next() prediction.Command {
 }
 
 type clientConfig struct {
-	game    *Game
+	project *Project
+	seed    uint64
 	name    string
 	dev     bool
 	logger  *slog.Logger
@@ -104,20 +115,73 @@ type clientConfig struct {
 	now     transport.Time
 }
 
-func newClientSession(cfg clientConfig) *clientSession {
-	hello := cfg.game.Hello()
-	hello.Name, hello.Dev = cfg.name, cfg.dev
+// newClientSession loads cfg.project as a client about to join: a Game
+// whose Authority is this session.
+func newClientSession(cfg clientConfig) (*clientSession, error) {
+	if cfg.logger == nil {
+		cfg.logger = slog.New(slog.DiscardHandler)
+	}
 	c := &clientSession{
 		dev: cfg.dev,
-		log: cfg.logger, game: cfg.game, onState: cfg.onState, placed: map[entity.ID]bool{}, bare: map[entity.ID]bool{}, lastWord: map[entity.ID]heldBody{},
-		net:    transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.logger}, cfg.now),
-		interp: newInterpolation(cfg.game.TickRate()),
-		rel:    mustReliable(),
+		log: cfg.logger, onState: cfg.onState, placed: map[entity.ID]bool{}, bare: map[entity.ID]bool{}, lastWord: map[entity.ID]heldBody{},
+		rel: mustReliable(),
 	}
-	cfg.game.beforeTick = c.beforeTick
-	cfg.game.lease = c.leaseNow
-	return c
+	g, err := NewGame(GameConfig{Project: cfg.project, Logger: cfg.logger, Seed: cfg.seed,
+		Authority: func(g *Game) Authority { c.game = g; return (*clientAuthority)(c) }})
+	if err != nil {
+		return nil, err
+	}
+	hello := g.Hello()
+	hello.Name, hello.Dev = cfg.name, cfg.dev
+	c.net = transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.logger}, cfg.now)
+	c.interp = newInterpolation(g.TickRate())
+	return c, nil
 }
+
+// Close releases the session's game.
+func (c *clientSession) Close() { c.game.Close() }
+
+// clientAuthority is a client session as its Game's Authority. While
+// joining it decides nothing; playing, it decides its own entity and what
+// that entity leases, and its local command drives its own entity; once
+// the session has ended it decides nothing again, and its own entity is
+// still its own.
+type clientAuthority clientSession
+
+var _ Authority = (*clientAuthority)(nil)
+
+func (a *clientAuthority) Simulates(id entity.ID, live uint32) bool {
+	return a.playing && (id == a.game.own || a.leases.Leased(id, live))
+}
+func (a *clientAuthority) IsMine(id entity.ID) bool {
+	return (a.playing || a.ended) && id == a.game.own
+}
+func (a *clientAuthority) Command(id entity.ID) *prediction.Command {
+	if a.playing && id == a.game.own {
+		return a.game.Local()
+	}
+	return nil
+}
+func (a *clientAuthority) RollTick(entity.ID) (uint32, bool) { return 0, false }
+func (a *clientAuthority) BeforeTick()                       { (*clientSession)(a).beforeTick() }
+func (a *clientAuthority) AfterTick()                        {}
+func (a *clientAuthority) Spawning() Spawning {
+	if a.playing || a.ended {
+		return SpawnRefused
+	}
+	return SpawnHere
+}
+func (a *clientAuthority) Lease(by, id entity.ID) bool {
+	if !a.playing {
+		return false
+	}
+	(*clientSession)(a).leaseNow(id)
+	return true
+}
+func (a *clientAuthority) Told() bool                    { return a.playing }
+func (a *clientAuthority) Rewind(_ entity.ID, fn func()) { fn() }
+func (a *clientAuthority) Rewound() physics.Moved        { return nil }
+func (a *clientAuthority) Ended() (bool, string)         { return a.ended, a.why }
 
 // receive hands the session one datagram from the server.
 func (c *clientSession) receive(b []byte, now transport.Time) {
@@ -133,7 +197,7 @@ func (c *clientSession) frame(elapsed time.Duration, in Input, afterTick func(*G
 	c.net.Poll(now)
 	c.events()
 	c.buildSpawns()
-	if c.game.role == Client {
+	if c.playing {
 		c.game.clock.SetPace(c.pacer.Bend())
 		c.interp.advance(elapsed)
 	} else {
@@ -193,9 +257,9 @@ func (c *clientSession) events() {
 		}
 		switch ev.Kind {
 		case transport.EventWelcome:
-			c.game.SetRole(Client, "")
+			c.playing = true
 		case transport.EventEnded:
-			c.game.SetRole(Disconnected, ev.Sentence)
+			c.stop(ev.Sentence)
 		case transport.EventData:
 			c.applySnapshot(ev.Payload)
 			continue

@@ -48,11 +48,14 @@ func (cl *client) now() transport.Time { return transport.Time(time.Since(cl.sta
 // running (and saying why once a second) until then.
 func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	logger := cfg.logger()
-	g, err := NewGame(GameConfig{Project: cfg.Project, Logger: logger, Seed: cfg.Seed, Role: Joining})
+	cl := &client{cfg: cfg, start: time.Now()}
+	var err error
+	cl.c, err = newClientSession(clientConfig{project: cfg.Project, seed: cfg.Seed, name: cfg.Name, dev: cfg.Dev, logger: logger, onState: cfg.OnState, now: cl.now()})
 	if err != nil {
 		return ClientReport{}, err
 	}
-	defer g.Close()
+	defer cl.c.Close()
+	g := cl.c.game
 	addr := WithPort(cfg.Connect, cfg.Project.Port)
 	sock, err := dialUDP(addr)
 	if err != nil {
@@ -74,8 +77,7 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 		sock, sim = s, s.(*simSocket)
 	}
 	defer sock.Close()
-	cl := &client{cfg: cfg, sock: sock, start: time.Now()}
-	cl.c = newClientSession(clientConfig{game: g, name: cfg.Name, dev: cfg.Dev, logger: logger, onState: cfg.OnState, now: cl.now()})
+	cl.sock = sock
 	if cfg.View != "" {
 		v, err := startViewer(ctx, cfg, g, sim)
 		if err != nil {
@@ -153,7 +155,7 @@ func (cl *client) leave() ClientReport {
 
 func (cl *client) report() ClientReport {
 	n := cl.c.net
-	r := cl.tally.Report(cl.c.game)
+	r := cl.tally.Report(cl.c.game, n.State().String())
 	r.State = n.State().String()
 	r.Player = n.Player()
 	r.LastError = n.LastError()

@@ -46,11 +46,12 @@ func TestCrowdLoadsWith500CratesAnd64Seats(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	g, err := NewGame(GameConfig{Project: p, Role: Server})
+	s, err := newServerSession(serverConfig{project: p})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(g.Close)
+	t.Cleanup(s.Close)
+	g := s.game
 	if n := dynamicBodies(g); n != 500 {
 		t.Fatalf("crowd has %d dynamic bodies, want 500", n)
 	}

@@ -20,7 +20,7 @@ func FuzzClientAppliesSnapshots(f *testing.F) {
 	h := newHarness(f, loadArena(f))
 	a := h.join(loadArena(f), memnet.Perfect, 1)
 	var seeds [][]byte
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing })
 	st := func() *seat {
 		for _, s := range h.server.seats {
 			return s
@@ -74,10 +74,11 @@ func FuzzClientAppliesSnapshots(f *testing.F) {
 // newFuzzClient is a client session playing the arena, seated, with no
 // server behind it.
 func newFuzzClient(tb testing.TB) *clientSession {
-	g, err := NewGame(GameConfig{Project: loadArena(tb), Role: Client})
+	c, err := newClientSession(clientConfig{project: loadArena(tb), logger: testLogger(tb)})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(g.Close)
-	return newClientSession(clientConfig{game: g, logger: testLogger(tb)})
+	tb.Cleanup(c.Close)
+	c.playing = true // as if welcomed
+	return c
 }

@@ -19,34 +19,6 @@ import (
 	"vkm/transport/handshake"
 )
 
-// Role says which part this process plays in a session, and so how the four
-// questions a behavior asks are answered.
-type Role uint8
-
-const (
-	// Offline decides everything: there is nobody else.
-	Offline Role = iota
-	// Joining has asked a server to join and holds still until welcomed.
-	Joining
-	// Client decides what it owns and leases, and is told the rest.
-	Client
-	// Server decides everything and owns nothing.
-	Server
-	// Disconnected decides nothing: it lost the end that was telling it, or
-	// was refused. It is not Offline: a world it was only ever shown is not
-	// handed to its physics.
-	Disconnected
-)
-
-var roleNames = [...]string{Offline: "offline", Joining: "joining", Client: "client", Server: "server", Disconnected: "disconnected"}
-
-func (r Role) String() string {
-	if int(r) < len(roleNames) {
-		return roleNames[r]
-	}
-	return fmt.Sprintf("Role(%d)", uint8(r))
-}
-
 // GameConfig says what a Game runs.
 type GameConfig struct {
 	Project *Project
@@ -55,10 +27,11 @@ type GameConfig struct {
 	// Seed seeds math.random in every behavior; every end of a session must
 	// use the same one.
 	Seed uint64
-	// Role is the part this world plays. Offline (the zero value) seats the
-	// local player through the join handler at once; a server seats players
-	// as they join; a client is told its entity.
-	Role Role
+	// Authority makes the Authority of the end this game runs on, once the
+	// Game exists and before any of its scripts run. Nil plays offline: the
+	// local player is seated at once, as player 1, through the join handler,
+	// exactly as a server seats its first player.
+	Authority func(*Game) Authority
 }
 
 // Game is one world: the entity store, its physics, its behaviors and the
@@ -76,25 +49,8 @@ type Game struct {
 	clock   *Clock
 	dt      float64
 
-	role      Role
-	lastError string
-	// beforeTick, when set, runs at the top of every tick: a server takes
-	// each player's command for the tick from their queue there.
-	beforeTick func()
-	// driven maps a player's entity to the command driving it this tick,
-	// on a server.
-	driven map[entity.ID]*prediction.Command
-	// drivenTick is, per driven entity, the client tick of its command this
-	// tick: what keys its random rolls (see RollTick).
-	drivenTick map[entity.ID]uint32
-	// lag is a server's lag compensation (nil elsewhere).
-	lag *lagComp
-	// lease, on a client, starts leasing a body this end's own behaviors
-	// act on (see ApplyImpulse).
-	lease func(entity.ID)
-	// leases are the bodies a client's character is pushing, which that
-	// client simulates too.
-	leases    prediction.Leases
+	// auth answers who decides what on this end.
+	auth      Authority
 	worldFP   uint64      // the entry scene file's fingerprint: slots name entities only in the same world
 	sceneIDs  []entity.ID // what the entry scene built, which every end of a session holds from the start
 	tick      uint32
@@ -127,7 +83,10 @@ func NewGame(cfg GameConfig) (*Game, error) {
 		clock:   NewClock(p.TickRate),
 		dt:      1 / float64(p.TickRate),
 		prefabs: map[string]*Prefab{},
-		role:    cfg.Role,
+	}
+	g.auth = offline{g}
+	if cfg.Authority != nil {
+		g.auth = cfg.Authority(g)
 	}
 	sceneData, err := fs.ReadFile(p.FS, p.EntryScene)
 	if err != nil {
@@ -179,7 +138,7 @@ func NewGame(cfg GameConfig) (*Game, error) {
 			g.scripts.Start(id)
 		}
 	}
-	if g.role == Offline && g.scripts.HasJoinHandler() {
+	if cfg.Authority == nil && g.scripts.HasJoinHandler() {
 		own, err := g.Join(1)
 		if err != nil {
 			g.Close()
@@ -281,20 +240,6 @@ func (g *Game) Store() *Store { return g.store }
 // Schema is the project's replicated component types.
 func (g *Game) Schema() *replication.Schema { return g.schema }
 
-// Role returns this end's role.
-func (g *Game) Role() Role { return g.role }
-
-// SetRole changes this end's role as its session moves: a client goes from
-// Joining to Client when welcomed, and to Disconnected when the session
-// ends. why says what went wrong (empty if nothing did) and is what
-// net.last_error() answers from then on.
-func (g *Game) SetRole(r Role, why string) {
-	g.role = r
-	if why != "" {
-		g.lastError = why
-	}
-}
-
 // Hello describes what this end holds, for the join checks: the schema, the
 // input actions in slot order, the world it loaded and its tick rate. Two
 // ends that differ in any of these would read each other's packets as
@@ -323,11 +268,21 @@ func (g *Game) HasNetwork() bool { return g.scripts.HasNetwork() }
 // SetOwn names the entity this end's player drives.
 func (g *Game) SetOwn(id entity.ID) { g.own = id }
 
-// Disconnected reports whether the session was lost or refused.
-func (g *Game) Disconnected() bool { return g.role == Disconnected }
+// Disconnected reports whether this end's session was lost or refused.
+func (g *Game) Disconnected() bool {
+	ended, _ := g.auth.Ended()
+	return ended
+}
 
-// LastError says why the session ended, or is empty.
-func (g *Game) LastError() string { return g.lastError }
+// LastError says why this end's session ended, or is empty.
+func (g *Game) LastError() string {
+	_, why := g.auth.Ended()
+	return why
+}
+
+// Local is the local player's command for the tick being run: what the
+// Input gave it, or what SetCommand set.
+func (g *Game) Local() *prediction.Command { return &g.local }
 
 // ScriptErrors returns every script error reported so far.
 func (g *Game) ScriptErrors() []scripting.ScriptError { return g.errs }
@@ -372,21 +327,17 @@ func (g *Game) Advance(elapsed time.Duration, in Input, afterTick func(*Game)) i
 // character controller, then physics.
 func (g *Game) RunTick() {
 	g.tick++
-	if g.beforeTick != nil {
-		g.beforeTick()
-	}
+	g.auth.BeforeTick()
 	g.scripts.FixedUpdate(g.dt, g.replaying)
 	g.updateControllers()
-	if g.role == Client {
-		// Every body this client does not simulate goes where the server
-		// last said it is, for the step about to run.
+	if g.auth.Told() {
+		// Every body this end does not simulate goes where it was last
+		// told it is, for the step about to run.
 		g.phys.PlaceAndStep(g)
 	} else {
 		g.phys.Step(g)
 	}
-	if g.lag != nil {
-		g.lag.record(g)
-	}
+	g.auth.AfterTick()
 }
 
 // Replay runs the ticks from..to again, each on the command cmd gives for
@@ -478,10 +429,11 @@ func (g *Game) Find(name string) entity.ID {
 // nothing: its slots are the server's names, and an entity of its own would
 // take a slot the server may give to something else.
 func (g *Game) Spawn(file string, pose entity.Transform) (entity.ID, error) {
-	switch g.role {
-	case Client, Disconnected:
+	shared := g.auth.Spawning() == SpawnShared
+	switch {
+	case g.auth.Spawning() == SpawnRefused:
 		return entity.None, errors.New("a client does not create entities while connected: the server spawns, and every client builds what it is told")
-	case Server:
+	case shared:
 		if pose.Scale == 0 {
 			pose.Scale = 1
 		}
@@ -500,7 +452,7 @@ func (g *Game) Spawn(file string, pose entity.Transform) (entity.ID, error) {
 	if err != nil {
 		return entity.None, err
 	}
-	if g.role == Server {
+	if shared {
 		g.store.SetNetSpawn(root, g.spawnRecord(file, pose, root, slots))
 	}
 	ids := g.store.Subtree(root)
@@ -563,11 +515,10 @@ func (g *Game) Destroy(id entity.ID) {
 }
 
 func (g *Game) ApplyImpulse(by, id entity.ID, ix, iy float64) {
-	if g.role == Client && !g.Simulates(id) {
-		if by.IsNone() || !g.Simulates(by) || g.lease == nil || g.phys.Mass(id) <= 0 {
-			return // the server decides what happens to it
+	if !g.Simulates(id) {
+		if by.IsNone() || !g.Simulates(by) || g.phys.Mass(id) <= 0 || !g.auth.Lease(by, id) {
+			return // the end that decides what happens to it does
 		}
-		g.lease(id)
 	}
 	rb := g.store.Rigidbody(id)
 	m := g.phys.Mass(id)
@@ -580,28 +531,19 @@ func (g *Game) ApplyImpulse(by, id entity.ID, ix, iy float64) {
 }
 
 func (g *Game) RayCast(x1, y1, x2, y2 float64, ignore entity.ID) (scripting.Hit, bool) {
-	h, ok := g.phys.RayCastMoved(x1, y1, x2, y2, ignore, g.rewound())
+	h, ok := g.phys.RayCastMoved(x1, y1, x2, y2, ignore, g.auth.Rewound())
 	return scripting.Hit{Entity: h.Entity, X: h.X, Y: h.Y, NX: h.NX, NY: h.NY, Fraction: h.Fraction}, ok
 }
 
 func (g *Game) QueryBox(minX, minY, maxX, maxY float64, fn func(entity.ID) bool) {
-	g.phys.QueryAABBMoved(minX, minY, maxX, maxY, g.rewound(), fn)
+	g.phys.QueryAABBMoved(minX, minY, maxX, maxY, g.auth.Rewound(), fn)
 }
 
 func (g *Game) Touching(id entity.ID, fn func(entity.ID) bool) { g.phys.Touching(id, fn) }
 
 // Simulates is the one predicate: whether this end decides id's state.
-// Offline and on a server it decides everything; a disconnected client
-// decides nothing.
-func (g *Game) Simulates(id entity.ID) bool {
-	switch g.role {
-	case Offline, Server:
-		return true
-	case Client:
-		return id == g.own || g.leases.Leased(id, g.liveTick())
-	}
-	return false
-}
+// Its Authority answers.
+func (g *Game) Simulates(id entity.ID) bool { return g.auth.Simulates(id, g.liveTick()) }
 
 // liveTick is the tick this end is at: during a replay, the tick the replay
 // will end on. A replay simulates what is leased now, not what was leased
@@ -615,35 +557,13 @@ func (g *Game) liveTick() uint32 {
 	return g.tick
 }
 
-func (g *Game) IsMine(id entity.ID) bool {
-	switch g.role {
-	case Offline:
-		return true
-	case Client, Disconnected:
-		return id == g.own
-	}
-	return false
-}
+// LiveTick is the tick this end is at, replay or not (see Simulates).
+func (g *Game) LiveTick() uint32 { return g.liveTick() }
 
-// Command returns the command driving id this tick. Offline, the local
-// player's command drives the local player's entity, as a server's player
-// drives theirs; a project without a join handler has no such entity, and
-// then the local command drives every entity that asks.
-func (g *Game) Command(id entity.ID) *prediction.Command {
-	switch g.role {
-	case Offline:
-		if g.own.IsNone() || id == g.own {
-			return &g.local
-		}
-	case Client:
-		if id == g.own {
-			return &g.local
-		}
-	case Server:
-		return g.driven[id]
-	}
-	return nil
-}
+func (g *Game) IsMine(id entity.ID) bool { return g.auth.IsMine(id) }
+
+// Command returns the command driving id this tick.
+func (g *Game) Command(id entity.ID) *prediction.Command { return g.auth.Command(id) }
 
 func (g *Game) IsReplaying() bool { return g.replaying }
 
@@ -652,16 +572,23 @@ func (g *Game) IsReplaying() bool { return g.replaying }
 // predicted with its own tick numbers, rolled what the server rolls; the
 // tick everywhere else.
 func (g *Game) RollTick(id entity.ID) uint32 {
-	if g.role != Server || len(g.drivenTick) == 0 {
-		return g.tick
-	}
-	for p := g.store.Parent(id); !p.IsNone(); p = g.store.Parent(id) {
-		id = p
-	}
-	if t, ok := g.drivenTick[id]; ok {
+	if t, ok := g.auth.RollTick(id); ok {
 		return t
 	}
 	return g.tick
+}
+
+// Rewind runs fn with the world as the player driving caller saw it when
+// they made this tick's command, where this end keeps such a past (lag
+// compensation on a server); elsewhere it just runs fn.
+func (g *Game) Rewind(caller entity.ID, fn func()) { g.auth.Rewind(caller, fn) }
+
+// Root is the root of id's hierarchy (id itself if it has no parent).
+func (g *Game) Root(id entity.ID) entity.ID {
+	for p := g.store.Parent(id); !p.IsNone(); p = g.store.Parent(id) {
+		id = p
+	}
+	return id
 }
 
 func (g *Game) Emit(ev scripting.Event) { g.events = append(g.events, ev) }

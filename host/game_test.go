@@ -408,11 +408,12 @@ func TestArenaShotsKillAndTheDeadRespawn(t *testing.T) {
 
 func TestADisconnectedWorldHoldsStill(t *testing.T) {
 	p := loadArena(t)
-	g, err := NewGame(GameConfig{Project: p, Role: Joining})
+	c, err := newClientSession(clientConfig{project: p})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(g.Close)
+	t.Cleanup(c.Close)
+	g := c.game
 	if !g.Own().IsNone() {
 		t.Fatal("a joining client ran the join handler itself")
 	}
@@ -420,7 +421,7 @@ func TestADisconnectedWorldHoldsStill(t *testing.T) {
 	// it fall.
 	crate := g.Store().At(30)
 	g.Store().Transform(crate).Y = 10
-	g.SetRole(Disconnected, "The server stopped answering.")
+	c.stop("The server stopped answering.")
 	before := poses(g)
 	for range 60 {
 		g.RunTick()

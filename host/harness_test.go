@@ -41,33 +41,29 @@ const frameStep = 2 * time.Millisecond
 
 func newHarness(t testing.TB, server *Project) *harness {
 	t.Helper()
-	g, err := NewGame(GameConfig{Project: server, Role: Server})
+	s, err := newServerSession(serverConfig{project: server, logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(g.Close)
-	s, err := newServerSession(serverConfig{game: g, logger: testLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(s.Close)
 	return &harness{t: t, server: s}
 }
 
 // join adds a client playing p over a link with the given profile.
 func (h *harness) join(p *Project, profile memnet.Profile, seed uint64) *peer {
 	h.t.Helper()
-	g, err := NewGame(GameConfig{Project: p, Role: Joining})
+	n := len(h.clients) + 1
+	c, err := newClientSession(clientConfig{project: p, name: fmt.Sprintf("p%d", n), logger: testLogger(h.t), now: h.now, dev: h.dev})
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	h.t.Cleanup(g.Close)
+	h.t.Cleanup(c.Close)
 	pipe, err := memnet.NewPipe(profile, seed)
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	n := len(h.clients) + 1
 	pr := &peer{
-		c:    newClientSession(clientConfig{game: g, name: fmt.Sprintf("p%d", n), logger: testLogger(h.t), now: h.now, dev: h.dev}),
+		c:    c,
 		addr: netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, byte(n)}), 40000),
 		pipe: pipe,
 	}
@@ -142,7 +138,7 @@ func TestTwoClientsJoinOverBroadbandInProcess(t *testing.T) {
 	a := h.join(loadArena(t), memnet.Broadband, seed)
 	b := h.join(loadArena(t), memnet.Broadband, seed+1)
 	h.runUntil(5*time.Second, "both joins", func() bool {
-		return a.c.game.Role() == Client && b.c.game.Role() == Client
+		return a.c.playing && b.c.playing
 	})
 	t.Logf("joined after %v; players %d; a is player %d, b is player %d",
 		time.Duration(h.now), h.server.net.PlayerCount(), a.c.net.Player(), b.c.net.Player())
@@ -183,6 +179,6 @@ func (h *harness) seated(profile memnet.Profile, seed uint64, bot bool) *peer {
 		}
 		a.input = b
 	}
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.own.IsNone() })
 	return a
 }

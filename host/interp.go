@@ -200,7 +200,7 @@ func (c *clientSession) restore() {
 // respawn) is drawn as it is.
 func (c *clientSession) blendPredicted() {
 	g := c.game
-	if g.role != Client || !g.store.Alive(g.own) {
+	if !c.playing || !g.store.Alive(g.own) {
 		return
 	}
 	alpha := g.clock.Alpha()
@@ -218,5 +218,5 @@ func (c *clientSession) blendPredicted() {
 		return true
 	}
 	blend(g.own)
-	g.leases.Each(g.tick, blend)
+	c.leases.Each(g.tick, blend)
 }

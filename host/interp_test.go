@@ -121,7 +121,7 @@ func TestALapsedLeaseSlidesBack(t *testing.T) {
 			run.cmd.Axes[g.project.AxisIndex("run")] = -1 // turn and walk away
 		}
 		h.step()
-		now := g.leases.Leased(crate, g.tick)
+		now := a.c.leases.Leased(crate, g.tick)
 		x := drawnX()
 		step := math.Abs(x - last)
 		largest = max(largest, step)

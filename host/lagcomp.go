@@ -33,8 +33,8 @@ func newLagComp() *lagComp {
 }
 
 // record keeps where every driven player stands at the end of the tick.
-func (l *lagComp) record(g *Game) {
-	for id := range g.driven {
+func (l *lagComp) record(g *Game, driven map[entity.ID]*prediction.Command) {
+	for id := range driven {
 		if t := g.store.Transform(id); t != nil {
 			l.history.Record(g.tick, id, *t)
 		}
@@ -47,22 +47,18 @@ func (l *lagComp) forget(id entity.ID) {
 	delete(l.drawnAt, id)
 }
 
-// Rewind runs fn with every other player's root entity back where the
-// client driving caller (or its root) drew it when it made this tick's
+// rewind runs fn with every other driven player's root entity back where
+// the client driving caller (or its root) drew it when it made this tick's
 // command: their Transforms read as then, and ray casts and box queries
-// find their bodies there. Everything is put back when fn returns or
-// raises. A nested call, a caller no player drives, a client and an
-// offline game run fn as it is.
-func (g *Game) Rewind(caller entity.ID, fn func()) {
-	l := g.lag
-	if l == nil || l.off || l.moved != nil || g.role != Server {
+// find their bodies there (rewound). Everything is put back when fn
+// returns or raises. A nested call and a caller no player drives run fn as
+// it is.
+func (l *lagComp) rewind(g *Game, driven map[entity.ID]*prediction.Command, caller entity.ID, fn func()) {
+	if l.off || l.moved != nil {
 		fn()
 		return
 	}
-	root := caller
-	for p := g.store.Parent(root); !p.IsNone(); p = g.store.Parent(root) {
-		root = p
-	}
+	root := g.Root(caller)
 	at, ok := l.drawnAt[root]
 	if !ok {
 		fn()
@@ -74,7 +70,7 @@ func (g *Game) Rewind(caller entity.ID, fn func()) {
 	}
 	l.lookBehind, l.at = float64(g.tick)-at, at
 	moved := physics.Moved{}
-	for id := range g.driven {
+	for id := range driven {
 		if id == root {
 			continue
 		}
@@ -102,9 +98,4 @@ func (g *Game) Rewind(caller entity.ID, fn func()) {
 
 // rewound is the poses queries see: the players' past during a rewind,
 // nothing otherwise.
-func (g *Game) rewound() physics.Moved {
-	if g.lag == nil {
-		return nil
-	}
-	return g.lag.moved
-}
+func (l *lagComp) rewound() physics.Moved { return l.moved }

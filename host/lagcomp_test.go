@@ -53,7 +53,7 @@ func TestLagCompensatedShot(t *testing.T) {
 	for _, rewind := range []bool{true, false} {
 		const seed = 61
 		h := newHarness(t, loadLagcomp(t))
-		h.server.game.lag.off = !rewind
+		h.server.lag.off = !rewind
 		shooter := h.join(loadLagcomp(t), link100, seed)
 		gun := &scriptedInput{}
 		shooter.input = gun
@@ -92,9 +92,9 @@ func TestLagCompensatedShot(t *testing.T) {
 		clientLook := shooter.c.lookBehind(h.now)
 		if rewind {
 			// What the server rewound to is what the shooter drew.
-			h.runUntil(time.Second, "the shot", func() bool { return sv.lag.at != 0 })
-			past, _ := sv.lag.history.At(target, sv.lag.at)
-			t.Logf("the server rewound to tick %.3f, where the target stood at x %.4f (drawn: %.4f)", sv.lag.at, past.X, aimed.X)
+			h.runUntil(time.Second, "the shot", func() bool { return h.server.lag.at != 0 })
+			past, _ := h.server.lag.history.At(target, h.server.lag.at)
+			t.Logf("the server rewound to tick %.3f, where the target stood at x %.4f (drawn: %.4f)", h.server.lag.at, past.X, aimed.X)
 			if math.Abs(past.X-aimed.X) > 0.01 || math.Abs(past.Y-aimed.Y) > 0.01 {
 				t.Errorf("rewound pose %+v is not the drawn %+v", past, aimed)
 			}
@@ -103,12 +103,12 @@ func TestLagCompensatedShot(t *testing.T) {
 		hits := sv.Store().Component(target, sv.Schema().Index("Hits"))[0]
 		present := sv.Store().Transform(target)
 		t.Logf("seed %d, rewind %v: the shooter drew the target at x %.3f; the server has it at %.3f a second later; look-behind %.2f ticks (the client reports %.2f); hits %v",
-			seed, rewind, aimed.X, present.X, h.server.game.lag.lookBehind, clientLook, hits)
+			seed, rewind, aimed.X, present.X, h.server.lag.lookBehind, clientLook, hits)
 		if want := map[bool]float64{true: 1, false: 0}[rewind]; hits != want {
 			t.Fatalf("rewind %v: %v hits, want %v", rewind, hits, want)
 		}
-		if rewind && h.server.game.lag.lookBehind < 4 {
-			t.Fatalf("the server looked back only %.2f ticks over a 100 ms round trip", h.server.game.lag.lookBehind)
+		if rewind && h.server.lag.lookBehind < 4 {
+			t.Fatalf("the server looked back only %.2f ticks over a 100 ms round trip", h.server.lag.lookBehind)
 		}
 		if rewind {
 			checkClamped(t, h, shooter, target)
@@ -122,14 +122,14 @@ func TestLagCompensatedShot(t *testing.T) {
 func checkClamped(t *testing.T, h *harness, shooter *peer, target entity.ID) {
 	sv := h.server.game
 	gunner := sv.Store().At(shooter.c.game.own.Slot)
-	oldest, newest, _ := sv.lag.history.Span(target)
-	first, _ := sv.lag.history.At(target, float64(oldest))
+	oldest, newest, _ := h.server.lag.history.Span(target)
+	first, _ := h.server.lag.history.At(target, float64(oldest))
 	present := *sv.Store().Transform(target)
 	for _, c := range []struct {
 		claim float64
 		want  entity.Transform
 	}{{1, first}, {float64(sv.Tick()) + 500, present}} {
-		sv.lag.drawnAt[gunner] = c.claim
+		h.server.lag.drawnAt[gunner] = c.claim
 		var seen, inner, afterInner entity.Transform
 		sv.Rewind(gunner, func() {
 			seen = *sv.Store().Transform(target)
@@ -141,7 +141,7 @@ func checkClamped(t *testing.T, h *harness, shooter *peer, target entity.ID) {
 		if inner != seen || afterInner != seen {
 			t.Errorf("claimed tick %.0f: nested rewind saw %+v, then %+v, the outer %+v", c.claim, inner, afterInner, seen)
 		}
-		t.Logf("claimed tick %.0f (history %d..%d): target seen at x %.3f, look-behind %.0f", c.claim, oldest, newest, seen.X, sv.lag.lookBehind)
+		t.Logf("claimed tick %.0f (history %d..%d): target seen at x %.3f, look-behind %.0f", c.claim, oldest, newest, seen.X, h.server.lag.lookBehind)
 		if seen != c.want {
 			t.Errorf("claimed tick %.0f: target seen at %+v, want %+v", c.claim, seen, c.want)
 		}

@@ -153,10 +153,11 @@ func (t *Tally) Observe(g *Game) {
 	t.lastX, t.lastY, t.seen = tr.X, tr.Y, true
 }
 
-// Report summarises the tally and g as a client report.
-func (t *Tally) Report(g *Game) ClientReport {
+// Report summarises the tally and g as a client report whose session is in
+// state.
+func (t *Tally) Report(g *Game, state string) ClientReport {
 	r := ClientReport{
-		State:     g.Role().String(),
+		State:     state,
 		Ticks:     g.Tick(),
 		TickRate:  g.TickRate(),
 		Events:    t.Events,
@@ -171,6 +172,9 @@ func (t *Tally) Report(g *Game) ClientReport {
 	r.Errors = len(r.ErrorMessages)
 	return r
 }
+
+// offlineState is an offline run's report state.
+const offlineState = "offline"
 
 // Play runs a project in real time until ctx ends or cfg.Duration has
 // passed, sleeping between ticks, and returns its report: offline, or as a
@@ -203,7 +207,7 @@ func Play(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	for {
 		select {
 		case <-ctx.Done():
-			return tally.Report(g), nil
+			return tally.Report(g, offlineState), nil
 		case <-timer.C:
 		}
 		now := time.Now()
@@ -211,7 +215,7 @@ func Play(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 			// Run exactly the ticks the duration bought.
 			now = start.Add(cfg.Duration)
 			g.Frame(now.Sub(last), in, tally.Observe)
-			return tally.Report(g), nil
+			return tally.Report(g, offlineState), nil
 		}
 		g.Frame(now.Sub(last), in, tally.Observe)
 		last = now

@@ -58,7 +58,7 @@ func (r *reconciler) command(tick uint32) (prediction.Command, bool) {
 // that body and what it touches (its own island), then keeps the state of
 // the own entity and of every leased body.
 func (c *clientSession) recordPrediction(g *Game) {
-	if g.role != Client || !g.store.Alive(g.own) {
+	if !c.playing || !g.store.Alive(g.own) {
 		return
 	}
 	c.island = c.island[:0]
@@ -92,17 +92,17 @@ func (c *clientSession) recordPrediction(g *Game) {
 	// every tick where the last snapshot had it, a wall to this end that
 	// the server's world does not have. An island already searched is not
 	// searched again.
-	g.leases.Each(g.tick, func(id entity.ID) bool {
+	c.leases.Each(g.tick, func(id entity.ID) bool {
 		if rb := g.store.Rigidbody(id); rb != nil && rb.Awake && !slices.Contains(c.island, id) {
 			c.island = append(c.island, id)
 			g.phys.Island(id, join)
 		}
 		return true
 	})
-	g.leases.Report(c.island, g.tick)
-	g.leases.Expired(g.tick, c.lapse)
+	c.leases.Report(c.island, g.tick)
+	c.leases.Expired(g.tick, c.lapse)
 	c.recordBody(g, g.own)
-	g.leases.Each(g.tick, func(id entity.ID) bool {
+	c.leases.Each(g.tick, func(id entity.ID) bool {
 		c.recordBody(g, id)
 		return true
 	})
@@ -136,7 +136,7 @@ type heldBody struct {
 
 func (c *clientSession) hold() held {
 	g := c.game
-	if g.role != Client || !g.store.Alive(g.own) {
+	if !c.playing || !g.store.Alive(g.own) {
 		return held{}
 	}
 	h := held{ok: true, bodies: c.heldScratch[:0]}
@@ -152,7 +152,7 @@ func (c *clientSession) hold() held {
 		return true
 	}
 	keep(g.own)
-	g.leases.Each(g.tick, keep)
+	c.leases.Each(g.tick, keep)
 	c.heldScratch = h.bodies
 	return h
 }
@@ -274,5 +274,5 @@ func (c *clientSession) leaseNow(id entity.ID) {
 	if _, ok := c.lastWord[id]; !ok {
 		c.lastWord[id] = c.body(id)
 	}
-	g.leases.Report([]entity.ID{id}, g.tick)
+	c.leases.Report([]entity.ID{id}, g.tick)
 }

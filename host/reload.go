@@ -286,13 +286,22 @@ func (c *clientSession) beforeTick() {
 
 // end ends the session from this side with a sentence saying why.
 func (c *clientSession) end(why string) {
-	if c.game.role == Disconnected {
+	if c.ended {
 		return
 	}
 	c.net.Leave(c.now)
-	c.game.SetRole(Disconnected, why)
+	c.stop(why)
 	c.log.Warn("session ended", "why", why)
 	if c.onState != nil {
 		c.onState("disconnected", why)
+	}
+}
+
+// stop marks the session over, and why (kept if empty: a later ending
+// with nothing to say does not erase the reason).
+func (c *clientSession) stop(why string) {
+	c.playing, c.ended = false, true
+	if why != "" {
+		c.why = why
 	}
 }

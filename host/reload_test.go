@@ -51,15 +51,11 @@ func devHarness(t *testing.T) (*harness, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := NewGame(GameConfig{Project: p, Role: Server})
+	s, err := newServerSession(serverConfig{project: p, logger: testLogger(t), dev: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(g.Close)
-	s, err := newServerSession(serverConfig{game: g, logger: testLogger(t), dev: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(s.Close)
 	return &harness{t: t, server: s, dev: true}, dir
 }
 
@@ -95,7 +91,7 @@ func TestDevReloadRunsInStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.input = bot
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.own.IsNone() })
 	h.run(3 * time.Second)
 	g, srv := a.c.game, h.server.game
 	fastest := func(d time.Duration) (client, server float64) {
@@ -130,8 +126,8 @@ func TestDevReloadRunsInStep(t *testing.T) {
 	if corrections != 0 {
 		t.Errorf("%d corrections after the reload", corrections)
 	}
-	if g.Role() != Client || h.server.net.PlayerCount() != 1 {
-		t.Errorf("the client was dropped: role %v, %d players", g.Role(), h.server.net.PlayerCount())
+	if !a.c.playing || h.server.net.PlayerCount() != 1 {
+		t.Errorf("the client was dropped: %q, %d players", a.c.why, h.server.net.PlayerCount())
 	}
 }
 
@@ -152,7 +148,7 @@ func TestDevReloadRefusesASyntaxError(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := h.join(p, memnet.Lan, 3)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.own.IsNone() })
 	walker := filepath.Join(dir, "scripts/walker.lua")
 	broken := "local Walker = vkm.stock(\"walker\")\nif then\nreturn Walker\n"
 	if err := os.WriteFile(walker, []byte(broken), 0o644); err != nil {
@@ -176,8 +172,8 @@ func TestDevReloadRefusesASyntaxError(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.runUntil(2*time.Second, "the fixed script's reload", func() bool { return a.c.reloads == 1 && h.server.game.files != nil })
-	if a.c.game.Role() != Client {
-		t.Fatalf("the client is %v", a.c.game.Role())
+	if !a.c.playing {
+		t.Fatalf("the client is not playing: %q", a.c.why)
 	}
 }
 
@@ -194,7 +190,7 @@ func TestReloadWithoutDevEndsTheClient(t *testing.T) {
 	h.dev = false
 	plain := h.join(p, memnet.Lan, 6)
 	h.runUntil(5*time.Second, "the joins", func() bool {
-		return plain.c.game.Role() == Client && dev.c.game.Role() == Client
+		return plain.c.playing && dev.c.playing
 	})
 	if err := os.WriteFile(filepath.Join(dir, "scripts/walker.lua"), slowWalker(t), 0o644); err != nil {
 		t.Fatal(err)
@@ -202,15 +198,15 @@ func TestReloadWithoutDevEndsTheClient(t *testing.T) {
 	h.runUntil(2*time.Second, "the reload", func() bool { return dev.c.reloads == 1 })
 	h.run(time.Second)
 	why := plain.c.game.LastError()
-	t.Logf("the plain client: %v, %q; players seated: %d", plain.c.game.Role(), why, h.server.net.PlayerCount())
-	if plain.c.game.Role() != Disconnected || !strings.Contains(why, "--dev") {
-		t.Fatalf("the client without --dev is %v with %q", plain.c.game.Role(), why)
+	t.Logf("the plain client: playing %v, %q; players seated: %d", plain.c.playing, why, h.server.net.PlayerCount())
+	if !plain.c.ended || !strings.Contains(why, "--dev") {
+		t.Fatalf("the client without --dev: ended %v with %q", plain.c.ended, why)
 	}
 	if plain.c.reloads != 0 {
 		t.Fatal("the client without --dev ran the server's code")
 	}
-	if dev.c.game.Role() != Client || h.server.net.PlayerCount() != 1 {
-		t.Fatalf("dev client %v; %d seated", dev.c.game.Role(), h.server.net.PlayerCount())
+	if !dev.c.playing || h.server.net.PlayerCount() != 1 {
+		t.Fatalf("dev client playing %v; %d seated", dev.c.playing, h.server.net.PlayerCount())
 	}
 }
 
@@ -224,7 +220,7 @@ func TestReloadAddsAField(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := h.join(p, memnet.Broadband, 8)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.own.IsNone() })
 	h.run(time.Second)
 	mainLua := filepath.Join(dir, "scripts/main.lua")
 	src, err := os.ReadFile(mainLua)
@@ -253,8 +249,8 @@ func TestReloadAddsAField(t *testing.T) {
 	})
 	v := g.store.Component(g.own, g.Schema().Index("Health"))
 	t.Logf("client Health after the reload: %v (hp kept: %v); snapshots dropped as written under the old schema: %d", v, v[hp], a.c.staleSchema)
-	if v[hp] != srv.store.Component(g.own, typ)[hp] || g.Role() != Client {
-		t.Fatalf("client %v, Health %v", g.Role(), v)
+	if v[hp] != srv.store.Component(g.own, typ)[hp] || !a.c.playing {
+		t.Fatalf("client playing %v, Health %v", a.c.playing, v)
 	}
 }
 
@@ -271,7 +267,7 @@ func TestReplayAcrossAReloadRunsTheCodeOfEachTick(t *testing.T) {
 	a := h.join(p, link100, 17) // a round trip long enough to keep the reload unjudged for a while
 	run := &steady{}
 	a.input = run
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.own.IsNone() })
 	if err := os.WriteFile(filepath.Join(dir, "scripts/walker.lua"), slowWalker(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -333,14 +329,14 @@ func TestDevReloadRefusesWhatClientsCannotRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := h.join(p, memnet.Lan, 7)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.own.IsNone() })
 	long := filepath.Join(dir, "scripts", strings.Repeat("a", maxBundlePath)+".lua")
 	if err := os.WriteFile(long, []byte("return 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h.run(2 * time.Second)
-	if a.c.game.Role() != Client {
-		t.Fatalf("the dev client is %v: %q", a.c.game.Role(), a.c.game.LastError())
+	if !a.c.playing {
+		t.Fatalf("the dev client is not playing: %q", a.c.game.LastError())
 	}
 	if h.server.dev.pending != nil || h.server.game.files != nil {
 		t.Fatal("a bundle no client can read was scheduled")
@@ -386,7 +382,7 @@ func TestAFullChannelEndsTheConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := h.join(p, memnet.Lan, 9)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.own.IsNone() })
 	a.cut = true
 	st := h.server.seats[a.c.net.Player()]
 	big := make([]byte, transport.DefaultReliableMaxMessage)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"vkm/internal/entity"
 	"vkm/prediction"
 )
 
@@ -76,10 +77,14 @@ func TestDevReloadOverUDP(t *testing.T) {
 			Ready: func(a netip.AddrPort) { ready <- a },
 			AfterTick: func(g *Game) {
 				watch(&srv, g, func(g *Game) (float64, bool) {
-					for id := range g.driven {
-						return g.store.Rigidbody(id).VX, true
-					}
-					return 0, false
+					vx, ok := 0.0, false
+					g.store.Each(func(id entity.ID) bool {
+						if g.Command(id) != nil && g.store.Rigidbody(id) != nil {
+							vx, ok = g.store.Rigidbody(id).VX, true
+						}
+						return !ok
+					})
+					return vx, ok
 				})
 			},
 		})
@@ -97,7 +102,7 @@ func TestDevReloadOverUDP(t *testing.T) {
 			Project: cp, Connect: addr.String(), Dev: true, Input: bot, Logger: testLogger(t),
 			AfterTick: func(g *Game) {
 				watch(&cli, g, func(g *Game) (float64, bool) {
-					if rb := g.store.Rigidbody(g.own); rb != nil && g.role == Client {
+					if rb := g.store.Rigidbody(g.own); rb != nil && g.Simulates(g.own) {
 						return rb.VX, true
 					}
 					return 0, false

@@ -20,7 +20,7 @@ func BenchmarkReplay20Ticks(b *testing.B) {
 		b.Fatal(err)
 	}
 	a.input = bot
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.own.IsNone() })
 	h.run(2 * time.Second)
 	g := a.c.game
 	to := g.tick

@@ -127,7 +127,7 @@ func (c *clientSession) applySnapshot(payload []byte) {
 		return
 	}
 	c.readMessages()
-	if g.role == Disconnected {
+	if c.ended {
 		return // a message ended the session: the world holds still
 	}
 	// The header's short forms resolve against the newest command made

@@ -125,7 +125,7 @@ func TestAWorldConvergesThroughALossyLink(t *testing.T) {
 	const seed = 1729
 	h := newHarness(t, loadArena(t))
 	a := h.join(loadArena(t), lossyDown, seed)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing })
 	crates := tumble(h.server.game, rand.New(rand.NewPCG(seed, 1)))
 	// The crates tumble and settle; the spawner puts pickups out meanwhile.
 	start := h.now
@@ -165,7 +165,7 @@ func TestABodyMovedThroughTotalLossEndsWhereTheServerLeftIt(t *testing.T) {
 	const seed = 99
 	h := newHarness(t, loadArena(t))
 	a := h.join(loadArena(t), memnet.Lan, seed)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing })
 	h.run(time.Second)
 	srv := h.server.game
 	crate := srv.store.At(30)
@@ -191,7 +191,7 @@ func TestABodyMovedThroughTotalLossEndsWhereTheServerLeftIt(t *testing.T) {
 func TestAReusedSlotLeavesNothingOfItsOldOccupant(t *testing.T) {
 	h := newHarness(t, loadArena(t))
 	a := h.join(loadArena(t), memnet.Lan, 3)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing })
 	srv, cl := h.server.game, a.c.game
 	old, err := srv.Spawn("prefabs/player.toml", entity.Transform{X: 0, Y: 2, Scale: 1})
 	if err != nil {
@@ -236,7 +236,7 @@ func TestArenaBandwidthPerPeer(t *testing.T) {
 	}
 	h.runUntil(5*time.Second, "four joins", func() bool {
 		for _, p := range peers {
-			if p.c.game.Role() != Client {
+			if !p.c.playing {
 				return false
 			}
 		}
@@ -286,7 +286,7 @@ func TestArenaBandwidthPerPeer(t *testing.T) {
 func TestADestroyedStaticBodyLeavesTheClientAndALateJoinerSeesTheWorldAsItIs(t *testing.T) {
 	h := newHarness(t, loadArena(t))
 	a := h.join(loadArena(t), memnet.Lan, 21)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing })
 	h.run(2 * time.Second) // the character lands: grounded
 	srv := h.server.game
 	ledge := srv.store.At(2)
@@ -296,7 +296,7 @@ func TestADestroyedStaticBodyLeavesTheClientAndALateJoinerSeesTheWorldAsItIs(t *
 	// A static body is never described, but its going is.
 	srv.Destroy(ledge)
 	b := h.join(loadArena(t), memnet.Lan, 22)
-	h.runUntil(5*time.Second, "the late join", func() bool { return b.c.game.Role() == Client })
+	h.runUntil(5*time.Second, "the late join", func() bool { return b.c.playing })
 	h.run(2 * time.Second)
 	for _, p := range []*peer{a, b} {
 		if p.c.game.store.Alive(ledge) {
@@ -426,7 +426,7 @@ func TestAPushedCrateMovesAtOnceAndEndsWhereTheServerHasIt(t *testing.T) {
 	contact, moved := uint32(0), uint32(0)
 	for range 3 * 64 {
 		h.run(time.Second / 64)
-		if contact == 0 && g.leases.Leased(crate, g.tick) {
+		if contact == 0 && a.c.leases.Leased(crate, g.tick) {
 			contact = g.tick
 		}
 		if moved == 0 && g.store.Transform(crate).X > x0+0.001 {
@@ -501,7 +501,7 @@ func TestTwoClientsPushingConvergeOnTheServersAnswer(t *testing.T) {
 	a := h.join(loadArena(t), memnet.Broadband, 31)
 	b := h.join(loadArena(t), memnet.Broadband, 32)
 	h.runUntil(5*time.Second, "both joins", func() bool {
-		return a.c.game.Role() == Client && b.c.game.Role() == Client && !a.c.game.own.IsNone() && !b.c.game.own.IsNone()
+		return a.c.playing && b.c.playing && !a.c.game.own.IsNone() && !b.c.game.own.IsNone()
 	})
 	h.run(time.Second)
 	// Spawned at either end of the hall, they run at each other through
@@ -519,7 +519,7 @@ func TestTwoClientsPushingConvergeOnTheServersAnswer(t *testing.T) {
 	leased := 0
 	for range 4 * 64 {
 		h.run(time.Second / 64)
-		a.c.game.leases.Each(a.c.game.tick, func(entity.ID) bool { leased++; return true })
+		a.c.leases.Each(a.c.game.tick, func(entity.ID) bool { leased++; return true })
 	}
 	// Both turn and walk back for a second, then stand: the leases lapse
 	// and the crates are the server's again.

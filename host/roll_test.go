@@ -28,7 +28,7 @@ func TestPredictedRollsMatchTheServers(t *testing.T) {
 			client[g.tick] = g.store.Component(g.own, roll)[0]
 		}
 	}
-	h.server.afterTick = func(s *Game) { server[s.drivenTick[g.own]] = s.store.Component(g.own, roll)[0] }
+	h.server.afterTick = func(s *Game) { server[h.server.drivenTick[g.own]] = s.store.Component(g.own, roll)[0] }
 	h.run(3 * time.Second)
 	same, compared := 0, 0
 	for tick, v := range server {

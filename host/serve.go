@@ -115,11 +115,6 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	g, err := NewGame(GameConfig{Project: p, Logger: logger, Role: Server})
-	if err != nil {
-		return nil, err
-	}
-	defer g.Close()
 	srv := &server{cfg: cfg, log: logger, start: time.Now(), stats: newServerStats()}
 	srv.afterTick = srv.stats.tickDone
 	if hook := cfg.AfterTick; hook != nil {
@@ -128,9 +123,11 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 			hook(g)
 		}
 	}
-	if srv.s, err = newServerSession(serverConfig{game: g, dev: cfg.Dev, logger: logger}); err != nil {
+	var err error
+	if srv.s, err = newServerSession(serverConfig{project: p, dev: cfg.Dev, logger: logger}); err != nil {
 		return nil, err
 	}
+	defer srv.s.Close()
 	addr := cfg.Addr
 	if addr == "" {
 		addr = fmt.Sprintf(":%d", p.Port)
@@ -336,10 +333,10 @@ func (srv *server) snapshotRates(peers []PeerReport) {
 // the wire: every replicated type in order with its fields and codecs, and
 // the fingerprint a join compares.
 func DescribeSchema(p *Project) (string, error) {
-	g, err := NewGame(GameConfig{Project: p, Role: Server})
+	s, err := newServerSession(serverConfig{project: p})
 	if err != nil {
 		return "", err
 	}
-	defer g.Close()
-	return g.schema.Describe(), nil
+	defer s.Close()
+	return s.game.schema.Describe(), nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"vkm/internal/entity"
+	"vkm/physics"
 	"vkm/prediction"
 	"vkm/replication"
 	"vkm/transport"
@@ -59,6 +60,13 @@ type serverSession struct {
 	dev *devServer
 	// afterTick, if set, runs after every tick advance runs.
 	afterTick func(*Game)
+
+	// driven maps a player's entity to the command driving it this tick,
+	// and drivenTick to the client tick of that command: what keys its
+	// random rolls (see Game.RollTick).
+	driven     map[entity.ID]*prediction.Command
+	drivenTick map[entity.ID]uint32
+	lag        *lagComp
 }
 
 // seat is everything about one seated player, made when they join and
@@ -89,39 +97,84 @@ type seat struct {
 }
 
 type serverConfig struct {
-	game   *Game
-	dev    bool
-	logger *slog.Logger
-	now    transport.Time
+	project *Project
+	dev     bool
+	logger  *slog.Logger
+	now     transport.Time
 }
 
+// newServerSession loads cfg.project as its server: a Game whose Authority
+// is this session.
 func newServerSession(cfg serverConfig) (*serverSession, error) {
-	g := cfg.game
+	if cfg.logger == nil {
+		cfg.logger = slog.New(slog.DiscardHandler)
+	}
+	s := &serverSession{log: cfg.logger, seats: map[uint16]*seat{},
+		driven: map[entity.ID]*prediction.Command{}, drivenTick: map[entity.ID]uint32{}, lag: newLagComp()}
+	g, err := NewGame(GameConfig{Project: cfg.project, Logger: cfg.logger,
+		Authority: func(g *Game) Authority { s.game = g; return (*serverAuthority)(s) }})
+	if err != nil {
+		return nil, err
+	}
 	if !g.HasNetwork() {
+		g.Close()
 		p := g.project
 		return nil, fmt.Errorf("host: %s has no vkmSetupNetwork in %s: a project that registers no network types and no join handler plays offline only, and vkmd serves networked projects", p.Name, p.EntryScript)
 	}
-	s := &serverSession{log: cfg.logger, game: g, seats: map[uint16]*seat{}, roundTick: g.Tick()}
-	g.driven = map[entity.ID]*prediction.Command{}
-	g.drivenTick = map[entity.ID]uint32{}
-	g.beforeTick = s.takeCommands
-	g.lag = newLagComp()
+	s.roundTick = g.Tick()
 	if cfg.dev {
 		w, err := newWatcher(g.project.FS)
 		if err != nil {
+			g.Close()
 			return nil, fmt.Errorf("host: --dev watches the project's files: %w", err)
 		}
 		s.dev = &devServer{watch: w}
 	}
 	hello := g.Hello()
 	hello.Dev = cfg.dev
-	var err error
 	s.net, err = transport.NewServer(transport.ServerConfig{
 		Hello: hello, MaxPlayers: g.project.Players, Logger: cfg.logger,
 		Admit: func(player uint16, name string, dev bool) bool { return s.admit(player, dev) },
 	})
-	return s, err
+	if err != nil {
+		g.Close()
+		return nil, err
+	}
+	return s, nil
 }
+
+// Close releases the session's game.
+func (s *serverSession) Close() { s.game.Close() }
+
+// serverAuthority is a server session as its Game's Authority: the server
+// decides everything and owns nothing; each player's queued command drives
+// their entity, and a shot is judged against what its player saw.
+type serverAuthority serverSession
+
+var _ Authority = (*serverAuthority)(nil)
+
+func (a *serverAuthority) Simulates(entity.ID, uint32) bool { return true }
+func (a *serverAuthority) IsMine(entity.ID) bool            { return false }
+func (a *serverAuthority) Command(id entity.ID) *prediction.Command {
+	return a.driven[id]
+}
+func (a *serverAuthority) RollTick(id entity.ID) (uint32, bool) {
+	if len(a.drivenTick) == 0 {
+		return 0, false
+	}
+	t, ok := a.drivenTick[a.game.Root(id)]
+	return t, ok
+}
+func (a *serverAuthority) BeforeTick()                 { (*serverSession)(a).takeCommands() }
+func (a *serverAuthority) AfterTick()                  { a.lag.record(a.game, a.driven) }
+func (a *serverAuthority) Spawning() Spawning          { return SpawnShared }
+func (a *serverAuthority) Lease(by, id entity.ID) bool { return false }
+func (a *serverAuthority) Told() bool                  { return false }
+func (a *serverAuthority) Rewind(caller entity.ID, fn func()) {
+	a.lag.rewind(a.game, a.driven, caller, fn)
+}
+func (a *serverAuthority) Rewound() physics.Moved { return a.lag.rewound() }
+func (a *serverAuthority) Ended() (bool, string)  { return false, "" }
 
 // admit is the transport's join hook: the project's join handler decides.
 func (s *serverSession) admit(player uint16, dev bool) bool {
@@ -136,7 +189,7 @@ func (s *serverSession) admit(player uint16, dev bool) bool {
 	}
 	st := &seat{player: player, entity: id, since: s.now, rel: seatReliable(), dev: dev}
 	s.seats[player] = st
-	s.game.driven[id] = &st.cmd
+	s.driven[id] = &st.cmd
 	return true
 }
 
@@ -147,9 +200,9 @@ func (s *serverSession) takeCommands() {
 	for _, st := range s.seats {
 		t := st.queue.Next()
 		st.cmd = t.Command
-		s.game.drivenTick[st.entity] = t.ClientTick
+		s.drivenTick[st.entity] = t.ClientTick
 		if st.drawnSeq != 0 {
-			s.game.lag.drawnAt[st.entity] = prediction.DrawnAt(st.drawn, st.drawnSeq, t.Seq)
+			s.lag.drawnAt[st.entity] = prediction.DrawnAt(st.drawn, st.drawnSeq, t.Seq)
 		}
 	}
 }
@@ -247,9 +300,9 @@ func (s *serverSession) events() {
 			}
 		case transport.EventLeft:
 			if st, ok := s.seats[ev.Player]; ok {
-				delete(s.game.driven, st.entity)
-				delete(s.game.drivenTick, st.entity)
-				s.game.lag.forget(st.entity)
+				delete(s.driven, st.entity)
+				delete(s.drivenTick, st.entity)
+				s.lag.forget(st.entity)
 				s.game.Destroy(st.entity)
 				delete(s.seats, ev.Player)
 			}

@@ -98,13 +98,14 @@ func BenchmarkSeatedTick(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			g := seatedGame(b, p, tc.players)
+			s, _, tick := seatedSession(b, p, tc.players)
+			g := s.game
 			for range 2 * g.TickRate() {
-				g.RunTick()
+				tick()
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				g.RunTick()
+				tick()
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/tick")
 			awake := 0
@@ -132,7 +133,7 @@ func BenchmarkSeatedSendRound(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, owns := seatedSession(b, p, p.Players)
+	s, owns, tick := seatedSession(b, p, p.Players)
 	g := s.game
 	peers := make([]*replication.Peer, len(owns))
 	for i := range peers {
@@ -160,14 +161,14 @@ func BenchmarkSeatedSendRound(b *testing.B) {
 		}
 	}
 	for range 2 * g.TickRate() {
-		g.RunTick()
+		tick()
 		round()
 	}
 	bytes, snaps = 0, 0
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
-		g.RunTick()
+		tick()
 		b.StartTimer()
 		round()
 	}
@@ -175,32 +176,21 @@ func BenchmarkSeatedSendRound(b *testing.B) {
 	b.ReportMetric(float64(bytes)/float64(snaps), "bytes/snapshot")
 }
 
-// seatedGame is p served with players seated through its join handler,
-// each driven by a wander bot of its own seed, as a server session drives
-// them.
-func seatedGame(b *testing.B, p *Project, players int) *Game {
+// seatedSession is p served with players seated through its join
+// handler, each driven by a wander bot of its own seed as a server session
+// drives them, and their entities in seat order. tick runs one tick on the
+// bots' next commands.
+func seatedSession(b *testing.B, p *Project, players int) (s *serverSession, owns []entity.ID, tick func()) {
 	b.Helper()
-	s, _ := seatedSession(b, p, players)
-	return s.game
-}
-
-// seatedSession is seatedGame's server session, with the players' entities
-// in seat order.
-func seatedSession(b *testing.B, p *Project, players int) (*serverSession, []entity.ID) {
-	b.Helper()
-	sg, err := NewGame(GameConfig{Project: p, Role: Server})
+	s, err := newServerSession(serverConfig{project: p, logger: testLogger(b)})
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(sg.Close)
-	s, err := newServerSession(serverConfig{game: sg, logger: testLogger(b)})
-	if err != nil {
-		b.Fatal(err)
-	}
+	b.Cleanup(s.Close)
 	g := s.game
 	bots := make([]*Bot, players)
 	cmds := make([]*prediction.Command, players)
-	owns := make([]entity.ID, players)
+	owns = make([]entity.ID, players)
 	for i := range players {
 		id, err := g.Join(uint16(i + 1))
 		if err != nil || id.IsNone() {
@@ -210,13 +200,13 @@ func seatedSession(b *testing.B, p *Project, players int) (*serverSession, []ent
 			b.Fatal(err)
 		}
 		cmds[i] = new(prediction.Command)
-		g.driven[id] = cmds[i]
+		s.driven[id] = cmds[i]
 		owns[i] = id
 	}
-	g.beforeTick = func() {
+	return s, owns, func() {
 		for i, bot := range bots {
 			*cmds[i] = bot.Next()
 		}
+		g.RunTick()
 	}
-	return s, owns
 }

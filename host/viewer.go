@@ -147,14 +147,14 @@ func (v *viewer) publish() {
 	if v.reloads > 0 && time.Since(v.reloadShow) < reloadNotice {
 		f.HUD = append(f.HUD, view.Stat{Label: "scripts reloaded at tick", Value: float64(v.c.reloadTick)})
 	}
-	if c := v.c; c != nil && g.role == Client {
+	if c := v.c; c != nil && c.playing {
 		v.netStats()
 		f.Net = &v.net
 		if c.ghostSet {
 			ghost := c.ghost
 			f.Ghost = &ghost
 		}
-		g.leases.Each(g.tick, func(id entity.ID) bool {
+		c.leases.Each(g.tick, func(id entity.ID) bool {
 			f.Leased = append(f.Leased, id)
 			return true
 		})

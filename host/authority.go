@@ -1,0 +1,90 @@
+package host
+
+import (
+	"vkm/internal/entity"
+	"vkm/physics"
+	"vkm/prediction"
+)
+
+// Authority is the end of a session a Game runs on, as the rules see it: it
+// answers who decides what, and does what that end does around each tick.
+// A Game never asks which part it plays; it asks its Authority. Offline
+// play is offline, and the server and client sessions each give their own.
+//
+// The Game calls it on the goroutine that ticks it.
+type Authority interface {
+	// Simulates is the one predicate: whether this end decides id's state.
+	// live is the tick this end is at; during a replay, the tick the replay
+	// ends on, so a replay simulates what is leased now.
+	Simulates(id entity.ID, live uint32) bool
+	// IsMine reports whether id is this end's own player's entity.
+	IsMine(id entity.ID) bool
+	// Command returns the command driving id in the tick being run, or nil.
+	Command(id entity.ID) *prediction.Command
+	// RollTick returns the tick that keys id's random rolls in the tick
+	// being run, when it is not that tick (ok false).
+	RollTick(id entity.ID) (tick uint32, ok bool)
+	// BeforeTick runs at the top of every tick, replays included, before
+	// any behavior; AfterTick after its physics step.
+	BeforeTick()
+	AfterTick()
+	// Spawning says how behaviors on this end create entities.
+	Spawning() Spawning
+	// Lease is asked when a behavior of by pushes id, which this end does
+	// not simulate: true takes id on from this tick (a client leases it),
+	// false leaves it to the end that decides.
+	Lease(by, id entity.ID) bool
+	// Told reports whether this end places the bodies it does not simulate
+	// where it was last told they are before every physics step.
+	Told() bool
+	// Rewind calls fn with the world as the player driving caller saw it
+	// (lag compensation); Rewound is the poses ray casts and box queries
+	// see meanwhile. Where there is nothing to rewind, Rewind just calls fn
+	// and Rewound is nil.
+	Rewind(caller entity.ID, fn func())
+	Rewound() physics.Moved
+	// Ended reports whether this end's session is over (or was refused),
+	// and why: the world holds still and nothing is simulated.
+	Ended() (bool, string)
+}
+
+// Spawning is how an end creates entities a behavior spawns.
+type Spawning uint8
+
+const (
+	// SpawnHere builds the prefab into free slots of this end's own.
+	SpawnHere Spawning = iota
+	// SpawnShared builds it and records the spawn for every client, after
+	// checking its path and pose can be told to them (a server).
+	SpawnShared
+	// SpawnRefused builds nothing: a connected client's slots are the
+	// server's names, and an entity of its own would take one the server
+	// may give to something else.
+	SpawnRefused
+)
+
+// offline is the Authority of a game nobody else plays: it decides
+// everything, owns everything, and the local player's command drives the
+// local player's entity (or, in a project with no join handler, every
+// entity that asks).
+type offline struct{ g *Game }
+
+var _ Authority = offline{}
+
+func (o offline) Simulates(entity.ID, uint32) bool { return true }
+func (o offline) IsMine(entity.ID) bool            { return true }
+func (o offline) Command(id entity.ID) *prediction.Command {
+	if o.g.own.IsNone() || id == o.g.own {
+		return o.g.Local()
+	}
+	return nil
+}
+func (o offline) RollTick(entity.ID) (uint32, bool) { return 0, false }
+func (o offline) BeforeTick()                       {}
+func (o offline) AfterTick()                        {}
+func (o offline) Spawning() Spawning                { return SpawnHere }
+func (o offline) Lease(by, id entity.ID) bool       { return false }
+func (o offline) Told() bool                        { return false }
+func (o offline) Rewind(_ entity.ID, fn func())     { fn() }
+func (o offline) Rewound() physics.Moved            { return nil }
+func (o offline) Ended() (bool, string)             { return false, "" }
