@@ -87,8 +87,9 @@ func (e *ScriptError) describe(err error) {
 	}
 }
 
-// syntaxError turns a failed load into a ScriptError naming file:line.
-func syntaxError(name string, err error) *ScriptError {
+// syntaxError turns a failed load of src into a ScriptError naming
+// file:line, also for an error at the end of the file (parseFailure).
+func syntaxError(name string, src []byte, err error) *ScriptError {
 	e := &ScriptError{Where: name}
 	var api *lua.ApiError
 	if errors.As(err, &api) && api.Cause != nil {
@@ -98,13 +99,8 @@ func syntaxError(name string, err error) *ScriptError {
 	var ce *lua.CompileError
 	switch {
 	case errors.As(err, &pe):
-		if pe.Pos.Line != parse.EOF {
-			e.Where = name + ":" + strconv.Itoa(pe.Pos.Line)
-		}
-		e.Message = pe.Message
-		if pe.Token != "" {
-			e.Message += " near '" + pe.Token + "'"
-		}
+		line, msg := parseFailure(src, pe)
+		e.Where, e.Message = name+":"+strconv.Itoa(line), msg
 	case errors.As(err, &ce):
 		e.Where = name + ":" + strconv.Itoa(ce.Line)
 		e.Message = ce.Message

@@ -206,7 +206,7 @@ func (r *Runtime) compile(data []byte, name string) (fn *lua.LFunction, serr *Sc
 	}()
 	fn, err := r.ls.Load(bytes.NewReader(data), name)
 	if err != nil {
-		return nil, syntaxError(name, err)
+		return nil, syntaxError(name, data, err)
 	}
 	return fn, nil
 }
