@@ -96,11 +96,11 @@ func (r *recordingInput) Next() prediction.Command {
 		cmd = r.in.Next()
 	}
 	g := r.c.game
-	cmd = cmd.Quantize(len(g.project.Axes), len(g.project.Buttons))
+	cmd = cmd.Quantize(len(g.Project().Axes), len(g.Project().Buttons))
 	if r.c.playing {
-		r.c.history.Add(cmd, g.tick+1)
+		r.c.history.Add(cmd, g.Tick()+1)
 		r.c.drawnNewest = r.c.drawnTime()
-		r.c.rec.recordCommand(g.tick+1, cmd)
+		r.c.rec.recordCommand(g.Tick()+1, cmd)
 	}
 	return cmd
 }
@@ -151,13 +151,13 @@ type clientAuthority clientSession
 var _ Authority = (*clientAuthority)(nil)
 
 func (a *clientAuthority) Simulates(id entity.ID, live uint32) bool {
-	return a.playing && (id == a.game.own || a.leases.Leased(id, live))
+	return a.playing && (id == a.game.Own() || a.leases.Leased(id, live))
 }
 func (a *clientAuthority) IsMine(id entity.ID) bool {
-	return (a.playing || a.ended) && id == a.game.own
+	return (a.playing || a.ended) && id == a.game.Own()
 }
 func (a *clientAuthority) Command(id entity.ID) *prediction.Command {
-	if a.playing && id == a.game.own {
+	if a.playing && id == a.game.Own() {
 		return a.game.Local()
 	}
 	return nil
@@ -198,11 +198,11 @@ func (c *clientSession) frame(elapsed time.Duration, in Input, afterTick func(*G
 	c.events()
 	c.buildSpawns()
 	if c.playing {
-		c.game.clock.SetPace(c.pacer.Bend())
+		c.game.Clock().SetPace(c.pacer.Bend())
 		c.interp.advance(elapsed)
 	} else {
 		c.pacer.Reset()
-		c.game.clock.SetPace(1)
+		c.game.Clock().SetPace(1)
 	}
 	c.smooth.Advance(elapsed.Seconds())
 	c.input.c, c.input.in = c, in
@@ -221,7 +221,7 @@ func (c *clientSession) frame(elapsed time.Duration, in Input, afterTick func(*G
 // sendCommands sends the commands the server still needs: the newest it
 // has not confirmed and any never sent.
 func (c *clientSession) sendCommands(now transport.Time) {
-	p := c.game.project
+	p := c.game.Project()
 	c.history.Fill(&c.packet)
 	c.packet.DrawnTick, c.packet.DrawnFrac = prediction.DrawnTick(c.drawnNewest)
 	c.cmdBuf = c.packet.Append(c.cmdBuf[:0], len(p.Axes), len(p.Buttons))

@@ -171,7 +171,7 @@ func (cl *client) report() ClientReport {
 	r.MaxCorrectionMM = round1(cl.c.rec.maxCorrection * 1000)
 	r.PacingLowWater = float64(cl.c.pacer.LowWater())
 	r.PacingTarget = round1(cl.c.pacer.Target())
-	r.TickSpeed = math.Round(cl.c.game.clock.Pace()*1000) / 1000
+	r.TickSpeed = math.Round(cl.c.game.Clock().Pace()*1000) / 1000
 	r.InterpDelayTicks = round1(cl.c.interp.clock.Delay())
 	r.InterpStalls = cl.c.interp.stalls
 	r.LookBehindTicks = round1(cl.c.lookBehind(cl.now()))

@@ -125,7 +125,7 @@ func NewGame(cfg GameConfig) (*Game, error) {
 		return nil, err
 	}
 	g.sceneIDs = ids
-	if err := g.bring(ids, false); err != nil {
+	if err := g.Bring(ids, false); err != nil {
 		g.Close()
 		return nil, err
 	}
@@ -159,9 +159,9 @@ func (g *Game) Join(player uint16) (entity.ID, error) {
 	return g.scripts.Join(player)
 }
 
-// bring gives freshly stored entities their physics bodies and behaviors.
+// Bring gives freshly stored entities their physics bodies and behaviors.
 // With start set their on_start runs too, root first.
-func (g *Game) bring(ids []entity.ID, start bool) error {
+func (g *Game) Bring(ids []entity.ID, start bool) error {
 	for _, id := range ids {
 		if def := g.store.Body(id); def != nil {
 			rb := entity.Rigidbody{Awake: true}
@@ -233,6 +233,17 @@ func (g *Game) SetCommand(c prediction.Command) { g.local = c }
 // Own is the local player's entity (None if the project has no join
 // handler or refused the local player).
 func (g *Game) Own() entity.ID { return g.own }
+
+// Project is the project this game plays.
+func (g *Game) Project() *Project { return g.project }
+
+// Physics is the game's physics world, for a client's session, which
+// predicts what its character pushes and replays from the server's word.
+func (g *Game) Physics() *physics.World { return g.phys }
+
+// SceneIDs are the entities the entry scene built, which every end of a
+// session holds from the start.
+func (g *Game) SceneIDs() []entity.ID { return g.sceneIDs }
 
 // Store exposes the entity store, for drawing and tests.
 func (g *Game) Store() *Store { return g.store }
@@ -444,7 +455,7 @@ func (g *Game) Spawn(file string, pose entity.Transform) (entity.ID, error) {
 			return entity.None, err
 		}
 	}
-	p, err := g.prefab(file)
+	p, err := g.Prefab(file)
 	if err != nil {
 		return entity.None, err
 	}
@@ -456,7 +467,7 @@ func (g *Game) Spawn(file string, pose entity.Transform) (entity.ID, error) {
 		g.store.SetNetSpawn(root, g.spawnRecord(file, pose, root, slots))
 	}
 	ids := g.store.Subtree(root)
-	if err := g.bring(ids, true); err != nil {
+	if err := g.Bring(ids, true); err != nil {
 		g.Destroy(root)
 		return entity.None, err
 	}
@@ -482,7 +493,9 @@ func (g *Game) spawnRecord(file string, pose entity.Transform, root entity.ID, s
 	return ns
 }
 
-func (g *Game) prefab(file string) (*Prefab, error) {
+// Prefab returns the prefab at file in the project folder, as this game
+// reads it now (a reload's version once one changed it), parsed once.
+func (g *Game) Prefab(file string) (*Prefab, error) {
 	if p, ok := g.prefabs[file]; ok {
 		return p, nil
 	}

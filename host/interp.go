@@ -72,7 +72,7 @@ func (c *clientSession) arrived(sn *replication.Snapshot, now transport.Time) {
 	if sn.HasCommands && c.oldCodeBefore != 0 && sn.Commands.Judged+1 >= c.oldCodeBefore {
 		// Replays start after the judged tick: none reaches back before
 		// the reload any more.
-		c.game.scripts.ForgetOldCode()
+		c.game.ForgetOldCode()
 		c.oldCodeBefore = 0
 	}
 	ip.newestAt = now
@@ -80,7 +80,7 @@ func (c *clientSession) arrived(sn *replication.Snapshot, now transport.Time) {
 		ip.prevTick = prev
 	}
 	g := c.game
-	if t := g.store.Transform(g.own); t != nil && sn.Own == g.own {
+	if t := g.Store().Transform(g.Own()); t != nil && sn.Own == g.Own() {
 		// What the server said of the own entity, before reconciliation
 		// puts the prediction back: the view's ghost.
 		c.ghost, c.ghostSet = *t, true
@@ -90,7 +90,7 @@ func (c *clientSession) arrived(sn *replication.Snapshot, now transport.Time) {
 		if !e.Has(replication.TypeTransform) || g.Simulates(e.ID) {
 			continue
 		}
-		t := g.store.Transform(e.ID)
+		t := g.Store().Transform(e.ID)
 		if t == nil {
 			continue
 		}
@@ -107,7 +107,7 @@ func (c *clientSession) arrived(sn *replication.Snapshot, now transport.Time) {
 		if tick, last, ok := tr.Newest(); ok && ip.haveTicks && tick < ip.prevTick && !tr.NewestMoving() {
 			tr.Add(ip.prevTick, last)
 		}
-		rb := g.store.Rigidbody(e.ID)
+		rb := g.Store().Rigidbody(e.ID)
 		tr.AddMotion(sn.Tick, *t, rb != nil && (rb.VX != 0 || rb.VY != 0 || rb.AngularVelocity != 0))
 	}
 	ip.haveTicks = true
@@ -119,7 +119,7 @@ func (c *clientSession) arrived(sn *replication.Snapshot, now transport.Time) {
 // draw it where it stood before the push.
 func (c *clientSession) resetTrack(id entity.ID) {
 	ip := &c.interp
-	t := c.game.store.Transform(id)
+	t := c.game.Store().Transform(id)
 	if t == nil || !ip.haveTicks {
 		delete(ip.tracks, id)
 		return
@@ -152,7 +152,7 @@ func (c *clientSession) lookBehind(now transport.Time) float64 {
 		rtt = conn.RTT()
 	}
 	since := time.Duration(now-ip.newestAt) + rtt/2
-	present := float64(ip.clock.Newest()) + since.Seconds()*float64(c.game.project.TickRate)
+	present := float64(ip.clock.Newest()) + since.Seconds()*float64(c.game.Project().TickRate)
 	return present - ip.clock.Time()
 }
 
@@ -167,7 +167,7 @@ func (c *clientSession) interpolate() {
 	}
 	at := ip.clock.Time()
 	for id, tr := range ip.tracks {
-		t := g.store.Transform(id)
+		t := g.Store().Transform(id)
 		if t == nil {
 			delete(ip.tracks, id) // gone: its track goes with it
 			continue
@@ -184,7 +184,7 @@ func (c *clientSession) interpolate() {
 
 func (c *clientSession) restore() {
 	for _, s := range c.interp.saved {
-		if t := c.game.store.Transform(s.id); t != nil {
+		if t := c.game.Store().Transform(s.id); t != nil {
 			*t = s.t
 		}
 	}
@@ -200,16 +200,16 @@ func (c *clientSession) restore() {
 // respawn) is drawn as it is.
 func (c *clientSession) blendPredicted() {
 	g := c.game
-	if !c.playing || !g.store.Alive(g.own) {
+	if !c.playing || !g.Store().Alive(g.Own()) {
 		return
 	}
-	alpha := g.clock.Alpha()
+	alpha := g.Clock().Alpha()
 	if alpha >= 1 || alpha < 0 {
 		return
 	}
 	blend := func(id entity.ID) bool {
-		t := g.store.Transform(id)
-		prev, _, ok := c.rec.pred.At(g.tick-1, id)
+		t := g.Store().Transform(id)
+		prev, _, ok := c.rec.pred.At(g.Tick()-1, id)
 		if t == nil || !ok || math.Hypot(t.X-prev.X, t.Y-prev.Y) > teleport {
 			return true
 		}
@@ -217,6 +217,6 @@ func (c *clientSession) blendPredicted() {
 		*t = prediction.Lerp(prev, *t, alpha)
 		return true
 	}
-	blend(g.own)
-	c.leases.Each(g.tick, blend)
+	blend(g.Own())
+	c.leases.Each(g.Tick(), blend)
 }

@@ -35,8 +35,8 @@ func newLagComp() *lagComp {
 // record keeps where every driven player stands at the end of the tick.
 func (l *lagComp) record(g *Game, driven map[entity.ID]*prediction.Command) {
 	for id := range driven {
-		if t := g.store.Transform(id); t != nil {
-			l.history.Record(g.tick, id, *t)
+		if t := g.Store().Transform(id); t != nil {
+			l.history.Record(g.Tick(), id, *t)
 		}
 	}
 }
@@ -68,13 +68,13 @@ func (l *lagComp) rewind(g *Game, driven map[entity.ID]*prediction.Command, call
 		// Where the history ends, so does the claim.
 		at = math.Max(float64(oldest), math.Min(float64(newest), at))
 	}
-	l.lookBehind, l.at = float64(g.tick)-at, at
+	l.lookBehind, l.at = float64(g.Tick())-at, at
 	moved := physics.Moved{}
 	for id := range driven {
 		if id == root {
 			continue
 		}
-		t := g.store.Transform(id)
+		t := g.Store().Transform(id)
 		past, ok := l.history.At(id, at)
 		if t == nil || !ok {
 			continue
@@ -86,7 +86,7 @@ func (l *lagComp) rewind(g *Game, driven map[entity.ID]*prediction.Command, call
 	l.moved = moved
 	defer func() {
 		for id, t := range l.saved {
-			if p := g.store.Transform(id); p != nil {
+			if p := g.Store().Transform(id); p != nil {
 				*p = t
 			}
 			delete(l.saved, id)

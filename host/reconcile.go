@@ -58,12 +58,12 @@ func (r *reconciler) command(tick uint32) (prediction.Command, bool) {
 // that body and what it touches (its own island), then keeps the state of
 // the own entity and of every leased body.
 func (c *clientSession) recordPrediction(g *Game) {
-	if !c.playing || !g.store.Alive(g.own) {
+	if !c.playing || !g.Store().Alive(g.Own()) {
 		return
 	}
 	c.island = c.island[:0]
 	join := func(id entity.ID) bool {
-		if id == g.own || g.store.Controller(id) != nil {
+		if id == g.Own() || g.Store().Controller(id) != nil {
 			// The own character is simulated anyway. Another player's:
 			// its own commands drive it, which this end does not have.
 			// It is drawn as the server says, like any player, and never
@@ -79,11 +79,11 @@ func (c *clientSession) recordPrediction(g *Game) {
 			// at its real mass, as the server did; only the writeback was
 			// skipped. Keep what it computed, or the lease would start by
 			// putting the body back where the last snapshot had it.
-			g.phys.Adopt(id, g.store.Transform(id), g.store.Rigidbody(id))
+			g.Physics().Adopt(id, g.Store().Transform(id), g.Store().Rigidbody(id))
 		}
 		return true
 	}
-	g.phys.Island(g.own, join)
+	g.Physics().Island(g.Own(), join)
 	// A leased body still moving stays this end's, and so does what it
 	// touches: it moves on this end's prediction (a push, a shot) and the
 	// server moves it the same way. Handed back while it moves, it is known
@@ -92,32 +92,32 @@ func (c *clientSession) recordPrediction(g *Game) {
 	// every tick where the last snapshot had it, a wall to this end that
 	// the server's world does not have. An island already searched is not
 	// searched again.
-	c.leases.Each(g.tick, func(id entity.ID) bool {
-		if rb := g.store.Rigidbody(id); rb != nil && rb.Awake && !slices.Contains(c.island, id) {
+	c.leases.Each(g.Tick(), func(id entity.ID) bool {
+		if rb := g.Store().Rigidbody(id); rb != nil && rb.Awake && !slices.Contains(c.island, id) {
 			c.island = append(c.island, id)
-			g.phys.Island(id, join)
+			g.Physics().Island(id, join)
 		}
 		return true
 	})
-	c.leases.Report(c.island, g.tick)
-	c.leases.Expired(g.tick, c.lapse)
-	c.recordBody(g, g.own)
-	c.leases.Each(g.tick, func(id entity.ID) bool {
+	c.leases.Report(c.island, g.Tick())
+	c.leases.Expired(g.Tick(), c.lapse)
+	c.recordBody(g, g.Own())
+	c.leases.Each(g.Tick(), func(id entity.ID) bool {
 		c.recordBody(g, id)
 		return true
 	})
 }
 
 func (c *clientSession) recordBody(g *Game, id entity.ID) {
-	t := g.store.Transform(id)
+	t := g.Store().Transform(id)
 	if t == nil {
 		return
 	}
 	rb := entity.Rigidbody{}
-	if b := g.store.Rigidbody(id); b != nil {
+	if b := g.Store().Rigidbody(id); b != nil {
 		rb = *b
 	}
-	c.rec.pred.Record(g.tick, id, *t, rb)
+	c.rec.pred.Record(g.Tick(), id, *t, rb)
 }
 
 // held is the predicted state of the own entity and the bodies it leases,
@@ -136,14 +136,14 @@ type heldBody struct {
 
 func (c *clientSession) hold() held {
 	g := c.game
-	if !c.playing || !g.store.Alive(g.own) {
+	if !c.playing || !g.Store().Alive(g.Own()) {
 		return held{}
 	}
 	h := held{ok: true, bodies: c.heldScratch[:0]}
 	keep := func(id entity.ID) bool {
-		if t := g.store.Transform(id); t != nil {
+		if t := g.Store().Transform(id); t != nil {
 			b := heldBody{id: id, t: *t}
-			if rb := g.store.Rigidbody(id); rb != nil {
+			if rb := g.Store().Rigidbody(id); rb != nil {
 				v := *rb
 				b.rb = &v
 			}
@@ -151,8 +151,8 @@ func (c *clientSession) hold() held {
 		}
 		return true
 	}
-	keep(g.own)
-	c.leases.Each(g.tick, keep)
+	keep(g.Own())
+	c.leases.Each(g.Tick(), keep)
 	c.heldScratch = h.bodies
 	return h
 }
@@ -163,21 +163,21 @@ func (c *clientSession) hold() held {
 // tick since is run again from it, with is_replaying true.
 func (c *clientSession) reconcile(h held, judged uint32) {
 	g := c.game
-	own := g.own
-	if !h.ok || judged == 0 || !g.store.Alive(own) {
+	own := g.Own()
+	if !h.ok || judged == 0 || !g.Store().Alive(own) {
 		return
 	}
-	server := *g.store.Transform(own)
+	server := *g.Store().Transform(own)
 	predicted, _, ok := c.rec.pred.At(judged, own)
 	if ok {
 		c.rec.maxError = math.Max(c.rec.maxError, prediction.Distance(predicted, server))
 	}
 	if ok && prediction.Agrees(predicted, server) {
 		for _, b := range h.bodies {
-			if t := g.store.Transform(b.id); t != nil {
+			if t := g.Store().Transform(b.id); t != nil {
 				*t = b.t
 				if b.rb != nil {
-					g.store.SetRigidbody(b.id, b.rb)
+					g.Store().SetRigidbody(b.id, b.rb)
 				}
 			}
 		}
@@ -192,11 +192,11 @@ func (c *clientSession) reconcile(h held, judged uint32) {
 	// holds this end's prediction: it goes back to the server's last word.
 	for _, b := range h.bodies {
 		if w, ok := c.lastWord[b.id]; ok && b.id != own {
-			if t := g.store.Transform(b.id); t != nil {
+			if t := g.Store().Transform(b.id); t != nil {
 				*t = w.t
 			}
 			if w.rb != nil {
-				g.store.SetRigidbody(b.id, w.rb)
+				g.Store().SetRigidbody(b.id, w.rb)
 			}
 		}
 	}
@@ -205,15 +205,15 @@ func (c *clientSession) reconcile(h held, judged uint32) {
 	// behavior casts a ray): the bodies must stand where the server's
 	// answer has them, not where the mistaken prediction left them.
 	for _, b := range h.bodies {
-		g.phys.Place(b.id, g.store.Transform(b.id), g.store.Rigidbody(b.id))
+		g.Physics().Place(b.id, g.Store().Transform(b.id), g.Store().Rigidbody(b.id))
 	}
-	c.rec.replayed += uint64(g.Replay(judged+1, g.tick, c.rec.command, c.recordPrediction))
-	g.scripts.UseOldCode(false)
+	c.rec.replayed += uint64(g.Replay(judged+1, g.Tick(), c.rec.command, c.recordPrediction))
+	g.UseOldCode(false)
 	// The simulation took the correction at once; the picture eases into
 	// it: where each body was about to be drawn, less where it now is,
 	// becomes an offset that decays.
 	for _, b := range h.bodies {
-		if t := g.store.Transform(b.id); t != nil {
+		if t := g.Store().Transform(b.id); t != nil {
 			c.smooth.Correct(b.id, b.t, *t)
 		}
 	}
@@ -229,12 +229,12 @@ func (c *clientSession) Drawn(draw func()) {
 	c.interpolate()
 	c.blendPredicted()
 	defer c.restore()
-	c.smooth.Draw(c.game.store.Transform, draw)
+	c.smooth.Draw(c.game.Store().Transform, draw)
 }
 
 // body returns id's pose and motion as they stand.
 func (c *clientSession) body(id entity.ID) heldBody {
-	st := c.game.store
+	st := c.game.Store()
 	b := heldBody{id: id}
 	if t := st.Transform(id); t != nil {
 		b.t = *t
@@ -252,7 +252,7 @@ func (c *clientSession) body(id entity.ID) heldBody {
 func (c *clientSession) lapse(id entity.ID) {
 	w, ok := c.lastWord[id]
 	delete(c.lastWord, id)
-	st := c.game.store
+	st := c.game.Store()
 	t := st.Transform(id)
 	if !ok || t == nil {
 		return
@@ -274,5 +274,5 @@ func (c *clientSession) leaseNow(id entity.ID) {
 	if _, ok := c.lastWord[id]; !ok {
 		c.lastWord[id] = c.body(id)
 	}
-	c.leases.Report([]entity.ID{id}, g.tick)
+	c.leases.Report([]entity.ID{id}, g.Tick())
 }

@@ -2,78 +2,12 @@ package host
 
 import (
 	"fmt"
-	"io/fs"
 	"maps"
-	"path"
 	"slices"
 	"time"
 
-	"vkm/internal/entity"
-	"vkm/replication"
-	"vkm/scripting"
 	"vkm/transport"
 )
-
-// fsys is the folder the game reads scripts and prefabs from: the
-// project's, with the files of the last reload laid over it.
-func (g *Game) fsys() fs.FS {
-	if g.files != nil {
-		return g.files
-	}
-	return g.project.FS
-}
-
-// reload makes b's files the game's code at once: the scripts run again in
-// the same Lua state (see scripting.Runtime.Reload), prefabs are read
-// afresh when next spawned, and when the schema changed every project
-// component is carried over to it by type and field name (a new field
-// starts at zero, a removed one is dropped). If the scripts fail to load,
-// nothing changes and the error names the file and line.
-func (g *Game) reload(b *scriptBundle) (scripting.Reloaded, error) {
-	files := overlayFS{base: g.project.FS, files: b.files}
-	res, err := g.scripts.Reload(files)
-	if err != nil {
-		return res, err
-	}
-	g.files = files
-	clear(g.prefabs)
-	if res.SchemaChanged {
-		g.store.migrateComponents(g.schema, res.Schema)
-	}
-	g.schema = res.Schema
-	return res, nil
-}
-
-// migrateComponents carries every entity's project components from schema
-// old to schema new by type name, and within a type by field name,
-// quantised by the new field's codec.
-func (s *Store) migrateComponents(old, new *replication.Schema) {
-	s.Each(func(id entity.ID) bool {
-		r := s.get(id)
-		if len(r.components) == 0 {
-			return true
-		}
-		was := r.components
-		r.components = nil
-		for ti, t := range new.Types {
-			oi := old.Index(t.Name)
-			if oi < 0 || oi >= len(was) || was[oi] == nil {
-				continue
-			}
-			v := make(entity.Values, len(t.Fields))
-			for fi, f := range t.Fields {
-				if of := old.Field(oi, f.Name); of >= 0 && of < len(was[oi]) {
-					v[fi] = f.Codec.Quantize(was[oi][of])
-				}
-			}
-			if ti >= len(r.components) {
-				r.components = slices.Grow(r.components, ti+1-len(r.components))[:ti+1]
-			}
-			r.components[ti] = v
-		}
-		return true
-	})
-}
 
 // devServer is a dev server's hot reload: it watches the project folder,
 // and when scripts or prefabs change it schedules a reload far enough
@@ -139,19 +73,7 @@ func checkBundle(g *Game, files map[string][]byte) error {
 	if size > transport.DefaultReliableMaxMessage {
 		return fmt.Errorf("%w: %d bytes, at most %d", errBundle, size, transport.DefaultReliableMaxMessage)
 	}
-	for _, p := range slices.Sorted(maps.Keys(files)) {
-		switch path.Ext(p) {
-		case ".lua":
-			if err := g.scripts.CheckSyntax(p, files[p]); err != nil {
-				return err
-			}
-		case ".toml":
-			if _, err := ParsePrefab(path.Join(g.project.Dir, p), files[p]); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return g.CheckFiles(files)
 }
 
 // scheduleReload sends the bundle to every dev client, naming the tick it
@@ -166,14 +88,14 @@ func (s *serverSession) scheduleReload(files map[string][]byte) {
 			maxRTT = max(maxRTT, c.RTT())
 		}
 	}
-	b.serverTick = g.tick + reloadLead(g.project.TickRate, maxRTT, size)
+	b.serverTick = g.Tick() + reloadLead(g.Project().TickRate, maxRTT, size)
 	for _, st := range s.seats {
 		var msg []byte
 		if st.dev {
 			// This player's commands run one a tick: the server tick b
 			// names runs the client tick this many ticks past the one it
 			// judged last.
-			b.clientTick = st.queue.Judged() + (b.serverTick - g.tick)
+			b.clientTick = st.queue.Judged() + (b.serverTick - g.Tick())
 			msg = b.encode(nil)
 		} else {
 			msg = noReloadMessage("The server reloaded its scripts, and this client did not join with --dev: it runs no code a server sends. Rejoin with --dev to follow a dev server's reloads.")
@@ -187,7 +109,7 @@ func (s *serverSession) scheduleReload(files map[string][]byte) {
 	}
 	s.dev.pending = b
 	s.log.Info("reload scheduled", "files", slices.Sorted(maps.Keys(files)), "hash", fmt.Sprintf("%016x", b.hash),
-		"at_tick", b.serverTick, "lead_ticks", b.serverTick-g.tick, "bytes", size)
+		"at_tick", b.serverTick, "lead_ticks", b.serverTick-g.Tick(), "bytes", size)
 }
 
 // devTick applies a scheduled reload when its tick comes. A changed schema
@@ -195,12 +117,12 @@ func (s *serverSession) scheduleReload(files map[string][]byte) {
 // a joiner, rather than dropping anyone.
 func (s *serverSession) devTick() {
 	d := s.dev
-	if d == nil || d.pending == nil || s.game.tick < d.pending.serverTick {
+	if d == nil || d.pending == nil || s.game.Tick() < d.pending.serverTick {
 		return
 	}
 	b := d.pending
 	d.pending = nil
-	res, err := s.game.reload(b)
+	res, err := s.game.Reload(b.files)
 	if err != nil {
 		s.log.Error("reload failed: the old code keeps running", "err", err)
 		return
@@ -212,7 +134,7 @@ func (s *serverSession) devTick() {
 		}
 	}
 	s.log.Info("reloaded", "files", slices.Sorted(maps.Keys(b.files)), "hash", fmt.Sprintf("%016x", b.hash),
-		"tick", s.game.tick, "schema_changed", res.SchemaChanged, "behaviors", res.Instances)
+		"tick", s.game.Tick(), "schema_changed", res.SchemaChanged, "behaviors", res.Instances)
 }
 
 // readMessages takes what the server sent on the reliable channel.
@@ -240,7 +162,7 @@ func (c *clientSession) readMessages() {
 				return
 			}
 			c.reloadAt = b
-			if t := c.game.tick; t >= b.clientTick {
+			if t := c.game.Tick(); t >= b.clientTick {
 				c.log.Warn("reload arrived late: applying it now", "tick", t, "due", b.clientTick)
 			}
 		default:
@@ -256,32 +178,32 @@ func (c *clientSession) beforeTick() {
 	if c.oldCodeBefore != 0 {
 		// A replayed tick from before the last reload runs the code that
 		// ran it then; every other tick runs the new code.
-		g.scripts.UseOldCode(g.replaying && g.tick < c.oldCodeBefore)
+		g.UseOldCode(g.IsReplaying() && g.Tick() < c.oldCodeBefore)
 	}
 	b := c.reloadAt
-	if b == nil || g.replaying || g.tick < b.clientTick {
+	if b == nil || g.IsReplaying() || g.Tick() < b.clientTick {
 		return
 	}
 	c.reloadAt = nil
-	res, err := g.reload(b)
+	res, err := g.Reload(b.files)
 	if err != nil {
 		c.log.Error("reload failed: the old code keeps running", "err", err)
 		return
 	}
-	c.oldCodeBefore = g.tick
+	c.oldCodeBefore = g.Tick()
 	if res.SchemaChanged {
 		// Snapshots written before the server's reload tick are under
 		// the old schema: they are dropped until the new ones arrive.
 		// The old code read components the new schema has reshaped, so
 		// a replay from before the reload runs the new code too.
 		c.schemaFrom = b.serverTick
-		g.scripts.ForgetOldCode()
+		g.ForgetOldCode()
 		c.oldCodeBefore = 0
 	}
 	c.reloads++
-	c.reloadTick = g.tick
+	c.reloadTick = g.Tick()
 	c.log.Info("reloaded", "files", slices.Sorted(maps.Keys(b.files)), "hash", fmt.Sprintf("%016x", b.hash),
-		"tick", g.tick, "server_tick", b.serverTick, "schema_changed", res.SchemaChanged)
+		"tick", g.Tick(), "server_tick", b.serverTick, "schema_changed", res.SchemaChanged)
 }
 
 // end ends the session from this side with a sentence saying why.

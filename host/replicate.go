@@ -23,12 +23,12 @@ const SpawnBuildsPerFrame = 4
 // written back, so what the server simulates is what every client is told.
 func (s *serverSession) buildRound() {
 	g := s.game
-	st := g.store
+	st := g.Store()
 	if s.round == nil {
-		s.round = replication.NewRound(g.schema)
+		s.round = replication.NewRound(g.Schema())
 	}
 	r := s.round
-	r.Begin(g.tick)
+	r.Begin(g.Tick())
 	st.Each(func(id entity.ID) bool {
 		silence := replication.Described
 		if st.Instanced(id) {
@@ -52,7 +52,7 @@ func (s *serverSession) buildRound() {
 		}
 		st.EachComponent(id, func(typ int, v entity.Values) {
 			if err := r.Project(typ, v); err != nil {
-				s.log.Warn("component not sent", "entity", id.String(), "type", g.schema.Types[typ].Name, "err", err)
+				s.log.Warn("component not sent", "entity", id.String(), "type", g.Schema().Types[typ].Name, "err", err)
 			}
 		})
 		return true
@@ -78,11 +78,11 @@ func (s *serverSession) sendRound(now transport.Time) {
 			built = true
 		}
 		if st.peer == nil {
-			st.peer = replication.NewPeer(s.game.schema)
-			if r := s.game.project.Reach; r > 0 {
+			st.peer = replication.NewPeer(s.game.Schema())
+			if r := s.game.Project().Reach; r > 0 {
 				st.peer.SetReach(replication.Reach{Near: r, Every: replication.ReachEvery})
 			}
-			for _, id := range s.game.sceneIDs {
+			for _, id := range s.game.SceneIDs() {
 				st.peer.Hold(id) // the client loaded the same scene (the join compared it)
 			}
 		}
@@ -135,7 +135,7 @@ func (c *clientSession) applySnapshot(payload []byte) {
 	// Snapshot keeps). The header is the same under every schema, and the
 	// server takes every snapshot delivered as read: it is read first, so
 	// the next one resolves even when the rest of this one is dropped.
-	refs := replication.Refs{Sequence: c.history.Newest(), ClientTick: g.tick}
+	refs := replication.Refs{Sequence: c.history.Newest(), ClientTick: g.Tick()}
 	if err := c.snap.DecodeHeader(payload, refs); err != nil {
 		c.badSnapshots++
 		return
@@ -147,7 +147,7 @@ func (c *clientSession) applySnapshot(payload []byte) {
 		}
 		c.schemaFrom = 0
 	}
-	if err := c.snap.Decode(g.schema, payload, refs); err != nil {
+	if err := c.snap.Decode(g.Schema(), payload, refs); err != nil {
 		c.badSnapshots++
 		return
 	}
@@ -158,11 +158,11 @@ func (c *clientSession) applySnapshot(payload []byte) {
 		if conn := c.net.Conn(); conn != nil {
 			rtt = conn.RTT()
 		}
-		c.pacer.Observe(sn.Commands.LowWater, rtt, g.project.TickRate)
+		c.pacer.Observe(sn.Commands.LowWater, rtt, g.Project().TickRate)
 	}
 	h := c.hold()
 	for _, id := range sn.Removals {
-		if g.store.Alive(id) {
+		if g.Store().Alive(id) {
 			g.Destroy(id)
 		}
 	}
@@ -170,7 +170,7 @@ func (c *clientSession) applySnapshot(payload []byte) {
 		c.applyEntry(&sn.Entries[i])
 	}
 	c.arrived(sn, c.now)
-	if g.own != sn.Own {
+	if g.Own() != sn.Own {
 		g.SetOwn(sn.Own)
 		return
 	}
@@ -181,7 +181,7 @@ func (c *clientSession) applySnapshot(payload []byte) {
 
 func (c *clientSession) applyEntry(e *replication.Entry) {
 	g := c.game
-	st := g.store
+	st := g.Store()
 	id := e.ID
 	if cur := st.At(id.Slot); cur != id {
 		if !cur.IsNone() {
@@ -220,7 +220,7 @@ func (c *clientSession) applyEntry(e *replication.Entry) {
 
 // dropUnlisted removes every component of id a fresh entry does not list.
 func (c *clientSession) dropUnlisted(id entity.ID, e *replication.Entry) {
-	st := c.game.store
+	st := c.game.Store()
 	if st.Rigidbody(id) != nil && !e.Has(replication.TypeRigidbody) {
 		st.SetRigidbody(id, nil)
 	}
@@ -239,7 +239,7 @@ func (c *clientSession) dropUnlisted(id entity.ID, e *replication.Entry) {
 }
 
 func (c *clientSession) applyChange(id entity.ID, e *replication.Entry, ch replication.Change) {
-	st := c.game.store
+	st := c.game.Store()
 	switch typ := ch.Type; {
 	case typ == replication.TypeTransform:
 		if !ch.Removed {
@@ -291,7 +291,7 @@ func (c *clientSession) applyChange(id entity.ID, e *replication.Entry, ch repli
 // still carries one is exactly what waits.
 func (c *clientSession) buildSpawns() {
 	g := c.game
-	st := g.store
+	st := g.Store()
 	built := 0
 	for len(c.spawns) > 0 && built < SpawnBuildsPerFrame {
 		root := c.spawns[0]
@@ -314,8 +314,8 @@ func (c *clientSession) buildSpawns() {
 
 func (c *clientSession) build(root entity.ID, ns *entity.NetSpawn) error {
 	g := c.game
-	st := g.store
-	p, err := g.prefab(ns.Prefab)
+	st := g.Store()
+	p, err := g.Prefab(ns.Prefab)
 	if err != nil {
 		return err
 	}
@@ -337,7 +337,7 @@ func (c *clientSession) build(root entity.ID, ns *entity.NetSpawn) error {
 			c.log.Warn("spawned prefab entity built into another slot", "prefab", ns.Prefab, "uid", s.UID, "server_slot", s.Slot, "slot", id.Slot)
 		}
 	}
-	return g.bring(st.Subtree(root), true)
+	return g.Bring(st.Subtree(root), true)
 }
 
 // said is what snapshots told a waiting root, kept to go back over the
@@ -351,7 +351,7 @@ type said struct {
 }
 
 func (c *clientSession) keep(root entity.ID) said {
-	st := c.game.store
+	st := c.game.Store()
 	s := said{transform: *st.Transform(root), components: map[int]entity.Values{}}
 	if b := st.Rigidbody(root); b != nil {
 		v := *b

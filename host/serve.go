@@ -338,5 +338,5 @@ func DescribeSchema(p *Project) (string, error) {
 		return "", err
 	}
 	defer s.Close()
-	return s.game.schema.Describe(), nil
+	return s.game.Schema().Describe(), nil
 }

@@ -118,12 +118,12 @@ func newServerSession(cfg serverConfig) (*serverSession, error) {
 	}
 	if !g.HasNetwork() {
 		g.Close()
-		p := g.project
+		p := g.Project()
 		return nil, fmt.Errorf("host: %s has no vkmSetupNetwork in %s: a project that registers no network types and no join handler plays offline only, and vkmd serves networked projects", p.Name, p.EntryScript)
 	}
 	s.roundTick = g.Tick()
 	if cfg.dev {
-		w, err := newWatcher(g.project.FS)
+		w, err := newWatcher(g.Project().FS)
 		if err != nil {
 			g.Close()
 			return nil, fmt.Errorf("host: --dev watches the project's files: %w", err)
@@ -133,7 +133,7 @@ func newServerSession(cfg serverConfig) (*serverSession, error) {
 	hello := g.Hello()
 	hello.Dev = cfg.dev
 	s.net, err = transport.NewServer(transport.ServerConfig{
-		Hello: hello, MaxPlayers: g.project.Players, Logger: cfg.logger,
+		Hello: hello, MaxPlayers: g.Project().Players, Logger: cfg.logger,
 		Admit: func(player uint16, name string, dev bool) bool { return s.admit(player, dev) },
 	})
 	if err != nil {
@@ -209,7 +209,7 @@ func (s *serverSession) takeCommands() {
 
 // command takes a player's command packet into their queue.
 func (s *serverSession) command(st *seat, payload []byte) {
-	p := s.game.project
+	p := s.game.Project()
 	payload, err := unframePayload(payload, st.rel)
 	if errors.Is(err, transport.ErrReliableProtocol) {
 		// The channel's state is past repair: the connection ends.

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"vkm/internal/entity"
+	"vkm/replication"
 )
 
 // Store holds a simulation's entities: slots with generations, the parent
@@ -535,4 +536,35 @@ func (s *Store) Instanced(id entity.ID) bool {
 func (s *Store) Built(id entity.ID) bool {
 	r := s.get(id)
 	return r != nil && r.built
+}
+
+// migrateComponents carries every entity's project components from schema
+// old to schema new by type name, and within a type by field name,
+// quantised by the new field's codec.
+func (s *Store) migrateComponents(old, new *replication.Schema) {
+	s.Each(func(id entity.ID) bool {
+		r := s.get(id)
+		if len(r.components) == 0 {
+			return true
+		}
+		was := r.components
+		r.components = nil
+		for ti, t := range new.Types {
+			oi := old.Index(t.Name)
+			if oi < 0 || oi >= len(was) || was[oi] == nil {
+				continue
+			}
+			v := make(entity.Values, len(t.Fields))
+			for fi, f := range t.Fields {
+				if of := old.Field(oi, f.Name); of >= 0 && of < len(was[oi]) {
+					v[fi] = f.Codec.Quantize(was[oi][of])
+				}
+			}
+			if ti >= len(r.components) {
+				r.components = slices.Grow(r.components, ti+1-len(r.components))[:ti+1]
+			}
+			r.components[ti] = v
+		}
+		return true
+	})
 }

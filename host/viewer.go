@@ -116,9 +116,9 @@ func (v *viewer) publish() {
 	f.Entities, f.HUD, f.Leased, f.Samples = f.Entities[:0], f.HUD[:0], f.Leased[:0], f.Samples[:0]
 	f.Ghost, f.Net = nil, nil
 	draw := func() {
-		g.store.Each(func(id entity.ID) bool {
-			if g.store.Body(id) != nil || id == g.own {
-				f.Entities = append(f.Entities, view.Pose{ID: id, Transform: g.store.WorldTransform(id)})
+		g.Store().Each(func(id entity.ID) bool {
+			if g.Store().Body(id) != nil || id == g.Own() {
+				f.Entities = append(f.Entities, view.Pose{ID: id, Transform: g.Store().WorldTransform(id)})
 			}
 			return true
 		})
@@ -128,12 +128,12 @@ func (v *viewer) publish() {
 	} else {
 		draw()
 	}
-	if g.store.Alive(g.own) {
-		g.store.EachComponent(g.own, func(typ int, vals entity.Values) {
-			if typ >= len(g.schema.Types) {
+	if g.Store().Alive(g.Own()) {
+		g.Store().EachComponent(g.Own(), func(typ int, vals entity.Values) {
+			if typ >= len(g.Schema().Types) {
 				return
 			}
-			t := g.schema.Types[typ]
+			t := g.Schema().Types[typ]
 			for i, fl := range t.Fields {
 				if i < len(vals) {
 					f.HUD = append(f.HUD, view.Stat{Label: t.Name + "." + fl.Name, Value: vals[i]})
@@ -154,7 +154,7 @@ func (v *viewer) publish() {
 			ghost := c.ghost
 			f.Ghost = &ghost
 		}
-		c.leases.Each(g.tick, func(id entity.ID) bool {
+		c.leases.Each(g.Tick(), func(id entity.ID) bool {
 			f.Leased = append(f.Leased, id)
 			return true
 		})
@@ -187,7 +187,7 @@ func (v *viewer) netStats() {
 	}
 	n.PacingLowWater = float64(c.pacer.LowWater())
 	n.PacingTarget = round1(c.pacer.Target())
-	n.TickSpeed = math.Round(v.g.clock.Pace()*1000) / 1000
+	n.TickSpeed = math.Round(v.g.Clock().Pace()*1000) / 1000
 	n.InterpDelayTicks = round1(c.interp.clock.Delay())
 	n.InterpStalls = float64(c.interp.stalls)
 }
@@ -196,9 +196,9 @@ func (v *viewer) netStats() {
 // that set has changed.
 func (v *viewer) updateScene() {
 	g := v.g
-	sig := (1469598103934665603 ^ uint64(g.own.Pack())) * 1099511628211
-	g.store.Each(func(id entity.ID) bool {
-		if g.store.Body(id) != nil {
+	sig := (1469598103934665603 ^ uint64(g.Own().Pack())) * 1099511628211
+	g.Store().Each(func(id entity.ID) bool {
+		if g.Store().Body(id) != nil {
 			sig = (sig ^ uint64(id.Pack())) * 1099511628211
 		}
 		return true
@@ -208,10 +208,10 @@ func (v *viewer) updateScene() {
 	}
 	v.sceneSig = sig
 	var sc view.Scene
-	g.store.Each(func(id entity.ID) bool {
-		if d := g.store.Body(id); d != nil {
-			b := view.BodyOf(id, g.store.Name(id), d)
-			if id == g.own {
+	g.Store().Each(func(id entity.ID) bool {
+		if d := g.Store().Body(id); d != nil {
+			b := view.BodyOf(id, g.Store().Name(id), d)
+			if id == g.Own() {
 				b.Color = "#f5b700"
 			}
 			sc.Bodies = append(sc.Bodies, b)

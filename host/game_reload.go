@@ -1,0 +1,68 @@
+package host
+
+import (
+	"io/fs"
+	"maps"
+	"path"
+	"slices"
+
+	"vkm/scripting"
+)
+
+// fsys is the folder the game reads scripts and prefabs from: the
+// project's, with the files of the last reload laid over it.
+func (g *Game) fsys() fs.FS {
+	if g.files != nil {
+		return g.files
+	}
+	return g.project.FS
+}
+
+// Reload makes the changed files (by path in the project folder) the
+// game's code at once: the scripts run again in
+// the same Lua state (see scripting.Runtime.Reload), prefabs are read
+// afresh when next spawned, and when the schema changed every project
+// component is carried over to it by type and field name (a new field
+// starts at zero, a removed one is dropped). If the scripts fail to load,
+// nothing changes and the error names the file and line.
+func (g *Game) Reload(changed map[string][]byte) (scripting.Reloaded, error) {
+	files := overlayFS{base: g.project.FS, files: changed}
+	res, err := g.scripts.Reload(files)
+	if err != nil {
+		return res, err
+	}
+	g.files = files
+	clear(g.prefabs)
+	if res.SchemaChanged {
+		g.store.migrateComponents(g.schema, res.Schema)
+	}
+	g.schema = res.Schema
+	return res, nil
+}
+
+// CheckFiles checks changed files (by path in the project folder) as a
+// reload would read them, without loading any: Lua for syntax, prefabs
+// whole. The error names the file and line.
+func (g *Game) CheckFiles(changed map[string][]byte) error {
+	for _, p := range slices.Sorted(maps.Keys(changed)) {
+		switch path.Ext(p) {
+		case ".lua":
+			if err := g.scripts.CheckSyntax(p, changed[p]); err != nil {
+				return err
+			}
+		case ".toml":
+			if _, err := ParsePrefab(path.Join(g.project.Dir, p), changed[p]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// UseOldCode has the behaviors run the code from before the last reload
+// (a replayed tick from before it), or the new code again.
+func (g *Game) UseOldCode(old bool) { g.scripts.UseOldCode(old) }
+
+// ForgetOldCode drops the code from before the last reload: no replay
+// reaches back before it any more.
+func (g *Game) ForgetOldCode() { g.scripts.ForgetOldCode() }
