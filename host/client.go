@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"vkm/host/project"
 	"vkm/internal/entity"
 	"vkm/physics"
 	"vkm/prediction"
@@ -106,7 +107,7 @@ func (r *recordingInput) Next() prediction.Command {
 }
 
 type clientConfig struct {
-	project *Project
+	project *project.Project
 	seed    uint64
 	name    string
 	dev     bool

@@ -4,12 +4,13 @@ import (
 	"io/fs"
 	"testing"
 
+	"vkm/host/project"
 	"vkm/internal/entity"
 )
 
-func loadCrowd(t testing.TB) *Project {
+func loadCrowd(t testing.TB) *project.Project {
 	t.Helper()
-	p, err := LoadProject("../projects/crowd")
+	p, err := project.LoadProject("../projects/crowd")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,12 +38,12 @@ func TestCrowdLoadsWith500CratesAnd64Seats(t *testing.T) {
 	if p.Players != 64 {
 		t.Fatalf("crowd seats %d players, want 64", p.Players)
 	}
-	if _, err := ParseScene(p.EntryScene, mustRead(t, p.FS, p.EntryScene)); err != nil {
+	if _, err := project.ParseScene(p.EntryScene, mustReadFile(t, p.FS, p.EntryScene)); err != nil {
 		t.Error(err)
 	}
 	prefabs, _ := fs.Glob(p.FS, "prefabs/*.toml")
 	for _, f := range prefabs {
-		if _, err := ParsePrefab(f, mustRead(t, p.FS, f)); err != nil {
+		if _, err := project.ParsePrefab(f, mustReadFile(t, p.FS, f)); err != nil {
 			t.Error(err)
 		}
 	}
@@ -77,4 +78,13 @@ func TestCrowdLoadsWith500CratesAnd64Seats(t *testing.T) {
 	if n := dynamicBodies(g); n != 564 {
 		t.Fatalf("%d dynamic bodies after a second, want the 500 crates and 64 characters", n)
 	}
+}
+
+func mustReadFile(t testing.TB, fsys fs.FS, name string) []byte {
+	t.Helper()
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

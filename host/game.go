@@ -11,6 +11,8 @@ import (
 	"slices"
 	"time"
 
+	"vkm/host/project"
+	"vkm/host/store"
 	"vkm/internal/entity"
 	"vkm/physics"
 	"vkm/prediction"
@@ -21,7 +23,7 @@ import (
 
 // GameConfig says what a Game runs.
 type GameConfig struct {
-	Project *Project
+	Project *project.Project
 	// Logger receives script errors and behavior log lines; nil discards.
 	Logger *slog.Logger
 	// Seed seeds math.random in every behavior; every end of a session must
@@ -40,9 +42,9 @@ type GameConfig struct {
 //
 // A Game is not safe for concurrent use: one goroutine ticks it.
 type Game struct {
-	project *Project
+	project *project.Project
 	logger  *slog.Logger
-	store   *Store
+	store   *store.Store
 	phys    *physics.World
 	scripts *scripting.Runtime
 	schema  *replication.Schema
@@ -59,7 +61,7 @@ type Game struct {
 	local     prediction.Command // the local player's command for the tick
 	own       entity.ID          // the local player's entity, if it has one
 
-	prefabs map[string]*Prefab
+	prefabs map[string]*project.Prefab
 	// files is the project folder with the last reload's files over it
 	// (nil before any reload).
 	files  fs.FS
@@ -79,10 +81,10 @@ func NewGame(cfg GameConfig) (*Game, error) {
 	g := &Game{
 		project: p,
 		logger:  logger,
-		store:   NewStore(),
+		store:   store.NewStore(),
 		clock:   NewClock(p.TickRate),
 		dt:      1 / float64(p.TickRate),
-		prefabs: map[string]*Prefab{},
+		prefabs: map[string]*project.Prefab{},
 	}
 	g.auth = offline{g}
 	if cfg.Authority != nil {
@@ -92,7 +94,7 @@ func NewGame(cfg GameConfig) (*Game, error) {
 	if err != nil {
 		return nil, fmt.Errorf("host: entryScene: %w", err)
 	}
-	scene, err := ParseScene(path.Join(p.Dir, p.EntryScene), sceneData)
+	scene, err := project.ParseScene(path.Join(p.Dir, p.EntryScene), sceneData)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +121,7 @@ func NewGame(cfg GameConfig) (*Game, error) {
 		g.Close()
 		return nil, err
 	}
-	ids, err := LoadScene(g.store, scene, g)
+	ids, err := store.LoadScene(g.store, scene, g)
 	if err != nil {
 		g.Close()
 		return nil, err
@@ -197,7 +199,7 @@ func (g *Game) Close() {
 
 // Resolve turns a scene or prefab component table into the values of the
 // schema's type, each field quantised as the wire would carry it.
-func (g *Game) Resolve(c ComponentDef) (int, entity.Values, error) {
+func (g *Game) Resolve(c project.ComponentDef) (int, entity.Values, error) {
 	typ := g.schema.Index(c.Type)
 	if typ < 0 {
 		return 0, nil, fmt.Errorf("component %s is not registered (vkmSetupNetwork registers project components)", c.Type)
@@ -235,7 +237,7 @@ func (g *Game) SetCommand(c prediction.Command) { g.local = c }
 func (g *Game) Own() entity.ID { return g.own }
 
 // Project is the project this game plays.
-func (g *Game) Project() *Project { return g.project }
+func (g *Game) Project() *project.Project { return g.project }
 
 // Physics is the game's physics world, for a client's session, which
 // predicts what its character pushes and replays from the server's word.
@@ -246,7 +248,7 @@ func (g *Game) Physics() *physics.World { return g.phys }
 func (g *Game) SceneIDs() []entity.ID { return g.sceneIDs }
 
 // Store exposes the entity store, for drawing and tests.
-func (g *Game) Store() *Store { return g.store }
+func (g *Game) Store() *store.Store { return g.store }
 
 // Schema is the project's replicated component types.
 func (g *Game) Schema() *replication.Schema { return g.schema }
@@ -459,7 +461,7 @@ func (g *Game) Spawn(file string, pose entity.Transform) (entity.ID, error) {
 	if err != nil {
 		return entity.None, err
 	}
-	root, slots, err := Instantiate(g.store, p, pose, g)
+	root, slots, err := store.Instantiate(g.store, p, pose, g)
 	if err != nil {
 		return entity.None, err
 	}
@@ -495,7 +497,7 @@ func (g *Game) spawnRecord(file string, pose entity.Transform, root entity.ID, s
 
 // Prefab returns the prefab at file in the project folder, as this game
 // reads it now (a reload's version once one changed it), parsed once.
-func (g *Game) Prefab(file string) (*Prefab, error) {
+func (g *Game) Prefab(file string) (*project.Prefab, error) {
 	if p, ok := g.prefabs[file]; ok {
 		return p, nil
 	}
@@ -506,7 +508,7 @@ func (g *Game) Prefab(file string) (*Prefab, error) {
 	if err != nil {
 		return nil, fmt.Errorf("host: prefab: %w", err)
 	}
-	p, err := ParsePrefab(path.Join(g.project.Dir, file), data)
+	p, err := project.ParsePrefab(path.Join(g.project.Dir, file), data)
 	if err != nil {
 		return nil, err
 	}

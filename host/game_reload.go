@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 
+	"vkm/host/project"
 	"vkm/scripting"
 )
 
@@ -34,7 +35,7 @@ func (g *Game) Reload(changed map[string][]byte) (scripting.Reloaded, error) {
 	g.files = files
 	clear(g.prefabs)
 	if res.SchemaChanged {
-		g.store.migrateComponents(g.schema, res.Schema)
+		g.store.MigrateComponents(g.schema, res.Schema)
 	}
 	g.schema = res.Schema
 	return res, nil
@@ -51,7 +52,7 @@ func (g *Game) CheckFiles(changed map[string][]byte) error {
 				return err
 			}
 		case ".toml":
-			if _, err := ParsePrefab(path.Join(g.project.Dir, p), changed[p]); err != nil {
+			if _, err := project.ParsePrefab(path.Join(g.project.Dir, p), changed[p]); err != nil {
 				return err
 			}
 		}

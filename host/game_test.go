@@ -7,20 +7,21 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"vkm/host/project"
 	"vkm/internal/entity"
 	"vkm/prediction"
 )
 
-func loadArena(t testing.TB) *Project {
+func loadArena(t testing.TB) *project.Project {
 	t.Helper()
-	p, err := LoadProject("../projects/arena")
+	p, err := project.LoadProject("../projects/arena")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
-func newGame(t testing.TB, p *Project) *Game {
+func newGame(t testing.TB, p *project.Project) *Game {
 	t.Helper()
 	g, err := NewGame(GameConfig{Project: p})
 	if err != nil {
@@ -32,7 +33,7 @@ func newGame(t testing.TB, p *Project) *Game {
 
 // miniProject builds a project in memory from a scene, a prefab set and Lua
 // files; the entry script is scripts/main.lua.
-func miniProject(t testing.TB, files map[string]string) *Project {
+func miniProject(t testing.TB, files map[string]string) *project.Project {
 	t.Helper()
 	const toml = `name = "mini"
 players = 2
@@ -46,7 +47,7 @@ positive = ["KeyD"]
 name = "jump"
 keys = ["Space"]
 `
-	p, err := ParseProject("mini/project.toml", []byte(toml))
+	p, err := project.ParseProject("mini/project.toml", []byte(toml))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"vkm/host/project"
 	"vkm/transport"
 	"vkm/transport/memnet"
 )
@@ -39,7 +40,7 @@ type peer struct {
 // frameStep is the harness's frame: both ends run one every 2 ms.
 const frameStep = 2 * time.Millisecond
 
-func newHarness(t testing.TB, server *Project) *harness {
+func newHarness(t testing.TB, server *project.Project) *harness {
 	t.Helper()
 	s, err := newServerSession(serverConfig{project: server, logger: testLogger(t)})
 	if err != nil {
@@ -50,7 +51,7 @@ func newHarness(t testing.TB, server *Project) *harness {
 }
 
 // join adds a client playing p over a link with the given profile.
-func (h *harness) join(p *Project, profile memnet.Profile, seed uint64) *peer {
+func (h *harness) join(p *project.Project, profile memnet.Profile, seed uint64) *peer {
 	h.t.Helper()
 	n := len(h.clients) + 1
 	c, err := newClientSession(clientConfig{project: p, name: fmt.Sprintf("p%d", n), logger: testLogger(h.t), now: h.now, dev: h.dev})

@@ -5,14 +5,15 @@ import (
 	"testing"
 	"time"
 
+	"vkm/host/project"
 	"vkm/internal/entity"
 	"vkm/prediction"
 	"vkm/transport/memnet"
 )
 
-func loadLagcomp(t testing.TB) *Project {
+func loadLagcomp(t testing.TB) *project.Project {
 	t.Helper()
-	p, err := LoadProject("testdata/lagcomp")
+	p, err := project.LoadProject("testdata/lagcomp")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"vkm/host/project"
 	"vkm/prediction"
 )
 
@@ -18,7 +19,7 @@ type Input interface {
 
 // PlayConfig says how to play a project offline.
 type PlayConfig struct {
-	Project *Project
+	Project *project.Project
 	// Input drives the local player; nil holds nothing.
 	Input Input
 	// Duration ends the run after this much wall time; 0 runs until ctx ends.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"vkm/host/project"
 	"vkm/internal/entity"
 	"vkm/scripts"
 	"vkm/transport"
@@ -47,7 +48,7 @@ func copyProject(t *testing.T, src string) string {
 func devHarness(t *testing.T) (*harness, string) {
 	t.Helper()
 	dir := copyProject(t, "../projects/arena")
-	p, err := LoadProject(dir)
+	p, err := project.LoadProject(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func slowWalker(t *testing.T) []byte {
 func TestDevReloadRunsInStep(t *testing.T) {
 	const seed = 41
 	h, dir := devHarness(t)
-	p, err := LoadProject(dir)
+	p, err := project.LoadProject(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestDevReloadRefusesASyntaxError(t *testing.T) {
 	h, dir := devHarness(t)
 	var logged logBuffer
 	h.server.log = slog.New(slog.NewTextHandler(&logged, nil))
-	p, err := LoadProject(dir)
+	p, err := project.LoadProject(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestDevReloadRefusesASyntaxError(t *testing.T) {
 // with that reason; a dev client beside it plays on.
 func TestReloadWithoutDevEndsTheClient(t *testing.T) {
 	h, dir := devHarness(t)
-	p, err := LoadProject(dir)
+	p, err := project.LoadProject(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +216,7 @@ func TestReloadWithoutDevEndsTheClient(t *testing.T) {
 // values the server gives it.
 func TestReloadAddsAField(t *testing.T) {
 	h, dir := devHarness(t)
-	p, err := LoadProject(dir)
+	p, err := project.LoadProject(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +261,7 @@ func TestReloadAddsAField(t *testing.T) {
 // prediction was; replayed on the new code alone, it would not.
 func TestReplayAcrossAReloadRunsTheCodeOfEachTick(t *testing.T) {
 	h, dir := devHarness(t)
-	p, err := LoadProject(dir)
+	p, err := project.LoadProject(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +325,7 @@ func TestReplayAcrossAReloadRunsTheCodeOfEachTick(t *testing.T) {
 // client plays on.
 func TestDevReloadRefusesWhatClientsCannotRead(t *testing.T) {
 	h, dir := devHarness(t)
-	p, err := LoadProject(dir)
+	p, err := project.LoadProject(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +378,7 @@ func TestAFullChannelEndsTheConnection(t *testing.T) {
 	h, dir := devHarness(t)
 	var logged logBuffer
 	h.server.log = slog.New(slog.NewTextHandler(&logged, nil))
-	p, err := LoadProject(dir)
+	p, err := project.LoadProject(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"vkm/host/project"
 	"vkm/internal/entity"
 	"vkm/prediction"
 )
@@ -36,11 +37,11 @@ func (p *pacer) Next() prediction.Command {
 // client corrects nothing in the five seconds after.
 func TestDevReloadOverUDP(t *testing.T) {
 	dir := copyProject(t, "../projects/arena")
-	sp, err := LoadProject(dir)
+	sp, err := project.LoadProject(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp, err := LoadProject(dir)
+	cp, err := project.LoadProject(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"vkm/host/store"
 	"vkm/internal/entity"
 	"vkm/replication"
 	"vkm/transport"
@@ -325,7 +326,7 @@ func (c *clientSession) build(root entity.ID, ns *entity.NetSpawn) error {
 	for _, s := range ns.Slots {
 		at[s.UID] = s.Slot
 	}
-	_, slots, err := InstantiateInto(st, p, ns.Pose, g, root, at)
+	_, slots, err := store.InstantiateInto(st, p, ns.Pose, g, root, at)
 	said.restore(st, root, c.placed[root])
 	if err != nil {
 		return err
@@ -366,7 +367,7 @@ func (c *clientSession) keep(root entity.ID) said {
 }
 
 // strip removes the project components a build would refuse to add twice.
-func (s said) strip(st *Store, root entity.ID) {
+func (s said) strip(st *store.Store, root entity.ID) {
 	for typ := range s.components {
 		st.RemoveComponent(root, typ)
 	}
@@ -374,7 +375,7 @@ func (s said) strip(st *Store, root entity.ID) {
 
 // restore puts what the snapshots said back. A root no snapshot placed (a
 // static body is never described) keeps the spawn's pose, bit for bit.
-func (s said) restore(st *Store, root entity.ID, placed bool) {
+func (s said) restore(st *store.Store, root entity.ID, placed bool) {
 	if placed {
 		*st.Transform(root) = s.transform
 	}

@@ -10,12 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"vkm/host/project"
 	"vkm/transport"
 )
 
 // ServeConfig says what Serve serves and how.
 type ServeConfig struct {
-	Project *Project
+	Project *project.Project
 	// Addr is the UDP address to listen on, "host:port"; empty means every
 	// interface at the project's port (port 0 picks a free one).
 	Addr string
@@ -332,7 +333,7 @@ func (srv *server) snapshotRates(peers []PeerReport) {
 // DescribeSchema loads p as a server would and describes what it puts on
 // the wire: every replicated type in order with its fields and codecs, and
 // the fingerprint a join compares.
-func DescribeSchema(p *Project) (string, error) {
+func DescribeSchema(p *project.Project) (string, error) {
 	s, err := newServerSession(serverConfig{project: p})
 	if err != nil {
 		return "", err

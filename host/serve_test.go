@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+	"vkm/host/project"
 )
 
 // testDeadline bounds every session test: a join on loopback takes
@@ -17,7 +18,7 @@ const testDeadline = 20 * time.Second
 
 // served starts Serve for p on a free loopback port and returns its address
 // and a function that stops it and returns its report.
-func served(t *testing.T, p *Project) (string, func() *ServerReport) {
+func served(t *testing.T, p *project.Project) (string, func() *ServerReport) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	ready := make(chan netip.AddrPort, 1)
@@ -53,7 +54,7 @@ func served(t *testing.T, p *Project) (string, func() *ServerReport) {
 
 // join plays p as a client of addr until its session reaches a state in
 // until (then it leaves) and returns the report.
-func join(t *testing.T, p *Project, addr string, until ...string) ClientReport {
+func join(t *testing.T, p *project.Project, addr string, until ...string) ClientReport {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	defer cancel()
@@ -77,7 +78,7 @@ func join(t *testing.T, p *Project, addr string, until ...string) ClientReport {
 }
 
 // arenaCopy returns the arena with one file replaced, in memory.
-func arenaCopy(t *testing.T, edit func(name string, data []byte) []byte) *Project {
+func arenaCopy(t *testing.T, edit func(name string, data []byte) []byte) *project.Project {
 	t.Helper()
 	p := loadArena(t)
 	fsys := fstest.MapFS{}
@@ -133,8 +134,8 @@ func TestRefusalsReachThePlayerAsSentences(t *testing.T) {
 	})
 	for _, tc := range []struct {
 		name         string
-		server       *Project
-		client       *Project
+		server       *project.Project
+		client       *project.Project
 		refusal      string
 		sentenceHint string
 	}{

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"time"
 
+	"vkm/host/project"
 	"vkm/internal/entity"
 	"vkm/physics"
 	"vkm/prediction"
@@ -97,7 +98,7 @@ type seat struct {
 }
 
 type serverConfig struct {
-	project *Project
+	project *project.Project
 	dev     bool
 	logger  *slog.Logger
 	now     transport.Time

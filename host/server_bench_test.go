@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"vkm/host/project"
 	"vkm/internal/entity"
 	"vkm/prediction"
 	"vkm/replication"
@@ -94,7 +95,7 @@ func BenchmarkSeatedTick(b *testing.B) {
 		players int
 	}{{"arena", 4}, {"crowd", 16}, {"crowd", 64}} {
 		b.Run(fmt.Sprintf("%s/players=%d", tc.project, tc.players), func(b *testing.B) {
-			p, err := LoadProject("../projects/" + tc.project)
+			p, err := project.LoadProject("../projects/" + tc.project)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -129,7 +130,7 @@ func BenchmarkSeatedTick(b *testing.B) {
 // near link). Timed: building the round, folding the acknowledgements and
 // writing the 64 snapshots.
 func BenchmarkSeatedSendRound(b *testing.B) {
-	p, err := LoadProject("../projects/crowd")
+	p, err := project.LoadProject("../projects/crowd")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func BenchmarkSeatedSendRound(b *testing.B) {
 // handler, each driven by a wander bot of its own seed as a server session
 // drives them, and their entities in seat order. tick runs one tick on the
 // bots' next commands.
-func seatedSession(b *testing.B, p *Project, players int) (s *serverSession, owns []entity.ID, tick func()) {
+func seatedSession(b *testing.B, p *project.Project, players int) (s *serverSession, owns []entity.ID, tick func()) {
 	b.Helper()
 	s, err := newServerSession(serverConfig{project: p, logger: testLogger(b)})
 	if err != nil {

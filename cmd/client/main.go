@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"vkm/host"
+	"vkm/host/project"
 	"vkm/internal/cli"
 )
 
@@ -108,7 +109,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, err := host.LoadProject(o.dir)
+	p, err := project.LoadProject(o.dir)
 	if err != nil {
 		return err
 	}

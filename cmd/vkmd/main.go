@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"vkm/host"
+	"vkm/host/project"
 	"vkm/internal/cli"
 )
 
@@ -110,7 +111,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, err := host.LoadProject(o.dir)
+	p, err := project.LoadProject(o.dir)
 	if err != nil {
 		return err
 	}

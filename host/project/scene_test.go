@@ -1,4 +1,4 @@
-package host
+package project
 
 import (
 	"fmt"
@@ -284,12 +284,14 @@ func TestPrefabUIDsNeedNotBeSlots(t *testing.T) {
 }
 
 func TestValidateCodeBuiltScene(t *testing.T) {
-	good := &Scene{File: "built", GravityY: -20, Entities: []EntityDef{
-		{ID: 1, Transform: entity.Identity, Body: &entity.BodyDef{Type: entity.Dynamic, GravityScale: 1,
-			Shapes: []entity.Shape{{Kind: entity.Circle, Radius: 0.5, Density: 1}}}},
-		{ID: 2, Parent: 1, HasParent: true, Transform: entity.Identity, Behavior: "b", Props: map[string]any{"a": []any{1.0, "x"}}},
-	}}
-	if err := good.Validate(); err != nil {
+	good := func() *Scene {
+		return &Scene{File: "built", GravityY: -20, Entities: []EntityDef{
+			{ID: 1, Transform: entity.Identity, Body: &entity.BodyDef{Type: entity.Dynamic, GravityScale: 1,
+				Shapes: []entity.Shape{{Kind: entity.Circle, Radius: 0.5, Density: 1}}}},
+			{ID: 2, Parent: 1, HasParent: true, Transform: entity.Identity, Behavior: "b", Props: map[string]any{"a": []any{1.0, "x"}}},
+		}}
+	}
+	if err := good().Validate(); err != nil {
 		t.Fatal(err)
 	}
 	for name, mutate := range map[string]func(sc *Scene){
@@ -304,7 +306,7 @@ func TestValidateCodeBuiltScene(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			sc := cloneScene(good)
+			sc := good()
 			mutate(sc)
 			err := sc.Validate()
 			if err == nil || !strings.HasPrefix(err.Error(), "built") {
@@ -317,19 +319,6 @@ func TestValidateCodeBuiltScene(t *testing.T) {
 func nanValue() float64 {
 	zero := 0.0
 	return zero / zero
-}
-
-func cloneScene(sc *Scene) *Scene {
-	c := *sc
-	c.Entities = nil
-	for _, d := range sc.Entities {
-		if d.Body != nil {
-			d.Body = cloneBody(d.Body)
-		}
-		d.Props, _ = clonePlain(d.Props).(map[string]any)
-		c.Entities = append(c.Entities, d)
-	}
-	return &c
 }
 
 // TestFileShapesAddCleanly checks the promise behind checkShape: a shape a

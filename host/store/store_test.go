@@ -1,4 +1,4 @@
-package host
+package store
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"vkm/host/project"
 	"vkm/internal/entity"
 )
 
@@ -351,7 +352,7 @@ func BenchmarkStoreTick(b *testing.B) {
 // BenchmarkInstantiate spawns and destroys a three-entity prefab, as a
 // pickup spawner does.
 func BenchmarkInstantiate(b *testing.B) {
-	p, err := ParsePrefab("crate.toml", readTestdata(b, "project/prefabs/crate.toml"))
+	p, err := project.ParsePrefab("crate.toml", readTestdata(b, "project/prefabs/crate.toml"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package host
+package project
 
 import (
 	"bytes"
@@ -39,9 +39,9 @@ func decodeTOML(file string, data []byte) (*tomlDoc, *tomlTable, *ConfigError) {
 	if _, err := toml.Decode(string(data), &m); err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, nil, &ConfigError{File: file, Line: pe.Position.Line, Reason: "TOML syntax error: " + pe.Message, err: err}
+			return nil, nil, &ConfigError{File: file, Line: pe.Position.Line, Reason: "TOML syntax error: " + pe.Message, Err: err}
 		}
-		return nil, nil, &ConfigError{File: file, Reason: err.Error(), err: err}
+		return nil, nil, &ConfigError{File: file, Reason: err.Error(), Err: err}
 	}
 	doc := &tomlDoc{file: file, lines: indexLines(data)}
 	return doc, &tomlTable{doc: doc, m: m}, nil

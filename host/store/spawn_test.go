@@ -1,4 +1,4 @@
-package host
+package store
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"vkm/host/project"
 	"vkm/internal/entity"
 )
 
@@ -16,7 +17,7 @@ type testSchema map[string][]string
 
 var arenaSchema = testSchema{"Health": {"hp"}, "Score": {"kills", "deaths"}}
 
-func (s testSchema) Resolve(c ComponentDef) (int, entity.Values, error) {
+func (s testSchema) Resolve(c project.ComponentDef) (int, entity.Values, error) {
 	names := make([]string, 0, len(s))
 	for n := range s {
 		names = append(names, n)
@@ -60,18 +61,18 @@ func sortedStrings(s []string) []string {
 	return out
 }
 
-func loadTestScene(t testing.TB) *Scene {
+func loadTestScene(t testing.TB) *project.Scene {
 	t.Helper()
-	sc, err := ParseScene("level.toml", readTestdata(t, "project/scenes/level.toml"))
+	sc, err := project.ParseScene("level.toml", readTestdata(t, "project/scenes/level.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sc
 }
 
-func loadTestPrefab(t testing.TB) *Prefab {
+func loadTestPrefab(t testing.TB) *project.Prefab {
 	t.Helper()
-	p, err := ParsePrefab("crate.toml", readTestdata(t, "project/prefabs/crate.toml"))
+	p, err := project.ParsePrefab("crate.toml", readTestdata(t, "project/prefabs/crate.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func TestLoadSceneLeavesNothingOnError(t *testing.T) {
 	})
 	t.Run("invalid scene built in code", func(t *testing.T) {
 		s := NewStore()
-		bad := &Scene{File: "built", Entities: []EntityDef{{ID: 1, Transform: entity.Identity}, {ID: 1, Transform: entity.Identity}}}
+		bad := &project.Scene{File: "built", Entities: []project.EntityDef{{ID: 1, Transform: entity.Identity}, {ID: 1, Transform: entity.Identity}}}
 		if _, err := LoadScene(s, bad, nil); err == nil || s.Len() != 0 {
 			t.Errorf("duplicate slots: error %v, Len %d", err, s.Len())
 		}
@@ -184,7 +185,9 @@ func TestLoadSceneResolverErrorUnwraps(t *testing.T) {
 
 type failingResolver struct{ err error }
 
-func (f failingResolver) Resolve(ComponentDef) (int, entity.Values, error) { return 0, nil, f.err }
+func (f failingResolver) Resolve(project.ComponentDef) (int, entity.Values, error) {
+	return 0, nil, f.err
+}
 
 func TestInstantiateIntoFreeSlots(t *testing.T) {
 	s := NewStore()
@@ -263,7 +266,7 @@ func TestInstantiateLeavesNothingOnError(t *testing.T) {
 }
 
 func TestInstantiateIntoTheSlotsASpawnNames(t *testing.T) {
-	p, err := ParsePrefab("pair.toml", []byte(`
+	p, err := project.ParsePrefab("pair.toml", []byte(`
 [[entity]]
 uid = 10
 name = "pair"

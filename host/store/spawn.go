@@ -1,8 +1,9 @@
-package host
+package store
 
 import (
 	"fmt"
 
+	"vkm/host/project"
 	"vkm/internal/entity"
 )
 
@@ -11,7 +12,7 @@ import (
 // game loop implements it over the schema the entry script's vkmSetupNetwork
 // builds, which is why scenes and prefabs carry components by name.
 type ComponentResolver interface {
-	Resolve(c ComponentDef) (typ int, v entity.Values, err error)
+	Resolve(c project.ComponentDef) (typ int, v entity.Values, err error)
 }
 
 // LoadScene puts every entity of sc into s, each in exactly its recorded slot
@@ -22,7 +23,7 @@ type ComponentResolver interface {
 // r may be nil if no entity has project components. On error (a slot already
 // taken, a component r cannot resolve) nothing of the scene is left in s, and
 // the error names the file and line.
-func LoadScene(s *Store, sc *Scene, r ComponentResolver) ([]entity.ID, error) {
+func LoadScene(s *Store, sc *project.Scene, r ComponentResolver) ([]entity.ID, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
@@ -31,7 +32,7 @@ func LoadScene(s *Store, sc *Scene, r ComponentResolver) ([]entity.ID, error) {
 		id, err := s.CreateAt(d.ID)
 		if err != nil {
 			destroyEntities(s, ids)
-			return nil, &ConfigError{File: sc.File, Line: d.Line, Key: "entity.id", err: err,
+			return nil, &project.ConfigError{File: sc.File, Line: d.Line, Key: "entity.id", Err: err,
 				Reason: fmt.Sprintf("slot %d is taken by %v, already in the world", d.ID, s.At(d.ID))}
 		}
 		ids = append(ids, id)
@@ -51,7 +52,7 @@ func LoadScene(s *Store, sc *Scene, r ComponentResolver) ([]entity.ID, error) {
 //
 // It returns the root and each uid's entity. On error nothing of the prefab
 // is left in s.
-func Instantiate(s *Store, p *Prefab, pose entity.Transform, r ComponentResolver) (root entity.ID, slots map[uint32]entity.ID, err error) {
+func Instantiate(s *Store, p *project.Prefab, pose entity.Transform, r ComponentResolver) (root entity.ID, slots map[uint32]entity.ID, err error) {
 	return InstantiateInto(s, p, pose, r, entity.None, nil)
 }
 
@@ -61,14 +62,14 @@ func Instantiate(s *Store, p *Prefab, pose entity.Transform, r ComponentResolver
 // instance's root, and each other prefab entity whose uid is in at goes into
 // that slot (the rest, and any whose slot is taken here, into the lowest
 // free slots: the caller compares the returned slots with what it asked).
-func InstantiateInto(s *Store, p *Prefab, pose entity.Transform, r ComponentResolver, root entity.ID, at map[uint32]uint32) (entity.ID, map[uint32]entity.ID, error) {
+func InstantiateInto(s *Store, p *project.Prefab, pose entity.Transform, r ComponentResolver, root entity.ID, at map[uint32]uint32) (entity.ID, map[uint32]entity.ID, error) {
 	if err := p.Validate(); err != nil {
 		return entity.None, nil, err
 	}
 	if pose.Scale == 0 {
 		pose.Scale = 1
 	}
-	if sub, reason := checkTransform(pose); reason != "" {
+	if sub, reason := project.CheckTransform(pose); reason != "" {
 		return entity.None, nil, fmt.Errorf("host: instantiate %s: pose %s: %s", p.File, sub, reason)
 	}
 	if !root.IsNone() && !s.Alive(root) {
@@ -122,7 +123,7 @@ func destroyEntities(s *Store, ids []entity.ID) {
 
 // buildEntities fills the entities just created for defs (ids[i] for defs[i]) and
 // returns each def's ID by its file id (slot or uid). defs are valid.
-func buildEntities(s *Store, file string, defs []EntityDef, ids []entity.ID, r ComponentResolver) (map[uint32]entity.ID, error) {
+func buildEntities(s *Store, file string, defs []project.EntityDef, ids []entity.ID, r ComponentResolver) (map[uint32]entity.ID, error) {
 	byID := make(map[uint32]entity.ID, len(defs))
 	for i, d := range defs {
 		byID[d.ID] = ids[i]
@@ -131,7 +132,7 @@ func buildEntities(s *Store, file string, defs []EntityDef, ids []entity.ID, r C
 		d := &defs[i]
 		if d.HasParent {
 			if err := s.SetParent(ids[i], byID[d.Parent]); err != nil {
-				return nil, &ConfigError{File: file, Line: d.Line, Key: "entity.parent", Reason: err.Error(), err: err}
+				return nil, &project.ConfigError{File: file, Line: d.Line, Key: "entity.parent", Reason: err.Error(), Err: err}
 			}
 		}
 		if err := fillEntity(s, file, ids[i], d, r); err != nil {
@@ -142,7 +143,7 @@ func buildEntities(s *Store, file string, defs []EntityDef, ids []entity.ID, r C
 }
 
 // fillEntity gives id the components of d.
-func fillEntity(s *Store, file string, id entity.ID, d *EntityDef, r ComponentResolver) error {
+func fillEntity(s *Store, file string, id entity.ID, d *project.EntityDef, r ComponentResolver) error {
 	s.SetName(id, d.Name)
 	*s.Transform(id) = d.Transform
 	if d.Body != nil {
@@ -164,7 +165,7 @@ func fillEntity(s *Store, file string, id entity.ID, d *EntityDef, r ComponentRe
 			if line == 0 {
 				line = d.Line
 			}
-			return &ConfigError{File: file, Line: line, Key: "entity.components." + c.Type, Reason: fmt.Sprintf(format, args...), err: err}
+			return &project.ConfigError{File: file, Line: line, Key: "entity.components." + c.Type, Reason: fmt.Sprintf(format, args...), Err: err}
 		}
 		if r == nil {
 			return fail(nil, "no component types are registered to read it (the entry script's vkmSetupNetwork registers them)")

@@ -1,4 +1,4 @@
-package host
+package store
 
 import (
 	"cmp"
@@ -538,10 +538,10 @@ func (s *Store) Built(id entity.ID) bool {
 	return r != nil && r.built
 }
 
-// migrateComponents carries every entity's project components from schema
+// MigrateComponents carries every entity's project components from schema
 // old to schema new by type name, and within a type by field name,
 // quantised by the new field's codec.
-func (s *Store) migrateComponents(old, new *replication.Schema) {
+func (s *Store) MigrateComponents(old, new *replication.Schema) {
 	s.Each(func(id entity.ID) bool {
 		r := s.get(id)
 		if len(r.components) == 0 {

@@ -1,4 +1,4 @@
-package host
+package project
 
 import (
 	"fmt"
@@ -524,7 +524,7 @@ func finiteWithin(v, limit float64) bool { return v >= -limit && v <= limit }
 // checkDef checks one entity's values. It returns the indexed path of the
 // first bad one, relative to the entity, and what is wrong with it.
 func checkDef(d *EntityDef) (sub, reason string) {
-	if sub, reason := checkTransform(d.Transform); reason != "" {
+	if sub, reason := CheckTransform(d.Transform); reason != "" {
 		return joinPath("transform", sub), reason
 	}
 	if d.Body != nil {
@@ -566,7 +566,10 @@ func checkDef(d *EntityDef) (sub, reason string) {
 	return "", ""
 }
 
-func checkTransform(t entity.Transform) (sub, reason string) {
+// CheckTransform says what is wrong with a pose a file or a spawn gives
+// (the field and why), or returns empty strings when it is within the
+// limits the wire and the physics take.
+func CheckTransform(t entity.Transform) (sub, reason string) {
 	for _, f := range []struct {
 		key string
 		v   float64

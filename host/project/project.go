@@ -1,4 +1,4 @@
-package host
+package project
 
 import (
 	"errors"
@@ -138,7 +138,7 @@ type ConfigError struct {
 	Line   int    // 1-based; 0 when the line is not known
 	Key    string // dotted key, e.g. "tickRate" or "entity.body.shape.box"; may be empty
 	Reason string // what is wrong and, where it helps, how to fix it
-	err    error  // the cause, if another error (syntax, I/O, a resolver) is behind it
+	Err    error  // the cause, if another error (syntax, I/O, a resolver) is behind it
 }
 
 // Error formats e as file:line: key: reason, leaving out what is unknown.
@@ -158,7 +158,7 @@ func (e *ConfigError) Error() string {
 }
 
 // Unwrap returns the error behind e, such as a toml.ParseError, or nil.
-func (e *ConfigError) Unwrap() error { return e.err }
+func (e *ConfigError) Unwrap() error { return e.Err }
 
 // LoadProject reads dir/project.toml and checks that its entry scene and
 // entry script exist in the folder.
@@ -166,11 +166,11 @@ func LoadProject(dir string) (*Project, error) {
 	file := filepath.Join(dir, ProjectFile)
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &ConfigError{File: file, err: err,
+		return nil, &ConfigError{File: file, Err: err,
 			Reason: fmt.Sprintf("not found: %s is not a project folder (a project folder holds %s, its scenes, prefabs and scripts)", dir, ProjectFile)}
 	}
 	if err != nil {
-		return nil, &ConfigError{File: file, Reason: err.Error(), err: err}
+		return nil, &ConfigError{File: file, Reason: err.Error(), Err: err}
 	}
 	p, err := ParseProject(file, data)
 	if err != nil {
@@ -190,7 +190,7 @@ func LoadProject(dir string) (*Project, error) {
 		info, err := fs.Stat(p.FS, e.path)
 		switch {
 		case err != nil:
-			return nil, &ConfigError{File: file, Line: lines[e.key], Key: e.key, err: err,
+			return nil, &ConfigError{File: file, Line: lines[e.key], Key: e.key, Err: err,
 				Reason: fmt.Sprintf("%s does not exist in %s", e.path, dir)}
 		case info.IsDir():
 			return nil, &ConfigError{File: file, Line: lines[e.key], Key: e.key,
