@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"vkm/host/bot"
 	"vkm/prediction"
 	"vkm/replication"
 	"vkm/transport"
@@ -23,7 +24,7 @@ type BotsConfig struct {
 	// the first client's, and client i gets Name + i + 1 (or "bot" + i + 1
 	// when Name is empty), Seed + i and SimSeed + i.
 	Play PlayConfig
-	// Kind is the bot every client plays with (one of BotKinds).
+	// Kind is the bot every client plays with (one of bot.Kinds).
 	Kind string
 	// Seed is the first client's bot seed; client i plays with Seed + i.
 	Seed uint64
@@ -48,9 +49,9 @@ func PlayBots(ctx context.Context, cfg BotsConfig) (Report, error) {
 		return Report{}, fmt.Errorf("host: %d bot clients: at least one is needed", cfg.Count)
 	}
 	p := cfg.Play.Project
-	bots := make([]*Bot, cfg.Count)
+	bots := make([]*bot.Bot, cfg.Count)
 	for i := range bots {
-		b, err := NewBot(cfg.Kind, cfg.Seed+uint64(i), len(p.Axes), len(p.Buttons))
+		b, err := bot.New(cfg.Kind, cfg.Seed+uint64(i), len(p.Axes), len(p.Buttons))
 		if err != nil {
 			return Report{}, err
 		}
@@ -92,7 +93,7 @@ func PlayBots(ctx context.Context, cfg BotsConfig) (Report, error) {
 }
 
 // botPlay is client i's PlayConfig.
-func (cfg *BotsConfig) botPlay(i int, bot *Bot) PlayConfig {
+func (cfg *BotsConfig) botPlay(i int, bot *bot.Bot) PlayConfig {
 	pc := cfg.Play
 	pc.Input = bot
 	name := pc.Name

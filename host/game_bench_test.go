@@ -1,13 +1,16 @@
 package host
 
-import "testing"
+import (
+	"testing"
+	"vkm/host/bot"
+)
 
 // BenchmarkArenaTick measures one whole tick of the example arena offline
 // (behaviors, controller, physics) with a wander bot driving the player.
 func BenchmarkArenaTick(b *testing.B) {
 	g := newGame(b, loadArena(b))
 	p := g.project
-	bot, err := NewBot("wander", 1, len(p.Axes), len(p.Buttons))
+	bot, err := bot.New("wander", 1, len(p.Axes), len(p.Buttons))
 	if err != nil {
 		b.Fatal(err)
 	}

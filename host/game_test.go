@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"vkm/host/bot"
 	"vkm/host/project"
 	"vkm/internal/entity"
 	"vkm/prediction"
@@ -87,7 +88,7 @@ func TestArenaRestoresSceneSlotsAndJoinsTheLocalPlayer(t *testing.T) {
 func runBot(t testing.TB, g *Game, seed uint64, n int) *Tally {
 	t.Helper()
 	p := g.project
-	bot, err := NewBot("wander", seed, len(p.Axes), len(p.Buttons))
+	bot, err := bot.New("wander", seed, len(p.Axes), len(p.Buttons))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -174,7 +174,7 @@ func (h *harness) seated(profile memnet.Profile, seed uint64, bot bool) *peer {
 	a := h.join(loadArena(h.t), profile, seed)
 	if bot {
 		p := loadArena(h.t)
-		b, err := NewBot("wander", seed, len(p.Axes), len(p.Buttons))
+		b, err := bot.New("wander", seed, len(p.Axes), len(p.Buttons))
 		if err != nil {
 			h.t.Fatal(err)
 		}

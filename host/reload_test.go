@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"vkm/host/bot"
 	"vkm/host/project"
 	"vkm/internal/entity"
 	"vkm/scripts"
@@ -87,7 +88,7 @@ func TestDevReloadRunsInStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := h.join(p, memnet.Lan, seed)
-	bot, err := NewBot("wander", seed, len(p.Axes), len(p.Buttons))
+	bot, err := bot.New("wander", seed, len(p.Axes), len(p.Buttons))
 	if err != nil {
 		t.Fatal(err)
 	}

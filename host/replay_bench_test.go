@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"vkm/host/bot"
 	"vkm/transport/memnet"
 )
 
@@ -15,7 +16,7 @@ func BenchmarkReplay20Ticks(b *testing.B) {
 	h := newHarness(b, loadArena(b))
 	a := h.join(loadArena(b), memnet.Perfect, 1)
 	p := loadArena(b)
-	bot, err := NewBot("wander", 1, len(p.Axes), len(p.Buttons))
+	bot, err := bot.New("wander", 1, len(p.Axes), len(p.Buttons))
 	if err != nil {
 		b.Fatal(err)
 	}

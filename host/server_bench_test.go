@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"vkm/host/bot"
 	"vkm/host/project"
 	"vkm/internal/entity"
 	"vkm/prediction"
@@ -189,7 +190,7 @@ func seatedSession(b *testing.B, p *project.Project, players int) (s *serverSess
 	}
 	b.Cleanup(s.Close)
 	g := s.game
-	bots := make([]*Bot, players)
+	bots := make([]*bot.Bot, players)
 	cmds := make([]*prediction.Command, players)
 	owns = make([]entity.ID, players)
 	for i := range players {
@@ -197,7 +198,7 @@ func seatedSession(b *testing.B, p *project.Project, players int) (s *serverSess
 		if err != nil || id.IsNone() {
 			b.Fatalf("player %d not seated: %v", i+1, err)
 		}
-		if bots[i], err = NewBot("wander", uint64(i+1), len(p.Axes), len(p.Buttons)); err != nil {
+		if bots[i], err = bot.New("wander", uint64(i+1), len(p.Axes), len(p.Buttons)); err != nil {
 			b.Fatal(err)
 		}
 		cmds[i] = new(prediction.Command)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"vkm/host"
+	"vkm/host/bot"
 	"vkm/host/project"
 	"vkm/internal/cli"
 )
@@ -58,7 +59,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.Uint64Var(&o.simSeed, "sim-seed", 0, "the simulator's seed (required with --sim)")
 	fs.BoolVar(&o.headless, "headless", false, "run without a view")
 	fs.StringVar(&o.view, "view", "", "serve the game as a web page at ADDR:PORT (e.g. 127.0.0.1:8080) and play it there")
-	fs.StringVar(&o.bot, "bot", "", "let a bot play: "+strings.Join(host.BotKinds, ", "))
+	fs.StringVar(&o.bot, "bot", "", "let a bot play: "+strings.Join(bot.Kinds, ", "))
 	fs.IntVar(&o.bots, "bots", 0, "run this many bot clients in one process, each with its own socket (bot i plays seed --bot-seed + i); implies --bot wander unless --bot says otherwise")
 	fs.BoolVar(&o.lite, "lite", false, "with --bots and --connect: lite clients that join and play their bot's commands without simulating a world of their own, so one machine can seat a crowd")
 	fs.Uint64Var(&o.botSeed, "bot-seed", 1, "the bot's seed (the same seed plays the same match)")
@@ -118,7 +119,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Connect: o.connect, Name: o.name, Dev: o.dev, Sim: o.sim, SimSeed: o.simSeed,
 	}
 	if o.bot != "" {
-		bot, err := host.NewBot(o.bot, o.botSeed, len(p.Axes), len(p.Buttons))
+		bot, err := bot.New(o.bot, o.botSeed, len(p.Axes), len(p.Buttons))
 		if err != nil {
 			return cli.Usagef("%v", err)
 		}

@@ -1,4 +1,4 @@
-package host
+package bot
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // gives the same commands, tick for tick, so a bot's match is repeatable. It
 // knows the actions only by position, so it plays any project.
 //
-// The zero value is not usable; build one with NewBot.
+// The zero value is not usable; build one with New.
 type Bot struct {
 	rng     *rand.Rand
 	axes    []botAxis
@@ -28,15 +28,15 @@ type botButton struct {
 	left int // ticks the button stays down (0: up)
 }
 
-// BotKinds lists the bots NewBot builds.
-var BotKinds = []string{"wander", "idle"}
+// Kinds lists the bots New builds.
+var Kinds = []string{"wander", "idle"}
 
-// NewBot returns a bot of the given kind for a project with nAxes axes and
+// New returns a bot of the given kind for a project with nAxes axes and
 // nButtons buttons. "wander" runs about, stopping and turning at random,
 // sweeps its aim and taps each button every half second or so. "idle" holds
 // nothing, so its character stands still: a settled world, the quietest a
 // server gets.
-func NewBot(kind string, seed uint64, nAxes, nButtons int) (*Bot, error) {
+func New(kind string, seed uint64, nAxes, nButtons int) (*Bot, error) {
 	if kind != "wander" && kind != "idle" {
 		return nil, fmt.Errorf("host: unknown bot %q (known: wander, idle)", kind)
 	}
