@@ -37,8 +37,8 @@ var BotKinds = []string{"wander", "idle"}
 // nothing, so its character stands still: a settled world, the quietest a
 // server gets.
 func NewBot(kind string, seed uint64, nAxes, nButtons int) (*Bot, error) {
-	if kind != "wander" && kind != "idle" {
-		return nil, fmt.Errorf("host: unknown bot %q (known: wander, idle)", kind)
+	if err := CheckBotKind(kind); err != nil {
+		return nil, err
 	}
 	if nAxes > prediction.MaxAxes || nButtons > prediction.MaxButtons {
 		return nil, fmt.Errorf("host: bot: %d axes and %d buttons exceed the command's %d and %d", nAxes, nButtons, prediction.MaxAxes, prediction.MaxButtons)

@@ -44,8 +44,8 @@ type BotsConfig struct {
 // has the state "failed" and the reason in last_error, and its error is
 // among those returned.
 func PlayBots(ctx context.Context, cfg BotsConfig) (Report, error) {
-	if cfg.Count < 1 {
-		return Report{}, fmt.Errorf("host: %d bot clients: at least one is needed", cfg.Count)
+	if err := cfg.Validate(); err != nil {
+		return Report{}, err
 	}
 	p := cfg.Play.Project
 	bots := make([]*Bot, cfg.Count)
@@ -58,9 +58,6 @@ func PlayBots(ctx context.Context, cfg BotsConfig) (Report, error) {
 	}
 	play := Play
 	if cfg.Lite {
-		if cfg.Play.Connect == "" {
-			return Report{}, errors.New("host: lite bot clients play only against a server: give Connect")
-		}
 		// One load of the project gives every lite client what a join
 		// compares and the schema its snapshots are read with.
 		g, err := NewGame(GameConfig{Project: p, Role: Joining})

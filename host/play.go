@@ -176,6 +176,9 @@ func (t *Tally) Report(g *Game) ClientReport {
 // passed, sleeping between ticks, and returns its report: offline, or as a
 // client of cfg.Connect.
 func Play(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
+	if err := cfg.Validate(); err != nil {
+		return ClientReport{}, err
+	}
 	if cfg.Connect != "" {
 		return playConnected(ctx, cfg)
 	}
