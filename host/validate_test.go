@@ -101,7 +101,8 @@ func TestServeAndPlayRefuseWhatValidateRefuses(t *testing.T) {
 	if _, err := Serve(context.Background(), ServeConfig{Project: p, Addr: "127.0.0.1:0", Sim: "dialup", SimSeed: 1}); err == nil || !strings.Contains(err.Error(), "dialup") {
 		t.Errorf("Serve with an unknown profile: %v", err)
 	}
-	if _, err := Play(context.Background(), PlayConfig{Project: p, Duration: -time.Second}); err == nil || !strings.Contains(err.Error(), "negative") {
-		t.Errorf("Play with a negative duration: %v", err)
+	rep, err := Play(context.Background(), PlayConfig{Project: p, Duration: -time.Second})
+	if err == nil || rep.Exit != "failed" || rep.LastError != err.Error() {
+		t.Errorf("Play with a negative duration: %v, report %+v", err, rep)
 	}
 }
