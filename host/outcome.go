@@ -59,6 +59,9 @@ func (r *ClientReport) why() string {
 		if len(r.ErrorMessages) > 0 {
 			first = ", the first: " + r.ErrorMessages[0]
 		}
+		if r.Errors == 1 {
+			return "a script error" + strings.TrimPrefix(first, ", the first")
+		}
 		return fmt.Sprintf("%d script errors%s", r.Errors, first)
 	}
 	if r.LastError == "" {

@@ -58,6 +58,10 @@ func TestReportSaysWhichClientsFailed(t *testing.T) {
 	if err := one.Err(); err == nil || err.Error() != "host: refused: the server is full" || !slices.Equal(one.Failed, []int{1}) {
 		t.Fatalf("one refused client: failed %v, err %v", one.Failed, one.Err())
 	}
+	broke := NewReport(ClientReport{Exit: "script_errors", Errors: 1, ErrorMessages: []string{"scripting: a.lua:1: boom"}})
+	if err := broke.Err(); err == nil || err.Error() != "host: a script error: scripting: a.lua:1: boom" {
+		t.Fatalf("one script error: %v", err)
+	}
 	many := NewReport(ok,
 		ClientReport{Exit: "disconnected", LastError: "the server stopped answering"},
 		ok,
