@@ -8,8 +8,10 @@
 //	client <project-dir> [--connect ADDR[:PORT]] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
 //	client -h | --version
 //
-// It exits 0 when its run ends, 1 when it could not run, and 2 for a
-// command line it cannot run.
+// It exits 0 when its run ends with every client offline or seated
+// (--duration, Ctrl-C), 1 when a client could not run, was refused or
+// disconnected, never heard back from its server or met script errors (the
+// report says which and how), and 2 for a command line it cannot run.
 package main
 
 import (
@@ -26,9 +28,12 @@ import (
 func main() { cli.Main("client", run) }
 
 // command is the client's command line.
-var command = cli.Command{Name: "client", Exits: `  0  the run ended: its --duration passed or Ctrl-C stopped it; or -h or
-     --version answered
-  1  a client could not run
+var command = cli.Command{Name: "client", Exits: `  0  the run ended with every client offline or seated on its server: its
+     --duration passed or Ctrl-C stopped it; or -h or --version answered
+  1  a client failed: it could not run, was refused, was disconnected,
+     never heard back from the server, or its scripts raised errors. The
+     report's "exit" says how each client's run ended and "failed" lists
+     those that failed
   2  the command line cannot be run: an unknown flag or argument, a bad
      value, no project directory
 `}
@@ -145,21 +150,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		o.play.Input = bot // with --view the page watches it play
 	}
 	rep, err := host.Play(ctx, o.play)
-	if err != nil {
-		return err
+	logger.Info("run done", "state", rep.State, "exit", rep.Exit, "ticks", rep.Ticks, "distance_m", rep.DistanceM, "events", rep.Events, "errors", rep.Errors, "last_error", rep.LastError)
+	reps := host.NewReport(rep)
+	if werr := cli.WriteJSON(o.report, reps); err == nil {
+		err = werr
 	}
-	logger.Info("run done", "state", rep.State, "ticks", rep.Ticks, "distance_m", rep.DistanceM, "events", rep.Events, "errors", rep.Errors, "last_error", rep.LastError)
-	return cli.WriteJSON(o.report, host.NewReport(rep))
+	if err == nil {
+		err = reps.Err()
+	}
+	return err
 }
 
-// runBots runs --bots N clients.
+// runBots runs --bots N clients and fails when any of them did: the report
+// says which and how.
 func runBots(ctx context.Context, o options, logger *slog.Logger) error {
 	reps, err := host.PlayBots(ctx, *o.botsConfig())
-	states := map[string]int{}
+	exits := map[string]int{}
 	for _, c := range reps.Clients {
-		states[c.State]++
+		exits[c.Exit]++
 	}
-	logger.Info("run done", "clients", len(reps.Clients), "states", states)
+	logger.Info("run done", "clients", len(reps.Clients), "exits", exits, "failed", reps.Failed)
+	if len(reps.Clients) > 0 {
+		// One line naming the clients that failed, those that could
+		// not run among them, rather than each one's error.
+		err = reps.Err()
+	}
 	if werr := cli.WriteJSON(o.report, reps); err == nil {
 		err = werr
 	}
