@@ -41,12 +41,13 @@ type BotsConfig struct {
 
 // PlayBots runs cfg.Count bot clients at once, each with its own session,
 // socket, world and bot, until ctx ends or the duration passes. The report
-// has one entry per client, in order; a client that could not run at all
-// has the state "failed" and the reason in last_error, and its error is
-// among those returned.
+// has one entry per client, in order, and its Failed lists those whose Exit
+// is not "ok"; a client that could not run at all has the state and exit
+// "failed" and the reason in last_error, and its error is among those
+// returned.
 func PlayBots(ctx context.Context, cfg BotsConfig) (Report, error) {
-	if cfg.Count < 1 {
-		return Report{}, fmt.Errorf("host: %d bot clients: at least one is needed", cfg.Count)
+	if err := cfg.Validate(); err != nil {
+		return Report{}, err
 	}
 	p := cfg.Play.Project
 	bots := make([]*bot.Bot, cfg.Count)
@@ -59,9 +60,6 @@ func PlayBots(ctx context.Context, cfg BotsConfig) (Report, error) {
 	}
 	play := Play
 	if cfg.Lite {
-		if cfg.Play.Connect == "" {
-			return Report{}, errors.New("host: lite bot clients play only against a server: give Connect")
-		}
 		// One load of the project gives every lite client what a join
 		// compares and the schema its snapshots are read with.
 		c, err := newClientSession(clientConfig{project: p})
@@ -74,22 +72,22 @@ func PlayBots(ctx context.Context, cfg BotsConfig) (Report, error) {
 			return playLite(ctx, pc, hello, schema)
 		}
 	}
-	rep := Report{Clients: make([]ClientReport, cfg.Count)}
+	clients := make([]ClientReport, cfg.Count)
 	errs := make([]error, cfg.Count)
 	var wg sync.WaitGroup
 	for i := range cfg.Count {
 		pc := cfg.botPlay(i, bots[i])
 		wg.Go(func() {
 			r, err := play(ctx, pc)
+			r.settle(err)
 			if err != nil {
-				r = ClientReport{State: "failed", LastError: err.Error(), Events: map[string]int{}}
 				errs[i] = fmt.Errorf("host: bot client %d: %w", i+1, err)
 			}
-			rep.Clients[i] = r
+			clients[i] = r
 		})
 	}
 	wg.Wait()
-	return rep, errors.Join(errs...)
+	return NewReport(clients...), errors.Join(errs...)
 }
 
 // botPlay is client i's PlayConfig.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"vkm/host/bot"
 	"vkm/host/project"
 	"vkm/transport"
 	"vkm/transport/memnet"
@@ -169,10 +170,10 @@ func testLogger(t testing.TB) *slog.Logger {
 // seated joins a client playing the arena over profile and runs until it
 // is playing with its character named; with a bot seed it plays with a
 // wander bot of that seed.
-func (h *harness) seated(profile memnet.Profile, seed uint64, bot bool) *peer {
+func (h *harness) seated(profile memnet.Profile, seed uint64, withBot bool) *peer {
 	h.t.Helper()
 	a := h.join(loadArena(h.t), profile, seed)
-	if bot {
+	if withBot {
 		p := loadArena(h.t)
 		b, err := bot.New("wander", seed, len(p.Axes), len(p.Buttons))
 		if err != nil {

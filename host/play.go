@@ -64,7 +64,16 @@ func (c *PlayConfig) logger() *slog.Logger {
 // ClientReport is the JSON summary of one client's run. Its fields are kept
 // as they are when later features add more.
 type ClientReport struct {
-	State     string         `json:"state"`
+	State string `json:"state"`
+	// Exit says how the run ended for this client: "ok" when it played
+	// until its duration passed or it was stopped (offline, or seated on a
+	// server); otherwise why it failed: "failed" (it could not run, or its
+	// socket failed: LastError says why), "refused" (Refusal and LastError
+	// say why), "disconnected" (LastError says why), "unseated" (the run
+	// ended before the server answered its join) or "script_errors" (the
+	// project's scripts raised Errors of them: ErrorMessages). `client`
+	// exits 1 when any client's Exit is not "ok".
+	Exit      string         `json:"exit"`
 	Ticks     uint32         `json:"ticks"`
 	TickRate  int            `json:"tick_rate"`
 	Events    map[string]int `json:"events"`
@@ -113,9 +122,14 @@ type ClientReport struct {
 	LookBehindTicks  float64 `json:"look_behind_ticks"`
 }
 
-// Report is the JSON document `client --report` writes.
+// Report is the JSON document `client --report` writes. Build it with
+// NewReport, which fills Failed.
 type Report struct {
 	Clients []ClientReport `json:"clients"`
+	// Failed numbers the clients whose Exit is not "ok", from 1 in the
+	// order of Clients (bot client i is named with the same number); it is
+	// empty, not absent, when every client ran cleanly.
+	Failed []int `json:"failed"`
 }
 
 // Tally counts what a report says about a game as it runs: events by name
@@ -180,7 +194,19 @@ const offlineState = "offline"
 // Play runs a project in real time until ctx ends or cfg.Duration has
 // passed, sleeping between ticks, and returns its report: offline, or as a
 // client of cfg.Connect.
+//
+// The report's Exit says how the run ended; when Play returns an error it
+// is "failed", with the error in LastError.
 func Play(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
+	rep, err := playOnce(ctx, cfg)
+	rep.settle(err)
+	return rep, err
+}
+
+func playOnce(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
+	if err := cfg.Validate(); err != nil {
+		return ClientReport{}, err
+	}
 	if cfg.Connect != "" {
 		return playConnected(ctx, cfg)
 	}

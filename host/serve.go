@@ -111,6 +111,9 @@ type server struct {
 // project's join handler, ticks the world, sends snapshots, and says
 // goodbye to every player on the way out.
 func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	p := cfg.Project
 	logger := cfg.Logger
 	if logger == nil {

@@ -105,7 +105,7 @@ func TestAClientJoinsAServerAndLeaves(t *testing.T) {
 	addr, stop := served(t, loadArena(t))
 	rep := join(t, loadArena(t), addr, "playing")
 	t.Logf("client: %+v", rep)
-	if rep.State != "playing" || rep.Player != 1 || rep.LastError != "" {
+	if rep.State != "playing" || rep.Exit != "ok" || rep.Player != 1 || rep.LastError != "" {
 		t.Fatalf("client report %+v, want playing as player 1", rep)
 	}
 	srv := stop()
@@ -148,7 +148,7 @@ func TestRefusalsReachThePlayerAsSentences(t *testing.T) {
 			defer stop()
 			rep := join(t, tc.client, addr, "refused")
 			t.Logf("client: state %s refusal %s: %q", rep.State, rep.Refusal, rep.LastError)
-			if rep.State != "refused" || rep.Refusal != tc.refusal || rep.LastError == "" {
+			if rep.State != "refused" || rep.Exit != "refused" || rep.Refusal != tc.refusal || rep.LastError == "" {
 				t.Fatalf("report %+v, want refused for %s with a sentence", rep, tc.refusal)
 			}
 			if !strings.Contains(rep.LastError, tc.sentenceHint) {
@@ -181,7 +181,7 @@ func TestAServerGoodbyeLeavesTheClientDisconnected(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("client: %+v", rep)
-	if rep.State != "disconnected" || !strings.Contains(rep.LastError, "shut down") {
+	if rep.State != "disconnected" || rep.Exit != "disconnected" || !strings.Contains(rep.LastError, "shut down") {
 		t.Fatalf("report %+v, want disconnected by the server's goodbye", rep)
 	}
 }

@@ -5,16 +5,21 @@
 //
 // Usage:
 //
-//	client PROJECT_DIR [flags]
+//	client <project-dir> [--connect ADDR[:PORT]] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
+//	client -h | --version
+//
+// It exits 0 when its run ends with every client offline or seated
+// (--duration, Ctrl-C), 1 when a client could not run, was refused or
+// disconnected, never heard back from its server or met script errors (the
+// report says which and how), and 2 for a command line it cannot run.
 package main
 
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
+	"log/slog"
 	"strings"
-	"time"
 
 	"vkm/host"
 	"vkm/host/bot"
@@ -24,86 +29,107 @@ import (
 
 func main() { cli.Main("client", run) }
 
-const usageLine = "usage: client PROJECT_DIR [--connect ADDR[:PORT]] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]"
+// command is the client's command line.
+var command = cli.Command{Name: "client", Exits: `  0  the run ended with every client offline or seated on its server: its
+     --duration passed or Ctrl-C stopped it; or -h or --version answered
+  1  a client failed: it could not run, was refused, was disconnected,
+     never heard back from the server, or its scripts raised errors. The
+     report's "exit" says how each client's run ended and "failed" lists
+     those that failed
+  2  the command line cannot be run: an unknown flag or argument, a bad
+     value, no project directory
+`}
 
 type options struct {
 	dir      string
-	connect  string
-	name     string
-	dev      bool
-	sim      string
-	simSeed  uint64
+	done     bool // -h or --version answered: nothing to run
+	play     host.PlayConfig
 	headless bool
-	view     string
 	bot      string
 	bots     int
 	lite     bool
 	botSeed  uint64
-	duration time.Duration
 	report   string
 	logLevel string
 }
 
-func parse(args []string, stderr io.Writer) (options, error) {
+// parse reads the command line into the client's configuration, refusing
+// before the project is loaded anything it does not recognise, a
+// combination of flags it cannot play and any value Play or PlayBots would
+// refuse. -h and --version print to stdout.
+func parse(args []string, stdout io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("client", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, usageLine)
-		fs.PrintDefaults()
-	}
-	fs.StringVar(&o.connect, "connect", "", "join the server at ADDR[:PORT] (no port: the project's); without it, play offline")
-	fs.StringVar(&o.name, "name", "", "the player's name the server is told")
-	fs.BoolVar(&o.dev, "dev", false, "take a dev server's hot reloads")
-	fs.StringVar(&o.sim, "sim", "", "run the link through the simulator: perfect, lan, broadband, mobile, awful")
-	fs.Uint64Var(&o.simSeed, "sim-seed", 0, "the simulator's seed (required with --sim)")
+	fs.StringVar(&o.play.Connect, "connect", "", "join the server at ADDR[:PORT] (no port: the project's); without it, play offline")
+	fs.StringVar(&o.play.Name, "name", "", "the player's name the server is told")
+	fs.BoolVar(&o.play.Dev, "dev", false, "take a dev server's hot reloads")
+	fs.StringVar(&o.play.Sim, "sim", "", "run the link through the simulator: perfect, lan, broadband, mobile, awful")
+	fs.Uint64Var(&o.play.SimSeed, "sim-seed", 0, "the simulator's seed (required with --sim)")
 	fs.BoolVar(&o.headless, "headless", false, "run without a view")
-	fs.StringVar(&o.view, "view", "", "serve the game as a web page at ADDR:PORT (e.g. 127.0.0.1:8080) and play it there")
+	fs.StringVar(&o.play.View, "view", "", "serve the game as a web page at ADDR:PORT (e.g. 127.0.0.1:8080) and play it there")
 	fs.StringVar(&o.bot, "bot", "", "let a bot play: "+strings.Join(bot.Kinds, ", "))
 	fs.IntVar(&o.bots, "bots", 0, "run this many bot clients in one process, each with its own socket (bot i plays seed --bot-seed + i); implies --bot wander unless --bot says otherwise")
 	fs.BoolVar(&o.lite, "lite", false, "with --bots and --connect: lite clients that join and play their bot's commands without simulating a world of their own, so one machine can seat a crowd")
 	fs.Uint64Var(&o.botSeed, "bot-seed", 1, "the bot's seed (the same seed plays the same match)")
-	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (e.g. 10s); 0 runs until interrupted")
+	fs.DurationVar(&o.play.Duration, "duration", 0, "stop after this long (e.g. 10s); 0 runs until interrupted")
 	fs.StringVar(&o.report, "report", "", "write a JSON summary of the run to this file")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
-	dir, rest, err := cli.ProjectFirst(args, usageLine, fs.Usage)
-	if err != nil {
+	var err error
+	if o.dir, o.done, err = command.Parse(fs, args, stdout); err != nil || o.done {
 		return o, err
 	}
-	o.dir = dir
-	if err := fs.Parse(rest); err != nil {
-		return o, cli.Usagef("%v", err)
-	}
-	if err := cli.NoMorePositional(fs.Args()); err != nil {
-		return o, err
-	}
-	if o.bots > 0 && o.bot == "" {
+	if o.bots != 0 && o.bot == "" {
 		o.bot = "wander"
 	}
-	switch {
-	case o.bots < 0:
-		return o, cli.Usagef("--bots %d: give a number of clients, 1 or more", o.bots)
-	case o.lite && (o.bots == 0 || o.connect == ""):
-		return o, cli.Usagef("--lite is for bot clients of a server: it needs --bots N and --connect")
-	case o.headless && o.view != "":
-		return o, cli.Usagef("--headless runs without a view and --view serves one: give one of them")
-	case !o.headless && o.view == "":
-		return o, cli.Usagef("say how to see the game: --view 127.0.0.1:8080 serves it as a web page; --headless --bot wander plays without one")
-	case o.view != "" && o.bots > 0:
-		return o, cli.Usagef("--bots runs many clients without a view: drop --view")
-	case o.headless && o.bot == "":
-		return o, cli.Usagef("--headless needs a player: add --bot wander")
-	case o.duration < 0:
-		return o, cli.Usagef("--duration must not be negative")
-	case o.sim != "" && o.connect == "":
-		return o, cli.Usagef("--sim simulates a link: it needs --connect")
+	if err := o.check(); err != nil {
+		return o, err
 	}
-	return o, cli.CheckSim(o.sim, o.simSeed)
+	return o, o.validate()
+}
+
+// check refuses combinations of flags the client cannot play.
+func (o *options) check() error {
+	headless, view := o.headless, o.play.View != ""
+	switch {
+	case o.lite && (o.bots == 0 || o.play.Connect == ""):
+		return cli.Usagef("--lite is for bot clients of a server: it needs --bots N and --connect")
+	case headless && view:
+		return cli.Usagef("--headless runs without a view and --view serves one: give one of them")
+	case !headless && !view:
+		return cli.Usagef("say how to see the game: --view 127.0.0.1:8080 serves it as a web page; --headless --bot wander plays without one")
+	case view && o.bots != 0:
+		return cli.Usagef("--bots runs many clients without a view: drop --view")
+	case headless && o.bot == "":
+		return cli.Usagef("--headless needs a player: add --bot wander")
+	}
+	return nil
+}
+
+// validate refuses the values the host would refuse.
+func (o *options) validate() error {
+	var err error
+	switch {
+	case o.bots != 0:
+		err = o.botsConfig().Validate()
+	case o.bot != "":
+		err = bot.CheckKind(o.bot)
+	}
+	if err == nil {
+		err = o.play.Validate()
+	}
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	return nil
+}
+
+func (o *options) botsConfig() *host.BotsConfig {
+	return &host.BotsConfig{Play: o.play, Kind: o.bot, Seed: o.botSeed, Count: o.bots, Lite: o.lite}
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	o, err := parse(args, stderr)
-	if err != nil {
+	o, err := parse(args, stdout)
+	if err != nil || o.done {
 		return err
 	}
 	logger, err := cli.Logger(o.logLevel, stderr)
@@ -114,33 +140,45 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	play := host.PlayConfig{
-		Project: p, Duration: o.duration, Logger: logger, View: o.view,
-		Connect: o.connect, Name: o.name, Dev: o.dev, Sim: o.sim, SimSeed: o.simSeed,
+	o.play.Project, o.play.Logger = p, logger
+	if o.bots != 0 {
+		return runBots(ctx, o, logger)
 	}
 	if o.bot != "" {
 		bot, err := bot.New(o.bot, o.botSeed, len(p.Axes), len(p.Buttons))
 		if err != nil {
-			return cli.Usagef("%v", err)
+			return err
 		}
-		play.Input = bot // with --view the page watches it play
+		o.play.Input = bot // with --view the page watches it play
 	}
-	if o.bots > 0 {
-		reps, err := host.PlayBots(ctx, host.BotsConfig{Play: play, Kind: o.bot, Seed: o.botSeed, Count: o.bots, Lite: o.lite})
-		states := map[string]int{}
-		for _, c := range reps.Clients {
-			states[c.State]++
-		}
-		logger.Info("run done", "clients", len(reps.Clients), "states", states)
-		if werr := cli.WriteJSON(o.report, reps); err == nil {
-			err = werr
-		}
-		return err
+	rep, err := host.Play(ctx, o.play)
+	logger.Info("run done", "state", rep.State, "exit", rep.Exit, "ticks", rep.Ticks, "distance_m", rep.DistanceM, "events", rep.Events, "errors", rep.Errors, "last_error", rep.LastError)
+	reps := host.NewReport(rep)
+	if werr := cli.WriteJSON(o.report, reps); err == nil {
+		err = werr
 	}
-	rep, err := host.Play(ctx, play)
-	if err != nil {
-		return err
+	if err == nil {
+		err = reps.Err()
 	}
-	logger.Info("run done", "state", rep.State, "ticks", rep.Ticks, "distance_m", rep.DistanceM, "events", rep.Events, "errors", rep.Errors, "last_error", rep.LastError)
-	return cli.WriteJSON(o.report, host.Report{Clients: []host.ClientReport{rep}})
+	return err
+}
+
+// runBots runs --bots N clients and fails when any of them did: the report
+// says which and how.
+func runBots(ctx context.Context, o options, logger *slog.Logger) error {
+	reps, err := host.PlayBots(ctx, *o.botsConfig())
+	exits := map[string]int{}
+	for _, c := range reps.Clients {
+		exits[c.Exit]++
+	}
+	logger.Info("run done", "clients", len(reps.Clients), "exits", exits, "failed", reps.Failed)
+	if len(reps.Clients) > 0 {
+		// One line naming the clients that failed, those that could
+		// not run among them, rather than each one's error.
+		err = reps.Err()
+	}
+	if werr := cli.WriteJSON(o.report, reps); err == nil {
+		err = werr
+	}
+	return err
 }

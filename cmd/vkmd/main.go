@@ -3,7 +3,11 @@
 //
 // Usage:
 //
-//	vkmd PROJECT_DIR [--port N] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE]
+//	vkmd <project-dir> [--port N] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--schema]
+//	vkmd -h | --version
+//
+// It exits 0 when stopped (Ctrl-C, SIGTERM, --duration), 1 when the project
+// does not load or cannot be served, and 2 for a command line it cannot run.
 package main
 
 import (
@@ -15,7 +19,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"time"
 
 	"vkm/host"
 	"vkm/host/project"
@@ -41,11 +44,9 @@ func oneProc() {
 
 type options struct {
 	dir      string
+	done     bool // -h or --version answered: nothing to run
 	port     int
-	dev      bool
-	sim      string
-	simSeed  uint64
-	duration time.Duration
+	serve    host.ServeConfig
 	report   string
 	logLevel string
 	schema   bool
@@ -53,20 +54,27 @@ type options struct {
 	memProf  string
 }
 
-const usageLine = "usage: vkmd PROJECT_DIR [--port N] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--schema]"
+// command is vkmd's command line.
+var command = cli.Command{Name: "vkmd", Exits: `  0  stopped by Ctrl-C (SIGINT) or SIGTERM, or its --duration passed; or -h,
+     --version or --schema answered
+  1  the project did not load, or could not be served
+  2  the command line cannot be run: an unknown flag or argument, a bad
+     value, no project directory
+`}
 
-// parse reads the command line. Anything it does not recognise is refused
+// parse reads the command line into the server's configuration. Anything
+// it does not recognise, and any value Serve would refuse, is refused
 // before the project is loaded: a mistyped flag silently skipped would
-// serve something other than what was asked for.
-func parse(args []string, stderr io.Writer) (options, error) {
+// serve something other than what was asked for. -h and --version print to
+// stdout.
+func parse(args []string, stdout io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("vkmd", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.IntVar(&o.port, "port", 0, "UDP port to serve on (default: the project's port)")
-	fs.BoolVar(&o.dev, "dev", false, "development server: tell dev clients so (hot reload)")
-	fs.StringVar(&o.sim, "sim", "", "run the link through the simulator with this profile: perfect, lan, broadband, mobile, awful")
-	fs.Uint64Var(&o.simSeed, "sim-seed", 0, "the simulator's seed (required with --sim)")
-	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (e.g. 30s); 0 serves until interrupted")
+	fs.IntVar(&o.port, "port", 0, "UDP port to serve on (default: the project's)")
+	fs.BoolVar(&o.serve.Dev, "dev", false, "development server: tell dev clients so (hot reload)")
+	fs.StringVar(&o.serve.Sim, "sim", "", "run the link through the simulator with this profile: perfect, lan, broadband, mobile, awful")
+	fs.Uint64Var(&o.serve.SimSeed, "sim-seed", 0, "the simulator's seed (required with --sim)")
+	fs.DurationVar(&o.serve.Duration, "duration", 0, "stop after this long (e.g. 30s); 0 serves until interrupted")
 	fs.StringVar(&o.report, "report", "", "write a JSON summary to this file at exit")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.cpuProf, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
@@ -77,34 +85,22 @@ func parse(args []string, stderr io.Writer) (options, error) {
 			return o, cli.Usagef("--host is not a vkmd flag: vkmd is the host. Run `vkmd PROJECT_DIR` and join it with `client PROJECT_DIR --connect 127.0.0.1`")
 		}
 	}
-	help := func() {
-		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, usageLine)
-		fs.PrintDefaults()
-	}
-	dir, rest, err := cli.ProjectFirst(args, usageLine, help)
-	if err != nil {
+	var err error
+	if o.dir, o.done, err = command.Parse(fs, args, stdout); err != nil || o.done {
 		return o, err
 	}
-	o.dir = dir
-	if err := fs.Parse(rest); err != nil {
-		return o, cli.Usagef("%v (%s)", err, usageLine)
+	if o.port != 0 {
+		o.serve.Addr = fmt.Sprintf(":%d", o.port)
 	}
-	if err := cli.NoMorePositional(fs.Args()); err != nil {
-		return o, err
+	if err := o.serve.Validate(); err != nil {
+		return o, cli.Usagef("%v", err)
 	}
-	switch {
-	case o.port < 0 || o.port > 65535:
-		return o, cli.Usagef("--port %d is not a UDP port (1..65535; 0 or none: the project's)", o.port)
-	case o.duration < 0:
-		return o, cli.Usagef("--duration must not be negative")
-	}
-	return o, cli.CheckSim(o.sim, o.simSeed)
+	return o, nil
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	o, err := parse(args, stderr)
-	if err != nil {
+	o, err := parse(args, stdout)
+	if err != nil || o.done {
 		return err
 	}
 	logger, err := cli.Logger(o.logLevel, stderr)
@@ -127,20 +123,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	addr := ""
-	if o.port != 0 {
-		addr = fmt.Sprintf(":%d", o.port)
-	}
-	rep, err := host.Serve(ctx, host.ServeConfig{
-		Project:  p,
-		Addr:     addr,
-		Dev:      o.dev,
-		Sim:      o.sim,
-		SimSeed:  o.simSeed,
-		Duration: o.duration,
-		Logger:   logger,
-		Status:   stdout,
-	})
+	cfg := o.serve
+	cfg.Project, cfg.Logger, cfg.Status = p, logger, stdout
+	rep, err := host.Serve(ctx, cfg)
 	if perr := stopProfile(); err == nil {
 		err = perr
 	}

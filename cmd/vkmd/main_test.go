@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
 	"vkm/internal/cli"
+	"vkm/transport/handshake"
 )
 
 func TestBadCommandLinesExitTwoBeforeLoading(t *testing.T) {
@@ -18,22 +22,64 @@ func TestBadCommandLinesExitTwoBeforeLoading(t *testing.T) {
 		{[]string{"../../projects/arena", "--conect", "10.0.0.4"}, "-conect"},
 		{[]string{"../../projects/arena", "--host"}, "--host is not a vkmd flag"},
 		{[]string{"../../projects/arena", "--host=0.0.0.0"}, "join it with `client PROJECT_DIR --connect"},
+		{nil, "the project directory comes first: usage: vkmd <project-dir> [flags]"},
 		{[]string{"--port", "9000", "../../projects/arena"}, "project directory comes first"},
 		{[]string{"../../projects/arena", "extra"}, `unexpected argument "extra"`},
-		{[]string{"../../projects/arena", "--sim", "awful"}, "--sim needs --sim-seed"},
-		{[]string{"../../projects/arena", "--port", "70000"}, "not a UDP port"},
+		{[]string{"../../projects/arena", "--sim", "awful"}, `sim "awful" needs a sim seed`},
+		{[]string{"../../projects/arena", "--sim", "dialup", "--sim-seed", "1"}, `unknown profile "dialup"`},
+		{[]string{"../../projects/arena", "--sim-seed", "1"}, "without a sim profile"},
+		{[]string{"../../projects/arena", "--port", "70000"}, "port 70000 is not a UDP port"},
+		{[]string{"../../projects/arena", "--port", "-1"}, "port -1 is not a UDP port"},
+		{[]string{"../../projects/arena", "--duration", "-1s"}, "duration -1s is negative"},
+		{[]string{"../../projects/arena", "--log-level", "loud"}, "--log-level"},
 		// The project is never loaded: a directory that does not exist
 		// still gets the usage error, not a load error.
 		{[]string{"/nonexistent", "--bogus"}, "-bogus"},
 	} {
-		var stderr bytes.Buffer
-		err := run(context.Background(), tc.args, &stderr, &stderr)
-		if code := cli.ExitCode("x", err, &stderr); code != 2 {
-			t.Errorf("%v: exit %d, want 2 (%v)", tc.args, code, err)
+		code, stdout, stderr := runMain(t, tc.args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", tc.args, code, stderr)
 			continue
 		}
-		if !strings.Contains(stderr.String(), tc.want) {
-			t.Errorf("%v: stderr %q does not say %q", tc.args, stderr.String(), tc.want)
+		if !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 || stdout != "" {
+			t.Errorf("%v: stderr %q, stdout %q: want one line saying %q", tc.args, stderr, stdout, tc.want)
+		}
+	}
+}
+
+// runMain runs the program as main does and returns its exit code and
+// what it printed.
+func runMain(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), args, &out, &errOut)
+	code = cli.ExitCode("vkmd", err, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestHelpPrintsTheUsageAndExitsZero(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"-help"}, {"../../projects/arena", "-h"}, {"../../projects/arena", "--port", "9000", "--help"}} {
+		code, stdout, stderr := runMain(t, args...)
+		if code != 0 || stderr != "" {
+			t.Errorf("%v: exit %d, stderr %q; want 0 and nothing", args, code, stderr)
+		}
+		if !strings.HasPrefix(stdout, "usage: vkmd <project-dir> [flags]\n") {
+			t.Errorf("%v: the usage does not start with its synopsis:\n%s", args, stdout)
+		}
+		for _, want := range []string{"-port int", "-version", "-h, --help", "exit status:", "  2  the command line cannot be run"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("%v: the usage does not say %q", args, want)
+			}
+		}
+	}
+}
+
+func TestVersionNeedsNoProject(t *testing.T) {
+	want := fmt.Sprintf("vkmd devel (protocol %d, %s)\n", handshake.Version, runtime.Version())
+	for _, args := range [][]string{{"--version"}, {"-version"}, {"../../projects/arena", "--version"}, {"/nonexistent", "--version"}} {
+		code, stdout, stderr := runMain(t, args...)
+		if code != 0 || stdout != want || stderr != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 0 and %q", args, code, stdout, stderr, want)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package bot
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 
 	"vkm/prediction"
 )
@@ -31,17 +33,25 @@ type botButton struct {
 // Kinds lists the bots New builds.
 var Kinds = []string{"wander", "idle"}
 
+// CheckKind reports a bot kind New does not build (one not in Kinds).
+func CheckKind(kind string) error {
+	if !slices.Contains(Kinds, kind) {
+		return fmt.Errorf("bot: unknown bot %q (known: %s)", kind, strings.Join(Kinds, ", "))
+	}
+	return nil
+}
+
 // New returns a bot of the given kind for a project with nAxes axes and
 // nButtons buttons. "wander" runs about, stopping and turning at random,
 // sweeps its aim and taps each button every half second or so. "idle" holds
 // nothing, so its character stands still: a settled world, the quietest a
 // server gets.
 func New(kind string, seed uint64, nAxes, nButtons int) (*Bot, error) {
-	if kind != "wander" && kind != "idle" {
-		return nil, fmt.Errorf("host: unknown bot %q (known: wander, idle)", kind)
+	if err := CheckKind(kind); err != nil {
+		return nil, err
 	}
 	if nAxes > prediction.MaxAxes || nButtons > prediction.MaxButtons {
-		return nil, fmt.Errorf("host: bot: %d axes and %d buttons exceed the command's %d and %d", nAxes, nButtons, prediction.MaxAxes, prediction.MaxButtons)
+		return nil, fmt.Errorf("bot: %d axes and %d buttons exceed the command's %d and %d", nAxes, nButtons, prediction.MaxAxes, prediction.MaxButtons)
 	}
 	if kind == "idle" {
 		nAxes, nButtons = 0, 0 // moves nothing: every command is empty

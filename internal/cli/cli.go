@@ -1,7 +1,7 @@
 // Package cli holds what vkm's two programs share on the command line: the
-// project directory first, exit codes (2 for a command line that cannot be
-// run, 1 for a failure), the log level, the link simulator's flags and the
-// JSON report.
+// project directory first and flags after it, -h and --version, exit codes
+// (2 for a command line that cannot be run, 1 for a failure), the log level
+// and the JSON report.
 package cli
 
 import (
@@ -35,51 +35,19 @@ func Main(prog string, run func(ctx context.Context, args []string, stdout, stde
 	os.Exit(ExitCode(prog, err, os.Stderr))
 }
 
-// ExitCode prints err (if any) as "prog: err" and returns the exit code: 0,
-// 2 for a UsageError, 1 otherwise.
+// ExitCode prints err (if any) as the one line "prog: err" and returns the
+// exit code: 0, 2 for a UsageError, 1 otherwise. An error of several lines
+// (errors.Join) is printed on one, its lines joined by "; ".
 func ExitCode(prog string, err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+	fmt.Fprintf(stderr, "%s: %s\n", prog, strings.ReplaceAll(err.Error(), "\n", "; "))
 	var u UsageError
 	if errors.As(err, &u) {
 		return 2
 	}
 	return 1
-}
-
-// ProjectFirst takes the project directory off the front of args. The flag
-// package stops at the first argument that is not a flag, so the directory
-// comes first and flags after it; help is printed when asked for.
-func ProjectFirst(args []string, usage string, help func()) (dir string, rest []string, err error) {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-			help()
-		}
-		return "", nil, Usagef("the project directory comes first: %s", usage)
-	}
-	return args[0], args[1:], nil
-}
-
-// NoMorePositional refuses arguments left after the flags.
-func NoMorePositional(left []string) error {
-	if len(left) > 0 {
-		return Usagef("unexpected argument %q: only the project directory is positional", left[0])
-	}
-	return nil
-}
-
-// CheckSim checks the link simulator's flags: a profile needs a seed, since a
-// simulated link is reproducible only from it, and a seed needs a profile.
-func CheckSim(profile string, seed uint64) error {
-	switch {
-	case profile == "" && seed != 0:
-		return Usagef("--sim-seed without --sim: name a profile with --sim")
-	case profile != "" && seed == 0:
-		return Usagef("--sim needs --sim-seed N: a simulated link is reproducible only from its seed")
-	}
-	return nil
 }
 
 // Logger builds the text logger for --log-level.
