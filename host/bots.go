@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"vkm/host/bot"
+	"vkm/host/game"
 	"vkm/prediction"
 	"vkm/replication"
 	"vkm/transport"
@@ -127,7 +128,7 @@ type lite struct {
 	net    *transport.Client
 	sock   socket
 	start  time.Time
-	clock  *Clock
+	clock  *game.Clock
 
 	tick     uint32 // client ticks run
 	nextSend transport.Time
@@ -159,7 +160,7 @@ func playLite(ctx context.Context, cfg PlayConfig, hello handshake.Hello, schema
 		sock = sim
 	}
 	defer sock.Close()
-	l := &lite{cfg: cfg, schema: schema, sock: sock, start: time.Now(), clock: NewClock(cfg.Project.TickRate), rel: mustReliable()}
+	l := &lite{cfg: cfg, schema: schema, sock: sock, start: time.Now(), clock: game.NewClock(cfg.Project.TickRate), rel: mustReliable()}
 	hello.Name, hello.Dev = cfg.Name, cfg.Dev
 	l.net = transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.logger()}, l.now())
 	err = pump(ctx, cfg.Duration, sock,

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"vkm/host/game"
 	"vkm/host/project"
 	"vkm/internal/entity"
 	"vkm/physics"
@@ -17,7 +18,7 @@ import (
 // datagrams and the time and sends what it queues.
 type clientSession struct {
 	log  *slog.Logger
-	game *Game
+	game *game.Game
 	net  *transport.Client
 	// onState, if set, hears each change of the session's state.
 	onState func(state, why string)
@@ -88,7 +89,7 @@ type clientSession struct {
 // exactly what this end predicted with.
 type recordingInput struct {
 	c  *clientSession
-	in Input
+	in game.Input
 }
 
 func (r *recordingInput) Next() prediction.Command {
@@ -127,8 +128,8 @@ func newClientSession(cfg clientConfig) (*clientSession, error) {
 		log: cfg.logger, onState: cfg.onState, placed: map[entity.ID]bool{}, bare: map[entity.ID]bool{}, lastWord: map[entity.ID]heldBody{},
 		rel: mustReliable(),
 	}
-	g, err := NewGame(GameConfig{Project: cfg.project, Logger: cfg.logger, Seed: cfg.seed,
-		Authority: func(g *Game) Authority { c.game = g; return (*clientAuthority)(c) }})
+	g, err := game.New(game.Config{Project: cfg.project, Logger: cfg.logger, Seed: cfg.seed,
+		Authority: func(g *game.Game) game.Authority { c.game = g; return (*clientAuthority)(c) }})
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +150,7 @@ func (c *clientSession) Close() { c.game.Close() }
 // still its own.
 type clientAuthority clientSession
 
-var _ Authority = (*clientAuthority)(nil)
+var _ game.Authority = (*clientAuthority)(nil)
 
 func (a *clientAuthority) Simulates(id entity.ID, live uint32) bool {
 	return a.playing && (id == a.game.Own() || a.leases.Leased(id, live))
@@ -166,11 +167,11 @@ func (a *clientAuthority) Command(id entity.ID) *prediction.Command {
 func (a *clientAuthority) RollTick(entity.ID) (uint32, bool) { return 0, false }
 func (a *clientAuthority) BeforeTick()                       { (*clientSession)(a).beforeTick() }
 func (a *clientAuthority) AfterTick()                        {}
-func (a *clientAuthority) Spawning() Spawning {
+func (a *clientAuthority) Spawning() game.Spawning {
 	if a.playing || a.ended {
-		return SpawnRefused
+		return game.SpawnRefused
 	}
-	return SpawnHere
+	return game.SpawnHere
 }
 func (a *clientAuthority) Lease(by, id entity.ID) bool {
 	if !a.playing {
@@ -193,7 +194,7 @@ func (c *clientSession) receive(b []byte, now transport.Time) {
 
 // frame runs one frame: the session's timers (Hellos while joining,
 // keep-alives, the timeout), then the game's ticks and per-frame systems.
-func (c *clientSession) frame(elapsed time.Duration, in Input, afterTick func(*Game), now transport.Time) {
+func (c *clientSession) frame(elapsed time.Duration, in game.Input, afterTick func(*game.Game), now transport.Time) {
 	c.now = now
 	c.net.Poll(now)
 	c.events()
@@ -207,7 +208,7 @@ func (c *clientSession) frame(elapsed time.Duration, in Input, afterTick func(*G
 	}
 	c.smooth.Advance(elapsed.Seconds())
 	c.input.c, c.input.in = c, in
-	c.game.Frame(elapsed, &c.input, func(g *Game) {
+	c.game.Frame(elapsed, &c.input, func(g *game.Game) {
 		c.recordPrediction(g)
 		if afterTick != nil {
 			afterTick(g)

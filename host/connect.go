@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"vkm/host/game"
 	"vkm/transport"
 	"vkm/transport/memnet"
 )
@@ -126,7 +127,7 @@ func (cl *client) run(ctx context.Context) (ClientReport, error) {
 
 // afterTick counts the tick for the report and hands it to the caller's
 // hook.
-func (cl *client) afterTick(g *Game) {
+func (cl *client) afterTick(g *game.Game) {
 	cl.tally.Observe(g)
 	if cl.cfg.AfterTick != nil {
 		cl.cfg.AfterTick(g)

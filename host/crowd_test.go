@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"testing"
 
+	"vkm/host/game"
 	"vkm/host/project"
 	"vkm/internal/entity"
 )
@@ -18,7 +19,7 @@ func loadCrowd(t testing.TB) *project.Project {
 }
 
 // dynamicBodies counts the live entities of g with a dynamic body.
-func dynamicBodies(g *Game) int {
+func dynamicBodies(g *game.Game) int {
 	n := 0
 	g.Store().Each(func(id entity.ID) bool {
 		if b := g.Store().Body(id); b != nil && b.Type == entity.Dynamic {

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"vkm/host/game"
+	"vkm/internal/entity"
 	"vkm/replication"
 	"vkm/transport"
 	"vkm/transport/memnet"
@@ -37,7 +39,7 @@ func FuzzClientAppliesSnapshots(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
-	primer := replication.NewPeer(h.server.game.schema).Write(nil, h.server.round, st.entity, transport.MaxDataPayload-payloadOverhead)
+	primer := replication.NewPeer(h.server.game.Schema()).Write(nil, h.server.round, st.entity, transport.MaxDataPayload-payloadOverhead)
 	// Every seed reads after the primer; those a reader with no snapshot
 	// before refuses are the short forms.
 	short := 0
@@ -50,10 +52,10 @@ func FuzzClientAppliesSnapshots(f *testing.F) {
 		if err := primed.DecodeHeader(primer, replication.Refs{}); err != nil {
 			f.Fatal(err)
 		}
-		if err := primed.Decode(h.server.game.schema, p, replication.Refs{}); err != nil {
+		if err := primed.Decode(h.server.game.Schema(), p, replication.Refs{}); err != nil {
 			f.Fatalf("a seed does not decode after the primer: %v", err)
 		}
-		if fresh.Decode(h.server.game.schema, p, replication.Refs{}) != nil {
+		if fresh.Decode(h.server.game.Schema(), p, replication.Refs{}) != nil {
 			short++
 		}
 	}
@@ -81,4 +83,54 @@ func newFuzzClient(tb testing.TB) *clientSession {
 	tb.Cleanup(c.Close)
 	c.playing = true // as if welcomed
 	return c
+}
+
+func TestADisconnectedWorldHoldsStill(t *testing.T) {
+	p := loadArena(t)
+	c, err := newClientSession(clientConfig{project: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	g := c.game
+	if !g.Own().IsNone() {
+		t.Fatal("a joining client ran the join handler itself")
+	}
+	// Drop a crate into the air: a world that simulated anything would let
+	// it fall.
+	crate := g.Store().At(30)
+	g.Store().Transform(crate).Y = 10
+	c.stop("The server stopped answering.")
+	before := poses(g)
+	for range 60 {
+		g.RunTick()
+	}
+	for id, p := range poses(g) {
+		if p != before[id] {
+			t.Fatalf("entity %v (%s) moved while disconnected: %+v → %+v", id, g.Store().Name(id), before[id], p)
+		}
+	}
+	if !g.Disconnected() || g.LastError() != "The server stopped answering." || g.Simulates(crate) || g.IsMine(crate) || g.Command(crate) != nil {
+		t.Fatalf("disconnected answers: simulates %v, mine %v, last error %q", g.Simulates(crate), g.IsMine(crate), g.LastError())
+	}
+}
+
+type pose struct {
+	alive bool
+	t     entity.Transform
+	rb    entity.Rigidbody
+}
+
+// poses is every live entity's pose and motion.
+func poses(g *game.Game) map[entity.ID]pose {
+	out := map[entity.ID]pose{}
+	g.Store().Each(func(id entity.ID) bool {
+		p := pose{alive: true, t: *g.Store().Transform(id)}
+		if rb := g.Store().Rigidbody(id); rb != nil {
+			p.rb = *rb
+		}
+		out[id] = p
+		return true
+	})
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"vkm/host/bot"
+	"vkm/host/game"
 	"vkm/host/project"
 	"vkm/transport"
 	"vkm/transport/memnet"
@@ -30,12 +31,12 @@ type peer struct {
 	c     *clientSession
 	addr  netip.AddrPort
 	pipe  *memnet.Pipe // AtoB: client to server (Up); BtoA: server to client (Down)
-	input Input
+	input game.Input
 	// cut drops everything the server sends this client while set: a burst
 	// of total loss.
 	cut bool
 	// afterTick, if set, runs after every tick the client plays.
-	afterTick func(*Game)
+	afterTick func(*game.Game)
 }
 
 // frameStep is the harness's frame: both ends run one every 2 ms.
@@ -181,6 +182,16 @@ func (h *harness) seated(profile memnet.Profile, seed uint64, withBot bool) *pee
 		}
 		a.input = b
 	}
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.own.IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.Own().IsNone() })
 	return a
+}
+
+// loadArena loads the example project.
+func loadArena(t testing.TB) *project.Project {
+	t.Helper()
+	p, err := project.LoadProject("../projects/arena")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

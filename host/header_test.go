@@ -23,8 +23,8 @@ func TestClientReadsTheHeaderTheServerWrote(t *testing.T) {
 	}
 	character := st.entity
 	var other entity.ID
-	h.server.game.store.Each(func(id entity.ID) bool {
-		if id != character && h.server.game.store.Rigidbody(id) != nil {
+	h.server.game.Store().Each(func(id entity.ID) bool {
+		if id != character && h.server.game.Store().Rigidbody(id) != nil {
 			other = id
 			return false
 		}

@@ -20,7 +20,7 @@ func TestOthersAreDrawnSmoothly(t *testing.T) {
 	h := newHarness(t, loadArena(t))
 	watcher := h.seated(memnet.Mobile, seed, false)
 	runner := h.seated(memnet.Mobile, seed+1, true)
-	other := runner.c.game.own
+	other := runner.c.game.Own()
 	h.run(2 * time.Second)
 	sv := h.server.game
 	wg := watcher.c.game
@@ -100,13 +100,13 @@ func TestALapsedLeaseSlidesBack(t *testing.T) {
 	a := h.seated(memnet.Mobile, 9, false)
 	h.run(time.Second)
 	g := a.c.game
-	crate := g.store.At(30) // crate1, right of spawn 1
+	crate := g.Store().At(30) // crate1, right of spawn 1
 	run := &steady{}
-	run.cmd.Axes[g.project.AxisIndex("run")] = 1
+	run.cmd.Axes[g.Project().AxisIndex("run")] = 1
 	a.input = run
 	drawnX := func() float64 {
 		var x float64
-		a.c.Drawn(func() { x = g.store.Transform(crate).X })
+		a.c.Drawn(func() { x = g.Store().Transform(crate).X })
 		return x
 	}
 	var (
@@ -118,10 +118,10 @@ func TestALapsedLeaseSlidesBack(t *testing.T) {
 	)
 	for i := 0; i < 5*500; i++ { // five seconds of 2 ms frames
 		if i == 2*500 {
-			run.cmd.Axes[g.project.AxisIndex("run")] = -1 // turn and walk away
+			run.cmd.Axes[g.Project().AxisIndex("run")] = -1 // turn and walk away
 		}
 		h.step()
-		now := a.c.leases.Leased(crate, g.tick)
+		now := a.c.leases.Leased(crate, g.Tick())
 		x := drawnX()
 		step := math.Abs(x - last)
 		largest = max(largest, step)
@@ -163,23 +163,23 @@ func TestOwnCharacterIsDrawnBetweenTicks(t *testing.T) {
 	h.run(time.Second)
 	g := a.c.game
 	run := &steady{}
-	run.cmd.Axes[g.project.AxisIndex("run")] = -1 // toward the hall's end, no crates
+	run.cmd.Axes[g.Project().AxisIndex("run")] = -1 // toward the hall's end, no crates
 	a.input = run
 	h.run(time.Second / 4) // up to speed
 	drawn := func() float64 {
 		var x float64
-		a.c.Drawn(func() { x = g.store.Transform(g.own).X })
+		a.c.Drawn(func() { x = g.Store().Transform(g.Own()).X })
 		return x
 	}
 	var (
-		lastDrawn, lastRaw = drawn(), g.store.Transform(g.own).X
+		lastDrawn, lastRaw = drawn(), g.Store().Transform(g.Own()).X
 		largest            float64
 		still, rawStill    int
 	)
 	const frames = 100
 	for range frames {
 		h.step()
-		d, r := drawn(), g.store.Transform(g.own).X
+		d, r := drawn(), g.Store().Transform(g.Own()).X
 		largest = max(largest, math.Abs(d-lastDrawn))
 		if d == lastDrawn {
 			still++

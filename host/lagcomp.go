@@ -3,6 +3,7 @@ package host
 import (
 	"math"
 
+	"vkm/host/game"
 	"vkm/internal/entity"
 	"vkm/physics"
 	"vkm/prediction"
@@ -33,7 +34,7 @@ func newLagComp() *lagComp {
 }
 
 // record keeps where every driven player stands at the end of the tick.
-func (l *lagComp) record(g *Game, driven map[entity.ID]*prediction.Command) {
+func (l *lagComp) record(g *game.Game, driven map[entity.ID]*prediction.Command) {
 	for id := range driven {
 		if t := g.Store().Transform(id); t != nil {
 			l.history.Record(g.Tick(), id, *t)
@@ -53,7 +54,7 @@ func (l *lagComp) forget(id entity.ID) {
 // find their bodies there (rewound). Everything is put back when fn
 // returns or raises. A nested call and a caller no player drives run fn as
 // it is.
-func (l *lagComp) rewind(g *Game, driven map[entity.ID]*prediction.Command, caller entity.ID, fn func()) {
+func (l *lagComp) rewind(g *game.Game, driven map[entity.ID]*prediction.Command, caller entity.ID, fn func()) {
 	if l.off || l.moved != nil {
 		fn()
 		return

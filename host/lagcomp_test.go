@@ -58,11 +58,11 @@ func TestLagCompensatedShot(t *testing.T) {
 		shooter := h.join(loadLagcomp(t), link100, seed)
 		gun := &scriptedInput{}
 		shooter.input = gun
-		h.runUntil(5*time.Second, "the shooter's join", func() bool { return !shooter.c.game.own.IsNone() })
+		h.runUntil(5*time.Second, "the shooter's join", func() bool { return !shooter.c.game.Own().IsNone() })
 		runner := h.join(loadLagcomp(t), link100, seed+1)
 		runner.input = &scriptedInput{cmd: prediction.Command{Axes: [prediction.MaxAxes]float64{1}}}
-		h.runUntil(5*time.Second, "the runner's join", func() bool { return !runner.c.game.own.IsNone() })
-		target := runner.c.game.own
+		h.runUntil(5*time.Second, "the runner's join", func() bool { return !runner.c.game.Own().IsNone() })
+		target := runner.c.game.Own()
 		sg := shooter.c.game
 
 		// Once the shooter's picture has the target's centre past x = -3,
@@ -73,7 +73,7 @@ func TestLagCompensatedShot(t *testing.T) {
 				if p := sg.Store().Transform(target); p != nil {
 					tt = *p
 				}
-				me = *sg.Store().Transform(sg.own)
+				me = *sg.Store().Transform(sg.Own())
 			})
 			return tt, me
 		}
@@ -122,7 +122,7 @@ func TestLagCompensatedShot(t *testing.T) {
 // against the present, and both put everything back afterwards.
 func checkClamped(t *testing.T, h *harness, shooter *peer, target entity.ID) {
 	sv := h.server.game
-	gunner := sv.Store().At(shooter.c.game.own.Slot)
+	gunner := sv.Store().At(shooter.c.game.Own().Slot)
 	oldest, newest, _ := h.server.lag.history.Span(target)
 	first, _ := h.server.lag.history.At(target, float64(oldest))
 	present := *sv.Store().Transform(target)

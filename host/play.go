@@ -6,22 +6,15 @@ import (
 	"math"
 	"time"
 
+	"vkm/host/game"
 	"vkm/host/project"
-	"vkm/prediction"
 )
-
-// Input gives the local player's command for each tick a frame runs. A
-// command is per tick, not per frame: a button's press is an edge, true in
-// exactly one tick's command however many ticks a frame runs.
-type Input interface {
-	Next() prediction.Command
-}
 
 // PlayConfig says how to play a project offline.
 type PlayConfig struct {
 	Project *project.Project
 	// Input drives the local player; nil holds nothing.
-	Input Input
+	Input game.Input
 	// Duration ends the run after this much wall time; 0 runs until ctx ends.
 	Duration time.Duration
 	// Seed seeds math.random in behaviors.
@@ -42,7 +35,7 @@ type PlayConfig struct {
 	// AfterTick, if set, is called on the playing goroutine after every
 	// tick; OnStatus, once a second with the report so far (connected
 	// only). For tools and tests that watch the game.
-	AfterTick func(*Game)
+	AfterTick func(*game.Game)
 	OnStatus  func(ClientReport)
 	// View serves the game as a web page at this address ("127.0.0.1:8080")
 	// while it plays; OnView, if set, hears the address it listens on.
@@ -147,7 +140,7 @@ type Tally struct {
 const teleport = 2.0
 
 // Observe records one tick's outcome.
-func (t *Tally) Observe(g *Game) {
+func (t *Tally) Observe(g *game.Game) {
 	if t.Events == nil {
 		t.Events = map[string]int{}
 	}
@@ -170,7 +163,7 @@ func (t *Tally) Observe(g *Game) {
 
 // Report summarises the tally and g as a client report whose session is in
 // state.
-func (t *Tally) Report(g *Game, state string) ClientReport {
+func (t *Tally) Report(g *game.Game, state string) ClientReport {
 	r := ClientReport{
 		State:     state,
 		Ticks:     g.Tick(),
@@ -210,7 +203,7 @@ func playOnce(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	if cfg.Connect != "" {
 		return playConnected(ctx, cfg)
 	}
-	g, err := NewGame(GameConfig{Project: cfg.Project, Logger: cfg.Logger, Seed: cfg.Seed})
+	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger, Seed: cfg.Seed})
 	if err != nil {
 		return ClientReport{}, err
 	}

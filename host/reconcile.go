@@ -4,22 +4,10 @@ import (
 	"math"
 	"slices"
 
+	"vkm/host/game"
 	"vkm/internal/entity"
 	"vkm/prediction"
-	"vkm/wire"
 )
-
-// wirePose rounds a simulated body's pose and motion to what a snapshot
-// carries, the same on every end (physics.Config.Quantize): a server then
-// simulates exactly what it tells its clients, and a client predicting the
-// same ticks rounds where the server rounded, so once the two hold the same
-// state they go on holding it bit for bit.
-func wirePose(t *entity.Transform, rb *entity.Rigidbody) {
-	t.X, t.Y = wire.Position.Quantize(t.X), wire.Position.Quantize(t.Y)
-	t.Angle = wire.Angle.Quantize(t.Angle)
-	rb.VX, rb.VY = wire.Velocity.Quantize(rb.VX), wire.Velocity.Quantize(rb.VY)
-	rb.AngularVelocity = wire.AngularVelocity.Quantize(rb.AngularVelocity)
-}
 
 // reconciler holds what a client predicted, tick by tick, and compares it
 // with what the server says it computed for the same command.
@@ -57,7 +45,7 @@ func (r *reconciler) command(tick uint32) (prediction.Command, bool) {
 // the tick's contacts left it) and, while a leased body is still moving,
 // that body and what it touches (its own island), then keeps the state of
 // the own entity and of every leased body.
-func (c *clientSession) recordPrediction(g *Game) {
+func (c *clientSession) recordPrediction(g *game.Game) {
 	if !c.playing || !g.Store().Alive(g.Own()) {
 		return
 	}
@@ -108,7 +96,7 @@ func (c *clientSession) recordPrediction(g *Game) {
 	})
 }
 
-func (c *clientSession) recordBody(g *Game, id entity.ID) {
+func (c *clientSession) recordBody(g *game.Game, id entity.ID) {
 	t := g.Store().Transform(id)
 	if t == nil {
 		return

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"vkm/host/game"
 	"vkm/transport"
 )
 
@@ -59,7 +60,7 @@ func (s *serverSession) devPoll(now transport.Time) {
 // script runs shows at the reload itself, on every end alike. So are the
 // limits a client reads a bundle with: a bundle past them would end every
 // dev client, or not fit the message channel at all.
-func checkBundle(g *Game, files map[string][]byte) error {
+func checkBundle(g *game.Game, files map[string][]byte) error {
 	if len(files) > maxBundleFiles {
 		return fmt.Errorf("%w: %d files changed, at most %d", errBundle, len(files), maxBundleFiles)
 	}

@@ -93,14 +93,14 @@ func TestDevReloadRunsInStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.input = bot
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.own.IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.Own().IsNone() })
 	h.run(3 * time.Second)
 	g, srv := a.c.game, h.server.game
 	fastest := func(d time.Duration) (client, server float64) {
 		for end := h.now + transport.Time(d); h.now < end; {
 			h.step()
-			client = math.Max(client, math.Abs(g.store.Rigidbody(g.own).VX))
-			server = math.Max(server, math.Abs(srv.store.Rigidbody(g.own).VX))
+			client = math.Max(client, math.Abs(g.Store().Rigidbody(g.Own()).VX))
+			server = math.Max(server, math.Abs(srv.Store().Rigidbody(g.Own()).VX))
 		}
 		return client, server
 	}
@@ -111,7 +111,7 @@ func TestDevReloadRunsInStep(t *testing.T) {
 	}
 	saved := h.now
 	h.runUntil(2*time.Second, "the reload on both ends", func() bool {
-		return a.c.reloads == 1 && srv.files != nil
+		return a.c.reloads == 1 && srv.Reloads() > 0
 	})
 	took := time.Duration(h.now - saved)
 	before := a.c.rec.corrections
@@ -150,7 +150,7 @@ func TestDevReloadRefusesASyntaxError(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := h.join(p, memnet.Lan, 3)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.own.IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.Own().IsNone() })
 	walker := filepath.Join(dir, "scripts/walker.lua")
 	broken := "local Walker = vkm.stock(\"walker\")\nif then\nreturn Walker\n"
 	if err := os.WriteFile(walker, []byte(broken), 0o644); err != nil {
@@ -167,13 +167,13 @@ func TestDevReloadRefusesASyntaxError(t *testing.T) {
 	if !strings.Contains(line, "scripts/walker.lua:2") {
 		t.Fatalf("no log line naming scripts/walker.lua:2; the log:\n%s", logged.String())
 	}
-	if h.server.game.files != nil || a.c.reloads != 0 || h.server.dev.pending != nil {
+	if h.server.game.Reloads() > 0 || a.c.reloads != 0 || h.server.dev.pending != nil {
 		t.Fatal("a script with a syntax error was reloaded somewhere")
 	}
 	if err := os.WriteFile(walker, slowWalker(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h.runUntil(2*time.Second, "the fixed script's reload", func() bool { return a.c.reloads == 1 && h.server.game.files != nil })
+	h.runUntil(2*time.Second, "the fixed script's reload", func() bool { return a.c.reloads == 1 && h.server.game.Reloads() > 0 })
 	if !a.c.playing {
 		t.Fatalf("the client is not playing: %q", a.c.why)
 	}
@@ -222,7 +222,7 @@ func TestReloadAddsAField(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := h.join(p, memnet.Broadband, 8)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.own.IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.Own().IsNone() })
 	h.run(time.Second)
 	mainLua := filepath.Join(dir, "scripts/main.lua")
 	src, err := os.ReadFile(mainLua)
@@ -237,21 +237,21 @@ func TestReloadAddsAField(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, g := h.server.game, a.c.game
-	h.runUntil(2*time.Second, "the reload", func() bool { return a.c.reloads == 1 && srv.files != nil })
+	h.runUntil(2*time.Second, "the reload", func() bool { return a.c.reloads == 1 && srv.Reloads() > 0 })
 	typ := srv.Schema().Index("Health")
 	armor := srv.Schema().Field(typ, "armor")
 	if armor < 0 {
 		t.Fatal("the server's Health has no armor field after the reload")
 	}
 	hp := srv.Schema().Field(typ, "hp")
-	srv.store.Component(g.own, typ)[armor] = 37
+	srv.Store().Component(g.Own(), typ)[armor] = 37
 	h.runUntil(2*time.Second, "the new field's value on the client", func() bool {
-		v := g.store.Component(g.own, g.Schema().Index("Health"))
+		v := g.Store().Component(g.Own(), g.Schema().Index("Health"))
 		return len(v) > armor && v[armor] == 37
 	})
-	v := g.store.Component(g.own, g.Schema().Index("Health"))
+	v := g.Store().Component(g.Own(), g.Schema().Index("Health"))
 	t.Logf("client Health after the reload: %v (hp kept: %v); snapshots dropped as written under the old schema: %d", v, v[hp], a.c.staleSchema)
-	if v[hp] != srv.store.Component(g.own, typ)[hp] || !a.c.playing {
+	if v[hp] != srv.Store().Component(g.Own(), typ)[hp] || !a.c.playing {
 		t.Fatalf("client playing %v, Health %v", a.c.playing, v)
 	}
 }
@@ -269,7 +269,7 @@ func TestReplayAcrossAReloadRunsTheCodeOfEachTick(t *testing.T) {
 	a := h.join(p, link100, 17) // a round trip long enough to keep the reload unjudged for a while
 	run := &steady{}
 	a.input = run
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.own.IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.Own().IsNone() })
 	if err := os.WriteFile(filepath.Join(dir, "scripts/walker.lua"), slowWalker(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -277,41 +277,41 @@ func TestReplayAcrossAReloadRunsTheCodeOfEachTick(t *testing.T) {
 	run.cmd.Axes[p.AxisIndex("run")] = 1 // from the spawn toward the first crate, 6 m off
 	h.runUntil(2*time.Second, "the reload", func() bool { return a.c.reloads == 1 })
 	g := a.c.game
-	for g.tick < a.c.reloadTick+3 {
+	for g.Tick() < a.c.reloadTick+3 {
 		h.step()
 	}
 	if a.c.oldCodeBefore == 0 {
 		t.Fatal("the old code was dropped before any replay could need it")
 	}
 	replayFrom := func(from uint32, oldCode bool) entity.Transform {
-		own := g.own
-		saved, savedRB := *g.store.Transform(own), *g.store.Rigidbody(own)
+		own := g.Own()
+		saved, savedRB := *g.Store().Transform(own), *g.Store().Rigidbody(own)
 		t0, rb0, ok := a.c.rec.pred.At(from-1, own)
 		if !ok {
 			t.Fatalf("no prediction held for tick %d", from-1)
 		}
-		*g.store.Transform(own) = t0
-		g.store.SetRigidbody(own, &rb0)
-		g.phys.Place(own, g.store.Transform(own), g.store.Rigidbody(own))
+		*g.Store().Transform(own) = t0
+		g.Store().SetRigidbody(own, &rb0)
+		g.Physics().Place(own, g.Store().Transform(own), g.Store().Rigidbody(own))
 		keep := a.c.oldCodeBefore
 		if !oldCode {
 			a.c.oldCodeBefore = 0
 		}
-		g.Replay(from, g.tick, a.c.rec.command, a.c.recordPrediction)
-		g.scripts.UseOldCode(false)
+		g.Replay(from, g.Tick(), a.c.rec.command, a.c.recordPrediction)
+		g.UseOldCode(false)
 		a.c.oldCodeBefore = keep
-		got := *g.store.Transform(own)
-		*g.store.Transform(own) = saved
-		g.store.SetRigidbody(own, &savedRB)
-		g.phys.Place(own, g.store.Transform(own), g.store.Rigidbody(own))
+		got := *g.Store().Transform(own)
+		*g.Store().Transform(own) = saved
+		g.Store().SetRigidbody(own, &savedRB)
+		g.Physics().Place(own, g.Store().Transform(own), g.Store().Rigidbody(own))
 		return got
 	}
-	want := *g.store.Transform(g.own)
+	want := *g.Store().Transform(g.Own())
 	from := a.c.reloadTick - 5
 	withOld := replayFrom(from, true)
 	newOnly := replayFrom(from, false)
 	t.Logf("reload at client tick %d; replaying from %d to %d: predicted x %.4f, replayed with each tick's code %.4f, with the new code only %.4f",
-		a.c.reloadTick, from, g.tick, want.X, withOld.X, newOnly.X)
+		a.c.reloadTick, from, g.Tick(), want.X, withOld.X, newOnly.X)
 	if withOld != want {
 		t.Fatalf("replayed with each tick's code to %+v, predicted %+v", withOld, want)
 	}
@@ -331,7 +331,7 @@ func TestDevReloadRefusesWhatClientsCannotRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := h.join(p, memnet.Lan, 7)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.own.IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.Own().IsNone() })
 	long := filepath.Join(dir, "scripts", strings.Repeat("a", maxBundlePath)+".lua")
 	if err := os.WriteFile(long, []byte("return 1\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -340,7 +340,7 @@ func TestDevReloadRefusesWhatClientsCannotRead(t *testing.T) {
 	if !a.c.playing {
 		t.Fatalf("the dev client is not playing: %q", a.c.game.LastError())
 	}
-	if h.server.dev.pending != nil || h.server.game.files != nil {
+	if h.server.dev.pending != nil || h.server.game.Reloads() > 0 {
 		t.Fatal("a bundle no client can read was scheduled")
 	}
 }
@@ -384,7 +384,7 @@ func TestAFullChannelEndsTheConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := h.join(p, memnet.Lan, 9)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.own.IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.Own().IsNone() })
 	a.cut = true
 	st := h.server.seats[a.c.net.Player()]
 	big := make([]byte, transport.DefaultReliableMaxMessage)

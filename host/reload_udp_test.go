@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"vkm/host/game"
 	"vkm/host/project"
 	"vkm/internal/entity"
 	"vkm/prediction"
@@ -60,10 +61,10 @@ func TestDevReloadOverUDP(t *testing.T) {
 		report     ClientReport
 		reportedAt time.Time
 	)
-	watch := func(e *end, g *Game, id func(*Game) (float64, bool)) {
+	watch := func(e *end, g *game.Game, id func(*game.Game) (float64, bool)) {
 		mu.Lock()
 		defer mu.Unlock()
-		if g.files != nil && e.reloadedAt.IsZero() {
+		if g.Reloads() > 0 && e.reloadedAt.IsZero() {
 			e.reloadedAt = time.Now()
 		}
 		if vx, ok := id(g); ok {
@@ -76,12 +77,12 @@ func TestDevReloadOverUDP(t *testing.T) {
 		_, err := Serve(ctx, ServeConfig{
 			Project: sp, Addr: "127.0.0.1:0", Dev: true, Logger: testLogger(t),
 			Ready: func(a netip.AddrPort) { ready <- a },
-			AfterTick: func(g *Game) {
-				watch(&srv, g, func(g *Game) (float64, bool) {
+			AfterTick: func(g *game.Game) {
+				watch(&srv, g, func(g *game.Game) (float64, bool) {
 					vx, ok := 0.0, false
-					g.store.Each(func(id entity.ID) bool {
-						if g.Command(id) != nil && g.store.Rigidbody(id) != nil {
-							vx, ok = g.store.Rigidbody(id).VX, true
+					g.Store().Each(func(id entity.ID) bool {
+						if g.Command(id) != nil && g.Store().Rigidbody(id) != nil {
+							vx, ok = g.Store().Rigidbody(id).VX, true
 						}
 						return !ok
 					})
@@ -101,9 +102,9 @@ func TestDevReloadOverUDP(t *testing.T) {
 	go func() {
 		_, err := Play(ctx, PlayConfig{
 			Project: cp, Connect: addr.String(), Dev: true, Input: bot, Logger: testLogger(t),
-			AfterTick: func(g *Game) {
-				watch(&cli, g, func(g *Game) (float64, bool) {
-					if rb := g.store.Rigidbody(g.own); rb != nil && g.Simulates(g.own) {
+			AfterTick: func(g *game.Game) {
+				watch(&cli, g, func(g *game.Game) (float64, bool) {
+					if rb := g.Store().Rigidbody(g.Own()); rb != nil && g.Simulates(g.Own()) {
 						return rb.VX, true
 					}
 					return 0, false

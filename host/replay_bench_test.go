@@ -21,10 +21,10 @@ func BenchmarkReplay20Ticks(b *testing.B) {
 		b.Fatal(err)
 	}
 	a.input = bot
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.own.IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.Own().IsNone() })
 	h.run(2 * time.Second)
 	g := a.c.game
-	to := g.tick
+	to := g.Tick()
 	from := to - 19
 	b.ReportAllocs()
 	for b.Loop() {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"vkm/host/game"
 	"vkm/internal/entity"
 	"vkm/prediction"
 	"vkm/replication"
@@ -27,51 +28,51 @@ var lossyDown = memnet.Profile{
 // from what the server's wire would say, for every entity the server
 // describes. The client's own entity is its prediction: its pose need only
 // agree within the 3 mm that decides a correction.
-func mismatches(srv, cl *Game) []string {
+func mismatches(srv, cl *game.Game) []string {
 	var out []string
 	add := func(id entity.ID, what string, s, c any) {
-		out = append(out, id.String()+" "+srv.store.Name(id)+" "+what+": server "+fmtAny(s)+", client "+fmtAny(c))
+		out = append(out, id.String()+" "+srv.Store().Name(id)+" "+what+": server "+fmtAny(s)+", client "+fmtAny(c))
 	}
-	srv.store.Each(func(id entity.ID) bool {
-		if srv.store.Instanced(id) {
+	srv.Store().Each(func(id entity.ID) bool {
+		if srv.Store().Instanced(id) {
 			return true
 		}
-		if !cl.store.Alive(id) {
+		if !cl.Store().Alive(id) {
 			add(id, "alive", true, false)
 			return true
 		}
-		if b := srv.store.Body(id); b != nil && b.Type == entity.Static {
+		if b := srv.Store().Body(id); b != nil && b.Type == entity.Static {
 			return true
 		}
-		st, ct := srv.store.Transform(id), cl.store.Transform(id)
+		st, ct := srv.Store().Transform(id), cl.Store().Transform(id)
 		want := entity.Transform{X: wire.Position.Quantize(st.X), Y: wire.Position.Quantize(st.Y), Angle: wire.Angle.Quantize(st.Angle), Scale: st.Scale}
-		if id == cl.own {
+		if id == cl.Own() {
 			if !prediction.Agrees(*ct, *st) {
 				add(id, "predicted transform", *st, *ct)
 			}
 		} else if *ct != want {
 			add(id, "transform", want, *ct)
 		}
-		if sr := srv.store.Rigidbody(id); sr != nil && id != cl.own {
+		if sr := srv.Store().Rigidbody(id); sr != nil && id != cl.Own() {
 			want := entity.Rigidbody{VX: wire.Velocity.Quantize(sr.VX), VY: wire.Velocity.Quantize(sr.VY), AngularVelocity: wire.AngularVelocity.Quantize(sr.AngularVelocity), Awake: sr.Awake}
-			if cr := cl.store.Rigidbody(id); cr == nil || *cr != want {
+			if cr := cl.Store().Rigidbody(id); cr == nil || *cr != want {
 				add(id, "rigidbody", want, cr)
 			}
 		}
-		if sc := srv.store.Controller(id); sc != nil {
-			if cc := cl.store.Controller(id); cc == nil || cc.Grounded != sc.Grounded {
+		if sc := srv.Store().Controller(id); sc != nil {
+			if cc := cl.Store().Controller(id); cc == nil || cc.Grounded != sc.Grounded {
 				add(id, "grounded", sc.Grounded, cc)
 			}
 		}
-		srv.store.EachComponent(id, func(typ int, v entity.Values) {
-			c := cl.store.Component(id, typ)
+		srv.Store().EachComponent(id, func(typ int, v entity.Values) {
+			c := cl.Store().Component(id, typ)
 			if len(c) != len(v) {
-				add(id, srv.schema.Types[typ].Name, v, c)
+				add(id, srv.Schema().Types[typ].Name, v, c)
 				return
 			}
 			for i := range v {
 				if c[i] != v[i] {
-					add(id, srv.schema.Types[typ].Name, v, c)
+					add(id, srv.Schema().Types[typ].Name, v, c)
 					return
 				}
 			}
@@ -84,10 +85,10 @@ func mismatches(srv, cl *Game) []string {
 func fmtAny(v any) string { return fmt.Sprintf("%+v", v) }
 
 // asleep reports whether every body of g's world has come to rest.
-func asleep(g *Game) bool {
+func asleep(g *game.Game) bool {
 	still := true
-	g.store.Each(func(id entity.ID) bool {
-		if rb := g.store.Rigidbody(id); rb != nil && rb.Awake {
+	g.Store().Each(func(id entity.ID) bool {
+		if rb := g.Store().Rigidbody(id); rb != nil && rb.Awake {
 			still = false
 		}
 		return still
@@ -96,10 +97,10 @@ func asleep(g *Game) bool {
 }
 
 // countNamed counts the live entities called name.
-func (g *Game) countNamed(name string) int {
+func countNamed(g *game.Game, name string) int {
 	n := 0
-	g.store.Each(func(id entity.ID) bool {
-		if g.store.Name(id) == name {
+	g.Store().Each(func(id entity.ID) bool {
+		if g.Store().Name(id) == name {
 			n++
 		}
 		return true
@@ -108,11 +109,11 @@ func (g *Game) countNamed(name string) int {
 }
 
 // tumble throws every crate of the server's world into the air.
-func tumble(g *Game, rng *rand.Rand) int {
+func tumble(g *game.Game, rng *rand.Rand) int {
 	n := 0
-	g.store.Each(func(id entity.ID) bool {
-		if name := g.store.Name(id); len(name) > 5 && name[:5] == "crate" {
-			rb := g.store.Rigidbody(id)
+	g.Store().Each(func(id entity.ID) bool {
+		if name := g.Store().Name(id); len(name) > 5 && name[:5] == "crate" {
+			rb := g.Store().Rigidbody(id)
 			rb.VX, rb.VY, rb.AngularVelocity, rb.Awake = rng.Float64()*16-8, 6+rng.Float64()*8, rng.Float64()*10-5, true
 			n++
 		}
@@ -132,7 +133,7 @@ func TestAWorldConvergesThroughALossyLink(t *testing.T) {
 	// Settled: every body at rest and the spawner done (it keeps three
 	// pickups out, and nobody collects them).
 	h.runUntil(30*time.Second, "the world settling", func() bool {
-		return asleep(h.server.game) && h.server.game.countNamed("pickup") == 3
+		return asleep(h.server.game) && countNamed(h.server.game, "pickup") == 3
 	})
 	settled := time.Duration(h.now - start)
 	h.run(time.Second) // the last news reaches the client and is confirmed
@@ -152,7 +153,7 @@ func TestAWorldConvergesThroughALossyLink(t *testing.T) {
 		s := st.peer.Stats()
 		if s.Entries != 1 || !s.OwnWritten || s.Removals != 0 {
 			for _, e := range a.c.snap.Entries {
-				t.Logf("  entry %v %s changes %v", e.ID, a.c.game.store.Name(e.ID), e.Changes)
+				t.Logf("  entry %v %s changes %v", e.ID, a.c.game.Store().Name(e.ID), e.Changes)
 			}
 			t.Fatalf("a settled world's snapshot still says %+v", s)
 		}
@@ -168,20 +169,20 @@ func TestABodyMovedThroughTotalLossEndsWhereTheServerLeftIt(t *testing.T) {
 	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing })
 	h.run(time.Second)
 	srv := h.server.game
-	crate := srv.store.At(30)
+	crate := srv.Store().At(30)
 	// Everything the server sends is lost while the crate is moved across
 	// the hall and comes to rest there.
 	a.cut = true
 	for i := range 20 {
-		tr := srv.store.Transform(crate)
+		tr := srv.Store().Transform(crate)
 		tr.X = -10 + float64(i)
 		h.run(time.Second / 64)
 	}
 	h.run(2 * time.Second)
 	a.cut = false
 	h.run(time.Second)
-	want := wire.Position.Quantize(srv.store.Transform(crate).X)
-	got := a.c.game.store.Transform(crate).X
+	want := wire.Position.Quantize(srv.Store().Transform(crate).X)
+	got := a.c.game.Store().Transform(crate).X
 	t.Logf("crate at x=%.3f on the server, %.3f on the client after the burst", want, got)
 	if got != want {
 		t.Fatalf("the client holds x=%v, the server %v: a claim lost in the burst was taken as confirmed", got, want)
@@ -198,8 +199,8 @@ func TestAReusedSlotLeavesNothingOfItsOldOccupant(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.run(500 * time.Millisecond)
-	health := srv.schema.Index("Health")
-	if cl.store.Component(old, health) == nil {
+	health := srv.Schema().Index("Health")
+	if cl.Store().Component(old, health) == nil {
 		t.Fatal("the spawned character never reached the client with its Health")
 	}
 	// Between two sends: the character goes, a pickup takes its slot.
@@ -212,14 +213,14 @@ func TestAReusedSlotLeavesNothingOfItsOldOccupant(t *testing.T) {
 		t.Fatalf("the pickup took slot %d, not the freed %d: the test proves nothing", fresh.Slot, old.Slot)
 	}
 	h.run(500 * time.Millisecond)
-	got := cl.store.At(old.Slot)
-	if got != fresh || cl.store.Name(got) != "pickup" {
-		t.Fatalf("slot %d holds %v %q on the client, want the pickup %v", old.Slot, got, cl.store.Name(got), fresh)
+	got := cl.Store().At(old.Slot)
+	if got != fresh || cl.Store().Name(got) != "pickup" {
+		t.Fatalf("slot %d holds %v %q on the client, want the pickup %v", old.Slot, got, cl.Store().Name(got), fresh)
 	}
-	if cl.store.Component(got, health) != nil || cl.store.Controller(got) != nil || cl.store.Rigidbody(got) != nil {
+	if cl.Store().Component(got, health) != nil || cl.Store().Controller(got) != nil || cl.Store().Rigidbody(got) != nil {
 		t.Fatal("the pickup kept components of the character that held its slot before")
 	}
-	if tr := cl.store.Transform(got); tr.X != 5 || tr.Y != 1 {
+	if tr := cl.Store().Transform(got); tr.X != 5 || tr.Y != 1 {
 		t.Fatalf("the pickup stands at (%v,%v), want its spawn pose (5,1)", tr.X, tr.Y)
 	}
 }
@@ -243,7 +244,7 @@ func TestArenaBandwidthPerPeer(t *testing.T) {
 		return true
 	})
 	h.runUntil(30*time.Second, "the world settling", func() bool {
-		return asleep(h.server.game) && h.server.game.countNamed("pickup") == 3
+		return asleep(h.server.game) && countNamed(h.server.game, "pickup") == 3
 	})
 	h.run(time.Second)
 	srv := h.server.game
@@ -269,7 +270,7 @@ func TestArenaBandwidthPerPeer(t *testing.T) {
 	// physics would move it.
 	running := measure(4*time.Second, func(step int) {
 		for i, st := range h.server.seats {
-			tr, rb := srv.store.Transform(st.entity), srv.store.Rigidbody(st.entity)
+			tr, rb := srv.Store().Transform(st.entity), srv.Store().Rigidbody(st.entity)
 			phase := float64(step)*0.01 + float64(i)
 			tr.X, rb.VX, rb.Awake = 8*math.Sin(phase), 8*math.Cos(phase), true
 		}
@@ -289,9 +290,9 @@ func TestADestroyedStaticBodyLeavesTheClientAndALateJoinerSeesTheWorldAsItIs(t *
 	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing })
 	h.run(2 * time.Second) // the character lands: grounded
 	srv := h.server.game
-	ledge := srv.store.At(2)
-	if srv.store.Name(ledge) != "ledge_left" {
-		t.Fatalf("slot 2 holds %q", srv.store.Name(ledge))
+	ledge := srv.Store().At(2)
+	if srv.Store().Name(ledge) != "ledge_left" {
+		t.Fatalf("slot 2 holds %q", srv.Store().Name(ledge))
 	}
 	// A static body is never described, but its going is.
 	srv.Destroy(ledge)
@@ -299,7 +300,7 @@ func TestADestroyedStaticBodyLeavesTheClientAndALateJoinerSeesTheWorldAsItIs(t *
 	h.runUntil(5*time.Second, "the late join", func() bool { return b.c.playing })
 	h.run(2 * time.Second)
 	for _, p := range []*peer{a, b} {
-		if p.c.game.store.Alive(ledge) {
+		if p.c.game.Store().Alive(ledge) {
 			t.Fatalf("client %d still holds the destroyed ledge", p.c.net.Player())
 		}
 		if bad := mismatches(srv, p.c.game); len(bad) > 0 {
@@ -313,18 +314,18 @@ func TestABotsCommandsDriveItsCharacterOnTheServer(t *testing.T) {
 	h := newHarness(t, loadArena(t))
 	a := h.seated(memnet.Broadband, seed, true)
 	st := h.server.seats[a.c.net.Player()]
-	start := *h.server.game.store.Transform(st.entity)
+	start := *h.server.game.Store().Transform(st.entity)
 	var travelled float64
 	last := start
 	for range 10 * 64 {
 		h.run(time.Second / 64)
-		tr := *h.server.game.store.Transform(st.entity)
+		tr := *h.server.game.Store().Transform(st.entity)
 		travelled += math.Hypot(tr.X-last.X, tr.Y-last.Y)
 		last = tr
 	}
 	q := st.queue.Stats()
 	t.Logf("seed %d: over 10 s the server ran %d of the client's commands, %d repeats, %d skips, %d discarded; the character travelled %.1f m; pace %.3f",
-		seed, q.Real, q.Repeats, q.Skips, q.Discarded, travelled, a.c.game.clock.Pace())
+		seed, q.Real, q.Repeats, q.Skips, q.Discarded, travelled, a.c.game.Clock().Pace())
 	if q.Real < 600 || travelled < 5 {
 		t.Fatalf("the bot's commands did not drive its character: %+v, %.1f m", q, travelled)
 	}
@@ -415,28 +416,28 @@ func TestAPushedCrateMovesAtOnceAndEndsWhereTheServerHasIt(t *testing.T) {
 	a := h.seated(memnet.Broadband, 8, false)
 	h.run(time.Second) // land
 	g, srv := a.c.game, h.server.game
-	crate := g.store.At(30) // crate1, on the floor at x = -10, right of spawn 1
-	if g.store.Name(crate) != "crate1" {
-		t.Fatalf("slot 30 is %q", g.store.Name(crate))
+	crate := g.Store().At(30) // crate1, on the floor at x = -10, right of spawn 1
+	if g.Store().Name(crate) != "crate1" {
+		t.Fatalf("slot 30 is %q", g.Store().Name(crate))
 	}
 	run := &steady{}
-	run.cmd.Axes[g.project.AxisIndex("run")] = 1
+	run.cmd.Axes[g.Project().AxisIndex("run")] = 1
 	a.input = run
-	x0 := g.store.Transform(crate).X
+	x0 := g.Store().Transform(crate).X
 	contact, moved := uint32(0), uint32(0)
 	for range 3 * 64 {
 		h.run(time.Second / 64)
-		if contact == 0 && a.c.leases.Leased(crate, g.tick) {
-			contact = g.tick
+		if contact == 0 && a.c.leases.Leased(crate, g.Tick()) {
+			contact = g.Tick()
 		}
-		if moved == 0 && g.store.Transform(crate).X > x0+0.001 {
-			moved = g.tick
+		if moved == 0 && g.Store().Transform(crate).X > x0+0.001 {
+			moved = g.Tick()
 		}
 	}
 	a.input = nil
 	h.runUntil(20*time.Second, "the world settling", func() bool { return asleep(srv) })
 	h.run(time.Second)
-	sx, cx := wire.Position.Quantize(srv.store.Transform(crate).X), g.store.Transform(crate).X
+	sx, cx := wire.Position.Quantize(srv.Store().Transform(crate).X), g.Store().Transform(crate).X
 	t.Logf("leased at client tick %d, seen moving at tick %d; crate at x=%.3f on the server, %.3f on the client", contact, moved, sx, cx)
 	if contact == 0 || moved == 0 || moved > contact+2 {
 		t.Fatalf("the client saw the crate leased at tick %d and moving at tick %d", contact, moved)
@@ -452,16 +453,16 @@ func TestAWallOnlyTheServerHasIsReplayedAway(t *testing.T) {
 	h.run(time.Second)
 	g, srv := a.c.game, h.server.game
 	// A wall on the server alone, 3 m right of the character.
-	own := srv.store.Transform(g.own)
-	wall := srv.store.Create()
-	*srv.store.Transform(wall) = entity.Transform{X: own.X + 3, Y: 1.5, Scale: 1}
+	own := srv.Store().Transform(g.Own())
+	wall := srv.Store().Create()
+	*srv.Store().Transform(wall) = entity.Transform{X: own.X + 3, Y: 1.5, Scale: 1}
 	def := &entity.BodyDef{Type: entity.Static, GravityScale: 1, Shapes: []entity.Shape{{Kind: entity.Box, W: 0.5, H: 3, Friction: 0.6}}}
-	srv.store.SetBody(wall, def)
-	if err := srv.phys.Add(wall, def, *srv.store.Transform(wall), entity.Rigidbody{}); err != nil {
+	srv.Store().SetBody(wall, def)
+	if err := srv.Physics().Add(wall, def, *srv.Store().Transform(wall), entity.Rigidbody{}); err != nil {
 		t.Fatal(err)
 	}
 	run := &steady{}
-	run.cmd.Axes[g.project.AxisIndex("run")] = 1
+	run.cmd.Axes[g.Project().AxisIndex("run")] = 1
 	a.input = run
 	before := a.c.rec
 	eased := 0
@@ -475,8 +476,8 @@ func TestAWallOnlyTheServerHasIsReplayedAway(t *testing.T) {
 	if eased == 0 {
 		t.Fatal("no correction was eased in the picture")
 	}
-	sx := wire.Position.Quantize(srv.store.Transform(g.own).X)
-	cx := wire.Position.Quantize(g.store.Transform(g.own).X)
+	sx := wire.Position.Quantize(srv.Store().Transform(g.Own()).X)
+	cx := wire.Position.Quantize(g.Store().Transform(g.Own()).X)
 	t.Logf("%d corrections, %d ticks replayed, largest %.1f mm; at rest the character is at x=%.3f on the server and %.3f on the client",
 		r.corrections-before.corrections, r.replayed-before.replayed, r.maxCorrection*1000, sx, cx)
 	if r.corrections == before.corrections {
@@ -490,9 +491,9 @@ func TestAWallOnlyTheServerHasIsReplayedAway(t *testing.T) {
 		t.Fatalf("%d smoothing offsets still standing a second after the last correction", n)
 	}
 	drawnAt := 0.0
-	a.c.Drawn(func() { drawnAt = g.store.Transform(g.own).X })
-	if drawnAt != g.store.Transform(g.own).X {
-		t.Fatalf("drawn at %v with no offset left, simulated at %v", drawnAt, g.store.Transform(g.own).X)
+	a.c.Drawn(func() { drawnAt = g.Store().Transform(g.Own()).X })
+	if drawnAt != g.Store().Transform(g.Own()).X {
+		t.Fatalf("drawn at %v with no offset left, simulated at %v", drawnAt, g.Store().Transform(g.Own()).X)
 	}
 }
 
@@ -501,7 +502,7 @@ func TestTwoClientsPushingConvergeOnTheServersAnswer(t *testing.T) {
 	a := h.join(loadArena(t), memnet.Broadband, 31)
 	b := h.join(loadArena(t), memnet.Broadband, 32)
 	h.runUntil(5*time.Second, "both joins", func() bool {
-		return a.c.playing && b.c.playing && !a.c.game.own.IsNone() && !b.c.game.own.IsNone()
+		return a.c.playing && b.c.playing && !a.c.game.Own().IsNone() && !b.c.game.Own().IsNone()
 	})
 	h.run(time.Second)
 	// Spawned at either end of the hall, they run at each other through
@@ -510,22 +511,22 @@ func TestTwoClientsPushingConvergeOnTheServersAnswer(t *testing.T) {
 		g := p.c.game
 		run := &steady{}
 		dir := 1.0
-		if g.store.Transform(g.own).X > 0 {
+		if g.Store().Transform(g.Own()).X > 0 {
 			dir = -1
 		}
-		run.cmd.Axes[g.project.AxisIndex("run")] = dir
+		run.cmd.Axes[g.Project().AxisIndex("run")] = dir
 		p.input = run
 	}
 	leased := 0
 	for range 4 * 64 {
 		h.run(time.Second / 64)
-		a.c.leases.Each(a.c.game.tick, func(entity.ID) bool { leased++; return true })
+		a.c.leases.Each(a.c.game.Tick(), func(entity.ID) bool { leased++; return true })
 	}
 	// Both turn and walk back for a second, then stand: the leases lapse
 	// and the crates are the server's again.
 	for _, p := range []*peer{a, b} {
 		r := p.input.(*steady)
-		r.cmd.Axes[p.c.game.project.AxisIndex("run")] *= -1
+		r.cmd.Axes[p.c.game.Project().AxisIndex("run")] *= -1
 	}
 	h.run(time.Second)
 	a.input, b.input = nil, nil
@@ -543,7 +544,7 @@ func TestTwoClientsPushingConvergeOnTheServersAnswer(t *testing.T) {
 }
 
 // countEvents drains g's presentation events and counts those called name.
-func countEvents(g *Game, name string) int {
+func countEvents(g *game.Game, name string) int {
 	n := 0
 	for _, ev := range g.DrainEvents() {
 		if ev.Name == name {
@@ -565,7 +566,7 @@ func TestServedReach(t *testing.T) {
 	h := newHarness(t, p)
 	watcher := h.seated(memnet.Perfect, 31, false)
 	runner := h.seated(memnet.Perfect, 32, true)
-	other := runner.c.game.own
+	other := runner.c.game.Own()
 	h.run(time.Second)
 	wg, sv := watcher.c.game, h.server.game
 	// Rounds (ticks, at 64 Hz) spent near and far while the runner ran,
@@ -581,7 +582,7 @@ func TestServedReach(t *testing.T) {
 		h.step()
 		watcher.c.Drawn(func() { drawn = *wg.Store().Transform(other) })
 		if rb := sv.Store().Rigidbody(other); rb != nil && math.Hypot(rb.VX, rb.VY) > 1 {
-			own := wg.Store().Transform(wg.own)
+			own := wg.Store().Transform(wg.Own())
 			if math.Hypot(drawn.X-own.X, drawn.Y-own.Y) > p.Reach+2 {
 				farFrames++
 				if drawn.X == lastDrawn.X && drawn.Y == lastDrawn.Y {
@@ -603,7 +604,7 @@ func TestServedReach(t *testing.T) {
 		if rb == nil || math.Hypot(rb.VX, rb.VY) < 1 {
 			continue // standing or nearly: a round may rightly say nothing
 		}
-		own := wg.Store().Transform(wg.own)
+		own := wg.Store().Transform(wg.Own())
 		switch d := math.Hypot(raw.X-own.X, raw.Y-own.Y); {
 		case d < p.Reach-1:
 			nearTicks += ticks

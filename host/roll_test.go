@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"vkm/host/game"
 	"vkm/transport/memnet"
 )
 
@@ -17,18 +18,18 @@ func TestPredictedRollsMatchTheServers(t *testing.T) {
 	h := newHarness(t, loadLagcomp(t))
 	a := h.join(loadLagcomp(t), memnet.Broadband, seed)
 	a.input = &scriptedInput{}
-	h.runUntil(5*time.Second, "the join", func() bool { return !a.c.game.own.IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return !a.c.game.Own().IsNone() })
 	g := a.c.game
 	roll := g.Schema().Index("Roll")
 	// Each end's roll, by the client tick it was made for, as the tick
 	// that made it left it.
 	client, server := map[uint32]float64{}, map[uint32]float64{}
-	a.afterTick = func(g *Game) {
-		if !g.replaying {
-			client[g.tick] = g.store.Component(g.own, roll)[0]
+	a.afterTick = func(g *game.Game) {
+		if !g.IsReplaying() {
+			client[g.Tick()] = g.Store().Component(g.Own(), roll)[0]
 		}
 	}
-	h.server.afterTick = func(s *Game) { server[h.server.drivenTick[g.own]] = s.store.Component(g.own, roll)[0] }
+	h.server.afterTick = func(s *game.Game) { server[h.server.drivenTick[g.Own()]] = s.Store().Component(g.Own(), roll)[0] }
 	h.run(3 * time.Second)
 	same, compared := 0, 0
 	for tick, v := range server {

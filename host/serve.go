@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"vkm/host/game"
 	"vkm/host/project"
 	"vkm/transport"
 )
@@ -37,7 +38,7 @@ type ServeConfig struct {
 	Ready func(netip.AddrPort)
 	// AfterTick, if set, is called on the serving goroutine after every
 	// tick, for tools and tests that watch the game.
-	AfterTick func(*Game)
+	AfterTick func(*game.Game)
 }
 
 // ServerReport is the JSON summary `vkmd --report` writes at exit.
@@ -99,7 +100,7 @@ type server struct {
 	start time.Time
 	stats *serverStats
 	// afterTick is stats.tickDone, bound once so a tick makes no closure.
-	afterTick func(*Game)
+	afterTick func(*game.Game)
 	// drainAt is the time drain gives the datagrams it reads, and recv
 	// their receiver.
 	drainAt transport.Time
@@ -122,7 +123,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	srv := &server{cfg: cfg, log: logger, start: time.Now(), stats: newServerStats()}
 	srv.afterTick = srv.stats.tickDone
 	if hook := cfg.AfterTick; hook != nil {
-		srv.afterTick = func(g *Game) {
+		srv.afterTick = func(g *game.Game) {
 			srv.stats.tickDone(g)
 			hook(g)
 		}

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"time"
 
+	"vkm/host/game"
 	"vkm/host/project"
 	"vkm/internal/entity"
 	"vkm/physics"
@@ -40,7 +41,7 @@ const SettledEvery = 4
 // drive it with the link simulator and a synthetic clock.
 type serverSession struct {
 	log     *slog.Logger
-	game    *Game
+	game    *game.Game
 	net     *transport.Server
 	seats   map[uint16]*seat
 	joinErr int
@@ -60,7 +61,7 @@ type serverSession struct {
 	// dev is a dev server's hot reload (nil otherwise).
 	dev *devServer
 	// afterTick, if set, runs after every tick advance runs.
-	afterTick func(*Game)
+	afterTick func(*game.Game)
 
 	// driven maps a player's entity to the command driving it this tick,
 	// and drivenTick to the client tick of that command: what keys its
@@ -112,8 +113,8 @@ func newServerSession(cfg serverConfig) (*serverSession, error) {
 	}
 	s := &serverSession{log: cfg.logger, seats: map[uint16]*seat{},
 		driven: map[entity.ID]*prediction.Command{}, drivenTick: map[entity.ID]uint32{}, lag: newLagComp()}
-	g, err := NewGame(GameConfig{Project: cfg.project, Logger: cfg.logger,
-		Authority: func(g *Game) Authority { s.game = g; return (*serverAuthority)(s) }})
+	g, err := game.New(game.Config{Project: cfg.project, Logger: cfg.logger,
+		Authority: func(g *game.Game) game.Authority { s.game = g; return (*serverAuthority)(s) }})
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +153,7 @@ func (s *serverSession) Close() { s.game.Close() }
 // their entity, and a shot is judged against what its player saw.
 type serverAuthority serverSession
 
-var _ Authority = (*serverAuthority)(nil)
+var _ game.Authority = (*serverAuthority)(nil)
 
 func (a *serverAuthority) Simulates(entity.ID, uint32) bool { return true }
 func (a *serverAuthority) IsMine(entity.ID) bool            { return false }
@@ -168,7 +169,7 @@ func (a *serverAuthority) RollTick(id entity.ID) (uint32, bool) {
 }
 func (a *serverAuthority) BeforeTick()                 { (*serverSession)(a).takeCommands() }
 func (a *serverAuthority) AfterTick()                  { a.lag.record(a.game, a.driven) }
-func (a *serverAuthority) Spawning() Spawning          { return SpawnShared }
+func (a *serverAuthority) Spawning() game.Spawning     { return game.SpawnShared }
 func (a *serverAuthority) Lease(by, id entity.ID) bool { return false }
 func (a *serverAuthority) Told() bool                  { return false }
 func (a *serverAuthority) Rewind(caller entity.ID, fn func()) {

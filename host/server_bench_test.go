@@ -139,8 +139,8 @@ func BenchmarkSeatedSendRound(b *testing.B) {
 	g := s.game
 	peers := make([]*replication.Peer, len(owns))
 	for i := range peers {
-		peers[i] = replication.NewPeer(g.schema)
-		for _, id := range g.sceneIDs {
+		peers[i] = replication.NewPeer(g.Schema())
+		for _, id := range g.SceneIDs() {
 			peers[i].Hold(id)
 		}
 		if p.Reach > 0 {

@@ -6,6 +6,7 @@ import (
 	"runtime/metrics"
 	"slices"
 	"time"
+	"vkm/host/game"
 )
 
 // durations is a fixed-size histogram of durations for percentiles: log
@@ -116,7 +117,7 @@ func (st *serverStats) begin() { st.mark = time.Now() }
 
 // tickDone records the tick that just ended and starts timing the next.
 // It is a Game.Advance afterTick hook.
-func (st *serverStats) tickDone(*Game) {
+func (st *serverStats) tickDone(*game.Game) {
 	now := time.Now()
 	st.ticks.add(now.Sub(st.mark))
 	st.mark = now

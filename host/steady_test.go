@@ -23,7 +23,7 @@ func TestACorrectionLandsOnTheServersAnswerExactly(t *testing.T) {
 			h := newHarness(t, loadArena(t))
 			a := h.seated(profile, seed, true)
 			h.run(5 * time.Second)
-			srv, own := h.server.game, a.c.game.own
+			srv, own := h.server.game, a.c.game.Own()
 			a.c.rec.maxCorrection = 0
 			before := a.c.rec
 			srv.ApplyImpulse(entity.None, own, 0, 400) // up, two metres a tick, on the server only
@@ -85,27 +85,27 @@ func TestALeasedBodyStillMovingLeasesWhatItTouches(t *testing.T) {
 	if top.IsNone() || left.IsNone() || right.IsNone() {
 		t.Fatal("the arena has no crate7 on crate5 and crate6")
 	}
-	g.ApplyImpulse(g.own, top, 4, 0)
-	knocked := g.tick
+	g.ApplyImpulse(g.Own(), top, 4, 0)
+	knocked := g.Tick()
 	if !g.Simulates(top) {
 		t.Fatal("a crate the own character knocks is not leased")
 	}
-	tick := g.tick
-	h.runUntil(time.Second, "the next tick", func() bool { return g.tick > tick })
+	tick := g.Tick()
+	h.runUntil(time.Second, "the next tick", func() bool { return g.Tick() > tick })
 	if !g.Simulates(left) || !g.Simulates(right) {
 		t.Fatalf("after the knock crate5 leased %v, crate6 %v; want both", g.Simulates(left), g.Simulates(right))
 	}
 	lastMoving := knocked
 	h.runUntil(10*time.Second, "the leases lapsing", func() bool {
-		if g.tick != tick {
-			tick = g.tick
-			if rb := g.store.Rigidbody(top); g.Simulates(top) && rb.Awake {
+		if g.Tick() != tick {
+			tick = g.Tick()
+			if rb := g.Store().Rigidbody(top); g.Simulates(top) && rb.Awake {
 				lastMoving = tick
 			}
 		}
 		return !g.Simulates(top) && !g.Simulates(left) && !g.Simulates(right)
 	})
-	lapsed := g.tick
+	lapsed := g.Tick()
 	t.Logf("knocked at tick %d, moving until tick %d, leases lapsed at tick %d", knocked, lastMoving, lapsed)
 	if lastMoving-knocked <= prediction.LeaseTicks {
 		t.Fatalf("the crate moved for %d ticks, no longer than a lease lasts (%d): the test proves nothing", lastMoving-knocked, prediction.LeaseTicks)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"vkm/host/game"
 	"vkm/host/view"
 	"vkm/internal/entity"
 	"vkm/prediction"
@@ -24,7 +25,7 @@ const reloadNotice = 3 * time.Second
 // commands, and applies the page's link sliders to the simulator.
 type viewer struct {
 	srv   *view.Server
-	g     *Game
+	g     *game.Game
 	c     *clientSession // nil offline
 	frame view.Frame
 	net   view.NetStats
@@ -48,7 +49,7 @@ type viewer struct {
 
 // startViewer serves cfg.View for g. sim, if set, is the socket the link
 // sliders reconfigure.
-func startViewer(ctx context.Context, cfg PlayConfig, g *Game, sim *simSocket) (*viewer, error) {
+func startViewer(ctx context.Context, cfg PlayConfig, g *game.Game, sim *simSocket) (*viewer, error) {
 	p := cfg.Project
 	var acts view.Actions
 	for _, a := range p.Axes {

@@ -23,13 +23,13 @@ func TestViewStreamsTheDrawnPicture(t *testing.T) {
 	h := newHarness(t, loadArena(t))
 	watcher := h.seated(memnet.Broadband, seed, false)
 	runner := h.seated(memnet.Broadband, seed+1, true)
-	other := runner.c.game.own
+	other := runner.c.game.Own()
 	h.run(2 * time.Second)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	wg := watcher.c.game
-	v, err := startViewer(ctx, PlayConfig{Project: wg.project, View: "127.0.0.1:0"}, wg, nil)
+	v, err := startViewer(ctx, PlayConfig{Project: wg.Project(), View: "127.0.0.1:0"}, wg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package host
+package game
 
 import (
 	"errors"
@@ -19,10 +19,11 @@ import (
 	"vkm/replication"
 	"vkm/scripting"
 	"vkm/transport/handshake"
+	"vkm/wire"
 )
 
-// GameConfig says what a Game runs.
-type GameConfig struct {
+// Config says what a Game runs.
+type Config struct {
 	Project *project.Project
 	// Logger receives script errors and behavior log lines; nil discards.
 	Logger *slog.Logger
@@ -64,15 +65,16 @@ type Game struct {
 	prefabs map[string]*project.Prefab
 	// files is the project folder with the last reload's files over it
 	// (nil before any reload).
-	files  fs.FS
-	events []scripting.Event
-	errs   []scripting.ScriptError
+	files   fs.FS
+	reloads int
+	events  []scripting.Event
+	errs    []scripting.ScriptError
 }
 
-// NewGame loads cfg.Project's entry script and scene into a new world and
+// New loads cfg.Project's entry script and scene into a new world and
 // joins the local player through the project's join handler, as player 1,
 // exactly as a server would seat its first player.
-func NewGame(cfg GameConfig) (*Game, error) {
+func New(cfg Config) (*Game, error) {
 	p := cfg.Project
 	logger := cfg.Logger
 	if logger == nil {
@@ -613,3 +615,22 @@ func (g *Game) Log(id entity.ID, msg string) {
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// Input gives the local player's command for each tick a frame runs. A
+// command is per tick, not per frame: a button's press is an edge, true in
+// exactly one tick's command however many ticks a frame runs.
+type Input interface {
+	Next() prediction.Command
+}
+
+// wirePose rounds a simulated body's pose and motion to what a snapshot
+// carries, the same on every end (physics.Config.Quantize): a server then
+// simulates exactly what it tells its clients, and a client predicting the
+// same ticks rounds where the server rounded, so once the two hold the same
+// state they go on holding it bit for bit.
+func wirePose(t *entity.Transform, rb *entity.Rigidbody) {
+	t.X, t.Y = wire.Position.Quantize(t.X), wire.Position.Quantize(t.Y)
+	t.Angle = wire.Angle.Quantize(t.Angle)
+	rb.VX, rb.VY = wire.Velocity.Quantize(rb.VX), wire.Velocity.Quantize(rb.VY)
+	rb.AngularVelocity = wire.AngularVelocity.Quantize(rb.AngularVelocity)
+}

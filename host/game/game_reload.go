@@ -1,4 +1,4 @@
-package host
+package game
 
 import (
 	"io/fs"
@@ -33,6 +33,7 @@ func (g *Game) Reload(changed map[string][]byte) (scripting.Reloaded, error) {
 		return res, err
 	}
 	g.files = files
+	g.reloads++
 	clear(g.prefabs)
 	if res.SchemaChanged {
 		g.store.MigrateComponents(g.schema, res.Schema)
@@ -40,6 +41,9 @@ func (g *Game) Reload(changed map[string][]byte) (scripting.Reloaded, error) {
 	g.schema = res.Schema
 	return res, nil
 }
+
+// Reloads counts the reloads that took effect.
+func (g *Game) Reloads() int { return g.reloads }
 
 // CheckFiles checks changed files (by path in the project folder) as a
 // reload would read them, without loading any: Lua for syntax, prefabs
