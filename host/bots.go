@@ -123,7 +123,6 @@ func (cfg *BotsConfig) botPlay(i int, bot *bot.Bot) PlayConfig {
 // server's reloads).
 type lite struct {
 	cfg    PlayConfig
-	hello  handshake.Hello
 	schema *replication.Schema
 	net    *transport.Client
 	sock   socket

@@ -102,7 +102,6 @@ type serverConfig struct {
 	project *project.Project
 	dev     bool
 	logger  *slog.Logger
-	now     transport.Time
 }
 
 // newServerSession loads cfg.project as its server: a Game whose Authority

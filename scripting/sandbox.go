@@ -9,7 +9,6 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"vkm/internal/entity"
 	"vkm/scripts"
 )
 
@@ -277,17 +276,4 @@ func (r *Runtime) luaTick(L *lua.LState) int {
 func (r *Runtime) luaFind(L *lua.LState) int {
 	L.Push(r.handle(r.world.Find(L.CheckString(1))))
 	return 1
-}
-
-// handleArg is the entity a handle argument names, or None for nil.
-func (r *Runtime) handleArg(L *lua.LState, n int) entity.ID {
-	v := L.Get(n)
-	if v == lua.LNil {
-		return entity.None
-	}
-	id, ok := entityOf(v)
-	if !ok {
-		L.ArgError(n, "entity expected")
-	}
-	return id
 }

@@ -41,7 +41,6 @@ type fakeEnt struct {
 	rb     *entity.Rigidbody
 	cc     *entity.CharacterController
 	comps  map[int]entity.Values
-	ncomps []int // field counts per type, for AddComponent
 }
 
 var _ World = (*fakeWorld)(nil)

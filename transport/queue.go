@@ -54,9 +54,6 @@ func (o *outbox) next() (netip.AddrPort, []byte, bool) {
 	return to, o.buf[s.start:s.end:s.end], true
 }
 
-// pending returns how many datagrams wait to be taken.
-func (o *outbox) pending() int { return len(o.at) - o.head }
-
 // eventQueue queues events of type E, each with an optional payload copied
 // into one reused buffer, under the same reuse rule as outbox.
 type eventQueue[E any] struct {
@@ -96,6 +93,3 @@ func (e *eventQueue[E]) next() (E, []byte, bool) {
 	}
 	return ev, e.buf[s.start:s.end:s.end], true
 }
-
-// pending returns how many events wait to be taken.
-func (e *eventQueue[E]) pending() int { return len(e.q) - e.head }

@@ -19,8 +19,6 @@ import (
 	"time"
 )
 
-var sink uint64
-
 // work passes over buf n times, reading and writing every word.
 func work(buf []uint64, n int) {
 	var s uint64
@@ -30,7 +28,6 @@ func work(buf []uint64, n int) {
 			buf[j] = s
 		}
 	}
-	sink = s
 }
 
 // calibrate returns the number of passes over buf that take about target

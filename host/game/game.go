@@ -504,7 +504,7 @@ func (g *Game) Prefab(file string) (*project.Prefab, error) {
 		return p, nil
 	}
 	if !fs.ValidPath(file) {
-		return nil, fmt.Errorf("host: prefab path %q must be relative to the project folder, without ..", file)
+		return nil, fmt.Errorf("host: prefab path %q must be relative to the project folder, with no .. in it", file)
 	}
 	data, err := fs.ReadFile(g.fsys(), file)
 	if err != nil {
