@@ -8,6 +8,7 @@ require (
 	github.com/coder/websocket v1.8.15
 	github.com/dchest/siphash v1.2.3
 	github.com/yuin/gopher-lua v1.1.2
+	golang.org/x/sys v0.50.0
 )
 
 require github.com/pmezard/go-difflib v1.0.0 // indirect

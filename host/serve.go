@@ -203,7 +203,7 @@ func (srv *server) drain() error {
 			srv.recv = srv.receive // bound once: a wake-up makes no closure
 		}
 		srv.drainAt = srv.now()
-		if err := d.readWaiting(srv.recv); err != nil {
+		if err := d.ReadWaiting(srv.recv); err != nil {
 			return fmt.Errorf("host: the socket closed: %v", err)
 		}
 		return nil
@@ -256,7 +256,7 @@ func (srv *server) flush() {
 		}
 		var err error
 		if batch {
-			err = d.queue(b, to)
+			err = d.Queue(b, to)
 		} else {
 			err = srv.sock.WriteTo(b, to)
 		}
@@ -265,7 +265,7 @@ func (srv *server) flush() {
 		}
 	}
 	if batch {
-		if err := d.flush(); err != nil {
+		if err := d.Flush(); err != nil {
 			srv.log.Debug("send failed", "err", err)
 		}
 	}

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"sync"
@@ -301,18 +302,43 @@ func unwrapAddr(b []byte) datagram {
 }
 
 // directIO is a socket the serving loop reads and writes itself, in
-// batches, with no goroutine between it and the wire (socket_mmsg.go).
+// batches, with no goroutine between it and the wire (udp.BatchServer).
 type directIO interface {
-	// readWaiting calls fn with every datagram waiting, without waiting for
+	// ReadWaiting calls fn with every datagram waiting, without waiting for
 	// more; b aliases a buffer the next read reuses. It fails once the
 	// socket has closed.
-	readWaiting(fn func(from netip.AddrPort, b []byte)) error
-	// queue adds a datagram to the next flush; b must not change until
+	ReadWaiting(fn func(from netip.AddrPort, b []byte)) error
+	// Queue adds a datagram to the next Flush; b must not change until
 	// then.
-	queue(b []byte, to netip.AddrPort) error
-	// flush sends what is queued; a datagram refused is dropped, and the
+	Queue(b []byte, to netip.AddrPort) error
+	// Flush sends what is queued; a datagram refused is dropped, and the
 	// first refusal returned.
-	flush() error
+	Flush() error
+}
+
+// directSocket is a udp.BatchServer as a socket, for what reads it as a
+// channel (nothing does: Incoming is never ready) and for single writes.
+type directSocket struct{ *udp.BatchServer }
+
+var _ directIO = directSocket{} // or the serving loop would never read it
+
+func (directSocket) Incoming() <-chan datagram { return nil }
+func (directSocket) Err() error                { return nil }
+
+// listenServer opens a server's socket: read by the loop itself where the
+// system has batched calls, unless a link simulator, which needs a reader
+// of its own, wraps it; read by a goroutine of its own otherwise.
+func listenServer(addr string, sim bool) (socket, error) {
+	if !sim {
+		b, err := udp.ListenBatch(addr)
+		if err == nil {
+			return directSocket{b}, nil
+		}
+		if !errors.Is(err, errors.ErrUnsupported) {
+			return nil, err
+		}
+	}
+	return listenUDP(addr)
 }
 
 // listen opens a server's socket, wrapped in the simulator when asked.

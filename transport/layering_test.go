@@ -14,15 +14,18 @@ import (
 // The sans-IO packages of transport keep to their rules, checked on their
 // source (tests excluded):
 //   - no net (a socket is transport/udp's business; net/netip is a value
-//     type and fine) and no os (the host owns the process);
+//     type and fine), no syscall or x/sys (nor are its system calls), and
+//     no os (the host owns the process);
 //   - of vkm's packages only wire and transport's own, so the link layer
 //     knows nothing of entities, scripts or the host;
 //   - no wall clock, sleep, timer or goroutine: every method takes the
 //     caller's now, which is what lets tests run on a synthetic clock.
 func TestSansIOLayering(t *testing.T) {
 	banned := map[string]string{
-		"net": "sockets belong to transport/udp",
-		"os":  "the host owns the process",
+		"net":                   "sockets belong to transport/udp",
+		"os":                    "the host owns the process",
+		"syscall":               "system calls belong to transport/udp",
+		"golang.org/x/sys/unix": "system calls belong to transport/udp",
 	}
 	clock := map[string]bool{"Now": true, "Since": true, "Until": true, "Sleep": true, "After": true,
 		"AfterFunc": true, "NewTimer": true, "NewTicker": true, "Tick": true}

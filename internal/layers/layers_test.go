@@ -28,6 +28,11 @@ var banned = map[string]map[string]string{
 	"scripting":   {"net": "scripts never touch sockets", "os": "scripts are read through an fs.FS only"},
 }
 
+// systemCalls are the packages that call the kernel by number. No layer
+// below the host imports them: the simulation makes no system calls, and
+// a socket's are transport/udp's, which names them through x/sys.
+var systemCalls = map[string]bool{"syscall": true, "golang.org/x/sys/unix": true}
+
 func root(t *testing.T) string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
@@ -45,6 +50,9 @@ func TestNoPackageImportsOneAboveItInTheLayering(t *testing.T) {
 		for _, imp := range pkg.Imports {
 			if why, ok := banned[layer][imp]; ok {
 				t.Errorf("%s imports %s: %s", layer, imp, why)
+			}
+			if systemCalls[imp] && layer != "host" {
+				t.Errorf("%s imports %s: system calls are transport/udp's and the host's", layer, imp)
 			}
 			own, ok := strings.CutPrefix(imp, "vkm/")
 			if !ok || strings.HasPrefix(own, "internal/") {

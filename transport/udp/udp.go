@@ -3,14 +3,21 @@
 // socket connected to one server (DESIGN.md, "Packages": transport, the UDP
 // endpoint). It moves whole datagrams and decides nothing: what they mean is
 // transport.Server's and transport.Client's business, which is why only
-// this package in transport imports net.
+// this package in transport imports net, or makes a system call.
 //
 // Nothing larger than transport.MaxDatagram is ever sent (a write is
 // refused whole rather than fragmented), and an arriving datagram larger
-// than that is dropped and counted before anyone sees it.
+// than that is dropped and counted before anyone sees it (BatchServer
+// leaves that to the transport, which drops and counts it too).
 //
-// Both endpoints are safe for concurrent use: one goroutine runs Serve
+// Server and Client are safe for concurrent use: one goroutine runs Serve
 // while others write and, eventually, Close.
+//
+// BatchServer is the server endpoint for a loop that reads and writes its
+// socket itself, in batches, with no goroutine of the package's between
+// it and the wire (recvmmsg and sendmmsg, on Linux amd64 and arm64 only;
+// elsewhere ListenBatch says it is unsupported and Listen serves). It
+// belongs to that one goroutine.
 package udp
 
 import (
@@ -63,7 +70,7 @@ type Server struct {
 // Listen opens a server socket on addr ("host:port"; port 0 picks a free
 // one, ":27960" listens on every interface).
 func Listen(addr string) (*Server, error) {
-	conn, err := ListenConn(addr)
+	conn, err := listenConn(addr)
 	if err != nil {
 		return nil, err
 	}
@@ -201,10 +208,10 @@ func (n *counters) readFailed(err error) (stop bool, _ error) {
 	return true, fmt.Errorf("udp: read: %w", err)
 }
 
-// ListenConn opens a UDP socket on addr ("host:port"; port 0 picks a free
-// one), with the error naming the address: the one way this package and a
-// server that reads its socket itself open one.
-func ListenConn(addr string) (*net.UDPConn, error) {
+// listenConn opens a UDP socket on addr ("host:port"; port 0 picks a free
+// one), with the error naming the address: the one way Listen and
+// ListenBatch open one.
+func listenConn(addr string) (*net.UDPConn, error) {
 	ua, err := net.ResolveUDPAddr("udp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("udp: listen %q: %w", addr, err)

@@ -1,28 +1,30 @@
 //go:build linux && (amd64 || arm64)
 
-package host
+package udp
 
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"net"
 	"net/netip"
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 	"unsafe"
 
+	"golang.org/x/sys/unix"
+
 	"vkm/transport"
 )
 
-// TestDirectSocketBatches reads more than a batch of datagrams, one of
+// TestBatchServerBatches reads more than a batch of datagrams, one of
 // them over the largest a transport sends, and sends a batch with a
 // datagram the kernel refuses between two it takes.
-func TestDirectSocketBatches(t *testing.T) {
-	s, err := listenDirect("127.0.0.1:0")
+func TestBatchServerBatches(t *testing.T) {
+	s, err := ListenBatch("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +47,7 @@ func TestDirectSocketBatches(t *testing.T) {
 	}
 	from := peer.LocalAddr().(*net.UDPAddr).AddrPort()
 	got := 0
-	if err := s.readWaiting(func(a netip.AddrPort, b []byte) {
+	if err := s.ReadWaiting(func(a netip.AddrPort, b []byte) {
 		if a != from {
 			t.Errorf("datagram %d from %v, sent from %v", got, a, from)
 		}
@@ -73,11 +75,11 @@ func TestDirectSocketBatches(t *testing.T) {
 		{[]byte("refused"), netip.AddrPortFrom(from.Addr(), 0)},
 		{[]byte("two"), from},
 	} {
-		if err := s.queue(d.b, d.to); err != nil {
+		if err := s.Queue(d.b, d.to); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.flush(); err == nil {
+	if err := s.Flush(); err == nil {
 		t.Error("a datagram to port 0 was not refused")
 	}
 	buf := make([]byte, 64)
@@ -93,7 +95,7 @@ func TestDirectSocketBatches(t *testing.T) {
 			t.Fatalf("received %q, want %q", buf[:k], want)
 		}
 	}
-	if err := s.queue(make([]byte, 8), netip.MustParseAddrPort("[::1]:9")); err == nil {
+	if err := s.Queue(make([]byte, 8), netip.MustParseAddrPort("[::1]:9")); err == nil {
 		t.Error("an IPv4 socket queued a datagram to an IPv6 address")
 	}
 }
@@ -102,9 +104,9 @@ func TestDirectSocketBatches(t *testing.T) {
 // keeps the interface it came in on, as a zone, and a reply to it goes
 // back out through that interface.
 func TestLinkLocalPeersKeepTheirInterface(t *testing.T) {
-	var raw syscall.RawSockaddrAny
-	p := (*syscall.RawSockaddrInet6)(unsafe.Pointer(&raw))
-	p.Family = syscall.AF_INET6
+	var raw unix.RawSockaddrAny
+	p := (*unix.RawSockaddrInet6)(unsafe.Pointer(&raw))
+	p.Family = unix.AF_INET6
 	p.Addr = netip.MustParseAddr("fe80::1").As16()
 	p.Scope_id = 3
 	binary.BigEndian.PutUint16((*[2]byte)(unsafe.Pointer(&p.Port))[:], 27960)
@@ -112,25 +114,25 @@ func TestLinkLocalPeersKeepTheirInterface(t *testing.T) {
 	if !ok || got.Addr().Zone() != "3" || got.Port() != 27960 {
 		t.Fatalf("read %v %v, want fe80::1%%3 port 27960", got, ok)
 	}
-	s := &directSocket{local: netip.MustParseAddrPort("[::]:1")}
-	var sa syscall.RawSockaddrInet6
+	s := &BatchServer{local: netip.MustParseAddrPort("[::]:1")}
+	var sa unix.RawSockaddrInet6
 	if !s.sockaddr(&sa, got) || sa.Scope_id != 3 {
 		t.Fatalf("a reply goes out with scope %d, want 3", sa.Scope_id)
 	}
 }
 
-// TestDirectSocketClosed: once closed, the socket reads and sends nothing
+// TestBatchServerClosed: once closed, the socket reads and sends nothing
 // and says so, and closing it again is refused rather than closing
 // whatever descriptor took its number.
-func TestDirectSocketClosed(t *testing.T) {
-	s, err := listenDirect("127.0.0.1:0")
+func TestBatchServerClosed(t *testing.T) {
+	s, err := ListenBatch("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.readWaiting(func(netip.AddrPort, []byte) { t.Error("read from a closed socket") }); err == nil {
+	if err := s.ReadWaiting(func(netip.AddrPort, []byte) { t.Error("read from a closed socket") }); err == nil {
 		t.Error("reading a closed socket did not fail")
 	}
 	if err := s.WriteTo([]byte("x"), netip.MustParseAddrPort("127.0.0.1:9")); err == nil {
@@ -141,12 +143,27 @@ func TestDirectSocketClosed(t *testing.T) {
 	}
 }
 
-// TestDirectSocketIsNotPolled: the runtime's network poller must not watch
-// the socket the loop reads itself, or every datagram that arrives wakes
+// TestBatchServerZeroIsClosed: the zero value is a closed endpoint, so
+// nothing reads, sends on or closes descriptor 0 through it.
+func TestBatchServerZeroIsClosed(t *testing.T) {
+	var s BatchServer
+	if err := s.ReadWaiting(func(netip.AddrPort, []byte) { t.Error("read from the zero value") }); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("reading the zero value: %v, want net.ErrClosed", err)
+	}
+	if err := s.WriteTo([]byte("x"), netip.MustParseAddrPort("127.0.0.1:9")); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("sending on the zero value: %v, want net.ErrClosed", err)
+	}
+	if err := s.Close(); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("closing the zero value: %v, want net.ErrClosed", err)
+	}
+}
+
+// TestBatchServerIsNotPolled: the runtime's network poller must not watch
+// the socket its owner reads itself, or every datagram that arrives wakes
 // the poller's thread for nothing. Linux lists what an epoll instance
 // watches in /proc/self/fdinfo.
-func TestDirectSocketIsNotPolled(t *testing.T) {
-	s, err := listenDirect("127.0.0.1:0")
+func TestBatchServerIsNotPolled(t *testing.T) {
+	s, err := ListenBatch("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,5 +221,46 @@ func TestDirectSocketIsNotPolled(t *testing.T) {
 	}
 	if watched[inode(s.fd)] {
 		t.Errorf("the directly read socket (inode %d) is watched by the runtime's poller", inode(s.fd))
+	}
+}
+
+// BenchmarkBatchServer moves a batch of command-sized datagrams between
+// two BatchServers on loopback: one Queue-and-Flush of mmsgBatch
+// datagrams (a sendmmsg) and one ReadWaiting of them (a recvmmsg) an
+// operation. Neither side may allocate.
+func BenchmarkBatchServer(b *testing.B) {
+	rx, err := ListenBatch("127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rx.Close()
+	tx, err := ListenBatch("127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tx.Close()
+	to := rx.LocalAddr()
+	payload := make([][]byte, mmsgBatch)
+	for i := range payload {
+		payload[i] = bytes.Repeat([]byte{byte(i)}, 96)
+	}
+	got := 0
+	count := func(netip.AddrPort, []byte) { got++ }
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, p := range payload {
+			if err := tx.Queue(p, to); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := tx.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		if err := rx.ReadWaiting(count); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if want := b.N * mmsgBatch; got != want {
+		b.Fatalf("received %d of %d datagrams", got, want)
 	}
 }
