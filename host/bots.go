@@ -146,7 +146,7 @@ func (l *lite) now() transport.Time { return transport.Time(time.Since(l.start))
 // playLite joins cfg.Connect as a lite client and plays until ctx ends or
 // the duration passes.
 func playLite(ctx context.Context, cfg PlayConfig, hello handshake.Hello, schema *replication.Schema) (ClientReport, error) {
-	sock, err := dialUDP(WithPort(cfg.Connect, cfg.Project.Port))
+	sock, err := dial(cfg.Net, WithPort(cfg.Connect, cfg.Project.Port))
 	if err != nil {
 		return ClientReport{}, err
 	}

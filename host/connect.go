@@ -58,7 +58,7 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	defer cl.c.Close()
 	g := cl.c.game
 	addr := WithPort(cfg.Connect, cfg.Project.Port)
-	sock, err := dialUDP(addr)
+	sock, err := dial(cfg.Net, addr)
 	if err != nil {
 		return ClientReport{}, err
 	}

@@ -24,6 +24,9 @@ type PlayConfig struct {
 	// Connect joins the server at this address ("host" or "host:port"; no
 	// port means the project's) instead of playing offline.
 	Connect string
+	// Net, if set, is the in-process network to join the server on
+	// instead of UDP.
+	Net *Loopback
 	// Name is the player's name a server is told; Dev says this client
 	// takes a dev server's hot reloads.
 	Name string

@@ -21,6 +21,8 @@ type ServeConfig struct {
 	// Addr is the UDP address to listen on, "host:port"; empty means every
 	// interface at the project's port (port 0 picks a free one).
 	Addr string
+	// Net, if set, is the in-process network to serve on instead of UDP.
+	Net *Loopback
 	// Dev tells dev clients this is a development server.
 	Dev bool
 	// Sim names a link simulator profile to run every datagram through
@@ -137,7 +139,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	if addr == "" {
 		addr = fmt.Sprintf(":%d", p.Port)
 	}
-	if srv.sock, err = listen(addr, cfg.Sim, cfg.SimSeed); err != nil {
+	if srv.sock, err = listen(cfg.Net, addr, cfg.Sim, cfg.SimSeed); err != nil {
 		return nil, err
 	}
 	defer srv.sock.Close()

@@ -91,8 +91,12 @@ func listenUDP(addr string) (socket, error) {
 	return newUDPSocket(srv.WriteTo, srv.LocalAddr(), srv.Serve, srv.Close), nil
 }
 
-// dialUDP opens a client's socket connected to addr.
-func dialUDP(addr string) (socket, error) {
+// dial opens a client's socket connected to addr, on n if it is set and
+// UDP otherwise.
+func dial(n *Loopback, addr string) (socket, error) {
+	if n != nil {
+		return n.dial(addr)
+	}
 	c, err := udp.Dial(addr)
 	if err != nil {
 		return nil, err
@@ -341,9 +345,16 @@ func listenServer(addr string, sim bool) (socket, error) {
 	return listenUDP(addr)
 }
 
-// listen opens a server's socket, wrapped in the simulator when asked.
-func listen(addr string, sim string, seed uint64) (socket, error) {
-	s, err := listenServer(addr, sim != "")
+// listen opens a server's socket, on n if it is set and UDP otherwise,
+// wrapped in the simulator when asked.
+func listen(n *Loopback, addr string, sim string, seed uint64) (socket, error) {
+	var s socket
+	var err error
+	if n != nil {
+		s, err = n.listen(addr)
+	} else {
+		s, err = listenServer(addr, sim != "")
+	}
 	if err != nil || sim == "" {
 		return s, err
 	}

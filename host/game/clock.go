@@ -1,6 +1,9 @@
 package game
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // MaxCatchUp is how many ticks one frame may run before the rest of the
 // backlog is dropped. A stalled process (a debugger, a swapped-out page)
@@ -54,7 +57,11 @@ func (c *Clock) Pace() float64 { return c.pace }
 // most MaxCatchUp; a backlog beyond that is dropped and counted.
 func (c *Clock) Advance(elapsed time.Duration) int {
 	if elapsed > 0 {
-		c.acc += time.Duration(float64(elapsed) * c.pace)
+		// Rounded up, as Until is: a loop that sleeps for Until and
+		// advances by what it slept finds the tick due, never a
+		// nanosecond short of it (a loop on a synthetic clock, where no
+		// time passes while it runs, would wake forever for nothing).
+		c.acc += time.Duration(math.Ceil(float64(elapsed) * c.pace))
 	}
 	n := int(c.acc / c.step)
 	c.acc -= time.Duration(n) * c.step
@@ -73,7 +80,7 @@ func (c *Clock) Alpha() float64 { return float64(c.acc) / float64(c.step) }
 // current pace, for a loop that sleeps between ticks.
 func (c *Clock) Until() time.Duration {
 	left := c.step - c.acc
-	return time.Duration(float64(left) / c.pace)
+	return time.Duration(math.Ceil(float64(left) / c.pace))
 }
 
 // Dropped is how many ticks were dropped because a frame owed more than

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"vkm/host/game"
@@ -31,12 +32,28 @@ func (p *pacer) Next() prediction.Command {
 	return c
 }
 
-// TestDevReloadOverUDP is hot reload as a developer meets it: a --dev
-// server and a --dev client on 127.0.0.1 play the arena, running; the
-// walker's script is saved at half speed on disk; within a second both
-// ends run the character at the new speed, nobody disconnects, and the
-// client corrects nothing in the five seconds after.
+// TestDevReload is hot reload as a developer meets it, end to end: a --dev
+// server and a --dev client, as Serve and Play run them, play the arena,
+// running; the walker's script is saved at half speed on disk; within a
+// second both ends run the character at the new speed, nobody disconnects,
+// and the client corrects nothing in the five seconds after. It runs on an
+// in-process network under testing/synctest, so its seconds are the
+// bubble's and a busy machine cannot stretch them.
+func TestDevReload(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) { devReload(t, NewLoopback(), true) })
+}
+
+// TestDevReloadOverUDP is the same on real UDP sockets on 127.0.0.1 and
+// the wall clock, as a smoke test: both ends reload and the client plays
+// on. Timing and corrections are left to TestDevReload, since a loaded
+// machine stretches real time.
 func TestDevReloadOverUDP(t *testing.T) {
+	devReload(t, nil, false)
+}
+
+// devReload plays the reload on n (nil: UDP); strict also holds the reload
+// to a second and the five seconds after it to no correction.
+func devReload(t *testing.T, n *Loopback, strict bool) {
 	dir := copyProject(t, "../projects/arena")
 	sp, err := project.LoadProject(dir)
 	if err != nil {
@@ -75,7 +92,7 @@ func TestDevReloadOverUDP(t *testing.T) {
 	served := make(chan error, 1)
 	go func() {
 		_, err := Serve(ctx, ServeConfig{
-			Project: sp, Addr: "127.0.0.1:0", Dev: true, Logger: testLogger(t),
+			Project: sp, Addr: "127.0.0.1:0", Net: n, Dev: true, Logger: testLogger(t),
 			Ready: func(a netip.AddrPort) { ready <- a },
 			AfterTick: func(g *game.Game) {
 				watch(&srv, g, func(g *game.Game) (float64, bool) {
@@ -101,7 +118,7 @@ func TestDevReloadOverUDP(t *testing.T) {
 	played := make(chan error, 1)
 	go func() {
 		_, err := Play(ctx, PlayConfig{
-			Project: cp, Connect: addr.String(), Dev: true, Input: bot, Logger: testLogger(t),
+			Project: cp, Connect: addr.String(), Net: n, Dev: true, Input: bot, Logger: testLogger(t),
 			AfterTick: func(g *game.Game) {
 				watch(&cli, g, func(g *game.Game) (float64, bool) {
 					if rb := g.Store().Rigidbody(g.Own()); rb != nil && g.Simulates(g.Own()) {
@@ -164,7 +181,7 @@ func TestDevReloadOverUDP(t *testing.T) {
 	mu.Unlock()
 	t.Logf("reloaded %v (client) and %v (server) after the save; fastest run before %.2f/%.2f m/s (client/server), after %.2f/%.2f; corrections %d → %d; state %s",
 		tookC.Round(time.Millisecond), tookS.Round(time.Millisecond), c0, s0, c1, s1, before.Corrections, r.Corrections, r.State)
-	if tookC > time.Second || tookS > time.Second {
+	if strict && (tookC > time.Second || tookS > time.Second) {
 		t.Errorf("the reload took more than a second")
 	}
 	if c0 < 6 || s0 < 6 || c1 > 4.01 || s1 > 4.01 {
@@ -173,7 +190,7 @@ func TestDevReloadOverUDP(t *testing.T) {
 	if r.State != "playing" {
 		t.Errorf("the client is %s", r.State)
 	}
-	if r.Corrections != before.Corrections {
+	if strict && r.Corrections != before.Corrections {
 		t.Errorf("%d corrections in the five seconds after the reload", r.Corrections-before.Corrections)
 	}
 	cancel()
