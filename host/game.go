@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"maps"
 	"math"
-	"path"
 	"slices"
 	"time"
 
@@ -133,7 +132,7 @@ func NewGame(cfg GameConfig) (*Game, error) {
 	if err != nil {
 		return nil, fmt.Errorf("host: entryScene: %w", err)
 	}
-	scene, err := ParseScene(path.Join(p.Dir, p.EntryScene), sceneData)
+	scene, err := ParseScene(p.Where(p.EntryScene), sceneData)
 	if err != nil {
 		return nil, err
 	}
@@ -541,7 +540,7 @@ func (g *Game) prefab(file string) (*Prefab, error) {
 	if err != nil {
 		return nil, fmt.Errorf("host: prefab: %w", err)
 	}
-	p, err := ParsePrefab(path.Join(g.project.Dir, file), data)
+	p, err := ParsePrefab(g.project.Where(file), data)
 	if err != nil {
 		return nil, err
 	}

@@ -146,7 +146,7 @@ func checkBundle(g *Game, files map[string][]byte) error {
 				return err
 			}
 		case ".toml":
-			if _, err := ParsePrefab(path.Join(g.project.Dir, p), files[p]); err != nil {
+			if _, err := ParsePrefab(g.project.Where(p), files[p]); err != nil {
 				return err
 			}
 		}
