@@ -2,6 +2,8 @@ package host
 
 import (
 	"io/fs"
+	"os"
+	"reflect"
 	"testing"
 
 	"vkm/internal/entity"
@@ -75,5 +77,42 @@ func TestCrowdLoadsWith500CratesAnd64Seats(t *testing.T) {
 	}
 	if n := dynamicBodies(g); n != 564 {
 		t.Fatalf("%d dynamic bodies after a second, want the 500 crates and 64 characters", n)
+	}
+}
+
+// TestCrowdPlaysTheArenasOwnScripts: the crowd extends the arena, so the
+// behaviors it runs are the arena's files, read from the arena's folder,
+// and no file of the crowd's is a copy of the arena's.
+func TestCrowdPlaysTheArenasOwnScripts(t *testing.T) {
+	p := loadCrowd(t)
+	if p.Extends != "../arena" || len(p.Folders) != 2 {
+		t.Fatalf("crowd extends %q, reads %v", p.Extends, p.Folders)
+	}
+	arena := loadArena(t)
+	for _, name := range []string{"scripts/main.lua", "scripts/walker.lua", "scripts/pickup.lua", "scripts/spawner.lua", "prefabs/pickup.toml"} {
+		if string(mustRead(t, p.FS, name)) != string(mustRead(t, arena.FS, name)) {
+			t.Errorf("the crowd's %s is not the arena's", name)
+		}
+		if w, want := p.Where(name), arena.Where(name); w != want {
+			t.Errorf("the crowd reads %s from %s, want %s", name, w, want)
+		}
+	}
+	if p.EntryScript != arena.EntryScript || p.TickRate != arena.TickRate || !reflect.DeepEqual(p.Axes, arena.Axes) || !reflect.DeepEqual(p.Buttons, arena.Buttons) {
+		t.Errorf("the crowd does not play the arena's entry script, tick rate and input actions")
+	}
+	own := os.DirFS(p.Dir)
+	err := fs.WalkDir(own, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || name == ProjectFile {
+			return err
+		}
+		mine := mustRead(t, own, name)
+		if theirs, err := fs.ReadFile(arena.FS, name); err == nil && string(theirs) == string(mine) {
+			t.Errorf("projects/crowd/%s is a copy of the arena's", name)
+		}
+		t.Logf("the crowd's own: %s", name)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
