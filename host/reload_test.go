@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"vkm/internal/entity"
-	"vkm/scripts"
 	"vkm/transport"
 	"vkm/transport/memnet"
 )
@@ -63,19 +62,25 @@ func devHarness(t *testing.T) (*harness, string) {
 	return &harness{t: t, server: s, dev: true}, dir
 }
 
-// slowWalker is the stock walker's source running at half speed: a real
-// change of the code a character is predicted with.
-func slowWalker(t *testing.T) []byte {
+// editedWalker is the arena's walker with old replaced by new, once.
+func editedWalker(t *testing.T, old, new string) []byte {
 	t.Helper()
-	src, err := fs.ReadFile(scripts.FS, "stock/walker.lua")
+	src, err := os.ReadFile("../projects/arena/scripts/walker.lua")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := strings.Replace(string(src), "self:move(run)", "self:move(run * 0.5)", 1)
+	s := strings.Replace(string(src), old, new, 1)
 	if s == string(src) {
-		t.Fatal("the stock walker no longer calls self:move(run)")
+		t.Fatalf("the arena's walker no longer holds %q", old)
 	}
 	return []byte(s)
+}
+
+// slowWalker is the arena's walker running at half speed: a real change
+// of the code a character is predicted with.
+func slowWalker(t *testing.T) []byte {
+	t.Helper()
+	return editedWalker(t, "self:move(run)", "self:move(run * 0.5)")
 }
 
 // TestDevReloadRunsInStep saves a slower walker while a dev client plays:
@@ -154,7 +159,7 @@ func TestDevReloadRefusesASyntaxError(t *testing.T) {
 	a := h.join(p, memnet.Lan, 3)
 	h.runUntil(5*time.Second, "the join", func() bool { return a.c.game.Role() == Client && !a.c.game.own.IsNone() })
 	walker := filepath.Join(dir, "scripts/walker.lua")
-	broken := "local Walker = vkm.stock(\"walker\")\nif then\nreturn Walker\n"
+	broken := "local Walker = {}\nif then\nreturn Walker\n"
 	if err := os.WriteFile(walker, []byte(broken), 0o644); err != nil {
 		t.Fatal(err)
 	}
