@@ -41,6 +41,10 @@ local RESPAWN_TIME = 2 -- respawn_time: seconds a dead character waits
 local SPAWNS = 4 -- spawns: it comes back at spawn1 .. spawnN (the arena has 4)
 local KILL_Y = -10 -- kill_y: falling below this height kills (below the floor)
 
+-- Not props, but numbers to play with all the same:
+local SHOULDER = 0.4 -- a shot leaves this many metres above the centre
+local KNOCK = 4 -- the impulse a shot gives a crate, in N·s
+
 local Walker = {}
 
 -- on_start runs once, when the character is built (for a player, when the
@@ -103,7 +107,7 @@ end
 -- hit. A character loses health; anything else (a crate) is knocked back.
 function Walker:fire(c)
   local x, y = self:position()
-  y = y + 0.4 -- from the shoulder
+  y = y + SHOULDER
   local dx, dy = self:aim(c)
   local range = self.range or RANGE
   local x2, y2 = x + dx * range, y + dy * range
@@ -134,7 +138,7 @@ function Walker:fire(c)
     else
       -- A crate is knocked back. A client leases what its own character
       -- knocks, so it moves at once there too.
-      target:apply_impulse(dx * 4, dy * 4)
+      target:apply_impulse(dx * KNOCK, dy * KNOCK)
     end
     if wounds and not self:is_replaying() then
       self:emit("hit", { x = x2, y = y2, target = target:id() })
