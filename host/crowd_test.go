@@ -2,6 +2,8 @@ package host
 
 import (
 	"io/fs"
+	"os"
+	"reflect"
 	"testing"
 
 	"vkm/host/game"
@@ -88,4 +90,41 @@ func mustReadFile(t testing.TB, fsys fs.FS, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestCrowdPlaysTheArenasOwnScripts: the crowd extends the arena, so the
+// behaviors it runs are the arena's files, read from the arena's folder,
+// and no file of the crowd's is a copy of the arena's.
+func TestCrowdPlaysTheArenasOwnScripts(t *testing.T) {
+	p := loadCrowd(t)
+	if p.Extends != "../arena" || len(p.Folders) != 2 {
+		t.Fatalf("crowd extends %q, reads %v", p.Extends, p.Folders)
+	}
+	arena := loadArena(t)
+	for _, name := range []string{"scripts/main.lua", "scripts/walker.lua", "scripts/pickup.lua", "scripts/spawner.lua", "prefabs/pickup.toml"} {
+		if string(mustReadFile(t, p.FS, name)) != string(mustReadFile(t, arena.FS, name)) {
+			t.Errorf("the crowd's %s is not the arena's", name)
+		}
+		if w, want := p.Where(name), arena.Where(name); w != want {
+			t.Errorf("the crowd reads %s from %s, want %s", name, w, want)
+		}
+	}
+	if p.EntryScript != arena.EntryScript || p.TickRate != arena.TickRate || !reflect.DeepEqual(p.Axes, arena.Axes) || !reflect.DeepEqual(p.Buttons, arena.Buttons) {
+		t.Errorf("the crowd does not play the arena's entry script, tick rate and input actions")
+	}
+	own := os.DirFS(p.Dir)
+	err := fs.WalkDir(own, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || name == project.ProjectFile {
+			return err
+		}
+		mine := mustReadFile(t, own, name)
+		if theirs, err := fs.ReadFile(arena.FS, name); err == nil && string(theirs) == string(mine) {
+			t.Errorf("projects/crowd/%s is a copy of the arena's", name)
+		}
+		t.Logf("the crowd's own: %s", name)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

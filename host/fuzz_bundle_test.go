@@ -11,7 +11,7 @@ import (
 // bundle it accepts encodes back to the same bytes.
 func FuzzBundle(f *testing.F) {
 	b := &scriptBundle{serverTick: 900, clientTick: 870, files: map[string][]byte{
-		"scripts/walker.lua":  []byte("return vkm.stock('walker')\n"),
+		"scripts/walker.lua":  []byte("local Walker = {}\nreturn Walker\n"),
 		"prefabs/player.toml": []byte("[[entity]]\nuid = 1\n"),
 	}}
 	b.hash = bundleHash(b.files)

@@ -14,7 +14,7 @@ import (
 	"vkm/host/bot"
 	"vkm/host/project"
 	"vkm/internal/entity"
-	"vkm/scripts"
+	"vkm/prediction"
 	"vkm/transport"
 	"vkm/transport/memnet"
 )
@@ -24,6 +24,13 @@ import (
 func copyProject(t *testing.T, src string) string {
 	t.Helper()
 	dst := t.TempDir()
+	copyFolder(t, src, dst)
+	return dst
+}
+
+// copyFolder copies the folder src, and everything in it, to dst.
+func copyFolder(t *testing.T, src, dst string) {
+	t.Helper()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -41,7 +48,6 @@ func copyProject(t *testing.T, src string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dst
 }
 
 // devHarness is a harness whose server runs with --dev on a copy of the
@@ -49,6 +55,13 @@ func copyProject(t *testing.T, src string) string {
 func devHarness(t *testing.T) (*harness, string) {
 	t.Helper()
 	dir := copyProject(t, "../projects/arena")
+	return devServe(t, dir), dir
+}
+
+// devServe is a harness whose server runs the project in dir with --dev,
+// and whose clients join with --dev.
+func devServe(t *testing.T, dir string) *harness {
+	t.Helper()
 	p, err := project.LoadProject(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -58,22 +71,28 @@ func devHarness(t *testing.T) (*harness, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	return &harness{t: t, server: s, dev: true}, dir
+	return &harness{t: t, server: s, dev: true}
 }
 
-// slowWalker is the stock walker's source running at half speed: a real
-// change of the code a character is predicted with.
-func slowWalker(t *testing.T) []byte {
+// editedWalker is the arena's walker with old replaced by new, once.
+func editedWalker(t *testing.T, old, new string) []byte {
 	t.Helper()
-	src, err := fs.ReadFile(scripts.FS, "stock/walker.lua")
+	src, err := os.ReadFile("../projects/arena/scripts/walker.lua")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := strings.Replace(string(src), "self:move(run)", "self:move(run * 0.5)", 1)
+	s := strings.Replace(string(src), old, new, 1)
 	if s == string(src) {
-		t.Fatal("the stock walker no longer calls self:move(run)")
+		t.Fatalf("the arena's walker no longer holds %q", old)
 	}
 	return []byte(s)
+}
+
+// slowWalker is the arena's walker running at half speed: a real change
+// of the code a character is predicted with.
+func slowWalker(t *testing.T) []byte {
+	t.Helper()
+	return editedWalker(t, "self:move(run)", "self:move(run * 0.5)")
 }
 
 // TestDevReloadRunsInStep saves a slower walker while a dev client plays:
@@ -133,6 +152,108 @@ func TestDevReloadRunsInStep(t *testing.T) {
 	}
 }
 
+// trigger is an input that stands still and presses a button once every
+// `every` ticks.
+type trigger struct{ button, every, n int }
+
+func (p *trigger) Next() prediction.Command {
+	var c prediction.Command
+	if p.n%p.every == 0 {
+		c.Held, c.Pressed = 1<<p.button, 1<<p.button
+	}
+	p.n++
+	return c
+}
+
+// TestEditingTheArenasWalker is a developer changing the arena's own
+// walker while playing it on a dev server: in a copy of the arena, the
+// height the walker's shots leave from (its SHOULDER, 0.4 m above the
+// character's centre) is saved as 0.9 m while a dev client stands and
+// fires. Before the save every shot leaves 0.4 m up on the server and on
+// the client; once the reload has reached both, every shot leaves 0.9 m
+// up on both.
+func TestEditingTheArenasWalker(t *testing.T) {
+	dir := copyProject(t, "../projects/arena")
+	raiseTheShoulder(t, dir, filepath.Join(dir, "scripts", "walker.lua"))
+}
+
+// TestEditingTheArenasWalkerReloadsTheCrowd: the crowd extends the arena,
+// so a dev server of the crowd watches the arena's folder too. The same
+// save of the arena's walker reloads on a crowd server and its dev client
+// as it does in the arena.
+func TestEditingTheArenasWalkerReloadsTheCrowd(t *testing.T) {
+	root := t.TempDir()
+	copyFolder(t, "../projects/arena", filepath.Join(root, "arena"))
+	copyFolder(t, "../projects/crowd", filepath.Join(root, "crowd"))
+	raiseTheShoulder(t, filepath.Join(root, "crowd"), filepath.Join(root, "arena", "scripts", "walker.lua"))
+}
+
+// raiseTheShoulder serves the project in dir with --dev, joins a dev
+// client that stands and fires, saves walker (the arena's walker.lua, as
+// the project in dir reads it) with its shots leaving 0.9 m above the
+// character rather than 0.4 m, and checks both ends shoot from 0.4 m
+// before the save and from 0.9 m once both have reloaded.
+func raiseTheShoulder(t *testing.T, dir, walker string) {
+	t.Helper()
+	h := devServe(t, dir)
+	p, err := project.LoadProject(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := h.join(p, memnet.Lan, 23)
+	a.input = &trigger{button: p.ButtonIndex("fire"), every: 32}
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.Own().IsNone() })
+	h.run(2 * time.Second) // the character lands and stands
+	srv, g := h.server.game, a.c.game
+	// shots runs for d and returns how high above the shooter each shot
+	// left, on the server and on the client. The character stands still,
+	// so where it stands when a step's events are read is where it fired.
+	shots := func(d time.Duration) (server, client []float64) {
+		srv.DrainEvents()
+		g.DrainEvents()
+		for end := h.now + transport.Time(d); h.now < end; {
+			h.step()
+			for _, ev := range srv.DrainEvents() {
+				if ev.Name == "shot" {
+					server = append(server, ev.Fields["y1"].(float64)-srv.Store().Transform(ev.Entity).Y)
+				}
+			}
+			for _, ev := range g.DrainEvents() {
+				if ev.Name == "shot" {
+					client = append(client, ev.Fields["y1"].(float64)-g.Store().Transform(g.Own()).Y)
+				}
+			}
+		}
+		return server, client
+	}
+	all := func(heights []float64, want float64) bool {
+		for _, h := range heights {
+			if math.Abs(h-want) > 1e-6 {
+				return false
+			}
+		}
+		return len(heights) >= 3
+	}
+	s0, c0 := shots(2 * time.Second)
+
+	if err := os.WriteFile(walker, editedWalker(t, "local SHOULDER = 0.4", "local SHOULDER = 0.9"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.runUntil(2*time.Second, "the reload on both ends", func() bool { return a.c.reloads == 1 && srv.Reloads() > 0 })
+	s1, c1 := shots(2 * time.Second)
+	t.Logf("%s: shots left this high above the shooter: before the save %v (server), %v (client); after the reload %v (server), %v (client)",
+		p.Name, s0, c0, s1, c1)
+	if !all(s0, 0.4) || !all(c0, 0.4) {
+		t.Errorf("before the save, shots did not all leave 0.4 m up on both ends")
+	}
+	if !all(s1, 0.9) || !all(c1, 0.9) {
+		t.Errorf("after the reload, shots did not all leave 0.9 m up on both ends")
+	}
+	if errs := append(srv.ScriptErrors(), g.ScriptErrors()...); len(errs) != 0 || !a.c.playing {
+		t.Errorf("client playing %v; script errors %v", a.c.playing, errs)
+	}
+}
+
 // logBuffer collects a logger's lines.
 type logBuffer struct{ strings.Builder }
 
@@ -152,7 +273,7 @@ func TestDevReloadRefusesASyntaxError(t *testing.T) {
 	a := h.join(p, memnet.Lan, 3)
 	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.Own().IsNone() })
 	walker := filepath.Join(dir, "scripts/walker.lua")
-	broken := "local Walker = vkm.stock(\"walker\")\nif then\nreturn Walker\n"
+	broken := "local Walker = {}\nif then\nreturn Walker\n"
 	if err := os.WriteFile(walker, []byte(broken), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -127,10 +127,14 @@ func TestRefusalsReachThePlayerAsSentences(t *testing.T) {
 	fast := loadArena(t)
 	fast.TickRate = 128
 	declining := arenaCopy(t, func(name string, data []byte) []byte {
-		if name != "scripts/main.lua" {
+		if name != "scripts/join.lua" {
 			return data
 		}
-		return []byte(strings.Replace(string(data), "net.on_join(function(player)", "net.on_join(function(player)\n    do return nil end", 1))
+		s := strings.Replace(string(data), "return function(player)", "return function(player)\n  do return nil end", 1)
+		if s == string(data) {
+			t.Fatal("scripts/join.lua no longer returns the join handler as this test expects")
+		}
+		return []byte(s)
 	})
 	for _, tc := range []struct {
 		name         string

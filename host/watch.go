@@ -21,12 +21,17 @@ const WatchQuiet = 150 * time.Millisecond
 // holding a larger one could not be sent (see checkBundle).
 const maxWatchedFile = transport.DefaultReliableMaxMessage
 
-// watcher polls a project folder's scripts (*.lua anywhere) and prefabs
-// (*.toml under prefabs/) for changes. Polling rather than OS file events:
-// editors that save by writing a new file and renaming it over the old,
-// folders on network or container mounts, and a project read through an
-// fs.FS all look the same to a poll, the cost at ten polls a second is a
-// few dozen stats, and nothing outside the standard library is needed.
+// watcher polls a project's scripts (*.lua anywhere) and prefabs (*.toml
+// under prefabs/) for changes. It reads the project's FS, so a project
+// that extends another is watched in every folder it reads from: a save
+// in the folder extended is a change too, and so is a file of the
+// project's own that comes to hide one there.
+//
+// Polling rather than OS file events: editors that save by writing a new
+// file and renaming it over the old, folders on network or container
+// mounts, and a project read through an fs.FS all look the same to a
+// poll, the cost at ten polls a second is a few dozen stats, and nothing
+// outside the standard library is needed.
 type watcher struct {
 	fsys fs.FS
 	// start is every watched file's content when the server started:

@@ -3,7 +3,6 @@ package scripting
 import (
 	"fmt"
 	"io/fs"
-	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -24,7 +23,7 @@ type Reloaded struct {
 // Reload runs the project's scripts again, read from fsys (the project
 // folder as it now stands), in the same Lua state, without stopping the
 // world: the entry script and everything it imports run afresh (the
-// engine's prelude and stock behaviors are kept), vkmRegisterBehaviors
+// engine's prelude is kept), vkmRegisterBehaviors
 // registers the classes again, and vkmSetupNetwork builds the schema again
 // from nothing. Every live instance is then re-pointed to the new class
 // of its behavior, keeping its fields (its state), and its optional
@@ -50,11 +49,6 @@ func (r *Runtime) Reload(fsys fs.FS) (Reloaded, error) {
 	r.cfg.FS = fsys
 	r.behaviors = map[string]*behavior{}
 	r.imports = map[string]lua.LValue{}
-	for k, v := range saved.imports {
-		if strings.HasPrefix(k, stockKey("")) {
-			r.imports[k] = v // engine code: it has not changed
-		}
-	}
 	fail := func(err error) (Reloaded, error) {
 		r.restoreAfterReload(saved)
 		return Reloaded{}, err

@@ -125,8 +125,7 @@ func tableConcat(L *lua.LState) int {
 }
 
 // installGlobals replaces print and math.random/randomseed, and adds import
-// and the vkm table (vkm.tick, vkm.find, vkm.stock; the prelude adds the
-// helpers).
+// and the vkm table (vkm.tick, vkm.find; the prelude adds the helpers).
 func (r *Runtime) installGlobals() {
 	L := r.ls
 	g := L.G.Global
@@ -139,7 +138,6 @@ func (r *Runtime) installGlobals() {
 	vkm := L.NewTable()
 	vkm.RawSetString("tick", L.NewFunction(r.luaTick))
 	vkm.RawSetString("find", L.NewFunction(r.luaFind))
-	vkm.RawSetString("stock", L.NewFunction(r.luaStock))
 	g.RawSetString("vkm", vkm)
 }
 

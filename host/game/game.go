@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"maps"
 	"math"
-	"path"
 	"slices"
 	"time"
 
@@ -96,7 +95,7 @@ func New(cfg Config) (*Game, error) {
 	if err != nil {
 		return nil, fmt.Errorf("host: entryScene: %w", err)
 	}
-	scene, err := project.ParseScene(path.Join(p.Dir, p.EntryScene), sceneData)
+	scene, err := project.ParseScene(p.Where(p.EntryScene), sceneData)
 	if err != nil {
 		return nil, err
 	}
@@ -510,7 +509,7 @@ func (g *Game) Prefab(file string) (*project.Prefab, error) {
 	if err != nil {
 		return nil, fmt.Errorf("host: prefab: %w", err)
 	}
-	p, err := project.ParsePrefab(path.Join(g.project.Dir, file), data)
+	p, err := project.ParsePrefab(g.project.Where(file), data)
 	if err != nil {
 		return nil, err
 	}

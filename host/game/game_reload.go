@@ -56,7 +56,7 @@ func (g *Game) CheckFiles(changed map[string][]byte) error {
 				return err
 			}
 		case ".toml":
-			if _, err := project.ParsePrefab(path.Join(g.project.Dir, p), changed[p]); err != nil {
+			if _, err := project.ParsePrefab(g.project.Where(p), changed[p]); err != nil {
 				return err
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"vkm/prediction"
@@ -15,11 +16,25 @@ import (
 // Project is a loaded project.toml: the settings a game is served and played
 // with, and its input actions (DESIGN.md, "The project folder").
 type Project struct {
-	// Dir is the project folder as given, and FS an fs.FS over it
-	// (os.DirFS). Scenes, prefabs and scripts are read through FS, with the
+	// Dir is the project folder as given. Folders is where the project's
+	// files are read from, in order: Dir, then the folder its project.toml
+	// extends, then the one that one extends, and so on; Dir alone when it
+	// extends nothing. FS reads them as one folder, each name from the
+	// first of them that holds it, so a project's own prefabs/player.toml
+	// hides the one of the project it extends. Scenes, prefabs and scripts,
+	// the dev watcher and a reload's bundle all read through FS, with the
 	// slash-separated paths the project files use.
-	Dir string
-	FS  fs.FS
+	Dir     string
+	Folders []string
+	FS      fs.FS
+
+	// Extends is project.toml's extends as written: the folder of the
+	// project this one builds on, relative to Dir, or empty. A project
+	// that extends another plays that game with what its own files change:
+	// every setting its project.toml leaves out is the other's (see
+	// LoadProject), and every file it does not hold is read from the
+	// other's folder.
+	Extends string
 
 	// File is the path of project.toml as given, for messages.
 	File string
@@ -105,6 +120,11 @@ const (
 	// queue, a snapshot stream and 64 ticks of lag-compensation history
 	// every tick; far past a few hundred, one match goroutine cannot keep up.
 	MaxPlayers = 256
+
+	// MaxExtends bounds how many projects one project's extends leads
+	// through. A game and its variants need two or three; the bound also
+	// ends a chain that symlinks would otherwise make endless.
+	MaxExtends = 8
 )
 
 // ProjectFile is the name of the file that makes a folder a project.
@@ -161,8 +181,30 @@ func (e *ConfigError) Error() string {
 func (e *ConfigError) Unwrap() error { return e.Err }
 
 // LoadProject reads dir/project.toml and checks that its entry scene and
-// entry script exist in the folder.
+// entry script exist in the project's files.
+//
+// When project.toml sets extends, the project it names is loaded first
+// (and the one that one extends, and so on) and this project builds on it:
+// every setting this project.toml leaves out is taken from it, except the
+// name (a project is named after its own folder when its file names
+// none); the input actions come as a whole, so listing any [[axis]] or
+// [[button]] replaces all of the other project's. Files are read from this
+// project's folder first and then from the folders it extends (see
+// Project.Folders). The project extended must load on its own. A folder
+// extends names that does not exist or is not a project, and a chain of
+// extends that comes back to a project already in it, are errors naming
+// project.toml, its line and the key.
 func LoadProject(dir string) (*Project, error) {
+	return loadProject(dir, nil)
+}
+
+// extendsLink is one project in a chain of extends: its folder as reached
+// (for messages) and as the file system resolves it (to find a cycle).
+type extendsLink struct{ dir, real string }
+
+// loadProject loads the project in dir; chain holds the projects that
+// extend it, the one nearest to it last.
+func loadProject(dir string, chain []extendsLink) (*Project, error) {
 	file := filepath.Join(dir, ProjectFile)
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -172,12 +214,27 @@ func LoadProject(dir string) (*Project, error) {
 	if err != nil {
 		return nil, &ConfigError{File: file, Reason: err.Error(), Err: err}
 	}
-	p, err := ParseProject(file, data)
+	p, set, err := parseProject(file, data)
 	if err != nil {
 		return nil, err
 	}
 	p.Dir = dir
+	p.Folders = []string{dir}
 	p.FS = os.DirFS(dir)
+	lines := indexLines(data)
+	if p.Extends != "" {
+		base, err := p.loadExtended(lines["extends"], chain)
+		if err != nil {
+			return nil, err
+		}
+		p.inherit(base, set)
+		p.Folders = append(p.Folders, base.Folders...)
+		layers := make([]fs.FS, len(p.Folders))
+		for i, d := range p.Folders {
+			layers[i] = os.DirFS(d)
+		}
+		p.FS = layeredFS{layers: layers}
+	}
 	if p.Name == "" {
 		abs, err := filepath.Abs(dir)
 		if err != nil {
@@ -185,13 +242,16 @@ func LoadProject(dir string) (*Project, error) {
 		}
 		p.Name = filepath.Base(abs)
 	}
-	lines := indexLines(data)
+	where := dir
+	if len(p.Folders) > 1 {
+		where = fmt.Sprintf("%s or the folders it extends (%s)", dir, strings.Join(p.Folders[1:], ", "))
+	}
 	for _, e := range []struct{ key, path string }{{"entryScene", p.EntryScene}, {"entryScript", p.EntryScript}} {
 		info, err := fs.Stat(p.FS, e.path)
 		switch {
 		case err != nil:
 			return nil, &ConfigError{File: file, Line: lines[e.key], Key: e.key, Err: err,
-				Reason: fmt.Sprintf("%s does not exist in %s", e.path, dir)}
+				Reason: fmt.Sprintf("%s does not exist in %s", e.path, where)}
 		case info.IsDir():
 			return nil, &ConfigError{File: file, Line: lines[e.key], Key: e.key,
 				Reason: fmt.Sprintf("%s is a folder; name a file in it", e.path)}
@@ -200,22 +260,132 @@ func LoadProject(dir string) (*Project, error) {
 	return p, nil
 }
 
+// loadExtended loads the project p extends. line is where project.toml
+// sets extends, and chain the projects that extend p.
+func (p *Project) loadExtended(line int, chain []extendsLink) (*Project, error) {
+	fail := func(err error, format string, args ...any) error {
+		return &ConfigError{File: p.File, Line: line, Key: "extends", Reason: fmt.Sprintf(format, args...), Err: err}
+	}
+	dir := filepath.Join(p.Dir, filepath.FromSlash(p.Extends))
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fail(err, "%q: there is no folder %s (extends names the folder of the project this one builds on, relative to this project's folder)", p.Extends, dir)
+	case err != nil:
+		return nil, fail(err, "%q: %v", p.Extends, err)
+	case !info.IsDir():
+		return nil, fail(nil, "%q: %s is a file; extends names the folder of the project this one builds on", p.Extends, dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ProjectFile)); errors.Is(err, fs.ErrNotExist) {
+		return nil, fail(err, "%q: %s is not a project folder: it holds no %s", p.Extends, dir, ProjectFile)
+	}
+	chain = append(slices.Clone(chain), extendsLink{p.Dir, realDir(p.Dir)})
+	next := extendsLink{dir, realDir(dir)}
+	for i, l := range chain {
+		if l.real != next.real {
+			continue
+		}
+		var names []string
+		for _, l := range chain[i:] {
+			names = append(names, l.dir)
+		}
+		names = append(names, dir)
+		return nil, fail(nil, "%q goes round in a circle: %s; a project cannot build on itself", p.Extends, strings.Join(names, " extends "))
+	}
+	if len(chain) >= MaxExtends {
+		return nil, fail(nil, "%q is the %dth project of a chain of extends, and a chain holds at most %d", p.Extends, len(chain)+1, MaxExtends)
+	}
+	return loadProject(dir, chain)
+}
+
+// realDir is dir as the file system resolves it, absolute and through its
+// symlinks, so that two ways of naming one folder compare equal.
+func realDir(dir string) string {
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
+}
+
+// inherit takes from base every setting p's project.toml leaves out (set
+// holds the keys it sets), but the name; the input actions come as a whole.
+func (p *Project) inherit(base *Project, set map[string]bool) {
+	if !set["players"] {
+		p.Players = base.Players
+	}
+	if !set["port"] {
+		p.Port = base.Port
+	}
+	if !set["tickRate"] {
+		p.TickRate = base.TickRate
+	}
+	if !set["reach"] {
+		p.Reach = base.Reach
+	}
+	if !set["entryScene"] {
+		p.EntryScene = base.EntryScene
+	}
+	if !set["entryScript"] {
+		p.EntryScript = base.EntryScript
+	}
+	if !set["axis"] && !set["button"] {
+		p.Axes, p.Buttons = base.Axes, base.Buttons
+	}
+}
+
+// Where returns the path of the file FS reads name (a slash-separated path
+// inside the project) from, for messages: in the first of Folders that
+// holds it, or in Dir when none does.
+func (p *Project) Where(name string) string {
+	rel := filepath.FromSlash(name)
+	if len(p.Folders) > 1 {
+		for _, d := range p.Folders {
+			if _, err := os.Stat(filepath.Join(d, rel)); err == nil {
+				return filepath.Join(d, rel)
+			}
+		}
+	}
+	return filepath.Join(p.Dir, rel)
+}
+
 // ParseProject parses the contents of a project.toml. It reads nothing else:
-// Dir and FS are left empty, and so is Name when the file has none. file is
-// used only in messages.
+// Dir, Folders and FS are left empty, and so is Name when the file has none.
+// file is used only in messages. A file that sets extends may leave out
+// every setting, players and the entry paths included: ParseProject leaves
+// those it leaves out at their defaults (0 or empty where there is none),
+// and LoadProject takes them from the project extended.
 func ParseProject(file string, data []byte) (*Project, error) {
+	p, _, err := parseProject(file, data)
+	return p, err
+}
+
+// parseProject is ParseProject, also returning which of the top-level keys
+// the file sets.
+func parseProject(file string, data []byte) (*Project, map[string]bool, error) {
 	doc, root, cerr := decodeTOML(file, data)
 	if cerr != nil {
-		return nil, cerr
+		return nil, nil, cerr
 	}
 	p := &Project{File: file, Port: DefaultPort, TickRate: DefaultTickRate}
-	root.only("name", "players", "port", "tickRate", "reach", "entryScene", "entryScript", "axis", "button")
+	keys := []string{"name", "extends", "players", "port", "tickRate", "reach", "entryScene", "entryScript", "axis", "button"}
+	root.only(keys...)
+	set := map[string]bool{}
+	for _, k := range keys {
+		set[k] = root.has(k)
+	}
 	if name, ok := root.str("name"); ok && strings.TrimSpace(name) == "" {
 		root.fail("name", "is empty; leave it out to use the folder's name")
 	} else {
 		p.Name = name
 	}
-	p.Players = readPlayers(root)
+	p.Extends = readExtends(root)
+	required := p.Extends == ""
+	if required || root.has("players") {
+		p.Players = readPlayers(root)
+	}
 	if port, ok := root.integer("port"); ok {
 		if port < 1 || port > 65535 {
 			root.fail("port", "%d is not a UDP port (1..65535); leave port out for %d", port, DefaultPort)
@@ -237,13 +407,43 @@ func ParseProject(file string, data []byte) (*Project, error) {
 		}
 		p.Reach = reach
 	}
-	p.EntryScene = readEntryPath(root, "entryScene", ".toml", "the scene a match starts with, e.g. \"scenes/arena.toml\"")
-	p.EntryScript = readEntryPath(root, "entryScript", ".lua", "the script that registers the behaviors, e.g. \"scripts/main.lua\"")
+	if required || root.has("entryScene") {
+		p.EntryScene = readEntryPath(root, "entryScene", ".toml", "the scene a match starts with, e.g. \"scenes/arena.toml\"")
+	}
+	if required || root.has("entryScript") {
+		p.EntryScript = readEntryPath(root, "entryScript", ".lua", "the script that registers the behaviors, e.g. \"scripts/main.lua\"")
+	}
 	readActions(root, p)
 	if doc.err != nil {
-		return nil, doc.err
+		return nil, nil, doc.err
 	}
-	return p, nil
+	return p, set, nil
+}
+
+// readExtends reads extends: a folder, relative to the project's own and
+// written with forward slashes so that a project folder moves from one
+// machine to another with what it extends.
+func readExtends(root *tomlTable) string {
+	dir, ok := root.str("extends")
+	if !ok {
+		return ""
+	}
+	const what = "extends names the folder of the project this one builds on, relative to this project's folder, e.g. \"../arena\""
+	switch {
+	case strings.TrimSpace(dir) == "":
+		root.fail("extends", "is empty; %s, or leave it out", what)
+	case strings.Contains(dir, `\`):
+		root.fail("extends", "%q contains a backslash; write it with forward slashes (%s)", dir, what)
+	case strings.HasPrefix(dir, "/") || filepath.IsAbs(dir) || filepath.VolumeName(dir) != "":
+		root.fail("extends", "%q is absolute; %s, so the two folders can move together", dir, what)
+	case strings.ContainsRune(dir, 0):
+		root.fail("extends", "%q contains a NUL byte", dir)
+	case path.Clean(dir) == ".":
+		root.fail("extends", "%q is this project's own folder; a project cannot build on itself", dir)
+	default:
+		return dir
+	}
+	return ""
 }
 
 func readPlayers(root *tomlTable) int {

@@ -1,10 +1,17 @@
--- Entry script of the arena: registers the behaviors, the replicated
--- components and the join handler.
+-- Entry script of the arena (project.toml's entryScript), run first on every
+-- end. It registers the behaviors the scene and prefabs name, the
+-- components every end is told about, and the join handler.
 
 local Walker = import("scripts/walker.lua")
 local Pickup = import("scripts/pickup.lua")
 local Spawner = import("scripts/spawner.lua")
+-- Where a joining player's character starts. It has a file of its own so
+-- that a project extending the arena (projects/crowd) seats its players
+-- its own way by holding its own scripts/join.lua, with everything else
+-- here unchanged.
+local join = import("scripts/join.lua")
 
+-- An entity with `behavior = "walker"` in a scene or prefab runs Walker.
 function vkmRegisterBehaviors(r)
   r.walker = Walker
   r.pickup = Pickup
@@ -12,6 +19,8 @@ function vkmRegisterBehaviors(r)
 end
 
 function vkmSetupNetwork(net)
+  -- The replicated components: their fields travel to every end in the
+  -- server's snapshots, each within its range.
   net.component("Health", {
     {"hp", net.int(0, 100)},
   })
@@ -20,11 +29,5 @@ function vkmSetupNetwork(net)
     {"deaths", net.int(0, 65535)},
   })
 
-  -- Each joining player gets a character at a spawn point; player 1 is the
-  -- local player when the game is played offline.
-  net.on_join(function(player)
-    local spawn = vkm.find("spawn" .. ((player - 1) % 4 + 1))
-    local x, y = spawn:position()
-    return spawn:spawn("prefabs/player.toml", x, y)
-  end)
+  net.on_join(join)
 end
