@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"vkm/host/game"
+	"vkm/host/watch"
 	"vkm/transport"
 )
 
@@ -16,16 +17,11 @@ import (
 // tick, as every dev client does at the tick of its own the server will
 // run then.
 type devServer struct {
-	watch    *watcher
+	watch    *watch.Watcher
 	nextPoll transport.Time
 	pending  *scriptBundle
 	lastHash uint64 // the bundle last scheduled, so a save that changes nothing is not sent
 }
-
-// WatchPoll is how often a dev server looks at the project's files. A
-// poll stats a few dozen files; ten a second costs nothing measurable and
-// keeps a save's reload well inside a second.
-const WatchPoll = 100 * time.Millisecond
 
 // devPoll looks at the files when due and schedules a reload once a burst
 // of saves has settled.
@@ -34,11 +30,11 @@ func (s *serverSession) devPoll(now transport.Time) {
 	if d == nil || now < d.nextPoll {
 		return
 	}
-	d.nextPoll = now + transport.Time(WatchPoll)
-	if !d.watch.poll(time.Duration(now)) {
+	d.nextPoll = now + transport.Time(watch.Every)
+	if !d.watch.Poll(time.Duration(now)) {
 		return
 	}
-	files, err := d.watch.changed()
+	files, err := d.watch.Changed()
 	if err != nil {
 		s.log.Error("reload: cannot read the project", "err", err)
 		return

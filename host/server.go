@@ -10,6 +10,7 @@ import (
 
 	"vkm/host/game"
 	"vkm/host/project"
+	"vkm/host/watch"
 	"vkm/internal/entity"
 	"vkm/physics"
 	"vkm/prediction"
@@ -124,7 +125,7 @@ func newServerSession(cfg serverConfig) (*serverSession, error) {
 	}
 	s.roundTick = g.Tick()
 	if cfg.dev {
-		w, err := newWatcher(g.Project().FS)
+		w, err := watch.New(g.Project().FS)
 		if err != nil {
 			g.Close()
 			return nil, fmt.Errorf("host: --dev watches the project's files: %w", err)

@@ -1,4 +1,7 @@
-package host
+// Package watch tells a dev server when a project's scripts and prefabs
+// have been saved, and what they hold now: a poll of the project's files,
+// settled over a quiet spell so a burst of saves is one change.
+package watch
 
 import (
 	"fmt"
@@ -12,16 +15,21 @@ import (
 	"vkm/transport"
 )
 
-// WatchQuiet is how long the files must stay unchanged after a change
+// Quiet is how long the files must stay unchanged after a change
 // before a reload is made of them: an editor's save can be several
 // writes, and a developer saving three files at once means one reload.
-const WatchQuiet = 150 * time.Millisecond
+const Quiet = 150 * time.Millisecond
+
+// Every is how often a dev server looks at the project's files. A
+// poll stats a few dozen files; ten a second costs nothing measurable and
+// keeps a save's reload well inside a second.
+const Every = 100 * time.Millisecond
 
 // maxWatchedFile is the largest script or prefab a reload reads: a bundle
 // holding a larger one could not be sent (see checkBundle).
 const maxWatchedFile = transport.DefaultReliableMaxMessage
 
-// watcher polls a project's scripts (*.lua anywhere) and prefabs (*.toml
+// Watcher polls a project's scripts (*.lua anywhere) and prefabs (*.toml
 // under prefabs/) for changes. It reads the project's FS, so a project
 // that extends another is watched in every folder it reads from: a save
 // in the folder extended is a change too, and so is a file of the
@@ -32,7 +40,7 @@ const maxWatchedFile = transport.DefaultReliableMaxMessage
 // mounts, and a project read through an fs.FS all look the same to a
 // poll, the cost at ten polls a second is a few dozen stats, and nothing
 // outside the standard library is needed.
-type watcher struct {
+type Watcher struct {
 	fsys fs.FS
 	// start is every watched file's content when the server started:
 	// a bundle carries what differs from it.
@@ -47,8 +55,10 @@ type stamp struct {
 	mod  time.Time
 }
 
-func newWatcher(fsys fs.FS) (*watcher, error) {
-	w := &watcher{fsys: fsys, start: map[string][]byte{}}
+// New starts watching fsys: what it holds now is what Changed compares
+// with.
+func New(fsys fs.FS) (*Watcher, error) {
+	w := &Watcher{fsys: fsys, start: map[string][]byte{}}
 	st, err := w.scan()
 	if err != nil {
 		return nil, err
@@ -75,7 +85,7 @@ func watched(p string) bool {
 	return false
 }
 
-func (w *watcher) scan() (map[string]stamp, error) {
+func (w *Watcher) scan() (map[string]stamp, error) {
 	out := map[string]stamp{}
 	err := fs.WalkDir(w.fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -106,9 +116,9 @@ func (w *watcher) scan() (map[string]stamp, error) {
 	return out, err
 }
 
-// poll looks at the files and reports true once, when a change has been
-// followed by WatchQuiet of calm.
-func (w *watcher) poll(now time.Duration) bool {
+// Poll looks at the files and reports true once, when a change has been
+// followed by Quiet of calm.
+func (w *Watcher) Poll(now time.Duration) bool {
 	st, err := w.scan()
 	if err != nil {
 		return false
@@ -117,16 +127,16 @@ func (w *watcher) poll(now time.Duration) bool {
 		w.stamp, w.dirty = st, max(now, 1)
 		return false
 	}
-	if w.dirty != 0 && now-w.dirty >= WatchQuiet {
+	if w.dirty != 0 && now-w.dirty >= Quiet {
 		w.dirty = 0
 		return true
 	}
 	return false
 }
 
-// changed returns every watched file whose content differs from the
+// Changed returns every watched file whose content differs from the
 // start, and every file added since.
-func (w *watcher) changed() (map[string][]byte, error) {
+func (w *Watcher) Changed() (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for p := range w.stamp {
 		b, err := readWatched(w.fsys, p)

@@ -1,4 +1,4 @@
-package host
+package watch
 
 import (
 	"io/fs"
@@ -19,7 +19,7 @@ func TestWatcherReadsOnlyRegularFiles(t *testing.T) {
 		"scripts/pipe.lua": {Mode: fs.ModeNamedPipe},
 		"scripts/zero.lua": {Mode: fs.ModeDevice | fs.ModeCharDevice},
 	}
-	w, err := newWatcher(fsys)
+	w, err := New(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,10 +29,10 @@ func TestWatcherReadsOnlyRegularFiles(t *testing.T) {
 		}
 	}
 	fsys["scripts/big.lua"] = &fstest.MapFile{Data: make([]byte, maxWatchedFile+1)}
-	if w.poll(1) || !w.poll(1+WatchQuiet) {
+	if w.Poll(1) || !w.Poll(1+Quiet) {
 		t.Fatal("the new file was not seen")
 	}
-	if files, err := w.changed(); err == nil {
+	if files, err := w.Changed(); err == nil {
 		t.Fatalf("read %d changed files, one over %d bytes", len(files), maxWatchedFile)
 	}
 }
@@ -42,13 +42,16 @@ func TestWatcherReadsOnlyRegularFiles(t *testing.T) {
 // change, and so is a file of the project's own that comes to hide one.
 func TestWatcherSeesTheExtendedFolder(t *testing.T) {
 	root := t.TempDir()
-	copyFolder(t, "../projects/arena", filepath.Join(root, "arena"))
-	copyFolder(t, "../projects/crowd", filepath.Join(root, "crowd"))
+	for _, name := range []string{"arena", "crowd"} {
+		if err := os.CopyFS(filepath.Join(root, name), os.DirFS(filepath.Join("..", "..", "projects", name))); err != nil {
+			t.Fatal(err)
+		}
+	}
 	p, err := project.LoadProject(filepath.Join(root, "crowd"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := newWatcher(p.FS)
+	w, err := New(p.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,9 +64,9 @@ func TestWatcherSeesTheExtendedFolder(t *testing.T) {
 	settle := func() map[string][]byte {
 		t.Helper()
 		for range 10 {
-			now += WatchPoll
-			if w.poll(now) {
-				files, err := w.changed()
+			now += Every
+			if w.Poll(now) {
+				files, err := w.Changed()
 				if err != nil {
 					t.Fatal(err)
 				}

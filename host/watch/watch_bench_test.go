@@ -1,4 +1,4 @@
-package host
+package watch
 
 import (
 	"os"
@@ -9,13 +9,13 @@ import (
 // BenchmarkWatcherPoll is the cost of one look at the arena's files, which
 // a dev server makes ten times a second.
 func BenchmarkWatcherPoll(b *testing.B) {
-	w, err := newWatcher(os.DirFS("../projects/arena"))
+	w, err := New(os.DirFS("../projects/arena"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		w.poll(time.Duration(i) * WatchPoll)
+		w.Poll(time.Duration(i) * Every)
 	}
 	b.ReportMetric(float64(len(w.stamp)), "files")
 }
