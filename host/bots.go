@@ -9,8 +9,7 @@ import (
 	"time"
 
 	"vkm/host/bot"
-	"vkm/host/game"
-	"vkm/prediction"
+	"vkm/host/session"
 	"vkm/replication"
 	"vkm/transport"
 	"vkm/transport/handshake"
@@ -63,11 +62,11 @@ func PlayBots(ctx context.Context, cfg BotsConfig) (Report, error) {
 	if cfg.Lite {
 		// One load of the project gives every lite client what a join
 		// compares and the schema its snapshots are read with.
-		c, err := newClientSession(clientConfig{project: p})
+		c, err := session.NewClient(session.ClientConfig{Project: p})
 		if err != nil {
 			return Report{}, err
 		}
-		hello, schema := c.game.Hello(), c.game.Schema()
+		hello, schema := c.Game().Hello(), c.Game().Schema()
 		c.Close()
 		play = func(ctx context.Context, pc PlayConfig) (ClientReport, error) {
 			return playLite(ctx, pc, hello, schema)
@@ -112,39 +111,8 @@ func (cfg *BotsConfig) botPlay(i int, bot *bot.Bot) PlayConfig {
 	return pc
 }
 
-// lite is a bot client that plays without a world of its own: it joins,
-// makes its bot's commands one a tick at the project's tick rate (paced by
-// the server's low water as a full client is), sends them with the same
-// redundancy, and reads each snapshot only for the confirmation and pacing
-// it carries. To the server it is a player like any other; what it saves is
-// the client's own simulation, so one machine can hold a crowd of them.
-// It draws nothing, so its packets ask for no lag compensation, and it
-// reads the server's messages only to acknowledge them (it takes no dev
-// server's reloads).
-type lite struct {
-	cfg    PlayConfig
-	schema *replication.Schema
-	net    *transport.Client
-	sock   socket
-	start  time.Time
-	clock  *game.Clock
-
-	tick     uint32 // client ticks run
-	nextSend transport.Time
-	history  prediction.History
-	pacer    prediction.Pacer
-	packet   prediction.Packet
-	cmdBuf   []byte
-	payload  []byte
-	rel      *transport.Reliable // the server's message channel, framed as a full client frames it
-	snap     replication.Snapshot
-	bad      int // snapshots that did not decode
-}
-
-func (l *lite) now() transport.Time { return transport.Time(time.Since(l.start)) }
-
-// playLite joins cfg.Connect as a lite client and plays until ctx ends or
-// the duration passes.
+// playLite joins cfg.Connect as a lite client (session.Lite) and plays
+// until ctx ends or the duration passes.
 func playLite(ctx context.Context, cfg PlayConfig, hello handshake.Hello, schema *replication.Schema) (ClientReport, error) {
 	sock, err := dial(cfg.Net, WithPort(cfg.Connect, cfg.Project.Port))
 	if err != nil {
@@ -159,146 +127,56 @@ func playLite(ctx context.Context, cfg PlayConfig, hello handshake.Hello, schema
 		sock = sim
 	}
 	defer sock.Close()
-	l := &lite{cfg: cfg, schema: schema, sock: sock, start: time.Now(), clock: game.NewClock(cfg.Project.TickRate), rel: mustReliable()}
-	hello.Name, hello.Dev = cfg.Name, cfg.Dev
-	l.net = transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.logger()}, l.now())
+	start := time.Now()
+	now := func() transport.Time { return transport.Time(time.Since(start)) }
+	l := session.NewLite(session.LiteConfig{Project: cfg.Project, Hello: hello, Schema: schema, Name: cfg.Name, Dev: cfg.Dev,
+		Input: cfg.Input, OnState: cfg.OnState, Logger: cfg.logger(), Now: now()})
+	flush := func() {
+		for {
+			b, ok := l.Net().NextDatagram()
+			if !ok {
+				return
+			}
+			sock.WriteTo(b, sock.LocalAddr())
+		}
+	}
 	err = pump(ctx, cfg.Duration, sock,
-		func(d datagram) {
-			l.net.Receive(d.Bytes, l.now())
-			l.events()
+		func(d datagram) { l.Receive(d.Bytes, now()) },
+		func(elapsed time.Duration) time.Duration {
+			wait := l.Step(elapsed, now())
+			flush()
+			return wait
 		},
-		l.step,
 		func() {})
-	rep := l.report()
-	if err == nil && l.net.State() == transport.StatePlaying {
-		l.net.Leave(l.now())
-		l.flush()
+	rep := liteReport(l, cfg.Project.TickRate, start, now())
+	if err == nil && l.Net().State() == transport.StatePlaying {
+		l.Net().Leave(now())
+		flush()
 	}
 	return rep, err
 }
 
-// step runs one wake-up: the session's timers, the ticks due, and the
-// command packet when one is due. It returns how long to sleep.
-func (l *lite) step(elapsed time.Duration) time.Duration {
-	now := l.now()
-	l.net.Poll(now)
-	l.events()
-	playing := l.net.State() == transport.StatePlaying
-	if playing {
-		l.clock.SetPace(l.pacer.Bend())
-	}
-	p := l.cfg.Project
-	for range l.clock.Advance(elapsed) {
-		var cmd prediction.Command
-		if l.cfg.Input != nil {
-			cmd = l.cfg.Input.Next()
-		}
-		l.tick++
-		if playing {
-			l.history.Add(cmd.Quantize(len(p.Axes), len(p.Buttons)), l.tick)
-		}
-	}
-	if playing && now >= l.nextSend {
-		l.history.Fill(&l.packet)
-		l.cmdBuf = l.packet.Append(l.cmdBuf[:0], len(p.Axes), len(p.Buttons))
-		if conn := l.net.Conn(); conn != nil {
-			l.rel.Acknowledge(conn, now)
-		}
-		l.payload = framePayload(l.payload, l.rel, l.cmdBuf, now)
-		if seq, err := l.net.Send(l.payload, now); err == nil {
-			l.rel.Sent(seq)
-		}
-		l.nextSend = nextDue(l.nextSend, now, time.Second/CommandRate)
-	}
-	l.flush()
-	d := l.clock.Until()
-	if playing {
-		d = min(d, time.Duration(l.nextSend-now))
-	}
-	if at, ok := l.net.NextDeadline(); ok {
-		d = min(d, time.Duration(at-now))
-	}
-	return max(d, 0)
-}
-
-// events takes what the session reports: state changes for OnState, and
-// snapshots for their confirmation and low water.
-func (l *lite) events() {
-	for {
-		ev, ok := l.net.NextEvent()
-		if !ok {
-			return
-		}
-		switch ev.Kind {
-		case transport.EventData:
-			l.snapshot(ev.Payload)
-		case transport.EventWelcome, transport.EventEnded:
-			if l.cfg.OnState != nil {
-				l.cfg.OnState(l.net.State().String(), l.net.LastError())
-			}
-		}
-	}
-}
-
-func (l *lite) snapshot(payload []byte) {
-	payload, err := unframePayload(payload, l.rel)
-	if err != nil {
-		l.bad++
-		return
-	}
-	for {
-		if _, ok := l.rel.Receive(); !ok {
-			break
-		}
-	}
-	refs := replication.Refs{Sequence: l.history.Newest(), ClientTick: l.tick}
-	if err := l.snap.Decode(l.schema, payload, refs); err != nil {
-		l.bad++
-		// The server takes every snapshot delivered as read: the header
-		// still gives the next one its references.
-		_ = l.snap.DecodeHeader(payload, refs)
-		return
-	}
-	if l.snap.HasCommands {
-		l.history.Confirm(l.snap.Commands.Newest)
-		var rtt time.Duration
-		if conn := l.net.Conn(); conn != nil {
-			rtt = conn.RTT()
-		}
-		l.pacer.Observe(l.snap.Commands.LowWater, rtt, l.cfg.Project.TickRate)
-	}
-}
-
-func (l *lite) flush() {
-	for {
-		b, ok := l.net.NextDatagram()
-		if !ok {
-			return
-		}
-		l.sock.WriteTo(b, l.sock.LocalAddr())
-	}
-}
-
-// report is what a full client reports, less what needs a world: no
+// liteReport is what a full client reports, less what needs a world: no
 // events, distance, corrections or interpolation.
-func (l *lite) report() ClientReport {
-	n := l.net
+func liteReport(l *session.Lite, tickRate int, start time.Time, now transport.Time) ClientReport {
+	n := l.Net()
+	st := l.Stats()
 	r := ClientReport{
-		State: n.State().String(), Ticks: l.tick, TickRate: l.cfg.Project.TickRate, Events: map[string]int{},
-		Player: n.Player(), LastError: n.LastError(), BadSnapshots: l.bad,
-		PacingLowWater: float64(l.pacer.LowWater()), PacingTarget: round1(l.pacer.Target()),
-		TickSpeed: math.Round(l.clock.Pace()*1000) / 1000,
+		State: n.State().String(), Ticks: st.Ticks, TickRate: tickRate, Events: map[string]int{},
+		Player: n.Player(), LastError: n.LastError(), BadSnapshots: st.BadSnapshots,
+		PacingLowWater: st.PacingLowWater, PacingTarget: round1(st.PacingTarget),
+		TickSpeed: math.Round(st.TickSpeed*1000) / 1000,
 	}
 	if ref, ok := n.Refusal(); ok {
 		r.Refusal = ref.Reason.String()
 	}
 	if conn := n.Conn(); conn != nil {
 		r.RTTms = round1(float64(conn.RTT()) / float64(time.Millisecond))
-		r.LossPermille = round1(conn.Loss(l.now()) * 1000)
+		r.LossPermille = round1(conn.Loss(now) * 1000)
 	}
-	secs := math.Max(time.Since(l.start).Seconds(), 1e-3)
-	st := n.Stats()
-	r.BytesInPerS = round1(float64(st.BytesIn) / secs)
-	r.BytesOutPerS = round1(float64(st.BytesOut) / secs)
+	secs := math.Max(time.Since(start).Seconds(), 1e-3)
+	ns := n.Stats()
+	r.BytesInPerS = round1(float64(ns.BytesIn) / secs)
+	r.BytesOutPerS = round1(float64(ns.BytesOut) / secs)
 	return r
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"vkm/host/game"
+	"vkm/host/session"
 	"vkm/transport"
 	"vkm/transport/memnet"
 )
@@ -32,10 +33,10 @@ func WithPort(addr string, port int) string {
 // without flooding the log.
 const refusedLogEvery = time.Second
 
-// client runs a clientSession on a socket and the wall clock.
+// client runs a session.Client on a socket and the wall clock.
 type client struct {
 	cfg   PlayConfig
-	c     *clientSession
+	c     *session.Client
 	sock  socket
 	start time.Time
 	tally Tally
@@ -51,12 +52,12 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	logger := cfg.logger()
 	cl := &client{cfg: cfg, start: time.Now()}
 	var err error
-	cl.c, err = newClientSession(clientConfig{project: cfg.Project, seed: cfg.Seed, name: cfg.Name, dev: cfg.Dev, logger: logger, onState: cfg.OnState, now: cl.now()})
+	cl.c, err = session.NewClient(session.ClientConfig{Project: cfg.Project, Seed: cfg.Seed, Name: cfg.Name, Dev: cfg.Dev, Logger: logger, OnState: cfg.OnState, Now: cl.now()})
 	if err != nil {
 		return ClientReport{}, err
 	}
 	defer cl.c.Close()
-	g := cl.c.game
+	g := cl.c.Game()
 	addr := WithPort(cfg.Connect, cfg.Project.Port)
 	sock, err := dial(cfg.Net, addr)
 	if err != nil {
@@ -85,7 +86,7 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 			return ClientReport{}, err
 		}
 		defer v.close()
-		v.c, cl.view = cl.c, v
+		v.c, v.now, cl.view = cl.c, cl.now, v
 		if cl.cfg.Input == nil {
 			cl.cfg.Input = v
 		}
@@ -98,17 +99,17 @@ func (cl *client) run(ctx context.Context) (ClientReport, error) {
 	log := cl.cfg.logger()
 	nextWhy := cl.start
 	err := pump(ctx, cl.cfg.Duration, cl.sock,
-		func(d datagram) { cl.c.receive(d.Bytes, cl.now()) },
+		func(d datagram) { cl.c.Receive(d.Bytes, cl.now()) },
 		func(elapsed time.Duration) time.Duration {
-			cl.c.frame(elapsed, cl.cfg.Input, cl.afterTick, cl.now())
+			cl.c.Frame(elapsed, cl.cfg.Input, cl.afterTick, cl.now())
 			cl.flush()
-			until := cl.c.until(cl.now())
+			until := cl.c.Until(cl.now())
 			if cl.view != nil {
 				cl.view.publish()
 				until = min(until, time.Second/DrawRate)
 			}
-			if now := time.Now(); cl.c.game.Disconnected() && !now.Before(nextWhy) {
-				log.Warn("not playing", "state", cl.c.net.State().String(), "why", cl.c.game.LastError())
+			if now := time.Now(); cl.c.Game().Disconnected() && !now.Before(nextWhy) {
+				log.Warn("not playing", "state", cl.c.Net().State().String(), "why", cl.c.Game().LastError())
 				nextWhy = now.Add(refusedLogEvery)
 			}
 			return until
@@ -136,7 +137,7 @@ func (cl *client) afterTick(g *game.Game) {
 
 func (cl *client) flush() {
 	for {
-		b, ok := cl.c.net.NextDatagram()
+		b, ok := cl.c.Net().NextDatagram()
 		if !ok {
 			return
 		}
@@ -147,16 +148,16 @@ func (cl *client) flush() {
 // leave says goodbye if playing and returns the report.
 func (cl *client) leave() ClientReport {
 	rep := cl.report()
-	if cl.c.net.State() == transport.StatePlaying {
-		cl.c.net.Leave(cl.now())
+	if cl.c.Net().State() == transport.StatePlaying {
+		cl.c.Net().Leave(cl.now())
 		cl.flush()
 	}
 	return rep
 }
 
 func (cl *client) report() ClientReport {
-	n := cl.c.net
-	r := cl.tally.Report(cl.c.game, n.State().String())
+	n := cl.c.Net()
+	r := cl.tally.Report(cl.c.Game(), n.State().String())
 	r.State = n.State().String()
 	r.Player = n.Player()
 	r.LastError = n.LastError()
@@ -167,15 +168,16 @@ func (cl *client) report() ClientReport {
 		r.RTTms = round1(float64(conn.RTT()) / float64(time.Millisecond))
 		r.LossPermille = round1(conn.Loss(cl.now()) * 1000)
 	}
-	r.Corrections, r.ReplayedTicks = cl.c.rec.corrections, cl.c.rec.replayed
-	r.BadSnapshots, r.UnmadeEntities = cl.c.badSnapshots, cl.c.unmade
-	r.MaxCorrectionMM = round1(cl.c.rec.maxCorrection * 1000)
-	r.PacingLowWater = float64(cl.c.pacer.LowWater())
-	r.PacingTarget = round1(cl.c.pacer.Target())
-	r.TickSpeed = math.Round(cl.c.game.Clock().Pace()*1000) / 1000
-	r.InterpDelayTicks = round1(cl.c.interp.clock.Delay())
-	r.InterpStalls = cl.c.interp.stalls
-	r.LookBehindTicks = round1(cl.c.lookBehind(cl.now()))
+	cs := cl.c.Stats(cl.now())
+	r.Corrections, r.ReplayedTicks = cs.Corrections, cs.ReplayedTicks
+	r.BadSnapshots, r.UnmadeEntities = cs.BadSnapshots, cs.UnmadeEntities
+	r.MaxCorrectionMM = round1(cs.MaxCorrection * 1000)
+	r.PacingLowWater = cs.PacingLowWater
+	r.PacingTarget = round1(cs.PacingTarget)
+	r.TickSpeed = math.Round(cl.c.Game().Clock().Pace()*1000) / 1000
+	r.InterpDelayTicks = round1(cs.InterpDelay)
+	r.InterpStalls = cs.InterpStalls
+	r.LookBehindTicks = round1(cs.LookBehind)
 	secs := math.Max(time.Since(cl.start).Seconds(), 1e-3)
 	st := n.Stats()
 	r.BytesInPerS = round1(float64(st.BytesIn) / secs)
@@ -186,11 +188,11 @@ func (cl *client) report() ClientReport {
 // status logs the once-a-second line (at Info, so --log-level warn quiets
 // it): the link and the pacing.
 func (cl *client) status(log *slog.Logger) {
-	if cl.c.net.State() != transport.StatePlaying {
+	if cl.c.Net().State() != transport.StatePlaying {
 		return
 	}
 	r := cl.report()
-	log.Info("status", "tick", cl.c.game.Tick(), "rtt_ms", r.RTTms, "loss_permille", r.LossPermille,
+	log.Info("status", "tick", cl.c.Game().Tick(), "rtt_ms", r.RTTms, "loss_permille", r.LossPermille,
 		"in_bps", r.BytesInPerS, "out_bps", r.BytesOutPerS,
 		"corrections", r.Corrections, "low_water", r.PacingLowWater, "target", r.PacingTarget, "tick_speed", r.TickSpeed,
 		"interp_delay", r.InterpDelayTicks, "stalls", r.InterpStalls, "look_behind", r.LookBehindTicks)

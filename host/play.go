@@ -8,6 +8,7 @@ import (
 
 	"vkm/host/game"
 	"vkm/host/project"
+	"vkm/host/session"
 )
 
 // PlayConfig says how to play a project offline.
@@ -138,10 +139,6 @@ type Tally struct {
 	seen     bool
 }
 
-// teleport is the farthest a character can move in one tick by running or
-// falling; a longer step is a respawn and is not counted as travel.
-const teleport = 2.0
-
 // Observe records one tick's outcome.
 func (t *Tally) Observe(g *game.Game) {
 	if t.Events == nil {
@@ -157,7 +154,7 @@ func (t *Tally) Observe(g *game.Game) {
 		return
 	}
 	if t.seen {
-		if d := math.Hypot(tr.X-t.lastX, tr.Y-t.lastY); d < teleport {
+		if d := math.Hypot(tr.X-t.lastX, tr.Y-t.lastY); d < session.Teleport {
 			t.Distance += d
 		}
 	}

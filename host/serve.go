@@ -12,6 +12,8 @@ import (
 
 	"vkm/host/game"
 	"vkm/host/project"
+	"vkm/host/session"
+	"vkm/host/watch"
 	"vkm/transport"
 )
 
@@ -65,39 +67,20 @@ type ServerReport struct {
 	SendP99us float64 `json:"send_p99_us"`
 	// AllocsPerTick is the process's heap allocations per tick, the median
 	// of one-second windows (so a join's burst is not steady state).
-	AllocsPerTick float64      `json:"allocs_per_tick"`
-	Joins         uint64       `json:"joins"`
-	Leaves        uint64       `json:"leaves"`
-	Refused       uint64       `json:"refused"`
-	Players       int          `json:"players"`
-	Errors        int          `json:"errors"`
-	Peers         []PeerReport `json:"peers"`
+	AllocsPerTick float64              `json:"allocs_per_tick"`
+	Joins         uint64               `json:"joins"`
+	Leaves        uint64               `json:"leaves"`
+	Refused       uint64               `json:"refused"`
+	Players       int                  `json:"players"`
+	Errors        int                  `json:"errors"`
+	Peers         []session.PeerReport `json:"peers"`
 }
 
-// PeerReport is one seated player's link, as a server's report gives it.
-type PeerReport struct {
-	Player       uint16  `json:"player"`
-	Name         string  `json:"name,omitempty"`
-	RTTms        float64 `json:"rtt_ms"`
-	LossPermille float64 `json:"loss_permille"`
-	BytesInPerS  float64 `json:"bytes_in_per_s"`
-	BytesOutPerS float64 `json:"bytes_out_per_s"`
-	// SnapshotsPerS is the datagrams a second sealed for this player, which
-	// are its snapshots (a keep-alive goes only when no snapshot does).
-	SnapshotsPerS float64 `json:"snapshots_per_s"`
-	// Repeats are ticks run dry on this player's last command; Skips are
-	// commands dropped to keep their queue shallow.
-	Repeats uint64 `json:"repeats"`
-	Skips   uint64 `json:"skips"`
-	// BadPackets are command packets from this player that did not parse.
-	BadPackets uint64 `json:"bad_packets"`
-}
-
-// server runs a serverSession on a socket and the wall clock.
+// server runs a session.Server on a socket and the wall clock.
 type server struct {
 	cfg   ServeConfig
 	log   *slog.Logger
-	s     *serverSession
+	s     *session.Server
 	sock  socket
 	start time.Time
 	stats *serverStats
@@ -130,8 +113,16 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 			hook(g)
 		}
 	}
+	sc := session.ServerConfig{Project: p, Logger: logger}
+	if cfg.Dev {
+		w, err := watch.New(p.FS)
+		if err != nil {
+			return nil, fmt.Errorf("host: --dev watches the project's files: %w", err)
+		}
+		sc.Changes = w
+	}
 	var err error
-	if srv.s, err = newServerSession(serverConfig{project: p, dev: cfg.Dev, logger: logger}); err != nil {
+	if srv.s, err = session.NewServer(sc); err != nil {
 		return nil, err
 	}
 	defer srv.s.Close()
@@ -187,11 +178,11 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 		srv.flush()
 		last = now
 		if !now.Before(nextStatus) {
-			srv.stats.sample(srv.s.game.Tick())
+			srv.stats.sample(srv.s.Game().Tick())
 			srv.status()
 			nextStatus = nextStatus.Add(time.Second)
 		}
-		timer.Reset(min(srv.s.until(srv.now()), time.Until(nextStatus)))
+		timer.Reset(min(srv.s.Until(srv.now()), time.Until(nextStatus)))
 	}
 }
 
@@ -217,7 +208,7 @@ func (srv *server) drain() error {
 			if !ok {
 				return fmt.Errorf("host: the socket closed: %v", srv.sock.Err())
 			}
-			srv.s.receive(d.From, d.Bytes, srv.now())
+			srv.s.Receive(d.From, d.Bytes, srv.now())
 		default:
 			return nil
 		}
@@ -225,25 +216,21 @@ func (srv *server) drain() error {
 }
 
 // step runs the session for one wake-up, timing each tick and the send
-// round apart. The game runs the ticks now due first, with a hook after
-// each; the session's advance then finds none left to run and does the
-// rest in its own order (poll, events, the send round if one is due).
+// round apart. The ticks now due run first, with a hook after each; the
+// session's Advance then finds none left to run and does the rest in its
+// own order (poll, events, the send round if one is due).
 func (srv *server) step(elapsed time.Duration, now transport.Time) {
-	s := srv.s
-	s.now = now
 	srv.stats.begin()
-	s.game.Advance(elapsed, nil, srv.afterTick)
-	rounds := s.rounds
+	srv.s.RunTicks(elapsed, now, srv.afterTick)
 	start := time.Now()
-	s.advance(0, now)
-	if s.rounds != rounds {
+	if srv.s.Advance(0, now) {
 		srv.stats.sends.add(time.Since(start))
 	}
 }
 
 // receive hands the session one datagram read by drain.
 func (srv *server) receive(from netip.AddrPort, b []byte) {
-	srv.s.receive(from, b, srv.drainAt)
+	srv.s.Receive(from, b, srv.drainAt)
 }
 
 // flush sends what the session has queued: in one batch on a socket the
@@ -252,7 +239,7 @@ func (srv *server) receive(from netip.AddrPort, b []byte) {
 func (srv *server) flush() {
 	d, batch := srv.sock.(directIO)
 	for {
-		to, b, ok := srv.s.net.NextDatagram()
+		to, b, ok := srv.s.Net().NextDatagram()
 		if !ok {
 			break
 		}
@@ -279,8 +266,8 @@ func (srv *server) status() {
 		return
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "tick %d players %d/%d", srv.s.game.Tick(), srv.s.net.PlayerCount(), srv.cfg.Project.Players)
-	for _, p := range srv.s.peers(srv.now()) {
+	fmt.Fprintf(&b, "tick %d players %d/%d", srv.s.Game().Tick(), srv.s.Net().PlayerCount(), srv.cfg.Project.Players)
+	for _, p := range srv.s.Peers(srv.now()) {
 		fmt.Fprintf(&b, " | p%d rtt %.0fms loss %.1f%% in %.0fB/s out %.0fB/s repeats %d skips %d", p.Player, p.RTTms, p.LossPermille/10, p.BytesInPerS, p.BytesOutPerS, p.Repeats, p.Skips)
 	}
 	fmt.Fprintln(srv.cfg.Status, b.String())
@@ -291,18 +278,18 @@ func round1(f float64) float64 { return math.Round(f*10) / 10 }
 // shutdown says goodbye to every player and returns the report.
 func (srv *server) shutdown() *ServerReport {
 	rep := srv.report()
-	srv.s.net.Goodbye(srv.now())
+	srv.s.Net().Goodbye(srv.now())
 	srv.flush()
 	return rep
 }
 
 func (srv *server) report() *ServerReport {
-	st := srv.s.net.Stats()
+	st := srv.s.Net().Stats()
 	var refused uint64
 	for _, n := range st.Refusals {
 		refused += n
 	}
-	g := srv.s.game
+	g := srv.s.Game()
 	rep := &ServerReport{
 		State:    "served",
 		Ticks:    g.Tick(),
@@ -311,39 +298,22 @@ func (srv *server) report() *ServerReport {
 		Joins:    st.Joins,
 		Leaves:   st.Leaves,
 		Refused:  refused,
-		Players:  srv.s.net.PlayerCount(),
-		Errors:   len(g.ScriptErrors()) + srv.s.joinErr,
-		Peers:    srv.s.peers(srv.now()),
+		Players:  srv.s.Net().PlayerCount(),
+		Errors:   len(g.ScriptErrors()) + srv.s.JoinErrors(),
+		Peers:    srv.s.Peers(srv.now()),
 	}
 	srv.stats.fill(rep)
-	srv.snapshotRates(rep.Peers)
 	return rep
-}
-
-// snapshotRates fills each peer's snapshots a second, over the time it has
-// been seated (as its byte rates are).
-func (srv *server) snapshotRates(peers []PeerReport) {
-	now := srv.now()
-	for i := range peers {
-		p := &peers[i]
-		conn := srv.s.net.Conn(p.Player)
-		st, ok := srv.s.seats[p.Player]
-		if conn == nil || !ok {
-			continue
-		}
-		secs := math.Max(time.Duration(now-st.since).Seconds(), 1e-3)
-		p.SnapshotsPerS = round1(float64(conn.Stats().PacketsSent) / secs)
-	}
 }
 
 // DescribeSchema loads p as a server would and describes what it puts on
 // the wire: every replicated type in order with its fields and codecs, and
 // the fingerprint a join compares.
 func DescribeSchema(p *project.Project) (string, error) {
-	s, err := newServerSession(serverConfig{project: p})
+	s, err := session.NewServer(session.ServerConfig{Project: p})
 	if err != nil {
 		return "", err
 	}
 	defer s.Close()
-	return s.game.Schema().Describe(), nil
+	return s.Game().Schema().Describe(), nil
 }

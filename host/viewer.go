@@ -6,9 +6,11 @@ import (
 	"time"
 
 	"vkm/host/game"
+	"vkm/host/session"
 	"vkm/host/view"
 	"vkm/internal/entity"
 	"vkm/prediction"
+	"vkm/transport"
 )
 
 // DrawRate is how many frames a second a client with a view runs, beside
@@ -24,9 +26,12 @@ const reloadNotice = 3 * time.Second
 // client draws every frame, gives the page's input to the game as
 // commands, and applies the page's link sliders to the simulator.
 type viewer struct {
-	srv   *view.Server
-	g     *game.Game
-	c     *clientSession // nil offline
+	srv *view.Server
+	g   *game.Game
+	c   *session.Client // nil offline
+	// now is the session's time, which c's figures are read at (set
+	// with c).
+	now   func() transport.Time
 	frame view.Frame
 	net   view.NetStats
 
@@ -142,55 +147,56 @@ func (v *viewer) publish() {
 			}
 		})
 	}
-	if c := v.c; c != nil && c.reloads != v.reloads {
-		v.reloads, v.reloadShow = c.reloads, time.Now()
+	var st session.ClientStats
+	if c := v.c; c != nil {
+		st = c.Stats(v.now())
+		if st.Reloads != v.reloads {
+			v.reloads, v.reloadShow = st.Reloads, time.Now()
+		}
 	}
 	if v.reloads > 0 && time.Since(v.reloadShow) < reloadNotice {
-		f.HUD = append(f.HUD, view.Stat{Label: "scripts reloaded at tick", Value: float64(v.c.reloadTick)})
+		f.HUD = append(f.HUD, view.Stat{Label: "scripts reloaded at tick", Value: float64(st.ReloadTick)})
 	}
-	if c := v.c; c != nil && c.playing {
-		v.netStats()
+	if c := v.c; c != nil && c.Playing() {
+		v.netStats(st)
 		f.Net = &v.net
-		if c.ghostSet {
-			ghost := c.ghost
+		if ghost, ok := c.Ghost(); ok {
 			f.Ghost = &ghost
 		}
-		c.leases.Each(g.Tick(), func(id entity.ID) bool {
+		c.EachLeased(func(id entity.ID) bool {
 			f.Leased = append(f.Leased, id)
 			return true
 		})
-		for id, tr := range c.interp.tracks {
-			if _, t, ok := tr.Newest(); ok {
-				f.Samples = append(f.Samples, view.Pose{ID: id, Transform: t})
-			}
-		}
+		c.EachSample(func(id entity.ID, t entity.Transform) {
+			f.Samples = append(f.Samples, view.Pose{ID: id, Transform: t})
+		})
 	}
 	v.srv.Publish(*f)
 }
 
-// netStats fills the panel's figures.
-func (v *viewer) netStats() {
+// netStats fills the panel's figures from the client's, st.
+func (v *viewer) netStats(st session.ClientStats) {
 	c := v.c
 	n := &v.net
-	if conn := c.net.Conn(); conn != nil {
+	if conn := c.Net().Conn(); conn != nil {
 		n.RTTms = round1(float64(conn.RTT()) / float64(time.Millisecond))
-		n.LossPermille = round1(conn.Loss(c.now) * 1000)
+		n.LossPermille = round1(conn.Loss(v.now()) * 1000)
 	}
 	now := time.Now()
 	if secs := now.Sub(v.rateAt).Seconds(); secs >= 1 {
-		st := c.net.Stats()
-		n.BytesInPerS = round1(float64(st.BytesIn-v.rateIn) / secs)
-		n.BytesOutPerS = round1(float64(st.BytesOut-v.rateOut) / secs)
-		n.SnapshotsPerS = round1(float64(c.interp.snapshots-v.rateSnaps) / secs)
-		n.CorrectionsPerS = round1(float64(c.rec.corrections-v.rateCorrects) / secs)
-		v.rateAt, v.rateSnaps, v.rateCorrects = now, c.interp.snapshots, c.rec.corrections
-		v.rateIn, v.rateOut = st.BytesIn, st.BytesOut
+		ns := c.Net().Stats()
+		n.BytesInPerS = round1(float64(ns.BytesIn-v.rateIn) / secs)
+		n.BytesOutPerS = round1(float64(ns.BytesOut-v.rateOut) / secs)
+		n.SnapshotsPerS = round1(float64(st.Snapshots-v.rateSnaps) / secs)
+		n.CorrectionsPerS = round1(float64(st.Corrections-v.rateCorrects) / secs)
+		v.rateAt, v.rateSnaps, v.rateCorrects = now, st.Snapshots, st.Corrections
+		v.rateIn, v.rateOut = ns.BytesIn, ns.BytesOut
 	}
-	n.PacingLowWater = float64(c.pacer.LowWater())
-	n.PacingTarget = round1(c.pacer.Target())
+	n.PacingLowWater = st.PacingLowWater
+	n.PacingTarget = round1(st.PacingTarget)
 	n.TickSpeed = math.Round(v.g.Clock().Pace()*1000) / 1000
-	n.InterpDelayTicks = round1(c.interp.clock.Delay())
-	n.InterpStalls = float64(c.interp.stalls)
+	n.InterpDelayTicks = round1(st.InterpDelay)
+	n.InterpStalls = float64(st.InterpStalls)
 }
 
 // updateScene sends the page the shapes of every entity with a body when

@@ -1,4 +1,4 @@
-package host
+package session
 
 import (
 	"errors"
@@ -10,7 +10,6 @@ import (
 
 	"vkm/host/game"
 	"vkm/host/project"
-	"vkm/host/watch"
 	"vkm/internal/entity"
 	"vkm/physics"
 	"vkm/prediction"
@@ -36,11 +35,11 @@ const SnapshotRate = 64
 // for nothing new. Tuning constant.
 const SettledEvery = 4
 
-// serverSession is a Game served over a transport.Server. It is sans-IO:
+// Server is a Game served over a transport.Server. It is sans-IO:
 // the caller hands it datagrams and the time and sends what it queues, so
 // the real loop (Serve) drives it with UDP and the wall clock and tests
 // drive it with the link simulator and a synthetic clock.
-type serverSession struct {
+type Server struct {
 	log     *slog.Logger
 	game    *game.Game
 	net     *transport.Server
@@ -99,21 +98,35 @@ type seat struct {
 	lowHeld  bool
 }
 
-type serverConfig struct {
-	project *project.Project
-	dev     bool
-	logger  *slog.Logger
+// ServerConfig says what a Server serves.
+type ServerConfig struct {
+	Project *project.Project
+	// Changes, if set, makes this a dev server: it asks Changes for saved
+	// scripts and prefabs every PollEvery and reloads them on every end,
+	// and it tells joining clients it is a dev server.
+	Changes Changes
+	// Logger receives the session's log lines; nil discards them.
+	Logger *slog.Logger
 }
 
-// newServerSession loads cfg.project as its server: a Game whose Authority
+// Changes is what a dev server learns saves from: watch.Watcher over the
+// project's files, or anything a test hands it. Poll reports, given the
+// session's time, that a change has settled; Changed then gives every
+// changed file's content by its path in the project folder.
+type Changes interface {
+	Poll(now time.Duration) bool
+	Changed() (map[string][]byte, error)
+}
+
+// NewServer loads cfg.Project as its server: a Game whose Authority
 // is this session.
-func newServerSession(cfg serverConfig) (*serverSession, error) {
-	if cfg.logger == nil {
-		cfg.logger = slog.New(slog.DiscardHandler)
+func NewServer(cfg ServerConfig) (*Server, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &serverSession{log: cfg.logger, seats: map[uint16]*seat{},
+	s := &Server{log: cfg.Logger, seats: map[uint16]*seat{},
 		driven: map[entity.ID]*prediction.Command{}, drivenTick: map[entity.ID]uint32{}, lag: newLagComp()}
-	g, err := game.New(game.Config{Project: cfg.project, Logger: cfg.logger,
+	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger,
 		Authority: func(g *game.Game) game.Authority { s.game = g; return (*serverAuthority)(s) }})
 	if err != nil {
 		return nil, err
@@ -124,18 +137,14 @@ func newServerSession(cfg serverConfig) (*serverSession, error) {
 		return nil, fmt.Errorf("host: %s has no vkmSetupNetwork in %s: a project that registers no network types and no join handler plays offline only, and vkmd serves networked projects", p.Name, p.EntryScript)
 	}
 	s.roundTick = g.Tick()
-	if cfg.dev {
-		w, err := watch.New(g.Project().FS)
-		if err != nil {
-			g.Close()
-			return nil, fmt.Errorf("host: --dev watches the project's files: %w", err)
-		}
-		s.dev = &devServer{watch: w}
+	dev := cfg.Changes != nil
+	if dev {
+		s.dev = &devServer{watch: cfg.Changes}
 	}
 	hello := g.Hello()
-	hello.Dev = cfg.dev
+	hello.Dev = dev
 	s.net, err = transport.NewServer(transport.ServerConfig{
-		Hello: hello, MaxPlayers: g.Project().Players, Logger: cfg.logger,
+		Hello: hello, MaxPlayers: g.Project().Players, Logger: cfg.Logger,
 		Admit: func(player uint16, name string, dev bool) bool { return s.admit(player, dev) },
 	})
 	if err != nil {
@@ -146,12 +155,12 @@ func newServerSession(cfg serverConfig) (*serverSession, error) {
 }
 
 // Close releases the session's game.
-func (s *serverSession) Close() { s.game.Close() }
+func (s *Server) Close() { s.game.Close() }
 
 // serverAuthority is a server session as its Game's Authority: the server
 // decides everything and owns nothing; each player's queued command drives
 // their entity, and a shot is judged against what its player saw.
-type serverAuthority serverSession
+type serverAuthority Server
 
 var _ game.Authority = (*serverAuthority)(nil)
 
@@ -167,7 +176,7 @@ func (a *serverAuthority) RollTick(id entity.ID) (uint32, bool) {
 	t, ok := a.drivenTick[a.game.Root(id)]
 	return t, ok
 }
-func (a *serverAuthority) BeforeTick()                 { (*serverSession)(a).takeCommands() }
+func (a *serverAuthority) BeforeTick()                 { (*Server)(a).takeCommands() }
 func (a *serverAuthority) AfterTick()                  { a.lag.record(a.game, a.driven) }
 func (a *serverAuthority) Spawning() game.Spawning     { return game.SpawnShared }
 func (a *serverAuthority) Lease(by, id entity.ID) bool { return false }
@@ -179,7 +188,7 @@ func (a *serverAuthority) Rewound() physics.Moved { return a.lag.rewound() }
 func (a *serverAuthority) Ended() (bool, string)  { return false, "" }
 
 // admit is the transport's join hook: the project's join handler decides.
-func (s *serverSession) admit(player uint16, dev bool) bool {
+func (s *Server) admit(player uint16, dev bool) bool {
 	id, err := s.game.Join(player)
 	if err != nil {
 		s.joinErr++
@@ -197,7 +206,7 @@ func (s *serverSession) admit(player uint16, dev bool) bool {
 
 // takeCommands gives every player's entity its command for the tick about
 // to run: one from their queue, in the order they made them.
-func (s *serverSession) takeCommands() {
+func (s *Server) takeCommands() {
 	s.devTick()
 	for _, st := range s.seats {
 		t := st.queue.Next()
@@ -210,7 +219,7 @@ func (s *serverSession) takeCommands() {
 }
 
 // command takes a player's command packet into their queue.
-func (s *serverSession) command(st *seat, payload []byte) {
+func (s *Server) command(st *seat, payload []byte) {
 	p := s.game.Project()
 	payload, err := unframePayload(payload, st.rel)
 	if errors.Is(err, transport.ErrReliableProtocol) {
@@ -244,27 +253,48 @@ func (s *serverSession) command(st *seat, payload []byte) {
 	}
 }
 
-// receive hands the session one datagram.
-func (s *serverSession) receive(from netip.AddrPort, b []byte, now transport.Time) {
+// Receive hands the session one datagram from from.
+func (s *Server) Receive(from netip.AddrPort, b []byte, now transport.Time) {
 	s.now = now
 	s.net.Receive(from, b, now)
 	s.events()
 }
 
-// advance runs the ticks elapsed wall time has made due, polls the
-// connections and sends the snapshots that are due.
-func (s *serverSession) advance(elapsed time.Duration, now transport.Time) {
+// Advance runs the ticks elapsed time has made due, polls the
+// connections and queues the snapshots that are due; it reports whether a
+// send round went out. Its datagrams wait in Net().NextDatagram.
+func (s *Server) Advance(elapsed time.Duration, now transport.Time) (sent bool) {
 	s.now = now
 	s.devPoll(now)
 	s.game.Advance(elapsed, nil, s.afterTick)
 	s.net.SetTick(s.game.Tick())
 	s.net.Poll(now)
 	s.events()
-	if s.roundDue() {
-		s.sendRound(now)
-		s.rounds++
+	if !s.roundDue() {
+		return false
 	}
+	s.sendRound(now)
+	s.rounds++
+	return true
 }
+
+// RunTicks runs the ticks elapsed time has made due, calling afterTick
+// after each, and nothing else: a loop that times ticks and send rounds
+// apart runs these first, then Advance(0, now) for the rest.
+func (s *Server) RunTicks(elapsed time.Duration, now transport.Time, afterTick func(*game.Game)) int {
+	s.now = now
+	return s.game.Advance(elapsed, nil, afterTick)
+}
+
+// Game is the world this session serves.
+func (s *Server) Game() *game.Game { return s.game }
+
+// Net is the connection core: its players, refusals, figures and the
+// datagrams waiting to go out.
+func (s *Server) Net() *transport.Server { return s.net }
+
+// JoinErrors counts the joins the project's join handler failed on.
+func (s *Server) JoinErrors() int { return s.joinErr }
 
 // roundDue reports whether a send round goes with the ticks run since it
 // last looked: every tick at 64 Hz, every other one at 128 Hz, 64 of every
@@ -273,7 +303,7 @@ func (s *serverSession) advance(elapsed time.Duration, now transport.Time) {
 // aliases with theirs, was a third of a 128 Hz server's wake-ups. The
 // credit holds at most one round owed, so ticks run in a burst to catch up
 // send one round, not a burst of them.
-func (s *serverSession) roundDue() bool {
+func (s *Server) roundDue() bool {
 	tick, rate := s.game.Tick(), s.game.TickRate()
 	ran := int(tick - s.roundTick)
 	s.roundTick = tick
@@ -287,7 +317,7 @@ func (s *serverSession) roundDue() bool {
 
 // events handles what the transport reports: a player who leaves takes
 // their entity with them.
-func (s *serverSession) events() {
+func (s *Server) events() {
 	for {
 		ev, ok := s.net.NextEvent()
 		if !ok {
@@ -313,9 +343,9 @@ func (s *serverSession) events() {
 	}
 }
 
-// until is how long the caller may wait before calling advance again: the
+// Until is how long the caller may wait before calling advance again: the
 // next tick (which brings any send round) or connection deadline.
-func (s *serverSession) until(now transport.Time) time.Duration {
+func (s *Server) Until(now transport.Time) time.Duration {
 	d := s.game.Clock().Until()
 	if at, ok := s.net.NextDeadline(); ok {
 		d = min(d, time.Duration(at-now))
@@ -323,9 +353,9 @@ func (s *serverSession) until(now transport.Time) time.Duration {
 	return max(d, 0)
 }
 
-// peers reports each seated player's link, rates over the time they have
+// Peers reports each seated player's link, rates over the time they have
 // been seated.
-func (s *serverSession) peers(now transport.Time) []PeerReport {
+func (s *Server) Peers(now transport.Time) []PeerReport {
 	out := []PeerReport{}
 	for _, p := range s.net.Players(nil, now) {
 		since := transport.Time(0)
@@ -345,6 +375,31 @@ func (s *serverSession) peers(now transport.Time) []PeerReport {
 			BytesInPerS:  round1(float64(p.BytesIn) / secs),
 			BytesOutPerS: round1(float64(p.BytesOut) / secs),
 		})
+		if conn := s.net.Conn(p.Player); conn != nil {
+			out[len(out)-1].SnapshotsPerS = round1(float64(conn.Stats().PacketsSent) / secs)
+		}
 	}
 	return out
 }
+
+// PeerReport is one seated player's link, as a server's report gives it.
+type PeerReport struct {
+	Player       uint16  `json:"player"`
+	Name         string  `json:"name,omitempty"`
+	RTTms        float64 `json:"rtt_ms"`
+	LossPermille float64 `json:"loss_permille"`
+	BytesInPerS  float64 `json:"bytes_in_per_s"`
+	BytesOutPerS float64 `json:"bytes_out_per_s"`
+	// SnapshotsPerS is the datagrams a second sealed for this player, which
+	// are its snapshots (a keep-alive goes only when no snapshot does).
+	SnapshotsPerS float64 `json:"snapshots_per_s"`
+	// Repeats are ticks run dry on this player's last command; Skips are
+	// commands dropped to keep their queue shallow.
+	Repeats uint64 `json:"repeats"`
+	Skips   uint64 `json:"skips"`
+	// BadPackets are command packets from this player that did not parse.
+	BadPackets uint64 `json:"bad_packets"`
+}
+
+// round1 rounds f to one decimal place, as reports give rates.
+func round1(f float64) float64 { return math.Round(f*10) / 10 }

@@ -1,4 +1,4 @@
-package host
+package session
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 
 	"vkm/host/bot"
 	"vkm/host/project"
+	"vkm/host/watch"
 	"vkm/internal/entity"
 	"vkm/prediction"
 	"vkm/transport"
@@ -54,7 +55,7 @@ func copyFolder(t *testing.T, src, dst string) {
 // arena, and whose clients join with --dev.
 func devHarness(t *testing.T) (*harness, string) {
 	t.Helper()
-	dir := copyProject(t, "../projects/arena")
+	dir := copyProject(t, "../../projects/arena")
 	return devServe(t, dir), dir
 }
 
@@ -66,7 +67,11 @@ func devServe(t *testing.T, dir string) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newServerSession(serverConfig{project: p, logger: testLogger(t), dev: true})
+	w, err := watch.New(p.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewServer(ServerConfig{Project: p, Logger: testLogger(t), Changes: w})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +82,7 @@ func devServe(t *testing.T, dir string) *harness {
 // editedWalker is the arena's walker with old replaced by new, once.
 func editedWalker(t *testing.T, old, new string) []byte {
 	t.Helper()
-	src, err := os.ReadFile("../projects/arena/scripts/walker.lua")
+	src, err := os.ReadFile("../../projects/arena/scripts/walker.lua")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +178,7 @@ func (p *trigger) Next() prediction.Command {
 // the client; once the reload has reached both, every shot leaves 0.9 m
 // up on both.
 func TestEditingTheArenasWalker(t *testing.T) {
-	dir := copyProject(t, "../projects/arena")
+	dir := copyProject(t, "../../projects/arena")
 	raiseTheShoulder(t, dir, filepath.Join(dir, "scripts", "walker.lua"))
 }
 
@@ -183,8 +188,8 @@ func TestEditingTheArenasWalker(t *testing.T) {
 // as it does in the arena.
 func TestEditingTheArenasWalkerReloadsTheCrowd(t *testing.T) {
 	root := t.TempDir()
-	copyFolder(t, "../projects/arena", filepath.Join(root, "arena"))
-	copyFolder(t, "../projects/crowd", filepath.Join(root, "crowd"))
+	copyFolder(t, "../../projects/arena", filepath.Join(root, "arena"))
+	copyFolder(t, "../../projects/crowd", filepath.Join(root, "crowd"))
 	raiseTheShoulder(t, filepath.Join(root, "crowd"), filepath.Join(root, "arena", "scripts", "walker.lua"))
 }
 

@@ -1,4 +1,4 @@
-package host
+package session
 
 import (
 	"math"
@@ -61,7 +61,7 @@ func newInterpolation(tickRate int) interpolation {
 // arrived takes a snapshot that was just applied: the clock hears when it
 // came, and every entity it moved that this end does not simulate gains a
 // sample at its tick.
-func (c *clientSession) arrived(sn *replication.Snapshot, now transport.Time) {
+func (c *Client) arrived(sn *replication.Snapshot, now transport.Time) {
 	ip := &c.interp
 	if ip.haveTicks && sn.Tick <= ip.clock.Newest() {
 		return // late and overtaken: its poses were already superseded
@@ -117,7 +117,7 @@ func (c *clientSession) arrived(sn *replication.Snapshot, now transport.Time) {
 // the server's newest word: a body handed back when its lease lapses has
 // samples only from before it was leased, and interpolating those would
 // draw it where it stood before the push.
-func (c *clientSession) resetTrack(id entity.ID) {
+func (c *Client) resetTrack(id entity.ID) {
 	ip := &c.interp
 	t := c.game.Store().Transform(id)
 	if t == nil || !ip.haveTicks {
@@ -132,7 +132,7 @@ func (c *clientSession) resetTrack(id entity.ID) {
 // drawnTime is the server tick, with its fraction, that this client draws
 // the entities it does not simulate at: what a shot fired now was aimed
 // at, which the server rewinds to.
-func (c *clientSession) drawnTime() float64 {
+func (c *Client) drawnTime() float64 {
 	if !c.interp.haveTicks {
 		return 0
 	}
@@ -142,7 +142,7 @@ func (c *clientSession) drawnTime() float64 {
 // lookBehind is how many ticks behind the server's present this client
 // draws: the newest snapshot's tick, plus the time since it came and half
 // a round trip, less where the interpolation clock stands.
-func (c *clientSession) lookBehind(now transport.Time) float64 {
+func (c *Client) lookBehind(now transport.Time) float64 {
 	ip := &c.interp
 	if !ip.haveTicks {
 		return 0
@@ -158,7 +158,7 @@ func (c *clientSession) lookBehind(now transport.Time) float64 {
 
 // interpolate writes each tracked entity's pose at the interpolation
 // clock into the store, remembering what it held; restore puts it back.
-func (c *clientSession) interpolate() {
+func (c *Client) interpolate() {
 	ip := &c.interp
 	g := c.game
 	ip.saved = ip.saved[:0]
@@ -182,7 +182,7 @@ func (c *clientSession) interpolate() {
 	}
 }
 
-func (c *clientSession) restore() {
+func (c *Client) restore() {
 	for _, s := range c.interp.saved {
 		if t := c.game.Store().Transform(s.id); t != nil {
 			*t = s.t
@@ -196,9 +196,9 @@ func (c *clientSession) restore() {
 // how far the clock has gone into the next: frames come faster than ticks,
 // and a body drawn at the last tick's pose would move in tick-sized steps
 // and stand still in between. It costs at most one tick of latency in the
-// picture, never in the simulation. A step longer than teleport (a
+// picture, never in the simulation. A step longer than Teleport (a
 // respawn) is drawn as it is.
-func (c *clientSession) blendPredicted() {
+func (c *Client) blendPredicted() {
 	g := c.game
 	if !c.playing || !g.Store().Alive(g.Own()) {
 		return
@@ -210,7 +210,7 @@ func (c *clientSession) blendPredicted() {
 	blend := func(id entity.ID) bool {
 		t := g.Store().Transform(id)
 		prev, _, ok := c.rec.pred.At(g.Tick()-1, id)
-		if t == nil || !ok || math.Hypot(t.X-prev.X, t.Y-prev.Y) > teleport {
+		if t == nil || !ok || math.Hypot(t.X-prev.X, t.Y-prev.Y) > Teleport {
 			return true
 		}
 		c.interp.saved = append(c.interp.saved, savedPose{id, *t})
@@ -220,3 +220,7 @@ func (c *clientSession) blendPredicted() {
 	blend(g.Own())
 	c.leases.Each(g.Tick(), blend)
 }
+
+// Teleport is the farthest a character can move in one tick by running or
+// falling; a longer step is a respawn and is not counted as travel.
+const Teleport = 2.0

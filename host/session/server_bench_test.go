@@ -1,4 +1,4 @@
-package host
+package session
 
 import (
 	"fmt"
@@ -39,7 +39,7 @@ func BenchmarkServerTick(b *testing.B) {
 		h.now += step
 		toServer = toServer[:0]
 		for _, p := range h.clients {
-			p.c.frame(time.Duration(step), p.input, nil, h.now)
+			p.c.Frame(time.Duration(step), p.input, nil, h.now)
 			for {
 				d, ok := p.c.net.NextDatagram()
 				if !ok {
@@ -53,9 +53,9 @@ func BenchmarkServerTick(b *testing.B) {
 		before := ms.Mallocs
 		start := time.Now()
 		for _, d := range toServer {
-			h.server.receive(d.addr, d.b, h.now)
+			h.server.Receive(d.addr, d.b, h.now)
 		}
-		h.server.advance(time.Duration(step), h.now)
+		h.server.Advance(time.Duration(step), h.now)
 		for {
 			to, d, ok := h.server.net.NextDatagram()
 			if !ok {
@@ -69,7 +69,7 @@ func BenchmarkServerTick(b *testing.B) {
 		for _, d := range toClients {
 			for _, p := range h.clients {
 				if p.addr == d.addr {
-					p.c.receive(d.b, h.now)
+					p.c.Receive(d.b, h.now)
 				}
 			}
 		}
@@ -96,7 +96,7 @@ func BenchmarkSeatedTick(b *testing.B) {
 		players int
 	}{{"arena", 4}, {"crowd", 16}, {"crowd", 64}} {
 		b.Run(fmt.Sprintf("%s/players=%d", tc.project, tc.players), func(b *testing.B) {
-			p, err := project.LoadProject("../projects/" + tc.project)
+			p, err := project.LoadProject("../../projects/" + tc.project)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -131,7 +131,7 @@ func BenchmarkSeatedTick(b *testing.B) {
 // near link). Timed: building the round, folding the acknowledgements and
 // writing the 64 snapshots.
 func BenchmarkSeatedSendRound(b *testing.B) {
-	p, err := project.LoadProject("../projects/crowd")
+	p, err := project.LoadProject("../../projects/crowd")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -182,9 +182,9 @@ func BenchmarkSeatedSendRound(b *testing.B) {
 // handler, each driven by a wander bot of its own seed as a server session
 // drives them, and their entities in seat order. tick runs one tick on the
 // bots' next commands.
-func seatedSession(b *testing.B, p *project.Project, players int) (s *serverSession, owns []entity.ID, tick func()) {
+func seatedSession(b *testing.B, p *project.Project, players int) (s *Server, owns []entity.ID, tick func()) {
 	b.Helper()
-	s, err := newServerSession(serverConfig{project: p, logger: testLogger(b)})
+	s, err := NewServer(ServerConfig{Project: p, Logger: testLogger(b)})
 	if err != nil {
 		b.Fatal(err)
 	}

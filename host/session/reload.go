@@ -1,4 +1,4 @@
-package host
+package session
 
 import (
 	"fmt"
@@ -7,9 +7,12 @@ import (
 	"time"
 
 	"vkm/host/game"
-	"vkm/host/watch"
 	"vkm/transport"
 )
+
+// PollEvery is how often a dev server asks its Changes for saves: ten
+// times a second keeps a save's reload well inside a second.
+const PollEvery = 100 * time.Millisecond
 
 // devServer is a dev server's hot reload: it watches the project folder,
 // and when scripts or prefabs change it schedules a reload far enough
@@ -17,7 +20,7 @@ import (
 // tick, as every dev client does at the tick of its own the server will
 // run then.
 type devServer struct {
-	watch    *watch.Watcher
+	watch    Changes
 	nextPoll transport.Time
 	pending  *scriptBundle
 	lastHash uint64 // the bundle last scheduled, so a save that changes nothing is not sent
@@ -25,12 +28,12 @@ type devServer struct {
 
 // devPoll looks at the files when due and schedules a reload once a burst
 // of saves has settled.
-func (s *serverSession) devPoll(now transport.Time) {
+func (s *Server) devPoll(now transport.Time) {
 	d := s.dev
 	if d == nil || now < d.nextPoll {
 		return
 	}
-	d.nextPoll = now + transport.Time(watch.Every)
+	d.nextPoll = now + transport.Time(PollEvery)
 	if !d.watch.Poll(time.Duration(now)) {
 		return
 	}
@@ -75,7 +78,7 @@ func checkBundle(g *game.Game, files map[string][]byte) error {
 
 // scheduleReload sends the bundle to every dev client, naming the tick it
 // takes effect at, and tells every other client why it cannot follow.
-func (s *serverSession) scheduleReload(files map[string][]byte) {
+func (s *Server) scheduleReload(files map[string][]byte) {
 	g := s.game
 	b := &scriptBundle{hash: bundleHash(files), files: files}
 	size := len(b.encode(nil))
@@ -112,7 +115,7 @@ func (s *serverSession) scheduleReload(files map[string][]byte) {
 // devTick applies a scheduled reload when its tick comes. A changed schema
 // starts every player's snapshots afresh, describing the world whole as to
 // a joiner, rather than dropping anyone.
-func (s *serverSession) devTick() {
+func (s *Server) devTick() {
 	d := s.dev
 	if d == nil || d.pending == nil || s.game.Tick() < d.pending.serverTick {
 		return
@@ -135,7 +138,7 @@ func (s *serverSession) devTick() {
 }
 
 // readMessages takes what the server sent on the reliable channel.
-func (c *clientSession) readMessages() {
+func (c *Client) readMessages() {
 	for {
 		msg, ok := c.rel.Receive()
 		if !ok {
@@ -170,7 +173,7 @@ func (c *clientSession) readMessages() {
 
 // beforeTick runs at the top of every tick a client plays (not in
 // replays): a reload takes effect before the tick it names.
-func (c *clientSession) beforeTick() {
+func (c *Client) beforeTick() {
 	g := c.game
 	if c.oldCodeBefore != 0 {
 		// A replayed tick from before the last reload runs the code that
@@ -204,7 +207,7 @@ func (c *clientSession) beforeTick() {
 }
 
 // end ends the session from this side with a sentence saying why.
-func (c *clientSession) end(why string) {
+func (c *Client) end(why string) {
 	if c.ended {
 		return
 	}
@@ -218,7 +221,7 @@ func (c *clientSession) end(why string) {
 
 // stop marks the session over, and why (kept if empty: a later ending
 // with nothing to say does not erase the reason).
-func (c *clientSession) stop(why string) {
+func (c *Client) stop(why string) {
 	c.playing, c.ended = false, true
 	if why != "" {
 		c.why = why

@@ -1,4 +1,4 @@
-package host
+package session
 
 import (
 	"math"
@@ -45,7 +45,7 @@ func (r *reconciler) command(tick uint32) (prediction.Command, bool) {
 // the tick's contacts left it) and, while a leased body is still moving,
 // that body and what it touches (its own island), then keeps the state of
 // the own entity and of every leased body.
-func (c *clientSession) recordPrediction(g *game.Game) {
+func (c *Client) recordPrediction(g *game.Game) {
 	if !c.playing || !g.Store().Alive(g.Own()) {
 		return
 	}
@@ -96,7 +96,7 @@ func (c *clientSession) recordPrediction(g *game.Game) {
 	})
 }
 
-func (c *clientSession) recordBody(g *game.Game, id entity.ID) {
+func (c *Client) recordBody(g *game.Game, id entity.ID) {
 	t := g.Store().Transform(id)
 	if t == nil {
 		return
@@ -122,7 +122,7 @@ type heldBody struct {
 	rb *entity.Rigidbody
 }
 
-func (c *clientSession) hold() held {
+func (c *Client) hold() held {
 	g := c.game
 	if !c.playing || !g.Store().Alive(g.Own()) {
 		return held{}
@@ -149,7 +149,7 @@ func (c *clientSession) hold() held {
 // whether its prediction stands: within 3 mm the held prediction goes back
 // (nothing is replayed); otherwise the server's answer stands and every
 // tick since is run again from it, with is_replaying true.
-func (c *clientSession) reconcile(h held, judged uint32) {
+func (c *Client) reconcile(h held, judged uint32) {
 	g := c.game
 	own := g.Own()
 	if !h.ok || judged == 0 || !g.Store().Alive(own) {
@@ -213,7 +213,7 @@ func (c *clientSession) reconcile(h held, judged uint32) {
 //
 // Entities this client does not simulate are drawn interpolated, behind
 // the server's newest word (see interpolation), for the same length.
-func (c *clientSession) Drawn(draw func()) {
+func (c *Client) Drawn(draw func()) {
 	c.interpolate()
 	c.blendPredicted()
 	defer c.restore()
@@ -221,7 +221,7 @@ func (c *clientSession) Drawn(draw func()) {
 }
 
 // body returns id's pose and motion as they stand.
-func (c *clientSession) body(id entity.ID) heldBody {
+func (c *Client) body(id entity.ID) heldBody {
 	st := c.game.Store()
 	b := heldBody{id: id}
 	if t := st.Transform(id); t != nil {
@@ -237,7 +237,7 @@ func (c *clientSession) body(id entity.ID) heldBody {
 // lapse hands a body this client stopped leasing back to the server's last
 // word for it, easing the picture across the difference: the server holds
 // that word confirmed and will not say it again.
-func (c *clientSession) lapse(id entity.ID) {
+func (c *Client) lapse(id entity.ID) {
 	w, ok := c.lastWord[id]
 	delete(c.lastWord, id)
 	st := c.game.Store()
@@ -257,7 +257,7 @@ func (c *clientSession) lapse(id entity.ID) {
 // what this client simulates (its own character's shot) acted on it, so the
 // server's next word on it will carry that act, and predicting it keeps the
 // picture and the character's prediction exact.
-func (c *clientSession) leaseNow(id entity.ID) {
+func (c *Client) leaseNow(id entity.ID) {
 	g := c.game
 	if _, ok := c.lastWord[id]; !ok {
 		c.lastWord[id] = c.body(id)

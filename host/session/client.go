@@ -1,4 +1,4 @@
-package host
+package session
 
 import (
 	"log/slog"
@@ -13,10 +13,10 @@ import (
 	"vkm/transport"
 )
 
-// clientSession is a Game played as one client of a server over a
-// transport.Client. Like serverSession it is sans-IO: the caller hands it
+// Client is a Game played as one client of a server over a
+// transport.Client. Like Server it is sans-IO: the caller hands it
 // datagrams and the time and sends what it queues.
-type clientSession struct {
+type Client struct {
 	log  *slog.Logger
 	game *game.Game
 	net  *transport.Client
@@ -88,7 +88,7 @@ type clientSession struct {
 // it, and records it in the history while playing, so the server runs
 // exactly what this end predicted with.
 type recordingInput struct {
-	c  *clientSession
+	c  *Client
 	in game.Input
 }
 
@@ -107,48 +107,56 @@ func (r *recordingInput) Next() prediction.Command {
 	return cmd
 }
 
-type clientConfig struct {
-	project *project.Project
-	seed    uint64
-	name    string
-	dev     bool
-	logger  *slog.Logger
-	onState func(state, why string)
-	now     transport.Time
+// ClientConfig says what a Client plays and how it joins.
+type ClientConfig struct {
+	Project *project.Project
+	// Seed seeds math.random in behaviors; every end uses the same.
+	Seed uint64
+	// Name is the player's name the server is told; Dev asks to take a dev
+	// server's reloads.
+	Name string
+	Dev  bool
+	// Logger receives the session's log lines; nil discards them.
+	Logger *slog.Logger
+	// OnState, if set, hears each change of the session's state
+	// ("playing", "refused", "disconnected") and why.
+	OnState func(state, why string)
+	// Now is the session's time at its start: its first Hello goes then.
+	Now transport.Time
 }
 
-// newClientSession loads cfg.project as a client about to join: a Game
+// NewClient loads cfg.Project as a client about to join: a Game
 // whose Authority is this session.
-func newClientSession(cfg clientConfig) (*clientSession, error) {
-	if cfg.logger == nil {
-		cfg.logger = slog.New(slog.DiscardHandler)
+func NewClient(cfg ClientConfig) (*Client, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	c := &clientSession{
-		dev: cfg.dev,
-		log: cfg.logger, onState: cfg.onState, placed: map[entity.ID]bool{}, bare: map[entity.ID]bool{}, lastWord: map[entity.ID]heldBody{},
+	c := &Client{
+		dev: cfg.Dev,
+		log: cfg.Logger, onState: cfg.OnState, placed: map[entity.ID]bool{}, bare: map[entity.ID]bool{}, lastWord: map[entity.ID]heldBody{},
 		rel: mustReliable(),
 	}
-	g, err := game.New(game.Config{Project: cfg.project, Logger: cfg.logger, Seed: cfg.seed,
+	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger, Seed: cfg.Seed,
 		Authority: func(g *game.Game) game.Authority { c.game = g; return (*clientAuthority)(c) }})
 	if err != nil {
 		return nil, err
 	}
 	hello := g.Hello()
-	hello.Name, hello.Dev = cfg.name, cfg.dev
-	c.net = transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.logger}, cfg.now)
+	hello.Name, hello.Dev = cfg.Name, cfg.Dev
+	c.net = transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.Logger}, cfg.Now)
 	c.interp = newInterpolation(g.TickRate())
 	return c, nil
 }
 
 // Close releases the session's game.
-func (c *clientSession) Close() { c.game.Close() }
+func (c *Client) Close() { c.game.Close() }
 
 // clientAuthority is a client session as its Game's Authority. While
 // joining it decides nothing; playing, it decides its own entity and what
 // that entity leases, and its local command drives its own entity; once
 // the session has ended it decides nothing again, and its own entity is
 // still its own.
-type clientAuthority clientSession
+type clientAuthority Client
 
 var _ game.Authority = (*clientAuthority)(nil)
 
@@ -165,7 +173,7 @@ func (a *clientAuthority) Command(id entity.ID) *prediction.Command {
 	return nil
 }
 func (a *clientAuthority) RollTick(entity.ID) (uint32, bool) { return 0, false }
-func (a *clientAuthority) BeforeTick()                       { (*clientSession)(a).beforeTick() }
+func (a *clientAuthority) BeforeTick()                       { (*Client)(a).beforeTick() }
 func (a *clientAuthority) AfterTick()                        {}
 func (a *clientAuthority) Spawning() game.Spawning {
 	if a.playing || a.ended {
@@ -177,7 +185,7 @@ func (a *clientAuthority) Lease(by, id entity.ID) bool {
 	if !a.playing {
 		return false
 	}
-	(*clientSession)(a).leaseNow(id)
+	(*Client)(a).leaseNow(id)
 	return true
 }
 func (a *clientAuthority) Told() bool                    { return a.playing }
@@ -186,7 +194,7 @@ func (a *clientAuthority) Rewound() physics.Moved        { return nil }
 func (a *clientAuthority) Ended() (bool, string)         { return a.ended, a.why }
 
 // receive hands the session one datagram from the server.
-func (c *clientSession) receive(b []byte, now transport.Time) {
+func (c *Client) Receive(b []byte, now transport.Time) {
 	c.now = now
 	c.net.Receive(b, now)
 	c.events()
@@ -194,7 +202,7 @@ func (c *clientSession) receive(b []byte, now transport.Time) {
 
 // frame runs one frame: the session's timers (Hellos while joining,
 // keep-alives, the timeout), then the game's ticks and per-frame systems.
-func (c *clientSession) frame(elapsed time.Duration, in game.Input, afterTick func(*game.Game), now transport.Time) {
+func (c *Client) Frame(elapsed time.Duration, in game.Input, afterTick func(*game.Game), now transport.Time) {
 	c.now = now
 	c.net.Poll(now)
 	c.events()
@@ -222,7 +230,7 @@ func (c *clientSession) frame(elapsed time.Duration, in game.Input, afterTick fu
 
 // sendCommands sends the commands the server still needs: the newest it
 // has not confirmed and any never sent.
-func (c *clientSession) sendCommands(now transport.Time) {
+func (c *Client) sendCommands(now transport.Time) {
 	p := c.game.Project()
 	c.history.Fill(&c.packet)
 	c.packet.DrawnTick, c.packet.DrawnFrac = prediction.DrawnTick(c.drawnNewest)
@@ -251,7 +259,7 @@ func nextDue(due, now transport.Time, interval time.Duration) transport.Time {
 }
 
 // events moves the game's role with the session.
-func (c *clientSession) events() {
+func (c *Client) events() {
 	for {
 		ev, ok := c.net.NextEvent()
 		if !ok {
@@ -276,7 +284,7 @@ func (c *clientSession) events() {
 
 // until is how long the caller may wait before the next frame: the next
 // tick or the session's next deadline.
-func (c *clientSession) until(now transport.Time) time.Duration {
+func (c *Client) Until(now transport.Time) time.Duration {
 	d := c.game.Clock().Until()
 	if c.net.State() == transport.StatePlaying {
 		d = min(d, time.Duration(c.nextSend-now))
@@ -285,4 +293,76 @@ func (c *clientSession) until(now transport.Time) time.Duration {
 		d = min(d, time.Duration(at-now))
 	}
 	return max(d, 0)
+}
+
+// Game is the world this client plays.
+func (c *Client) Game() *game.Game { return c.game }
+
+// Net is the connection core: the session's state, its player number,
+// why it ended, its link's figures and the datagrams waiting to go out.
+func (c *Client) Net() *transport.Client { return c.net }
+
+// Playing reports whether the server has seated this client and the
+// session has not ended.
+func (c *Client) Playing() bool { return c.playing }
+
+// ClientStats are a client's prediction, pacing and interpolation
+// figures since it started.
+type ClientStats struct {
+	// Snapshots taken, in order; Corrections are those whose answer for
+	// what this client predicts differed by 3 mm or more, ReplayedTicks
+	// the ticks run again for them, MaxCorrection the largest, in metres.
+	Snapshots     uint64
+	Corrections   uint64
+	ReplayedTicks uint64
+	MaxCorrection float64
+	// BadSnapshots did not decode; UnmadeEntities are entries naming an
+	// entity this end could not make.
+	BadSnapshots   int
+	UnmadeEntities int
+	// PacingLowWater and PacingTarget are the server's queue of this
+	// client's commands at its lowest since the last snapshot, and the
+	// cushion the client steers it toward.
+	PacingLowWater float64
+	PacingTarget   float64
+	// InterpDelay is how many ticks behind the newest snapshot the
+	// entities this client does not simulate are drawn; InterpStalls the
+	// frames that clock held while something it draws moved; LookBehind
+	// how many ticks behind the server's present they are drawn.
+	InterpDelay  float64
+	InterpStalls uint64
+	LookBehind   float64
+	// Reloads counts the dev server's reloads taken, the last at
+	// ReloadTick.
+	Reloads    int
+	ReloadTick uint32
+}
+
+// Stats returns the client's figures as of now.
+func (c *Client) Stats(now transport.Time) ClientStats {
+	return ClientStats{
+		Snapshots: c.interp.snapshots, Corrections: c.rec.corrections, ReplayedTicks: c.rec.replayed,
+		MaxCorrection: c.rec.maxCorrection, BadSnapshots: c.badSnapshots, UnmadeEntities: c.unmade,
+		PacingLowWater: float64(c.pacer.LowWater()), PacingTarget: c.pacer.Target(),
+		InterpDelay: c.interp.clock.Delay(), InterpStalls: c.interp.stalls, LookBehind: c.lookBehind(now),
+		Reloads: c.reloads, ReloadTick: c.reloadTick,
+	}
+}
+
+// Ghost is the server's newest word on the own entity's pose, before this
+// client's prediction is put back over it (false before there is one).
+func (c *Client) Ghost() (entity.Transform, bool) { return c.ghost, c.ghostSet }
+
+// EachLeased calls fn with every body the character is pushing, which
+// this client simulates too, until fn returns false.
+func (c *Client) EachLeased(fn func(entity.ID) bool) { c.leases.Each(c.game.Tick(), fn) }
+
+// EachSample calls fn with the newest pose the server sent for each entity
+// this client draws interpolated.
+func (c *Client) EachSample(fn func(entity.ID, entity.Transform)) {
+	for id, tr := range c.interp.tracks {
+		if _, t, ok := tr.Newest(); ok {
+			fn(id, t)
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package host
+package session
 
 import (
 	"errors"
@@ -22,7 +22,7 @@ const SpawnBuildsPerFrame = 4
 // number of peers: every live entity in slot order with its silence class
 // and components. A Transform's scale is bounded as the wire bounds it and
 // written back, so what the server simulates is what every client is told.
-func (s *serverSession) buildRound() {
+func (s *Server) buildRound() {
 	g := s.game
 	st := g.Store()
 	if s.round == nil {
@@ -66,7 +66,7 @@ func (s *serverSession) buildRound() {
 // snapshot without news is held back but every SettledEvery-th round; the
 // queue's low water is then the lowest over the rounds since the last one
 // sent, as the header promises.
-func (s *serverSession) sendRound(now transport.Time) {
+func (s *Server) sendRound(now transport.Time) {
 	s.playing = s.net.AppendPlaying(s.playing[:0])
 	built := false
 	for _, player := range s.playing {
@@ -116,7 +116,7 @@ func (s *serverSession) sendRound(now transport.Time) {
 // applySnapshot puts what a snapshot says into the client's world:
 // removals first, then each entry, building fresh what is new at its slot.
 // Spawned prefabs are built later, after the frame's snapshots are read.
-func (c *clientSession) applySnapshot(payload []byte) {
+func (c *Client) applySnapshot(payload []byte) {
 	g := c.game
 	payload, err := unframePayload(payload, c.rel)
 	if errors.Is(err, transport.ErrReliableProtocol) {
@@ -180,7 +180,7 @@ func (c *clientSession) applySnapshot(payload []byte) {
 	}
 }
 
-func (c *clientSession) applyEntry(e *replication.Entry) {
+func (c *Client) applyEntry(e *replication.Entry) {
 	g := c.game
 	st := g.Store()
 	id := e.ID
@@ -220,7 +220,7 @@ func (c *clientSession) applyEntry(e *replication.Entry) {
 }
 
 // dropUnlisted removes every component of id a fresh entry does not list.
-func (c *clientSession) dropUnlisted(id entity.ID, e *replication.Entry) {
+func (c *Client) dropUnlisted(id entity.ID, e *replication.Entry) {
 	st := c.game.Store()
 	if st.Rigidbody(id) != nil && !e.Has(replication.TypeRigidbody) {
 		st.SetRigidbody(id, nil)
@@ -239,7 +239,7 @@ func (c *clientSession) dropUnlisted(id entity.ID, e *replication.Entry) {
 	}
 }
 
-func (c *clientSession) applyChange(id entity.ID, e *replication.Entry, ch replication.Change) {
+func (c *Client) applyChange(id entity.ID, e *replication.Entry, ch replication.Change) {
 	st := c.game.Store()
 	switch typ := ch.Type; {
 	case typ == replication.TypeTransform:
@@ -290,7 +290,7 @@ func (c *clientSession) applyChange(id entity.ID, e *replication.Entry, ch repli
 // snapshots said back over the file's authored values (the server holds
 // those confirmed and will not say them again) and drops the NetSpawn: what
 // still carries one is exactly what waits.
-func (c *clientSession) buildSpawns() {
+func (c *Client) buildSpawns() {
 	g := c.game
 	st := g.Store()
 	built := 0
@@ -313,7 +313,7 @@ func (c *clientSession) buildSpawns() {
 	}
 }
 
-func (c *clientSession) build(root entity.ID, ns *entity.NetSpawn) error {
+func (c *Client) build(root entity.ID, ns *entity.NetSpawn) error {
 	g := c.game
 	st := g.Store()
 	p, err := g.Prefab(ns.Prefab)
@@ -351,7 +351,7 @@ type said struct {
 	components map[int]entity.Values
 }
 
-func (c *clientSession) keep(root entity.ID) said {
+func (c *Client) keep(root entity.ID) said {
 	st := c.game.Store()
 	s := said{transform: *st.Transform(root), components: map[int]entity.Values{}}
 	if b := st.Rigidbody(root); b != nil {

@@ -1,4 +1,4 @@
-package host
+package session
 
 import (
 	"fmt"
@@ -14,13 +14,13 @@ import (
 	"vkm/transport/memnet"
 )
 
-// harness runs a serverSession and clientSessions in one process over
+// harness runs a Server and clientSessions in one process over
 // seeded simulated links, on a synthetic clock: every session test is
 // deterministic from its seed.
 type harness struct {
 	t       testing.TB
 	now     transport.Time
-	server  *serverSession
+	server  *Server
 	clients []*peer
 	// dev makes the clients it joins take a dev server's reloads.
 	dev bool
@@ -28,7 +28,7 @@ type harness struct {
 
 // peer is one client of a harness, with its own link to the server.
 type peer struct {
-	c     *clientSession
+	c     *Client
 	addr  netip.AddrPort
 	pipe  *memnet.Pipe // AtoB: client to server (Up); BtoA: server to client (Down)
 	input game.Input
@@ -44,7 +44,7 @@ const frameStep = 2 * time.Millisecond
 
 func newHarness(t testing.TB, server *project.Project) *harness {
 	t.Helper()
-	s, err := newServerSession(serverConfig{project: server, logger: testLogger(t)})
+	s, err := NewServer(ServerConfig{Project: server, Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func newHarness(t testing.TB, server *project.Project) *harness {
 func (h *harness) join(p *project.Project, profile memnet.Profile, seed uint64) *peer {
 	h.t.Helper()
 	n := len(h.clients) + 1
-	c, err := newClientSession(clientConfig{project: p, name: fmt.Sprintf("p%d", n), logger: testLogger(h.t), now: h.now, dev: h.dev})
+	c, err := NewClient(ClientConfig{Project: p, Name: fmt.Sprintf("p%d", n), Logger: testLogger(h.t), Now: h.now, Dev: h.dev})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -83,10 +83,10 @@ func (h *harness) step() {
 			if !ok {
 				break
 			}
-			h.server.receive(p.addr, b, h.now)
+			h.server.Receive(p.addr, b, h.now)
 		}
 	}
-	h.server.advance(frameStep, h.now)
+	h.server.Advance(frameStep, h.now)
 	for {
 		to, b, ok := h.server.net.NextDatagram()
 		if !ok {
@@ -104,9 +104,9 @@ func (h *harness) step() {
 			if !ok {
 				break
 			}
-			p.c.receive(b, h.now)
+			p.c.Receive(b, h.now)
 		}
-		p.c.frame(frameStep, p.input, p.afterTick, h.now)
+		p.c.Frame(frameStep, p.input, p.afterTick, h.now)
 		for {
 			b, ok := p.c.net.NextDatagram()
 			if !ok {
@@ -189,7 +189,7 @@ func (h *harness) seated(profile memnet.Profile, seed uint64, withBot bool) *pee
 // loadArena loads the example project.
 func loadArena(t testing.TB) *project.Project {
 	t.Helper()
-	p, err := project.LoadProject("../projects/arena")
+	p, err := project.LoadProject("../../projects/arena")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package host
+package session
 
 import (
 	"math/rand/v2"
@@ -75,8 +75,8 @@ func FuzzClientAppliesSnapshots(f *testing.F) {
 
 // newFuzzClient is a client session playing the arena, seated, with no
 // server behind it.
-func newFuzzClient(tb testing.TB) *clientSession {
-	c, err := newClientSession(clientConfig{project: loadArena(tb), logger: testLogger(tb)})
+func newFuzzClient(tb testing.TB) *Client {
+	c, err := NewClient(ClientConfig{Project: loadArena(tb), Logger: testLogger(tb)})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func newFuzzClient(tb testing.TB) *clientSession {
 
 func TestADisconnectedWorldHoldsStill(t *testing.T) {
 	p := loadArena(t)
-	c, err := newClientSession(clientConfig{project: p})
+	c, err := NewClient(ClientConfig{Project: p})
 	if err != nil {
 		t.Fatal(err)
 	}

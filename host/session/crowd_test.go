@@ -1,4 +1,4 @@
-package host
+package session
 
 import (
 	"io/fs"
@@ -13,7 +13,7 @@ import (
 
 func loadCrowd(t testing.TB) *project.Project {
 	t.Helper()
-	p, err := project.LoadProject("../projects/crowd")
+	p, err := project.LoadProject("../../projects/crowd")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestCrowdLoadsWith500CratesAnd64Seats(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	s, err := newServerSession(serverConfig{project: p})
+	s, err := NewServer(ServerConfig{Project: p})
 	if err != nil {
 		t.Fatal(err)
 	}
