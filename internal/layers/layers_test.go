@@ -1,73 +1,172 @@
-// Package layers holds a test that keeps the module's package boundaries:
-// no package imports one that composes it, and the simulation packages never
-// reach for the network or the operating system.
+// Package layers holds the test that keeps the module's package
+// boundaries: one table of every package, in order from the one that
+// imports nothing of ours to the one that composes them all, with what each
+// may import and whether it may touch the clock, goroutines or the system.
 package layers
 
 import (
-	"go/build"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// order lists the packages from the one that imports nothing of ours to the
-// one that composes them all, as in DESIGN.md's table: a package may import
-// only those before it (and internal helpers). scripts, the embedded Lua,
-// imports nothing and comes first.
-var order = []string{"scripts", "wire", "transport", "replication", "prediction", "physics", "scripting", "host"}
-
-// banned lists standard packages a layer must not import, and why.
-var banned = map[string]map[string]string{
-	"wire":        {"net": "bits and numbers only", "os": "bits and numbers only"},
-	"transport":   {"net": "sans-IO: only transport/udp touches a socket", "os": "sans-IO: time comes in as an argument"},
-	"replication": {"net": "sans-IO: bytes in, bytes out", "os": "no files or clocks of its own", "time": "rounds are counted in ticks; the host owns the clock"},
-	"prediction":  {"net": "sans-IO: bytes in, bytes out", "os": "no files or clocks of its own"},
-	"physics":     {"net": "physics knows nothing of networking", "os": "no files or clocks of its own"},
-	"scripting":   {"net": "scripts never touch sockets", "os": "scripts are read through an fs.FS only"},
+// layer is one package (a directory of the module) and its rules.
+type layer struct {
+	dir string
+	// uses are the module's packages it may import, besides internal/
+	// helpers; each comes earlier in the table.
+	uses []string
+	// bans are standard (or x/) packages it may not import, and why.
+	bans map[string]string
+	// sansIO packages take the time as an argument and start no
+	// goroutine: no time.Now, Sleep, timers or go statements in their
+	// source, which is what lets their tests run on a synthetic clock.
+	sansIO bool
 }
 
-// systemCalls are the packages that call the kernel by number. No layer
-// below the host imports them: the simulation makes no system calls, and
-// a socket's are transport/udp's, which names them through x/sys.
-var systemCalls = map[string]bool{"syscall": true, "golang.org/x/sys/unix": true}
+// The reasons a ban gives.
+var (
+	noSockets  = "sockets are transport/udp's and the host's"
+	noOS       = "the host owns the process, its files and its clock"
+	noSyscalls = "system calls are transport/udp's, named through x/sys"
+	pure       = map[string]string{"net": noSockets, "os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}
+)
 
-func root(t *testing.T) string {
+// house is every package of the module, in layering order.
+var house = []layer{
+	{dir: "scripts", sansIO: true},
+	{dir: "wire", bans: pure, sansIO: true},
+	{dir: "transport/cookie", bans: pure, sansIO: true},
+	{dir: "transport/handshake", bans: pure, sansIO: true},
+	{dir: "transport", uses: []string{"wire", "transport/cookie", "transport/handshake"}, bans: pure, sansIO: true},
+	{dir: "transport/memnet", uses: []string{"transport"}, bans: pure, sansIO: true},
+	// The one place below the host that opens sockets.
+	{dir: "transport/udp", uses: []string{"transport"}, bans: map[string]string{"os": noOS}},
+	{dir: "replication", uses: []string{"wire"}, bans: pure, sansIO: true},
+	{dir: "prediction", uses: []string{"wire"}, bans: pure, sansIO: true},
+	{dir: "physics", bans: pure, sansIO: true},
+	// A behavior's time budget reads the clock; nothing else does.
+	{dir: "scripting", uses: []string{"scripts", "replication", "prediction"}, bans: pure},
+	// Reads project folders from disk (os.DirFS), and nothing else of the
+	// system.
+	{dir: "host/project", uses: []string{"physics", "prediction"}, bans: map[string]string{"net": noSockets, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}, sansIO: true},
+	{dir: "host/store", uses: []string{"replication", "host/project"}, bans: pure, sansIO: true},
+	{dir: "host/bot", uses: []string{"prediction"}, bans: pure, sansIO: true},
+	{dir: "host/game", uses: []string{"wire", "transport/handshake", "replication", "prediction", "physics", "scripting", "host/project", "host/store"}, bans: pure, sansIO: true},
+	// Polls a project's files through its fs.FS.
+	{dir: "host/watch", uses: []string{"transport"}, bans: pure, sansIO: true},
+	{dir: "host/session", uses: []string{"transport", "transport/handshake", "replication", "prediction", "physics", "host/project", "host/store", "host/game"}, bans: pure, sansIO: true},
+	// The reference client's web page: an HTTP server of its own.
+	{dir: "host/view", bans: map[string]string{"syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
+	// The composing root: goroutines, timers, sockets and the wall clock.
+	{dir: "host", uses: []string{"transport", "transport/handshake", "transport/memnet", "transport/udp", "replication", "prediction",
+		"host/project", "host/bot", "host/game", "host/watch", "host/session", "host/view"}},
+	{dir: "cmd/vkmd", uses: []string{"host", "host/project"}},
+	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project"}},
+}
+
+// clock is what a sans-IO package may not call in package time.
+var clock = map[string]bool{"Now": true, "Since": true, "Until": true, "Sleep": true, "After": true,
+	"AfterFunc": true, "Tick": true, "NewTimer": true, "NewTicker": true}
+
+func root() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-func TestNoPackageImportsOneAboveItInTheLayering(t *testing.T) {
-	dir := root(t)
-	checked := 0
-	for i, layer := range order {
-		pkg, err := build.ImportDir(filepath.Join(dir, layer), 0)
-		if err != nil {
-			continue // a layer not written yet
+func TestEveryPackageKeepsToItsLayer(t *testing.T) {
+	dir := root()
+	for i, l := range house {
+		for _, u := range l.uses {
+			if j := slices.IndexFunc(house, func(o layer) bool { return o.dir == u }); j < 0 || j >= i {
+				t.Errorf("the table lets %s use %s, which does not come before it", l.dir, u)
+			}
 		}
-		checked++
-		for _, imp := range pkg.Imports {
-			if why, ok := banned[layer][imp]; ok {
-				t.Errorf("%s imports %s: %s", layer, imp, why)
-			}
-			if systemCalls[imp] && layer != "host" {
-				t.Errorf("%s imports %s: system calls are transport/udp's and the host's", layer, imp)
-			}
-			own, ok := strings.CutPrefix(imp, "vkm/")
-			if !ok || strings.HasPrefix(own, "internal/") {
-				continue
-			}
-			top := strings.SplitN(own, "/", 2)[0]
-			j := slices.Index(order, top)
-			if j < 0 {
-				t.Errorf("%s imports %s, which has no place in the layering", layer, imp)
-			} else if j >= i && top != layer {
-				t.Errorf("%s imports %s, which comes after it in the layering", layer, imp)
+		files, err := filepath.Glob(filepath.Join(dir, l.dir, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Errorf("%s: no Go files (%v)", l.dir, err)
+			continue
+		}
+		for _, file := range files {
+			if !strings.HasSuffix(file, "_test.go") {
+				checkFile(t, l, file)
 			}
 		}
 	}
-	if checked < 4 {
-		t.Fatalf("only %d layers found under %s", checked, dir)
+}
+
+// checkFile checks one source file of l against l's rules.
+func checkFile(t *testing.T, l layer, file string) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(l.dir, filepath.Base(file))
+	timeName := ""
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		if why, ok := l.bans[p]; ok {
+			t.Errorf("%s imports %s: %s", name, p, why)
+		}
+		if own, ok := strings.CutPrefix(p, "vkm/"); ok && !strings.HasPrefix(own, "internal/") && !slices.Contains(l.uses, own) {
+			t.Errorf("%s imports %s, which %s may not use", name, p, l.dir)
+		}
+		if p == "time" {
+			timeName = "time"
+			if imp.Name != nil {
+				timeName = imp.Name.Name
+			}
+		}
+	}
+	if !l.sansIO {
+		return
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			t.Errorf("%s: a go statement: only the host starts goroutines", fset.Position(n.Pos()))
+		case *ast.SelectorExpr:
+			if id, ok := n.X.(*ast.Ident); ok && timeName != "" && id.Name == timeName && clock[n.Sel.Name] {
+				t.Errorf("%s: time.%s: a sans-IO package takes the time as an argument", fset.Position(n.Pos()), n.Sel.Name)
+			}
+		}
+		return true
+	})
+}
+
+// TestTheTableHasEveryPackage fails when a package is added without a row.
+func TestTheTableHasEveryPackage(t *testing.T) {
+	dir := root()
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || strings.HasPrefix(rel, "internal") || strings.HasPrefix(rel, "bench") {
+			if rel != "." {
+				return filepath.SkipDir
+			}
+		}
+		src, _ := filepath.Glob(filepath.Join(p, "*.go"))
+		src = slices.DeleteFunc(src, func(f string) bool { return strings.HasSuffix(f, "_test.go") })
+		if len(src) > 0 && !slices.ContainsFunc(house, func(l layer) bool { return l.dir == rel }) {
+			t.Errorf("package %s has no row in the layering table", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
