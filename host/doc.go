@@ -1,8 +1,17 @@
-// Package host composes the engine: it loads a project folder (project.toml,
-// scenes and prefabs in TOML, read together with the folders of the projects
-// it extends), keeps the entity store (slots, generations,
-// hierarchy, components), and runs the fixed tick over physics and Lua
-// behaviors in the engine's order. It is the only package with a wall clock;
-// offline play, and later the server and client halves of a session, are
-// built here from the packages below it.
+// Package host composes the engine into the programs' two jobs: Serve runs
+// a project as a dedicated server, Play plays it offline or as a client of
+// one (with a web view, a bot or a crowd of them). It is the one package
+// with goroutines, timers, sockets and the wall clock: it reads datagrams
+// off UDP (or an in-process Loopback) and hands them, with the time, to
+// the sans-IO sessions of package session, which tick a game.Game.
+//
+// The packages below it, each with one job:
+//
+//   - project: project.toml, scenes and prefabs, read and checked;
+//   - store: the entities, their hierarchy and components;
+//   - game: one world and its fixed tick, asking an Authority who decides;
+//   - session: the server's and a client's halves of a match, sans-IO;
+//   - watch: a dev server's view of a project's saved files;
+//   - bot: a seeded player of any project's input actions;
+//   - view: the reference client's web page.
 package host

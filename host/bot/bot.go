@@ -1,3 +1,6 @@
+// Package bot plays a project's input actions by itself, from a seed: the
+// same seed gives the same commands tick for tick, so a bot's match is
+// repeatable. It is what the client's --bot and --bots run.
 package bot
 
 import (

@@ -111,7 +111,7 @@ func New(cfg Config) (*Game, error) {
 		buttons[i] = b.Name
 	}
 	g.scripts, err = scripting.New(scripting.Config{
-		FS: p.FS, EntryScript: p.EntryScript, World: g, Logger: logger, Seed: cfg.Seed,
+		FS: p.FS, EntryScript: p.EntryScript, World: (*world)(g), Logger: logger, Seed: cfg.Seed,
 		Axes: axes, Buttons: buttons,
 		OnError: func(e scripting.ScriptError) { g.errs = append(g.errs, e) },
 	})
@@ -347,9 +347,9 @@ func (g *Game) RunTick() {
 	if g.auth.Told() {
 		// Every body this end does not simulate goes where it was last
 		// told it is, for the step about to run.
-		g.phys.PlaceAndStep(g)
+		g.phys.PlaceAndStep((*world)(g))
 	} else {
-		g.phys.Step(g)
+		g.phys.Step((*world)(g))
 	}
 	g.auth.AfterTick()
 }
@@ -385,7 +385,7 @@ func (g *Game) Replay(from, to uint32, cmd func(tick uint32) (prediction.Command
 // updateControllers runs the character controller of every simulated
 // entity that has one, a Rigidbody and a body.
 func (g *Game) updateControllers() {
-	g.phys.UpdateControllers(g)
+	g.phys.UpdateControllers((*world)(g))
 }
 
 // DrainEvents hands over the presentation events emitted since the last
@@ -397,33 +397,56 @@ func (g *Game) DrainEvents() []scripting.Event {
 }
 
 // Pose implements physics.Bodies.
-func (g *Game) Pose(id entity.ID) (*entity.Transform, *entity.Rigidbody) {
+func (g *world) Pose(id entity.ID) (*entity.Transform, *entity.Rigidbody) {
 	return g.store.Transform(id), g.store.Rigidbody(id)
 }
 
 // --- scripting.World ---
 
-var _ scripting.World = (*Game)(nil)
-var _ physics.Controlled = (*Game)(nil)
+// world is a Game as its behaviors and its physics see it: the
+// scripting.World the Lua bindings call, and the bodies the physics steps.
+// It is the same value as the Game; only the methods differ.
+type world Game
 
-func (g *Game) Tick() uint32                                        { return g.tick }
-func (g *Game) Alive(id entity.ID) bool                             { return g.store.Alive(id) }
-func (g *Game) Name(id entity.ID) string                            { return g.store.Name(id) }
-func (g *Game) Parent(id entity.ID) entity.ID                       { return g.store.Parent(id) }
-func (g *Game) Transform(id entity.ID) *entity.Transform            { return g.store.Transform(id) }
-func (g *Game) Rigidbody(id entity.ID) *entity.Rigidbody            { return g.store.Rigidbody(id) }
-func (g *Game) Controller(id entity.ID) *entity.CharacterController { return g.store.Controller(id) }
-func (g *Game) Component(id entity.ID, typ int) entity.Values       { return g.store.Component(id, typ) }
-func (g *Game) RemoveComponent(id entity.ID, typ int)               { g.store.RemoveComponent(id, typ) }
+var _ scripting.World = (*world)(nil)
+var _ physics.Controlled = (*world)(nil)
 
-func (g *Game) AddComponent(id entity.ID, typ int) entity.Values {
+// World is the game as a behavior sees it: what the Lua bindings call.
+// Tools and tests use it to act as a behavior would (push a body, cast a
+// ray, rewind for a shot).
+func (g *Game) World() scripting.World { return (*world)(g) }
+
+// The questions a behavior asks, answered by the Game.
+func (g *world) Tick() uint32                             { return (*Game)(g).Tick() }
+func (g *world) Simulates(id entity.ID) bool              { return (*Game)(g).Simulates(id) }
+func (g *world) IsMine(id entity.ID) bool                 { return (*Game)(g).IsMine(id) }
+func (g *world) Command(id entity.ID) *prediction.Command { return (*Game)(g).Command(id) }
+func (g *world) IsReplaying() bool                        { return g.replaying }
+func (g *world) Disconnected() bool                       { return (*Game)(g).Disconnected() }
+func (g *world) LastError() string                        { return (*Game)(g).LastError() }
+func (g *world) Spawn(file string, pose entity.Transform) (entity.ID, error) {
+	return (*Game)(g).Spawn(file, pose)
+}
+func (g *world) Destroy(id entity.ID) { (*Game)(g).Destroy(id) }
+
+func (g *Game) Tick() uint32                                         { return g.tick }
+func (g *world) Alive(id entity.ID) bool                             { return g.store.Alive(id) }
+func (g *world) Name(id entity.ID) string                            { return g.store.Name(id) }
+func (g *world) Parent(id entity.ID) entity.ID                       { return g.store.Parent(id) }
+func (g *world) Transform(id entity.ID) *entity.Transform            { return g.store.Transform(id) }
+func (g *world) Rigidbody(id entity.ID) *entity.Rigidbody            { return g.store.Rigidbody(id) }
+func (g *world) Controller(id entity.ID) *entity.CharacterController { return g.store.Controller(id) }
+func (g *world) Component(id entity.ID, typ int) entity.Values       { return g.store.Component(id, typ) }
+func (g *world) RemoveComponent(id entity.ID, typ int)               { g.store.RemoveComponent(id, typ) }
+
+func (g *world) AddComponent(id entity.ID, typ int) entity.Values {
 	if typ < 0 || typ >= len(g.schema.Types) {
 		return nil
 	}
 	return g.store.AddComponent(id, typ, len(g.schema.Types[typ].Fields))
 }
 
-func (g *Game) Find(name string) entity.ID {
+func (g *world) Find(name string) entity.ID {
 	found := entity.None
 	g.store.Each(func(id entity.ID) bool {
 		if g.store.Name(id) == name {
@@ -530,7 +553,7 @@ func (g *Game) Destroy(id entity.ID) {
 	g.store.Destroy(id)
 }
 
-func (g *Game) ApplyImpulse(by, id entity.ID, ix, iy float64) {
+func (g *world) ApplyImpulse(by, id entity.ID, ix, iy float64) {
 	if !g.Simulates(id) {
 		if by.IsNone() || !g.Simulates(by) || g.phys.Mass(id) <= 0 || !g.auth.Lease(by, id) {
 			return // the end that decides what happens to it does
@@ -546,16 +569,16 @@ func (g *Game) ApplyImpulse(by, id entity.ID, ix, iy float64) {
 	rb.Awake = true
 }
 
-func (g *Game) RayCast(x1, y1, x2, y2 float64, ignore entity.ID) (scripting.Hit, bool) {
+func (g *world) RayCast(x1, y1, x2, y2 float64, ignore entity.ID) (scripting.Hit, bool) {
 	h, ok := g.phys.RayCastMoved(x1, y1, x2, y2, ignore, g.auth.Rewound())
 	return scripting.Hit{Entity: h.Entity, X: h.X, Y: h.Y, NX: h.NX, NY: h.NY, Fraction: h.Fraction}, ok
 }
 
-func (g *Game) QueryBox(minX, minY, maxX, maxY float64, fn func(entity.ID) bool) {
+func (g *world) QueryBox(minX, minY, maxX, maxY float64, fn func(entity.ID) bool) {
 	g.phys.QueryAABBMoved(minX, minY, maxX, maxY, g.auth.Rewound(), fn)
 }
 
-func (g *Game) Touching(id entity.ID, fn func(entity.ID) bool) { g.phys.Touching(id, fn) }
+func (g *world) Touching(id entity.ID, fn func(entity.ID) bool) { g.phys.Touching(id, fn) }
 
 // Simulates is the one predicate: whether this end decides id's state.
 // Its Authority answers.
@@ -587,7 +610,7 @@ func (g *Game) IsReplaying() bool { return g.replaying }
 // command driving its root on a server, so that a player's client, which
 // predicted with its own tick numbers, rolled what the server rolls; the
 // tick everywhere else.
-func (g *Game) RollTick(id entity.ID) uint32 {
+func (g *world) RollTick(id entity.ID) uint32 {
 	if t, ok := g.auth.RollTick(id); ok {
 		return t
 	}
@@ -597,7 +620,7 @@ func (g *Game) RollTick(id entity.ID) uint32 {
 // Rewind runs fn with the world as the player driving caller saw it when
 // they made this tick's command, where this end keeps such a past (lag
 // compensation on a server); elsewhere it just runs fn.
-func (g *Game) Rewind(caller entity.ID, fn func()) { g.auth.Rewind(caller, fn) }
+func (g *world) Rewind(caller entity.ID, fn func()) { g.auth.Rewind(caller, fn) }
 
 // Root is the root of id's hierarchy (id itself if it has no parent).
 func (g *Game) Root(id entity.ID) entity.ID {
@@ -607,9 +630,9 @@ func (g *Game) Root(id entity.ID) entity.ID {
 	return id
 }
 
-func (g *Game) Emit(ev scripting.Event) { g.events = append(g.events, ev) }
+func (g *world) Emit(ev scripting.Event) { g.events = append(g.events, ev) }
 
-func (g *Game) Log(id entity.ID, msg string) {
+func (g *world) Log(id entity.ID, msg string) {
 	g.logger.Info("lua", "entity", id.String(), "name", g.store.Name(id), "msg", msg)
 }
 

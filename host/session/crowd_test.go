@@ -65,7 +65,7 @@ func TestCrowdLoadsWith500CratesAnd64Seats(t *testing.T) {
 		if err != nil || id.IsNone() {
 			t.Fatalf("player %d not seated: %v", player, err)
 		}
-		tr := g.Transform(id)
+		tr := g.Store().Transform(id)
 		at := [2]float64{tr.X, tr.Y}
 		if other, ok := seen[at]; ok {
 			t.Fatalf("players %d and %d start at the same place %v", other, player, at)

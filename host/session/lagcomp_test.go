@@ -132,11 +132,11 @@ func checkClamped(t *testing.T, h *harness, shooter *peer, target entity.ID) {
 	}{{1, first}, {float64(sv.Tick()) + 500, present}} {
 		h.server.lag.drawnAt[gunner] = c.claim
 		var seen, inner, afterInner entity.Transform
-		sv.Rewind(gunner, func() {
+		sv.World().Rewind(gunner, func() {
 			seen = *sv.Store().Transform(target)
 			// A nested scope changes nothing: still the same past, before
 			// and after it.
-			sv.Rewind(gunner, func() { inner = *sv.Store().Transform(target) })
+			sv.World().Rewind(gunner, func() { inner = *sv.Store().Transform(target) })
 			afterInner = *sv.Store().Transform(target)
 		})
 		if inner != seen || afterInner != seen {

@@ -26,7 +26,7 @@ func TestACorrectionLandsOnTheServersAnswerExactly(t *testing.T) {
 			srv, own := h.server.game, a.c.game.Own()
 			a.c.rec.maxCorrection = 0
 			before := a.c.rec
-			srv.ApplyImpulse(entity.None, own, 0, 400) // up, two metres a tick, on the server only
+			srv.World().ApplyImpulse(entity.None, own, 0, 400) // up, two metres a tick, on the server only
 			h.runUntil(time.Second, "the knock's correction", func() bool { return a.c.rec.corrections > before.corrections })
 			knocked := a.c.rec
 			a.c.rec.maxError = 0
@@ -81,11 +81,11 @@ func TestALeasedBodyStillMovingLeasesWhatItTouches(t *testing.T) {
 	a := h.seated(memnet.Perfect, 1, false)
 	h.run(time.Second) // land
 	g := a.c.game
-	top, left, right := g.Find("crate7"), g.Find("crate5"), g.Find("crate6")
+	top, left, right := g.World().Find("crate7"), g.World().Find("crate5"), g.World().Find("crate6")
 	if top.IsNone() || left.IsNone() || right.IsNone() {
 		t.Fatal("the arena has no crate7 on crate5 and crate6")
 	}
-	g.ApplyImpulse(g.Own(), top, 4, 0)
+	g.World().ApplyImpulse(g.Own(), top, 4, 0)
 	knocked := g.Tick()
 	if !g.Simulates(top) {
 		t.Fatal("a crate the own character knocks is not leased")

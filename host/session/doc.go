@@ -1,0 +1,10 @@
+// Package session is a match's two halves over the connection core of
+// package transport: Server seats players through the project's join
+// handler, runs their commands and sends each a snapshot against what it
+// has confirmed; Client predicts its own player, replays on the server's
+// correction, leases what it pushes and draws everyone else interpolated;
+// Lite plays a bot's commands with no world, for load. Each is sans-IO:
+// the caller hands it datagrams and the time, and sends what its Net
+// queues, so tests run a server and its clients in one process on a
+// synthetic clock. Each is the Authority of the game.Game it runs.
+package session
