@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 )
 
 // TestSixBotsOnAFourSeatArena runs six bot clients in one process against
@@ -13,18 +14,23 @@ import (
 // report has all six.
 func TestSixBotsOnAFourSeatArena(t *testing.T) {
 	for _, lite := range []bool{false, true} {
-		t.Run(map[bool]string{false: "full", true: "lite"}[lite], func(t *testing.T) { sixBots(t, lite) })
+		t.Run(map[bool]string{false: "full", true: "lite"}[lite], func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { sixBots(t, NewLoopback(), lite) })
+		})
 	}
 }
 
-func sixBots(t *testing.T, lite bool) {
-	addr, stop := served(t, loadArena(t))
+// TestSixLiteBotsOverUDP is the same crowd on real sockets, as a smoke test.
+func TestSixLiteBotsOverUDP(t *testing.T) { sixBots(t, nil, true) }
+
+func sixBots(t *testing.T, n *Loopback, lite bool) {
+	addr, stop := served(t, n, loadArena(t))
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	defer cancel()
 	var mu sync.Mutex
 	settled := map[int]string{}
 	rep, err := PlayBots(ctx, BotsConfig{
-		Play: PlayConfig{Project: loadArena(t), Connect: addr, Logger: testLogger(t)},
+		Play: PlayConfig{Project: loadArena(t), Connect: addr, Net: n, Logger: testLogger(t)},
 		Kind: "wander", Seed: 1, Count: 6, Lite: lite,
 		OnState: func(i int, state, why string) {
 			mu.Lock()
@@ -76,15 +82,20 @@ func sixBots(t *testing.T, lite bool) {
 }
 
 // TestSixtyFourLiteBotsFillTheCrowd seats a lite bot client in each of the
-// crowd's 64 seats over loopback.
+// crowd's 64 seats.
 func TestSixtyFourLiteBotsFillTheCrowd(t *testing.T) {
-	addr, stop := served(t, loadCrowd(t))
+	synctest.Test(t, testFillTheCrowd)
+}
+
+func testFillTheCrowd(t *testing.T) {
+	n := NewLoopback()
+	addr, stop := served(t, n, loadCrowd(t))
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	defer cancel()
 	var mu sync.Mutex
 	playing := map[int]bool{}
 	rep, err := PlayBots(ctx, BotsConfig{
-		Play: PlayConfig{Project: loadCrowd(t), Connect: addr, Logger: testLogger(t)},
+		Play: PlayConfig{Project: loadCrowd(t), Connect: addr, Net: n, Logger: testLogger(t)},
 		Kind: "wander", Seed: 1, Count: 64, Lite: true,
 		OnState: func(i int, state, why string) {
 			mu.Lock()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 )
 
 func TestSettleSaysHowARunEnded(t *testing.T) {
@@ -86,15 +87,20 @@ func TestReportSaysWhichClientsFailed(t *testing.T) {
 }
 
 func TestABotClientTurnedAwaySaysSoInTheReport(t *testing.T) {
+	synctest.Test(t, testBotTurnedAway)
+}
+
+func testBotTurnedAway(t *testing.T) {
+	net := NewLoopback()
 	one := loadArena(t)
 	one.Players = 1
-	addr, stop := served(t, one)
+	addr, stop := served(t, net, one)
 	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	defer cancel()
 	var settled atomic.Int32
 	rep, err := PlayBots(ctx, BotsConfig{
-		Play: PlayConfig{Project: loadArena(t), Connect: addr, Logger: testLogger(t)},
+		Play: PlayConfig{Project: loadArena(t), Connect: addr, Net: net, Logger: testLogger(t)},
 		Kind: "idle", Count: 2,
 		OnState: func(i int, state, why string) {
 			if settled.Add(1) == 2 { // one seated, one refused

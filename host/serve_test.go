@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"testing/synctest"
 	"time"
 	"vkm/host/project"
 )
@@ -16,9 +17,16 @@ import (
 // milliseconds, so reaching it means something is stuck, not slow.
 const testDeadline = 20 * time.Second
 
-// served starts Serve for p on a free loopback port and returns its address
-// and a function that stops it and returns its report.
-func served(t *testing.T, p *project.Project) (string, func() *ServerReport) {
+// The end-to-end tests here run Serve and Play as the programs do, on an
+// in-process Loopback under testing/synctest: the loops wait on channels
+// and timers only, so time passes when every end is waiting, and a busy
+// machine cannot make a test late. One of each kind also runs on real UDP
+// and the wall clock, as a smoke test of the sockets.
+
+// served starts Serve for p on a free loopback port of n (nil: UDP on
+// 127.0.0.1) and returns its address and a function that stops it and
+// returns its report.
+func served(t *testing.T, n *Loopback, p *project.Project) (string, func() *ServerReport) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	ready := make(chan netip.AddrPort, 1)
@@ -29,7 +37,7 @@ func served(t *testing.T, p *project.Project) (string, func() *ServerReport) {
 	done := make(chan result, 1)
 	go func() {
 		rep, err := Serve(ctx, ServeConfig{
-			Project: p, Addr: "127.0.0.1:0", Ready: func(a netip.AddrPort) { ready <- a },
+			Project: p, Addr: "127.0.0.1:0", Net: n, Ready: func(a netip.AddrPort) { ready <- a },
 			Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
 		})
 		done <- result{rep, err}
@@ -52,14 +60,14 @@ func served(t *testing.T, p *project.Project) (string, func() *ServerReport) {
 	return addr.String(), stop
 }
 
-// join plays p as a client of addr until its session reaches a state in
-// until (then it leaves) and returns the report.
-func join(t *testing.T, p *project.Project, addr string, until ...string) ClientReport {
+// join plays p as a client of addr on n until its session reaches a state
+// in until (then it leaves) and returns the report.
+func join(t *testing.T, n *Loopback, p *project.Project, addr string, until ...string) ClientReport {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	defer cancel()
 	rep, err := Play(ctx, PlayConfig{
-		Project: p, Connect: addr, Name: "tester",
+		Project: p, Connect: addr, Net: n, Name: "tester",
 		OnState: func(state, why string) {
 			for _, s := range until {
 				if s == state {
@@ -102,8 +110,14 @@ func arenaCopy(t *testing.T, edit func(name string, data []byte) []byte) *projec
 }
 
 func TestAClientJoinsAServerAndLeaves(t *testing.T) {
-	addr, stop := served(t, loadArena(t))
-	rep := join(t, loadArena(t), addr, "playing")
+	synctest.Test(t, func(t *testing.T) { joinAndLeave(t, NewLoopback()) })
+}
+
+func TestAClientJoinsAServerAndLeavesOverUDP(t *testing.T) { joinAndLeave(t, nil) }
+
+func joinAndLeave(t *testing.T, n *Loopback) {
+	addr, stop := served(t, n, loadArena(t))
+	rep := join(t, n, loadArena(t), addr, "playing")
 	t.Logf("client: %+v", rep)
 	if rep.State != "playing" || rep.Exit != "ok" || rep.Player != 1 || rep.LastError != "" {
 		t.Fatalf("client report %+v, want playing as player 1", rep)
@@ -148,27 +162,35 @@ func TestRefusalsReachThePlayerAsSentences(t *testing.T) {
 		{"the game declines", declining, loadArena(t), "declined", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			addr, stop := served(t, tc.server)
-			defer stop()
-			rep := join(t, tc.client, addr, "refused")
-			t.Logf("client: state %s refusal %s: %q", rep.State, rep.Refusal, rep.LastError)
-			if rep.State != "refused" || rep.Exit != "refused" || rep.Refusal != tc.refusal || rep.LastError == "" {
-				t.Fatalf("report %+v, want refused for %s with a sentence", rep, tc.refusal)
-			}
-			if !strings.Contains(rep.LastError, tc.sentenceHint) {
-				t.Fatalf("sentence %q does not say %q", rep.LastError, tc.sentenceHint)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				n := NewLoopback()
+				addr, stop := served(t, n, tc.server)
+				defer stop()
+				rep := join(t, n, tc.client, addr, "refused")
+				t.Logf("client: state %s refusal %s: %q", rep.State, rep.Refusal, rep.LastError)
+				if rep.State != "refused" || rep.Exit != "refused" || rep.Refusal != tc.refusal || rep.LastError == "" {
+					t.Fatalf("report %+v, want refused for %s with a sentence", rep, tc.refusal)
+				}
+				if !strings.Contains(rep.LastError, tc.sentenceHint) {
+					t.Fatalf("sentence %q does not say %q", rep.LastError, tc.sentenceHint)
+				}
+			})
 		})
 	}
 }
 
 func TestAServerGoodbyeLeavesTheClientDisconnected(t *testing.T) {
-	addr, stop := served(t, loadArena(t))
+	synctest.Test(t, testServerGoodbye)
+}
+
+func testServerGoodbye(t *testing.T) {
+	n := NewLoopback()
+	addr, stop := served(t, n, loadArena(t))
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	defer cancel()
 	var stopped bool
 	rep, err := Play(ctx, PlayConfig{
-		Project: loadArena(t), Connect: addr,
+		Project: loadArena(t), Connect: addr, Net: n,
 		OnState: func(state, why string) {
 			switch state {
 			case "playing":
@@ -191,21 +213,26 @@ func TestAServerGoodbyeLeavesTheClientDisconnected(t *testing.T) {
 }
 
 func TestAJoinSurvivesASimulatedBadLink(t *testing.T) {
+	synctest.Test(t, testBadLink)
+}
+
+func testBadLink(t *testing.T) {
 	const seed = 20261129
+	n := NewLoopback()
 	t.Logf("sim seed %d", seed)
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	defer cancel()
 	ready := make(chan netip.AddrPort, 1)
 	done := make(chan error, 1)
 	go func() {
-		_, err := Serve(ctx, ServeConfig{Project: loadArena(t), Addr: "127.0.0.1:0", Sim: "awful", SimSeed: seed,
+		_, err := Serve(ctx, ServeConfig{Project: loadArena(t), Addr: "127.0.0.1:0", Net: n, Sim: "awful", SimSeed: seed,
 			Ready: func(a netip.AddrPort) { ready <- a }})
 		done <- err
 	}()
 	addr := (<-ready).String()
 	cctx, ccancel := context.WithTimeout(ctx, testDeadline)
 	defer ccancel()
-	rep, err := Play(cctx, PlayConfig{Project: loadArena(t), Connect: addr, Sim: "awful", SimSeed: seed + 1,
+	rep, err := Play(cctx, PlayConfig{Project: loadArena(t), Connect: addr, Net: n, Sim: "awful", SimSeed: seed + 1,
 		OnState: func(state, why string) { ccancel() }})
 	if err != nil {
 		t.Fatal(err)

@@ -200,6 +200,7 @@ func (s *simSocket) deliver() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	closing, drainUntil := false, time.Time{}
+	done := s.done // nil once closing: a closed channel is always ready, and waiting on it would spin
 	for {
 		s.mu.Lock()
 		now := s.now()
@@ -245,10 +246,8 @@ func (s *simSocket) deliver() {
 		}
 		timer.Reset(max(next, 0))
 		select {
-		case <-s.done:
-			if !closing {
-				closing, drainUntil = true, time.Now().Add(simDrain)
-			}
+		case <-done:
+			closing, drainUntil, done = true, time.Now().Add(simDrain), nil
 		case <-s.wake:
 		case <-timer.C:
 		}

@@ -53,8 +53,8 @@ func TestDurationQuantilesAreWithinABucket(t *testing.T) {
 }
 
 func TestServeReportsTicksAndSnapshotRates(t *testing.T) {
-	addr, stop := served(t, loadArena(t))
-	rep := join(t, loadArena(t), addr, "playing")
+	addr, stop := served(t, nil, loadArena(t))
+	rep := join(t, nil, loadArena(t), addr, "playing")
 	if rep.State != "playing" {
 		t.Fatalf("client %+v", rep)
 	}
