@@ -93,7 +93,7 @@ func New(cfg Config) (*Game, error) {
 	}
 	sceneData, err := fs.ReadFile(p.FS, p.EntryScene)
 	if err != nil {
-		return nil, fmt.Errorf("host: entryScene: %w", err)
+		return nil, fmt.Errorf("game: entryScene: %w", err)
 	}
 	scene, err := project.ParseScene(p.Where(p.EntryScene), sceneData)
 	if err != nil {
@@ -172,12 +172,12 @@ func (g *Game) Bring(ids []entity.ID, start bool) error {
 				rb = *p
 			}
 			if err := g.phys.Add(id, def, g.store.WorldTransform(id), rb); err != nil {
-				return fmt.Errorf("host: entity %d (%s): %w", id.Slot, g.store.Name(id), err)
+				return fmt.Errorf("game: entity %d (%s): %w", id.Slot, g.store.Name(id), err)
 			}
 		}
 		if name, props := g.store.Behavior(id); name != "" {
 			if err := g.scripts.Attach(id, name, props); err != nil {
-				return fmt.Errorf("host: entity %d (%s): %w", id.Slot, g.store.Name(id), err)
+				return fmt.Errorf("game: entity %d (%s): %w", id.Slot, g.store.Name(id), err)
 			}
 		}
 	}
@@ -526,11 +526,11 @@ func (g *Game) Prefab(file string) (*project.Prefab, error) {
 		return p, nil
 	}
 	if !fs.ValidPath(file) {
-		return nil, fmt.Errorf("host: prefab path %q must be relative to the project folder, with no .. in it", file)
+		return nil, fmt.Errorf("game: prefab path %q must be relative to the project folder, with no .. in it", file)
 	}
 	data, err := fs.ReadFile(g.fsys(), file)
 	if err != nil {
-		return nil, fmt.Errorf("host: prefab: %w", err)
+		return nil, fmt.Errorf("game: prefab: %w", err)
 	}
 	p, err := project.ParsePrefab(g.project.Where(file), data)
 	if err != nil {

@@ -86,7 +86,7 @@ func (b *scriptBundle) encode(dst []byte) []byte {
 	return dst
 }
 
-var errBundle = errors.New("host: malformed script bundle")
+var errBundle = errors.New("session: malformed script bundle")
 
 // decodeBundle reads a msgReload message. Every path must name a script or
 // prefab inside the project folder (relative, no "..", ending in .lua or

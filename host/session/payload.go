@@ -21,7 +21,7 @@ const (
 // reliable section: its flags byte.
 const payloadOverhead = 1
 
-var errPayloadFlags = errors.New("host: payload flags not understood")
+var errPayloadFlags = errors.New("session: payload flags not understood")
 
 // framePayload returns dst with the framing around main: the flags, a
 // section of rel's waiting messages in whatever room main leaves (none if

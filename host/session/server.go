@@ -134,7 +134,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if !g.HasNetwork() {
 		g.Close()
 		p := g.Project()
-		return nil, fmt.Errorf("host: %s has no vkmSetupNetwork in %s: a project that registers no network types and no join handler plays offline only, and vkmd serves networked projects", p.Name, p.EntryScript)
+		return nil, fmt.Errorf("session: %s has no vkmSetupNetwork in %s: a project that registers no network types and no join handler plays offline only, and vkmd serves networked projects", p.Name, p.EntryScript)
 	}
 	s.roundTick = g.Tick()
 	dev := cfg.Changes != nil

@@ -70,10 +70,10 @@ func InstantiateInto(s *Store, p *project.Prefab, pose entity.Transform, r Compo
 		pose.Scale = 1
 	}
 	if sub, reason := project.CheckTransform(pose); reason != "" {
-		return entity.None, nil, fmt.Errorf("host: instantiate %s: pose %s: %s", p.File, sub, reason)
+		return entity.None, nil, fmt.Errorf("store: instantiate %s: pose %s: %s", p.File, sub, reason)
 	}
 	if !root.IsNone() && !s.Alive(root) {
-		return entity.None, nil, fmt.Errorf("host: instantiate %s: root %v is not alive", p.File, root)
+		return entity.None, nil, fmt.Errorf("store: instantiate %s: root %v is not alive", p.File, root)
 	}
 	ids := make([]entity.ID, len(p.Entities))
 	made := make([]entity.ID, 0, len(p.Entities)) // what to undo on failure
@@ -92,7 +92,7 @@ func InstantiateInto(s *Store, p *project.Prefab, pose entity.Transform, r Compo
 		}
 		if id.IsNone() {
 			if id = s.Create(); id.IsNone() {
-				return fail(fmt.Errorf("host: instantiate %s: every slot is taken", p.File))
+				return fail(fmt.Errorf("store: instantiate %s: every slot is taken", p.File))
 			}
 		}
 		ids[i] = id

@@ -114,14 +114,14 @@ func (s *Store) CreateAt(slot uint32) (entity.ID, error) { return s.createAt(slo
 // above the largest.
 func (s *Store) CreateOccupant(id entity.ID) (entity.ID, error) {
 	if id.IsNone() || id.Gen > maxGen {
-		return entity.None, fmt.Errorf("host: %v cannot be created (generations are 1..%d)", id, maxGen)
+		return entity.None, fmt.Errorf("store: %v cannot be created (generations are 1..%d)", id, maxGen)
 	}
 	return s.createAt(id.Slot, id.Gen)
 }
 
 func (s *Store) createAt(slot, gen uint32) (entity.ID, error) {
 	if slot > entity.MaxSlot {
-		return entity.None, fmt.Errorf("host: slot %d is above the largest slot, %d", slot, entity.MaxSlot)
+		return entity.None, fmt.Errorf("store: slot %d is above the largest slot, %d", slot, entity.MaxSlot)
 	}
 	p := int(slot >> storePageBits)
 	if p >= len(s.pages) {
@@ -132,7 +132,7 @@ func (s *Store) createAt(slot, gen uint32) (entity.ID, error) {
 	}
 	e := &s.pages[p].slots[slot&(storePageSize-1)]
 	if e.rec != 0 {
-		return entity.None, fmt.Errorf("host: slot %d is taken by entity %v", slot, entity.ID{Slot: slot, Gen: e.gen})
+		return entity.None, fmt.Errorf("store: slot %d is taken by entity %v", slot, entity.ID{Slot: slot, Gen: e.gen})
 	}
 	if n := len(s.freeRecs); n > 0 {
 		e.rec = s.freeRecs[n-1] + 1
@@ -224,15 +224,15 @@ func (s *Store) AppendIDs(dst []entity.ID) []entity.ID {
 func (s *Store) SetParent(child, parent entity.ID) error {
 	c := s.get(child)
 	if c == nil {
-		return fmt.Errorf("host: set parent of %v: no such entity", child)
+		return fmt.Errorf("store: set parent of %v: no such entity", child)
 	}
 	if !parent.IsNone() {
 		if s.get(parent) == nil {
-			return fmt.Errorf("host: set parent of %v to %v: no such entity", child, parent)
+			return fmt.Errorf("store: set parent of %v to %v: no such entity", child, parent)
 		}
 		for a := parent; !a.IsNone(); a = s.get(a).parent {
 			if a == child {
-				return fmt.Errorf("host: set parent of %v to %v: %v is its own descendant, which would make a cycle", child, parent, parent)
+				return fmt.Errorf("store: set parent of %v to %v: %v is its own descendant, which would make a cycle", child, parent, parent)
 			}
 		}
 	}

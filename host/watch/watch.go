@@ -163,7 +163,7 @@ func readWatched(fsys fs.FS, p string) ([]byte, error) {
 		return nil, err
 	}
 	if len(b) > maxWatchedFile {
-		return nil, fmt.Errorf("host: %s is over %d bytes", p, maxWatchedFile)
+		return nil, fmt.Errorf("watch: %s is over %d bytes", p, maxWatchedFile)
 	}
 	return b, nil
 }
