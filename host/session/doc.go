@@ -6,5 +6,6 @@
 // Lite plays a bot's commands with no world, for load. Each is sans-IO:
 // the caller hands it datagrams and the time, and sends what its Net
 // queues, so tests run a server and its clients in one process on a
-// synthetic clock. Each is the Authority of the game.Game it runs.
+// synthetic clock. Server and Client are each the Authority of the
+// game.Game they run.
 package session

@@ -14,7 +14,7 @@ import (
 	"vkm/transport/memnet"
 )
 
-// harness runs a Server and clientSessions in one process over
+// harness runs a Server and Clients in one process over
 // seeded simulated links, on a synthetic clock: every session test is
 // deterministic from its seed.
 type harness struct {
