@@ -65,6 +65,7 @@ const (
 )
 
 // String returns the kind's name.
+// Not made by stringer, which would spell an unknown kind Kind(4), not kind(?).
 func (k Kind) String() string {
 	switch k {
 	case Real:

@@ -15,32 +15,21 @@ import (
 // the answer depends on the world and not on who receives it.
 type Silence uint8
 
-// The silence classes.
+//go:generate go run golang.org/x/tools/cmd/stringer@v0.52.0 -type=Silence -linecomment
+
+// The silence classes. String returns a class's name, the line comment.
 const (
 	// Described: every replicated component goes on the wire.
-	Described Silence = iota
+	Described Silence = iota // described
 	// StaticBody: a static body is never described, because the scene file
 	// is exact where the wire is not. Only its NetSpawn, when it has one,
 	// is written: a spawned static root must still reach the client.
-	StaticBody
+	StaticBody // static
 	// InInstance: an entity below the root of a prefab instance says
 	// nothing; the client built it from the root's NetSpawn and the
 	// hierarchy carries it.
-	InInstance
+	InInstance // in-instance
 )
-
-// String returns the class's name.
-func (s Silence) String() string {
-	switch s {
-	case Described:
-		return "described"
-	case StaticBody:
-		return "static"
-	case InInstance:
-		return "in-instance"
-	}
-	return fmt.Sprintf("Silence(%d)", uint8(s))
-}
 
 // Round is the world of one send round, each component encoded once to the
 // quantised bits every connection compares against its baseline and copies

@@ -17,33 +17,25 @@ import (
 	"math/bits"
 )
 
-// CodecKind names how a field's value is carried on the wire.
+// CodecKind names how a field's value is carried on the wire. Its String is
+// the name as scripts write it ("fixed"), the line comment below.
 type CodecKind uint8
+
+//go:generate go run golang.org/x/tools/cmd/stringer@v0.52.0 -type=CodecKind -linecomment
 
 // The codec kinds. The zero CodecKind is deliberately none of them, so a
 // Field whose codec was never set is refused by Schema.Add rather than
 // silently carried as a bool.
 const (
-	Bool    CodecKind = iota + 1 // one bit: 0 or 1
-	Int                          // an integer in [Min, Max]
-	Fixed                        // a multiple of Step in [Min, Max]
-	Float32                      // an IEEE-754 single
+	// Bool is one bit: 0 or 1.
+	Bool CodecKind = iota + 1 // bool
+	// Int is an integer in [Min, Max].
+	Int // int
+	// Fixed is a multiple of Step in [Min, Max].
+	Fixed // fixed
+	// Float32 is an IEEE-754 single.
+	Float32 // float32
 )
-
-// String returns the codec kind's name as scripts write it ("fixed").
-func (k CodecKind) String() string {
-	switch k {
-	case Bool:
-		return "bool"
-	case Int:
-		return "int"
-	case Fixed:
-		return "fixed"
-	case Float32:
-		return "float32"
-	}
-	return fmt.Sprintf("CodecKind(%d)", uint8(k))
-}
 
 // maxCodecBits bounds a field's width so every code fits a 32-bit write.
 const maxCodecBits = 32

@@ -234,3 +234,11 @@ func TestCodecKindString(t *testing.T) {
 		}
 	}
 }
+
+func TestSilenceString(t *testing.T) {
+	for s, want := range map[Silence]string{Described: "described", StaticBody: "static", InInstance: "in-instance", 3: "Silence(3)"} {
+		if s.String() != want {
+			t.Errorf("%d: %q, want %q", s, s.String(), want)
+		}
+	}
+}

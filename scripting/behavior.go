@@ -12,21 +12,20 @@ import (
 // entity.ID.Pack()ed. Scripts must not write it.
 const entityKey = "_e"
 
-// callback names one of a behavior's lifecycle methods.
+// callback names one of a behavior's lifecycle methods. Its String is the
+// method's name in Lua, which scripts define and the runtime looks up.
 type callback uint8
 
+//go:generate go run golang.org/x/tools/cmd/stringer@v0.52.0 -type=callback -linecomment
+
 const (
-	cbStart callback = iota
-	cbFixedUpdate
-	cbUpdate
-	cbDestroy
-	cbReload
+	cbStart       callback = iota // on_start
+	cbFixedUpdate                 // on_fixed_update
+	cbUpdate                      // on_update
+	cbDestroy                     // on_destroy
+	cbReload                      // on_reload
 	numCallbacks
 )
-
-var callbackNames = [numCallbacks]string{"on_start", "on_fixed_update", "on_update", "on_destroy", "on_reload"}
-
-func (c callback) String() string { return callbackNames[c] }
 
 // behavior is a registered class: a table of methods.
 type behavior struct {

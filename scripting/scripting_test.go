@@ -688,3 +688,14 @@ function vkmRegisterBehaviors(r) r.drawn = Drawn end
 		t.Fatalf("on_update moved the body: %+v", *rb)
 	}
 }
+
+// TestCallbackNames pins the lifecycle methods' names: scripts define
+// them, and errors name the one that failed.
+func TestCallbackNames(t *testing.T) {
+	want := []string{"on_start", "on_fixed_update", "on_update", "on_destroy", "on_reload"}
+	for cb := range numCallbacks {
+		if cb.String() != want[cb] {
+			t.Errorf("callback %d is %q, want %q", cb, cb.String(), want[cb])
+		}
+	}
+}

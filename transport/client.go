@@ -50,6 +50,7 @@ const (
 )
 
 // String returns the state's name as reports spell it.
+// Not made by stringer, which would spell an unknown state ClientState(9), not state(9).
 func (s ClientState) String() string {
 	switch s {
 	case StateJoining:

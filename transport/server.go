@@ -94,6 +94,7 @@ const (
 )
 
 // String returns the kind's name.
+// Not made by stringer, which would spell an unknown kind EventKind(9), not event(9).
 func (k EventKind) String() string {
 	switch k {
 	case EventJoined:

@@ -1,313 +1,287 @@
 package view
 
 import (
+	"encoding/json"
 	"math"
-	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"vkm/internal/entity"
 )
 
-// Messages to the page are compact JSON text, written by hand rather than
-// through encoding/json: the page is plain JavaScript with no build step, so
-// JSON.parse is its fastest decoder and a frame reads as-is in the browser's
-// developer tools, while on loopback a few kilobytes a frame cost nothing.
-// Writing by hand keeps reflection off the frame loop and turns a NaN or an
-// infinity, which encoding/json refuses, into null instead of losing the
-// frame.
+// Messages to the page are compact JSON written by encoding/json: the page
+// is plain JavaScript with no build step, so JSON.parse is its fastest
+// decoder and a frame reads as-is in the browser's developer tools, while
+// on loopback a few kilobytes a frame cost nothing. Each message has a
+// struct below that says its field names; the types in types.go carry no
+// tags, since the page's compact forms (an entity is [id,x,y,angle,scale])
+// are not theirs.
+//
+// Every number goes through nums.num: rounded to 1/precision, and nil,
+// which encoding/json writes as null, when it is a NaN or an infinity.
+// encoding/json refuses those, and one of them (a body flung out of the
+// world, a script's 0/0 on the HUD) would otherwise lose the whole frame.
+// The page draws a null as it would a NaN: not at all.
 
 // precision is what numbers are rounded to on the way to the page: 0.1 mm
 // and 0.0001 rad are below a pixel at any zoom the page uses.
 const precision = 1e4
 
-// appendNum appends v rounded to 1/precision, or null when v is not finite.
-func appendNum(b []byte, v float64) []byte {
+// nums holds the numbers of one message for encoding/json to read through
+// pointers. A pointer stays right as the slice grows: it points into the
+// array that was current when it was written, which is never written again.
+type nums []float64
+
+// num returns v rounded to 1/precision, or nil when v is not finite.
+func (ns *nums) num(v float64) *float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return append(b, "null"...)
+		return nil
 	}
 	if math.Abs(v) < 1e15 {
 		v = math.Round(v*precision) / precision
 	}
 	if v == 0 {
-		return append(b, '0') // also turns -0 into 0
+		v = 0 // turns -0 into 0
 	}
-	return strconv.AppendFloat(b, v, 'g', -1, 64)
+	return ns.exact(v)
 }
 
-// appendID appends id as one integer, generation<<24 | slot: exact in a
+// exact returns v as it is.
+func (ns *nums) exact(v float64) *float64 {
+	*ns = append(*ns, v)
+	return &(*ns)[len(*ns)-1]
+}
+
+// packID returns id as one integer, generation<<24 | slot: exact in a
 // JavaScript number for every generation below 2^29 (entity.ID.Pack).
-func appendID(b []byte, id entity.ID) []byte {
-	return strconv.AppendUint(b, uint64(id.Gen)<<24|uint64(id.Slot&entity.MaxSlot), 10)
+func packID(id entity.ID) uint64 {
+	return uint64(id.Gen)<<24 | uint64(id.Slot&entity.MaxSlot)
 }
 
-// appendStr appends s as a JSON string. Invalid UTF-8 becomes U+FFFD: a
-// WebSocket text message must be valid UTF-8 or the browser drops the
-// connection.
-func appendStr(b []byte, s string) []byte {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
+// marshal encodes a message. The message types hold nothing encoding/json
+// can refuse (no NaN, no map, no cycle), so an error is a bug in them.
+func marshal(msg any) []byte {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		panic("view: encoding a message: " + err.Error())
 	}
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c < 0x20:
-			b = append(b, `\u00`...)
-			b = append(b, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
-		default:
-			b = append(b, c)
+	return b
+}
+
+// orEmpty returns s, or an empty slice for nil: the page is sent [] rather
+// than null for a list with nothing in it.
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// frameMsg is the frame message.
+type frameMsg struct {
+	T       string     `json:"t"` // "frame"
+	Seq     uint64     `json:"seq"`
+	Tick    uint32     `json:"tick"`
+	Own     uint64     `json:"own"`
+	E       []pose     `json:"e"`
+	HUD     [][2]any   `json:"hud"` // [label, value]
+	Net     *netMsg    `json:"net,omitempty"`
+	Ghost   *transform `json:"ghost,omitempty"`
+	Leased  []uint64   `json:"leased"`
+	Samples []pose     `json:"samples"`
+}
+
+// pose is an entity's pose as [id,x,y,angle,scale].
+type pose [5]*float64
+
+// transform is [x,y,angle,scale].
+type transform [4]*float64
+
+type netMsg struct {
+	RTTms            *float64 `json:"rtt_ms"`
+	LossPermille     *float64 `json:"loss_permille"`
+	BytesInPerS      *float64 `json:"bytes_in_per_s"`
+	BytesOutPerS     *float64 `json:"bytes_out_per_s"`
+	SnapshotsPerS    *float64 `json:"snapshots_per_s"`
+	CorrectionsPerS  *float64 `json:"corrections_per_s"`
+	PacingLowWater   *float64 `json:"pacing_low_water"`
+	PacingTarget     *float64 `json:"pacing_target"`
+	TickSpeed        *float64 `json:"tick_speed"`
+	InterpDelayTicks *float64 `json:"interp_delay_ticks"`
+	InterpStalls     *float64 `json:"interp_stalls"`
+}
+
+// encodeFrame returns the frame message for f, numbered seq.
+func encodeFrame(seq uint64, f *Frame) []byte {
+	ns := make(nums, 0, 5*(len(f.Entities)+len(f.Samples))+len(f.HUD)+11+4)
+	poses := func(ps []Pose) []pose {
+		out := make([]pose, len(ps))
+		for i := range ps {
+			p := &ps[i]
+			out[i] = pose{ns.exact(float64(packID(p.ID))), ns.num(p.X), ns.num(p.Y), ns.num(p.Angle), ns.num(p.Scale)}
 		}
+		return out
 	}
-	return append(b, '"')
-}
-
-func appendStrs(b []byte, ss []string) []byte {
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendStr(b, s)
+	m := frameMsg{
+		T:       "frame",
+		Seq:     seq,
+		Tick:    f.Tick,
+		Own:     packID(f.Own),
+		E:       poses(f.Entities),
+		HUD:     make([][2]any, len(f.HUD)),
+		Leased:  make([]uint64, len(f.Leased)),
+		Samples: poses(f.Samples),
 	}
-	return append(b, ']')
-}
-
-// appendKey appends ,"k": (or "k": first in an object, when comma is false).
-func appendKey(b []byte, k string, comma bool) []byte {
-	if comma {
-		b = append(b, ',')
-	}
-	b = append(b, '"')
-	b = append(b, k...)
-	return append(b, '"', ':')
-}
-
-// appendPose appends [id,x,y,angle,scale].
-func appendPose(b []byte, p *Pose) []byte {
-	b = append(b, '[')
-	b = appendID(b, p.ID)
-	b = append(b, ',')
-	return appendTransformTail(b, &p.Transform)
-}
-
-// appendTransform appends [x,y,angle,scale].
-func appendTransform(b []byte, t *entity.Transform) []byte {
-	b = append(b, '[')
-	return appendTransformTail(b, t)
-}
-
-func appendTransformTail(b []byte, t *entity.Transform) []byte {
-	b = appendNum(b, t.X)
-	b = append(b, ',')
-	b = appendNum(b, t.Y)
-	b = append(b, ',')
-	b = appendNum(b, t.Angle)
-	b = append(b, ',')
-	b = appendNum(b, t.Scale)
-	return append(b, ']')
-}
-
-func appendPoses(b []byte, ps []Pose) []byte {
-	b = append(b, '[')
-	for i := range ps {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendPose(b, &ps[i])
-	}
-	return append(b, ']')
-}
-
-// appendFrame appends the frame message for f, numbered seq.
-func appendFrame(b []byte, seq uint64, f *Frame) []byte {
-	b = append(b, `{"t":"frame","seq":`...)
-	b = strconv.AppendUint(b, seq, 10)
-	b = appendKey(b, "tick", true)
-	b = strconv.AppendUint(b, uint64(f.Tick), 10)
-	b = appendKey(b, "own", true)
-	b = appendID(b, f.Own)
-	b = appendKey(b, "e", true)
-	b = appendPoses(b, f.Entities)
-	b = appendKey(b, "hud", true)
-	b = append(b, '[')
 	for i, s := range f.HUD {
-		if i > 0 {
-			b = append(b, ',')
+		m.HUD[i] = [2]any{s.Label, ns.num(s.Value)}
+	}
+	if n := f.Net; n != nil {
+		m.Net = &netMsg{
+			RTTms:            ns.num(n.RTTms),
+			LossPermille:     ns.num(n.LossPermille),
+			BytesInPerS:      ns.num(n.BytesInPerS),
+			BytesOutPerS:     ns.num(n.BytesOutPerS),
+			SnapshotsPerS:    ns.num(n.SnapshotsPerS),
+			CorrectionsPerS:  ns.num(n.CorrectionsPerS),
+			PacingLowWater:   ns.num(n.PacingLowWater),
+			PacingTarget:     ns.num(n.PacingTarget),
+			TickSpeed:        ns.num(n.TickSpeed),
+			InterpDelayTicks: ns.num(n.InterpDelayTicks),
+			InterpStalls:     ns.num(n.InterpStalls),
 		}
-		b = append(b, '[')
-		b = appendStr(b, s.Label)
-		b = append(b, ',')
-		b = appendNum(b, s.Value)
-		b = append(b, ']')
 	}
-	b = append(b, ']')
-	if f.Net != nil {
-		b = appendKey(b, "net", true)
-		b = appendNet(b, f.Net)
+	if g := f.Ghost; g != nil {
+		m.Ghost = &transform{ns.num(g.X), ns.num(g.Y), ns.num(g.Angle), ns.num(g.Scale)}
 	}
-	if f.Ghost != nil {
-		b = appendKey(b, "ghost", true)
-		b = appendTransform(b, f.Ghost)
-	}
-	b = appendKey(b, "leased", true)
-	b = append(b, '[')
 	for i, id := range f.Leased {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendID(b, id)
+		m.Leased[i] = packID(id)
 	}
-	b = append(b, ']')
-	b = appendKey(b, "samples", true)
-	b = appendPoses(b, f.Samples)
-	return append(b, '}')
+	return marshal(&m)
 }
 
-func appendNet(b []byte, n *NetStats) []byte {
-	fields := [...]struct {
-		k string
-		v float64
-	}{
-		{"rtt_ms", n.RTTms},
-		{"loss_permille", n.LossPermille},
-		{"bytes_in_per_s", n.BytesInPerS},
-		{"bytes_out_per_s", n.BytesOutPerS},
-		{"snapshots_per_s", n.SnapshotsPerS},
-		{"corrections_per_s", n.CorrectionsPerS},
-		{"pacing_low_water", n.PacingLowWater},
-		{"pacing_target", n.PacingTarget},
-		{"tick_speed", n.TickSpeed},
-		{"interp_delay_ticks", n.InterpDelayTicks},
-		{"interp_stalls", n.InterpStalls},
-	}
-	b = append(b, '{')
-	for i, f := range fields {
-		b = appendKey(b, f.k, i > 0)
-		b = appendNum(b, f.v)
-	}
-	return append(b, '}')
+// sceneMsg is the scene message.
+type sceneMsg struct {
+	T      string    `json:"t"` // "scene"
+	Bodies []bodyMsg `json:"bodies"`
 }
 
-// appendScene appends the scene message for sc.
-func appendScene(b []byte, sc *Scene) []byte {
-	b = append(b, `{"t":"scene","bodies":[`...)
+type bodyMsg struct {
+	ID     uint64 `json:"id"`
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+	Color  string `json:"color"`
+	Shapes []any  `json:"shapes"` // *boxMsg, *circleMsg or *pathMsg
+}
+
+// A shape's fields are its kind ("box", "circle", "polygon" or "chain"),
+// its offset, what that kind has, and whether it is a sensor.
+
+type boxMsg struct {
+	K      string   `json:"k"`
+	X      *float64 `json:"x"`
+	Y      *float64 `json:"y"`
+	HX     *float64 `json:"hx"`
+	HY     *float64 `json:"hy"`
+	A      *float64 `json:"a"`
+	Sensor bool     `json:"sensor"`
+}
+
+type circleMsg struct {
+	K      string   `json:"k"`
+	X      *float64 `json:"x"`
+	Y      *float64 `json:"y"`
+	R      *float64 `json:"r"`
+	Sensor bool     `json:"sensor"`
+}
+
+// pathMsg is a polygon or a chain: P are its points as [x,y].
+type pathMsg struct {
+	K      string        `json:"k"`
+	X      *float64      `json:"x"`
+	Y      *float64      `json:"y"`
+	P      [][2]*float64 `json:"p"`
+	Loop   bool          `json:"loop"`
+	Sensor bool          `json:"sensor"`
+}
+
+// encodeScene returns the scene message for sc.
+func encodeScene(sc *Scene) []byte {
+	var ns nums
+	m := sceneMsg{T: "scene", Bodies: make([]bodyMsg, len(sc.Bodies))}
 	for i := range sc.Bodies {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendBody(b, &sc.Bodies[i])
-	}
-	return append(b, "]}"...)
-}
-
-func appendBody(b []byte, body *Body) []byte {
-	b = append(b, `{"id":`...)
-	b = appendID(b, body.ID)
-	b = appendKey(b, "name", true)
-	b = appendStr(b, body.Name)
-	b = appendKey(b, "kind", true)
-	b = appendStr(b, body.Kind)
-	b = appendKey(b, "color", true)
-	b = appendStr(b, body.Color)
-	b = appendKey(b, "shapes", true)
-	b = append(b, '[')
-	for i := range body.Shapes {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendShape(b, &body.Shapes[i])
-	}
-	return append(b, "]}"...)
-}
-
-func appendShape(b []byte, s *Shape) []byte {
-	b = append(b, `{"k":`...)
-	b = appendStr(b, s.Kind.String())
-	b = appendKey(b, "x", true)
-	b = appendNum(b, s.Offset.X)
-	b = appendKey(b, "y", true)
-	b = appendNum(b, s.Offset.Y)
-	switch s.Kind {
-	case entity.Box:
-		b = appendKey(b, "hx", true)
-		b = appendNum(b, s.HalfW)
-		b = appendKey(b, "hy", true)
-		b = appendNum(b, s.HalfH)
-		b = appendKey(b, "a", true)
-		b = appendNum(b, s.Angle)
-	case entity.Circle:
-		b = appendKey(b, "r", true)
-		b = appendNum(b, s.Radius)
-	default:
-		b = appendKey(b, "p", true)
-		b = append(b, '[')
-		for i, p := range s.Points {
-			if i > 0 {
-				b = append(b, ',')
+		b := &sc.Bodies[i]
+		bm := bodyMsg{ID: packID(b.ID), Name: b.Name, Kind: b.Kind, Color: b.Color, Shapes: make([]any, len(b.Shapes))}
+		for j := range b.Shapes {
+			s := &b.Shapes[j]
+			k, x, y := s.Kind.String(), ns.num(s.Offset.X), ns.num(s.Offset.Y)
+			switch s.Kind {
+			case entity.Box:
+				bm.Shapes[j] = &boxMsg{K: k, X: x, Y: y, HX: ns.num(s.HalfW), HY: ns.num(s.HalfH), A: ns.num(s.Angle), Sensor: s.Sensor}
+			case entity.Circle:
+				bm.Shapes[j] = &circleMsg{K: k, X: x, Y: y, R: ns.num(s.Radius), Sensor: s.Sensor}
+			default:
+				p := make([][2]*float64, len(s.Points))
+				for n, pt := range s.Points {
+					p[n] = [2]*float64{ns.num(pt.X), ns.num(pt.Y)}
+				}
+				bm.Shapes[j] = &pathMsg{K: k, X: x, Y: y, P: p, Loop: s.Loop, Sensor: s.Sensor}
 			}
-			b = append(b, '[')
-			b = appendNum(b, p.X)
-			b = append(b, ',')
-			b = appendNum(b, p.Y)
-			b = append(b, ']')
 		}
-		b = append(b, ']')
-		b = appendKey(b, "loop", true)
-		b = strconv.AppendBool(b, s.Loop)
+		m.Bodies[i] = bm
 	}
-	b = appendKey(b, "sensor", true)
-	b = strconv.AppendBool(b, s.Sensor)
-	return append(b, '}')
+	return marshal(&m)
 }
 
-// appendLink appends the link message: the simulator's setting, and whether
-// the page may change it.
-func appendLink(b []byte, l Link, enabled bool) []byte {
-	b = append(b, `{"t":"link","enabled":`...)
-	b = strconv.AppendBool(b, enabled)
-	b = appendKey(b, "latency_ms", true)
-	b = appendNum(b, float64(l.Latency)/float64(time.Millisecond))
-	b = appendKey(b, "jitter_ms", true)
-	b = appendNum(b, float64(l.Jitter)/float64(time.Millisecond))
-	b = appendKey(b, "loss_pct", true)
-	b = appendNum(b, l.Loss*100)
-	return append(b, '}')
+// linkMsg is the link message: the simulator's setting, and whether the
+// page may change it.
+type linkMsg struct {
+	T         string   `json:"t"` // "link"
+	Enabled   bool     `json:"enabled"`
+	LatencyMS *float64 `json:"latency_ms"`
+	JitterMS  *float64 `json:"jitter_ms"`
+	LossPct   *float64 `json:"loss_pct"`
 }
 
-// appendHello appends the first message of every connection: the actions
-// and their bindings, in command order.
-func appendHello(b []byte, a *Actions) []byte {
-	b = append(b, `{"t":"hello","axes":[`...)
+// encodeLink returns the link message for l.
+func encodeLink(l Link, enabled bool) []byte {
+	var ns nums
+	return marshal(&linkMsg{
+		T:         "link",
+		Enabled:   enabled,
+		LatencyMS: ns.num(float64(l.Latency) / float64(time.Millisecond)),
+		JitterMS:  ns.num(float64(l.Jitter) / float64(time.Millisecond)),
+		LossPct:   ns.num(l.Loss * 100),
+	})
+}
+
+// helloMsg is the first message of every connection: the actions and
+// their bindings, in command order.
+type helloMsg struct {
+	T       string      `json:"t"` // "hello"
+	Axes    []axisMsg   `json:"axes"`
+	Buttons []buttonMsg `json:"buttons"`
+}
+
+type axisMsg struct {
+	Name     string   `json:"name"`
+	Negative []string `json:"negative"`
+	Positive []string `json:"positive"`
+	Mouse    string   `json:"mouse"`
+}
+
+type buttonMsg struct {
+	Name  string   `json:"name"`
+	Keys  []string `json:"keys"`
+	Mouse string   `json:"mouse"`
+}
+
+// encodeHello returns the hello message for a.
+func encodeHello(a *Actions) []byte {
+	m := helloMsg{T: "hello", Axes: make([]axisMsg, len(a.Axes)), Buttons: make([]buttonMsg, len(a.Buttons))}
 	for i, ax := range a.Axes {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"name":`...)
-		b = appendStr(b, ax.Name)
-		b = appendKey(b, "negative", true)
-		b = appendStrs(b, ax.Negative)
-		b = appendKey(b, "positive", true)
-		b = appendStrs(b, ax.Positive)
-		b = appendKey(b, "mouse", true)
-		b = appendStr(b, ax.Mouse)
-		b = append(b, '}')
+		m.Axes[i] = axisMsg{Name: ax.Name, Negative: orEmpty(ax.Negative), Positive: orEmpty(ax.Positive), Mouse: ax.Mouse}
 	}
-	b = append(b, `],"buttons":[`...)
 	for i, bt := range a.Buttons {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"name":`...)
-		b = appendStr(b, bt.Name)
-		b = appendKey(b, "keys", true)
-		b = appendStrs(b, bt.Keys)
-		b = appendKey(b, "mouse", true)
-		b = appendStr(b, bt.Mouse)
-		b = append(b, '}')
+		m.Buttons[i] = buttonMsg{Name: bt.Name, Keys: orEmpty(bt.Keys), Mouse: bt.Mouse}
 	}
-	return append(b, "]}"...)
+	return marshal(&m)
 }

@@ -5,39 +5,47 @@ import (
 	"math"
 	"reflect"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"vkm/internal/entity"
 )
 
-func TestAppendNum(t *testing.T) {
+// TestNum checks how numbers are written: rounded to 1/precision, -0 as
+// 0, and null for a NaN or an infinity, which encoding/json refuses.
+func TestNum(t *testing.T) {
 	for _, tc := range []struct {
 		v    float64
 		want string
 	}{
 		{0, "0"}, {math.Copysign(0, -1), "0"}, {1, "1"}, {-2.5, "-2.5"},
 		{0.123456, "0.1235"}, {1e-6, "0"}, {123456.78901, "123456.789"},
-		{1e20, "1e+20"}, {math.NaN(), "null"}, {math.Inf(1), "null"}, {math.Inf(-1), "null"},
+		{1e20, "100000000000000000000"}, {1.5e21, "1.5e+21"}, {-9e300, "-9e+300"},
+		{math.NaN(), "null"}, {math.Inf(1), "null"}, {math.Inf(-1), "null"},
 	} {
-		if got := string(appendNum(nil, tc.v)); got != tc.want {
-			t.Errorf("appendNum(%v) = %s, want %s", tc.v, got, tc.want)
+		var ns nums
+		if got := string(marshal(ns.num(tc.v))); got != tc.want {
+			t.Errorf("num(%v) = %s, want %s", tc.v, got, tc.want)
 		}
 	}
 }
 
-func TestAppendStr(t *testing.T) {
-	for _, s := range []string{"", "health", `a"b\c`, "tab\there\nnew", "\x00\x1f", "ünïcödé ‰", "bad\xffutf8"} {
-		b := appendStr(nil, s)
+// TestStrings checks that strings reach the page as what they say, and as
+// valid UTF-8: a WebSocket text message that is not makes the browser drop
+// the connection.
+func TestStrings(t *testing.T) {
+	for _, s := range []string{"", "health", `a"b\c`, "tab\there\nnew", "\x00\x1f", "ünïcödé ‰", "<&>\u2028", "bad\xffutf8"} {
+		b := encodeFrame(1, &Frame{HUD: []Stat{{s, 1}}})
 		if !utf8.Valid(b) {
-			t.Errorf("appendStr(%q) is not valid UTF-8", s)
+			t.Errorf("label %q: frame is not valid UTF-8", s)
 		}
-		var got string
+		var got struct{ HUD [][2]any }
 		if err := json.Unmarshal(b, &got); err != nil {
-			t.Errorf("appendStr(%q) = %s: %v", s, b, err)
+			t.Errorf("label %q: %s: %v", s, b, err)
 			continue
 		}
-		if utf8.ValidString(s) && got != s {
-			t.Errorf("appendStr(%q) decodes to %q", s, got)
+		if utf8.ValidString(s) && got.HUD[0][0] != s {
+			t.Errorf("label %q decodes to %q", s, got.HUD[0][0])
 		}
 	}
 }
@@ -56,7 +64,7 @@ func TestFrameJSON(t *testing.T) {
 		Leased:   []entity.ID{{Slot: 5, Gen: 1}},
 		Samples:  []Pose{{ID: entity.ID{Slot: 5, Gen: 1}, Transform: entity.Identity}},
 	}
-	b := appendFrame(nil, 42, &f)
+	b := encodeFrame(42, &f)
 	var got map[string]any
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%v\n%s", err, b)
@@ -84,7 +92,7 @@ func TestFrameJSON(t *testing.T) {
 
 	// Offline and without a ghost, those fields are left out.
 	var bare map[string]any
-	if err := json.Unmarshal(appendFrame(nil, 1, &Frame{}), &bare); err != nil {
+	if err := json.Unmarshal(encodeFrame(1, &Frame{}), &bare); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := bare["net"]; ok {
@@ -115,7 +123,7 @@ func TestSceneJSON(t *testing.T) {
 			Shapes            []map[string]any
 		}
 	}
-	b := appendScene(nil, &sc)
+	b := encodeScene(&sc)
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
@@ -152,7 +160,7 @@ func TestHelloJSON(t *testing.T) {
 			Keys        []string
 		}
 	}
-	b := appendHello(nil, &arenaActions)
+	b := encodeHello(&arenaActions)
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
@@ -163,12 +171,131 @@ func TestHelloJSON(t *testing.T) {
 	}
 }
 
+// arenaFrame is a frame as a client of the arena publishes it mid-game:
+// 60 drawn entities (players, pickups, the hall) at poses with all their
+// digits, the own player's Health and Score on the HUD, the net panel, the
+// ghost, what the player leases and one sample per interpolated entity.
+func arenaFrame() Frame {
+	const n = 60
+	f := Frame{
+		Tick:     123456,
+		Own:      entity.ID{Slot: 3, Gen: 2},
+		Entities: make([]Pose, n),
+		HUD:      []Stat{{"Health.hp", 75}, {"Score.kills", 12}, {"Score.deaths", 4}},
+		Net: &NetStats{
+			RTTms: 38.4, LossPermille: 2.5, BytesInPerS: 21876.3, BytesOutPerS: 4310.7,
+			SnapshotsPerS: 32, CorrectionsPerS: 0.5, PacingLowWater: 1, PacingTarget: 2.3,
+			TickSpeed: 1.002, InterpDelayTicks: 3.1, InterpStalls: 0,
+		},
+		Ghost:  &entity.Transform{X: -3.1234567, Y: 1.0876543, Angle: 0, Scale: 1},
+		Leased: []entity.ID{{Slot: 3, Gen: 2}, {Slot: 17, Gen: 1}},
+	}
+	for i := range f.Entities {
+		x := float64(i)*0.6180339887 - 18.03
+		f.Entities[i] = Pose{
+			ID:        entity.ID{Slot: uint32(i + 1), Gen: uint32(1 + i%3)},
+			Transform: entity.Transform{X: x, Y: 0.8 + float64(i%7)*1.3333333, Angle: float64(i%5) * 0.7853981634, Scale: 1},
+		}
+		if i != 2 && i%20 != 0 { // the own player and the hall are not interpolated
+			f.Samples = append(f.Samples, Pose{ID: f.Entities[i].ID, Transform: entity.Transform{X: x - 0.0123456, Y: f.Entities[i].Y, Angle: f.Entities[i].Angle, Scale: 1}})
+		}
+	}
+	return f
+}
+
+// BenchmarkPublishEncode encodes an arena frame the way Publish does: the
+// view sends host.DrawRate of them a second.
 func BenchmarkPublishEncode(b *testing.B) {
-	f := bigFrame(1, 100)
+	f := arenaFrame()
 	b.ReportAllocs()
 	var n int
 	for b.Loop() {
-		n = len(appendFrame(make([]byte, 0, 8192), 1, &f))
+		n = len(encodeFrame(1, &f))
 	}
 	b.ReportMetric(float64(n), "bytes/frame")
+}
+
+// TestMessageText pins the text of each message as the page reads it:
+// field names and order, entities and samples as [id,x,y,angle,scale],
+// HUD stats as [label,value], empty lists as [] rather than null.
+func TestMessageText(t *testing.T) {
+	one := entity.ID{Slot: 1, Gen: 1}
+	frame := Frame{
+		Tick:     9,
+		Own:      one,
+		Entities: []Pose{{ID: one, Transform: entity.Transform{X: 1.5, Y: -2, Angle: 0.25, Scale: 1}}},
+		HUD:      []Stat{{"Health.hp", 100}},
+		Ghost:    &entity.Transform{X: 1, Y: -2, Scale: 1},
+		Leased:   []entity.ID{one},
+		Samples:  []Pose{{ID: one, Transform: entity.Identity}},
+	}
+	scene := Scene{Bodies: []Body{{ID: one, Name: "crate", Kind: "dynamic", Shapes: []Shape{
+		{Kind: entity.Box, HalfW: 0.5, HalfH: 0.25, Angle: 0.1},
+		{Kind: entity.Circle, Radius: 2, Offset: entity.Vec2{X: 1}, Sensor: true},
+		{Kind: entity.Chain, Points: []entity.Vec2{{X: 0, Y: 0}, {X: 3, Y: 4}}, Loop: true},
+		{Kind: entity.Polygon},
+	}}}}
+	for _, tc := range []struct {
+		name string
+		got  []byte
+		want string
+	}{
+		{"frame", encodeFrame(3, &frame), `{"t":"frame","seq":3,"tick":9,"own":16777217,"e":[[16777217,1.5,-2,0.25,1]],"hud":[["Health.hp",100]],` +
+			`"ghost":[1,-2,0,1],"leased":[16777217],"samples":[[16777217,0,0,0,1]]}`},
+		{"bare frame", encodeFrame(1, &Frame{}), `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"hud":[],"leased":[],"samples":[]}`},
+		{"net", encodeFrame(1, &Frame{Net: &NetStats{RTTms: 40, TickSpeed: 1.001}}), `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"hud":[],"net":{` +
+			`"rtt_ms":40,"loss_permille":0,"bytes_in_per_s":0,"bytes_out_per_s":0,"snapshots_per_s":0,"corrections_per_s":0,` +
+			`"pacing_low_water":0,"pacing_target":0,"tick_speed":1.001,"interp_delay_ticks":0,"interp_stalls":0},"leased":[],"samples":[]}`},
+		{"scene", encodeScene(&scene), `{"t":"scene","bodies":[{"id":16777217,"name":"crate","kind":"dynamic","color":"","shapes":[` +
+			`{"k":"box","x":0,"y":0,"hx":0.5,"hy":0.25,"a":0.1,"sensor":false},` +
+			`{"k":"circle","x":1,"y":0,"r":2,"sensor":true},` +
+			`{"k":"chain","x":0,"y":0,"p":[[0,0],[3,4]],"loop":true,"sensor":false},` +
+			`{"k":"polygon","x":0,"y":0,"p":[],"loop":false,"sensor":false}]}]}`},
+		{"empty scene", encodeScene(&Scene{}), `{"t":"scene","bodies":[]}`},
+		{"link", encodeLink(Link{Latency: 80 * time.Millisecond, Jitter: 1500 * time.Microsecond, Loss: 0.02}, true),
+			`{"t":"link","enabled":true,"latency_ms":80,"jitter_ms":1.5,"loss_pct":2}`},
+		{"hello", encodeHello(&Actions{Axes: []Axis{arenaActions.Axes[0], arenaActions.Axes[1]}, Buttons: arenaActions.Buttons[1:]}),
+			`{"t":"hello","axes":[{"name":"run","negative":["KeyA","ArrowLeft"],"positive":["KeyD","ArrowRight"],"mouse":""},` +
+				`{"name":"aim_x","negative":[],"positive":[],"mouse":"x"}],"buttons":[{"name":"fire","keys":["KeyF","Enter"],"mouse":"left"}]}`},
+		{"no actions", encodeHello(&Actions{}), `{"t":"hello","axes":[],"buttons":[]}`},
+	} {
+		if string(tc.got) != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+// TestNonFinite checks that a NaN or an infinity anywhere in a message is
+// written as null and leaves the rest of the message as it was.
+func TestNonFinite(t *testing.T) {
+	bad := []float64{math.NaN(), math.Inf(1), math.Inf(-1)}
+	for _, v := range bad {
+		f := Frame{
+			Entities: []Pose{{Transform: entity.Transform{X: v, Y: 1, Angle: v, Scale: v}}},
+			HUD:      []Stat{{"hp", v}},
+			Net:      &NetStats{RTTms: v, InterpStalls: 2},
+			Ghost:    &entity.Transform{X: 1, Y: v},
+		}
+		want := `{"t":"frame","seq":1,"tick":0,"own":0,"e":[[0,null,1,null,null]],"hud":[["hp",null]],"net":{"rtt_ms":null,"loss_permille":0,` +
+			`"bytes_in_per_s":0,"bytes_out_per_s":0,"snapshots_per_s":0,"corrections_per_s":0,"pacing_low_water":0,"pacing_target":0,` +
+			`"tick_speed":0,"interp_delay_ticks":0,"interp_stalls":2},"ghost":[1,null,0,0],"leased":[],"samples":[]}`
+		if got := encodeFrame(1, &f); string(got) != want {
+			t.Errorf("frame with %v:\n got %s\nwant %s", v, got, want)
+		}
+		sc := Scene{Bodies: []Body{{Shapes: []Shape{
+			{Kind: entity.Box, HalfW: v, Offset: entity.Vec2{X: v}},
+			{Kind: entity.Circle, Radius: v},
+			{Kind: entity.Polygon, Points: []entity.Vec2{{X: v, Y: 1}}},
+		}}}}
+		wantScene := `{"t":"scene","bodies":[{"id":0,"name":"","kind":"","color":"","shapes":[` +
+			`{"k":"box","x":null,"y":0,"hx":null,"hy":0,"a":0,"sensor":false},` +
+			`{"k":"circle","x":0,"y":0,"r":null,"sensor":false},` +
+			`{"k":"polygon","x":0,"y":0,"p":[[null,1]],"loop":false,"sensor":false}]}]}`
+		if got := encodeScene(&sc); string(got) != wantScene {
+			t.Errorf("scene with %v:\n got %s\nwant %s", v, got, wantScene)
+		}
+		if got, want := encodeLink(Link{Loss: v}, false), `{"t":"link","enabled":false,"latency_ms":0,"jitter_ms":0,"loss_pct":null}`; string(got) != want {
+			t.Errorf("link with %v:\n got %s\nwant %s", v, got, want)
+		}
+	}
 }

@@ -1,8 +1,12 @@
 package view
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
+	"unicode/utf8"
+
+	"vkm/internal/entity"
 )
 
 // FuzzInput feeds arbitrary bytes to the decoder of the page's messages and
@@ -55,5 +59,49 @@ func FuzzInput(f *testing.F) {
 		default:
 			t.Fatalf("message of kind %d parsed without error", m.kind)
 		}
+	})
+}
+
+// FuzzFrame encodes frames of arbitrary numbers and labels: the message is
+// always valid JSON in valid UTF-8, and each number in it is null when it
+// was not finite and within rounding of what it was otherwise.
+func FuzzFrame(f *testing.F) {
+	f.Add(1.5, -2.0, 0.25, "hp")
+	f.Add(math.NaN(), math.Inf(1), math.Inf(-1), "\xff\x00\"\\")
+	f.Add(1e300, -1e-300, math.Copysign(0, -1), "\u2028<&>")
+	f.Fuzz(func(t *testing.T, x, y, v float64, label string) {
+		fr := Frame{
+			Entities: []Pose{{ID: entity.ID{Slot: 1, Gen: 1}, Transform: entity.Transform{X: x, Y: y, Angle: v, Scale: 1}}},
+			HUD:      []Stat{{label, v}},
+		}
+		b := encodeFrame(1, &fr)
+		if !utf8.Valid(b) {
+			t.Fatalf("not valid UTF-8: %q", b)
+		}
+		var got struct {
+			E   [][]*float64
+			HUD [][2]any
+		}
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatalf("%v: %s", err, b)
+		}
+		check := func(what string, in float64, out *float64) {
+			if math.IsNaN(in) || math.IsInf(in, 0) {
+				if out != nil {
+					t.Errorf("%s %v written as %v", what, in, *out)
+				}
+				return
+			}
+			if out == nil || math.Abs(*out-in) > 0.5/precision*(1+1e-9) && math.Abs(*out-in) > math.Abs(in)*1e-15 {
+				t.Errorf("%s %v written as %s", what, in, b)
+			}
+		}
+		check("x", x, got.E[0][1])
+		check("y", y, got.E[0][2])
+		var hv *float64
+		if n, ok := got.HUD[0][1].(float64); ok {
+			hv = &n
+		}
+		check("hud", v, hv)
 	})
 }

@@ -131,9 +131,9 @@ func start(ctx context.Context, cfg Config, opt options) (*Server, error) {
 		}
 	}
 	s.actions = newActionIndex(&cfg.Actions)
-	s.hello = appendHello(nil, &cfg.Actions)
+	s.hello = encodeHello(&cfg.Actions)
 	s.in = newInputState(&cfg.Actions)
-	s.linkMsg = appendLink(nil, Link{}, cfg.OnLink != nil)
+	s.linkMsg = encodeLink(Link{}, cfg.OnLink != nil)
 	s.linkVer = 1
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.http = &http.Server{
@@ -218,7 +218,7 @@ func (s *Server) TakeInput() (axes []float64, held, pressed []bool) {
 // it connects and again after each change; a call that changes nothing
 // sends nothing. sc is not kept.
 func (s *Server) SetScene(sc Scene) {
-	b := appendScene(nil, &sc)
+	b := encodeScene(&sc)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if string(b) == string(s.scene) {
@@ -246,7 +246,7 @@ func (s *Server) SetLink(l Link) {
 
 func (s *Server) setLinkLocked(l Link) {
 	s.link = l
-	s.linkMsg = appendLink(nil, l, s.cfg.OnLink != nil)
+	s.linkMsg = encodeLink(l, s.cfg.OnLink != nil)
 	s.linkVer++
 	s.pokeLocked()
 }
@@ -265,7 +265,7 @@ func (s *Server) Publish(f Frame) {
 		return
 	}
 	s.published.Add(1)
-	b := appendFrame(make([]byte, 0, 256+64*(len(f.Entities)+len(f.Samples))), seq, &f)
+	b := encodeFrame(seq, &f)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for c := range s.conns {

@@ -85,50 +85,38 @@ type CharacterController struct {
 	Jump  bool    // an edge: jump now if grounded
 }
 
-// BodyType says how a body moves.
+// BodyType says how a body moves. Its String is the name a scene file
+// writes ("dynamic"), the line comment below.
 type BodyType uint8
 
+//go:generate go run golang.org/x/tools/cmd/stringer@v0.52.0 -type=BodyType -linecomment
+
 const (
-	Static    BodyType = iota // never moves; level geometry
-	Dynamic                   // moved by forces, contacts and the solver
-	Kinematic                 // moved only by its velocity
+	// Static never moves; level geometry.
+	Static BodyType = iota // static
+	// Dynamic is moved by forces, contacts and the solver.
+	Dynamic // dynamic
+	// Kinematic is moved only by its velocity.
+	Kinematic // kinematic
 )
 
-func (t BodyType) String() string {
-	switch t {
-	case Static:
-		return "static"
-	case Dynamic:
-		return "dynamic"
-	case Kinematic:
-		return "kinematic"
-	}
-	return fmt.Sprintf("BodyType(%d)", uint8(t))
-}
-
-// ShapeKind names a collision shape's geometry.
+// ShapeKind names a collision shape's geometry. Its String is the name a
+// scene file writes ("box"), the line comment below.
 type ShapeKind uint8
 
-const (
-	Box     ShapeKind = iota // W×H rectangle centred on Offset, turned by Angle
-	Circle                   // Radius around Offset
-	Polygon                  // convex, 3..8 Points, in either winding
-	Chain                    // edge chain through Points (Loop closes it); for level geometry
-)
+//go:generate go run golang.org/x/tools/cmd/stringer@v0.52.0 -type=ShapeKind -linecomment
 
-func (k ShapeKind) String() string {
-	switch k {
-	case Box:
-		return "box"
-	case Circle:
-		return "circle"
-	case Polygon:
-		return "polygon"
-	case Chain:
-		return "chain"
-	}
-	return fmt.Sprintf("ShapeKind(%d)", uint8(k))
-}
+const (
+	// Box is a W×H rectangle centred on Offset, turned by Angle.
+	Box ShapeKind = iota // box
+	// Circle is Radius around Offset.
+	Circle // circle
+	// Polygon is convex, 3..8 Points, in either winding.
+	Polygon // polygon
+	// Chain is an edge chain through Points (Loop closes it); for level
+	// geometry.
+	Chain // chain
+)
 
 // Vec2 is a point or size in metres.
 type Vec2 struct{ X, Y float64 }

@@ -26,6 +26,7 @@ const (
 )
 
 // String returns the verdict's name.
+// Not made by stringer, which would spell an unknown verdict Verdict(9), not verdict(9).
 func (v Verdict) String() string {
 	switch v {
 	case VerdictDrop:

@@ -31,6 +31,7 @@ const (
 )
 
 // String returns a short lower-case description of the problem.
+// Not made by stringer, which would spell an unknown problem Problem(9), not problem(9).
 func (p Problem) String() string {
 	switch p {
 	case ProblemShort:

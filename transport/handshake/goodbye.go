@@ -22,6 +22,7 @@ const (
 
 // String returns the reason's name, or "goodbye(N)" for a number this build
 // does not know.
+// Not made by stringer, which would spell that GoodbyeReason(N).
 func (r GoodbyeReason) String() string {
 	switch r {
 	case GoodbyeQuit:

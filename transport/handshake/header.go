@@ -48,6 +48,7 @@ const (
 
 // String returns the kind's name, or "kind(N)" for a number this build does
 // not know.
+// Not made by stringer, which would spell that Kind(N).
 func (k Kind) String() string {
 	switch k {
 	case KindHello:

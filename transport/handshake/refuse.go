@@ -32,6 +32,7 @@ func (r Reason) Known() bool { return r >= ReasonFull && r <= ReasonVersion }
 
 // String returns the reason's name, or "reason(N)" for a number this build
 // does not know.
+// Not made by stringer, which would spell that Reason(N).
 func (r Reason) String() string {
 	switch r {
 	case ReasonFull:
