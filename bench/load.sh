@@ -62,10 +62,11 @@ run() {
     --report "$report" --log-level error >/dev/null &
   local server=$!
   pids+=("$server")
-  # The clients outlast the server, so its report sees every player seated.
+  # The clients outlast the server, so its report sees every player seated;
+  # they then end disconnected and exit non-zero, which is expected here.
   timeout $((secs + 15)) "$work/client" "$project" --connect "127.0.0.1:$port" --headless \
     --bots "$bots" --bot "$kind" "${extra[@]}" --duration "$((secs + 2))s" \
-    --report "$work/$name.clients.json" --log-level error &
+    --report "$work/$name.clients.json" --log-level error 2>"$work/$name.clients.log" &
   local clients=$!
   pids+=("$clients")
   wait "$server"

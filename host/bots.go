@@ -114,7 +114,7 @@ func (cfg *BotsConfig) botPlay(i int, bot *bot.Bot) PlayConfig {
 // playLite joins cfg.Connect as a lite client (session.Lite) and plays
 // until ctx ends or the duration passes.
 func playLite(ctx context.Context, cfg PlayConfig, hello handshake.Hello, schema *replication.Schema) (ClientReport, error) {
-	sock, err := dial(cfg.Net, WithPort(cfg.Connect, cfg.Project.Port))
+	sock, err := dial(cfg.Net, withPort(cfg.Connect, cfg.Project.Port))
 	if err != nil {
 		return ClientReport{}, err
 	}

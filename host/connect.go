@@ -14,10 +14,10 @@ import (
 	"vkm/transport/memnet"
 )
 
-// WithPort returns addr with the project's port added when it has none:
+// withPort returns addr with the project's port added when it has none:
 // "10.0.0.4" → "10.0.0.4:27960", "[::1]" → "[::1]:27960". Serving a project
 // and joining it then agree with nothing typed.
-func WithPort(addr string, port int) string {
+func withPort(addr string, port int) string {
 	if _, _, err := net.SplitHostPort(addr); err == nil {
 		return addr
 	}
@@ -39,7 +39,7 @@ type client struct {
 	c     *session.Client
 	sock  socket
 	start time.Time
-	tally Tally
+	tally tally
 	view  *viewer // nil without --view
 }
 
@@ -58,7 +58,7 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	}
 	defer cl.c.Close()
 	g := cl.c.Game()
-	addr := WithPort(cfg.Connect, cfg.Project.Port)
+	addr := withPort(cfg.Connect, cfg.Project.Port)
 	sock, err := dial(cfg.Net, addr)
 	if err != nil {
 		return ClientReport{}, err
@@ -106,7 +106,7 @@ func (cl *client) run(ctx context.Context) (ClientReport, error) {
 			until := cl.c.Until(cl.now())
 			if cl.view != nil {
 				cl.view.publish()
-				until = min(until, time.Second/DrawRate)
+				until = min(until, time.Second/drawRate)
 			}
 			if now := time.Now(); cl.c.Game().Disconnected() && !now.Before(nextWhy) {
 				log.Warn("not playing", "state", cl.c.Net().State().String(), "why", cl.c.Game().LastError())

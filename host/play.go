@@ -129,9 +129,9 @@ type Report struct {
 	Failed []int `json:"failed"`
 }
 
-// Tally counts what a report says about a game as it runs: events by name
+// tally counts what a report says about a game as it runs: events by name
 // and how far the local player's character travelled.
-type Tally struct {
+type tally struct {
 	Events   map[string]int
 	Distance float64
 	lastX    float64
@@ -140,7 +140,7 @@ type Tally struct {
 }
 
 // Observe records one tick's outcome.
-func (t *Tally) Observe(g *game.Game) {
+func (t *tally) Observe(g *game.Game) {
 	if t.Events == nil {
 		t.Events = map[string]int{}
 	}
@@ -163,7 +163,7 @@ func (t *Tally) Observe(g *game.Game) {
 
 // Report summarises the tally and g as a client report whose session is in
 // state.
-func (t *Tally) Report(g *game.Game, state string) ClientReport {
+func (t *tally) Report(g *game.Game, state string) ClientReport {
 	r := ClientReport{
 		State:     state,
 		Ticks:     g.Tick(),
@@ -219,7 +219,7 @@ func playOnce(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 			in = v
 		}
 	}
-	var tally Tally
+	var seen tally
 	start := time.Now()
 	last := start
 	timer := time.NewTimer(0)
@@ -227,22 +227,22 @@ func playOnce(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	for {
 		select {
 		case <-ctx.Done():
-			return tally.Report(g, offlineState), nil
+			return seen.Report(g, offlineState), nil
 		case <-timer.C:
 		}
 		now := time.Now()
 		if cfg.Duration > 0 && now.Sub(start) >= cfg.Duration {
 			// Run exactly the ticks the duration bought.
 			now = start.Add(cfg.Duration)
-			g.Frame(now.Sub(last), in, tally.Observe)
-			return tally.Report(g, offlineState), nil
+			g.Frame(now.Sub(last), in, seen.Observe)
+			return seen.Report(g, offlineState), nil
 		}
-		g.Frame(now.Sub(last), in, tally.Observe)
+		g.Frame(now.Sub(last), in, seen.Observe)
 		last = now
 		until := g.Clock().Until()
 		if v != nil {
 			v.publish()
-			until = min(until, time.Second/DrawRate)
+			until = min(until, time.Second/drawRate)
 		}
 		timer.Reset(until)
 	}

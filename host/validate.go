@@ -39,7 +39,7 @@ func (c *PlayConfig) Validate() error {
 	if c.Connect != "" {
 		// No port means the project's, which is not known here; any valid
 		// port stands in for it.
-		if err := checkAddr("server address", WithPort(c.Connect, 1), "UDP", 1); err != nil {
+		if err := checkAddr("server address", withPort(c.Connect, 1), "UDP", 1); err != nil {
 			return err
 		}
 	}

@@ -13,11 +13,11 @@ import (
 	"vkm/transport"
 )
 
-// DrawRate is how many frames a second a client with a view runs, beside
+// drawRate is how many frames a second a client with a view runs, beside
 // its ticks: the page draws the interpolated and smoothed picture, which
 // moves between ticks, so frames come faster than a 64 Hz tick and a
 // 120 Hz screen gets one each refresh.
-const DrawRate = 120
+const drawRate = 120
 
 // reloadNotice is how long the page tells of a hot reload.
 const reloadNotice = 3 * time.Second
