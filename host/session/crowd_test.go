@@ -55,7 +55,7 @@ func TestCrowdLoadsWith500CratesAnd64Seats(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	g := s.game
+	g := s.Game()
 	if n := dynamicBodies(g); n != 500 {
 		t.Fatalf("crowd has %d dynamic bodies, want 500", n)
 	}

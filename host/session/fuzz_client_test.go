@@ -22,14 +22,14 @@ func FuzzClientAppliesSnapshots(f *testing.F) {
 	h := newHarness(f, loadArena(f))
 	a := h.join(loadArena(f), memnet.Perfect, 1)
 	var seeds [][]byte
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() })
 	st := func() *seat {
 		for _, s := range h.server.seats {
 			return s
 		}
 		return nil
 	}()
-	tumble(h.server.game, rand.New(rand.NewPCG(1, 2)))
+	tumble(h.server.Game(), rand.New(rand.NewPCG(1, 2)))
 	for range 40 {
 		h.run(time.Second / 64)
 		if st.peer != nil {
@@ -39,7 +39,7 @@ func FuzzClientAppliesSnapshots(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
-	primer := replication.NewPeer(h.server.game.Schema()).Write(nil, h.server.round, st.entity, transport.MaxDataPayload-payloadOverhead)
+	primer := replication.NewPeer(h.server.Game().Schema()).Write(nil, h.server.round, st.entity, transport.MaxDataPayload-payloadOverhead)
 	// Every seed reads after the primer; those a reader with no snapshot
 	// before refuses are the short forms.
 	short := 0
@@ -52,10 +52,10 @@ func FuzzClientAppliesSnapshots(f *testing.F) {
 		if err := primed.DecodeHeader(primer, replication.Refs{}); err != nil {
 			f.Fatal(err)
 		}
-		if err := primed.Decode(h.server.game.Schema(), p, replication.Refs{}); err != nil {
+		if err := primed.Decode(h.server.Game().Schema(), p, replication.Refs{}); err != nil {
 			f.Fatalf("a seed does not decode after the primer: %v", err)
 		}
-		if fresh.Decode(h.server.game.Schema(), p, replication.Refs{}) != nil {
+		if fresh.Decode(h.server.Game().Schema(), p, replication.Refs{}) != nil {
 			short++
 		}
 	}
@@ -69,7 +69,7 @@ func FuzzClientAppliesSnapshots(f *testing.F) {
 		}
 		c.applySnapshot(payload)
 		c.buildSpawns()
-		c.game.RunTick()
+		c.Game().RunTick()
 	})
 }
 
@@ -92,7 +92,7 @@ func TestADisconnectedWorldHoldsStill(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	g := c.game
+	g := c.Game()
 	if !g.Own().IsNone() {
 		t.Fatal("a joining client ran the join handler itself")
 	}

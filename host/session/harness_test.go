@@ -88,7 +88,7 @@ func (h *harness) step() {
 	}
 	h.server.Advance(frameStep, h.now)
 	for {
-		to, b, ok := h.server.net.NextDatagram()
+		to, b, ok := h.server.Net().NextDatagram()
 		if !ok {
 			break
 		}
@@ -108,7 +108,7 @@ func (h *harness) step() {
 		}
 		p.c.Frame(frameStep, p.input, p.afterTick, h.now)
 		for {
-			b, ok := p.c.net.NextDatagram()
+			b, ok := p.c.Net().NextDatagram()
 			if !ok {
 				break
 			}
@@ -141,24 +141,24 @@ func TestTwoClientsJoinOverBroadbandInProcess(t *testing.T) {
 	a := h.join(loadArena(t), memnet.Broadband, seed)
 	b := h.join(loadArena(t), memnet.Broadband, seed+1)
 	h.runUntil(5*time.Second, "both joins", func() bool {
-		return a.c.playing && b.c.playing
+		return a.c.Playing() && b.c.Playing()
 	})
 	t.Logf("joined after %v; players %d; a is player %d, b is player %d",
-		time.Duration(h.now), h.server.net.PlayerCount(), a.c.net.Player(), b.c.net.Player())
-	if h.server.net.PlayerCount() != 2 || len(h.server.seats) != 2 {
-		t.Fatalf("server seats %d players", h.server.net.PlayerCount())
+		time.Duration(h.now), h.server.Net().PlayerCount(), a.c.Net().Player(), b.c.Net().Player())
+	if h.server.Net().PlayerCount() != 2 || len(h.server.seats) != 2 {
+		t.Fatalf("server seats %d players", h.server.Net().PlayerCount())
 	}
 	// The server spawned a character for each through the join handler.
 	for player, st := range h.server.seats {
-		if name := h.server.game.Store().Name(st.entity); name != "player" {
+		if name := h.server.Game().Store().Name(st.entity); name != "player" {
 			t.Fatalf("player %d's entity is %q", player, name)
 		}
 	}
 	// One leaves: its character goes with it.
-	a.c.net.Leave(h.now)
-	gone := h.server.seats[a.c.net.Player()].entity
-	h.runUntil(2*time.Second, "the leave", func() bool { return h.server.net.PlayerCount() == 1 })
-	if h.server.game.Store().Alive(gone) {
+	a.c.Net().Leave(h.now)
+	gone := h.server.seats[a.c.Net().Player()].entity
+	h.runUntil(2*time.Second, "the leave", func() bool { return h.server.Net().PlayerCount() == 1 })
+	if h.server.Game().Store().Alive(gone) {
 		t.Fatal("the departed player's character is still in the world")
 	}
 }
@@ -182,7 +182,7 @@ func (h *harness) seated(profile memnet.Profile, seed uint64, withBot bool) *pee
 		}
 		a.input = b
 	}
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.Own().IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
 	return a
 }
 

@@ -23,8 +23,8 @@ func TestClientReadsTheHeaderTheServerWrote(t *testing.T) {
 	}
 	character := st.entity
 	var other entity.ID
-	h.server.game.Store().Each(func(id entity.ID) bool {
-		if id != character && h.server.game.Store().Rigidbody(id) != nil {
+	h.server.Game().Store().Each(func(id entity.ID) bool {
+		if id != character && h.server.Game().Store().Rigidbody(id) != nil {
 			other = id
 			return false
 		}
@@ -39,7 +39,7 @@ func TestClientReadsTheHeaderTheServerWrote(t *testing.T) {
 	}
 	wrote := map[uint32]header{} // by tick
 	owns := []entity.ID{other, entity.None, character}
-	from := h.server.game.Tick() // rounds up to here went unrecorded
+	from := h.server.Game().Tick() // rounds up to here went unrecorded
 	last := a.c.snap.Tick
 	checked := 0
 	seen := map[entity.ID]int{}
@@ -51,7 +51,7 @@ func TestClientReadsTheHeaderTheServerWrote(t *testing.T) {
 		h.step()
 		if h.server.rounds != rounds {
 			// The round just sent: nothing has moved the queue since.
-			wrote[h.server.game.Tick()] = header{st.entity, st.queue.Newest(), st.queue.Judged()}
+			wrote[h.server.Game().Tick()] = header{st.entity, st.queue.Newest(), st.queue.Judged()}
 		}
 		sn := &a.c.snap
 		if sn.Tick == last || sn.Tick <= from || a.c.badSnapshots != 0 {
@@ -74,7 +74,7 @@ func TestClientReadsTheHeaderTheServerWrote(t *testing.T) {
 	if a.c.badSnapshots != 0 {
 		t.Fatalf("%d snapshots did not decode", a.c.badSnapshots)
 	}
-	if got := a.c.game.Own(); got != character {
+	if got := a.c.Game().Own(); got != character {
 		t.Fatalf("the client's own entity is %v, want %v", got, character)
 	}
 	if checked < 300 || len(seen) != len(owns) {

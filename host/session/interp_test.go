@@ -20,10 +20,10 @@ func TestOthersAreDrawnSmoothly(t *testing.T) {
 	h := newHarness(t, loadArena(t))
 	watcher := h.seated(memnet.Mobile, seed, false)
 	runner := h.seated(memnet.Mobile, seed+1, true)
-	other := runner.c.game.Own()
+	other := runner.c.Game().Own()
 	h.run(2 * time.Second)
-	sv := h.server.game
-	wg := watcher.c.game
+	sv := h.server.Game()
+	wg := watcher.c.Game()
 
 	// teleport filters respawns out: a step longer than this is one.
 	const teleport = 1.0
@@ -99,7 +99,7 @@ func TestALapsedLeaseSlidesBack(t *testing.T) {
 	h := newHarness(t, loadArena(t))
 	a := h.seated(memnet.Mobile, 9, false)
 	h.run(time.Second)
-	g := a.c.game
+	g := a.c.Game()
 	crate := g.Store().At(30) // crate1, right of spawn 1
 	run := &steady{}
 	run.cmd.Axes[g.Project().AxisIndex("run")] = 1
@@ -161,7 +161,7 @@ func TestOwnCharacterIsDrawnBetweenTicks(t *testing.T) {
 	h := newHarness(t, loadArena(t))
 	a := h.seated(memnet.Lan, 4, false)
 	h.run(time.Second)
-	g := a.c.game
+	g := a.c.Game()
 	run := &steady{}
 	run.cmd.Axes[g.Project().AxisIndex("run")] = -1 // toward the hall's end, no crates
 	a.input = run

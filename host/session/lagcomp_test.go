@@ -58,12 +58,12 @@ func TestLagCompensatedShot(t *testing.T) {
 		shooter := h.join(loadLagcomp(t), link100, seed)
 		gun := &scriptedInput{}
 		shooter.input = gun
-		h.runUntil(5*time.Second, "the shooter's join", func() bool { return !shooter.c.game.Own().IsNone() })
+		h.runUntil(5*time.Second, "the shooter's join", func() bool { return !shooter.c.Game().Own().IsNone() })
 		runner := h.join(loadLagcomp(t), link100, seed+1)
 		runner.input = &scriptedInput{cmd: prediction.Command{Axes: [prediction.MaxAxes]float64{1}}}
-		h.runUntil(5*time.Second, "the runner's join", func() bool { return !runner.c.game.Own().IsNone() })
-		target := runner.c.game.Own()
-		sg := shooter.c.game
+		h.runUntil(5*time.Second, "the runner's join", func() bool { return !runner.c.Game().Own().IsNone() })
+		target := runner.c.Game().Own()
+		sg := shooter.c.Game()
 
 		// Once the shooter's picture has the target's centre past x = -3,
 		// the next command aims at the centre it draws then, and fires.
@@ -89,7 +89,7 @@ func TestLagCompensatedShot(t *testing.T) {
 			gun.armed = tt.X >= -3
 			return gun.armed
 		})
-		sv := h.server.game
+		sv := h.server.Game()
 		clientLook := shooter.c.lookBehind(h.now)
 		if rewind {
 			// What the server rewound to is what the shooter drew.
@@ -121,8 +121,8 @@ func TestLagCompensatedShot(t *testing.T) {
 // long ago is judged against the oldest pose kept, one from the future
 // against the present, and both put everything back afterwards.
 func checkClamped(t *testing.T, h *harness, shooter *peer, target entity.ID) {
-	sv := h.server.game
-	gunner := sv.Store().At(shooter.c.game.Own().Slot)
+	sv := h.server.Game()
+	gunner := sv.Store().At(shooter.c.Game().Own().Slot)
 	oldest, newest, _ := h.server.lag.history.Span(target)
 	first, _ := h.server.lag.history.At(target, float64(oldest))
 	present := *sv.Store().Transform(target)

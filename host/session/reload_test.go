@@ -117,9 +117,9 @@ func TestDevReloadRunsInStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.input = bot
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.Own().IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
 	h.run(3 * time.Second)
-	g, srv := a.c.game, h.server.game
+	g, srv := a.c.Game(), h.server.Game()
 	fastest := func(d time.Duration) (client, server float64) {
 		for end := h.now + transport.Time(d); h.now < end; {
 			h.step()
@@ -152,8 +152,8 @@ func TestDevReloadRunsInStep(t *testing.T) {
 	if corrections != 0 {
 		t.Errorf("%d corrections after the reload", corrections)
 	}
-	if !a.c.playing || h.server.net.PlayerCount() != 1 {
-		t.Errorf("the client was dropped: %q, %d players", a.c.why, h.server.net.PlayerCount())
+	if !a.c.Playing() || h.server.Net().PlayerCount() != 1 {
+		t.Errorf("the client was dropped: %q, %d players", a.c.why, h.server.Net().PlayerCount())
 	}
 }
 
@@ -207,9 +207,9 @@ func raiseTheShoulder(t *testing.T, dir, walker string) {
 	}
 	a := h.join(p, memnet.Lan, 23)
 	a.input = &trigger{button: p.ButtonIndex("fire"), every: 32}
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.Own().IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
 	h.run(2 * time.Second) // the character lands and stands
-	srv, g := h.server.game, a.c.game
+	srv, g := h.server.Game(), a.c.Game()
 	// shots runs for d and returns how high above the shooter each shot
 	// left, on the server and on the client. The character stands still,
 	// so where it stands when a step's events are read is where it fired.
@@ -254,8 +254,8 @@ func raiseTheShoulder(t *testing.T, dir, walker string) {
 	if !all(s1, 0.9) || !all(c1, 0.9) {
 		t.Errorf("after the reload, shots did not all leave 0.9 m up on both ends")
 	}
-	if errs := append(srv.ScriptErrors(), g.ScriptErrors()...); len(errs) != 0 || !a.c.playing {
-		t.Errorf("client playing %v; script errors %v", a.c.playing, errs)
+	if errs := append(srv.ScriptErrors(), g.ScriptErrors()...); len(errs) != 0 || !a.c.Playing() {
+		t.Errorf("client playing %v; script errors %v", a.c.Playing(), errs)
 	}
 }
 
@@ -276,7 +276,7 @@ func TestDevReloadRefusesASyntaxError(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := h.join(p, memnet.Lan, 3)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.Own().IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
 	walker := filepath.Join(dir, "scripts/walker.lua")
 	broken := "local Walker = {}\nif then\nreturn Walker\n"
 	if err := os.WriteFile(walker, []byte(broken), 0o644); err != nil {
@@ -293,14 +293,14 @@ func TestDevReloadRefusesASyntaxError(t *testing.T) {
 	if !strings.Contains(line, "scripts/walker.lua:2") {
 		t.Fatalf("no log line naming scripts/walker.lua:2; the log:\n%s", logged.String())
 	}
-	if h.server.game.Reloads() > 0 || a.c.reloads != 0 || h.server.dev.pending != nil {
+	if h.server.Game().Reloads() > 0 || a.c.reloads != 0 || h.server.dev.pending != nil {
 		t.Fatal("a script with a syntax error was reloaded somewhere")
 	}
 	if err := os.WriteFile(walker, slowWalker(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h.runUntil(2*time.Second, "the fixed script's reload", func() bool { return a.c.reloads == 1 && h.server.game.Reloads() > 0 })
-	if !a.c.playing {
+	h.runUntil(2*time.Second, "the fixed script's reload", func() bool { return a.c.reloads == 1 && h.server.Game().Reloads() > 0 })
+	if !a.c.Playing() {
 		t.Fatalf("the client is not playing: %q", a.c.why)
 	}
 }
@@ -318,23 +318,23 @@ func TestReloadWithoutDevEndsTheClient(t *testing.T) {
 	h.dev = false
 	plain := h.join(p, memnet.Lan, 6)
 	h.runUntil(5*time.Second, "the joins", func() bool {
-		return plain.c.playing && dev.c.playing
+		return plain.c.Playing() && dev.c.Playing()
 	})
 	if err := os.WriteFile(filepath.Join(dir, "scripts/walker.lua"), slowWalker(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h.runUntil(2*time.Second, "the reload", func() bool { return dev.c.reloads == 1 })
 	h.run(time.Second)
-	why := plain.c.game.LastError()
-	t.Logf("the plain client: playing %v, %q; players seated: %d", plain.c.playing, why, h.server.net.PlayerCount())
+	why := plain.c.Game().LastError()
+	t.Logf("the plain client: playing %v, %q; players seated: %d", plain.c.Playing(), why, h.server.Net().PlayerCount())
 	if !plain.c.ended || !strings.Contains(why, "--dev") {
 		t.Fatalf("the client without --dev: ended %v with %q", plain.c.ended, why)
 	}
 	if plain.c.reloads != 0 {
 		t.Fatal("the client without --dev ran the server's code")
 	}
-	if !dev.c.playing || h.server.net.PlayerCount() != 1 {
-		t.Fatalf("dev client playing %v; %d seated", dev.c.playing, h.server.net.PlayerCount())
+	if !dev.c.Playing() || h.server.Net().PlayerCount() != 1 {
+		t.Fatalf("dev client playing %v; %d seated", dev.c.Playing(), h.server.Net().PlayerCount())
 	}
 }
 
@@ -348,7 +348,7 @@ func TestReloadAddsAField(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := h.join(p, memnet.Broadband, 8)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.Own().IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
 	h.run(time.Second)
 	mainLua := filepath.Join(dir, "scripts/main.lua")
 	src, err := os.ReadFile(mainLua)
@@ -362,7 +362,7 @@ func TestReloadAddsAField(t *testing.T) {
 	if err := os.WriteFile(mainLua, []byte(grown), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv, g := h.server.game, a.c.game
+	srv, g := h.server.Game(), a.c.Game()
 	h.runUntil(2*time.Second, "the reload", func() bool { return a.c.reloads == 1 && srv.Reloads() > 0 })
 	typ := srv.Schema().Index("Health")
 	armor := srv.Schema().Field(typ, "armor")
@@ -377,8 +377,8 @@ func TestReloadAddsAField(t *testing.T) {
 	})
 	v := g.Store().Component(g.Own(), g.Schema().Index("Health"))
 	t.Logf("client Health after the reload: %v (hp kept: %v); snapshots dropped as written under the old schema: %d", v, v[hp], a.c.staleSchema)
-	if v[hp] != srv.Store().Component(g.Own(), typ)[hp] || !a.c.playing {
-		t.Fatalf("client playing %v, Health %v", a.c.playing, v)
+	if v[hp] != srv.Store().Component(g.Own(), typ)[hp] || !a.c.Playing() {
+		t.Fatalf("client playing %v, Health %v", a.c.Playing(), v)
 	}
 }
 
@@ -395,14 +395,14 @@ func TestReplayAcrossAReloadRunsTheCodeOfEachTick(t *testing.T) {
 	a := h.join(p, link100, 17) // a round trip long enough to keep the reload unjudged for a while
 	run := &steady{}
 	a.input = run
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.Own().IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
 	if err := os.WriteFile(filepath.Join(dir, "scripts/walker.lua"), slowWalker(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h.runUntil(2*time.Second, "the reload's scheduling", func() bool { return h.server.dev.pending != nil })
 	run.cmd.Axes[p.AxisIndex("run")] = 1 // from the spawn toward the first crate, 6 m off
 	h.runUntil(2*time.Second, "the reload", func() bool { return a.c.reloads == 1 })
-	g := a.c.game
+	g := a.c.Game()
 	for g.Tick() < a.c.reloadTick+3 {
 		h.step()
 	}
@@ -457,16 +457,16 @@ func TestDevReloadRefusesWhatClientsCannotRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := h.join(p, memnet.Lan, 7)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.Own().IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
 	long := filepath.Join(dir, "scripts", strings.Repeat("a", maxBundlePath)+".lua")
 	if err := os.WriteFile(long, []byte("return 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h.run(2 * time.Second)
-	if !a.c.playing {
-		t.Fatalf("the dev client is not playing: %q", a.c.game.LastError())
+	if !a.c.Playing() {
+		t.Fatalf("the dev client is not playing: %q", a.c.Game().LastError())
 	}
-	if h.server.dev.pending != nil || h.server.game.Reloads() > 0 {
+	if h.server.dev.pending != nil || h.server.Game().Reloads() > 0 {
 		t.Fatal("a bundle no client can read was scheduled")
 	}
 }
@@ -475,7 +475,7 @@ func TestDevReloadRefusesWhatClientsCannotRead(t *testing.T) {
 // with is refused before it is sent.
 func TestCheckBundleLimits(t *testing.T) {
 	h, _ := devHarness(t)
-	g := h.server.game
+	g := h.server.Game()
 	half := append([]byte("return 1\n--"), strings.Repeat("x", transport.DefaultReliableMaxMessage/2)...)
 	many := map[string][]byte{}
 	for i := range maxBundleFiles + 1 {
@@ -510,9 +510,9 @@ func TestAFullChannelEndsTheConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := h.join(p, memnet.Lan, 9)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.Own().IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
 	a.cut = true
-	st := h.server.seats[a.c.net.Player()]
+	st := h.server.seats[a.c.Net().Player()]
 	big := make([]byte, transport.DefaultReliableMaxMessage)
 	queued := 0
 	for st.rel.Send(big) == nil {
@@ -520,8 +520,8 @@ func TestAFullChannelEndsTheConnection(t *testing.T) {
 	}
 	h.server.scheduleReload(map[string][]byte{"scripts/walker.lua": slowWalker(t)})
 	h.server.events()
-	t.Logf("%d messages of %d bytes filled the window; players seated after the reload: %d", queued, len(big), h.server.net.PlayerCount())
-	if h.server.net.PlayerCount() != 0 || !strings.Contains(logged.String(), "message channel is full") {
-		t.Fatalf("the player is still seated (%d) or no reason was logged:\n%s", h.server.net.PlayerCount(), logged.String())
+	t.Logf("%d messages of %d bytes filled the window; players seated after the reload: %d", queued, len(big), h.server.Net().PlayerCount())
+	if h.server.Net().PlayerCount() != 0 || !strings.Contains(logged.String(), "message channel is full") {
+		t.Fatalf("the player is still seated (%d) or no reason was logged:\n%s", h.server.Net().PlayerCount(), logged.String())
 	}
 }

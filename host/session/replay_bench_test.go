@@ -21,9 +21,9 @@ func BenchmarkReplay20Ticks(b *testing.B) {
 		b.Fatal(err)
 	}
 	a.input = bot
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing && !a.c.game.Own().IsNone() })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
 	h.run(2 * time.Second)
-	g := a.c.game
+	g := a.c.Game()
 	to := g.Tick()
 	from := to - 19
 	b.ReportAllocs()

@@ -126,20 +126,20 @@ func TestAWorldConvergesThroughALossyLink(t *testing.T) {
 	const seed = 1729
 	h := newHarness(t, loadArena(t))
 	a := h.join(loadArena(t), lossyDown, seed)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing })
-	crates := tumble(h.server.game, rand.New(rand.NewPCG(seed, 1)))
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() })
+	crates := tumble(h.server.Game(), rand.New(rand.NewPCG(seed, 1)))
 	// The crates tumble and settle; the spawner puts pickups out meanwhile.
 	start := h.now
 	// Settled: every body at rest and the spawner done (it keeps three
 	// pickups out, and nobody collects them).
 	h.runUntil(30*time.Second, "the world settling", func() bool {
-		return asleep(h.server.game) && countNamed(h.server.game, "pickup") == 3
+		return asleep(h.server.Game()) && countNamed(h.server.Game(), "pickup") == 3
 	})
 	settled := time.Duration(h.now - start)
 	h.run(time.Second) // the last news reaches the client and is confirmed
-	st := h.server.seats[a.c.net.Player()]
+	st := h.server.seats[a.c.Net().Player()]
 	t.Logf("seed %d: %d crates thrown, asleep after %v; server to client: %+v", seed, crates, settled, a.pipe.BtoA.Counts())
-	if bad := mismatches(h.server.game, a.c.game); len(bad) > 0 {
+	if bad := mismatches(h.server.Game(), a.c.Game()); len(bad) > 0 {
 		for _, b := range bad {
 			t.Error(b)
 		}
@@ -153,7 +153,7 @@ func TestAWorldConvergesThroughALossyLink(t *testing.T) {
 		s := st.peer.Stats()
 		if s.Entries != 1 || !s.OwnWritten || s.Removals != 0 {
 			for _, e := range a.c.snap.Entries {
-				t.Logf("  entry %v %s changes %v", e.ID, a.c.game.Store().Name(e.ID), e.Changes)
+				t.Logf("  entry %v %s changes %v", e.ID, a.c.Game().Store().Name(e.ID), e.Changes)
 			}
 			t.Fatalf("a settled world's snapshot still says %+v", s)
 		}
@@ -166,9 +166,9 @@ func TestABodyMovedThroughTotalLossEndsWhereTheServerLeftIt(t *testing.T) {
 	const seed = 99
 	h := newHarness(t, loadArena(t))
 	a := h.join(loadArena(t), memnet.Lan, seed)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() })
 	h.run(time.Second)
-	srv := h.server.game
+	srv := h.server.Game()
 	crate := srv.Store().At(30)
 	// Everything the server sends is lost while the crate is moved across
 	// the hall and comes to rest there.
@@ -182,7 +182,7 @@ func TestABodyMovedThroughTotalLossEndsWhereTheServerLeftIt(t *testing.T) {
 	a.cut = false
 	h.run(time.Second)
 	want := wire.Position.Quantize(srv.Store().Transform(crate).X)
-	got := a.c.game.Store().Transform(crate).X
+	got := a.c.Game().Store().Transform(crate).X
 	t.Logf("crate at x=%.3f on the server, %.3f on the client after the burst", want, got)
 	if got != want {
 		t.Fatalf("the client holds x=%v, the server %v: a claim lost in the burst was taken as confirmed", got, want)
@@ -192,8 +192,8 @@ func TestABodyMovedThroughTotalLossEndsWhereTheServerLeftIt(t *testing.T) {
 func TestAReusedSlotLeavesNothingOfItsOldOccupant(t *testing.T) {
 	h := newHarness(t, loadArena(t))
 	a := h.join(loadArena(t), memnet.Lan, 3)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing })
-	srv, cl := h.server.game, a.c.game
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() })
+	srv, cl := h.server.Game(), a.c.Game()
 	old, err := srv.Spawn("prefabs/player.toml", entity.Transform{X: 0, Y: 2, Scale: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -237,20 +237,20 @@ func TestArenaBandwidthPerPeer(t *testing.T) {
 	}
 	h.runUntil(5*time.Second, "four joins", func() bool {
 		for _, p := range peers {
-			if !p.c.playing {
+			if !p.c.Playing() {
 				return false
 			}
 		}
 		return true
 	})
 	h.runUntil(30*time.Second, "the world settling", func() bool {
-		return asleep(h.server.game) && countNamed(h.server.game, "pickup") == 3
+		return asleep(h.server.Game()) && countNamed(h.server.Game(), "pickup") == 3
 	})
 	h.run(time.Second)
-	srv := h.server.game
+	srv := h.server.Game()
 	sent := func() uint64 {
-		for _, p := range h.server.net.Players(nil, h.now) {
-			if p.Player == peers[0].c.net.Player() {
+		for _, p := range h.server.Net().Players(nil, h.now) {
+			if p.Player == peers[0].c.Net().Player() {
 				return p.BytesOut
 			}
 		}
@@ -287,9 +287,9 @@ func TestArenaBandwidthPerPeer(t *testing.T) {
 func TestADestroyedStaticBodyLeavesTheClientAndALateJoinerSeesTheWorldAsItIs(t *testing.T) {
 	h := newHarness(t, loadArena(t))
 	a := h.join(loadArena(t), memnet.Lan, 21)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.playing })
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() })
 	h.run(2 * time.Second) // the character lands: grounded
-	srv := h.server.game
+	srv := h.server.Game()
 	ledge := srv.Store().At(2)
 	if srv.Store().Name(ledge) != "ledge_left" {
 		t.Fatalf("slot 2 holds %q", srv.Store().Name(ledge))
@@ -297,14 +297,14 @@ func TestADestroyedStaticBodyLeavesTheClientAndALateJoinerSeesTheWorldAsItIs(t *
 	// A static body is never described, but its going is.
 	srv.Destroy(ledge)
 	b := h.join(loadArena(t), memnet.Lan, 22)
-	h.runUntil(5*time.Second, "the late join", func() bool { return b.c.playing })
+	h.runUntil(5*time.Second, "the late join", func() bool { return b.c.Playing() })
 	h.run(2 * time.Second)
 	for _, p := range []*peer{a, b} {
-		if p.c.game.Store().Alive(ledge) {
-			t.Fatalf("client %d still holds the destroyed ledge", p.c.net.Player())
+		if p.c.Game().Store().Alive(ledge) {
+			t.Fatalf("client %d still holds the destroyed ledge", p.c.Net().Player())
 		}
-		if bad := mismatches(srv, p.c.game); len(bad) > 0 {
-			t.Fatalf("client %d differs: %v", p.c.net.Player(), bad)
+		if bad := mismatches(srv, p.c.Game()); len(bad) > 0 {
+			t.Fatalf("client %d differs: %v", p.c.Net().Player(), bad)
 		}
 	}
 }
@@ -313,19 +313,19 @@ func TestABotsCommandsDriveItsCharacterOnTheServer(t *testing.T) {
 	const seed = 64
 	h := newHarness(t, loadArena(t))
 	a := h.seated(memnet.Broadband, seed, true)
-	st := h.server.seats[a.c.net.Player()]
-	start := *h.server.game.Store().Transform(st.entity)
+	st := h.server.seats[a.c.Net().Player()]
+	start := *h.server.Game().Store().Transform(st.entity)
 	var travelled float64
 	last := start
 	for range 10 * 64 {
 		h.run(time.Second / 64)
-		tr := *h.server.game.Store().Transform(st.entity)
+		tr := *h.server.Game().Store().Transform(st.entity)
 		travelled += math.Hypot(tr.X-last.X, tr.Y-last.Y)
 		last = tr
 	}
 	q := st.queue.Stats()
 	t.Logf("seed %d: over 10 s the server ran %d of the client's commands, %d repeats, %d skips, %d discarded; the character travelled %.1f m; pace %.3f",
-		seed, q.Real, q.Repeats, q.Skips, q.Discarded, travelled, a.c.game.Clock().Pace())
+		seed, q.Real, q.Repeats, q.Skips, q.Discarded, travelled, a.c.Game().Clock().Pace())
 	if q.Real < 600 || travelled < 5 {
 		t.Fatalf("the bot's commands did not drive its character: %+v, %.1f m", q, travelled)
 	}
@@ -381,12 +381,12 @@ func TestReplaysPresentNothingTwice(t *testing.T) {
 	const seed = 5
 	h := newHarness(t, loadArena(t))
 	a := h.seated(memnet.Broadband, seed, true)
-	a.c.game.DrainEvents()
-	h.server.game.DrainEvents()
+	a.c.Game().DrainEvents()
+	h.server.Game().DrainEvents()
 	clientShots, serverShots := 0, 0
 	count := func() {
-		clientShots += countEvents(a.c.game, "shot")
-		serverShots += countEvents(h.server.game, "shot")
+		clientShots += countEvents(a.c.Game(), "shot")
+		serverShots += countEvents(h.server.Game(), "shot")
 	}
 	before := a.c.rec.replayed
 	for range 20 * 64 {
@@ -415,7 +415,7 @@ func TestAPushedCrateMovesAtOnceAndEndsWhereTheServerHasIt(t *testing.T) {
 	h := newHarness(t, loadArena(t))
 	a := h.seated(memnet.Broadband, 8, false)
 	h.run(time.Second) // land
-	g, srv := a.c.game, h.server.game
+	g, srv := a.c.Game(), h.server.Game()
 	crate := g.Store().At(30) // crate1, on the floor at x = -10, right of spawn 1
 	if g.Store().Name(crate) != "crate1" {
 		t.Fatalf("slot 30 is %q", g.Store().Name(crate))
@@ -451,7 +451,7 @@ func TestAWallOnlyTheServerHasIsReplayedAway(t *testing.T) {
 	h := newHarness(t, loadArena(t))
 	a := h.seated(memnet.Broadband, 13, false)
 	h.run(time.Second)
-	g, srv := a.c.game, h.server.game
+	g, srv := a.c.Game(), h.server.Game()
 	// A wall on the server alone, 3 m right of the character.
 	own := srv.Store().Transform(g.Own())
 	wall := srv.Store().Create()
@@ -502,13 +502,13 @@ func TestTwoClientsPushingConvergeOnTheServersAnswer(t *testing.T) {
 	a := h.join(loadArena(t), memnet.Broadband, 31)
 	b := h.join(loadArena(t), memnet.Broadband, 32)
 	h.runUntil(5*time.Second, "both joins", func() bool {
-		return a.c.playing && b.c.playing && !a.c.game.Own().IsNone() && !b.c.game.Own().IsNone()
+		return a.c.Playing() && b.c.Playing() && !a.c.Game().Own().IsNone() && !b.c.Game().Own().IsNone()
 	})
 	h.run(time.Second)
 	// Spawned at either end of the hall, they run at each other through
 	// the crates between them.
 	for _, p := range []*peer{a, b} {
-		g := p.c.game
+		g := p.c.Game()
 		run := &steady{}
 		dir := 1.0
 		if g.Store().Transform(g.Own()).X > 0 {
@@ -520,25 +520,25 @@ func TestTwoClientsPushingConvergeOnTheServersAnswer(t *testing.T) {
 	leased := 0
 	for range 4 * 64 {
 		h.run(time.Second / 64)
-		a.c.leases.Each(a.c.game.Tick(), func(entity.ID) bool { leased++; return true })
+		a.c.leases.Each(a.c.Game().Tick(), func(entity.ID) bool { leased++; return true })
 	}
 	// Both turn and walk back for a second, then stand: the leases lapse
 	// and the crates are the server's again.
 	for _, p := range []*peer{a, b} {
 		r := p.input.(*steady)
-		r.cmd.Axes[p.c.game.Project().AxisIndex("run")] *= -1
+		r.cmd.Axes[p.c.Game().Project().AxisIndex("run")] *= -1
 	}
 	h.run(time.Second)
 	a.input, b.input = nil, nil
-	srv := h.server.game
+	srv := h.server.Game()
 	h.run(5 * time.Second)
 	t.Logf("client a leased bodies on %d ticks of the push; corrections: a %d, b %d", leased, a.c.rec.corrections, b.c.rec.corrections)
 	if leased == 0 {
 		t.Fatal("nobody pushed anything: the test proves nothing")
 	}
 	for _, p := range []*peer{a, b} {
-		if bad := mismatches(srv, p.c.game); len(bad) > 0 {
-			t.Fatalf("client %d differs from the server after the push: %v", p.c.net.Player(), bad)
+		if bad := mismatches(srv, p.c.Game()); len(bad) > 0 {
+			t.Fatalf("client %d differs from the server after the push: %v", p.c.Net().Player(), bad)
 		}
 	}
 }
@@ -566,9 +566,9 @@ func TestServedReach(t *testing.T) {
 	h := newHarness(t, p)
 	watcher := h.seated(memnet.Perfect, 31, false)
 	runner := h.seated(memnet.Perfect, 32, true)
-	other := runner.c.game.Own()
+	other := runner.c.Game().Own()
 	h.run(time.Second)
-	wg, sv := watcher.c.game, h.server.game
+	wg, sv := watcher.c.Game(), h.server.Game()
 	// Rounds (ticks, at 64 Hz) spent near and far while the runner ran,
 	// and the snapshots that moved it then.
 	var nearTicks, nearMoved, farTicks, farMoved uint32

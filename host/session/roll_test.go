@@ -18,8 +18,8 @@ func TestPredictedRollsMatchTheServers(t *testing.T) {
 	h := newHarness(t, loadLagcomp(t))
 	a := h.join(loadLagcomp(t), memnet.Broadband, seed)
 	a.input = &scriptedInput{}
-	h.runUntil(5*time.Second, "the join", func() bool { return !a.c.game.Own().IsNone() })
-	g := a.c.game
+	h.runUntil(5*time.Second, "the join", func() bool { return !a.c.Game().Own().IsNone() })
+	g := a.c.Game()
 	roll := g.Schema().Index("Roll")
 	// Each end's roll, by the client tick it was made for, as the tick
 	// that made it left it.

@@ -41,7 +41,7 @@ func BenchmarkServerTick(b *testing.B) {
 		for _, p := range h.clients {
 			p.c.Frame(time.Duration(step), p.input, nil, h.now)
 			for {
-				d, ok := p.c.net.NextDatagram()
+				d, ok := p.c.Net().NextDatagram()
 				if !ok {
 					break
 				}
@@ -57,7 +57,7 @@ func BenchmarkServerTick(b *testing.B) {
 		}
 		h.server.Advance(time.Duration(step), h.now)
 		for {
-			to, d, ok := h.server.net.NextDatagram()
+			to, d, ok := h.server.Net().NextDatagram()
 			if !ok {
 				break
 			}
@@ -101,7 +101,7 @@ func BenchmarkSeatedTick(b *testing.B) {
 				b.Fatal(err)
 			}
 			s, _, tick := seatedSession(b, p, tc.players)
-			g := s.game
+			g := s.Game()
 			for range 2 * g.TickRate() {
 				tick()
 			}
@@ -136,7 +136,7 @@ func BenchmarkSeatedSendRound(b *testing.B) {
 		b.Fatal(err)
 	}
 	s, owns, tick := seatedSession(b, p, p.Players)
-	g := s.game
+	g := s.Game()
 	peers := make([]*replication.Peer, len(owns))
 	for i := range peers {
 		peers[i] = replication.NewPeer(g.Schema())
@@ -189,7 +189,7 @@ func seatedSession(b *testing.B, p *project.Project, players int) (s *Server, ow
 		b.Fatal(err)
 	}
 	b.Cleanup(s.Close)
-	g := s.game
+	g := s.Game()
 	bots := make([]*bot.Bot, players)
 	cmds := make([]*prediction.Command, players)
 	owns = make([]entity.ID, players)

@@ -23,7 +23,7 @@ func TestACorrectionLandsOnTheServersAnswerExactly(t *testing.T) {
 			h := newHarness(t, loadArena(t))
 			a := h.seated(profile, seed, true)
 			h.run(5 * time.Second)
-			srv, own := h.server.game, a.c.game.Own()
+			srv, own := h.server.Game(), a.c.Game().Own()
 			a.c.rec.maxCorrection = 0
 			before := a.c.rec
 			srv.World().ApplyImpulse(entity.None, own, 0, 400) // up, two metres a tick, on the server only
@@ -80,7 +80,7 @@ func TestALeasedBodyStillMovingLeasesWhatItTouches(t *testing.T) {
 	h := newHarness(t, loadArena(t))
 	a := h.seated(memnet.Perfect, 1, false)
 	h.run(time.Second) // land
-	g := a.c.game
+	g := a.c.Game()
 	top, left, right := g.World().Find("crate7"), g.World().Find("crate5"), g.World().Find("crate6")
 	if top.IsNone() || left.IsNone() || right.IsNone() {
 		t.Fatal("the arena has no crate7 on crate5 and crate6")
