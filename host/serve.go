@@ -67,13 +67,16 @@ type ServerReport struct {
 	SendP99us float64 `json:"send_p99_us"`
 	// AllocsPerTick is the process's heap allocations per tick, the median
 	// of one-second windows (so a join's burst is not steady state).
-	AllocsPerTick float64              `json:"allocs_per_tick"`
-	Joins         uint64               `json:"joins"`
-	Leaves        uint64               `json:"leaves"`
-	Refused       uint64               `json:"refused"`
-	Players       int                  `json:"players"`
-	Errors        int                  `json:"errors"`
-	Peers         []session.PeerReport `json:"peers"`
+	AllocsPerTick float64 `json:"allocs_per_tick"`
+	Joins         uint64  `json:"joins"`
+	Leaves        uint64  `json:"leaves"`
+	Refused       uint64  `json:"refused"`
+	Players       int     `json:"players"`
+	Errors        int     `json:"errors"`
+	// Events counts the presentation events the game emitted, by name; a
+	// server presents nothing, so it counts them and keeps none.
+	Events map[string]uint64    `json:"events"`
+	Peers  []session.PeerReport `json:"peers"`
 }
 
 // server runs a session.Server on a socket and the wall clock.
@@ -300,6 +303,7 @@ func (srv *server) report() *ServerReport {
 		Refused:  refused,
 		Players:  srv.s.Net().PlayerCount(),
 		Errors:   len(g.ScriptErrors()) + srv.s.JoinErrors(),
+		Events:   srv.s.Events(),
 		Peers:    srv.s.Peers(srv.now()),
 	}
 	srv.stats.fill(rep)

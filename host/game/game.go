@@ -396,6 +396,18 @@ func (g *Game) DrainEvents() []scripting.Event {
 	return ev
 }
 
+// ConsumeEvents calls fn with each presentation event emitted since the
+// last drain, in order, and drops them, keeping the buffer for the next
+// tick's: an end that only counts its events holds none from one tick to
+// the next.
+func (g *Game) ConsumeEvents(fn func(scripting.Event)) {
+	for i := range g.events {
+		fn(g.events[i])
+		g.events[i] = scripting.Event{}
+	}
+	g.events = g.events[:0]
+}
+
 // Pose implements physics.Bodies.
 func (g *world) Pose(id entity.ID) (*entity.Transform, *entity.Rigidbody) {
 	return g.store.Transform(id), g.store.Rigidbody(id)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"net/netip"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"vkm/physics"
 	"vkm/prediction"
 	"vkm/replication"
+	"vkm/scripting"
 	"vkm/transport"
 )
 
@@ -45,6 +47,9 @@ type Server struct {
 	net     *transport.Server
 	seats   map[uint16]*seat
 	joinErr int
+	// emitted counts the presentation events the game emitted, by name:
+	// a server presents nothing, so it counts them and drops them.
+	emitted map[string]uint64
 
 	// roundTick is the tick the last look for a due round saw, and credit
 	// counts toward the next round: SnapshotRate a tick run, a round due
@@ -124,7 +129,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{log: cfg.Logger, seats: map[uint16]*seat{},
+	s := &Server{log: cfg.Logger, seats: map[uint16]*seat{}, emitted: map[string]uint64{},
 		driven: map[entity.ID]*prediction.Command{}, drivenTick: map[entity.ID]uint32{}, lag: newLagComp()}
 	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger,
 		Authority: func(g *game.Game) game.Authority { s.game = g; return (*serverAuthority)(s) }})
@@ -176,7 +181,11 @@ func (a *serverAuthority) RollTick(id entity.ID) (uint32, bool) {
 	t, ok := a.drivenTick[a.game.Root(id)]
 	return t, ok
 }
-func (a *serverAuthority) BeforeTick()                 { (*Server)(a).takeCommands() }
+func (a *serverAuthority) BeforeTick() {
+	s := (*Server)(a)
+	s.consumeEvents()
+	s.takeCommands()
+}
 func (a *serverAuthority) AfterTick()                  { a.lag.record(a.game, a.driven) }
 func (a *serverAuthority) Spawning() game.Spawning     { return game.SpawnShared }
 func (a *serverAuthority) Lease(by, id entity.ID) bool { return false }
@@ -292,6 +301,19 @@ func (s *Server) Game() *game.Game { return s.game }
 // Net is the connection core: its players, refusals, figures and the
 // datagrams waiting to go out.
 func (s *Server) Net() *transport.Server { return s.net }
+
+// consumeEvents counts and drops the events of the tick before: after
+// every tick hook has had its look, nothing is kept past the next tick.
+func (s *Server) consumeEvents() {
+	s.game.ConsumeEvents(func(ev scripting.Event) { s.emitted[ev.Name]++ })
+}
+
+// Events counts the presentation events the game has emitted, by name, up
+// to the last tick run.
+func (s *Server) Events() map[string]uint64 {
+	s.consumeEvents()
+	return maps.Clone(s.emitted)
+}
 
 // JoinErrors counts the joins the project's join handler failed on.
 func (s *Server) JoinErrors() int { return s.joinErr }
