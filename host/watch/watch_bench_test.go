@@ -9,7 +9,7 @@ import (
 // BenchmarkWatcherPoll is the cost of one look at the arena's files, which
 // a dev server makes ten times a second.
 func BenchmarkWatcherPoll(b *testing.B) {
-	w, err := New(os.DirFS("../projects/arena"))
+	w, err := New(os.DirFS("../../projects/arena"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -62,7 +62,7 @@ var house = []layer{
 	{dir: "host/game", uses: []string{"wire", "transport/handshake", "replication", "prediction", "physics", "scripting", "host/project", "host/store"}, bans: pure, sansIO: true},
 	// Polls a project's files through its fs.FS.
 	{dir: "host/watch", uses: []string{"transport"}, bans: pure, sansIO: true},
-	{dir: "host/session", uses: []string{"transport", "transport/handshake", "replication", "prediction", "physics", "host/project", "host/store", "host/game"}, bans: pure, sansIO: true},
+	{dir: "host/session", uses: []string{"transport", "transport/handshake", "replication", "prediction", "physics", "scripting", "host/project", "host/store", "host/game"}, bans: pure, sansIO: true},
 	// The reference client's web page: an HTTP server of its own.
 	{dir: "host/view", bans: map[string]string{"syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// The composing root: goroutines, timers, sockets and the wall clock.
