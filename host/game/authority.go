@@ -8,8 +8,9 @@ import (
 
 // Authority is the end of a session a Game runs on, as the rules see it: it
 // answers who decides what, and does what that end does around each tick.
-// A Game never asks which part it plays; it asks its Authority. Offline
-// play is offline, and the server and client sessions each give their own.
+// A Game never asks which part it plays; it asks its Authority. A Game
+// made with no Authority plays offline, deciding and owning everything;
+// the server and client sessions (package session) each give their own.
 //
 // The Game calls it on the goroutine that ticks it.
 type Authority interface {
