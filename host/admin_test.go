@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"vkm/host/project"
 )
 
 // TestAdminListenerServesTheArena serves the arena with two bots on real
@@ -23,16 +25,7 @@ import (
 func TestAdminListenerServesTheArena(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	defer cancel()
-	ready := make(chan netip.AddrPort, 1)
-	admin := make(chan net.Addr, 1)
-	served := make(chan error, 1)
-	go func() {
-		_, err := Serve(ctx, ServeConfig{Project: loadArena(t), Addr: "127.0.0.1:0", Admin: "127.0.0.1:0", Logger: testLogger(t),
-			Ready: func(a netip.AddrPort) { ready <- a }, AdminReady: func(a net.Addr) { admin <- a }})
-		served <- err
-	}()
-	base := "http://" + (<-admin).String()
-	addr := (<-ready).String()
+	base, addr, served := servedWithAdmin(t, ctx, loadArena(t))
 
 	const bots = 2
 	botsCtx, stopBots := context.WithCancel(ctx)
@@ -61,12 +54,74 @@ func TestAdminListenerServesTheArena(t *testing.T) {
 	stopBots()
 	wg.Wait()
 	cancel()
-	if err := <-served; err != nil {
+	if err := served(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := http.Get(base + "/healthz"); err == nil {
 		t.Error("the admin listener still answers after Serve returned")
 	}
+}
+
+// TestReadyzSaysFullWhenEverySeatIsTaken seats one bot on a one-seat
+// arena: /readyz says ready before it joins and 503 "full" once it sits.
+func TestReadyzSaysFullWhenEverySeatIsTaken(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
+	defer cancel()
+	p := loadArena(t)
+	p.Players = 1
+	base, addr, served := servedWithAdmin(t, ctx, p)
+	if code, body := httpGet(t, base+"/readyz"); code != http.StatusOK || !strings.Contains(body, "ready: 0 of 1") {
+		t.Errorf("/readyz with no one seated: %d %q, want 200 saying ready", code, body)
+	}
+	botsCtx, stopBots := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if _, err := PlayBots(botsCtx, BotsConfig{Play: PlayConfig{Project: loadArena(t), Connect: addr, Logger: testLogger(t)},
+			Kind: "wander", Seed: 1, Count: 1}); err != nil {
+			t.Error(err)
+		}
+	}()
+	for {
+		code, body := httpGet(t, base+"/readyz")
+		if code == http.StatusServiceUnavailable && strings.Contains(body, "full: 1 of 1 seats taken") {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("/readyz never said full: last %d %q", code, body)
+		case <-time.After(20 * time.Millisecond): // the polling interval
+		}
+	}
+	stopBots()
+	wg.Wait()
+	cancel()
+	if err := served(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// servedWithAdmin serves p on real UDP with the admin listener, both on
+// free ports of 127.0.0.1, until ctx ends; it returns the listener's base
+// URL, the game's address, and a function that waits for Serve to return.
+func servedWithAdmin(t *testing.T, ctx context.Context, p *project.Project) (base, addr string, wait func() error) {
+	t.Helper()
+	ready := make(chan netip.AddrPort, 1)
+	admin := make(chan net.Addr, 1)
+	served := make(chan error, 1)
+	go func() {
+		_, err := Serve(ctx, ServeConfig{Project: p, Addr: "127.0.0.1:0", Admin: "127.0.0.1:0", Logger: testLogger(t),
+			Ready: func(a netip.AddrPort) { ready <- a }, AdminReady: func(a net.Addr) { admin <- a }})
+		served <- err
+	}()
+	select {
+	case a := <-admin:
+		base = "http://" + a.String()
+	case err := <-served:
+		t.Fatalf("Serve ended before listening: %v", err)
+	}
+	return base, (<-ready).String(), func() error { return <-served }
 }
 
 // pollMetrics scrapes base's /metrics until cond holds of its samples
