@@ -7,8 +7,18 @@ require (
 	github.com/ByteArena/box2d v1.0.2
 	github.com/coder/websocket v1.8.15
 	github.com/dchest/siphash v1.2.3
+	github.com/prometheus/client_golang v1.25.0
 	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/sys v0.50.0
 )
 
-require github.com/pmezard/go-difflib v1.0.0 // indirect
+require (
+	github.com/beorn7/perks v1.0.1 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
+	github.com/pmezard/go-difflib v1.0.0 // indirect
+	github.com/prometheus/client_model v0.6.3 // indirect
+	github.com/prometheus/common v0.72.0 // indirect
+	github.com/prometheus/procfs v0.22.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
+)

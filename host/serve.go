@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net"
 	"net/netip"
 	"strings"
 	"time"
@@ -40,6 +41,16 @@ type ServeConfig struct {
 	// Ready, if set, is called with the address the server listens on once
 	// it does (tests serve on port 0 and need to know which port they got).
 	Ready func(netip.AddrPort)
+	// Admin, if set, is the TCP address ("host:port") of the admin
+	// listener: /metrics, /healthz, /readyz and /debug/pprof/ over HTTP.
+	// Empty means none. Validate refuses an address that is not loopback
+	// unless AdminPublic is set: the profiles and metrics are not for
+	// everyone.
+	Admin       string
+	AdminPublic bool
+	// AdminReady, if set, is called with the admin listener's address once
+	// it listens (tests listen on port 0).
+	AdminReady func(net.Addr)
 	// AfterTick, if set, is called on the serving goroutine after every
 	// tick, for tools and tests that watch the game.
 	AfterTick func(*game.Game)
@@ -93,6 +104,8 @@ type server struct {
 	// their receiver.
 	drainAt transport.Time
 	recv    func(netip.AddrPort, []byte)
+	// admin is the admin listener's feed (nil: no listener).
+	admin *adminFeed
 }
 
 // Serve runs cfg.Project as a dedicated server until ctx ends (or
@@ -129,6 +142,15 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 		return nil, err
 	}
 	defer srv.s.Close()
+	if cfg.Admin != "" {
+		cfg.Logger = logger
+		if srv.admin, err = startAdmin(cfg, srv.s); err != nil {
+			return nil, err
+		}
+		defer srv.admin.close()
+		srv.stats.admin = srv.admin.a
+		logger.Info("admin listening", "addr", cfg.Admin)
+	}
 	addr := cfg.Addr
 	if addr == "" {
 		addr = fmt.Sprintf(":%d", p.Port)
@@ -165,6 +187,9 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 		defer t.Stop()
 		stop = t.C
 	}
+	if srv.admin != nil {
+		srv.admin.snapshot()
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -177,12 +202,18 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 			return srv.report(), err
 		}
 		now := time.Now()
-		srv.step(now.Sub(last), srv.now())
+		ticks := srv.step(now.Sub(last), srv.now())
 		srv.flush()
 		last = now
+		if srv.admin != nil {
+			srv.admin.wake(now, ticks)
+		}
 		if !now.Before(nextStatus) {
 			srv.stats.sample(srv.s.Game().Tick())
 			srv.status()
+			if srv.admin != nil {
+				srv.admin.snapshot()
+			}
 			nextStatus = nextStatus.Add(time.Second)
 		}
 		timer.Reset(min(srv.s.Until(srv.now()), time.Until(nextStatus)))
@@ -221,14 +252,16 @@ func (srv *server) drain() error {
 // step runs the session for one wake-up, timing each tick and the send
 // round apart. The ticks now due run first, with a hook after each; the
 // session's Advance then finds none left to run and does the rest in its
-// own order (poll, events, the send round if one is due).
-func (srv *server) step(elapsed time.Duration, now transport.Time) {
+// own order (poll, events, the send round if one is due). It returns the
+// ticks run.
+func (srv *server) step(elapsed time.Duration, now transport.Time) int {
 	srv.stats.begin()
-	srv.s.RunTicks(elapsed, now, srv.afterTick)
+	ticks := srv.s.RunTicks(elapsed, now, srv.afterTick)
 	start := time.Now()
 	if srv.s.Advance(0, now) {
-		srv.stats.sends.add(time.Since(start))
+		srv.stats.sent(time.Since(start))
 	}
+	return ticks
 }
 
 // receive hands the session one datagram read by drain.
@@ -280,6 +313,10 @@ func round1(f float64) float64 { return math.Round(f*10) / 10 }
 
 // shutdown says goodbye to every player and returns the report.
 func (srv *server) shutdown() *ServerReport {
+	if srv.admin != nil {
+		srv.admin.a.Closing()
+		srv.admin.snapshot()
+	}
 	rep := srv.report()
 	srv.s.Net().Goodbye(srv.now())
 	srv.flush()

@@ -6,6 +6,8 @@ import (
 	"runtime/metrics"
 	"slices"
 	"time"
+
+	"vkm/host/admin"
 	"vkm/host/game"
 )
 
@@ -89,6 +91,8 @@ type serverStats struct {
 	ticks durations
 	sends durations
 	mark  time.Time // when the tick being timed began
+	// admin, if set, is handed every duration too.
+	admin *admin.Admin
 
 	// Allocation windows: once a second, the allocations and ticks since
 	// the last sample; the report gives the median rate of the newest
@@ -119,8 +123,20 @@ func (st *serverStats) begin() { st.mark = time.Now() }
 // It is a Game.Advance afterTick hook.
 func (st *serverStats) tickDone(*game.Game) {
 	now := time.Now()
-	st.ticks.add(now.Sub(st.mark))
+	d := now.Sub(st.mark)
+	st.ticks.add(d)
+	if st.admin != nil {
+		st.admin.ObserveTick(d)
+	}
 	st.mark = now
+}
+
+// sent records a send round that took d.
+func (st *serverStats) sent(d time.Duration) {
+	st.sends.add(d)
+	if st.admin != nil {
+		st.admin.ObserveSend(d)
+	}
 }
 
 // allocs is every heap allocation the process has made so far.

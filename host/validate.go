@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -14,7 +15,8 @@ import (
 // Validate reports the first setting Serve would refuse, before anything is
 // loaded or opened: a listen address that is not host:port with a UDP port,
 // a link simulator profile that does not exist or has no seed, a negative
-// duration. It does not look at Project (LoadProject has checked it), so a
+// duration, an admin address that is not host:port, or is not loopback
+// without AdminPublic. It does not look at Project (LoadProject has checked it), so a
 // program can validate what its command line asked for before it loads the
 // project. Serve calls it first.
 func (c *ServeConfig) Validate() error {
@@ -26,7 +28,34 @@ func (c *ServeConfig) Validate() error {
 	if err := checkSim(c.Sim, c.SimSeed); err != nil {
 		return err
 	}
+	if err := checkAdmin(c.Admin, c.AdminPublic); err != nil {
+		return err
+	}
 	return checkDuration(c.Duration)
+}
+
+// checkAdmin checks the admin listener's address: host:port, and a
+// loopback host (an IP address or "localhost") unless public says the
+// listener may be reached from elsewhere: it serves the process's profiles
+// and its command line to whoever asks.
+func checkAdmin(addr string, public bool) error {
+	if addr == "" {
+		if public {
+			return errors.New("host: admin-public without an admin address: give --admin")
+		}
+		return nil
+	}
+	if err := checkAddr("admin address", addr, "TCP", 0); err != nil {
+		return err
+	}
+	if public {
+		return nil
+	}
+	h, _, _ := net.SplitHostPort(addr)
+	if ip, err := netip.ParseAddr(h); h == "localhost" || err == nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("host: admin address %q is not loopback: the admin listener serves profiles and metrics to whoever reaches it; add --admin-public to serve it there anyway", addr)
 }
 
 // Validate reports the first setting Play would refuse, before anything is

@@ -138,6 +138,11 @@ type ServerStats struct {
 	Leaves     uint64 // players gone, for any reason
 	// Refusals counts the Refuses sent, indexed by handshake.Reason.
 	Refusals [handshake.ReasonVersion + 1]uint64
+	// PacketsIn and BytesIn count every datagram handed to Receive, dropped
+	// ones included; PacketsOut and BytesOut every one NextDatagram handed
+	// out to send. Bytes are whole datagrams, headers included.
+	PacketsIn, BytesIn   uint64
+	PacketsOut, BytesOut uint64
 }
 
 // PlayerInfo describes one seated player, for a status line or a player list.
@@ -393,7 +398,14 @@ func (s *Server) remove(p *player, reason handshake.GoodbyeReason) {
 // reuses: they are valid until the next call to Receive, Send, Poll, Goodbye
 // or Kick, so write them to the socket (or copy them) before then. Drain it
 // after each of those calls.
-func (s *Server) NextDatagram() (netip.AddrPort, []byte, bool) { return s.out.next() }
+func (s *Server) NextDatagram() (netip.AddrPort, []byte, bool) {
+	to, b, ok := s.out.next()
+	if ok {
+		s.stats.PacketsOut++
+		s.stats.BytesOut += uint64(len(b))
+	}
+	return to, b, ok
+}
 
 // NextEvent returns the oldest event not yet taken, and false when there is
 // none. Drain it after each call to Receive, Poll, Goodbye or Kick.

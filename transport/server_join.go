@@ -24,6 +24,8 @@ import (
 func (s *Server) Receive(from netip.AddrPort, datagram []byte, now Time) {
 	s.out.reuse()
 	s.events.reuse()
+	s.stats.PacketsIn++
+	s.stats.BytesIn += uint64(len(datagram))
 	// One peer, one key: an IPv4 peer seen through a dual-stack socket as
 	// an IPv4-mapped IPv6 address is the same peer.
 	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())

@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	vkmd <project-dir> [--port N] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--schema]
+//	vkmd <project-dir> [--port N] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--admin ADDR [--admin-public]] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--schema]
 //	vkmd -h | --version
 //
 // It exits 0 when stopped (Ctrl-C, SIGTERM, --duration), 1 when the project
@@ -79,6 +79,8 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.cpuProf, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.StringVar(&o.memProf, "memprofile", "", "write an allocation profile to this file at exit (go tool pprof)")
+	fs.StringVar(&o.serve.Admin, "admin", "", "serve /metrics, /healthz, /readyz and /debug/pprof/ over HTTP on this address (e.g. 127.0.0.1:9100); loopback only unless --admin-public")
+	fs.BoolVar(&o.serve.AdminPublic, "admin-public", false, "let --admin listen on an address that is not loopback")
 	fs.BoolVar(&o.schema, "schema", false, "print what the project puts on the wire and its fingerprint (what a refused join compares), then exit")
 	for _, a := range args {
 		if name := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-"); strings.HasPrefix(a, "-") && name == "host" {

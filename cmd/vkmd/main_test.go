@@ -32,6 +32,8 @@ func TestBadCommandLinesExitTwoBeforeLoading(t *testing.T) {
 		{[]string{"../../projects/arena", "--port", "-1"}, "port -1 is not a UDP port"},
 		{[]string{"../../projects/arena", "--duration", "-1s"}, "duration -1s is negative"},
 		{[]string{"../../projects/arena", "--log-level", "loud"}, "--log-level"},
+		{[]string{"../../projects/arena", "--admin", "0.0.0.0:9100"}, "is not loopback"},
+		{[]string{"../../projects/arena", "--admin-public"}, "admin-public without an admin address"},
 		// The project is never loaded: a directory that does not exist
 		// still gets the usage error, not a load error.
 		{[]string{"/nonexistent", "--bogus"}, "-bogus"},
@@ -66,7 +68,7 @@ func TestHelpPrintsTheUsageAndExitsZero(t *testing.T) {
 		if !strings.HasPrefix(stdout, "usage: vkmd <project-dir> [flags]\n") {
 			t.Errorf("%v: the usage does not start with its synopsis:\n%s", args, stdout)
 		}
-		for _, want := range []string{"-port int", "-version", "-h, --help", "exit status:", "  2  the command line cannot be run"} {
+		for _, want := range []string{"-port int", "-admin string", "-admin-public", "-version", "-h, --help", "exit status:", "  2  the command line cannot be run"} {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("%v: the usage does not say %q", args, want)
 			}

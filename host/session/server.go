@@ -47,6 +47,8 @@ type Server struct {
 	net     *transport.Server
 	seats   map[uint16]*seat
 	joinErr int
+	// gone sums the figures of the seats players have left.
+	gone Totals
 	// emitted counts the presentation events the game emitted, by name:
 	// a server presents nothing, so it counts them and drops them.
 	emitted map[string]uint64
@@ -315,6 +317,43 @@ func (s *Server) Events() map[string]uint64 {
 	return maps.Clone(s.emitted)
 }
 
+// Totals counts what every player's commands have come to since the
+// server started, players who have left included.
+type Totals struct {
+	// BadPackets are command packets that did not parse.
+	BadPackets uint64
+	// Repeats are ticks a player's entity ran dry on its last command;
+	// Skips are commands dropped to keep a queue shallow.
+	Repeats, Skips uint64
+}
+
+func (t *Totals) add(st *seat) {
+	q := st.queue.Stats()
+	t.BadPackets += st.badPackets
+	t.Repeats += q.Repeats
+	t.Skips += q.Skips
+}
+
+// Totals sums the command figures of every player seated now and every
+// one gone. It makes no allocation.
+func (s *Server) Totals() Totals {
+	t := s.gone
+	for _, st := range s.seats {
+		t.add(st)
+	}
+	return t
+}
+
+// EachEvent calls fn with each presentation event name the game has
+// emitted up to the last tick run and how many times; unlike Events it
+// makes no copy.
+func (s *Server) EachEvent(fn func(name string, n uint64)) {
+	s.consumeEvents()
+	for name, n := range s.emitted {
+		fn(name, n)
+	}
+}
+
 // JoinErrors counts the joins the project's join handler failed on.
 func (s *Server) JoinErrors() int { return s.joinErr }
 
@@ -354,6 +393,7 @@ func (s *Server) events() {
 			}
 		case transport.EventLeft:
 			if st, ok := s.seats[ev.Player]; ok {
+				s.gone.add(st)
 				delete(s.driven, st.entity)
 				delete(s.drivenTick, st.entity)
 				s.lag.forget(st.entity)

@@ -1,0 +1,182 @@
+// Package admin is a server's admin listener: an HTTP handler serving its
+// Prometheus metrics (/metrics), whether its serving loop is alive
+// (/healthz) and whether it takes players (/readyz), and the runtime's
+// profiles (/debug/pprof/). See README.md, "The admin listener".
+//
+// The serving loop owns the session, which is not safe for concurrent
+// use, so the loop hands this package what it knows: durations as it times
+// them, its last tick and player count after each wake-up, and a Snapshot of
+// its cumulative figures now and then. Handlers read only what was handed
+// over.
+package admin
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/pprof"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Config says what an Admin reports on.
+type Config struct {
+	// Seats is how many players the server seats at most.
+	Seats int
+	// TickPeriod is the time between two ticks; /healthz fails after two
+	// of them pass without one.
+	TickPeriod time.Duration
+	// Now is the clock the health check reads, the serving loop's; nil
+	// means time.Now.
+	Now func() time.Time
+}
+
+// Admin holds what the serving loop has handed over and serves it. Make
+// one with New. Its methods are safe for concurrent use: the loop calls the
+// recording ones, the handlers read.
+type Admin struct {
+	cfg  Config
+	reg  *prometheus.Registry
+	tick prometheus.Histogram
+	send prometheus.Histogram
+	// ticks counts the ticks observed; it is kept apart from the tick
+	// histogram's count so the name says what it is.
+	ticks prometheus.Counter
+
+	lastTick atomic.Int64 // the loop's clock at the last tick, Unix ns; 0: none yet
+	players  atomic.Int64
+	closing  atomic.Bool
+
+	mu   sync.Mutex
+	snap Snapshot
+}
+
+// New returns an Admin with its own metrics registry: the Go runtime's and
+// the process's collectors, the loop's timings and the session's figures.
+func New(cfg Config) *Admin {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	a := &Admin{cfg: cfg, reg: prometheus.NewRegistry()}
+	a.tick = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "vkm_tick_duration_seconds",
+		Help:    "Wall time one tick's simulation took: the commands taken for it, behaviors, controller, physics.",
+		Buckets: durationBuckets,
+	})
+	a.send = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "vkm_send_round_duration_seconds",
+		Help:    "Wall time one send round took: building it, a snapshot per player, polling the connections.",
+		Buckets: durationBuckets,
+	})
+	a.ticks = prometheus.NewCounter(prometheus.CounterOpts{Name: "vkm_ticks_total", Help: "Ticks the server has run."})
+	players := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vkm_players", Help: "Players seated now."},
+		func() float64 { return float64(a.players.Load()) })
+	seats := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vkm_player_seats", Help: "Players the server seats at most."},
+		func() float64 { return float64(cfg.Seats) })
+	a.reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		a.tick, a.send, a.ticks, players, seats, (*collector)(a),
+	)
+	return a
+}
+
+// durationBuckets are the histograms' upper bounds in seconds: 16 µs to
+// about 0.5 s, doubling. A 128 Hz tick has 7.8 ms; the arena's ticks take
+// tens of µs.
+var durationBuckets = prometheus.ExponentialBuckets(16e-6, 2, 16)
+
+// ObserveTick records one tick's duration; it makes no allocation.
+func (a *Admin) ObserveTick(d time.Duration) {
+	a.tick.Observe(d.Seconds())
+	a.ticks.Inc()
+}
+
+// ObserveSend records one send round's duration; it makes no allocation.
+func (a *Admin) ObserveSend(d time.Duration) { a.send.Observe(d.Seconds()) }
+
+// Ticked records that the loop ran a tick at at, by its clock.
+func (a *Admin) Ticked(at time.Time) { a.lastTick.Store(at.UnixNano()) }
+
+// SetPlayers records how many players are seated.
+func (a *Admin) SetPlayers(n int) { a.players.Store(int64(n)) }
+
+// Closing records that the server is shutting down: it takes no more
+// players.
+func (a *Admin) Closing() { a.closing.Store(true) }
+
+// Update calls fill with the snapshot the collector reports, under the
+// lock the collector takes: fill updates it in place, so its maps are
+// reused from one update to the next.
+func (a *Admin) Update(fill func(*Snapshot)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	fill(&a.snap)
+}
+
+// Handler serves /metrics, /healthz, /readyz and /debug/pprof/ on a mux of
+// its own.
+func (a *Admin) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(a.reg, promhttp.HandlerOpts{Registry: a.reg}))
+	mux.HandleFunc("GET /healthz", a.healthz)
+	mux.HandleFunc("GET /readyz", a.readyz)
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	return mux
+}
+
+// Health reports whether the loop ran a tick within two tick periods of
+// now, and a line saying so.
+func (a *Admin) Health(now time.Time) (bool, string) {
+	last := a.lastTick.Load()
+	if last == 0 {
+		return false, "no tick has run yet"
+	}
+	since := now.Sub(time.Unix(0, last))
+	limit := 2 * a.cfg.TickPeriod
+	if since > limit {
+		return false, fmt.Sprintf("stalled: no tick for %v (limit %v)", since.Round(time.Microsecond), limit)
+	}
+	return true, fmt.Sprintf("ok: last tick %v ago", since.Round(time.Microsecond))
+}
+
+// Ready reports whether the server takes players: a seat is free and it
+// is not shutting down; and a line saying so.
+func (a *Admin) Ready() (bool, string) {
+	if a.closing.Load() {
+		return false, "shutting down"
+	}
+	n := a.players.Load()
+	if n >= int64(a.cfg.Seats) {
+		return false, fmt.Sprintf("full: %d of %d seats taken", n, a.cfg.Seats)
+	}
+	return true, fmt.Sprintf("ready: %d of %d seats taken", n, a.cfg.Seats)
+}
+
+func (a *Admin) healthz(w http.ResponseWriter, _ *http.Request) {
+	ok, why := a.Health(a.cfg.Now())
+	answer(w, ok, why)
+}
+
+func (a *Admin) readyz(w http.ResponseWriter, _ *http.Request) {
+	ok, why := a.Ready()
+	answer(w, ok, why)
+}
+
+// answer writes a check's verdict: 200 or 503, and its line.
+func answer(w http.ResponseWriter, ok bool, why string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if !ok {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	fmt.Fprintln(w, why)
+}

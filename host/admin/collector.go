@@ -1,0 +1,89 @@
+package admin
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Snapshot is the session's cumulative figures at one moment, as the
+// serving loop copied them. Every figure only grows while a server runs.
+type Snapshot struct {
+	Joins, Leaves uint64
+	// Refusals counts the joins refused, by reason ("full", "version"...).
+	Refusals map[string]uint64
+	// Packets* and Bytes* count whole datagrams, headers included, every
+	// one received (dropped ones too) and sent.
+	PacketsIn, PacketsOut, BytesIn, BytesOut uint64
+	// BadPackets are command packets that did not parse; Repeats ticks a
+	// player ran dry on their last command; Skips commands dropped to keep
+	// a queue shallow.
+	BadPackets, Repeats, Skips uint64
+	// ScriptErrors counts script errors by the behavior whose callback
+	// failed, NoBehavior for those outside one (a load, a join handler).
+	ScriptErrors map[string]uint64
+	Reloads      uint64
+	// Events counts the presentation events the game emitted, by name.
+	Events map[string]uint64
+}
+
+// NoBehavior is the behavior label of a script error outside any
+// behavior's callback.
+const NoBehavior = "none"
+
+// collector reports the Snapshot the loop last handed over, at scrape
+// time.
+type collector Admin
+
+var _ prometheus.Collector = (*collector)(nil)
+
+var (
+	joinsDesc       = prometheus.NewDesc("vkm_joins_total", "Players seated.", nil, nil)
+	leavesDesc      = prometheus.NewDesc("vkm_leaves_total", "Players gone, for any reason.", nil, nil)
+	refusalsDesc    = prometheus.NewDesc("vkm_refusals_total", "Joins refused, by reason.", []string{"reason"}, nil)
+	packetsInDesc   = prometheus.NewDesc("vkm_packets_received_total", "Datagrams received, dropped ones included.", nil, nil)
+	packetsOutDesc  = prometheus.NewDesc("vkm_packets_sent_total", "Datagrams sent.", nil, nil)
+	bytesInDesc     = prometheus.NewDesc("vkm_bytes_received_total", "Bytes of the datagrams received, headers included.", nil, nil)
+	bytesOutDesc    = prometheus.NewDesc("vkm_bytes_sent_total", "Bytes of the datagrams sent, headers included.", nil, nil)
+	badPacketsDesc  = prometheus.NewDesc("vkm_bad_packets_total", "Command packets from players that did not parse.", nil, nil)
+	repeatsDesc     = prometheus.NewDesc("vkm_command_repeats_total", "Ticks a player's entity ran on a repeat of their last command, none having arrived.", nil, nil)
+	skipsDesc       = prometheus.NewDesc("vkm_command_skips_total", "Player commands dropped to keep a command queue shallow.", nil, nil)
+	scriptErrorDesc = prometheus.NewDesc("vkm_script_errors_total", "Script errors, by the behavior whose callback failed (\"none\" outside one).", []string{"behavior"}, nil)
+	reloadsDesc     = prometheus.NewDesc("vkm_reloads_total", "Script reloads that took effect (dev servers).", nil, nil)
+	eventsDesc      = prometheus.NewDesc("vkm_events_total", "Presentation events the game emitted, by name.", []string{"name"}, nil)
+)
+
+// Describe sends the descriptions of every metric Collect reports.
+func (c *collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{joinsDesc, leavesDesc, refusalsDesc, packetsInDesc, packetsOutDesc, bytesInDesc, bytesOutDesc,
+		badPacketsDesc, repeatsDesc, skipsDesc, scriptErrorDesc, reloadsDesc, eventsDesc} {
+		ch <- d
+	}
+}
+
+// Collect reports the last snapshot as counters.
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := &c.snap
+	count := func(d *prometheus.Desc, v uint64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
+	}
+	count(joinsDesc, s.Joins)
+	count(leavesDesc, s.Leaves)
+	for reason, n := range s.Refusals {
+		count(refusalsDesc, n, reason)
+	}
+	count(packetsInDesc, s.PacketsIn)
+	count(packetsOutDesc, s.PacketsOut)
+	count(bytesInDesc, s.BytesIn)
+	count(bytesOutDesc, s.BytesOut)
+	count(badPacketsDesc, s.BadPackets)
+	count(repeatsDesc, s.Repeats)
+	count(skipsDesc, s.Skips)
+	for behavior, n := range s.ScriptErrors {
+		count(scriptErrorDesc, n, behavior)
+	}
+	count(reloadsDesc, s.Reloads)
+	for name, n := range s.Events {
+		count(eventsDesc, n, name)
+	}
+}
