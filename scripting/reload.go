@@ -227,3 +227,16 @@ func (r *Runtime) ForgetOldCode() {
 	clear(r.old)
 	r.old = r.old[:0]
 }
+
+// CheckSource compiles source as the script name without a Runtime and
+// without running it, for a tool that checks every script of a project,
+// including those the entry script does not load. A syntax error comes back
+// as a *ScriptError naming the line.
+func CheckSource(name string, source []byte) error {
+	r := &Runtime{ls: lua.NewState(lua.Options{SkipOpenLibs: true})}
+	defer r.ls.Close()
+	if _, serr := r.compile(source, name); serr != nil {
+		return serr
+	}
+	return nil
+}

@@ -4,7 +4,13 @@
 // Usage:
 //
 //	vkmd <project-dir> [--port N] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--admin ADDR [--admin-public]] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--schema]
+//	vkmd check <project-dir>
 //	vkmd -h | --version
+//
+// vkmd check loads the project as a server would, without serving it, and
+// prints every mistake it finds in its files, one a line, then exits 1; a
+// clean project prints one line and exits 0. A project folder named check
+// is served as vkmd ./check.
 //
 // It exits 0 when stopped (Ctrl-C, SIGTERM, --duration), 1 when the project
 // does not load or cannot be served, and 2 for a command line it cannot run.
@@ -12,6 +18,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -62,6 +69,36 @@ var command = cli.Command{Name: "vkmd", Exits: `  0  stopped by Ctrl-C (SIGINT) 
      value, no project directory
 `}
 
+// checkCommand is vkmd check's command line.
+var checkCommand = cli.Command{Name: "vkmd check", Exits: `  0  the project is clean; or -h or --version answered
+  1  the project has mistakes, each printed on a line of its own
+  2  the command line cannot be run: an unknown flag or argument, no
+     project directory
+`}
+
+// runCheck checks the project args name and prints what host.Check found:
+// every mistake on a line of its own, then the summary, which is the error
+// (exit 1) when there were mistakes.
+func runCheck(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return cli.Usagef("vkmd check: no project directory (%s; to serve a folder named check, run vkmd ./check)", checkCommand.Synopsis())
+	}
+	fs := flag.NewFlagSet("vkmd check", flag.ContinueOnError)
+	dir, done, err := checkCommand.Parse(fs, args, stdout)
+	if err != nil || done {
+		return err
+	}
+	r := host.Check(dir)
+	for _, e := range r.Errors {
+		fmt.Fprintln(stdout, e)
+	}
+	if len(r.Errors) > 0 {
+		return errors.New(r.Summary())
+	}
+	_, err = fmt.Fprintln(stdout, r.Summary())
+	return err
+}
+
 // parse reads the command line into the server's configuration. Anything
 // it does not recognise, and any value Serve would refuse, is refused
 // before the project is loaded: a mistyped flag silently skipped would
@@ -101,6 +138,9 @@ func parse(args []string, stdout io.Writer) (options, error) {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "check" {
+		return runCheck(args[1:], stdout)
+	}
 	o, err := parse(args, stdout)
 	if err != nil || o.done {
 		return err

@@ -75,6 +75,35 @@ type Game struct {
 // exactly as a server would seat its first player.
 func New(cfg Config) (*Game, error) {
 	p := cfg.Project
+	sceneData, err := fs.ReadFile(p.FS, p.EntryScene)
+	if err != nil {
+		return nil, fmt.Errorf("game: entryScene: %w", err)
+	}
+	scene, err := project.ParseScene(p.Where(p.EntryScene), sceneData)
+	if err != nil {
+		return nil, err
+	}
+	g, err := open(cfg, sceneData, scene)
+	if err != nil {
+		return nil, err
+	}
+	if g.schema, err = g.scripts.SetupNetwork(); err != nil {
+		g.Close()
+		return nil, err
+	}
+	if err := g.populate(scene, cfg.Authority == nil); err != nil {
+		g.Close()
+		return nil, err
+	}
+	return g, nil
+}
+
+// open makes the world of cfg.Project with scene's physics and loads its
+// scripts: the entry script runs and vkmRegisterBehaviors registers the
+// behaviors. The schema is empty until vkmSetupNetwork runs, and nothing is
+// built.
+func open(cfg Config, sceneData []byte, scene *project.Scene) (*Game, error) {
+	p := cfg.Project
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -86,18 +115,11 @@ func New(cfg Config) (*Game, error) {
 		clock:   NewClock(p.TickRate),
 		dt:      1 / float64(p.TickRate),
 		prefabs: map[string]*project.Prefab{},
+		schema:  &replication.Schema{},
 	}
 	g.auth = offline{g}
 	if cfg.Authority != nil {
 		g.auth = cfg.Authority(g)
-	}
-	sceneData, err := fs.ReadFile(p.FS, p.EntryScene)
-	if err != nil {
-		return nil, fmt.Errorf("game: entryScene: %w", err)
-	}
-	scene, err := project.ParseScene(p.Where(p.EntryScene), sceneData)
-	if err != nil {
-		return nil, err
 	}
 	g.worldFP = handshake.WorldFingerprint(sceneData)
 	g.phys = physics.New(physics.Config{GravityX: scene.GravityX, GravityY: scene.GravityY, Step: g.dt, Quantize: wirePose})
@@ -110,6 +132,7 @@ func New(cfg Config) (*Game, error) {
 	for i, b := range p.Buttons {
 		buttons[i] = b.Name
 	}
+	var err error
 	g.scripts, err = scripting.New(scripting.Config{
 		FS: p.FS, EntryScript: p.EntryScript, World: (*world)(g), Logger: logger, Seed: cfg.Seed,
 		Axes: axes, Buttons: buttons,
@@ -118,38 +141,36 @@ func New(cfg Config) (*Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	if g.schema, err = g.scripts.SetupNetwork(); err != nil {
-		g.Close()
-		return nil, err
-	}
+	return g, nil
+}
+
+// populate builds scene into the world, runs vkmBuildScene and the scene's
+// on_start, and, when join is set, seats the local player as player 1.
+func (g *Game) populate(scene *project.Scene, join bool) error {
 	ids, err := store.LoadScene(g.store, scene, g)
 	if err != nil {
-		g.Close()
-		return nil, err
+		return err
 	}
 	g.sceneIDs = ids
 	if err := g.Bring(ids, false); err != nil {
-		g.Close()
-		return nil, err
+		return err
 	}
 	if err := g.scripts.BuildScene(); err != nil {
-		g.Close()
-		return nil, err
+		return err
 	}
 	for _, id := range ids {
 		if g.store.Alive(id) {
 			g.scripts.Start(id)
 		}
 	}
-	if cfg.Authority == nil && g.scripts.HasJoinHandler() {
+	if join && g.scripts.HasJoinHandler() {
 		own, err := g.Join(1)
 		if err != nil {
-			g.Close()
-			return nil, err
+			return err
 		}
 		g.own = own
 	}
-	return g, nil
+	return nil
 }
 
 // Join seats a player through the project's join handler and returns the

@@ -423,6 +423,10 @@ func describeTOML(v any) string {
 	return fmt.Sprintf("a %T", v)
 }
 
+// ClosestName returns the entry of known that name is most likely a typo
+// of (the same but for case, or at most two edits away), or "".
+func ClosestName(name string, known []string) string { return closestKey(name, known) }
+
 // closestKey returns the entry of known that key is most likely a typo of,
 // or "".
 func closestKey(key string, known []string) string {
