@@ -81,6 +81,8 @@ var (
 	// The line of an unknown behavior is its entity's.
 	unknownBehavior = plant{file: "prefabs/pickup.toml", old: `behavior = "pickup"`, new: `behavior = "pikcup"`, at: "[[entity]]",
 		want: `entity.behavior: unknown behavior "pikcup"; did you mean "pickup"? (vkmRegisterBehaviors registers pickup, spawner, walker)`}
+	unknownSceneBehavior = plant{file: "scenes/arena.toml", old: `behavior = "spawner"`, new: `behavior = "spawnr"`, at: "[[entity]]\nid = 20",
+		want: `entity.behavior: unknown behavior "spawnr"; did you mean "spawner"?`}
 	unknownComponent = plant{file: "prefabs/pickup.toml", new: "[entity.components.Helth]\nhp = 3\n", at: "[entity.components.Helth]",
 		want: `entity.components.Helth: unknown component "Helth"; did you mean "Health"? (vkmSetupNetwork registers Health, Score)`}
 	luaSyntax = plant{file: "scripts/walker.lua", new: "local x = = 1\n", at: "local x = = 1",
@@ -98,6 +100,7 @@ func TestCheckFindsEachPlantedMistake(t *testing.T) {
 		"scene key":                  badSceneKey,
 		"prefab key":                 badPrefabKey,
 		"unknown behavior in prefab": unknownBehavior,
+		"unknown behavior in scene":  unknownSceneBehavior,
 		"unregistered component":     unknownComponent,
 		"lua syntax, imported":       luaSyntax,
 		"lua syntax, not imported":   luaSyntaxUnused,
