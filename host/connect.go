@@ -98,6 +98,12 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 func (cl *client) run(ctx context.Context) (ClientReport, error) {
 	log := cl.cfg.logger()
 	nextWhy := cl.start
+	// A client without a page ends when its session does: nobody is
+	// there to read the reason, and a refused bot or script waiting for
+	// its --duration would only hide the failure. With a page, the
+	// player reads why on it, so the client stays until told to quit.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	err := pump(ctx, cl.cfg.Duration, cl.sock,
 		func(d datagram) { cl.c.Receive(d.Bytes, cl.now()) },
 		func(elapsed time.Duration) time.Duration {
@@ -111,6 +117,9 @@ func (cl *client) run(ctx context.Context) (ClientReport, error) {
 			if now := time.Now(); cl.c.Game().Disconnected() && !now.Before(nextWhy) {
 				log.Warn("not playing", "state", cl.c.Net().State().String(), "why", cl.c.Game().LastError())
 				nextWhy = now.Add(refusedLogEvery)
+			}
+			if cl.view == nil && cl.c.Game().Disconnected() {
+				stop()
 			}
 			return until
 		},

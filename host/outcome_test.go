@@ -127,3 +127,28 @@ func testBotTurnedAway(t *testing.T) {
 		t.Fatalf("Err %q", msg)
 	}
 }
+
+// TestHeadlessClientEndsWhenRefused: a client with no page stops on its
+// own when the server turns it away, without waiting for a duration or a
+// signal, and reports the refusal.
+func TestHeadlessClientEndsWhenRefused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		net := NewLoopback()
+		addr, stop := served(t, net, loadArena(t))
+		defer stop()
+		other := loadArena(t)
+		other.Buttons = other.Buttons[:1] // a different set of actions: a mismatch
+		ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
+		defer cancel()
+		rep, err := Play(ctx, PlayConfig{Project: other, Connect: addr, Net: net, Logger: testLogger(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("Play ran until the deadline: %+v", rep)
+		}
+		if rep.State != "refused" || rep.Exit != "refused" || rep.Refusal != "mismatch" {
+			t.Fatalf("report %+v, want refused for mismatch", rep)
+		}
+	})
+}
