@@ -105,10 +105,10 @@ func (g *Game) CheckFiles(changed map[string][]byte) error {
 	return nil
 }
 
-// UseOldCode has the behaviors run the code from before the last reload
-// (a replayed tick from before it), or the new code again.
+// UseOldCode has the behaviors run the code, and the props, from before
+// the last reload (a replayed tick from before it), or the new ones again.
 func (g *Game) UseOldCode(old bool) { g.scripts.UseOldCode(old) }
 
-// ForgetOldCode drops the code from before the last reload: no replay
+// ForgetOldCode drops the code and props from before the last reload: no replay
 // reaches back before it any more.
 func (g *Game) ForgetOldCode() { g.scripts.ForgetOldCode() }
