@@ -36,10 +36,13 @@ type behavior struct {
 
 // instance is one behavior attached to one entity.
 type instance struct {
-	id      entity.ID
-	b       *behavior
-	self    *lua.LTable
-	fn      [numCallbacks]*lua.LFunction // resolved once, at Attach
+	id   entity.ID
+	b    *behavior
+	self *lua.LTable
+	fn   [numCallbacks]*lua.LFunction // resolved once, at Attach
+	// props is what the instance was built with (or a reload last gave
+	// it), kept to tell on_reload what changed; never written.
+	props   map[string]any
 	started bool
 	// disabled is set after the instance's first error: no more callbacks.
 	disabled bool

@@ -12,7 +12,8 @@ import (
 // Attach makes a new instance of behavior for entity id, with props copied
 // in as fields (float64 and other numbers, string, bool, and nested []any
 // or map[string]any; map keys are copied in sorted order so pairs() visits
-// them alike on every end). The instance's metatable is {__index = class}.
+// them alike on every end; the map is kept, unchanged, for a reload to
+// compare with). The instance's metatable is {__index = class}.
 // on_start is not called: Start does that, or the first FixedUpdate or
 // Update that reaches the instance. The first behavior attached to an entity
 // is also its handle, so self == vkm.find(self:name()). An instance attached
@@ -45,7 +46,7 @@ func (r *Runtime) Attach(id entity.ID, behaviorName string, props map[string]any
 			return fmt.Errorf("scripting: attach %q to %v: prop %q would hide the method %s (rename the prop)", behaviorName, id, f.key, f.key)
 		}
 	}
-	in := &instance{id: id, b: b}
+	in := &instance{id: id, b: b, props: props}
 	if err := in.resolve(fields); err != nil {
 		return err
 	}

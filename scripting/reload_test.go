@@ -1,10 +1,13 @@
 package scripting
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"vkm/internal/entity"
 )
 
 const reloadV1 = `
@@ -187,5 +190,117 @@ func TestUseOldCodeForReplays(t *testing.T) {
 	}
 	if s := w.eventsNamed("step"); s[3]["steps"] != float64(4) {
 		t.Fatalf("the instance lost count across the switches: %v", s)
+	}
+}
+
+const propsEntry = `
+local Mover = import("scripts/mover.lua")
+function vkmRegisterBehaviors(r) r.mover = Mover end
+`
+
+const moverSrc = `
+local Mover = {}
+function Mover:on_start() self.double = self.speed * 2 end
+function Mover:on_fixed_update(dt)
+	self.hp = self.hp - 1
+	self:emit("move", { speed = self.speed, double = self.double, hp = self.hp,
+		gone = self.gone ~= nil, added = self.added or -1 })
+end
+function Mover:on_reload(old)
+	if old.speed ~= self.speed then self.double = self.speed * 2 end
+	self:emit("reloaded", { old_speed = old.speed, speed = self.speed, old_gone = old.gone ~= nil,
+		old_waypoints = #old.waypoints, hp = self.hp })
+	old.speed = 99 -- the table is the callback's own
+end
+function Mover:later() end
+return Mover
+`
+
+// TestReloadGivesNewProps reloads with new props for one of two instances:
+// its changed props are written, a removed one cleared and a new one
+// added, while a prop that did not change keeps the value the behavior
+// gave it; on_reload receives the old props on both and recomputes what it
+// derived. UseOldCode switches the changed props with the code.
+func TestReloadGivesNewProps(t *testing.T) {
+	r, w := newTest(t, propsEntry, "scripts/mover.lua", moverSrc)
+	props := func(speed float64, extra string) map[string]any {
+		p := map[string]any{"speed": speed, "hp": int64(10), "waypoints": []any{int64(1), int64(2)}}
+		switch extra {
+		case "gone":
+			p["gone"] = true
+		case "added":
+			p["added"] = int64(5)
+		}
+		return p
+	}
+	a, b := w.add("a"), w.add("b")
+	if err := r.Attach(a, "mover", props(1, "gone")); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Attach(b, "mover", props(1, "gone")); err != nil {
+		t.Fatal(err)
+	}
+	r.FixedUpdate(1.0/64, false)
+	fsys := reloadFS(propsEntry, "")
+	fsys["scripts/mover.lua"] = &fstest.MapFile{Data: []byte(moverSrc)}
+	got, err := r.ReloadWithProps(fsys, func(id entity.ID, behavior string) (map[string]any, bool) {
+		if id != a || behavior != "mover" {
+			return nil, false
+		}
+		return props(3, "added"), true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Instances != 2 || got.Props != 1 {
+		t.Fatalf("reload reported %+v, want 2 instances, 1 with new props", got)
+	}
+	rl := w.eventsNamed("reloaded")
+	if len(rl) != 2 {
+		t.Fatalf("on_reload events %v", rl)
+	}
+	if rl[0]["old_speed"] != 1.0 || rl[0]["speed"] != 3.0 || rl[0]["old_gone"] != true || rl[0]["old_waypoints"] != 2.0 || rl[0]["hp"] != 9.0 {
+		t.Fatalf("on_reload of the changed instance saw %v", rl[0])
+	}
+	if rl[1]["old_speed"] != 1.0 || rl[1]["speed"] != 1.0 || rl[1]["old_gone"] != true {
+		t.Fatalf("on_reload of the unchanged instance saw %v", rl[1])
+	}
+	r.FixedUpdate(1.0/64, false)
+	mv := w.eventsNamed("move")
+	want := map[string]any{"speed": 3.0, "double": 6.0, "hp": 8.0, "gone": false, "added": 5.0}
+	if fmt.Sprint(mv[2]) != fmt.Sprint(want) {
+		t.Fatalf("after the reload a moved with %v, want %v", mv[2], want)
+	}
+	if mv[3]["speed"] != 1.0 || mv[3]["gone"] != true || mv[3]["hp"] != 8.0 {
+		t.Fatalf("after the reload b moved with %v", mv[3])
+	}
+
+	r.UseOldCode(true)
+	r.FixedUpdate(1.0/64, true)
+	r.UseOldCode(false)
+	r.FixedUpdate(1.0/64, false)
+	mv = w.eventsNamed("move")
+	if mv[4]["speed"] != 1.0 || mv[4]["gone"] != true || mv[4]["added"] != -1.0 {
+		t.Fatalf("replaying before the reload, a moved with %v: want its old props", mv[4])
+	}
+	if mv[6]["speed"] != 3.0 || mv[6]["gone"] != false || mv[6]["added"] != 5.0 || mv[6]["hp"] != 6.0 {
+		t.Fatalf("after the replay, a moved with %v: want its new props and its hp counting on", mv[6])
+	}
+
+	// New props that would hide a method fail the reload whole.
+	_, err = r.ReloadWithProps(fsys, func(id entity.ID, _ string) (map[string]any, bool) {
+		p := props(7, "")
+		if id == b {
+			p["later"] = true
+		}
+		return p, true
+	})
+	if err == nil || !strings.Contains(err.Error(), `prop "later"`) || !strings.Contains(err.Error(), "b") {
+		t.Fatalf("a prop hiding a method: err %v", err)
+	}
+	r.FixedUpdate(1.0/64, false)
+	mv = w.eventsNamed("move")
+	if mv[len(mv)-2]["speed"] != 3.0 || mv[len(mv)-1]["speed"] != 1.0 {
+		t.Fatalf("a failed reload changed props: %v", mv[len(mv)-2:])
 	}
 }

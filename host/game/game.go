@@ -569,6 +569,7 @@ func (g *Game) Prefab(file string) (*project.Prefab, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.Path = file
 	g.prefabs[file] = p
 	return p, nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"vkm/host/project"
+	"vkm/internal/entity"
 	"vkm/scripting"
 )
 
@@ -20,21 +21,61 @@ func (g *Game) fsys() fs.FS {
 }
 
 // Reload makes the changed files (by path in the project folder) the
-// game's code at once: the scripts run again in
-// the same Lua state (see scripting.Runtime.Reload), prefabs are read
-// afresh when next spawned, and when the schema changed every project
-// component is carried over to it by type and field name (a new field
-// starts at zero, a removed one is dropped). If the scripts fail to load,
-// nothing changes and the error names the file and line.
+// game's code and prefabs at once: the scripts run again in the same Lua
+// state (see scripting.Runtime.Reload); every live entity built from a
+// changed prefab takes the props its entity (by uid) now has there, for
+// the behavior it runs (see scripting.Runtime.ReloadWithProps), and
+// on_reload(self, old_props) runs; everything else a prefab says (bodies,
+// shapes, controllers, components, names, a different behavior) is read
+// afresh only when the prefab is next spawned. When the schema changed
+// every project component is carried over to it by type and field name (a
+// new field starts at zero, a removed one is dropped). If the scripts or a
+// prefab fail to load, nothing changes and the error names the file and
+// line.
 func (g *Game) Reload(changed map[string][]byte) (scripting.Reloaded, error) {
 	files := overlayFS{base: g.project.FS, files: changed}
-	res, err := g.scripts.Reload(files)
+	prefabs := map[string]*project.Prefab{}
+	for _, p := range slices.Sorted(maps.Keys(changed)) {
+		if path.Ext(p) != ".toml" {
+			continue
+		}
+		pf, err := project.ParsePrefab(g.project.Where(p), changed[p])
+		if err != nil {
+			return scripting.Reloaded{}, err
+		}
+		pf.Path = p
+		prefabs[p] = pf
+	}
+	type given struct {
+		id       entity.ID
+		behavior string
+		props    map[string]any
+	}
+	var took []given
+	props := func(id entity.ID, behavior string) (map[string]any, bool) {
+		o := g.store.Origin(id)
+		pf := prefabs[o.Prefab]
+		if pf == nil {
+			return nil, false
+		}
+		d := pf.Entity(o.UID)
+		if name, _ := g.store.Behavior(id); d == nil || d.Behavior != behavior || name != behavior {
+			return nil, false // gone from the prefab, or another behavior now: new spawns only
+		}
+		took = append(took, given{id, behavior, d.Props})
+		return d.Props, true
+	}
+	res, err := g.scripts.ReloadWithProps(files, props)
 	if err != nil {
 		return res, err
+	}
+	for _, t := range took {
+		g.store.SetBehavior(t.id, t.behavior, t.props)
 	}
 	g.files = files
 	g.reloads++
 	clear(g.prefabs)
+	maps.Copy(g.prefabs, prefabs)
 	if res.SchemaChanged {
 		g.store.MigrateComponents(g.schema, res.Schema)
 	}
@@ -64,10 +105,10 @@ func (g *Game) CheckFiles(changed map[string][]byte) error {
 	return nil
 }
 
-// UseOldCode has the behaviors run the code from before the last reload
-// (a replayed tick from before it), or the new code again.
+// UseOldCode has the behaviors run the code, and the props, from before
+// the last reload (a replayed tick from before it), or the new ones again.
 func (g *Game) UseOldCode(old bool) { g.scripts.UseOldCode(old) }
 
-// ForgetOldCode drops the code from before the last reload: no replay
+// ForgetOldCode drops the code and props from before the last reload: no replay
 // reaches back before it any more.
 func (g *Game) ForgetOldCode() { g.scripts.ForgetOldCode() }

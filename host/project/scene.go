@@ -103,9 +103,23 @@ type Scene struct {
 // Prefab is a parsed prefab file: a tree of entities with one root, spawned
 // as a unit by Instantiate.
 type Prefab struct {
-	File     string
+	File string
+	// Path is where the prefab is in the project folder, as a spawn names
+	// it (empty for one not read from a project): every entity built from
+	// it records it, so a reload of the file finds them.
+	Path     string
 	Root     int // index of the root entity in Entities
 	Entities []EntityDef
+}
+
+// Entity returns the entity of uid, or nil.
+func (p *Prefab) Entity(uid uint32) *EntityDef {
+	for i := range p.Entities {
+		if p.Entities[i].ID == uid {
+			return &p.Entities[i]
+		}
+	}
+	return nil
 }
 
 // ParseScene parses a scene file. file is used only in messages. Every

@@ -134,7 +134,7 @@ func (s *Server) devTick() {
 		}
 	}
 	s.log.Info("reloaded", "files", slices.Sorted(maps.Keys(b.files)), "hash", fmt.Sprintf("%016x", b.hash),
-		"tick", s.game.Tick(), "schema_changed", res.SchemaChanged, "behaviors", res.Instances)
+		"tick", s.game.Tick(), "schema_changed", res.SchemaChanged, "behaviors", res.Instances, "new_props", res.Props)
 }
 
 // readMessages takes what the server sent on the reliable channel.
@@ -176,8 +176,9 @@ func (c *Client) readMessages() {
 func (c *Client) beforeTick() {
 	g := c.game
 	if c.oldCodeBefore != 0 {
-		// A replayed tick from before the last reload runs the code that
-		// ran it then; every other tick runs the new code.
+		// A replayed tick from before the last reload runs the code, and
+		// the prefab props, that ran it then; every other tick runs the
+		// new ones.
 		g.UseOldCode(g.IsReplaying() && g.Tick() < c.oldCodeBefore)
 	}
 	b := c.reloadAt
@@ -203,7 +204,7 @@ func (c *Client) beforeTick() {
 	c.reloads++
 	c.reloadTick = g.Tick()
 	c.log.Info("reloaded", "files", slices.Sorted(maps.Keys(b.files)), "hash", fmt.Sprintf("%016x", b.hash),
-		"tick", g.Tick(), "server_tick", b.serverTick, "schema_changed", res.SchemaChanged)
+		"tick", g.Tick(), "server_tick", b.serverTick, "schema_changed", res.SchemaChanged, "new_props", res.Props)
 }
 
 // end ends the session from this side with a sentence saying why.

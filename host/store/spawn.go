@@ -50,8 +50,8 @@ func LoadScene(s *Store, sc *project.Scene, r ComponentResolver) ([]entity.ID, e
 // their parents. A pose with Scale 0 is taken as unscaled, so
 // entity.Transform{X: x, Y: y} places a prefab at (x, y).
 //
-// It returns the root and each uid's entity. On error nothing of the prefab
-// is left in s.
+// It returns the root and each uid's entity. Each entity records its
+// Origin when p has a Path. On error nothing of the prefab is left in s.
 func Instantiate(s *Store, p *project.Prefab, pose entity.Transform, r ComponentResolver) (root entity.ID, slots map[uint32]entity.ID, err error) {
 	return InstantiateInto(s, p, pose, r, entity.None, nil)
 }
@@ -104,9 +104,13 @@ func InstantiateInto(s *Store, p *project.Prefab, pose entity.Transform, r Compo
 	}
 	rootID := ids[p.Root]
 	*s.Transform(rootID) = Compose(pose, p.Entities[p.Root].Transform)
-	for _, id := range ids {
+	for i, id := range ids {
+		rec := s.get(id)
 		if id != rootID {
-			s.get(id).instanced = true
+			rec.instanced = true
+		}
+		if p.Path != "" {
+			rec.origin = Origin{Prefab: p.Path, UID: p.Entities[i].ID}
 		}
 	}
 	s.get(rootID).built = true

@@ -311,3 +311,43 @@ parent = 10
 		t.Fatalf("uid 11 went to %v over the squatter in 41", slots2[11])
 	}
 }
+
+// TestInstancesRecordTheirOrigin: every entity of an instance, the root it
+// was built into included, records the prefab's path and its uid, so a
+// reload of the file finds it; a prefab with no path records nothing, and
+// a freed slot's next occupant starts with none.
+func TestInstancesRecordTheirOrigin(t *testing.T) {
+	p, err := project.ParsePrefab("pair.toml", []byte(`
+[[entity]]
+uid = 10
+name = "pair"
+[[entity]]
+uid = 11
+name = "pair-child"
+parent = 10
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore()
+	bare, _, _ := Instantiate(s, p, entity.Identity, nil)
+	if o := s.Origin(bare); o != (Origin{}) {
+		t.Fatalf("a prefab with no path gave its root origin %+v", o)
+	}
+	p.Path = "prefabs/pair.toml"
+	root, _ := s.CreateAt(40)
+	_, slots, err := InstantiateInto(s, p, entity.Identity, nil, root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := s.Origin(root); o != (Origin{Prefab: "prefabs/pair.toml", UID: 10}) {
+		t.Fatalf("root origin %+v", o)
+	}
+	if o := s.Origin(slots[11]); o != (Origin{Prefab: "prefabs/pair.toml", UID: 11}) {
+		t.Fatalf("child origin %+v", o)
+	}
+	s.Destroy(root)
+	if again, _ := s.CreateAt(40); s.Origin(again) != (Origin{}) {
+		t.Fatalf("the slot's next occupant has origin %+v", s.Origin(again))
+	}
+}

@@ -76,6 +76,7 @@ type storeRecord struct {
 
 	components []entity.Values // by schema type index; nil: absent
 
+	origin    Origin           // the prefab entity it was built from; zero: none
 	netSpawn  *entity.NetSpawn // a spawned root's record; nil: none
 	instanced bool             // inside a prefab instance, not its root: never described on the wire
 	built     bool             // a prefab instance's root: the instance is built and not built over
@@ -522,6 +523,22 @@ func (s *Store) SetNetSpawn(id entity.ID, ns *entity.NetSpawn) bool {
 	}
 	r.netSpawn = ns
 	return true
+}
+
+// Origin is the prefab entity an entity was built from: the prefab's path
+// in the project folder and the entity's uid in it. A reload of the prefab
+// finds the live entities built from it by their origins.
+type Origin struct {
+	Prefab string // "" for an entity not built from a prefab
+	UID    uint32
+}
+
+// Origin returns the prefab entity id was built from (zero if none).
+func (s *Store) Origin(id entity.ID) Origin {
+	if r := s.get(id); r != nil {
+		return r.origin
+	}
+	return Origin{}
 }
 
 // Instanced reports whether id belongs to a prefab instance without being
