@@ -60,7 +60,7 @@ func TestABadPrefabStopsTheGameAtStart(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			p := miniProject(t, map[string]string{
 				"scene.toml": namesScene, "scripts/main.lua": namesMain,
-				"prefabs/ok.toml": "[[entity]]\nuid = 1\nbehavior = \"walker\"\n",
+				"prefabs/ok.toml":       "[[entity]]\nuid = 1\nbehavior = \"walker\"\n",
 				"prefabs/deep/bad.toml": tc.prefab,
 			})
 			g, err := New(Config{Project: p})
