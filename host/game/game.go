@@ -72,7 +72,8 @@ type Game struct {
 
 // New loads cfg.Project's entry script and scene into a new world and
 // joins the local player through the project's join handler, as player 1,
-// exactly as a server would seat its first player.
+// exactly as a server would seat its first player. Every prefab under
+// PrefabDir is read first, so that a mistake in one stops the game here.
 func New(cfg Config) (*Game, error) {
 	p := cfg.Project
 	sceneData, err := fs.ReadFile(p.FS, p.EntryScene)

@@ -41,9 +41,12 @@ func (g *Game) loadPrefabs() error {
 }
 
 // checkRegistered returns the first of checkNames's errors for the
-// entities of file, or nil.
+// entities of file, or nil. Component types are checked only when the
+// entry script has a vkmSetupNetwork: without one, that is the mistake to
+// report (a server refuses the project for it), and a component is refused
+// with its file and line when something builds it.
 func (g *Game) checkRegistered(file string, defs []project.EntityDef) error {
-	if errs := g.checkNames(file, defs, true); len(errs) > 0 {
+	if errs := g.checkNames(file, defs, g.scripts.HasNetwork()); len(errs) > 0 {
 		return errs[0]
 	}
 	return nil
