@@ -72,7 +72,8 @@ type Game struct {
 
 // New loads cfg.Project's entry script and scene into a new world and
 // joins the local player through the project's join handler, as player 1,
-// exactly as a server would seat its first player.
+// exactly as a server would seat its first player. Every prefab under
+// PrefabDir is read first, so that a mistake in one stops the game here.
 func New(cfg Config) (*Game, error) {
 	p := cfg.Project
 	sceneData, err := fs.ReadFile(p.FS, p.EntryScene)
@@ -88,6 +89,10 @@ func New(cfg Config) (*Game, error) {
 		return nil, err
 	}
 	if g.schema, err = g.scripts.SetupNetwork(); err != nil {
+		g.Close()
+		return nil, err
+	}
+	if err := g.loadPrefabs(); err != nil {
 		g.Close()
 		return nil, err
 	}
@@ -147,13 +152,16 @@ func open(cfg Config, sceneData []byte, scene *project.Scene) (*Game, error) {
 // populate builds scene into the world, runs vkmBuildScene and the scene's
 // on_start, and, when join is set, seats the local player as player 1.
 func (g *Game) populate(scene *project.Scene, join bool) error {
+	if err := g.checkRegistered(scene.File, scene.Entities); err != nil {
+		return err
+	}
 	ids, err := store.LoadScene(g.store, scene, g)
 	if err != nil {
 		return err
 	}
 	g.sceneIDs = ids
 	if err := g.Bring(ids, false); err != nil {
-		return err
+		return locateBring(err, scene.File, "id", scene.Entities, func(i int) entity.ID { return ids[i] })
 	}
 	if err := g.scripts.BuildScene(); err != nil {
 		return err
@@ -184,7 +192,8 @@ func (g *Game) Join(player uint16) (entity.ID, error) {
 }
 
 // Bring gives freshly stored entities their physics bodies and behaviors.
-// With start set their on_start runs too, root first.
+// With start set their on_start runs too, root first. An error says which
+// entity, by slot and name, and what of it failed.
 func (g *Game) Bring(ids []entity.ID, start bool) error {
 	for _, id := range ids {
 		if def := g.store.Body(id); def != nil {
@@ -193,12 +202,12 @@ func (g *Game) Bring(ids []entity.ID, start bool) error {
 				rb = *p
 			}
 			if err := g.phys.Add(id, def, g.store.WorldTransform(id), rb); err != nil {
-				return fmt.Errorf("game: entity %d (%s): %w", id.Slot, g.store.Name(id), err)
+				return &bringError{id: id, name: g.store.Name(id), key: "body", err: err}
 			}
 		}
 		if name, props := g.store.Behavior(id); name != "" {
 			if err := g.scripts.Attach(id, name, props); err != nil {
-				return fmt.Errorf("game: entity %d (%s): %w", id.Slot, g.store.Name(id), err)
+				return &bringError{id: id, name: g.store.Name(id), key: "behavior", err: err}
 			}
 		}
 	}
@@ -528,7 +537,7 @@ func (g *Game) Spawn(file string, pose entity.Transform) (entity.ID, error) {
 	ids := g.store.Subtree(root)
 	if err := g.Bring(ids, true); err != nil {
 		g.Destroy(root)
-		return entity.None, err
+		return entity.None, locateBring(err, p.File, "uid", p.Entities, func(i int) entity.ID { return slots[p.Entities[i].ID] })
 	}
 	return root, nil
 }
@@ -553,8 +562,23 @@ func (g *Game) spawnRecord(file string, pose entity.Transform, root entity.ID, s
 }
 
 // Prefab returns the prefab at file in the project folder, as this game
-// reads it now (a reload's version once one changed it), parsed once.
+// reads it now (a reload's version once one changed it), parsed once. A
+// behavior or component type it names that the scripts do not register
+// is an error naming the prefab's file and the entity's line, with the
+// registered name nearest to it.
 func (g *Game) Prefab(file string) (*project.Prefab, error) {
+	p, err := g.parsePrefab(file)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.checkRegistered(p.File, p.Entities); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// parsePrefab reads and parses the prefab at file once.
+func (g *Game) parsePrefab(file string) (*project.Prefab, error) {
 	if p, ok := g.prefabs[file]; ok {
 		return p, nil
 	}

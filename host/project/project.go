@@ -365,15 +365,14 @@ func ParseProject(file string, data []byte) (*Project, error) {
 // parseProject is ParseProject, also returning which of the top-level keys
 // the file sets.
 func parseProject(file string, data []byte) (*Project, map[string]bool, error) {
-	doc, root, cerr := decodeTOML(file, data)
+	doc, root, cerr := decodeTOML(file, projectKind, data)
 	if cerr != nil {
 		return nil, nil, cerr
 	}
 	p := &Project{File: file, Port: DefaultPort, TickRate: DefaultTickRate}
-	keys := []string{"name", "extends", "players", "port", "tickRate", "reach", "entryScene", "entryScript", "axis", "button"}
-	root.only(keys...)
+	root.only()
 	set := map[string]bool{}
-	for _, k := range keys {
+	for _, k := range tableKeys[projectKind][""] {
 		set[k] = root.has(k)
 	}
 	if name, ok := root.str("name"); ok && strings.TrimSpace(name) == "" {
@@ -517,7 +516,7 @@ func readActions(root *tomlTable, p *Project) {
 			t.fail("", "%d axes: a command carries at most %d", len(axes), prediction.MaxAxes)
 			break
 		}
-		t.only("name", "negative", "positive", "mouse")
+		t.only()
 		a := Axis{Name: readActionName(t, names, "axis")}
 		a.Negative = readKeyCodes(t, "negative")
 		a.Positive = readKeyCodes(t, "positive")
@@ -530,7 +529,7 @@ func readActions(root *tomlTable, p *Project) {
 			t.fail("", "%d buttons: a command carries at most %d", len(buttons), prediction.MaxButtons)
 			break
 		}
-		t.only("name", "keys", "mouse")
+		t.only()
 		b := Button{Name: readActionName(t, names, "button")}
 		b.Keys = readKeyCodes(t, "keys")
 		b.Mouse = readMouse(t, "left", "right")

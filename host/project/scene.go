@@ -125,14 +125,14 @@ func (p *Prefab) Entity(uid uint32) *EntityDef {
 // ParseScene parses a scene file. file is used only in messages. Every
 // mistake the file can contain comes back as a *ConfigError.
 func ParseScene(file string, data []byte) (*Scene, error) {
-	doc, root, cerr := decodeTOML(file, data)
+	doc, root, cerr := decodeTOML(file, sceneKind, data)
 	if cerr != nil {
 		return nil, cerr
 	}
 	sc := &Scene{File: file, GravityY: DefaultGravityY}
-	root.only("physics", "entity")
+	root.only()
 	if ph, ok := root.table("physics"); ok {
-		ph.only("gravity")
+		ph.only()
 		if g, ok := ph.vec2("gravity", "[x, y]"); ok {
 			sc.GravityX, sc.GravityY = g.X, g.Y
 		}
@@ -150,12 +150,12 @@ func ParseScene(file string, data []byte) (*Scene, error) {
 // ParsePrefab parses a prefab file. file is used only in messages. Every
 // mistake the file can contain comes back as a *ConfigError.
 func ParsePrefab(file string, data []byte) (*Prefab, error) {
-	doc, root, cerr := decodeTOML(file, data)
+	doc, root, cerr := decodeTOML(file, prefabKind, data)
 	if cerr != nil {
 		return nil, cerr
 	}
 	p := &Prefab{File: file}
-	root.only("entity")
+	root.only()
 	p.Entities = readEntities(root, true)
 	if doc.err != nil {
 		return nil, doc.err
@@ -216,7 +216,7 @@ func readEntity(t *tomlTable, prefab bool) EntityDef {
 	if prefab {
 		idKey, what = "uid", "uid is required: it names the entity within the prefab, for parent (unique in the prefab)"
 	}
-	t.only(idKey, "name", "parent", "transform", "behavior", "props", "body", "controller", "components")
+	t.only()
 	d := EntityDef{Line: t.line, Transform: entity.Identity}
 	if !t.has(idKey) {
 		t.fail(idKey, "%s", what)
@@ -267,7 +267,7 @@ func readID(t *tomlTable, key string, prefab bool) (uint32, bool) {
 }
 
 func readTransform(t *tomlTable) entity.Transform {
-	t.only("x", "y", "angle", "scale")
+	t.only()
 	tr := entity.Identity
 	tr.X, _ = t.number("x")
 	tr.Y, _ = t.number("y")
@@ -279,7 +279,7 @@ func readTransform(t *tomlTable) entity.Transform {
 }
 
 func readBody(t *tomlTable) *entity.BodyDef {
-	t.only("type", "fixedRotation", "bullet", "linearDamping", "angularDamping", "gravityScale", "shape")
+	t.only()
 	b := &entity.BodyDef{GravityScale: 1}
 	if !t.has("type") {
 		t.fail("type", "a body needs a type: static, dynamic or kinematic")
@@ -316,7 +316,7 @@ func readBody(t *tomlTable) *entity.BodyDef {
 var shapeKinds = []string{"box", "circle", "polygon", "chain"}
 
 func readShape(t *tomlTable) entity.Shape {
-	t.only("box", "circle", "polygon", "chain", "offset", "angle", "loop", "density", "friction", "restitution", "sensor")
+	t.only()
 	sh := entity.Shape{Density: DefaultDensity, Friction: DefaultFriction, Restitution: DefaultRestitution}
 	var kinds []string
 	for _, k := range shapeKinds {
@@ -378,7 +378,7 @@ func angleReason(k entity.ShapeKind) string {
 }
 
 func readController(t *tomlTable) *entity.CharacterController {
-	t.only("speed", "accel", "airAccel", "jumpSpeed")
+	t.only()
 	c := &entity.CharacterController{
 		Speed:     DefaultControllerSpeed,
 		Accel:     DefaultControllerAccel,

@@ -28,13 +28,14 @@ import (
 // order without checking an error at every step.
 type tomlDoc struct {
 	file  string
+	kind  fileKind
 	lines lineMap
 	err   *ConfigError
 }
 
-// decodeTOML decodes data and returns a reader over its top-level table, or
-// a ConfigError for a TOML syntax error.
-func decodeTOML(file string, data []byte) (*tomlDoc, *tomlTable, *ConfigError) {
+// decodeTOML decodes data, a file of kind, and returns a reader over its
+// top-level table, or a ConfigError for a TOML syntax error.
+func decodeTOML(file string, kind fileKind, data []byte) (*tomlDoc, *tomlTable, *ConfigError) {
 	var m map[string]any
 	if _, err := toml.Decode(string(data), &m); err != nil {
 		var pe toml.ParseError
@@ -43,7 +44,7 @@ func decodeTOML(file string, data []byte) (*tomlDoc, *tomlTable, *ConfigError) {
 		}
 		return nil, nil, &ConfigError{File: file, Reason: err.Error(), Err: err}
 	}
-	doc := &tomlDoc{file: file, lines: indexLines(data)}
+	doc := &tomlDoc{file: file, kind: kind, lines: indexLines(data)}
 	return doc, &tomlTable{doc: doc, m: m}, nil
 }
 
@@ -118,8 +119,9 @@ func (t *tomlTable) has(key string) bool {
 }
 
 // only refuses, by name, the first key in file order that is not one of
-// known.
-func (t *tomlTable) only(known ...string) {
+// the keys tableKeys gives the table.
+func (t *tomlTable) only() {
+	known := tableKeys[t.doc.kind][displayKey(t.path)]
 	bad, badLine := "", 0
 	for k := range t.m {
 		if slices.Contains(known, k) {
