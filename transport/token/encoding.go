@@ -38,6 +38,9 @@ func Parse(b []byte) (Token, error) {
 // decoded so that one token has one text.
 var text = base64.StdEncoding.Strict()
 
+// Size's text form has no padding: base64 takes bytes three at a time.
+var _ [0]struct{} = [Size % 3]struct{}{}
+
 // TextSize is the length of a token's text form, without a newline.
 var TextSize = text.EncodedLen(Size)
 
@@ -67,6 +70,8 @@ func ParseText(b []byte) (Token, error) {
 	if len(b) != TextSize {
 		return Token{}, fmt.Errorf("%w: %d characters, want %d of base64", ErrMalformed, len(b), TextSize)
 	}
+	// Size is a multiple of 3, so the text has no padding and Decode
+	// writes at most Size bytes.
 	var raw [Size]byte
 	if n, err := text.Decode(raw[:], b); err != nil || n != Size {
 		return Token{}, fmt.Errorf("%w: not base64 (%v)", ErrMalformed, err)
