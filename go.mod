@@ -9,6 +9,7 @@ require (
 	github.com/dchest/siphash v1.2.3
 	github.com/prometheus/client_golang v1.25.0
 	github.com/yuin/gopher-lua v1.1.2
+	golang.org/x/crypto v0.59.0
 	golang.org/x/sys v0.50.0
 )
 

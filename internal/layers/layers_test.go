@@ -45,7 +45,12 @@ var house = []layer{
 	{dir: "wire", bans: pure, sansIO: true},
 	{dir: "transport/cookie", bans: pure, sansIO: true},
 	{dir: "transport/handshake", bans: pure, sansIO: true},
-	{dir: "transport", uses: []string{"wire", "transport/cookie", "transport/handshake"}, bans: pure, sansIO: true},
+	// Sealing of datagrams under session keys (x/crypto's AEAD).
+	{dir: "transport/seal", bans: pure, sansIO: true},
+	// Connect tokens: minted by a backend, opened by a server; names are
+	// checked by the handshake's rules.
+	{dir: "transport/token", uses: []string{"transport/handshake"}, bans: pure, sansIO: true},
+	{dir: "transport", uses: []string{"wire", "transport/cookie", "transport/handshake", "transport/seal", "transport/token"}, bans: pure, sansIO: true},
 	{dir: "transport/memnet", uses: []string{"transport"}, bans: pure, sansIO: true},
 	// The one place below the host that opens sockets.
 	{dir: "transport/udp", uses: []string{"transport"}, bans: map[string]string{"os": noOS}},
