@@ -17,6 +17,7 @@ import (
 	"vkm/replication"
 	"vkm/scripting"
 	"vkm/transport"
+	"vkm/transport/handshake"
 )
 
 // SnapshotRate is how many snapshots a second each player is sent, at most
@@ -163,7 +164,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	hello.Dev = dev
 	s.net, err = transport.NewServer(transport.ServerConfig{
 		Hello: hello, MaxPlayers: g.Project().Players, Logger: cfg.Logger,
-		Admit: func(player uint16, name string, dev bool) bool { return s.admit(player, name, dev) },
+		Admit: s.admit,
 	})
 	if err != nil {
 		g.Close()
@@ -216,22 +217,45 @@ func (a *serverAuthority) Role() scripting.Role { return scripting.RoleServer }
 func (a *serverAuthority) LocalPlayer() uint16  { return 0 }
 
 // admit is the transport's join hook: the project's join handler decides.
-func (s *Server) admit(player uint16, name string, dev bool) bool {
+// A handler that returns nil declines the player (the match has started);
+// one that fails is the game's fault, and the player is told so: a dev
+// client of a dev server is told the error itself (file:line and
+// message), anyone else a sentence, and the server logs the error whole.
+// A server not run with --dev tells no client its scripts' errors, since
+// any client can say it runs with --dev.
+func (s *Server) admit(player uint16, name string, dev bool) (handshake.Refuse, bool) {
 	id, err := s.game.Join(player)
 	if err != nil {
 		s.joinErr++
-		s.log.Error("join handler failed", "player", player, "err", err)
-		return false
+		s.log.Error("join handler failed", "player", player, "name", name, "err", err)
+		r := handshake.Refuse{Reason: handshake.ReasonJoinFailed}
+		if dev && s.dev != nil {
+			r.Detail = joinErrorDetail(err)
+		}
+		return r, false
 	}
 	if id.IsNone() {
-		return false
+		return handshake.Refuse{Reason: handshake.ReasonDeclined}, false
 	}
 	st := &seat{player: player, name: name, entity: id, since: s.now, rel: seatReliable(), dev: dev}
 	s.seats[player] = st
 	s.driven[id] = &st.cmd
 	s.byEntity[id] = player
 	s.rosterChanged = true
-	return true
+	return handshake.Refuse{}, true
+}
+
+// joinErrorDetail is what a dev client is told of its join handler's
+// error: the script's file:line and the message, without the traceback.
+func joinErrorDetail(err error) string {
+	var se *scripting.ScriptError
+	if errors.As(err, &se) {
+		if se.Where != "" {
+			return se.Where + ": " + se.Message
+		}
+		return se.Message
+	}
+	return err.Error()
 }
 
 // takeCommands gives every player's entity its command for the tick about
