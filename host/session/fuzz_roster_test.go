@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"encoding/hex"
 	"testing"
 	"time"
 
@@ -114,5 +115,17 @@ func TestRosterRefuses(t *testing.T) {
 		if ps, err := decodeRoster(b, nil); err == nil {
 			t.Errorf("%s: accepted %+v", name, ps)
 		}
+	}
+}
+
+// TestRosterVector is the example in docs/protocol.md.
+func TestRosterVector(t *testing.T) {
+	got := encodeRoster(nil, []scripting.PlayerInfo{
+		{Number: 1, Name: "ada", Entity: entity.ID{Slot: 60, Gen: 1}},
+		{Number: 2, Name: "bo", Entity: entity.ID{Slot: 61, Gen: 3}},
+	})
+	want := "03" + "0200" + "0100" + "3c000000" + "01000000" + "03" + "616461" + "0200" + "3d000000" + "03000000" + "02" + "626f"
+	if hex.EncodeToString(got) != want {
+		t.Fatalf("% x\nwant %s", got, want)
 	}
 }
