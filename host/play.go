@@ -203,7 +203,7 @@ func playOnce(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	if cfg.Connect != "" {
 		return playConnected(ctx, cfg)
 	}
-	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger, Seed: cfg.Seed})
+	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger, Seed: cfg.Seed, Name: cfg.Name})
 	if err != nil {
 		return ClientReport{}, err
 	}

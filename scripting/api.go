@@ -28,6 +28,7 @@ func (r *Runtime) installAPI() {
 		"emit": r.luaEmit, "log": r.luaLog,
 		"is_simulated": r.luaIsSimulated, "is_mine": r.luaIsMine,
 		"command": r.luaCommand, "is_replaying": r.luaIsReplaying,
+		"player": r.luaPlayer,
 	}
 	for _, name := range worldWriters {
 		methods[name] = r.simulationOnly(name, methods[name])

@@ -18,6 +18,8 @@ import (
 //	net.bool, net.float32                         -- codecs (net.bool() too)
 //	net.int(min, max), net.fixed(min, max, step)  -- codecs
 //	net.on_join(function(player) return entity_or_nil end)
+//	net.on_leave(function(player, entity) return keep end)
+//	net.players(), net.role(), net.local_player() -- who plays, which end
 //	net.spawn(prefab, x, y [, angle [, scale]])   -- as self:spawn
 //	net.is_disconnected(), net.last_error()       -- the session, from any callback
 //	net.rewind(fn, ...)                           -- fn(...) with the players where the shooter saw them
@@ -59,6 +61,10 @@ func (r *Runtime) newNetTable() *lua.LTable {
 	}))
 	net.RawSetString("component", L.NewFunction(r.luaComponentType))
 	net.RawSetString("on_join", L.NewFunction(r.luaOnJoin))
+	net.RawSetString("on_leave", L.NewFunction(r.luaOnLeave))
+	net.RawSetString("players", L.NewFunction(r.luaPlayers))
+	net.RawSetString("role", L.NewFunction(r.luaRole))
+	net.RawSetString("local_player", L.NewFunction(r.luaLocalPlayer))
 	net.RawSetString("spawn", L.NewFunction(r.simulationOnly("net.spawn", r.luaNetSpawn)))
 	net.RawSetString("is_disconnected", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LBool(r.world.Disconnected()))
@@ -71,7 +77,7 @@ func (r *Runtime) newNetTable() *lua.LTable {
 	net.RawSetString("rewind", L.NewFunction(r.luaRewind))
 	meta := L.NewTable()
 	meta.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("net has no field %q (it has bool, component, fixed, float32, int, is_disconnected, last_error, on_join, rewind, spawn)", L.Get(2).String())
+		L.RaiseError("net has no field %q (it has bool, component, fixed, float32, int, is_disconnected, last_error, local_player, on_join, on_leave, players, rewind, role, spawn)", L.Get(2).String())
 		return 0
 	}))
 	net.Metatable = meta
@@ -172,8 +178,8 @@ func (r *Runtime) HasNetwork() bool {
 }
 
 // SetupNetwork runs vkmSetupNetwork(net) and returns the schema it
-// registered, built from nothing on every run (the previous schema and join
-// handler are kept only if this run fails). A project without
+// registered, built from nothing on every run (the previous schema, join
+// and leave handlers are kept only if this run fails). A project without
 // vkmSetupNetwork gets an empty schema and no join handler. A script error,
 // a field without a codec, a bad codec or a duplicate name comes back as a
 // *ScriptError naming the script line.
@@ -186,22 +192,22 @@ func (r *Runtime) SetupNetwork() (*replication.Schema, error) {
 		if v := r.ls.G.Global.RawGetString("vkmSetupNetwork"); v != lua.LNil {
 			return nil, fmt.Errorf("scripting: vkmSetupNetwork is a %s, want a function", v.Type())
 		}
-		r.useSchema(&replication.Schema{}, nil)
+		r.useSchema(&replication.Schema{}, nil, nil)
 		return r.schema, nil
 	}
-	r.building, r.newJoin = &replication.Schema{}, nil
+	r.building, r.newJoin, r.newLeave = &replication.Schema{}, nil, nil
 	err := r.callSetup("vkmSetupNetwork", keyNetwork, fn, 0, r.netTable)
-	built, join := r.building, r.newJoin
-	r.building, r.newJoin = nil, nil
+	built, join, leave := r.building, r.newJoin, r.newLeave
+	r.building, r.newJoin, r.newLeave = nil, nil, nil
 	if err != nil {
 		return nil, err
 	}
-	r.useSchema(built, join)
+	r.useSchema(built, join, leave)
 	return r.schema, nil
 }
 
-func (r *Runtime) useSchema(s *replication.Schema, join *lua.LFunction) {
-	r.schema, r.join = s, join
+func (r *Runtime) useSchema(s *replication.Schema, join, leave *lua.LFunction) {
+	r.schema, r.join, r.leave = s, join, leave
 	r.types = make(map[string]int, len(s.Types))
 	r.fields = make([]map[string]int, len(s.Types))
 	for i, t := range s.Types {

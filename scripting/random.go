@@ -30,6 +30,7 @@ const (
 	keyScene
 	keyJoin
 	keyReload
+	keyLeave
 )
 
 // splitmix is SplitMix64 (Steele, Lea and Flood): one 64-bit word of state,

@@ -112,6 +112,9 @@ type Runtime struct {
 	building *replication.Schema // non-nil while vkmSetupNetwork runs
 	newJoin  *lua.LFunction
 	join     *lua.LFunction
+	newLeave *lua.LFunction
+	leave    *lua.LFunction
+	players  []PlayerInfo // net.players' scratch
 
 	// old is what the last reload replaced, kept for replays of the
 	// ticks before it; usingOld says it is switched in.

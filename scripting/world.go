@@ -79,6 +79,16 @@ type World interface {
 	Disconnected() bool
 	LastError() string
 
+	// Who plays (see docs/lua.md, "Players"). Player returns the number of
+	// the player whose commands drive id: the entity the join handler gave
+	// them; 0 for any other entity. Players appends every seated player to
+	// dst in number order. Role says which end this is; LocalPlayer is this
+	// end's own player number (0: none, as on a server).
+	Player(id entity.ID) uint16
+	Players(dst []PlayerInfo) []PlayerInfo
+	Role() Role
+	LocalPlayer() uint16
+
 	// Rewind calls fn with the other players back where the client
 	// driving caller drew them when it made this tick's command, for
 	// exactly the length of the call (lag compensation, on a server). Where

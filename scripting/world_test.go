@@ -31,6 +31,10 @@ type fakeWorld struct {
 	events  []Event
 	logs    []string
 	impulse [2]float64
+
+	role    Role
+	local   uint16
+	players []PlayerInfo
 }
 
 type fakeEnt struct {
@@ -192,7 +196,18 @@ func (w *fakeWorld) Rewind(caller entity.ID, fn func()) {
 	w.rewinds = append(w.rewinds, caller)
 	fn()
 }
-func (w *fakeWorld) Emit(ev Event) { w.events = append(w.events, ev) }
+func (w *fakeWorld) Player(id entity.ID) uint16 {
+	for _, p := range w.players {
+		if p.Entity == id {
+			return p.Number
+		}
+	}
+	return 0
+}
+func (w *fakeWorld) Players(dst []PlayerInfo) []PlayerInfo { return append(dst, w.players...) }
+func (w *fakeWorld) Role() Role                            { return w.role }
+func (w *fakeWorld) LocalPlayer() uint16                   { return w.local }
+func (w *fakeWorld) Emit(ev Event)                         { w.events = append(w.events, ev) }
 func (w *fakeWorld) Log(id entity.ID, msg string) {
 	w.logs = append(w.logs, fmt.Sprintf("%d:%s", id.Slot, msg))
 }

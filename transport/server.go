@@ -60,11 +60,12 @@ type ServerConfig struct {
 	// that has proven its address (echoed a valid token), passed the checks
 	// and found a free seat, with the player number the join will get, the
 	// player's name and whether the client runs in dev mode. It returns
-	// false to refuse the join with handshake.ReasonDeclined; nothing of
-	// the join is then kept, so a client that echoes its token again
-	// before the Refuse reaches it is asked about again. Admit runs inside
-	// Receive and must not call the Server. Nil admits everyone.
-	Admit func(player uint16, name string, dev bool) bool
+	// true to seat the player, or false and the Refuse to send (a zero
+	// Reason is handshake.ReasonDeclined); nothing of the join is then
+	// kept, so a client that echoes its token again before the Refuse
+	// reaches it is asked about again. Admit runs inside Receive and must
+	// not call the Server. Nil admits everyone.
+	Admit func(player uint16, name string, dev bool) (handshake.Refuse, bool)
 
 	// Logger receives joins and leaves at Debug and refused joins at Warn:
 	// at most one line a second, carrying handshake.MismatchLine of both
@@ -137,7 +138,7 @@ type ServerStats struct {
 	Joins      uint64 // players seated
 	Leaves     uint64 // players gone, for any reason
 	// Refusals counts the Refuses sent, indexed by handshake.Reason.
-	Refusals [handshake.ReasonVersion + 1]uint64
+	Refusals [handshake.ReasonJoinFailed + 1]uint64
 	// PacketsIn and BytesIn count every datagram handed to Receive, dropped
 	// ones included; PacketsOut and BytesOut every one NextDatagram handed
 	// out to send. Bytes are whole datagrams, headers included.
@@ -188,7 +189,7 @@ type player struct {
 //	Hello, token not valid ──▶ Check fails:   Refuse (Mismatch, TickRate)  ┐
 //	                           server full:   Refuse(Full)                 ├ nothing kept
 //	                           otherwise:     Challenge(token)             ┘
-//	Hello, valid token ──────▶ Check, Full as above; Admit(number) false: Refuse(Declined)
+//	Hello, valid token ──────▶ Check, Full as above; Admit(number) false: its Refuse (Declined, JoinFailed)
 //	                           Admit true: seat (number, Conn), Welcome, EventJoined
 //	Hello, from a seat ──────▶ Welcome again
 //	Hello, valid token of a

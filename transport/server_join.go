@@ -133,10 +133,15 @@ func (s *Server) admit(from netip.AddrPort, token uint64, hello handshake.Hello,
 	if name == "" {
 		name = "Player " + strconv.Itoa(int(num))
 	}
-	if s.cfg.Admit != nil && !s.cfg.Admit(num, name, hello.Dev) {
-		s.refuse(from, token, handshake.Refuse{Reason: handshake.ReasonDeclined}, size)
-		s.logRefusal(from, handshake.Refuse{Reason: handshake.ReasonDeclined}, &hello, now)
-		return
+	if s.cfg.Admit != nil {
+		if r, ok := s.cfg.Admit(num, name, hello.Dev); !ok {
+			if r.Reason == 0 {
+				r.Reason = handshake.ReasonDeclined
+			}
+			s.refuse(from, token, r, size)
+			s.logRefusal(from, r, &hello, now)
+			return
+		}
 	}
 	s.nums.take(num)
 	p := &player{

@@ -27,7 +27,7 @@ func seatedServer(tb testing.TB) (*Server, *Client, *int) {
 	admits := new(int)
 	s, err := NewServer(ServerConfig{
 		Hello: fuzzHello, MaxPlayers: 2, Rand: bytes.NewReader(make([]byte, 16)),
-		Admit: func(uint16, string, bool) bool { *admits++; return true },
+		Admit: func(uint16, string, bool) (handshake.Refuse, bool) { *admits++; return handshake.Refuse{}, true },
 	})
 	if err != nil {
 		tb.Fatal(err)

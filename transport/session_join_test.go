@@ -78,6 +78,7 @@ func TestRefusalsReachTheClient(t *testing.T) {
 		name     string
 		max      int
 		decline  bool
+		refuse   handshake.Refuse // what Admit refuses with when it declines
 		hello    func(h *handshake.Hello)
 		first    bool // a first client takes the only seat
 		reason   handshake.Reason
@@ -87,6 +88,8 @@ func TestRefusalsReachTheClient(t *testing.T) {
 			sentence: "The server is full (1 of 1 players)."},
 		{name: "declined", decline: true, reason: handshake.ReasonDeclined,
 			sentence: handshake.ReasonDeclined.Sentence()},
+		{name: "join handler failed", decline: true, refuse: handshake.Refuse{Reason: handshake.ReasonJoinFailed, Detail: "scripts/join.lua:3: boom"},
+			reason: handshake.ReasonJoinFailed, sentence: "The server could not seat you: the game's join handler failed: scripts/join.lua:3: boom"},
 		{name: "schema mismatch", hello: func(h *handshake.Hello) { h.SchemaFP ^= 1 }, reason: handshake.ReasonMismatch,
 			sentence: handshake.ReasonMismatch.Sentence()},
 		{name: "tick rate", hello: func(h *handshake.Hello) { h.TickRate = 128 }, reason: handshake.ReasonTickRate,
@@ -98,7 +101,7 @@ func TestRefusalsReachTheClient(t *testing.T) {
 			var serverLog, clientLog bytes.Buffer
 			s := newSim(t, seed, transport.ServerConfig{
 				MaxPlayers: tc.max,
-				Admit:      func(uint16, string, bool) bool { return !tc.decline },
+				Admit:      func(uint16, string, bool) (handshake.Refuse, bool) { return tc.refuse, !tc.decline },
 				Logger:     slog.New(slog.NewTextHandler(&serverLog, nil)),
 			})
 			if tc.first {

@@ -103,9 +103,12 @@ func newSim(t testing.TB, seed uint64, cfg transport.ServerConfig) *sim {
 	key[0], key[1] = byte(seed), byte(seed>>8)
 	cfg.Rand = rand.NewChaCha8(key)
 	admit := cfg.Admit
-	cfg.Admit = func(player uint16, name string, dev bool) bool {
+	cfg.Admit = func(player uint16, name string, dev bool) (handshake.Refuse, bool) {
 		s.admits++
-		return admit == nil || admit(player, name, dev)
+		if admit == nil {
+			return handshake.Refuse{}, true
+		}
+		return admit(player, name, dev)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = testLogger(t)

@@ -4,6 +4,7 @@ import (
 	"vkm/internal/entity"
 	"vkm/physics"
 	"vkm/prediction"
+	"vkm/scripting"
 )
 
 // Authority is the end of a session a Game runs on, as the rules see it: it
@@ -47,6 +48,16 @@ type Authority interface {
 	// Ended reports whether this end's session is over (or was refused),
 	// and why: the world holds still and nothing is simulated.
 	Ended() (bool, string)
+	// Player returns the number of the player whose commands drive id
+	// (the entity the join handler gave them), 0 for any other entity;
+	// Players appends every seated player to dst in number order. Both
+	// answer the same on every end once the server's word has arrived.
+	Player(id entity.ID) uint16
+	Players(dst []scripting.PlayerInfo) []scripting.PlayerInfo
+	// Role says which end this is; LocalPlayer is its own player's
+	// number (0: none).
+	Role() scripting.Role
+	LocalPlayer() uint16
 }
 
 // Spawning is how an end creates entities a behavior spawns.
@@ -89,3 +100,25 @@ func (o offline) Told() bool                        { return false }
 func (o offline) Rewind(_ entity.ID, fn func())     { fn() }
 func (o offline) Rewound() physics.Moved            { return nil }
 func (o offline) Ended() (bool, string)             { return false, "" }
+func (o offline) Role() scripting.Role              { return scripting.RoleOffline }
+
+// The local player is player 1 when the join handler gave it an entity;
+// otherwise nobody is seated.
+func (o offline) Player(id entity.ID) uint16 {
+	if !o.g.own.IsNone() && id == o.g.own {
+		return 1
+	}
+	return 0
+}
+func (o offline) Players(dst []scripting.PlayerInfo) []scripting.PlayerInfo {
+	if o.g.own.IsNone() {
+		return dst
+	}
+	return append(dst, scripting.PlayerInfo{Number: 1, Name: o.g.name, Entity: o.g.own})
+}
+func (o offline) LocalPlayer() uint16 {
+	if o.g.own.IsNone() {
+		return 0
+	}
+	return 1
+}

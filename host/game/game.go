@@ -34,6 +34,10 @@ type Config struct {
 	// local player is seated at once, as player 1, through the join handler,
 	// exactly as a server seats its first player.
 	Authority func(*Game) Authority
+	// Name is the local player's name offline, as net.players() gives it,
+	// made fit as a server makes a joining player's (handshake.CleanName);
+	// empty is "Player 1", the name a server gives a player who sends none.
+	Name string
 }
 
 // Game is one world: the entity store, its physics, its behaviors and the
@@ -60,6 +64,7 @@ type Game struct {
 	replayTo  uint32             // during a replay, the tick it ends on
 	local     prediction.Command // the local player's command for the tick
 	own       entity.ID          // the local player's entity, if it has one
+	name      string             // the local player's name offline
 
 	prefabs map[string]*project.Prefab
 	// files is the project folder with the last reload's files over it
@@ -121,6 +126,10 @@ func open(cfg Config, sceneData []byte, scene *project.Scene) (*Game, error) {
 		dt:      1 / float64(p.TickRate),
 		prefabs: map[string]*project.Prefab{},
 		schema:  &replication.Schema{},
+		name:    handshake.CleanName(cfg.Name),
+	}
+	if g.name == "" {
+		g.name = "Player 1"
 	}
 	g.auth = offline{g}
 	if cfg.Authority != nil {
@@ -189,6 +198,24 @@ func (g *Game) Join(player uint16) (entity.ID, error) {
 		return entity.None, nil
 	}
 	return g.scripts.Join(player)
+}
+
+// Leave is a player leaving the game, or dropped from it: the leave
+// handler (net.on_leave) runs with their entity while it is still alive,
+// and the entity, with everything below it, is then destroyed unless the
+// handler returned true to keep it. Without a handler the entity is
+// destroyed, as it always was. A handler that fails is reported in err and
+// the entity is destroyed, so a broken handler leaves no player's
+// character standing. kept reports what became of the entity.
+//
+// Everything a player's leaving does goes through here, so that a later
+// grace period to rejoin can delay this one call.
+func (g *Game) Leave(player uint16, id entity.ID) (kept bool, err error) {
+	kept, err = g.scripts.Leave(player, id)
+	if !kept && g.store.Alive(id) {
+		g.Destroy(id)
+	}
+	return kept, err
 }
 
 // Bring gives freshly stored entities their physics bodies and behaviors.
@@ -465,7 +492,13 @@ func (g *world) IsMine(id entity.ID) bool                 { return (*Game)(g).Is
 func (g *world) Command(id entity.ID) *prediction.Command { return (*Game)(g).Command(id) }
 func (g *world) IsReplaying() bool                        { return g.replaying }
 func (g *world) Disconnected() bool                       { return (*Game)(g).Disconnected() }
-func (g *world) LastError() string                        { return (*Game)(g).LastError() }
+func (g *world) Player(id entity.ID) uint16               { return g.auth.Player(id) }
+func (g *world) Role() scripting.Role                     { return g.auth.Role() }
+func (g *world) LocalPlayer() uint16                      { return g.auth.LocalPlayer() }
+func (g *world) Players(dst []scripting.PlayerInfo) []scripting.PlayerInfo {
+	return g.auth.Players(dst)
+}
+func (g *world) LastError() string { return (*Game)(g).LastError() }
 func (g *world) Spawn(file string, pose entity.Transform) (entity.ID, error) {
 	return (*Game)(g).Spawn(file, pose)
 }

@@ -10,6 +10,7 @@ import (
 	"vkm/physics"
 	"vkm/prediction"
 	"vkm/replication"
+	"vkm/scripting"
 	"vkm/transport"
 )
 
@@ -82,6 +83,12 @@ type Client struct {
 	// leases are the bodies the character is pushing, which this client
 	// simulates too.
 	leases prediction.Leases
+	// roster is every seated player as the server last listed them, in
+	// number order, with the round trips it last told; rosterBy names the
+	// player of each listed entity. rosterNext is decoding's scratch.
+	roster     []scripting.PlayerInfo
+	rosterNext []scripting.PlayerInfo
+	rosterBy   map[entity.ID]uint16
 }
 
 // recordingInput hands the game each tick's command as the wire will carry
@@ -134,7 +141,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	c := &Client{
 		dev: cfg.Dev,
 		log: cfg.Logger, onState: cfg.OnState, placed: map[entity.ID]bool{}, bare: map[entity.ID]bool{}, lastWord: map[entity.ID]heldBody{},
-		rel: mustReliable(),
+		rel: mustReliable(), rosterBy: map[entity.ID]uint16{},
 	}
 	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger, Seed: cfg.Seed,
 		Authority: func(g *game.Game) game.Authority { c.game = g; return (*clientAuthority)(c) }})
@@ -192,6 +199,23 @@ func (a *clientAuthority) Told() bool                    { return a.playing }
 func (a *clientAuthority) Rewind(_ entity.ID, fn func()) { fn() }
 func (a *clientAuthority) Rewound() physics.Moved        { return nil }
 func (a *clientAuthority) Ended() (bool, string)         { return a.ended, a.why }
+func (a *clientAuthority) Role() scripting.Role          { return scripting.RoleClient }
+func (a *clientAuthority) LocalPlayer() uint16           { return a.net.Player() }
+
+// Player answers from the server's roster; the own entity is the local
+// player's even before the roster naming it arrives.
+func (a *clientAuthority) Player(id entity.ID) uint16 {
+	if n, ok := a.rosterBy[id]; ok {
+		return n
+	}
+	if !id.IsNone() && id == a.game.Own() {
+		return a.net.Player()
+	}
+	return 0
+}
+func (a *clientAuthority) Players(dst []scripting.PlayerInfo) []scripting.PlayerInfo {
+	return append(dst, a.roster...)
+}
 
 // receive hands the session one datagram from the server.
 func (c *Client) Receive(b []byte, now transport.Time) {

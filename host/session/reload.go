@@ -165,6 +165,11 @@ func (c *Client) readMessages() {
 			if t := c.game.Tick(); t >= b.clientTick {
 				c.log.Warn("reload arrived late: applying it now", "tick", t, "due", b.clientTick)
 			}
+		case msgRoster, msgRoundTrips:
+			c.takeRoster(msg)
+			if c.ended {
+				return
+			}
 		default:
 			c.log.Debug("unknown message from the server", "kind", msg[0])
 		}

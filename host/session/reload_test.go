@@ -511,8 +511,9 @@ func TestAFullChannelEndsTheConnection(t *testing.T) {
 	}
 	a := h.join(p, memnet.Lan, 9)
 	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
-	a.cut = true
 	st := h.server.seats[a.c.Net().Player()]
+	h.runUntil(time.Second, "the player list's delivery", func() bool { return st.rel.Pending() == 0 })
+	a.cut = true
 	big := make([]byte, transport.DefaultReliableMaxMessage)
 	queued := 0
 	for st.rel.Send(big) == nil {

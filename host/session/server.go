@@ -17,6 +17,7 @@ import (
 	"vkm/replication"
 	"vkm/scripting"
 	"vkm/transport"
+	"vkm/transport/handshake"
 )
 
 // SnapshotRate is how many snapshots a second each player is sent, at most
@@ -76,12 +77,22 @@ type Server struct {
 	driven     map[entity.ID]*prediction.Command
 	drivenTick map[entity.ID]uint32
 	lag        *lagComp
+
+	// byEntity names the player each seat's entity belongs to.
+	// rosterChanged says a player joined or left since the roster was last
+	// sent; roundTripsAt is when the round trips are next due (see
+	// tellPlayers); roster is its scratch.
+	byEntity      map[entity.ID]uint16
+	rosterChanged bool
+	roundTripsAt  transport.Time
+	roster        []scripting.PlayerInfo
 }
 
 // seat is everything about one seated player, made when they join and
 // dropped when they leave: never reused for the next player.
 type seat struct {
 	player     uint16
+	name       string
 	entity     entity.ID
 	since      transport.Time
 	peer       *replication.Peer // what this player has confirmed; made with their first snapshot
@@ -132,7 +143,8 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{log: cfg.Logger, seats: map[uint16]*seat{}, emitted: map[string]uint64{},
-		driven: map[entity.ID]*prediction.Command{}, drivenTick: map[entity.ID]uint32{}, lag: newLagComp()}
+		driven: map[entity.ID]*prediction.Command{}, drivenTick: map[entity.ID]uint32{}, lag: newLagComp(),
+		byEntity: map[entity.ID]uint16{}}
 	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger,
 		Authority: func(g *game.Game) game.Authority { s.game = g; return (*serverAuthority)(s) }})
 	if err != nil {
@@ -152,7 +164,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	hello.Dev = dev
 	s.net, err = transport.NewServer(transport.ServerConfig{
 		Hello: hello, MaxPlayers: g.Project().Players, Logger: cfg.Logger,
-		Admit: func(player uint16, name string, dev bool) bool { return s.admit(player, dev) },
+		Admit: s.admit,
 	})
 	if err != nil {
 		g.Close()
@@ -195,24 +207,55 @@ func (a *serverAuthority) Told() bool                  { return false }
 func (a *serverAuthority) Rewind(caller entity.ID, fn func()) {
 	a.lag.rewind(a.game, a.driven, caller, fn)
 }
-func (a *serverAuthority) Rewound() physics.Moved { return a.lag.rewound() }
-func (a *serverAuthority) Ended() (bool, string)  { return false, "" }
+func (a *serverAuthority) Rewound() physics.Moved     { return a.lag.rewound() }
+func (a *serverAuthority) Ended() (bool, string)      { return false, "" }
+func (a *serverAuthority) Player(id entity.ID) uint16 { return a.byEntity[id] }
+func (a *serverAuthority) Players(dst []scripting.PlayerInfo) []scripting.PlayerInfo {
+	return (*Server)(a).players(dst)
+}
+func (a *serverAuthority) Role() scripting.Role { return scripting.RoleServer }
+func (a *serverAuthority) LocalPlayer() uint16  { return 0 }
 
 // admit is the transport's join hook: the project's join handler decides.
-func (s *Server) admit(player uint16, dev bool) bool {
+// A handler that returns nil declines the player (the match has started);
+// one that fails is the game's fault, and the player is told so: a dev
+// client of a dev server is told the error itself (file:line and
+// message), anyone else a sentence, and the server logs the error whole.
+// A server not run with --dev tells no client its scripts' errors, since
+// any client can say it runs with --dev.
+func (s *Server) admit(player uint16, name string, dev bool) (handshake.Refuse, bool) {
 	id, err := s.game.Join(player)
 	if err != nil {
 		s.joinErr++
-		s.log.Error("join handler failed", "player", player, "err", err)
-		return false
+		s.log.Error("join handler failed", "player", player, "name", name, "err", err)
+		r := handshake.Refuse{Reason: handshake.ReasonJoinFailed}
+		if dev && s.dev != nil {
+			r.Detail = joinErrorDetail(err)
+		}
+		return r, false
 	}
 	if id.IsNone() {
-		return false
+		return handshake.Refuse{Reason: handshake.ReasonDeclined}, false
 	}
-	st := &seat{player: player, entity: id, since: s.now, rel: seatReliable(), dev: dev}
+	st := &seat{player: player, name: name, entity: id, since: s.now, rel: seatReliable(), dev: dev}
 	s.seats[player] = st
 	s.driven[id] = &st.cmd
-	return true
+	s.byEntity[id] = player
+	s.rosterChanged = true
+	return handshake.Refuse{}, true
+}
+
+// joinErrorDetail is what a dev client is told of its join handler's
+// error: the script's file:line and the message, without the traceback.
+func joinErrorDetail(err error) string {
+	var se *scripting.ScriptError
+	if errors.As(err, &se) {
+		if se.Where != "" {
+			return se.Where + ": " + se.Message
+		}
+		return se.Message
+	}
+	return err.Error()
 }
 
 // takeCommands gives every player's entity its command for the tick about
@@ -281,6 +324,7 @@ func (s *Server) Advance(elapsed time.Duration, now transport.Time) (sent bool) 
 	s.net.SetTick(s.game.Tick())
 	s.net.Poll(now)
 	s.events()
+	s.tellPlayers(now)
 	if !s.roundDue() {
 		return false
 	}
@@ -392,17 +436,34 @@ func (s *Server) events() {
 				s.command(st, ev.Payload)
 			}
 		case transport.EventLeft:
-			if st, ok := s.seats[ev.Player]; ok {
-				s.gone.add(st)
-				delete(s.driven, st.entity)
-				delete(s.drivenTick, st.entity)
-				s.lag.forget(st.entity)
-				s.game.Destroy(st.entity)
-				delete(s.seats, ev.Player)
-			}
 			s.log.Info("player left", "player", ev.Player, "reason", ev.Reason.String())
+			if st, ok := s.seats[ev.Player]; ok {
+				s.leave(st)
+			}
 		}
 	}
+}
+
+// leave is a seated player leaving, whyever they left: the game's leave
+// handler runs with their entity still alive and still theirs (net.players
+// lists them, self:player names them), then the entity is destroyed unless
+// the handler kept it, and the seat is gone. It is the one place a leave
+// happens, so a grace period to rejoin can delay it.
+func (s *Server) leave(st *seat) {
+	kept, err := s.game.Leave(st.player, st.entity)
+	if err != nil {
+		s.log.Error("leave handler failed; the player's entity is destroyed", "player", st.player, "err", err)
+	}
+	if kept {
+		s.log.Info("the leave handler kept the player's entity", "player", st.player, "entity", st.entity.String())
+	}
+	s.gone.add(st)
+	delete(s.driven, st.entity)
+	delete(s.drivenTick, st.entity)
+	delete(s.byEntity, st.entity)
+	s.lag.forget(st.entity)
+	delete(s.seats, st.player)
+	s.rosterChanged = true
 }
 
 // Until is how long the caller may wait before calling advance again: the

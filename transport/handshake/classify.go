@@ -42,7 +42,7 @@ func (v Verdict) String() string {
 }
 
 // versionAnswerSize is the length of the datagram that answers a Hello at
-// another version: a header and a Refuse body.
+// another version: a header and a Refuse body without a detail.
 const versionAnswerSize = HeaderSize + refuseBody
 
 // Classify reads the header of datagram b and says what to do with it,

@@ -68,6 +68,8 @@ var sampleMessages = []struct {
 	{"refuse full", 0, Refuse{Reason: ReasonFull, MaxPlayers: 4}},
 	{"refuse tick rate", 5, Refuse{Reason: ReasonTickRate, ServerTickRate: 64, ClientTickRate: 128}},
 	{"refuse version", 0, VersionRefusal(Version, 2)},
+	{"refuse join failed", 3, Refuse{Reason: ReasonJoinFailed}},
+	{"refuse join failed with detail", 3, Refuse{Reason: ReasonJoinFailed, Detail: "scripts/join.lua:7: attempt to index a nil value (global 'spawn')"}},
 	{"refuse unknown reason", 0, Refuse{Reason: 200, MaxPlayers: 1, ServerTickRate: 2, ClientTickRate: 3, ServerVersion: 4, ClientVersion: 5}},
 	{"goodbye", 11, Goodbye{Reason: GoodbyeShutdown}},
 	{"goodbye unknown reason", 11, Goodbye{Reason: 99}},

@@ -3,6 +3,9 @@ package handshake
 import (
 	"encoding/binary"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Reason says why a join was refused. The numbers are frozen across protocol
@@ -25,10 +28,13 @@ const (
 	ReasonTickRate Reason = 4
 	// ReasonVersion: the two ends speak different protocol versions.
 	ReasonVersion Reason = 5
+	// ReasonJoinFailed: the game's join handler failed (a script error),
+	// which is the game's fault, not the player's.
+	ReasonJoinFailed Reason = 6
 )
 
 // Known reports whether this build knows reason r.
-func (r Reason) Known() bool { return r >= ReasonFull && r <= ReasonVersion }
+func (r Reason) Known() bool { return r >= ReasonFull && r <= ReasonJoinFailed }
 
 // String returns the reason's name, or "reason(N)" for a number this build
 // does not know.
@@ -45,6 +51,8 @@ func (r Reason) String() string {
 		return "tick_rate"
 	case ReasonVersion:
 		return "version"
+	case ReasonJoinFailed:
+		return "join_failed"
 	}
 	return "reason(" + strconv.Itoa(int(r)) + ")"
 }
@@ -63,12 +71,17 @@ func (r Reason) Sentence() string {
 		return "This game and the server run at different tick rates."
 	case ReasonVersion:
 		return "This game and the server speak different network protocol versions; update the older one."
+	case ReasonJoinFailed:
+		return "The server could not seat you: the game's join handler failed."
 	}
 	return "The server refused to let you join (reason " + strconv.Itoa(int(r)) + ")."
 }
 
-// refuseBody is the length of a Refuse's body.
-const refuseBody = 9
+// refuseBody is the length of a Refuse's body without a detail.
+const refuseBody = 10
+
+// DetailMax is the longest detail a Refuse carries, in bytes of UTF-8.
+const DetailMax = 255
 
 // Refuse declines a join. Its header carries the token of the Hello it
 // answers (0 for a first Hello), so a client that holds a token can tell a
@@ -79,7 +92,8 @@ const refuseBody = 9
 // Body layout (offsets from the start of the datagram, little endian):
 // 12 Reason u8 (at this offset in every protocol version), 13 MaxPlayers
 // u16, 15 ServerTickRate u16, 17 ClientTickRate u16, 19 ServerVersion u8,
-// 20 ClientVersion u8. 21 bytes in all.
+// 20 ClientVersion u8, 21 detail length u8 (at most DetailMax), 22 detail
+// (UTF-8). 22 bytes and the detail in all.
 type Refuse struct {
 	Reason Reason
 	// MaxPlayers is the server's seat count, for ReasonFull.
@@ -90,6 +104,11 @@ type Refuse struct {
 	// ServerVersion and ClientVersion are both ends' protocol versions,
 	// for ReasonVersion.
 	ServerVersion, ClientVersion uint8
+	// Detail says what went wrong, for the game's developer: a dev server
+	// tells a dev client the join handler's error (file:line and message)
+	// with ReasonJoinFailed. Append writes CleanDetail(Detail); ParseRefuse
+	// refuses a detail CleanDetail would change. Empty: none.
+	Detail string
 }
 
 // VersionRefusal returns the Refuse for two ends at different protocol
@@ -110,17 +129,29 @@ func (r Refuse) Append(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint16(b, r.MaxPlayers)
 	b = binary.LittleEndian.AppendUint16(b, r.ServerTickRate)
 	b = binary.LittleEndian.AppendUint16(b, r.ClientTickRate)
-	return append(b, r.ServerVersion, r.ClientVersion)
+	detail := CleanDetail(r.Detail)
+	b = append(b, r.ServerVersion, r.ClientVersion, byte(len(detail)))
+	return append(b, detail...)
 }
 
 // ParseRefuse reads a Refuse body of this protocol version. It accepts any
-// reason number, known or not, and fails with a *ParseError only on a body
-// of the wrong length.
+// reason number, known or not, and fails with a *ParseError on a body
+// whose length is not the detail's, and on a detail CleanDetail would
+// change: a server can show a player nothing that breaks a line or hides
+// text.
 func ParseRefuse(body []byte) (Refuse, error) {
-	if err := exact(KindRefuse, body, refuseBody); err != nil {
+	if len(body) < refuseBody {
+		return Refuse{}, fail(KindRefuse, ProblemLength)
+	}
+	if err := exact(KindRefuse, body, refuseBody+int(body[refuseBody-1])); err != nil {
 		return Refuse{}, err
 	}
+	detail := string(body[refuseBody:])
+	if CleanDetail(detail) != detail {
+		return Refuse{}, fail(KindRefuse, ProblemValue)
+	}
 	return Refuse{
+		Detail:         detail,
 		Reason:         Reason(body[0]),
 		MaxPlayers:     binary.LittleEndian.Uint16(body[1:3]),
 		ServerTickRate: binary.LittleEndian.Uint16(body[3:5]),
@@ -144,6 +175,54 @@ func (r Refuse) Sentence() string {
 	case r.Reason == ReasonVersion && r.ServerVersion != 0 && r.ClientVersion != 0:
 		return "The server speaks network protocol version " + strconv.Itoa(int(r.ServerVersion)) +
 			" and this game version " + strconv.Itoa(int(r.ClientVersion)) + "; update the older one."
+	case r.Reason == ReasonJoinFailed && r.Detail != "":
+		return "The server could not seat you: the game's join handler failed: " + r.Detail
 	}
 	return r.Reason.Sentence()
+}
+
+// CleanDetail returns s made fit to show a player as one line: each
+// invalid UTF-8 byte becomes U+FFFD, each run of characters that draw
+// nothing (a line break, a tab, a control or format character) becomes
+// one space, spaces at either end are dropped, and the result is cut at a
+// character boundary to at most DetailMax bytes. A detail already fit is
+// returned unchanged.
+func CleanDetail(s string) string {
+	if cleanDetail(s) {
+		return s
+	}
+	var b strings.Builder
+	space := false
+	for _, r := range s { // an invalid byte ranges as utf8.RuneError
+		if !unicode.IsGraphic(r) || r == ' ' {
+			space = b.Len() > 0
+			continue
+		}
+		n := utf8.RuneLen(r)
+		if space {
+			n++
+		}
+		if b.Len()+n > DetailMax {
+			break
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// cleanDetail reports whether CleanDetail would leave s unchanged.
+func cleanDetail(s string) bool {
+	if len(s) > DetailMax || !utf8.ValidString(s) || strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") || strings.Contains(s, "  ") {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsGraphic(r) {
+			return false
+		}
+	}
+	return true
 }

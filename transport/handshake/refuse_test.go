@@ -19,6 +19,9 @@ func TestRefuseSentences(t *testing.T) {
 		{Refuse{Reason: ReasonDeclined}, ReasonDeclined.Sentence()},
 		{Refuse{Reason: ReasonMismatch}, ReasonMismatch.Sentence()},
 		{Refuse{Reason: 77}, "The server refused to let you join (reason 77)."},
+		{Refuse{Reason: ReasonJoinFailed}, "The server could not seat you: the game's join handler failed."},
+		{Refuse{Reason: ReasonJoinFailed, Detail: "scripts/join.lua:3: boom"},
+			"The server could not seat you: the game's join handler failed: scripts/join.lua:3: boom"},
 	} {
 		if got := c.r.Sentence(); got != c.want {
 			t.Errorf("%+v: Sentence = %q, want %q", c.r, got, c.want)
@@ -43,9 +46,46 @@ func TestEverySentenceIsOnePlayerFacingSentence(t *testing.T) {
 
 func TestKnownReasons(t *testing.T) {
 	for r := range Reason(10) {
-		want := r >= 1 && r <= 5
+		want := r >= 1 && r <= 6
 		if r.Known() != want {
 			t.Errorf("Reason(%d).Known() = %v", r, r.Known())
 		}
+	}
+}
+
+func TestCleanDetail(t *testing.T) {
+	long := strings.Repeat("é", DetailMax) // two bytes each
+	for _, c := range []struct{ in, want string }{
+		{"scripts/join.lua:3: boom", "scripts/join.lua:3: boom"},
+		{"line one\nstack traceback:\n\t[G]: ?", "line one stack traceback: [G]: ?"},
+		{"  padded \x1b[31mred\x1b[0m  ", "padded [31mred [0m"},
+		{"bad \xff byte", "bad \ufffd byte"},
+		{"a\u202eb", "a b"},
+		{long, strings.Repeat("é", DetailMax/2)},
+		{"", ""},
+	} {
+		got := CleanDetail(c.in)
+		if got != c.want {
+			t.Errorf("CleanDetail(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if CleanDetail(got) != got || len(got) > DetailMax {
+			t.Errorf("CleanDetail(%q) = %q is not clean itself", c.in, got)
+		}
+	}
+}
+
+// TestParseRefuseRefusesAnUncleanDetail checks a detail a player would be
+// shown can break no line and hide no text, whatever a server sends.
+func TestParseRefuseRefusesAnUncleanDetail(t *testing.T) {
+	body := Refuse{Reason: ReasonJoinFailed}.Append(nil)
+	for _, d := range []string{"two\nlines", "\x1b[2J", " lead", "trail ", "a  b", "\xff"} {
+		b := append(append(body[:refuseBody-1:refuseBody-1], byte(len(d))), d...)
+		if _, err := ParseRefuse(b); err == nil {
+			t.Errorf("detail %q accepted", d)
+		}
+	}
+	b := append(append(body[:refuseBody-1:refuseBody-1], 5), "abc"...)
+	if _, err := ParseRefuse(b); err == nil {
+		t.Error("a detail shorter than its length accepted")
 	}
 }
