@@ -216,6 +216,11 @@ function Entity:command() end
 ---@return boolean
 function Entity:is_replaying() end
 
+---The number of the player whose commands drive this entity (the entity the
+---join handler returned), or 0 when no player drives it. The same on every end.
+---@return integer
+function Entity:player() end
+
 -------------------------------------------------------------------------------
 -- Behaviors
 -------------------------------------------------------------------------------
@@ -403,6 +408,33 @@ function net.component(name, fields) end
 ---player's entity, or nil to refuse the join.
 ---@param fn fun(player: integer): Entity?
 function net.on_join(fn) end
+
+---Sets the leave handler (only inside vkmSetupNetwork): fn(player, entity)
+---runs on the server while the leaving player's entity is still alive; the
+---entity is destroyed afterwards unless fn returns true.
+---@param fn fun(player: integer, entity: Entity?): boolean?
+function net.on_leave(fn) end
+
+---One player as net.players() lists it. number, name and entity are the same
+---on every end; rtt is for showing only.
+---@class vkm.Player
+---@field number integer
+---@field name string
+---@field entity Entity? nil until this end holds the player's entity
+---@field rtt number round trip in seconds, as the server measures it
+
+---Every seated player, in player-number order.
+---@return vkm.Player[]
+function net.players() end
+
+---The part this end plays: "server", "client" or "offline" (a client that
+---lost its session is still "client").
+---@return "server"|"client"|"offline"
+function net.role() end
+
+---This client's player number: 0 on a server, 1 offline once joined.
+---@return integer
+function net.local_player() end
 
 ---Builds a prefab like self:spawn, for code with no entity at hand.
 ---@param prefab vkm.Path
