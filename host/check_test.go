@@ -29,6 +29,17 @@ func TestCheckIsCleanOnEveryProject(t *testing.T) {
 	}
 }
 
+func TestCheckIsCleanOnATopDownProject(t *testing.T) {
+	const dir = "session/testdata/topdown"
+	r := Check(dir)
+	for _, err := range r.Errors {
+		t.Errorf("%s: %v", dir, err)
+	}
+	if got, want := r.Summary(), dir+": ok (1 scene, 1 prefab, 1 script)"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+}
+
 // plant is one mistake put into a copy of the arena: in file, old is
 // replaced by new (new is appended when old is empty, and a file that does
 // not exist is made of new). want is what the error says after
@@ -85,6 +96,13 @@ var (
 		want: `entity.behavior: unknown behavior "spawnr"; did you mean "spawner"?`}
 	unknownComponent = plant{file: "prefabs/pickup.toml", new: "[entity.components.Helth]\nhp = 3\n", at: "[entity.components.Helth]",
 		want: `entity.components.Helth: unknown component "Helth"; did you mean "Health"? (vkmSetupNetwork registers Health, Score)`}
+	// A prefab of its own: the arena's join handler spawns its player, and
+	// would say the player's mistake a second time.
+	badControllerMode = plant{file: "prefabs/hover.toml", new: hoverPrefab + "mode = \"top-down\"\n", at: "mode = ",
+		want: `entity.controller.mode: "top-down" is not a controller mode; did you mean "topdown"? the modes are side, topdown`}
+	// A key of the other mode is refused by name: top-down has no jump.
+	badControllerKey = plant{file: "prefabs/hover.toml", new: hoverPrefab + "mode = \"topdown\"\njumpSpeed = 9.0\n", at: "jumpSpeed",
+		want: `entity.controller.jumpSpeed: jumpSpeed is for mode = "side" only: top-down there is no jump`}
 	luaSyntax = plant{file: "scripts/walker.lua", new: "local x = = 1\n", at: "local x = = 1",
 		want: `syntax error near 'local'`}
 	// A script nothing imports is compiled all the same.
@@ -94,6 +112,10 @@ var (
 		at: "local t = nil", want: `attempt to index a non-table object(nil) with key 'x'`}
 )
 
+// hoverPrefab is a prefab with a dynamic body and a controller, open for
+// the controller's keys.
+const hoverPrefab = "[[entity]]\nuid = 1\nname = \"hover\"\n[entity.body]\ntype = \"dynamic\"\n[[entity.body.shape]]\ncircle = 0.4\n[entity.controller]\n"
+
 func TestCheckFindsEachPlantedMistake(t *testing.T) {
 	for name, p := range map[string]plant{
 		"project.toml key":           badProjectKey,
@@ -102,6 +124,8 @@ func TestCheckFindsEachPlantedMistake(t *testing.T) {
 		"unknown behavior in prefab": unknownBehavior,
 		"unknown behavior in scene":  unknownSceneBehavior,
 		"unregistered component":     unknownComponent,
+		"controller mode":            badControllerMode,
+		"controller key of a mode":   badControllerKey,
 		"lua syntax, imported":       luaSyntax,
 		"lua syntax, not imported":   luaSyntaxUnused,
 		"vkmSetupNetwork error":      setupNetworkFails,

@@ -13,8 +13,9 @@ import (
 // slope or a wall does not ground a character.
 const groundNormalY = 0.5
 
-// UpdateController runs the side-view character controller of id for one
-// tick. Call it before Step, after the behaviors wrote the intent:
+// UpdateController runs the character controller of id for one tick. Call
+// it before Step, after the behaviors wrote the intent. In side view
+// (entity.SideView):
 //
 //  1. c.Grounded is set from where the body is now: grounded if a solid
 //     fixture of another body lies just below its feet, facing up (see
@@ -22,8 +23,14 @@ const groundNormalY = 0.5
 //  2. rb.VX moves toward c.MoveX*c.Speed by at most Accel (AirAccel when not
 //     grounded) times the step;
 //  3. if c.Jump and c.Grounded, rb.VY becomes c.JumpSpeed;
-//  4. the intent is cleared (MoveX = 0, Jump = false), so a command that
-//     does not arrive does not keep running or jumping.
+//  4. the intent is cleared (MoveX = MoveY = 0, Jump = false), so a command
+//     that does not arrive does not keep running or jumping.
+//
+// Top-down (entity.TopDown), c.Grounded is false and the velocity
+// (rb.VX, rb.VY) moves in a straight line toward (MoveX, MoveY)*Speed, the
+// intent first clamped to length 1, by at most Accel times the step; with
+// no intent it slows toward rest by at most Friction times the step. Jump
+// does nothing. Step 4 is the same. See updateTopDown.
 //
 // It writes the components, not the body: Step's gather carries rb into
 // box2d, so the controller is replayed exactly like any other write. An id
@@ -64,6 +71,11 @@ func (w *World) UpdateControllers(b Controlled) {
 // updateController is UpdateController for r's body (nil: none).
 func (w *World) updateController(r *body, c *entity.CharacterController, rb *entity.Rigidbody) {
 	c.Grounded = false
+	if c.Mode == entity.TopDown {
+		updateTopDown(c, rb, w.cfg.Step)
+		c.MoveX, c.MoveY, c.Jump = 0, 0, false
+		return
+	}
 	if r != nil {
 		c.Grounded = w.grounded(r.b)
 	}
@@ -75,7 +87,37 @@ func (w *World) updateController(r *body, c *entity.CharacterController, rb *ent
 	if c.Jump && c.Grounded {
 		rb.VY = c.JumpSpeed
 	}
-	c.MoveX, c.Jump = 0, false
+	c.MoveX, c.MoveY, c.Jump = 0, 0, false
+}
+
+// updateTopDown moves rb's velocity toward the commanded one for a step of
+// dt seconds: the intent (clamped to length 1) times c.Speed, at most
+// c.Accel·dt away; with no intent, toward rest at most c.Friction·dt away.
+// Every product is rounded on its own (see approach2).
+// The velocity moves along the straight line to its target, so the rate of
+// change is the same in every direction, a diagonal included, and a
+// velocity already at its target stays there bit for bit.
+func updateTopDown(c *entity.CharacterController, rb *entity.Rigidbody, dt float64) {
+	mx, my := entity.ClampUnit(c.MoveX, c.MoveY)
+	tx, ty := float64(mx*c.Speed), float64(my*c.Speed)
+	rate := c.Accel
+	if mx == 0 && my == 0 {
+		rate = c.Friction
+	}
+	rb.VX, rb.VY = approach2(rb.VX, rb.VY, tx, ty, float64(math.Max(rate, 0)*dt))
+}
+
+// approach2 moves (vx, vy) toward (tx, ty) along the line between them by
+// at most step (step >= 0). Products are rounded one by one, never fused,
+// so that every build computes the same bits.
+func approach2(vx, vy, tx, ty, step float64) (float64, float64) {
+	dx, dy := tx-vx, ty-vy
+	d2 := float64(dx*dx) + float64(dy*dy)
+	if d2 <= float64(step*step) {
+		return tx, ty
+	}
+	k := step / math.Sqrt(d2)
+	return vx + float64(dx*k), vy + float64(dy*k)
 }
 
 // Probe geometry for grounded, in metres: how far above the lowest point of

@@ -1,7 +1,8 @@
 // Package physics wraps the box2d port (github.com/ByteArena/box2d) behind
 // vkm's own types: one body per entity, a fixed step, gather and writeback
 // gated by the one predicate simulates() (DESIGN.md, "The one predicate"),
-// the side-view character controller, ray casts and overlap queries.
+// the character controller (side view or top-down), ray casts and overlap
+// queries.
 //
 // No box2d type crosses this package's API. The known defects of the port
 // are worked around here, in one place: the contact filter is installed

@@ -1,8 +1,6 @@
 package scripting
 
 import (
-	"math"
-
 	lua "github.com/yuin/gopher-lua"
 
 	"vkm/internal/entity"
@@ -245,16 +243,18 @@ func (r *Runtime) luaGrounded(L *lua.LState) int {
 	return 1
 }
 
-// luaMove sets the character controller's run intent for the coming tick,
-// clamped to -1..1.
+// luaMove sets the character controller's intent for the coming tick,
+// self:move(x [, y]): side view runs toward x clamped to -1..1 and ignores
+// y, so one behavior can drive either mode; top-down moves toward (x, y),
+// scaled to length 1 when longer (see entity.CharacterController.Move).
 func (r *Runtime) luaMove(L *lua.LState) int {
 	id, ok := r.target(L)
 	if !ok {
 		return 0
 	}
-	x := checkFinite(L, 2)
+	x, y := checkFinite(L, 2), optFinite(L, 3, 0)
 	if c := r.world.Controller(id); c != nil {
-		c.MoveX = math.Max(-1, math.Min(1, x))
+		c.Move(x, y)
 	}
 	return 0
 }

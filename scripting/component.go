@@ -16,7 +16,7 @@ import (
 var engineFields = map[string][]string{
 	"Transform":           {"x", "y", "angle", "scale"},
 	"Rigidbody":           {"vx", "vy", "angular_velocity", "awake"},
-	"CharacterController": {"grounded", "move_x", "jump", "speed", "accel", "air_accel", "jump_speed"},
+	"CharacterController": {"grounded", "move_x", "move_y", "jump", "speed", "accel", "air_accel", "jump_speed", "friction"},
 }
 
 // ref points at one component field in the store: a number or a flag. Both
@@ -80,6 +80,8 @@ func (r *Runtime) controllerRef(L *lua.LState, id entity.ID, name string) ref {
 		return ref{flag: &c.Grounded}
 	case "move_x":
 		return ref{num: &c.MoveX}
+	case "move_y":
+		return ref{num: &c.MoveY}
 	case "jump":
 		return ref{flag: &c.Jump}
 	case "speed":
@@ -90,6 +92,8 @@ func (r *Runtime) controllerRef(L *lua.LState, id entity.ID, name string) ref {
 		return ref{num: &c.AirAccel}
 	case "jump_speed":
 		return ref{num: &c.JumpSpeed}
+	case "friction":
+		return ref{num: &c.Friction}
 	}
 	L.ArgError(3, "component type CharacterController has no field "+name)
 	return ref{}

@@ -3,6 +3,7 @@ package scripting
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -697,5 +698,62 @@ func TestCallbackNames(t *testing.T) {
 		if cb.String() != want[cb] {
 			t.Errorf("callback %d is %q, want %q", cb, cb.String(), want[cb])
 		}
+	}
+}
+
+// TestMoveInEachMode drives a side-view and a top-down controller with the
+// same self:move calls: side view takes x clamped and ignores y; top-down
+// takes both, a diagonal scaled to length 1. jump and grounded do not
+// fail top-down (the controller ignores the jump and is never grounded),
+// and get/set reach move_y and friction.
+func TestMoveInEachMode(t *testing.T) {
+	src := `
+Mover = {}
+function Mover:on_fixed_update(dt)
+	local m = self.stick
+	self:move(m[1], m[2])
+	self:jump()
+	self:emit("moved", {grounded = self:grounded(), x = self:get("CharacterController", "move_x"),
+		y = self:get("CharacterController", "move_y"), friction = self:get("CharacterController", "friction")})
+	self:set("CharacterController", "friction", 7)
+end
+function vkmRegisterBehaviors(r) r.mover = Mover end
+`
+	tests := []struct {
+		name       string
+		mode       entity.ControllerMode
+		move       []any
+		wantX      float64
+		wantY      float64
+		wantFrict0 float64
+	}{
+		{"side", entity.SideView, []any{0.5, 1.0}, 0.5, 0, 0},
+		{"side clamped", entity.SideView, []any{-3.0, 0.0}, -1, 0, 0},
+		{"top-down", entity.TopDown, []any{0.6, -0.8}, 0.6, -0.8, 3},
+		{"top-down diagonal", entity.TopDown, []any{1.0, 1.0}, math.Sqrt(0.5), math.Sqrt(0.5), 3},
+		{"top-down past the circle", entity.TopDown, []any{-3.0, 4.0}, -0.6, 0.8, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, w := newTest(t, src)
+			id := w.add("hero")
+			w.ents[id.Slot].cc = &entity.CharacterController{Mode: tc.mode, Friction: tc.wantFrict0}
+			if err := r.Attach(id, "mover", map[string]any{"stick": tc.move}); err != nil {
+				t.Fatal(err)
+			}
+			r.Start(id)
+			r.FixedUpdate(1.0/64, false)
+			c := w.ents[id.Slot].cc
+			if math.Abs(c.MoveX-tc.wantX) > 1e-15 || math.Abs(c.MoveY-tc.wantY) > 1e-15 || !c.Jump {
+				t.Errorf("intent (%g, %g) jump %v, want (%g, %g) jump true", c.MoveX, c.MoveY, c.Jump, tc.wantX, tc.wantY)
+			}
+			if c.Friction != 7 {
+				t.Errorf("friction %g after set, want 7", c.Friction)
+			}
+			got := w.eventsNamed("moved")
+			if len(got) != 1 || got[0]["grounded"] != false || got[0]["x"] != c.MoveX || got[0]["y"] != c.MoveY || got[0]["friction"] != tc.wantFrict0 {
+				t.Errorf("moved %v", got)
+			}
+		})
 	}
 }

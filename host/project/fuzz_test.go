@@ -87,7 +87,8 @@ func FuzzParseScene(f *testing.F) {
 func FuzzParsePrefab(f *testing.F) {
 	addSeeds(f, "prefabs/*.toml",
 		"[[entity]]\nuid = 1\n[[entity]]\nuid = 2\nparent = 1\n[[entity]]\nuid = 3\nparent = 2\n",
-		"[[entity]]\nuid = 1\nparent = 2\n[[entity]]\nuid = 2\nparent = 1\n")
+		"[[entity]]\nuid = 1\nparent = 2\n[[entity]]\nuid = 2\nparent = 1\n",
+		"[[entity]]\nuid = 1\n[entity.body]\ntype = \"dynamic\"\n[[entity.body.shape]]\ncircle = 0.4\n[entity.controller]\nmode = \"topdown\"\nfriction = 30\n")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParsePrefab("prefab.toml", data)
 		if err != nil {

@@ -57,7 +57,7 @@ func withEntityKeys(idKey string, tables map[string][]string) map[string][]strin
 	tables["entity.transform"] = []string{"x", "y", "angle", "scale"}
 	tables["entity.body"] = []string{"type", "fixedRotation", "bullet", "linearDamping", "angularDamping", "gravityScale", "shape"}
 	tables["entity.body.shape"] = []string{"box", "circle", "polygon", "chain", "offset", "angle", "loop", "density", "friction", "restitution", "sensor"}
-	tables["entity.controller"] = []string{"speed", "accel", "airAccel", "jumpSpeed"}
+	tables["entity.controller"] = []string{"mode", "speed", "accel", "airAccel", "jumpSpeed", "friction"}
 	return tables
 }
 

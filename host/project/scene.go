@@ -35,6 +35,10 @@ const (
 	// DefaultControllerJumpSpeed is the upward speed of a jump in m/s: about
 	// 3.6 m high under DefaultGravityY.
 	DefaultControllerJumpSpeed = 12.0
+	// DefaultControllerFriction is how quickly a top-down character with no
+	// intent slows down (m/s²): from full speed to rest in about an eighth
+	// of a second, as quickly as it starts.
+	DefaultControllerFriction = 60.0
 )
 
 // maxMagnitude bounds every position, speed and other physical number a
@@ -237,11 +241,18 @@ func readEntity(t *tomlTable, prefab bool) EntityDef {
 			d.Props = v.(map[string]any)
 		}
 	}
-	if bt, ok := t.table("body"); ok {
+	bt, hasBody := t.table("body")
+	if hasBody {
 		d.Body = readBody(bt)
 	}
 	if ct, ok := t.table("controller"); ok {
 		d.Controller = readController(ct)
+		if d.Controller.Mode == entity.TopDown && hasBody && !bt.has("gravityScale") {
+			// Seen from above, the scene's gravity is not "down": a
+			// top-down character floats unless its file says otherwise,
+			// which checkDef refuses.
+			d.Body.GravityScale = 0
+		}
 	}
 	if ct, ok := t.table("components"); ok {
 		d.Components = readComponents(ct)
@@ -377,6 +388,21 @@ func angleReason(k entity.ShapeKind) string {
 	return fmt.Sprintf("angle turns a box only; give the %s's points already turned", k)
 }
 
+// controllerModes are the names [entity.controller] mode takes, in
+// entity.ControllerMode order.
+var controllerModes = []string{entity.SideView.String(), entity.TopDown.String()}
+
+// modeKeys are the controller keys only one mode reads, with that mode.
+var modeKeys = []struct {
+	key  string
+	mode entity.ControllerMode
+	why  string
+}{
+	{"airAccel", entity.SideView, "top-down there is no ground to leave"},
+	{"jumpSpeed", entity.SideView, "top-down there is no jump"},
+	{"friction", entity.TopDown, "side view brakes at accel (airAccel in the air)"},
+}
+
 func readController(t *tomlTable) *entity.CharacterController {
 	t.only()
 	c := &entity.CharacterController{
@@ -385,10 +411,30 @@ func readController(t *tomlTable) *entity.CharacterController {
 		AirAccel:  DefaultControllerAirAccel,
 		JumpSpeed: DefaultControllerJumpSpeed,
 	}
+	if m, ok := t.str("mode"); ok {
+		i := slices.Index(controllerModes, m)
+		if i < 0 {
+			hint := ""
+			if s := closestKey(m, controllerModes); s != "" {
+				hint = fmt.Sprintf("did you mean %q? ", s)
+			}
+			t.fail("mode", "%q is not a controller mode; %sthe modes are %s", m, hint, strings.Join(controllerModes, ", "))
+			return c
+		}
+		c.Mode = entity.ControllerMode(i)
+	}
+	if c.Mode == entity.TopDown {
+		c.AirAccel, c.JumpSpeed, c.Friction = 0, 0, DefaultControllerFriction
+	}
+	for _, k := range modeKeys {
+		if t.has(k.key) && c.Mode != k.mode {
+			t.fail(k.key, "%s is for mode = %q only: %s", k.key, k.mode, k.why)
+		}
+	}
 	for _, f := range []struct {
 		key string
 		v   *float64
-	}{{"speed", &c.Speed}, {"accel", &c.Accel}, {"airAccel", &c.AirAccel}, {"jumpSpeed", &c.JumpSpeed}} {
+	}{{"speed", &c.Speed}, {"accel", &c.Accel}, {"airAccel", &c.AirAccel}, {"jumpSpeed", &c.JumpSpeed}, {"friction", &c.Friction}} {
 		if v, ok := t.number(f.key); ok {
 			*f.v = v
 		}
@@ -547,16 +593,14 @@ func checkDef(d *EntityDef) (sub, reason string) {
 		}
 	}
 	if c := d.Controller; c != nil {
-		for _, f := range []struct {
-			key string
-			v   float64
-		}{{"speed", c.Speed}, {"accel", c.Accel}, {"airAccel", c.AirAccel}, {"jumpSpeed", c.JumpSpeed}} {
-			if !(f.v >= 0 && f.v <= maxMagnitude) {
-				return "controller." + f.key, fmt.Sprintf("%v is out of range (0..%g)", f.v, maxMagnitude)
-			}
+		if sub, reason := checkController(c); reason != "" {
+			return joinPath("controller", sub), reason
 		}
 		if d.Body == nil || d.Body.Type == entity.Static {
 			return "controller", "a controller moves its entity's body: give the entity a dynamic or kinematic [entity.body]"
+		}
+		if c.Mode == entity.TopDown && d.Body.GravityScale != 0 {
+			return "body.gravityScale", fmt.Sprintf("%v pulls a top-down character off its course: a top-down controller moves on both axes, so leave gravityScale out (it is then 0) or set it to 0", d.Body.GravityScale)
 		}
 	}
 	if len(d.Props) > 0 && d.Behavior == "" {
@@ -575,6 +619,23 @@ func checkDef(d *EntityDef) (sub, reason string) {
 		}
 		if sub, reason := checkPlain(c.Fields, key); reason != "" {
 			return sub, reason
+		}
+	}
+	return "", ""
+}
+
+// checkController says what is wrong with a controller's mode and tuning
+// (the key and why), or returns empty strings.
+func checkController(c *entity.CharacterController) (sub, reason string) {
+	if c.Mode > entity.TopDown {
+		return "mode", fmt.Sprintf("%v is not a controller mode: %s", c.Mode, strings.Join(controllerModes, " or "))
+	}
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{{"speed", c.Speed}, {"accel", c.Accel}, {"airAccel", c.AirAccel}, {"jumpSpeed", c.JumpSpeed}, {"friction", c.Friction}} {
+		if !(f.v >= 0 && f.v <= maxMagnitude) {
+			return f.key, fmt.Sprintf("%v is out of range (0..%g)", f.v, maxMagnitude)
 		}
 	}
 	return "", ""

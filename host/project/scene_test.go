@@ -82,6 +82,39 @@ func TestParseScene(t *testing.T) {
 	}
 }
 
+func TestParseTopDownController(t *testing.T) {
+	tests := []struct {
+		name, src string
+		want      entity.CharacterController
+		gravity   float64 // the body's gravity scale
+	}{
+		{"defaults", dynamicBox + "[entity.controller]\nmode = \"topdown\"\n",
+			entity.CharacterController{Mode: entity.TopDown, Speed: 8, Accel: 60, Friction: 60}, 0},
+		{"tuned", dynamicBox + "[entity.controller]\nmode = \"topdown\"\nspeed = 5\naccel = 40.0\nfriction = 0\n",
+			entity.CharacterController{Mode: entity.TopDown, Speed: 5, Accel: 40}, 0},
+		{"floating said outright", strings.Replace(dynamicBox, "type = \"dynamic\"\n", "type = \"dynamic\"\ngravityScale = 0\n", 1) +
+			"[entity.controller]\nmode = \"topdown\"\n",
+			entity.CharacterController{Mode: entity.TopDown, Speed: 8, Accel: 60, Friction: 60}, 0},
+		{"side said outright", dynamicBox + "[entity.controller]\nmode = \"side\"\n",
+			entity.CharacterController{Speed: 8, Accel: 60, AirAccel: 20, JumpSpeed: 12}, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := ParseScene("s.toml", []byte(tc.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := sc.Entities[0]
+			if *e.Controller != tc.want || e.Body.GravityScale != tc.gravity {
+				t.Errorf("controller %+v, gravity scale %g; want %+v, %g", *e.Controller, e.Body.GravityScale, tc.want, tc.gravity)
+			}
+			if err := sc.Validate(); err != nil {
+				t.Errorf("Validate of a parsed scene: %v", err)
+			}
+		})
+	}
+}
+
 func TestParseSceneDefaultGravity(t *testing.T) {
 	sc, err := ParseScene("s.toml", []byte("[[entity]]\nid = 0\n"))
 	if err != nil {
@@ -97,6 +130,10 @@ func TestParseSceneDefaultGravity(t *testing.T) {
 
 // sceneErrorTests are scene files with one mistake each, the line and key
 // the error must name, and fragments of its reason.
+// dynamicBox is an entity with a dynamic 1 m box body, seven lines long, to
+// put a controller on.
+const dynamicBox = "[[entity]]\nid = 1\nname = \"p\"\n[entity.body]\ntype = \"dynamic\"\n[[entity.body.shape]]\nbox = [1, 1]\n"
+
 var sceneErrorTests = []struct {
 	name  string
 	src   string
@@ -182,6 +219,26 @@ var sceneErrorTests = []struct {
 		[]string{"a controller moves its entity's body"}},
 	{"controller negative", "[[entity]]\nid = 1\n[entity.body]\ntype = \"dynamic\"\n[[entity.body.shape]]\nbox = [1, 1]\n[entity.controller]\nspeed = -3\n", 8, "entity.controller.speed",
 		[]string{"-3 is out of range"}},
+	{"unknown controller mode", dynamicBox + "[entity.controller]\nmode = \"top-down\"\n", 9, "entity.controller.mode",
+		[]string{`"top-down" is not a controller mode; did you mean "topdown"? the modes are side, topdown`}},
+	{"controller mode far off", dynamicBox + "[entity.controller]\nmode = \"isometric\"\n", 9, "entity.controller.mode",
+		[]string{`"isometric" is not a controller mode; the modes are side, topdown`}},
+	{"controller mode not a string", dynamicBox + "[entity.controller]\nmode = 2\n", 9, "entity.controller.mode",
+		[]string{"must be a string, not the whole number 2"}},
+	{"unknown controller key", dynamicBox + "[entity.controller]\nmode = \"topdown\"\nfricton = 3.0\n", 10, "entity.controller.fricton",
+		[]string{`unknown key (did you mean "friction"?)`}},
+	{"friction in side view", dynamicBox + "[entity.controller]\nspeed = 3.0\nfriction = 3.0\n", 10, "entity.controller.friction",
+		[]string{`friction is for mode = "topdown" only: side view brakes at accel (airAccel in the air)`}},
+	{"jumpSpeed top-down", dynamicBox + "[entity.controller]\nmode = \"topdown\"\njumpSpeed = 3.0\n", 10, "entity.controller.jumpSpeed",
+		[]string{`jumpSpeed is for mode = "side" only: top-down there is no jump`}},
+	{"airAccel top-down", dynamicBox + "[entity.controller]\nairAccel = 3.0\nmode = \"topdown\"\n", 9, "entity.controller.airAccel",
+		[]string{`airAccel is for mode = "side" only`}},
+	{"friction negative", dynamicBox + "[entity.controller]\nmode = \"topdown\"\nfriction = -1\n", 10, "entity.controller.friction",
+		[]string{"-1 is out of range (0..1e+06)"}},
+	{"friction not a number", dynamicBox + "[entity.controller]\nmode = \"topdown\"\nfriction = \"lots\"\n", 10, "entity.controller.friction",
+		[]string{"must be a number"}},
+	{"top-down under gravity", "[[entity]]\nid = 1\n[entity.body]\ntype = \"dynamic\"\ngravityScale = 1.0\n[[entity.body.shape]]\nbox = [1, 1]\n[entity.controller]\nmode = \"topdown\"\n", 5, "entity.body.gravityScale",
+		[]string{"1 pulls a top-down character off its course", "leave gravityScale out"}},
 	{"props without behavior", "[[entity]]\nid = 1\nprops = { speed = 1 }\n", 3, "entity.props", []string{"add behavior"}},
 	{"props not a table", "[[entity]]\nid = 1\nbehavior = \"b\"\nprops = 3\n", 4, "entity.props", []string{"must be a table, not the whole number 3"}},
 	{"props date", "[[entity]]\nid = 1\nbehavior = \"b\"\nprops = { when = 1979-05-27 }\n", 4, "entity.props.when", []string{"a date/time is not supported here"}},

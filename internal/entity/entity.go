@@ -4,7 +4,10 @@
 // can all speak of the same entity without importing one another.
 package entity
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // ID names one occupant of one slot. A slot is an entity's name on the wire;
 // the generation tells two occupants of the same slot apart, so a handle to a
@@ -64,26 +67,71 @@ type Rigidbody struct {
 	Awake           bool
 }
 
-// CharacterController drives a side-view character: it runs toward a
-// commanded speed and jumps on a button edge when grounded. Grounded is the
-// replicated state; the rest is tuning from the scene and the intent a
-// behavior writes for the next tick.
+// CharacterController drives a player's character. In side view
+// (SideView) it runs along x toward a commanded speed and jumps on a
+// button edge when grounded, gravity doing the rest; top-down (TopDown) it
+// moves on both axes toward a commanded velocity and has no ground and no
+// jump. Grounded is the replicated state; the rest is tuning from the
+// scene and the intent a behavior writes for the next tick.
 type CharacterController struct {
 	// Grounded is set by the controller at the top of its tick, from the
-	// contacts of the step before.
+	// contacts of the step before. Always false top-down.
 	Grounded bool
 
 	// Tuning (from the scene, not replicated).
-	Speed     float64 // run speed, m/s
-	Accel     float64 // ground acceleration toward the run speed, m/s²
-	AirAccel  float64 // acceleration while not grounded, m/s²
-	JumpSpeed float64 // upward speed set by a jump, m/s
+	Mode      ControllerMode
+	Speed     float64 // run speed (top-down: the speed at full stick, any direction), m/s
+	Accel     float64 // acceleration toward the commanded velocity (side view: on the ground), m/s²
+	AirAccel  float64 // side view: acceleration while not grounded, m/s²
+	JumpSpeed float64 // side view: upward speed set by a jump, m/s
+	Friction  float64 // top-down: deceleration while there is no intent, m/s²
 
 	// Intent for the coming tick, written by behaviors and consumed (cleared)
 	// by the controller.
-	MoveX float64 // -1..1, share of Speed to run toward
-	Jump  bool    // an edge: jump now if grounded
+	MoveX float64 // -1..1, share of Speed to run toward along x
+	MoveY float64 // top-down: share of Speed along y; (MoveX, MoveY) is at most 1 long
+	Jump  bool    // side view: an edge, jump now if grounded
 }
+
+// Move sets the intent to move toward (x, y) shares of Speed, as the mode
+// reads it: in side view x is clamped to -1..1 and y is ignored (a
+// behavior written for both modes may pass both axes); top-down a vector
+// longer than 1 is scaled to length 1, so a diagonal is no faster than a
+// straight line.
+func (c *CharacterController) Move(x, y float64) {
+	if c.Mode == TopDown {
+		c.MoveX, c.MoveY = ClampUnit(x, y)
+		return
+	}
+	c.MoveX, c.MoveY = math.Max(-1, math.Min(1, x)), 0
+}
+
+// ClampUnit returns (x, y) scaled down to length 1 when it is longer, and
+// unchanged otherwise. Each product is rounded on its own (no fused
+// multiply-add), so every build computes the same bits.
+func ClampUnit(x, y float64) (float64, float64) {
+	n2 := float64(x*x) + float64(y*y)
+	if n2 <= 1 {
+		return x, y
+	}
+	n := math.Sqrt(n2)
+	return x / n, y / n
+}
+
+// ControllerMode says how a CharacterController moves its character. Its
+// String is the name a scene file writes ("topdown"), the line comment
+// below.
+type ControllerMode uint8
+
+//go:generate go run golang.org/x/tools/cmd/stringer@v0.52.0 -type=ControllerMode -linecomment
+
+const (
+	// SideView runs along x under gravity and jumps: a platformer.
+	SideView ControllerMode = iota // side
+	// TopDown moves on both axes with no ground and no jump: a game seen
+	// from above.
+	TopDown // topdown
+)
 
 // BodyType says how a body moves. Its String is the name a scene file
 // writes ("dynamic"), the line comment below.

@@ -1,8 +1,11 @@
 package entity
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
-// TestNames pins the names body types and shape kinds print as: scene
+// TestNames pins the names body types, shape kinds and controller modes print as: scene
 // files, the view's page and error messages spell them so.
 func TestNames(t *testing.T) {
 	for _, tc := range []struct{ got, want string }{
@@ -15,9 +18,36 @@ func TestNames(t *testing.T) {
 		{Polygon.String(), "polygon"},
 		{Chain.String(), "chain"},
 		{ShapeKind(9).String(), "ShapeKind(9)"},
+		{SideView.String(), "side"},
+		{TopDown.String(), "topdown"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+func TestControllerMove(t *testing.T) {
+	r := math.Sqrt(0.5)
+	for _, tc := range []struct {
+		mode         ControllerMode
+		x, y, wx, wy float64
+	}{
+		{SideView, 0.5, 0.7, 0.5, 0},
+		{SideView, -2, 0, -1, 0},
+		{TopDown, 0.6, -0.8, 0.6, -0.8},
+		{TopDown, 0.3, 0.2, 0.3, 0.2},
+		{TopDown, 1, 1, r, r},
+		{TopDown, 0, -5, 0, -1},
+		{TopDown, 0, 0, 0, 0},
+	} {
+		c := CharacterController{Mode: tc.mode, MoveY: 9}
+		c.Move(tc.x, tc.y)
+		if math.Abs(c.MoveX-tc.wx) > 1e-15 || math.Abs(c.MoveY-tc.wy) > 1e-15 {
+			t.Errorf("%v Move(%g, %g): (%g, %g), want (%g, %g)", tc.mode, tc.x, tc.y, c.MoveX, c.MoveY, tc.wx, tc.wy)
+		}
+		if n := math.Hypot(c.MoveX, c.MoveY); n > 1+1e-15 {
+			t.Errorf("%v Move(%g, %g): length %g", tc.mode, tc.x, tc.y, n)
 		}
 	}
 }
