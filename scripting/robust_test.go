@@ -35,8 +35,8 @@ function vkmRegisterBehaviors(r) r.t = T end
 	if r.Errors() != 0 || len(got) != 1 || got[0]["bad"] != "" {
 		t.Fatalf("errors %d, events %v", r.Errors(), got)
 	}
-	if n := got[0]["n"].(float64); n != 33 {
-		t.Errorf("api has %v methods, want 33", n)
+	if n := got[0]["n"].(float64); n != 35 {
+		t.Errorf("api has %v methods, want 35", n)
 	}
 }
 
