@@ -85,8 +85,8 @@ func (r *Runtime) methodNames(self *lua.LTable) []string {
 }
 
 // nearestName returns the candidate closest to name by edit distance, if
-// it is close enough to be a slip (at most one edit in four letters, and
-// at least one allowed), the first in sorted order on a tie; "" if none is.
+// it is close enough to be a slip (one edit, plus one for every four
+// letters of name), the first in sorted order on a tie; "" if none is.
 func nearestName(name string, sorted []string) string {
 	best, bestD := "", 1+len(name)/4+1
 	for _, c := range sorted {
