@@ -7,8 +7,8 @@ import (
 )
 
 // installAPI builds the engine method table every class falls back to, the
-// metatable of plain handles, the net and scene tables and the command()
-// table.
+// metatable of plain handles, the net and scene tables, the command()
+// table, and the error a call of a method no entity has raises.
 func (r *Runtime) installAPI() {
 	L := r.ls
 	methods := map[string]lua.LGFunction{
@@ -26,7 +26,8 @@ func (r *Runtime) installAPI() {
 		"emit": r.luaEmit, "log": r.luaLog,
 		"is_simulated": r.luaIsSimulated, "is_mine": r.luaIsMine,
 		"command": r.luaCommand, "is_replaying": r.luaIsReplaying,
-		"player": r.luaPlayer,
+		"player":   r.luaPlayer,
+		"cooldown": r.luaCooldown, "remaining": r.luaRemaining,
 	}
 	for _, name := range worldWriters {
 		methods[name] = r.simulationOnly(name, methods[name])
@@ -44,6 +45,7 @@ func (r *Runtime) installAPI() {
 	L.SetGlobal("net", r.netTable)
 	r.sceneTable = r.newSceneTable()
 	r.cmd = newCommandTable(L, r.cfg.Axes, r.cfg.Buttons)
+	r.installMissing()
 }
 
 // worldWriters are the methods that change the simulated world. They are
@@ -52,7 +54,7 @@ func (r *Runtime) installAPI() {
 // the simulation depend on them.
 var worldWriters = []string{
 	"set_position", "set_angle", "set_velocity", "set_angular_velocity", "apply_impulse",
-	"set", "add", "remove", "move", "jump", "spawn", "destroy",
+	"set", "add", "remove", "move", "jump", "spawn", "destroy", "cooldown",
 }
 
 // simulationOnly wraps a world-writing method so that it raises an error

@@ -62,6 +62,10 @@ type Config struct {
 	// slot), so an entity's rolls at a tick are the same on the server, on
 	// every client and in every replay of that tick.
 	Seed uint64
+	// TickRate is the project's ticks a second: vkm.after, vkm.seconds,
+	// self:cooldown and self:remaining convert seconds with it. 0 means
+	// DefaultTickRate.
+	TickRate int
 	// Axes and Buttons are the project's input action names in command slot
 	// order; self:command() reports them by name. At most
 	// prediction.MaxAxes and prediction.MaxButtons, unique and non-empty.
@@ -181,6 +185,9 @@ func checkConfig(cfg *Config) error {
 	}
 	if cfg.SetupBudget <= 0 {
 		cfg.SetupBudget = DefaultSetupBudget
+	}
+	if cfg.TickRate <= 0 {
+		cfg.TickRate = DefaultTickRate
 	}
 	for _, names := range [][]string{cfg.Axes, cfg.Buttons} {
 		seen := map[string]bool{}

@@ -125,7 +125,8 @@ func tableConcat(L *lua.LState) int {
 }
 
 // installGlobals replaces print and math.random/randomseed, and adds import
-// and the vkm table (vkm.tick, vkm.find; the prelude adds the helpers).
+// and the vkm table (vkm.tick, vkm.find, the walks of kinds.go and the
+// clock of timers.go; the prelude adds the helpers).
 func (r *Runtime) installGlobals() {
 	L := r.ls
 	g := L.G.Global
@@ -138,6 +139,8 @@ func (r *Runtime) installGlobals() {
 	vkm := L.NewTable()
 	vkm.RawSetString("tick", L.NewFunction(r.luaTick))
 	vkm.RawSetString("find", L.NewFunction(r.luaFind))
+	r.installKinds(vkm)
+	r.installTimers(vkm)
 	g.RawSetString("vkm", vkm)
 }
 

@@ -30,6 +30,10 @@ type World interface {
 	Parent(id entity.ID) entity.ID
 	// Find returns the first live entity with the given name, in slot order.
 	Find(name string) entity.ID
+	// Next returns the live entity in the lowest slot at or above from, or
+	// None: vkm.each, vkm.named and vkm.count walk the world with it, one
+	// entity a call, in the slot order every end shares.
+	Next(from uint32) entity.ID
 
 	Transform(id entity.ID) *entity.Transform
 	Rigidbody(id entity.ID) *entity.Rigidbody

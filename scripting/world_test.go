@@ -28,6 +28,8 @@ type fakeWorld struct {
 	replaying bool
 	hit       *Hit
 
+	roll map[entity.ID]uint32 // RollTick where it is not tick
+
 	events  []Event
 	logs    []string
 	impulse [2]float64
@@ -73,11 +75,16 @@ func (w *fakeWorld) ent(id entity.ID) *fakeEnt {
 	return nil
 }
 
-func (w *fakeWorld) Tick() uint32              { return w.tick }
-func (w *fakeWorld) RollTick(entity.ID) uint32 { return w.tick }
-func (w *fakeWorld) Disconnected() bool        { return w.lastError != "" }
-func (w *fakeWorld) LastError() string         { return w.lastError }
-func (w *fakeWorld) Alive(id entity.ID) bool   { return w.ent(id) != nil }
+func (w *fakeWorld) Tick() uint32 { return w.tick }
+func (w *fakeWorld) RollTick(id entity.ID) uint32 {
+	if t, ok := w.roll[id]; ok {
+		return t
+	}
+	return w.tick
+}
+func (w *fakeWorld) Disconnected() bool      { return w.lastError != "" }
+func (w *fakeWorld) LastError() string       { return w.lastError }
+func (w *fakeWorld) Alive(id entity.ID) bool { return w.ent(id) != nil }
 func (w *fakeWorld) Name(id entity.ID) string {
 	if e := w.ent(id); e != nil {
 		return e.name
@@ -93,6 +100,14 @@ func (w *fakeWorld) Parent(id entity.ID) entity.ID {
 func (w *fakeWorld) Find(name string) entity.ID {
 	for _, e := range w.ents {
 		if e != nil && e.name == name {
+			return e.id
+		}
+	}
+	return entity.None
+}
+func (w *fakeWorld) Next(from uint32) entity.ID {
+	for slot := int(from); slot < len(w.ents); slot++ {
+		if e := w.ents[slot]; e != nil {
 			return e.id
 		}
 	}

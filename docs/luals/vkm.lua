@@ -216,6 +216,22 @@ function Entity:command() end
 ---@return boolean
 function Entity:is_replaying() end
 
+---True when the deadline tick the component field holds has come (or it holds
+---0); it then stores a new deadline `seconds` from now. False otherwise,
+---changing nothing. The field must hold any tick exactly (net.int(0, 4294967295)).
+---@param type string a component type
+---@param field string
+---@param seconds number
+---@return boolean
+function Entity:cooldown(type, field, seconds) end
+
+---The seconds until the deadline tick the component field holds; 0 once it has
+---come; nil without the component.
+---@param type string
+---@param field string
+---@return number?
+function Entity:remaining(type, field) end
+
 ---The number of the player whose commands drive this entity (the entity the
 ---join handler returned), or 0 when no player drives it. The same on every end.
 ---@return integer
@@ -318,6 +334,33 @@ vkm = {}
 ---The number of the tick being run.
 ---@return integer
 function vkm.tick() end
+
+---An iterator over the live entities with that component, in slot order,
+---bodies or not: `for e in vkm.each("Coin") do ... end`.
+---@param type string
+---@return fun(): Entity?
+function vkm.each(type) end
+
+---An iterator over the live entities with exactly that name, in slot order.
+---@param name string
+---@return fun(): Entity?
+function vkm.named(name) end
+
+---How many live entities have that component.
+---@param type string
+---@return integer
+function vkm.count(type) end
+
+---The tick number `seconds` from now on the calling entity's clock, rounded up
+---to a whole tick: a deadline to keep in a component field.
+---@param seconds number
+---@return integer
+function vkm.after(seconds) end
+
+---How many seconds that many ticks last at the project's tick rate.
+---@param ticks integer
+---@return number
+function vkm.seconds(ticks) end
 
 ---The first live entity with that name, in slot order, or nil.
 ---@param name string

@@ -149,7 +149,7 @@ func open(cfg Config, sceneData []byte, scene *project.Scene) (*Game, error) {
 	var err error
 	g.scripts, err = scripting.New(scripting.Config{
 		FS: p.FS, EntryScript: p.EntryScript, World: (*world)(g), Logger: logger, Seed: cfg.Seed,
-		Axes: axes, Buttons: buttons,
+		Axes: axes, Buttons: buttons, TickRate: p.TickRate,
 		OnError: func(e scripting.ScriptError) { g.errs = append(g.errs, e) },
 	})
 	if err != nil {
@@ -520,6 +520,8 @@ func (g *world) AddComponent(id entity.ID, typ int) entity.Values {
 	}
 	return g.store.AddComponent(id, typ, len(g.schema.Types[typ].Fields))
 }
+
+func (g *world) Next(from uint32) entity.ID { return g.store.Next(from) }
 
 func (g *world) Find(name string) entity.ID {
 	found := entity.None

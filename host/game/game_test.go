@@ -1,8 +1,10 @@
 package game
 
 import (
+	"fmt"
 	"io/fs"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -474,5 +476,79 @@ func TestHelloSaysWhatThisEndHolds(t *testing.T) {
 	}
 	if c.Hello().SchemaFP == h.SchemaFP {
 		t.Fatal("the same types in another order gave the same schema fingerprint")
+	}
+}
+
+// TestSceneTagsAndTimers builds a scene whose coins carry an empty
+// component, written as a table with no fields (one coin without a body),
+// and a round timer on the scene entity: the walk finds the coins in slot
+// order and the round ends after its seconds at the project's tick rate.
+func TestSceneTagsAndTimers(t *testing.T) {
+	p := miniProject(t, map[string]string{
+		"scene.toml": probeScene + `
+[[entity]]
+id = 9
+name = "coin"
+[entity.components.Coin]
+
+[[entity]]
+id = 12
+name = "coin"
+[entity.components.Coin]
+[entity.body]
+type = "static"
+[[entity.body.shape]]
+circle = 0.5
+
+[[entity]]
+id = 20
+name = "round"
+behavior = "round"
+[entity.components.Round]
+`,
+		"scripts/main.lua": `
+function vkmSetupNetwork(net)
+  net.component("Coin", {})
+  net.component("Round", { {"ends", net.int(0, 4294967295)} })
+end
+local Probe = {}
+function Probe:on_fixed_update(dt)
+  if vkm.tick() ~= 1 then return end
+  local slots = {}
+  for e in vkm.each("Coin") do slots[#slots + 1] = e:id() end
+  self:emit("coins", { slots = table.concat(slots, ","), n = vkm.count("Coin") })
+end
+local Round = {}
+function Round:on_fixed_update(dt)
+  if self:get("Round", "ends") == 0 then
+    self:set("Round", "ends", vkm.after(0.5))
+  elseif self:remaining("Round", "ends") == 0 then
+    self:emit("round over", { tick = vkm.tick() })
+    self:set("Round", "ends", vkm.after(0.5))
+  end
+end
+function vkmRegisterBehaviors(r) r.probe = Probe r.round = Round end
+`,
+	})
+	g := newGame(t, p)
+	var coins []string
+	var overs []float64
+	for range 70 {
+		g.RunTick()
+		for _, ev := range g.DrainEvents() {
+			switch ev.Name {
+			case "coins":
+				coins = append(coins, fmt.Sprint(ev.Fields["slots"], " ", ev.Fields["n"]))
+			case "round over":
+				overs = append(overs, ev.Fields["tick"].(float64))
+			}
+		}
+	}
+	if len(g.ScriptErrors()) != 0 {
+		t.Fatal(g.ScriptErrors())
+	}
+	// 0.5 s at 64 Hz is 32 ticks: set at tick 1, over at 33 and 65.
+	if !slices.Equal(coins, []string{"9,12 2"}) || !slices.Equal(overs, []float64{33, 65}) {
+		t.Errorf("coins %v, rounds over at %v; want [9,12 2] and [33 65]", coins, overs)
 	}
 }

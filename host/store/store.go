@@ -209,6 +209,29 @@ func (s *Store) Each(fn func(entity.ID) bool) {
 	}
 }
 
+// Next returns the live entity in the lowest slot at or above from, or
+// entity.None if there is none. Walking with it (from = the last slot
+// returned + 1) visits what Each visits, one entity a call, so a caller
+// can stop and resume a walk across calls without a closure or a list.
+func (s *Store) Next(from uint32) entity.ID {
+	for p := int(from >> storePageBits); p < len(s.pages); p++ {
+		page := s.pages[p]
+		i := 0
+		if p == int(from>>storePageBits) {
+			i = int(from & (storePageSize - 1))
+		}
+		if page == nil || page.live == 0 {
+			continue
+		}
+		for ; i < storePageSize; i++ {
+			if e := &page.slots[i]; e.rec != 0 {
+				return entity.ID{Slot: uint32(p<<storePageBits | i), Gen: e.gen}
+			}
+		}
+	}
+	return entity.None
+}
+
 // AppendIDs appends every live entity to dst in slot order and returns it.
 func (s *Store) AppendIDs(dst []entity.ID) []entity.ID {
 	s.Each(func(id entity.ID) bool {

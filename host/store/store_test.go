@@ -207,6 +207,19 @@ func TestStoreEachInSlotOrder(t *testing.T) {
 	if got := s.AppendIDs(nil); !reflect.DeepEqual(got, want) {
 		t.Errorf("AppendIDs = %v, want %v", got, want)
 	}
+	var walked []entity.ID
+	for id := s.Next(0); !id.IsNone(); id = s.Next(id.Slot + 1) {
+		walked = append(walked, id)
+	}
+	if !reflect.DeepEqual(walked, want) {
+		t.Errorf("walking with Next = %v, want %v", walked, want)
+	}
+	if got := s.Next(301); got != s.At(70000) {
+		t.Errorf("Next(301) = %v, want the entity in slot 70000", got)
+	}
+	if got := s.Next(entity.MaxSlot + 1); !got.IsNone() {
+		t.Errorf("Next past the largest slot = %v, want None", got)
+	}
 	n := 0
 	s.Each(func(entity.ID) bool { n++; return n < 2 })
 	if n != 2 {

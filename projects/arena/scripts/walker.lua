@@ -36,7 +36,7 @@
 
 local DAMAGE = 25 -- damage: hit points one shot takes
 local RANGE = 30 -- range: how far a shot reaches, in metres
-local COOLDOWN = 0.25 -- cooldown: seconds from one shot to the next
+local COOLDOWN = 0.25 -- fire_cooldown: seconds from one shot to the next
 local RESPAWN_TIME = 2 -- respawn_time: seconds a dead character waits
 local SPAWNS = 4 -- spawns: it comes back at spawn1 .. spawnN (the arena has 4)
 local KILL_Y = -10 -- kill_y: falling below this height kills (below the floor)
@@ -196,7 +196,7 @@ function Walker:on_fixed_update(dt)
     self.cooldown_ticks = self.cooldown_ticks - 1
   end
   if c.pressed.fire and self.cooldown_ticks == 0 then
-    self.cooldown_ticks = math.floor((self.cooldown or COOLDOWN) / dt + 0.5)
+    self.cooldown_ticks = math.floor((self.fire_cooldown or COOLDOWN) / dt + 0.5)
     self:fire(c)
   end
 end

@@ -1,0 +1,131 @@
+package scripting
+
+import (
+	"slices"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// A method an entity does not have is nil, like any missing field: reading
+// self.target before it is set must give nil, so `if self.target then`
+// keeps working, and nothing that reads a field can tell a read from the
+// start of a call. What can tell them apart is the call itself: Lua calls
+// a nil value's __call metamethod, if nil has a metatable, before it gives
+// up. So nil gets one whose __call raises an error that names the method
+// (gopher-lua knows the name each call site was compiled with) and the
+// nearest name the entity answers to. A call of a function costs what it
+// did; reading a field costs what it did; only calling nil takes the new
+// path, and it was an error before too.
+
+// installMissing gives nil its metatable. The metatable hides itself
+// (getmetatable(nil) is false), so no script can change what nil does.
+func (r *Runtime) installMissing() {
+	L := r.ls
+	mt := L.NewTable()
+	mt.RawSetString("__call", L.NewFunction(r.luaCallNil))
+	mt.RawSetString("__metatable", lua.LFalse)
+	L.SetMetatable(lua.LNil, mt)
+}
+
+// luaCallNil is nil's __call: argument 1 is the nil called, argument 2 on
+// are the call's arguments; for a method call, argument 2 is the entity.
+func (r *Runtime) luaCallNil(L *lua.LState) int {
+	name := "?"
+	if dbg, ok := L.GetStack(0); ok {
+		// A call from Go (pcall(nil)) has no call site to name: gopher-lua
+		// then says "(anonymous)", which is no name a script wrote.
+		if _, err := L.GetInfo("n", dbg, lua.LNil); err == nil && isName(dbg.Name) {
+			name = dbg.Name
+		}
+	}
+	_, isEntity := entityOf(L.Get(2))
+	if !isEntity || name == "?" {
+		if name == "?" {
+			L.RaiseError("attempt to call a nil value")
+		}
+		L.RaiseError("attempt to call %s, which is nil", name)
+	}
+	if near := nearestName(name, r.methodNames(L.Get(2).(*lua.LTable))); near != "" {
+		L.RaiseError("entity has no method `%s`; did you mean `%s`?", name, near)
+	}
+	L.RaiseError("entity has no method `%s`", name)
+	return 0
+}
+
+// methodNames lists the function-valued keys self answers to: its own
+// fields, its behavior's along the class chain, and the engine API at the
+// end of it. Raw reads only, so no script code runs.
+func (r *Runtime) methodNames(self *lua.LTable) []string {
+	var names []string
+	add := func(t *lua.LTable) {
+		t.ForEach(func(k, v lua.LValue) {
+			if s, ok := k.(lua.LString); ok {
+				if _, fn := v.(*lua.LFunction); fn {
+					names = append(names, string(s))
+				}
+			}
+		})
+	}
+	t := self
+	for range maxIndexDepth {
+		add(t)
+		if t == r.api {
+			break
+		}
+		mt, ok := t.Metatable.(*lua.LTable)
+		if !ok {
+			break
+		}
+		if t, ok = mt.RawGetString("__index").(*lua.LTable); !ok {
+			break
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// nearestName returns the candidate closest to name by edit distance, if
+// it is close enough to be a slip (one edit, plus one for every four
+// letters of name), the first in sorted order on a tie; "" if none is.
+func nearestName(name string, sorted []string) string {
+	best, bestD := "", 1+len(name)/4+1
+	for _, c := range sorted {
+		if d := editDistance(name, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// isName reports whether s is a Lua name: a letter or _, then letters,
+// digits or _.
+func isName(s string) bool {
+	for i, c := range s {
+		letter := c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return s != ""
+}
