@@ -135,6 +135,7 @@ func (r *Runtime) installGlobals() {
 	if m, ok := g.RawGetString("math").(*lua.LTable); ok {
 		m.RawSetString("random", L.NewFunction(r.luaRandom))
 		m.RawSetString("randomseed", L.NewFunction(r.luaRandomSeed))
+		r.installMath(m)
 	}
 	vkm := L.NewTable()
 	vkm.RawSetString("tick", L.NewFunction(r.luaTick))
