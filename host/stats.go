@@ -91,6 +91,11 @@ type serverStats struct {
 	ticks durations
 	sends durations
 	mark  time.Time // when the tick being timed began
+	// cpu is each tick's CPU time on the serving thread, from cpuMark:
+	// a tick whose wall time is far above its CPU time waited for a core.
+	cpu     durations
+	cpuMark time.Duration
+	hasCPU  bool
 	// admin, if set, is handed every duration too.
 	admin *admin.Admin
 
@@ -117,7 +122,10 @@ func newServerStats() *serverStats {
 }
 
 // begin marks the start of a run of ticks.
-func (st *serverStats) begin() { st.mark = time.Now() }
+func (st *serverStats) begin() {
+	st.mark = time.Now()
+	st.cpuMark, st.hasCPU = threadCPU()
+}
 
 // tickDone records the tick that just ended and starts timing the next.
 // It is a Game.Advance afterTick hook.
@@ -129,6 +137,11 @@ func (st *serverStats) tickDone(*game.Game) {
 		st.admin.ObserveTick(d)
 	}
 	st.mark = now
+	if st.hasCPU {
+		c, _ := threadCPU()
+		st.cpu.add(c - st.cpuMark)
+		st.cpuMark = c
+	}
 }
 
 // sent records a send round that took d.
@@ -178,6 +191,10 @@ func (st *serverStats) fill(r *ServerReport) {
 	r.TickP50us = micros(st.ticks.quantile(0.5))
 	r.TickP99us = micros(st.ticks.quantile(0.99))
 	r.TickMaxUs = micros(st.ticks.max)
+	if st.hasCPU {
+		r.TickCPUP50us = micros(st.cpu.quantile(0.5))
+		r.TickCPUP99us = micros(st.cpu.quantile(0.99))
+	}
 	r.SendP50us = micros(st.sends.quantile(0.5))
 	r.SendP99us = micros(st.sends.quantile(0.99))
 	r.AllocsPerTick = st.allocsPerTick()

@@ -2,6 +2,7 @@ package host
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -62,5 +63,28 @@ func TestServeReportsTicksAndSnapshotRates(t *testing.T) {
 	t.Logf("server: %+v", srv)
 	if srv.Ticks > 0 && (srv.TickP50us <= 0 || srv.TickMaxUs < srv.TickP99us || srv.TickP99us < srv.TickP50us) {
 		t.Errorf("%d ticks timed as p50 %v, p99 %v, max %v µs", srv.Ticks, srv.TickP50us, srv.TickP99us, srv.TickMaxUs)
+	}
+	// A tick's CPU time on the serving thread is part of its wall time.
+	if _, ok := threadCPU(); ok && srv.Ticks > 0 && (srv.TickCPUP50us <= 0 || srv.TickCPUP99us < srv.TickCPUP50us) {
+		t.Errorf("%d ticks' CPU timed as p50 %v, p99 %v µs", srv.Ticks, srv.TickCPUP50us, srv.TickCPUP99us)
+	}
+}
+
+// TestThreadCPUCountsWork: the thread clock advances with work done on
+// the thread, and not while it sleeps.
+func TestThreadCPUCountsWork(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	start, ok := threadCPU()
+	if !ok {
+		t.Skip("no thread CPU clock here")
+	}
+	x := 1.0
+	for i := range 20_000_000 {
+		x = x*1.0000001 + float64(i&1)
+	}
+	worked, _ := threadCPU()
+	if worked <= start {
+		t.Fatalf("the thread clock stood still through work (%v, %v; %v)", start, worked, x)
 	}
 }
