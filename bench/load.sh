@@ -18,8 +18,9 @@
 # one core (user + system over wall time), its peak resident size, tick
 # p50 and p99 (wall time), tick p99 in CPU time on the serving thread (a
 # p99 far above it is time the tick waited for a core), send-round p99,
-# allocations per tick, seated players and bytes a second sent to each player (mean over players). Builds the binaries once,
-# into a temporary folder, and cleans up only the processes it started.
+# allocations per tick, seated players and bytes a second sent to each
+# player (mean over players). Builds the binaries once, into a temporary
+# folder, and cleans up only the processes it started.
 # Every run is bounded by `timeout`; the whole matrix takes about
 # 8 × (SECONDS + 4) s plus the build.
 set -euo pipefail
