@@ -30,12 +30,6 @@ func (s *compSet) take(st *store.Store, id entity.ID) {
 	})
 }
 
-// copyFrom makes s a copy of o, reusing s's storage.
-func (s *compSet) copyFrom(o *compSet) {
-	s.vals = append(s.vals[:0], o.vals...)
-	s.refs = append(s.refs[:0], o.refs...)
-}
-
 // values returns typ's fields, or nil when the set has no such component.
 func (s *compSet) values(typ int) []float64 {
 	for _, r := range s.refs {
