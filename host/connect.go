@@ -181,6 +181,20 @@ func (cl *client) report() ClientReport {
 	r.Corrections, r.ReplayedTicks = cs.Corrections, cs.ReplayedTicks
 	r.BadSnapshots, r.UnmadeEntities = cs.BadSnapshots, cs.UnmadeEntities
 	r.MaxCorrectionMM = round1(cs.MaxCorrection * 1000)
+	r.CorrectionsByCause = make(map[string]uint64, session.NumCauses)
+	r.LargestCorrectionByCause = make(map[string]float64, session.NumCauses)
+	for cause, f := range cs.ByCause {
+		name := session.Cause(cause).String()
+		r.CorrectionsByCause[name] = f.Count
+		r.LargestCorrectionByCause[name] = correctionSize(session.Cause(cause), f.Largest)
+	}
+	r.RecentCorrections = make([]CorrectionReport, 0, len(cs.Recent))
+	for _, x := range cs.Recent {
+		r.RecentCorrections = append(r.RecentCorrections, CorrectionReport{
+			Tick: x.Tick, Entity: x.Entity.String(), What: x.What, Distance: correctionSize(x.Cause, x.Distance),
+			Cause: x.Cause.String(), Touched: x.Touched,
+		})
+	}
 	r.PacingLowWater = cs.PacingLowWater
 	r.PacingTarget = round1(cs.PacingTarget)
 	r.TickSpeed = math.Round(cl.c.Game().Clock().Pace()*1000) / 1000
@@ -192,6 +206,15 @@ func (cl *client) report() ClientReport {
 	r.BytesInPerS = round1(float64(st.BytesIn) / secs)
 	r.BytesOutPerS = round1(float64(st.BytesOut) / secs)
 	return r
+}
+
+// correctionSize is a correction's size as the report gives it: a pose's
+// in millimetres, a component field's difference as it is.
+func correctionSize(cause session.Cause, v float64) float64 {
+	if cause == session.CauseComponent {
+		return v
+	}
+	return round1(v * 1000)
 }
 
 // status logs the once-a-second line (at Info, so --log-level warn quiets

@@ -98,6 +98,13 @@ type ClientReport struct {
 	Corrections     uint64  `json:"corrections"`
 	ReplayedTicks   uint64  `json:"replayed_ticks"`
 	MaxCorrectionMM float64 `json:"max_correction_mm"`
+	// The corrections by cause (teleport, shove, component, lease,
+	// other), the largest of each (millimetres of pose, or the field's
+	// difference for a component), and the latest few. A teleport is drawn
+	// where it lands: MaxCorrectionMM, the largest eased, leaves it out.
+	CorrectionsByCause       map[string]uint64  `json:"corrections_by_cause"`
+	LargestCorrectionByCause map[string]float64 `json:"largest_correction_by_cause"`
+	RecentCorrections        []CorrectionReport `json:"recent_corrections"`
 
 	// BadSnapshots are snapshots that did not decode (dropped whole);
 	// UnmadeEntities are entries naming an entity this end could not make.
@@ -117,6 +124,20 @@ type ClientReport struct {
 	InterpDelayTicks float64 `json:"interp_delay_ticks"`
 	InterpStalls     uint64  `json:"interp_stalls"`
 	LookBehindTicks  float64 `json:"look_behind_ticks"`
+}
+
+// CorrectionReport is one of a client's latest corrections: the tick the
+// server judged, the entity, "pose" or the component field that differed,
+// how far (millimetres of pose, or the field's difference), its cause, and
+// whether another player's character touched the entity in that tick.
+// Distance is a field's difference for the cause "component".
+type CorrectionReport struct {
+	Tick     uint32  `json:"tick"`
+	Entity   string  `json:"entity"`
+	What     string  `json:"what"`
+	Distance float64 `json:"distance"`
+	Cause    string  `json:"cause"`
+	Touched  bool    `json:"touched"`
 }
 
 // Report is the JSON document `client --report` writes. Build it with

@@ -199,3 +199,11 @@ func (s *Smoother) restore() {
 	s.saved = s.saved[:0]
 	s.drawing = false
 }
+
+// Drop forgets body id's offset, so it is drawn where it is: a teleport
+// snaps rather than easing an earlier correction's residue across the jump.
+func (s *Smoother) Drop(id entity.ID) {
+	if i := s.find(id); i >= 0 {
+		s.remove(i)
+	}
+}

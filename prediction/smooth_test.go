@@ -192,3 +192,14 @@ func TestSmootherDrawDoesNotAllocate(t *testing.T) {
 		t.Fatalf("Draw allocates %.1f times a frame", a)
 	}
 }
+
+func TestSmootherDropSnaps(t *testing.T) {
+	var s Smoother
+	id := entity.ID{Slot: 3, Gen: 1}
+	s.Correct(id, entity.Transform{X: 12}, entity.Transform{X: 0})
+	s.Drop(id)
+	if dx, dy, da := s.Offset(id); dx != 0 || dy != 0 || da != 0 || s.Len() != 0 {
+		t.Fatalf("offset (%g, %g, %g) after Drop", dx, dy, da)
+	}
+	s.Drop(id) // nothing to drop
+}

@@ -231,6 +231,7 @@ func (c *Client) Frame(elapsed time.Duration, in game.Input, afterTick func(*gam
 	c.net.Poll(now)
 	c.events()
 	c.buildSpawns()
+	c.takeWord()
 	if c.playing {
 		c.game.Clock().SetPace(c.pacer.Bend())
 		c.interp.advance(elapsed)
@@ -334,12 +335,19 @@ func (c *Client) Playing() bool { return c.playing }
 // figures since it started.
 type ClientStats struct {
 	// Snapshots taken, in order; Corrections are those whose answer for
-	// what this client predicts differed by 3 mm or more, ReplayedTicks
-	// the ticks run again for them, MaxCorrection the largest, in metres.
+	// what this client predicts differed (the own entity's position by
+	// more than 3 mm, or any field of its components), ReplayedTicks the
+	// ticks run again for them, MaxCorrection the largest eased one, in
+	// metres: a teleport is drawn where it lands and is not counted there.
 	Snapshots     uint64
 	Corrections   uint64
 	ReplayedTicks uint64
 	MaxCorrection float64
+	// ByCause splits Corrections by what they are put down to, indexed
+	// by Cause; Recent is the latest RecentCorrections of them, oldest
+	// first.
+	ByCause [NumCauses]CauseFigures
+	Recent  []Correction
 	// BadSnapshots did not decode; UnmadeEntities are entries naming an
 	// entity this end could not make.
 	BadSnapshots   int
@@ -370,6 +378,7 @@ func (c *Client) Stats(now transport.Time) ClientStats {
 		PacingLowWater: float64(c.pacer.LowWater()), PacingTarget: c.pacer.Target(),
 		InterpDelay: c.interp.clock.Delay(), InterpStalls: c.interp.stalls, LookBehind: c.lookBehind(now),
 		Reloads: c.reloads, ReloadTick: c.reloadTick,
+		ByCause: c.rec.byCause, Recent: c.rec.recentList(),
 	}
 }
 

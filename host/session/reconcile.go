@@ -22,6 +22,100 @@ type reconciler struct {
 	// entity's prediction for a judged tick and the server's answer,
 	// whether it was corrected or not.
 	maxError float64
+
+	// ticks is what each predicted tick left of the own entity besides
+	// its pose: its components, and who it touched.
+	ticks [prediction.PredictionWindow]tickRecord
+	// word is the server's newest word on every component of the own
+	// entity wordID (when wordOK): what the snapshots said, over what the
+	// entity held before this client first simulated it. A snapshot says
+	// only what changed; a correction puts all of it back.
+	word   compSet
+	wordID entity.ID
+	wordOK bool
+	// heldComps is the own entity's predicted components, set aside while
+	// a snapshot is read (see held).
+	heldComps compSet
+
+	byCause [NumCauses]CauseFigures
+	recent  [RecentCorrections]Correction
+	nRecent uint64 // corrections ever put in recent; the newest is at (nRecent-1)%RecentCorrections
+}
+
+// tickRecord is one predicted tick's record of the own entity.
+type tickRecord struct {
+	tick  uint32
+	id    entity.ID
+	ok    bool
+	comps compSet
+	// touched is another player's character in the own entity's island
+	// after the tick (None: none was); leased says the island held a body
+	// this client leases.
+	touched entity.ID
+	leased  bool
+}
+
+// at returns the record of tick for id, if it is still held.
+func (r *reconciler) at(tick uint32, id entity.ID) (*tickRecord, bool) {
+	t := &r.ticks[tick%prediction.PredictionWindow]
+	return t, t.ok && t.tick == tick && t.id == id
+}
+
+// Cause is what a correction is put down to.
+type Cause uint8
+
+// The causes of a correction, first match wins: a pose more than Teleport
+// from the prediction (a respawn, a server's set_position); another
+// player's character touching the own one in the judged tick (a shove); a
+// component field the server changed that this client did not predict
+// (damage from another player); a body this client leased in the own
+// entity's island; anything else.
+const (
+	CauseTeleport Cause = iota
+	CauseShove
+	CauseComponent
+	CauseLease
+	CauseOther
+	NumCauses
+)
+
+var causeNames = [NumCauses]string{"teleport", "shove", "component", "lease", "other"}
+
+// String names the cause as reports spell it.
+func (c Cause) String() string {
+	if c < NumCauses {
+		return causeNames[c]
+	}
+	return "unknown"
+}
+
+// CauseFigures counts the corrections put down to one cause, with the
+// largest: the largest difference of a component field for
+// CauseComponent, of the pose in metres for the rest.
+type CauseFigures struct {
+	Count   uint64
+	Largest float64
+}
+
+// RecentCorrections is how many of its latest corrections a client keeps
+// for a page or a report to show.
+const RecentCorrections = 16
+
+// Correction is one correction a client took.
+type Correction struct {
+	// Tick is the client tick the server judged; Entity the own entity.
+	Tick   uint32
+	Entity entity.ID
+	// What differed: the component field ("Health.hp") for
+	// CauseComponent, else "pose".
+	What string
+	// Distance is how far the field was off for CauseComponent, else how
+	// far the pose was, in metres.
+	Distance float64
+	Cause    Cause
+	// Touched says another player's character touched the own one in
+	// the judged tick.
+	Touched bool
 }
 
 // tickCommand is the command a client tick ran.
@@ -50,7 +144,11 @@ func (c *Client) recordPrediction(g *game.Game) {
 		return
 	}
 	c.island = c.island[:0]
+	touched, ownIsland := entity.None, true
 	join := func(id entity.ID) bool {
+		if id != g.Own() && ownIsland && g.Store().Controller(id) != nil {
+			touched = id
+		}
 		if id == g.Own() || g.Store().Controller(id) != nil {
 			// The own character is simulated anyway. Another player's:
 			// its own commands drive it, which this end does not have.
@@ -72,6 +170,8 @@ func (c *Client) recordPrediction(g *game.Game) {
 		return true
 	}
 	g.Physics().Island(g.Own(), join)
+	ownIsland = false
+	leased := len(c.island) > 0
 	// A leased body still moving stays this end's, and so does what it
 	// touches: it moves on this end's prediction (a push, a shot) and the
 	// server moves it the same way. Handed back while it moves, it is known
@@ -90,6 +190,9 @@ func (c *Client) recordPrediction(g *game.Game) {
 	c.leases.Report(c.island, g.Tick())
 	c.leases.Expired(g.Tick(), c.lapse)
 	c.recordBody(g, g.Own())
+	r := &c.rec.ticks[g.Tick()%prediction.PredictionWindow]
+	r.tick, r.id, r.ok, r.touched, r.leased = g.Tick(), g.Own(), true, touched, leased
+	r.comps.take(g.Store(), g.Own())
 	c.leases.Each(g.Tick(), func(id entity.ID) bool {
 		c.recordBody(g, id)
 		return true
@@ -114,6 +217,10 @@ func (c *Client) recordBody(g *game.Game, id entity.ID) {
 type held struct {
 	ok     bool
 	bodies []heldBody
+	// comps says the own entity's components are held too (in
+	// reconciler.heldComps): there is a word from the server to judge
+	// them by.
+	comps bool
 }
 
 type heldBody struct {
@@ -142,49 +249,70 @@ func (c *Client) hold() held {
 	keep(g.Own())
 	c.leases.Each(g.Tick(), keep)
 	c.heldScratch = h.bodies
+	if c.rec.wordOK && c.rec.wordID == g.Own() {
+		c.rec.heldComps.take(g.Store(), g.Own())
+		h.comps = true
+	}
 	return h
 }
 
 // reconcile decides, once a snapshot judged one of this client's ticks,
-// whether its prediction stands: within 3 mm the held prediction goes back
-// (nothing is replayed); otherwise the server's answer stands and every
-// tick since is run again from it, with is_replaying true.
+// whether its prediction stands. It stands when the own entity's position
+// is within 3 mm of the server's answer and every field of its components
+// is the server's: the held prediction goes back, pose and components, and
+// nothing is replayed. Otherwise the server's answer stands (every
+// component field as the server last said it, not only those this snapshot
+// changed) and every tick since is run again from it, with is_replaying
+// true.
 func (c *Client) reconcile(h held, judged uint32) {
 	g := c.game
+	st := g.Store()
 	own := g.Own()
-	if !h.ok || judged == 0 || !g.Store().Alive(own) {
+	if !h.ok || judged == 0 || !st.Alive(own) {
 		return
 	}
-	server := *g.Store().Transform(own)
+	server := *st.Transform(own)
 	predicted, _, ok := c.rec.pred.At(judged, own)
+	dist := 0.0
 	if ok {
-		c.rec.maxError = math.Max(c.rec.maxError, prediction.Distance(predicted, server))
+		dist = prediction.Distance(predicted, server)
+		c.rec.maxError = math.Max(c.rec.maxError, dist)
 	}
-	if ok && prediction.Agrees(predicted, server) {
+	word := h.comps && c.rec.wordOK && c.rec.wordID == own
+	rec, recOK := c.rec.at(judged, own)
+	var diff compDiff
+	compWrong := false
+	if word && recOK {
+		diff, compWrong = differ(g.Schema(), &rec.comps, &c.rec.word)
+	}
+	if ok && prediction.Agrees(predicted, server) && !compWrong {
 		for _, b := range h.bodies {
-			if t := g.Store().Transform(b.id); t != nil {
+			if t := st.Transform(b.id); t != nil {
 				*t = b.t
 				if b.rb != nil {
-					g.Store().SetRigidbody(b.id, b.rb)
+					st.SetRigidbody(b.id, b.rb)
 				}
 			}
+		}
+		if word {
+			c.rec.heldComps.put(st, own)
 		}
 		return
 	}
 	c.rec.corrections++
-	if ok {
-		c.rec.maxCorrection = math.Max(c.rec.maxCorrection, prediction.Distance(predicted, server))
+	if word {
+		c.rec.word.put(st, own)
 	}
 	// The server's answer stands for the leased bodies too. A snapshot
 	// carries only what changed, so a leased body it did not mention still
 	// holds this end's prediction: it goes back to the server's last word.
 	for _, b := range h.bodies {
 		if w, ok := c.lastWord[b.id]; ok && b.id != own {
-			if t := g.Store().Transform(b.id); t != nil {
+			if t := st.Transform(b.id); t != nil {
 				*t = w.t
 			}
 			if w.rb != nil {
-				g.Store().SetRigidbody(b.id, w.rb)
+				st.SetRigidbody(b.id, w.rb)
 			}
 		}
 	}
@@ -193,18 +321,78 @@ func (c *Client) reconcile(h held, judged uint32) {
 	// behavior casts a ray): the bodies must stand where the server's
 	// answer has them, not where the mistaken prediction left them.
 	for _, b := range h.bodies {
-		g.Physics().Place(b.id, g.Store().Transform(b.id), g.Store().Rigidbody(b.id))
+		g.Physics().Place(b.id, st.Transform(b.id), st.Rigidbody(b.id))
 	}
 	c.rec.replayed += uint64(g.Replay(judged+1, g.Tick(), c.rec.command, c.recordPrediction))
 	g.UseOldCode(false)
 	// The simulation took the correction at once; the picture eases into
 	// it: where each body was about to be drawn, less where it now is,
-	// becomes an offset that decays.
+	// becomes an offset that decays. A teleport (the judged pose, or the
+	// jump the picture would have to make, longer than Teleport: a
+	// respawn, a set_position across the level) is drawn where it lands,
+	// not slid across the level.
+	teleport := ok && dist > Teleport
 	for _, b := range h.bodies {
-		if t := g.Store().Transform(b.id); t != nil {
+		if t := st.Transform(b.id); t != nil && b.id == own && prediction.Distance(b.t, *t) > Teleport {
+			teleport = true
+			dist = math.Max(dist, prediction.Distance(b.t, *t))
+		}
+	}
+	for _, b := range h.bodies {
+		t := st.Transform(b.id)
+		switch {
+		case t == nil:
+		case teleport && b.id == own:
+			c.smooth.Drop(own)
+		default:
 			c.smooth.Correct(b.id, b.t, *t)
 		}
 	}
+	c.note(judged, own, ok, dist, teleport, recOK, rec, compWrong, diff)
+}
+
+// recentList returns the recent corrections, oldest first.
+func (r *reconciler) recentList() []Correction {
+	n := min(r.nRecent, RecentCorrections)
+	out := make([]Correction, 0, n)
+	for i := r.nRecent - n; i < r.nRecent; i++ {
+		out = append(out, r.recent[i%RecentCorrections])
+	}
+	return out
+}
+
+// note counts a correction by its cause and keeps it among the recent
+// ones. A teleport's distance is no eased correction's: it stays out of
+// maxCorrection.
+func (c *Client) note(judged uint32, own entity.ID, posed bool, dist float64, teleport, recOK bool, rec *tickRecord, compWrong bool, diff compDiff) {
+	touched := recOK && !rec.touched.IsNone()
+	var cause Cause
+	switch {
+	case teleport:
+		cause = CauseTeleport
+	case touched:
+		cause = CauseShove
+	case compWrong:
+		cause = CauseComponent
+	case recOK && rec.leased:
+		cause = CauseLease
+	default:
+		cause = CauseOther
+	}
+	what, by := "pose", dist
+	if cause == CauseComponent {
+		what, by = diff.name(c.game.Schema()), diff.by
+	}
+	if posed && !teleport {
+		c.rec.maxCorrection = math.Max(c.rec.maxCorrection, dist)
+	}
+	f := &c.rec.byCause[cause]
+	f.Count++
+	f.Largest = math.Max(f.Largest, by)
+	c.rec.recent[c.rec.nRecent%RecentCorrections] = Correction{
+		Tick: judged, Entity: own, What: what, Distance: by, Cause: cause, Touched: touched,
+	}
+	c.rec.nRecent++
 }
 
 // Drawn calls draw with the smoothing offsets of the bodies this client

@@ -203,6 +203,14 @@ func (c *Client) beforeTick() {
 		// The old code read components the new schema has reshaped, so
 		// a replay from before the reload runs the new code too.
 		c.schemaFrom = b.serverTick
+		// The components were reshaped: what was predicted and said of
+		// them before is in the old shapes. The word is taken again from
+		// the store at the next frame, and ticks before this one are
+		// judged by their pose alone.
+		c.rec.wordOK = false
+		for i := range c.rec.ticks {
+			c.rec.ticks[i].ok = false
+		}
 		g.ForgetOldCode()
 		c.oldCodeBefore = 0
 	}

@@ -204,6 +204,9 @@ func (c *Client) applyEntry(e *replication.Entry) {
 	if e.Has(replication.TypeTransform) && st.NetSpawn(id) != nil {
 		c.placed[id] = true // the build keeps this pose, not the spawn's
 	}
+	if c.rec.wordOK && c.rec.wordID == id {
+		c.hearComponents(id, e)
+	}
 	if w, leased := c.lastWord[id]; leased {
 		// The server's newest word on a body predicted here, component by
 		// component: an entry carries only what changed, and the rest of
@@ -310,7 +313,51 @@ func (c *Client) buildSpawns() {
 		st.SetNetSpawn(root, nil)
 		delete(c.placed, root)
 		delete(c.bare, root)
+		if root == c.rec.wordID {
+			c.rec.wordOK = false // taken again from the build (takeWord)
+		}
 	}
+}
+
+// hearComponents folds what entry e says of id's components into the
+// server's word on them. A fresh entry says all of them: the store holds
+// exactly the word, unless a prefab is still to be built into it.
+func (c *Client) hearComponents(id entity.ID, e *replication.Entry) {
+	st := c.game.Store()
+	if e.Fresh {
+		c.rec.wordOK = st.NetSpawn(id) == nil
+		if c.rec.wordOK {
+			c.rec.word.take(st, id)
+		}
+		return
+	}
+	for _, ch := range e.Changes {
+		if ch.Type < replication.EngineTypes {
+			continue
+		}
+		if ch.Removed {
+			c.rec.word.remove(ch.Type - replication.EngineTypes)
+		} else {
+			c.rec.word.set(ch.Type-replication.EngineTypes, ch.Values)
+		}
+	}
+}
+
+// takeWord starts the server's word on the own entity's components from
+// what the store holds, once the entity is built and before this client
+// simulates it: the snapshots' values over what the scene or prefab
+// authored, which the server holds confirmed and does not say again.
+func (c *Client) takeWord() {
+	g := c.game
+	own := g.Own()
+	if !c.playing || own.IsNone() || !g.Store().Alive(own) || g.Store().NetSpawn(own) != nil {
+		return
+	}
+	if c.rec.wordOK && c.rec.wordID == own {
+		return
+	}
+	c.rec.word.take(g.Store(), own)
+	c.rec.wordID, c.rec.wordOK = own, true
 }
 
 func (c *Client) build(root entity.ID, ns *entity.NetSpawn) error {

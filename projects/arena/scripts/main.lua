@@ -28,6 +28,14 @@ function vkmSetupNetwork(net)
     {"kills", net.int(0, 65535)},
     {"deaths", net.int(0, 65535)},
   })
+  -- Deadlines, as tick numbers: when the next shot may go, and when a dead
+  -- character comes back (self:cooldown and self:remaining read them).
+  net.component("Gun", {
+    {"next", net.int(0, 4294967295)},
+  })
+  net.component("Life", {
+    {"respawn", net.int(0, 4294967295)},
+  })
 
   net.on_join(join)
 end

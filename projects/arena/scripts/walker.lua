@@ -23,8 +23,10 @@
 -- What it reads from elsewhere in the project:
 --   - the input actions run, aim_x, aim_y (axes), jump and fire (buttons),
 --     declared in project.toml;
---   - the components Health (hp) and Score (kills, deaths), registered in
---     scripts/main.lua so that every end is told their values;
+--   - the components Health (hp) and Score (kills, deaths), and the timers
+--     Gun (next: when the next shot may go) and Life (respawn: when a dead
+--     character comes back), registered in scripts/main.lua so that every
+--     end is told their values and a client's replay starts from them;
 --   - the character controller of prefabs/player.toml ([entity.controller]:
 --     speed, acceleration, jump speed), which self:move and self:jump drive;
 --   - the entities spawn1, spawn2, ... of the scene, where it respawns.
@@ -51,10 +53,9 @@ local Walker = {}
 -- join handler in scripts/main.lua spawns it). Fields set on self are the
 -- character's own memory on this end: they are not sent anywhere, and a
 -- replay does not rewind them. Everything every end must agree on (health,
--- score) lives in components instead.
+-- score, the deadlines of the gun and of the respawn) lives in components
+-- instead.
 function Walker:on_start()
-  self.cooldown_ticks = 0 -- ticks until the next shot may be fired
-  self.dead_ticks = 0 -- ticks spent dead, counting toward the respawn
   self.facing = 1 -- 1: right, -1: left; where a shot goes with no aim
 end
 
@@ -79,7 +80,9 @@ function Walker:die(killer)
   if killer and killer ~= self and killer:has("Score") then
     killer:set("Score", "kills", killer:get("Score", "kills") + 1)
   end
-  self.dead_ticks = 0
+  -- The respawn's deadline, on this character's clock: a replay on its
+  -- client starts from the deadline the server set.
+  self:cooldown("Life", "respawn", self.respawn_time or RESPAWN_TIME)
   -- An event is presentation (a sound, a puff of smoke), played once by
   -- whatever shows the game. A client that corrects its prediction runs
   -- the same ticks again as a replay; it must not play the death twice,
@@ -164,10 +167,9 @@ function Walker:on_fixed_update(dt)
     self:die(nil)
   end
   if self:get("Health", "hp") == 0 then
-    -- Dead: count the ticks until the respawn. Counting ticks rather than
-    -- reading a clock keeps every end, and every replay, in step.
-    self.dead_ticks = self.dead_ticks + 1
-    if self.dead_ticks * dt >= (self.respawn_time or RESPAWN_TIME) then
+    -- Dead until the deadline die set: a tick number, so every end, and
+    -- every replay, comes back on the same tick.
+    if self:remaining("Life", "respawn") == 0 then
       self:respawn()
     end
     return
@@ -192,11 +194,10 @@ function Walker:on_fixed_update(dt)
     self:jump() -- only takes off when grounded
   end
 
-  if self.cooldown_ticks > 0 then
-    self.cooldown_ticks = self.cooldown_ticks - 1
-  end
-  if c.pressed.fire and self.cooldown_ticks == 0 then
-    self.cooldown_ticks = math.floor((self.fire_cooldown or COOLDOWN) / dt + 0.5)
+  -- cooldown is true when Gun.next has come, and then sets the next
+  -- deadline fire_cooldown seconds on (see docs/lua.md, "Timers and
+  -- cooldowns").
+  if c.pressed.fire and self:cooldown("Gun", "next", self.fire_cooldown or COOLDOWN) then
     self:fire(c)
   end
 end
