@@ -33,7 +33,7 @@ return function(player, runner)
     end
     net.spawn("prefabs/coin.toml", cx, cy)
   end
-  runner:log(string.format("player %d left, dropping %d coins", player, n))
+  runner:log(string.format("player %d left, dropping %d coin%s", player, n, n == 1 and "" or "s"))
   -- The server never replays, so this event is counted once (vkmd --report).
   runner:emit("left", { player = player, coins = n, x = x, y = y })
 end

@@ -44,11 +44,11 @@ local function scoreboard()
   return rows
 end
 
--- winner names the player with the most coins ("bot1"), those sharing the
--- most ("bot1 and bot3"), or "" when nobody holds a coin.
+-- winner names the player with the most coins ("bot1"), or those sharing
+-- the most ("bot1 and bot3", and true), or "" when nobody holds a coin.
 local function winner(rows)
   if #rows == 0 or rows[1].coins == 0 then
-    return ""
+    return "", false
   end
   local names = {}
   for _, row in ipairs(rows) do
@@ -56,7 +56,7 @@ local function winner(rows)
       names[#names + 1] = row.name
     end
   end
-  return table.concat(names, " and ")
+  return table.concat(names, " and "), #names > 1
 end
 
 -- begin starts round number n.
@@ -73,9 +73,11 @@ function Round:finish()
   local n = self:get("Round", "number")
   local rows = scoreboard()
   if #rows > 0 then
-    local name = winner(rows)
+    local name, shared = winner(rows)
     if name == "" then
       self:log(string.format("round %d over: nobody took a coin", n))
+    elseif shared then
+      self:log(string.format("round %d over: %s share it with %s each", n, name, coins(rows[1].coins)))
     else
       self:log(string.format("round %d over: %s wins with %s", n, name, coins(rows[1].coins)))
     end

@@ -88,9 +88,12 @@ function Runner:on_update(dt)
   end
   local coins = self:get("Score", "coins")
   local round = self.clock:get("Round", "number")
+  if round == 0 then
+    return -- the server's word on the round has not come yet
+  end
   if coins ~= self.told_coins or round ~= self.told_round then
     self.told_coins, self.told_round = coins, round
-    print(string.format("round %d: you hold %d coins, %d s left", round, coins, self.clock:get("Round", "left")))
+    print(string.format("round %d: you hold %d, %d s left", round, coins, self.clock:get("Round", "left")))
   end
 end
 
