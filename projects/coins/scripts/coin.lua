@@ -7,6 +7,8 @@
 
 local VALUE = 1
 
+---@class Coin: Behavior
+---@field value integer? prop
 local Coin = {}
 
 function Coin:on_fixed_update(dt)

@@ -15,6 +15,11 @@ local MOST = 8
 local TRIES = 8 -- random spots tried before waiting for the next deadline
 local CLEAR = 0.6 -- half the side of the box a coin's spot must find empty
 
+---@class Mint: Behavior
+---@field prefab string? prop
+---@field every number? prop
+---@field most integer? prop
+---@field area number[] prop: {minx, miny, maxx, maxy}
 local Mint = {}
 
 -- spot returns a random point of the area with nothing in a box round it

@@ -15,6 +15,8 @@
 
 local LENGTH = 60
 
+---@class Round: Behavior
+---@field length number? prop
 local Round = {}
 
 -- coins says n coins in words: "1 coin", "3 coins".

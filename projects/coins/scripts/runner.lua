@@ -21,6 +21,13 @@ local SHOVE_EVERY = 1.0 -- shove_every: seconds from one shove to the next
 local SHOVE_REACH = 2.0 -- shove_reach: how far a shove reaches, centre to centre, in metres
 local SHOVE_KICK = 12.0 -- shove_kick: the speed a shove gives, in m/s
 
+---@class Runner: Behavior
+---@field shove_every number? prop
+---@field shove_reach number? prop
+---@field shove_kick number? prop
+---@field clock Entity? the round clock
+---@field told_coins integer
+---@field told_round integer
 local Runner = {}
 
 function Runner:on_start()
