@@ -79,16 +79,21 @@ function Runner:on_fixed_update(dt)
   self:move(c.axis.move_x, c.axis.move_y)
   -- cooldown: true when the deadline in Shove.next has come, and then it
   -- stores the next one. The deadline is a component field, not a field of
-  -- self: a client replaying ticks after a correction starts from the
-  -- server's Shove.next, so its replay shoves when the server did.
+  -- self: the server stores the very deadline this runner's client does
+  -- (it counts a player's runner by the tick of the command it runs, the
+  -- tick the client predicted), sends it in its snapshots, and a client's
+  -- replay meets it there. A field of self would be this end's memory
+  -- alone, which a replay finds where the first run left it. (docs/lua.md,
+  -- "Timers and cooldowns", says what a replay restores and what not.)
   if c.pressed.shove and self:cooldown("Shove", "next", self.shove_every or SHOVE_EVERY) then
     self:shove()
   end
 end
 
 -- on_update runs every frame, for presentation only. The local player's
--- runner says in the log when its coins or the round change; the web
--- page's scoreboard draws net.players() and each runner's Score.
+-- runner says in the log when its coins or the round change. A scoreboard
+-- drawn on screen would read net.players() and each runner's Score the
+-- same way (docs/lua.md, "Players", has one).
 function Runner:on_update(dt)
   if not self:is_mine() or not self.clock then
     return
@@ -100,7 +105,8 @@ function Runner:on_update(dt)
   end
   if coins ~= self.told_coins or round ~= self.told_round then
     self.told_coins, self.told_round = coins, round
-    print(string.format("round %d: you hold %d, %d s left", round, coins, self.clock:get("Round", "left")))
+    local left = self.clock:get("Round", "left")
+    print(string.format("round %d: you hold %d coin%s, %d s left", round, coins, coins == 1 and "" or "s", left))
   end
 end
 
