@@ -38,11 +38,15 @@ function vkmSetupNetwork(net)
     {"next", TICK},
   })
   -- The round: its number, its deadline, and the whole seconds left, which
-  -- change once a second and tell every client what to show.
+  -- change once a second and tell every client what to show; and how the
+  -- last round ended, for every end to show: its winner's player number
+  -- (0 for none, or a shared win) and the most coins anyone held.
   net.component("Round", {
     {"number", net.int(0, 65535)},
     {"ends", TICK},
     {"left", net.int(0, 3600)},
+    {"winner", net.int(0, 65535)},
+    {"best", net.int(0, 65535)},
   })
 
   net.on_join(join)

@@ -13,7 +13,7 @@ local PREFAB = "prefabs/coin.toml"
 local EVERY = 1
 local MOST = 8
 local TRIES = 8 -- random spots tried before waiting for the next deadline
-local CLEAR = 0.6 -- half the side of the box a coin's spot must find empty
+local CLEAR = 0.45 -- half the side of the box a coin's spot must find empty
 
 ---@class Mint: Behavior
 ---@field prefab string? prop

@@ -11,12 +11,14 @@
 -- deadline, a tick number on the server's clock) and `left`, the whole
 -- seconds left, which changes once a second and so costs the snapshots
 -- next to nothing. A client does not know the server's tick exactly, so it
--- shows `left` rather than working it out from `ends`.
+-- shows `left` rather than working it out from `ends`. `winner` and `best`
+-- say how the last round ended, so that every end can say it too.
 
 local LENGTH = 60
 
 ---@class Round: Behavior
 ---@field length number? prop
+---@field shown integer? the round number this end last showed
 local Round = {}
 
 -- coins says n coins in words: "1 coin", "3 coins".
@@ -89,6 +91,11 @@ function Round:finish()
     if not self:is_replaying() then
       self:emit("round_over", { round = n, winner = name, coins = rows[1].coins })
     end
+    self:set("Round", "winner", (name ~= "" and not shared) and rows[1].number or 0)
+    self:set("Round", "best", rows[1].coins)
+  else
+    self:set("Round", "winner", 0)
+    self:set("Round", "best", 0)
   end
   for runner in vkm.each("Score") do
     runner:set("Score", "coins", 0)
@@ -117,6 +124,37 @@ function Round:on_fixed_update(dt)
   end
   -- remaining: seconds until the deadline, 0 once it has come.
   self:set("Round", "left", math.ceil(self:remaining("Round", "ends")))
+end
+
+-- on_update runs every frame on the ends that show the game (clients, and
+-- offline), for presentation only: when the round's number moves on, it
+-- says who took the last one. The server tells every end Round.winner, a
+-- player number; net.players() turns it into the name that player joined
+-- with, and net.local_player() says whether that is this end's player.
+function Round:on_update(dt)
+  local n, last = self:get("Round", "number"), self.shown
+  self.shown = n
+  -- Nothing to say on the first frame (last is nil), while the round goes
+  -- on, or when the first round begins (last is 0: none before it).
+  if not last or last == 0 or n <= last then
+    return
+  end
+  local winner, best = self:get("Round", "winner"), self:get("Round", "best")
+  if best == 0 then
+    print(string.format("round %d over: nobody took a coin", n - 1))
+  elseif winner == 0 then
+    print(string.format("round %d over: shared, %s each", n - 1, coins(best)))
+  elseif winner == net.local_player() then
+    print(string.format("round %d over: you won it with %s", n - 1, coins(best)))
+  else
+    local name = "player " .. winner -- one who has left since
+    for _, p in ipairs(net.players()) do
+      if p.number == winner then
+        name = p.name
+      end
+    end
+    print(string.format("round %d over: %s won it with %s", n - 1, name, coins(best)))
+  end
 end
 
 return Round
