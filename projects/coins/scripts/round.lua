@@ -33,11 +33,11 @@ local function scoreboard()
   -- net.players(): every seated player in number order, with the name the
   -- client joined with and the entity the join handler gave them.
   for _, p in ipairs(net.players()) do
-    local coins = 0
+    local held = 0
     if p.entity and p.entity:has("Score") then
-      coins = p.entity:get("Score", "coins")
+      held = p.entity:get("Score", "coins")
     end
-    rows[#rows + 1] = { number = p.number, name = p.name, coins = coins }
+    rows[#rows + 1] = { number = p.number, name = p.name, coins = held }
   end
   table.sort(rows, function(a, b)
     if a.coins ~= b.coins then
