@@ -28,6 +28,12 @@ const testDeadline = 20 * time.Second
 // returns its report.
 func served(t *testing.T, n *Loopback, p *project.Project) (string, func() *ServerReport) {
 	t.Helper()
+	return servedLogging(t, n, p, slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})))
+}
+
+// servedLogging is served with the server's log going to log.
+func servedLogging(t *testing.T, n *Loopback, p *project.Project, log *slog.Logger) (string, func() *ServerReport) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	ready := make(chan netip.AddrPort, 1)
 	type result struct {
@@ -38,7 +44,7 @@ func served(t *testing.T, n *Loopback, p *project.Project) (string, func() *Serv
 	go func() {
 		rep, err := Serve(ctx, ServeConfig{
 			Project: p, Addr: "127.0.0.1:0", Net: n, Ready: func(a netip.AddrPort) { ready <- a },
-			Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
+			Logger: log,
 		})
 		done <- result{rep, err}
 	}()
@@ -88,7 +94,12 @@ func join(t *testing.T, n *Loopback, p *project.Project, addr string, until ...s
 // arenaCopy returns the arena with one file replaced, in memory.
 func arenaCopy(t *testing.T, edit func(name string, data []byte) []byte) *project.Project {
 	t.Helper()
-	p := loadArena(t)
+	return projectCopy(t, loadArena(t), edit)
+}
+
+// projectCopy returns p with its files passed through edit, in memory.
+func projectCopy(t *testing.T, p *project.Project, edit func(name string, data []byte) []byte) *project.Project {
+	t.Helper()
 	fsys := fstest.MapFS{}
 	err := fs.WalkDir(p.FS, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
