@@ -123,6 +123,11 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	// One thread runs the game from its loading on, so that thread's CPU
+	// clock times the ticks (stats) and bounds the behaviors' calls
+	// (scriptClock).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	p := cfg.Project
 	logger := cfg.Logger
 	if logger == nil {
@@ -136,7 +141,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 			hook(g)
 		}
 	}
-	sc := session.ServerConfig{Project: p, Logger: logger}
+	sc := session.ServerConfig{Project: p, Logger: logger, BudgetClock: scriptClock()}
 	if cfg.Dev {
 		w, err := watch.New(p.FS)
 		if err != nil {
@@ -184,9 +189,6 @@ func (srv *server) now() transport.Time { return transport.Time(time.Since(srv.s
 // N × 64 times a second besides: on a crowded server those wake-ups, each
 // a goroutine hand-off, cost more than the datagrams themselves.
 func (srv *server) run(ctx context.Context) (*ServerReport, error) {
-	// One thread runs every tick, so its CPU clock times them (stats).
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	last := time.Now()
 	nextStatus := last.Add(time.Second)
 	timer := time.NewTimer(0)

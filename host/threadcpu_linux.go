@@ -17,3 +17,17 @@ func threadCPU() (time.Duration, bool) {
 	}
 	return time.Duration(ts.Nano()), true
 }
+
+// scriptClock is the clock a served game's behaviors are budgeted on: the
+// serving thread's CPU time, so that on a machine busy with other work a
+// behavior is not stopped as a runaway for time its thread spent waiting
+// for a core. Nil (wall time) when the system has no thread clock.
+func scriptClock() func() time.Duration {
+	if _, ok := threadCPU(); !ok {
+		return nil
+	}
+	return func() time.Duration {
+		d, _ := threadCPU()
+		return d
+	}
+}

@@ -61,7 +61,7 @@ func BenchmarkInstructionCheck(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			dog := newWatchdog()
+			dog := newWatchdog(nil)
 			switch mode {
 			case "cancel-context":
 				ctx, cancel := context.WithCancel(context.Background())

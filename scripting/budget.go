@@ -39,7 +39,8 @@ type watchdog struct {
 	depth   int
 	count   uint32
 	timed   bool
-	start   time.Time
+	start   time.Duration
+	clock   func() time.Duration
 	fired   bool
 	err     error
 	stopped chan struct{} // closed once, at construction
@@ -47,8 +48,13 @@ type watchdog struct {
 
 var _ context.Context = (*watchdog)(nil)
 
-func newWatchdog() *watchdog {
-	w := &watchdog{stopped: make(chan struct{})}
+// newWatchdog returns a watchdog that reads clock (nil: wall time).
+func newWatchdog(clock func() time.Duration) *watchdog {
+	if clock == nil {
+		epoch := time.Now()
+		clock = func() time.Duration { return time.Since(epoch) }
+	}
+	w := &watchdog{stopped: make(chan struct{}), clock: clock}
 	close(w.stopped)
 	return w
 }
@@ -83,10 +89,10 @@ func (w *watchdog) Done() <-chan struct{} {
 		return nil
 	}
 	if !w.timed {
-		w.timed, w.start = true, time.Now()
+		w.timed, w.start = true, w.clock()
 		return nil
 	}
-	if time.Since(w.start) < w.budget {
+	if w.clock()-w.start < w.budget {
 		return nil
 	}
 	w.fired = true

@@ -57,6 +57,12 @@ type Config struct {
 	// SetupBudget bounds loading, registration, vkmSetupNetwork,
 	// vkmBuildScene and join calls; 0 means DefaultSetupBudget.
 	SetupBudget time.Duration
+	// BudgetClock, when set, is the clock the budgets are measured on
+	// (any monotonic reading; only differences count). Nil means wall
+	// time. A host that runs every call on one locked thread gives that
+	// thread's CPU clock, so a call that waited for a core on a busy
+	// machine is not stopped as a runaway for time it did not run.
+	BudgetClock func() time.Duration
 	// Seed keys math.random. Every end must use the same seed: each call
 	// into Lua draws from a stream keyed by (Seed, callback, tick, entity
 	// slot), so an entity's rolls at a tick are the same on the server, on
@@ -143,7 +149,7 @@ func New(cfg Config) (*Runtime, error) {
 		cfg:       cfg,
 		world:     cfg.World,
 		log:       cfg.Logger,
-		dog:       newWatchdog(),
+		dog:       newWatchdog(cfg.BudgetClock),
 		behaviors: map[string]*behavior{},
 		entities:  map[entity.ID]*entry{},
 		imports:   map[string]lua.LValue{},

@@ -757,3 +757,59 @@ function vkmRegisterBehaviors(r) r.mover = Mover end
 		})
 	}
 }
+
+// TestBudgetFollowsItsClock: the call budget is measured on the clock the
+// host gives. A clock that races ahead (a thread that lost its core, read on
+// the wall) stops an honest call; one that advances only with the work
+// stops a runaway and lets the honest call finish.
+func TestBudgetFollowsItsClock(t *testing.T) {
+	const src = `
+Busy = {}
+function Busy:on_fixed_update(dt)
+	local x = 0
+	for i = 1, 20000 do x = x + i end -- HONEST
+	self:set_position(x, 0)
+end
+Spin = {}
+function Spin:on_fixed_update(dt)
+	while true do end
+end
+function vkmRegisterBehaviors(r) r.busy = Busy r.spin = Spin end
+`
+	// racing gains a second at every look: every call of more than a few
+	// thousand instructions looks like it ran for seconds.
+	var racing time.Duration
+	r, w, err := tryNew(t, Config{CallBudget: 50 * time.Millisecond, BudgetClock: func() time.Duration {
+		racing += time.Second
+		return racing
+	}}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	attach(t, r, w.add("busy"), "busy")
+	r.FixedUpdate(1.0/64, false)
+	if r.Errors() != 1 {
+		t.Fatalf("on a racing clock the honest loop gave %d errors, want it stopped", r.Errors())
+	}
+
+	// work advances by the instructions run: the honest loop (some 100,000
+	// instructions) stays far below the budget, the runaway reaches it.
+	var work time.Duration
+	r, w, err = tryNew(t, Config{CallBudget: 50 * time.Millisecond, BudgetClock: func() time.Duration {
+		work += 10 * time.Microsecond // a look every 1,024 instructions
+		return work
+	}}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy, spin := w.add("busy"), w.add("spin")
+	attach(t, r, busy, "busy")
+	attach(t, r, spin, "spin")
+	r.FixedUpdate(1.0/64, false)
+	if r.Errors() != 1 {
+		t.Fatalf("%d errors, want only the runaway's", r.Errors())
+	}
+	if tr := w.ent(busy).tr; tr.X != 200010000 {
+		t.Fatalf("the honest call did not finish: %+v", tr)
+	}
+}

@@ -38,6 +38,9 @@ type Config struct {
 	// made fit as a server makes a joining player's (handshake.CleanName);
 	// empty is "Player 1", the name a server gives a player who sends none.
 	Name string
+	// BudgetClock is the clock the behaviors' calls are budgeted on
+	// (scripting.Config.BudgetClock); nil is wall time.
+	BudgetClock func() time.Duration
 }
 
 // Game is one world: the entity store, its physics, its behaviors and the
@@ -149,7 +152,7 @@ func open(cfg Config, sceneData []byte, scene *project.Scene) (*Game, error) {
 	var err error
 	g.scripts, err = scripting.New(scripting.Config{
 		FS: p.FS, EntryScript: p.EntryScript, World: (*world)(g), Logger: logger, Seed: cfg.Seed,
-		Axes: axes, Buttons: buttons, TickRate: p.TickRate,
+		Axes: axes, Buttons: buttons, TickRate: p.TickRate, BudgetClock: cfg.BudgetClock,
 		OnError: func(e scripting.ScriptError) { g.errs = append(g.errs, e) },
 	})
 	if err != nil {

@@ -125,6 +125,9 @@ type ServerConfig struct {
 	Changes Changes
 	// Logger receives the session's log lines; nil discards them.
 	Logger *slog.Logger
+	// BudgetClock is the clock behaviors' calls are budgeted on
+	// (scripting.Config.BudgetClock); nil is wall time.
+	BudgetClock func() time.Duration
 }
 
 // Changes is what a dev server learns saves from: watch.Watcher over the
@@ -145,7 +148,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	s := &Server{log: cfg.Logger, seats: map[uint16]*seat{}, emitted: map[string]uint64{},
 		driven: map[entity.ID]*prediction.Command{}, drivenTick: map[entity.ID]uint32{}, lag: newLagComp(),
 		byEntity: map[entity.ID]uint16{}}
-	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger,
+	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger, BudgetClock: cfg.BudgetClock,
 		Authority: func(g *game.Game) game.Authority { s.game = g; return (*serverAuthority)(s) }})
 	if err != nil {
 		return nil, err
