@@ -1,7 +1,10 @@
 package transport
 
 import (
+	"errors"
+
 	"vkm/transport/handshake"
+	"vkm/transport/seal"
 )
 
 // Drops counts datagrams a Server or Client dropped without acting on them,
@@ -34,6 +37,14 @@ type Drops struct {
 	// that has since been vacated, such as a Hello its player sent before
 	// the Welcome arrived, delayed past its Goodbye or Kick.
 	Retired uint64
+	// Forged: a sealed datagram that failed authentication (altered,
+	// forged, or sealed under another key), or one that should have been
+	// sealed and was not. The connection core never sees these.
+	Forged uint64
+	// Replayed: a sealed datagram whose counter was already accepted, or
+	// is too far behind the newest to tell (seal.ErrReplayed,
+	// seal.ErrTooOld).
+	Replayed uint64
 	// Stale: Data the connection core refused as not newer than the newest
 	// it accepted (late, reordered or duplicated).
 	Stale uint64
@@ -47,4 +58,14 @@ func (d *Drops) dropUnread(datagram []byte) {
 		return
 	}
 	d.Unread++
+}
+
+// dropSealed counts a sealed datagram seal.Receiver.Open refused with err.
+func (d *Drops) dropSealed(err error) {
+	switch {
+	case errors.Is(err, seal.ErrReplayed), errors.Is(err, seal.ErrTooOld):
+		d.Replayed++
+	default: // seal.ErrForged, and seal.ErrMalformed: too short to be sealed
+		d.Forged++
+	}
 }
