@@ -28,6 +28,12 @@ const testDeadline = 20 * time.Second
 // returns its report.
 func served(t *testing.T, n *Loopback, p *project.Project) (string, func() *ServerReport) {
 	t.Helper()
+	return servedWith(t, n, ServeConfig{Project: p})
+}
+
+// servedWith is served for cfg, whose Addr, Net, Ready and Logger it sets.
+func servedWith(t *testing.T, n *Loopback, cfg ServeConfig) (string, func() *ServerReport) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	ready := make(chan netip.AddrPort, 1)
 	type result struct {
@@ -36,10 +42,9 @@ func served(t *testing.T, n *Loopback, p *project.Project) (string, func() *Serv
 	}
 	done := make(chan result, 1)
 	go func() {
-		rep, err := Serve(ctx, ServeConfig{
-			Project: p, Addr: "127.0.0.1:0", Net: n, Ready: func(a netip.AddrPort) { ready <- a },
-			Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
-		})
+		cfg.Addr, cfg.Net, cfg.Ready = "127.0.0.1:0", n, func(a netip.AddrPort) { ready <- a }
+		cfg.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+		rep, err := Serve(ctx, cfg)
 		done <- result{rep, err}
 	}()
 	var addr netip.AddrPort
