@@ -228,6 +228,8 @@ func (r Refuse) Sentence() string {
 			" and this game version " + strconv.Itoa(int(r.ClientVersion)) + "; update the older one."
 	case r.Reason == ReasonJoinFailed && r.Detail != "":
 		return "The server could not seat you: the game's join handler failed: " + r.Detail
+	case r.Reason == ReasonBadToken && r.Detail != "":
+		return "The server does not accept this connect token: " + r.Detail + "."
 	}
 	return r.Reason.Sentence()
 }
