@@ -90,14 +90,15 @@ func (s *Server) receiveHello(from netip.AddrPort, cookie uint64, body []byte, s
 		s.stats.BadToken++
 		return
 	}
-	if seat != nil && seat.rx != nil && !sameToken(seat, hello.Token) {
-		// A proven Hello from a sealed seat's address with another
-		// connect token, or none: a client restarted on the same port.
-		// The seat stays until it times out.
-		s.stats.BadToken++
-		return
-	}
-	if seat != nil && s.seatToken(seat, cookie, now, true) {
+	if seat != nil && s.seatToken(seat, cookie, now, false) {
+		if seat.rx != nil && !sameToken(seat, hello.Token) {
+			// The seat's cookie with another connect token, or none:
+			// a client restarted on the same port. The seat stays
+			// until it times out.
+			s.stats.BadToken++
+			return
+		}
+		s.seatToken(seat, cookie, now, true)
 		seat.bytesIn += uint64(size)
 		s.welcome(seat, size) // the Welcome was lost, or the cookie changed
 		return

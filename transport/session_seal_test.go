@@ -159,10 +159,12 @@ func TestTokenAdmitsOneJoin(t *testing.T) {
 	a := s.addClient("a", memnet.Broadband, transport.ClientConfig{Token: tok})
 	// The first Welcomes are lost: the client says Hello with its token
 	// again and is welcomed again.
-	a.cutDown = true
-	s.run(s.now.Add(time.Second), func() bool { return s.srv.PlayerCount() == 1 })
+	a.dropDown = dropWelcomes
+	if !s.run(s.now.Add(time.Second), func() bool { return s.srv.PlayerCount() == 1 }) {
+		t.Fatal("not seated")
+	}
 	s.runFor(200 * time.Millisecond)
-	a.cutDown = false
+	a.dropDown = nil
 	s.join(3 * time.Second)
 	st := s.srv.Stats()
 	if st.Joins != 1 || st.Welcomes < 2 || st.Refusals[handshake.ReasonTokenUsed] != 0 {
@@ -360,4 +362,42 @@ func TestSealedOverMobile(t *testing.T) {
 	if gotUp < up*90/100 || gotDown < down*90/100 {
 		t.Fatal("data lost beyond the link's loss")
 	}
+}
+
+// A seat whose Welcome has not arrived yet is welcomed again only for a
+// Hello with its own connect token: the same address and cookie with
+// another token (a client restarted on the same port) is dropped.
+func TestSeatRewelcomesOnlyItsOwnToken(t *testing.T) {
+	const seed = 0x5700
+	s := sealSim(t, seed, transport.ServerConfig{})
+	tok := mintToken(t, sealKey, 7, "", seed, nil)
+	a := s.addClient("a", memnet.Perfect, transport.ClientConfig{Token: tok})
+	a.dropDown = dropWelcomes
+	if !s.run(s.now.Add(time.Second), func() bool { return s.srv.PlayerCount() == 1 }) {
+		t.Fatal("not seated")
+	}
+	s.flushServer()
+	cookie := s.srv.SeatToken(1)
+	hello := clientHello("a")
+	hello.Token = &mintToken(t, sealKey, 8, "", seed, nil).Sealed
+	before := s.srv.Stats()
+	s.srv.Receive(a.addr, handshake.AppendDatagram(nil, cookie, hello), s.now)
+	_, _, queued := s.srv.NextDatagram()
+	other := s.srv.Stats()
+	hello.Token = &tok.Sealed
+	s.srv.Receive(a.addr, handshake.AppendDatagram(nil, cookie, hello), s.now)
+	_, w, welcomed := s.srv.NextDatagram()
+	t.Logf("%v", s)
+	if queued || other.BadToken != before.BadToken+1 || other.Welcomes != before.Welcomes {
+		t.Fatalf("another token from the seat's address: answered %v, %+v -> %+v", queued, before, other)
+	}
+	if h, _, _ := handshake.Classify(w); !welcomed || h.Kind != handshake.KindWelcome || s.srv.Stats().Joins != 1 {
+		t.Fatalf("the seat's own token: %v %v", welcomed, h.Kind)
+	}
+}
+
+// dropWelcomes is a peer's dropDown that loses every Welcome.
+func dropWelcomes(b []byte) bool {
+	h, _, _ := handshake.Classify(b)
+	return h.Kind == handshake.KindWelcome
 }
