@@ -230,3 +230,37 @@ func FuzzSealedServerReceive(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSealedClientReceive hands a playing sealed Client an arbitrary
+// datagram, its token field optionally replaced by the client's. No panic;
+// only the server's genuine sealed datagram, byte for byte, reaches the
+// Conn or ends the session.
+func FuzzSealedClientReceive(f *testing.F) {
+	s, _, _ := seatedServerAuth(f, true)
+	s.Send(1, []byte("snapshot"), fuzzNow)
+	_, d, _ := s.NextDatagram()
+	f.Add(bytes.Clone(d), false)
+	f.Add(bytes.Clone(d), true)
+	s.Kick(1, fuzzNow)
+	_, bye, _ := s.NextDatagram()
+	f.Add(bytes.Clone(bye), false)
+	f.Add(handshake.AppendDatagram(nil, 1, handshake.Goodbye{Reason: handshake.GoodbyeShutdown}), true)
+	f.Fuzz(func(t *testing.T, datagram []byte, stamp bool) {
+		s, c, _ := seatedServerAuth(t, true)
+		s.Send(1, []byte("snapshot"), fuzzNow)
+		_, data, _ := s.NextDatagram()
+		data = bytes.Clone(data)
+		s.Kick(1, fuzzNow)
+		_, bye, _ := s.NextDatagram()
+		datagram = bytes.Clone(datagram)
+		if stamp && len(datagram) >= handshake.HeaderSize {
+			binary.LittleEndian.PutUint64(datagram[4:], c.token)
+		}
+		before := c.conn.Stats()
+		c.Receive(datagram, fuzzNow)
+		genuine := bytes.Equal(datagram, data) || bytes.Equal(datagram, bye)
+		if !genuine && (c.state != StatePlaying || c.conn.Stats() != before) {
+			t.Fatalf("a datagram the server did not seal changed the session: %v %+v", c.state, c.conn.Stats())
+		}
+	})
+}
