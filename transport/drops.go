@@ -31,7 +31,8 @@ type Drops struct {
 	NoSeat uint64
 	// BadToken: a datagram whose token is not its seat's (server) or not the
 	// client's own; also a proven Hello from an address whose seat already
-	// plays under another token. The connection core never sees these.
+	// plays under another token, or, on a sealed seat, that carries
+	// another connect token. The connection core never sees these.
 	BadToken uint64
 	// Retired (server only): a proven Hello carrying the token of a seat
 	// that has since been vacated, such as a Hello its player sent before
