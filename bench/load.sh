@@ -3,6 +3,8 @@
 # another, each on its own port, read from vkmd's own --report.
 #
 #   bench/load.sh [SECONDS]     (default 20 s a run; 8 runs)
+#   SEALED=1 bench/load.sh ...  (the same with a key: clients mint tokens,
+#                                every datagram sealed)
 #
 # Runs: the arena with 4 wandering bots at 64 Hz and at 128 Hz (a temporary
 # copy of the arena with tickRate = 128), settled (4 bots that stand still),
@@ -42,6 +44,13 @@ cp -r projects/arena "$work/arena128"
 sed -i 's/^tickRate = 64$/tickRate = 128/' "$work/arena128/project.toml"
 grep -q '^tickRate = 128$' "$work/arena128/project.toml"
 
+# sealed: the server's and the clients' --key, with SEALED=1.
+sealed=()
+if [ "${SEALED:-0}" = 1 ]; then
+  "$work/vkmd" keygen >"$work/game.key"
+  sealed=(--key "$work/game.key")
+fi
+
 base=$((30000 + RANDOM % 20000))
 n=0
 
@@ -64,7 +73,7 @@ run() {
   local extra=()
   if [ "$lite" = 1 ]; then extra=(--lite); fi
   timeout $((secs + 15)) "$work/vkmd" "$project" --port "$port" --duration "${secs}s" \
-    --report "$report" --log-level error >/dev/null &
+    --report "$report" --log-level error "${sealed[@]}" >/dev/null &
   local server=$!
   pids+=("$server")
   # The clients outlast the server, so its report sees every player seated;
@@ -73,7 +82,7 @@ run() {
   if [ "$bots" -gt 0 ]; then
     timeout $((secs + 15)) "$work/client" "$project" --connect "127.0.0.1:$port" --headless \
       --bots "$bots" --bot "$kind" "${extra[@]}" --duration "$((secs + 2))s" \
-      --report "$work/$name.clients.json" --log-level error 2>"$work/$name.clients.log" &
+      --report "$work/$name.clients.json" --log-level error "${sealed[@]}" 2>"$work/$name.clients.log" &
     clients=$!
     pids+=("$clients")
   fi

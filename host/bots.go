@@ -22,7 +22,8 @@ type BotsConfig struct {
 	// (empty: each plays offline), the duration, the link simulator. Its
 	// Input and OnState are set per client; its Name, Seed and SimSeed are
 	// the first client's, and client i gets Name + i + 1 (or "bot" + i + 1
-	// when Name is empty), Seed + i and SimSeed + i.
+	// when Name is empty), Seed + i and SimSeed + i. Given the game's Key,
+	// client i mints its own token as client id i + 1.
 	Play PlayConfig
 	// Kind is the bot every client plays with (one of bot.Kinds).
 	Kind string
@@ -99,6 +100,12 @@ func (cfg *BotsConfig) botPlay(i int, bot *bot.Bot) PlayConfig {
 		name = "bot"
 	}
 	pc.Name = fmt.Sprintf("%s%d", name, i+1)
+	// Bot i+1 (as its name numbers it) is client i+1 when it mints its
+	// own token.
+	pc.ClientID = uint64(i + 1)
+	if pc.Key != nil {
+		pc.Token = nil
+	}
 	pc.Seed += uint64(i)
 	if pc.Sim != "" {
 		pc.SimSeed += uint64(i)
@@ -114,7 +121,12 @@ func (cfg *BotsConfig) botPlay(i int, bot *bot.Bot) PlayConfig {
 // playLite joins cfg.Connect as a lite client (session.Lite) and plays
 // until ctx ends or the duration passes.
 func playLite(ctx context.Context, cfg PlayConfig, hello handshake.Hello, schema *replication.Schema) (ClientReport, error) {
-	sock, err := dial(cfg.Net, withPort(cfg.Connect, cfg.Project.Port))
+	addr := withPort(cfg.Connect, cfg.Project.Port)
+	tok, err := cfg.clientToken(addr)
+	if err != nil {
+		return ClientReport{}, err
+	}
+	sock, err := dial(cfg.Net, addr)
 	if err != nil {
 		return ClientReport{}, err
 	}
@@ -130,7 +142,7 @@ func playLite(ctx context.Context, cfg PlayConfig, hello handshake.Hello, schema
 	start := time.Now()
 	now := func() transport.Time { return transport.Time(time.Since(start)) }
 	l := session.NewLite(session.LiteConfig{Project: cfg.Project, Hello: hello, Schema: schema, Name: cfg.Name, Dev: cfg.Dev,
-		Input: cfg.Input, OnState: cfg.OnState, Logger: cfg.logger(), Now: now()})
+		Input: cfg.Input, OnState: cfg.OnState, Logger: cfg.logger(), Now: now(), Token: tok})
 	flush := func() {
 		for {
 			b, ok := l.Net().NextDatagram()

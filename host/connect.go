@@ -51,14 +51,17 @@ func (cl *client) now() transport.Time { return transport.Time(time.Since(cl.sta
 func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	logger := cfg.logger()
 	cl := &client{cfg: cfg, start: time.Now()}
-	var err error
-	cl.c, err = session.NewClient(session.ClientConfig{Project: cfg.Project, Seed: cfg.Seed, Name: cfg.Name, Dev: cfg.Dev, Logger: logger, OnState: cfg.OnState, Now: cl.now()})
+	addr := withPort(cfg.Connect, cfg.Project.Port)
+	tok, err := cfg.clientToken(addr)
+	if err != nil {
+		return ClientReport{}, err
+	}
+	cl.c, err = session.NewClient(session.ClientConfig{Project: cfg.Project, Seed: cfg.Seed, Name: cfg.Name, Dev: cfg.Dev, Logger: logger, OnState: cfg.OnState, Now: cl.now(), Token: tok})
 	if err != nil {
 		return ClientReport{}, err
 	}
 	defer cl.c.Close()
 	g := cl.c.Game()
-	addr := withPort(cfg.Connect, cfg.Project.Port)
 	sock, err := dial(cfg.Net, addr)
 	if err != nil {
 		return ClientReport{}, err

@@ -9,6 +9,7 @@ import (
 	"vkm/host/game"
 	"vkm/host/project"
 	"vkm/host/session"
+	"vkm/transport/token"
 )
 
 // PlayConfig says how to play a project offline.
@@ -32,6 +33,14 @@ type PlayConfig struct {
 	// takes a dev server's hot reloads.
 	Name string
 	Dev  bool
+	// Token is the connect token to join a server with a key (from the
+	// game's backend, or `vkmd token`). Without one, Key, the game's key,
+	// makes the client mint its own, for development: client id ClientID
+	// (a random one when 0), naming the server it connects to. With
+	// neither it joins only a server without a key.
+	Token    *token.Token
+	Key      *token.Key
+	ClientID uint64
 	// Sim runs the link through the simulator with this profile; SimSeed
 	// must then be set.
 	Sim     string

@@ -17,14 +17,28 @@ import (
 	"vkm/host/session"
 	"vkm/host/watch"
 	"vkm/transport"
+	"vkm/transport/token"
 )
 
 // ServeConfig says what Serve serves and how.
 type ServeConfig struct {
 	Project *project.Project
-	// Addr is the UDP address to listen on, "host:port"; empty means every
-	// interface at the project's port (port 0 picks a free one).
+	// Addr is the UDP address to listen on, "host:port"; empty means the
+	// project's port, and no host (empty, or ":port") means every
+	// interface for a server with a Key or told Insecure, and 127.0.0.1
+	// otherwise (port 0 picks a free one).
 	Addr string
+	// Key, if set, is the game's shared key: the server admits only
+	// players with a connect token minted under it, and seals their
+	// connections. Without one the server admits anyone whose build
+	// matches, unsealed, and Validate refuses an address that is not
+	// loopback unless Insecure is set.
+	Key      *token.Key
+	Insecure bool
+	// Public are the addresses players reach the server at, which their
+	// tokens name (with a Key). Empty means the address listened on, or,
+	// listening on every interface, the loopback addresses.
+	Public []netip.AddrPort
 	// Net, if set, is the in-process network to serve on instead of UDP.
 	Net *Loopback
 	// Dev tells dev clients this is a development server.
@@ -113,6 +127,8 @@ type server struct {
 	recv    func(netip.AddrPort, []byte)
 	// admin is the admin listener's feed (nil: no listener).
 	admin *adminFeed
+	// note is what the status line says about security ("" with a key).
+	note string
 }
 
 // Serve runs cfg.Project as a dedicated server until ctx ends (or
@@ -141,7 +157,15 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 			hook(g)
 		}
 	}
-	sc := session.ServerConfig{Project: p, Logger: logger, BudgetClock: scriptClock()}
+	// The socket first: a server with a key names its bound address in
+	// the session's Auth.
+	var err error
+	if srv.sock, err = listen(cfg.Net, cfg.listenAddr(p.Port), cfg.Sim, cfg.SimSeed); err != nil {
+		return nil, err
+	}
+	defer srv.sock.Close()
+	srv.note = cfg.securityNote(srv.sock.LocalAddr())
+	sc := session.ServerConfig{Project: p, Logger: logger, BudgetClock: scriptClock(), Auth: cfg.serverAuth(srv.sock.LocalAddr(), srv.start, logger)}
 	if cfg.Dev {
 		w, err := watch.New(p.FS)
 		if err != nil {
@@ -149,7 +173,6 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 		}
 		sc.Changes = w
 	}
-	var err error
 	if srv.s, err = session.NewServer(sc); err != nil {
 		return nil, err
 	}
@@ -163,18 +186,13 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 		srv.stats.admin = srv.admin.a
 		logger.Info("admin listening", "addr", cfg.Admin)
 	}
-	addr := cfg.Addr
-	if addr == "" {
-		addr = fmt.Sprintf(":%d", p.Port)
-	}
-	if srv.sock, err = listen(cfg.Net, addr, cfg.Sim, cfg.SimSeed); err != nil {
-		return nil, err
-	}
-	defer srv.sock.Close()
 	if cfg.Ready != nil {
 		cfg.Ready(srv.sock.LocalAddr())
 	}
-	logger.Info("serving", "project", p.Name, "addr", srv.sock.LocalAddr().String(), "tick_rate", p.TickRate, "players", p.Players, "dev", cfg.Dev, "sim", cfg.Sim)
+	logger.Info("serving", "project", p.Name, "addr", srv.sock.LocalAddr().String(), "tick_rate", p.TickRate, "players", p.Players, "dev", cfg.Dev, "sim", cfg.Sim, "sealed", cfg.Key != nil)
+	if srv.note != "" {
+		logger.Warn(srv.note)
+	}
 	return srv.run(ctx)
 }
 
@@ -315,6 +333,9 @@ func (srv *server) status() {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "tick %d players %d/%d", srv.s.Game().Tick(), srv.s.Net().PlayerCount(), srv.cfg.Project.Players)
+	if srv.note != "" {
+		fmt.Fprintf(&b, " (%s)", srv.note)
+	}
 	for _, p := range srv.s.Peers(srv.now()) {
 		fmt.Fprintf(&b, " | p%d rtt %.0fms loss %.1f%% in %.0fB/s out %.0fB/s repeats %d skips %d", p.Player, p.RTTms, p.LossPermille/10, p.BytesInPerS, p.BytesOutPerS, p.Repeats, p.Skips)
 	}

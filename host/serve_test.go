@@ -28,11 +28,19 @@ const testDeadline = 20 * time.Second
 // returns its report.
 func served(t *testing.T, n *Loopback, p *project.Project) (string, func() *ServerReport) {
 	t.Helper()
-	return servedLogging(t, n, p, slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})))
+	return servedLogging(t, n, p, nil)
 }
 
-// servedLogging is served with the server's log going to log.
+// servedLogging is served with the server's log going to log (nil: the
+// test's output, warnings and worse).
 func servedLogging(t *testing.T, n *Loopback, p *project.Project, log *slog.Logger) (string, func() *ServerReport) {
+	t.Helper()
+	return servedWith(t, n, ServeConfig{Project: p, Logger: log})
+}
+
+// servedWith is served for cfg, whose Addr, Net and Ready it sets, and
+// Logger when it is nil.
+func servedWith(t *testing.T, n *Loopback, cfg ServeConfig) (string, func() *ServerReport) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	ready := make(chan netip.AddrPort, 1)
@@ -42,10 +50,11 @@ func servedLogging(t *testing.T, n *Loopback, p *project.Project, log *slog.Logg
 	}
 	done := make(chan result, 1)
 	go func() {
-		rep, err := Serve(ctx, ServeConfig{
-			Project: p, Addr: "127.0.0.1:0", Net: n, Ready: func(a netip.AddrPort) { ready <- a },
-			Logger: log,
-		})
+		cfg.Addr, cfg.Net, cfg.Ready = "127.0.0.1:0", n, func(a netip.AddrPort) { ready <- a }
+		if cfg.Logger == nil {
+			cfg.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+		}
+		rep, err := Serve(ctx, cfg)
 		done <- result{rep, err}
 	}()
 	var addr netip.AddrPort

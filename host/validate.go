@@ -28,6 +28,9 @@ func (c *ServeConfig) Validate() error {
 	if err := checkSim(c.Sim, c.SimSeed); err != nil {
 		return err
 	}
+	if err := c.checkSecurity(); err != nil {
+		return err
+	}
 	if err := checkAdmin(c.Admin, c.AdminPublic); err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"vkm/transport/handshake"
+	"vkm/transport/seal"
+	"vkm/transport/token"
 	"vkm/wire"
 )
 
@@ -81,6 +83,14 @@ type ClientConfig struct {
 	// means DefaultHelloInterval.
 	HelloInterval time.Duration
 
+	// Token is the connect token the game's backend gave this player,
+	// for a server that holds a key. The client sends its sealed part in
+	// the Hello that echoes the server's cookie, and seals every datagram
+	// from then on with its session keys; it accepts only a Welcome, Data
+	// and Goodbye sealed by the server. Nil joins a server without a key,
+	// unsealed.
+	Token *token.Token
+
 	// Logger receives the end of the session at Info, and a refusal at
 	// Warn with handshake.MismatchLine of what this client holds, so it can
 	// be diffed with the server's line. Nil discards.
@@ -149,6 +159,11 @@ type Client struct {
 	out    outbox
 	events eventQueue[ClientEvent]
 	stats  ClientStats
+	// With a Token: the seals of the two directions, and the buffer a
+	// sealed datagram is opened into.
+	tx    *seal.Sender
+	rx    *seal.Receiver
+	plain []byte
 }
 
 // NewClient returns a Client in StateJoining at now. Its first Poll sends the
@@ -162,7 +177,7 @@ func NewClient(cfg ClientConfig, now Time) *Client {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Client{
+	c := &Client{
 		cfg:       cfg,
 		timeout:   cfg.Conn.withDefaults().Timeout,
 		interval:  interval,
@@ -171,6 +186,17 @@ func NewClient(cfg ClientConfig, now Time) *Client {
 		start:     now,
 		lastHeard: now,
 	}
+	if t := cfg.Token; t != nil {
+		var err error
+		if c.tx, err = seal.NewSender(&t.ClientToServer, handshake.HeaderSize); err != nil {
+			panic(err) // the header length is a constant NewSender takes
+		}
+		if c.rx, err = seal.NewReceiver(&t.ServerToClient, handshake.HeaderSize); err != nil {
+			panic(err)
+		}
+		c.plain = make([]byte, 0, MaxDatagram)
+	}
+	return c
 }
 
 // Poll does what is due at now. While joining it says Hello (with the token
@@ -211,11 +237,17 @@ func (c *Client) silenceSentence() string {
 	return "The server stopped answering (" + secs + " s)."
 }
 
-// sendHello queues a Hello, padded to handshake.HelloSize.
+// sendHello queues a Hello, padded to handshake.HelloSize, carrying the
+// connect token once the client has a cookie to echo.
 func (c *Client) sendHello(now Time) {
 	buf := c.out.open()
 	n := len(buf)
-	buf = handshake.AppendDatagram(buf, c.token, c.cfg.Hello)
+	hello := c.cfg.Hello
+	hello.Token = nil
+	if c.cfg.Token != nil && c.token != 0 {
+		hello.Token = &c.cfg.Token.Sealed
+	}
+	buf = handshake.AppendDatagram(buf, c.token, hello)
 	c.stats.BytesOut += uint64(len(buf) - n)
 	c.stats.Hellos++
 	c.out.commit(netip.AddrPort{}, buf)
@@ -224,7 +256,7 @@ func (c *Client) sendHello(now Time) {
 
 // sendData queues a Data datagram.
 func (c *Client) sendData(payload []byte, now Time) (wire.Seq, error) {
-	n, seq, err := sealData(&c.out, netip.AddrPort{}, c.token, c.conn, payload, now)
+	n, seq, err := sealData(&c.out, netip.AddrPort{}, c.token, c.conn, c.tx, payload, now)
 	c.stats.BytesOut += uint64(n)
 	return seq, err
 }
@@ -269,7 +301,9 @@ func (c *Client) Leave(now Time) {
 	if c.token != 0 {
 		buf := c.out.open()
 		n := len(buf)
-		buf = handshake.AppendDatagram(buf, c.token, handshake.Goodbye{Reason: handshake.GoodbyeQuit})
+		buf = openSealed(buf, handshake.KindGoodbye, c.token, c.tx)
+		buf = handshake.Goodbye{Reason: handshake.GoodbyeQuit}.Append(buf)
+		buf = closeSealed(buf, n, c.tx)
 		c.stats.BytesOut += uint64(len(buf) - n)
 		c.out.commit(netip.AddrPort{}, buf)
 	}

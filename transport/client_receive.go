@@ -44,7 +44,7 @@ func (c *Client) Receive(datagram []byte, now Time) {
 	case handshake.KindChallenge:
 		c.receiveChallenge(h.Token, body, len(datagram), now)
 	case handshake.KindWelcome:
-		c.receiveWelcome(h.Token, body, len(datagram), now)
+		c.receiveWelcome(h.Token, datagram, now)
 	case handshake.KindRefuse:
 		r, err := handshake.ParseRefuse(body)
 		if err != nil {
@@ -53,9 +53,9 @@ func (c *Client) Receive(datagram []byte, now Time) {
 		}
 		c.receiveRefuse(h.Token, r, len(datagram), now)
 	case handshake.KindGoodbye:
-		c.receiveGoodbye(h.Token, body, len(datagram))
+		c.receiveGoodbye(h.Token, datagram)
 	case handshake.KindData:
-		c.receiveData(h.Token, body, len(datagram), now)
+		c.receiveData(h.Token, datagram, now)
 	default: // Hello
 		c.stats.Unexpected++
 	}
@@ -86,15 +86,48 @@ func (c *Client) receiveChallenge(token uint64, body []byte, size int, now Time)
 // Welcome does not decode.
 const UnreadableWelcome = "The server's welcome could not be read; it may run another build of the game."
 
-// receiveWelcome seats the client if the Welcome carries its token; a
-// Welcome with its token that does not decode ends the join.
-func (c *Client) receiveWelcome(token uint64, body []byte, size int, now Time) {
+// Unsealed is the sentence a client with a connect token ends with when
+// the server seats it without sealing: a server without a key, which checks
+// no tokens and whose datagrams anyone on the path could forge.
+const Unsealed = "The server does not check connect tokens (it runs without a key), so this client, which has one, will not play on it unsealed; join it without a token."
+
+// body returns the body of a datagram from the server: for a client with a
+// connect token, opened (aliasing a buffer the Client reuses), and nil
+// after counting why when it does not open; otherwise what follows the
+// header.
+func (c *Client) body(datagram []byte) []byte {
+	if c.rx == nil {
+		return datagram[handshake.HeaderSize:]
+	}
+	_, body, err := c.rx.Open(c.plain[:0], datagram)
+	if err != nil {
+		c.stats.dropSealed(err)
+		return nil
+	}
+	return body
+}
+
+// receiveWelcome seats the client if the Welcome carries its token (and,
+// with a connect token, is sealed by the server); a Welcome with its token
+// that does not decode ends the join.
+func (c *Client) receiveWelcome(token uint64, datagram []byte, now Time) {
+	size := len(datagram)
 	switch {
 	case c.state != StateJoining:
 		c.stats.Unexpected++ // a repeat of the Welcome that seated us
 		return
 	case token == 0 || token != c.token:
 		c.stats.BadToken++
+		return
+	case c.rx != nil && size == handshake.HeaderSize+handshake.WelcomeSize:
+		// An unsealed Welcome carrying our cookie: a server without a
+		// key. Playing on would give up what the token is for.
+		c.stats.Forged++
+		c.end(StateRefused, Unsealed)
+		return
+	}
+	body := c.body(datagram)
+	if body == nil {
 		return
 	}
 	w, err := handshake.ParseWelcome(body)
@@ -133,14 +166,20 @@ func (c *Client) receiveRefuse(token uint64, r handshake.Refuse, size int, now T
 	c.end(StateRefused, r.Sentence())
 }
 
-// receiveGoodbye ends the session if the Goodbye carries the client's token.
-func (c *Client) receiveGoodbye(token uint64, body []byte, size int) {
+// receiveGoodbye ends the session if the Goodbye carries the client's token
+// and, with a connect token, authenticates.
+func (c *Client) receiveGoodbye(token uint64, datagram []byte) {
+	size := len(datagram)
 	switch {
 	case c.state != StateJoining && c.state != StatePlaying:
 		c.stats.Unexpected++
 		return
 	case c.token == 0 || token != c.token:
 		c.stats.BadToken++
+		return
+	}
+	body := c.body(datagram)
+	if body == nil {
 		return
 	}
 	g, err := handshake.ParseGoodbye(body)
@@ -152,14 +191,20 @@ func (c *Client) receiveGoodbye(token uint64, body []byte, size int) {
 	c.end(StateDisconnected, g.Reason.Sentence())
 }
 
-// receiveData hands a Data body carrying the client's token to its Conn.
-func (c *Client) receiveData(token uint64, body []byte, size int, now Time) {
+// receiveData hands a Data body carrying the client's token (and, with a
+// connect token, authenticated) to its Conn.
+func (c *Client) receiveData(token uint64, datagram []byte, now Time) {
+	size := len(datagram)
 	switch {
 	case c.state != StatePlaying:
 		c.stats.Unexpected++
 		return
 	case token != c.token:
 		c.stats.BadToken++
+		return
+	}
+	body := c.body(datagram)
+	if body == nil {
 		return
 	}
 	payload, err := c.conn.Open(body, now)

@@ -1,7 +1,10 @@
 package transport
 
 import (
+	"errors"
+
 	"vkm/transport/handshake"
+	"vkm/transport/seal"
 )
 
 // Drops counts datagrams a Server or Client dropped without acting on them,
@@ -28,12 +31,21 @@ type Drops struct {
 	NoSeat uint64
 	// BadToken: a datagram whose token is not its seat's (server) or not the
 	// client's own; also a proven Hello from an address whose seat already
-	// plays under another token. The connection core never sees these.
+	// plays under another token, or, on a sealed seat, that carries
+	// another connect token. The connection core never sees these.
 	BadToken uint64
 	// Retired (server only): a proven Hello carrying the token of a seat
 	// that has since been vacated, such as a Hello its player sent before
 	// the Welcome arrived, delayed past its Goodbye or Kick.
 	Retired uint64
+	// Forged: a sealed datagram that failed authentication (altered,
+	// forged, or sealed under another key), or one that should have been
+	// sealed and was not. The connection core never sees these.
+	Forged uint64
+	// Replayed: a sealed datagram whose counter was already accepted, or
+	// is too far behind the newest to tell (seal.ErrReplayed,
+	// seal.ErrTooOld).
+	Replayed uint64
 	// Stale: Data the connection core refused as not newer than the newest
 	// it accepted (late, reordered or duplicated).
 	Stale uint64
@@ -47,4 +59,14 @@ func (d *Drops) dropUnread(datagram []byte) {
 		return
 	}
 	d.Unread++
+}
+
+// dropSealed counts a sealed datagram seal.Receiver.Open refused with err.
+func (d *Drops) dropSealed(err error) {
+	switch {
+	case errors.Is(err, seal.ErrReplayed), errors.Is(err, seal.ErrTooOld):
+		d.Replayed++
+	default: // seal.ErrForged, and seal.ErrMalformed: too short to be sealed
+		d.Forged++
+	}
 }

@@ -44,11 +44,11 @@ func FuzzOpen(f *testing.F) {
 				n := min(int(ops[0]), len(ops)-1)
 				datagram, ops = ops[1:1+n], ops[1+n:]
 			case 1: // c sends to the peer, which hears it
-				d := seal(t, c, now)
+				d := sealConn(t, c, now)
 				_, _ = peer.Open(d, now)
 				continue
 			case 2: // the peer sends to c
-				last = seal(t, peer, now)
+				last = sealConn(t, peer, now)
 				datagram = last
 			case 3: // the peer's newest datagram with one byte changed
 				if len(ops) < 2 || len(last) == 0 {
@@ -60,7 +60,7 @@ func FuzzOpen(f *testing.F) {
 			case 4: // the peer's newest datagram again
 				datagram = last
 			default: // c sends into the void
-				seal(t, c, now)
+				sealConn(t, c, now)
 				continue
 			}
 			opens++
@@ -77,7 +77,7 @@ func FuzzOpen(f *testing.F) {
 	})
 }
 
-func seal(t *testing.T, c *Conn, now Time) []byte {
+func sealConn(t *testing.T, c *Conn, now Time) []byte {
 	d, _, err := c.Seal(nil, []byte("payload"), now)
 	if err != nil {
 		t.Fatal(err)

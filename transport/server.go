@@ -11,13 +11,22 @@ import (
 
 	"vkm/transport/cookie"
 	"vkm/transport/handshake"
+	"vkm/transport/seal"
+	"vkm/transport/token"
 	"vkm/wire"
 )
 
 // MaxDataPayload is the largest payload Server.Send and Client.Send take:
-// what is left of MaxDatagram after the 12-byte message header and the
-// connection header.
-const MaxDataPayload = MaxDatagram - handshake.HeaderSize - HeaderLen
+// what is left of MaxDatagram after the 12-byte message header, the
+// sealing (counter and tag, seal.Overhead) and the connection header. It is
+// the same whether or not a connection is sealed, so a game's budget does
+// not depend on how its server runs.
+const MaxDataPayload = MaxDatagram - handshake.HeaderSize - seal.Overhead - HeaderLen
+
+// DefaultRemember is Auth.Remember when zero: how many accepted connect
+// tokens a Server remembers until they expire (about 10 MB at most).
+// Tuning constant.
+const DefaultRemember = 100_000
 
 // refusalLogEvery is the least time between two log lines about refused
 // joins. A refused client keeps saying Hello until the Refuse reaches it, a
@@ -67,10 +76,38 @@ type ServerConfig struct {
 	// not call the Server. Nil admits everyone.
 	Admit func(player uint16, name string, dev bool) (handshake.Refuse, bool)
 
+	// Auth, when set, makes the server admit only players with a connect
+	// token minted under its key, and seal every datagram of a seated
+	// player's connection from the Welcome on. Nil admits anyone whose
+	// Hello passes the checks, and seals nothing: for development on a
+	// loopback address.
+	Auth *Auth
+
 	// Logger receives joins and leaves at Debug and refused joins at Warn:
 	// at most one line a second, carrying handshake.MismatchLine of both
 	// ends for a mismatch or tick-rate refusal. Nil discards.
 	Logger *slog.Logger
+}
+
+// Auth is what a Server needs to check connect tokens (transport/token)
+// and seal connections (transport/seal).
+type Auth struct {
+	// Key is the secret the game's backend mints tokens with.
+	Key token.Key
+	// Addrs are the addresses this server is reachable at, as clients
+	// send to it: a token must name one of them. At least one.
+	Addrs []netip.AddrPort
+	// Protocol is the game's protocol id (token.ProtocolID of the
+	// project's name); a token minted for another is refused.
+	Protocol uint64
+	// Epoch is the wall-clock time at the Server's Time 0, so that the
+	// Server, which is given only Time, can tell whether a token (whose
+	// expiry is wall-clock) has expired.
+	Epoch time.Time
+	// Remember is how many accepted tokens the Server remembers, each
+	// until it expires, to refuse a second join with one (token.Used).
+	// Zero or less means DefaultRemember.
+	Remember int
 }
 
 // EventKind says what a ServerEvent or ClientEvent reports.
@@ -138,7 +175,7 @@ type ServerStats struct {
 	Joins      uint64 // players seated
 	Leaves     uint64 // players gone, for any reason
 	// Refusals counts the Refuses sent, indexed by handshake.Reason.
-	Refusals [handshake.ReasonJoinFailed + 1]uint64
+	Refusals [handshake.ReasonCount]uint64
 	// PacketsIn and BytesIn count every datagram handed to Receive, dropped
 	// ones included; PacketsOut and BytesOut every one NextDatagram handed
 	// out to send. Bytes are whole datagrams, headers included.
@@ -177,6 +214,12 @@ type player struct {
 	joinedAt Time
 	bytesIn  uint64
 	bytesOut uint64
+	// With Auth: the token's client id and nonce, and the seals of the
+	// two directions (nil without Auth).
+	client uint64
+	nonce  [token.NonceSize]byte
+	tx     *seal.Sender
+	rx     *seal.Receiver
 }
 
 // Server is the sans-IO server half of a session: it answers joins, holds
@@ -189,13 +232,23 @@ type player struct {
 //	Hello, token not valid ──▶ Check fails:   Refuse (Mismatch, TickRate)  ┐
 //	                           server full:   Refuse(Full)                 ├ nothing kept
 //	                           otherwise:     Challenge(token)             ┘
-//	Hello, valid token ──────▶ Check, Full as above; Admit(number) false: its Refuse (Declined, JoinFailed)
+//	Hello, valid token ──────▶ Check, Full as above; with Auth, the connect
+//	                           token opened: missing, forged, expired, for
+//	                           another address or game, used, or its client
+//	                           seated elsewhere: Refuse (NoToken .. ClientSeated)
+//	                           Admit(number) false: its Refuse (Declined, JoinFailed)
 //	                           Admit true: seat (number, Conn), Welcome, EventJoined
 //	Hello, from a seat ──────▶ Welcome again
 //	Hello, valid token of a
 //	  seat that left ────────▶ dropped: a Hello sent before a Goodbye or Kick
 //	Data, Goodbye ───────────▶ looked up by source address; token checked
 //	                           before the Conn sees it
+//
+// With Auth, everything a seat sends and is sent from the Welcome on is
+// sealed (transport/seal) with the session keys of its connect token, the
+// message header authenticated in the clear: a datagram that does not
+// open is dropped and counted (Drops.Forged, Drops.Replayed) before
+// anything of the seat, its token or its Conn, is touched.
 //
 // A seat is found by its address and proven by its token: a player whose
 // address changes (a NAT rebinding) is not followed, and times out while it
@@ -218,6 +271,11 @@ type Server struct {
 	stats    ServerStats
 	logQuiet refusalLog
 	retired  retiredRing
+	// With Auth: the accepted tokens, the seats by client id, and the
+	// buffer a sealed datagram is opened into.
+	used     *token.Used
+	byClient map[uint64]*player
+	plain    []byte
 }
 
 // NewServer returns a Server with no players. It fails if MaxPlayers is out
@@ -237,14 +295,27 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{
+	s := &Server{
 		cfg:     cfg,
 		timeout: cfg.Conn.withDefaults().Timeout,
 		gate:    gate,
 		log:     log,
 		byAddr:  make(map[netip.AddrPort]*player),
 		byNum:   make(map[uint16]*player),
-	}, nil
+	}
+	if a := cfg.Auth; a != nil {
+		if len(a.Addrs) == 0 {
+			return nil, errors.New("transport: Auth names no address tokens must name")
+		}
+		remember := a.Remember
+		if remember <= 0 {
+			remember = DefaultRemember
+		}
+		s.used = token.NewUsed(remember)
+		s.byClient = make(map[uint64]*player)
+		s.plain = make([]byte, 0, MaxDatagram)
+	}
+	return s, nil
 }
 
 // SetTick sets the server tick that Welcomes carry from now on, where a
@@ -270,27 +341,54 @@ func (s *Server) Send(player uint16, payload []byte, now Time) (wire.Seq, error)
 
 // sendData queues a Data datagram to p.
 func (s *Server) sendData(p *player, payload []byte, now Time) (wire.Seq, error) {
-	n, seq, err := sealData(&s.out, p.addr, p.token, p.conn, payload, now)
+	n, seq, err := sealData(&s.out, p.addr, p.token, p.conn, p.tx, payload, now)
 	p.bytesOut += uint64(n)
 	return seq, err
 }
 
 // sealData queues, in out, a Data datagram to addr: the message header with
-// token, then what conn.Seal makes of payload. It returns the datagram's
-// length (0 when it failed).
-func sealData(out *outbox, to netip.AddrPort, token uint64, conn *Conn, payload []byte, now Time) (int, wire.Seq, error) {
+// token, then what conn.Seal makes of payload, sealed by tx when it is not
+// nil. It returns the datagram's length (0 when it failed).
+func sealData(out *outbox, to netip.AddrPort, token uint64, conn *Conn, tx *seal.Sender, payload []byte, now Time) (int, wire.Seq, error) {
+	if len(payload) > MaxDataPayload {
+		return 0, 0, ErrTooLarge
+	}
 	buf := out.open()
 	start := len(buf)
-	buf = handshake.Header{Version: handshake.Version, Kind: handshake.KindData, Token: token}.Append(buf)
+	buf = openSealed(buf, handshake.KindData, token, tx)
 	// Seal counts what it is given as our header against MaxDatagram, so
-	// give it this datagram alone. open left room for MaxDatagram bytes and
-	// Seal writes no more, so it appends in place.
+	// give it this datagram alone. open left room for MaxDatagram bytes,
+	// and the check above keeps the datagram within them, tag included, so
+	// everything appends in place.
 	d, seq, err := conn.Seal(buf[start:], payload, now)
 	if err != nil {
 		return 0, 0, err
 	}
-	out.commit(to, buf[:start+len(d)])
-	return len(d), seq, nil
+	buf = closeSealed(buf[:start+len(d)], start, tx)
+	out.commit(to, buf)
+	return len(buf) - start, seq, nil
+}
+
+// openSealed appends a message header of kind with token to buf, and when
+// tx is not nil the room for the counter, which closeSealed fills.
+func openSealed(buf []byte, kind handshake.Kind, token uint64, tx *seal.Sender) []byte {
+	buf = handshake.Header{Version: handshake.Version, Kind: kind, Token: token}.Append(buf)
+	if tx != nil {
+		buf = append(buf, make([]byte, seal.CounterSize)...)
+	}
+	return buf
+}
+
+// closeSealed seals, in place, the datagram openSealed started at
+// buf[start:] and whose body has since been appended, when tx is not nil:
+// the header stays in the clear as associated data, the counter is written
+// after it, the body is encrypted and the tag appended.
+func closeSealed(buf []byte, start int, tx *seal.Sender) []byte {
+	if tx == nil {
+		return buf
+	}
+	h := start + handshake.HeaderSize
+	return tx.Seal(buf[:start], buf[start:h], buf[h+seal.CounterSize:])
 }
 
 // Poll does what is due at now: a player not heard from for the connection
@@ -363,7 +461,9 @@ func (s *Server) Kick(player uint16, now Time) bool {
 func (s *Server) sendGoodbye(p *player, reason handshake.GoodbyeReason) {
 	buf := s.out.open()
 	n := len(buf)
-	buf = handshake.AppendDatagram(buf, p.token, handshake.Goodbye{Reason: reason})
+	buf = openSealed(buf, handshake.KindGoodbye, p.token, p.tx)
+	buf = handshake.Goodbye{Reason: reason}.Append(buf)
+	buf = closeSealed(buf, n, p.tx)
 	p.bytesOut += uint64(len(buf) - n)
 	s.out.commit(p.addr, buf)
 }
@@ -373,6 +473,9 @@ func (s *Server) sendGoodbye(p *player, reason handshake.GoodbyeReason) {
 func (s *Server) remove(p *player, reason handshake.GoodbyeReason) {
 	delete(s.byAddr, p.addr)
 	delete(s.byNum, p.num)
+	if p.rx != nil && s.byClient[p.client] == p {
+		delete(s.byClient, p.client)
+	}
 	if i := slices.Index(s.seated, p); i >= 0 {
 		last := len(s.seated) - 1
 		s.seated[i] = s.seated[last]

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"net/netip"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"vkm/transport/handshake"
+	"vkm/transport/seal"
+	"vkm/transport/token"
 	"vkm/wire"
 )
 
@@ -52,9 +55,9 @@ func (s *Server) Receive(from netip.AddrPort, datagram []byte, now Time) {
 	case handshake.KindHello:
 		s.receiveHello(from, h.Token, body, len(datagram), now)
 	case handshake.KindData:
-		s.receiveData(from, h.Token, body, len(datagram), now)
+		s.receiveData(from, h.Token, datagram, now)
 	case handshake.KindGoodbye:
-		s.receiveGoodbye(from, h.Token, body, len(datagram), now)
+		s.receiveGoodbye(from, h.Token, datagram, now)
 	default: // Challenge, Welcome, Refuse: a server's own messages
 		s.stats.Unexpected++
 	}
@@ -62,74 +65,149 @@ func (s *Server) Receive(from netip.AddrPort, datagram []byte, now Time) {
 
 // receiveHello applies the join rules to a Hello body from from. size is the
 // whole datagram's length, the most any answer may be.
-func (s *Server) receiveHello(from netip.AddrPort, token uint64, body []byte, size int, now Time) {
+func (s *Server) receiveHello(from netip.AddrPort, cookie uint64, body []byte, size int, now Time) {
 	hello, err := handshake.ParseHello(body)
 	if err != nil {
 		s.stats.Malformed++
 		return
 	}
 	if r, ok := handshake.Check(s.cfg.Hello, hello); !ok {
-		s.refuse(from, token, r, size)
+		s.refuse(from, cookie, r, size)
 		s.logRefusal(from, r, &hello, now)
 		return
 	}
-	if token == 0 {
+	if cookie == 0 {
 		// A client starting afresh, perhaps on the address:port of one
-		// that left: its window's token is the departed seat's again.
+		// that left: its window's cookie is the departed seat's again.
 		s.retired.forget(from)
 	}
 	seat := s.byAddr[from]
-	if seat != nil && seat.playing && s.gate.Check(from, token, time.Duration(now)) {
+	if seat != nil && seat.playing && s.gate.Check(from, cookie, time.Duration(now)) {
 		// A playing client never says Hello again: this is a client
-		// restarted on the same address:port within the token's window.
+		// restarted on the same address:port within the cookie's window.
 		// The old seat stays until it times out; the new join waits for it
 		// rather than inheriting the old player's connection and number.
 		s.stats.BadToken++
 		return
 	}
-	if seat != nil && s.seatToken(seat, token, now) {
+	if seat != nil && s.seatToken(seat, cookie, now, false) {
+		if seat.rx != nil && !sameToken(seat, hello.Token) {
+			// The seat's cookie with another connect token, or none:
+			// a client restarted on the same port. The seat stays
+			// until it times out.
+			s.stats.BadToken++
+			return
+		}
+		s.seatToken(seat, cookie, now, true)
 		seat.bytesIn += uint64(size)
-		s.welcome(seat, size) // the Welcome was lost, or the token changed
+		s.welcome(seat, size) // the Welcome was lost, or the cookie changed
 		return
 	}
-	proven := s.gate.Check(from, token, time.Duration(now))
+	proven := s.gate.Check(from, cookie, time.Duration(now))
 	switch {
 	case seat != nil && proven:
 		// A proven join from an address whose seat plays under another
-		// token: a client restarted on the same port. The seat stays until
+		// cookie: a client restarted on the same port. The seat stays until
 		// it times out; the new join waits for it.
 		s.stats.BadToken++
 		return
-	case seat == nil && proven && s.retired.has(from, token):
-		// The token of a seat that has been vacated: a Hello its player
+	case seat == nil && proven && s.retired.has(from, cookie):
+		// The cookie of a seat that has been vacated: a Hello its player
 		// sent before the Welcome reached it, delayed past its Goodbye or
 		// Kick. It must not seat a player who is gone.
 		s.stats.Retired++
 		return
 	case seat == nil && len(s.seated) >= s.cfg.MaxPlayers:
 		full := handshake.Refuse{Reason: handshake.ReasonFull, MaxPlayers: uint16(s.cfg.MaxPlayers)}
-		s.refuse(from, token, full, size)
+		s.refuse(from, cookie, full, size)
 		s.logRefusal(from, full, &hello, now)
 		return
 	case !proven:
-		// Nothing proven, nothing kept: the token is a hash, not a record.
+		// Nothing proven, nothing kept: the cookie is a hash, not a record.
 		if s.answer(from, s.gate.Token(from, time.Duration(now)), handshake.Challenge{}, size) > 0 {
 			s.stats.Challenges++
 		}
 		return
 	}
-	s.admit(from, token, hello, size, now)
+	var claims *token.Claims
+	if s.cfg.Auth != nil {
+		c, r, ok := s.openToken(from, hello.Token, now)
+		if !ok {
+			s.refuse(from, cookie, r, size)
+			s.logRefusal(from, r, &hello, now)
+			return
+		}
+		claims = &c
+	}
+	s.admit(from, cookie, hello, claims, size, now)
 }
 
-// admit seats from, whose Hello echoed a valid token, if the game accepts
-// it.
-func (s *Server) admit(from netip.AddrPort, token uint64, hello handshake.Hello, size int, now Time) {
+// sameToken reports whether sealed is the connect token p was seated with:
+// a client repeating its Hello until the Welcome reaches it sends the same
+// one. The nonce, in the token's clear part, tells it; a forgery of it is
+// refused once it comes to be opened.
+func sameToken(p *player, sealed *[handshake.TokenSize]byte) bool {
+	const at = 25 // the nonce's offset in the sealed token (transport/token)
+	return sealed != nil && bytes.Equal(sealed[at:at+token.NonceSize], p.nonce[:])
+}
+
+// openToken checks the connect token a proven Hello from from carries, at
+// now, and returns its claims, or the Refuse that says what is wrong. Only
+// a Hello that echoed a valid cookie gets here, so a forged source address
+// costs the server no decryption; and nothing is kept of a token refused.
+func (s *Server) openToken(from netip.AddrPort, sealed *[handshake.TokenSize]byte, now Time) (token.Claims, handshake.Refuse, bool) {
+	a := s.cfg.Auth
+	if sealed == nil {
+		return token.Claims{}, handshake.Refuse{Reason: handshake.ReasonNoToken}, false
+	}
+	wall := a.Epoch.Add(time.Duration(now))
+	var c token.Claims
+	var err error
+	for _, addr := range a.Addrs {
+		c, err = token.Open(&a.Key, sealed[:], wall, addr)
+		if !errors.Is(err, token.ErrWrongServer) {
+			break
+		}
+	}
+	refuse := func(r handshake.Reason, detail string) (token.Claims, handshake.Refuse, bool) {
+		return token.Claims{}, handshake.Refuse{Reason: r, Detail: detail}, false
+	}
+	switch {
+	case errors.Is(err, token.ErrExpired):
+		return refuse(handshake.ReasonTokenExpired, "")
+	case errors.Is(err, token.ErrWrongServer):
+		return refuse(handshake.ReasonWrongServer, "")
+	case errors.Is(err, token.ErrForged):
+		return refuse(handshake.ReasonBadToken, "forged or minted with another key")
+	case err != nil:
+		return refuse(handshake.ReasonBadToken, "malformed")
+	case c.Protocol != a.Protocol:
+		return refuse(handshake.ReasonBadToken, "minted for another game")
+	case s.used.Has(c.Nonce, wall):
+		return refuse(handshake.ReasonTokenUsed, "")
+	case s.byClient[c.Client] != nil:
+		// The client is seated from another address. Refused for now;
+		// taking the seat over (a rejoin) would be decided here.
+		return refuse(handshake.ReasonClientSeated, "")
+	}
+	return c, handshake.Refuse{}, true
+}
+
+// admit seats from, whose Hello echoed a valid cookie (and, with Auth,
+// whose connect token claims says who it is), if the game accepts it.
+func (s *Server) admit(from netip.AddrPort, cookie uint64, hello handshake.Hello, claims *token.Claims, size int, now Time) {
+	token := cookie
 	num, ok := s.nums.peek()
 	if !ok { // 65535 seated: only reachable with MaxPlayers 65535
 		s.refuse(from, token, handshake.Refuse{Reason: handshake.ReasonFull, MaxPlayers: uint16(s.cfg.MaxPlayers)}, size)
 		return
 	}
 	name := hello.Name
+	if claims != nil && claims.Name != "" {
+		// The backend vouches for this name; the Hello's is the player's
+		// own say.
+		name = claims.Name
+	}
 	if name == "" {
 		name = "Player " + strconv.Itoa(int(num))
 	}
@@ -143,11 +221,27 @@ func (s *Server) admit(from netip.AddrPort, token uint64, hello handshake.Hello,
 			return
 		}
 	}
-	s.nums.take(num)
 	p := &player{
 		num: num, addr: from, token: token, seatedBy: token, name: name, dev: hello.Dev,
-		conn: NewConn(s.cfg.Conn, now), joinedAt: now, bytesIn: uint64(size),
+		joinedAt: now, bytesIn: uint64(size),
 	}
+	if claims != nil {
+		tx, err := seal.NewSender(&claims.ServerToClient, handshake.HeaderSize)
+		if err != nil {
+			panic(err) // the header length is a constant NewSender takes
+		}
+		rx, err := seal.NewReceiver(&claims.ClientToServer, handshake.HeaderSize)
+		if err != nil {
+			panic(err)
+		}
+		// openToken asked Has; Seen now remembers the token, so no other
+		// join can use it.
+		s.used.Seen(claims.Nonce, claims.Expires, s.cfg.Auth.Epoch.Add(time.Duration(now)))
+		p.client, p.nonce, p.tx, p.rx = claims.Client, claims.Nonce, tx, rx
+		s.byClient[p.client] = p
+	}
+	s.nums.take(num)
+	p.conn = NewConn(s.cfg.Conn, now)
 	s.byAddr[from] = p
 	s.byNum[num] = p
 	s.seated = append(s.seated, p)
@@ -158,18 +252,21 @@ func (s *Server) admit(from netip.AddrPort, token uint64, hello handshake.Hello,
 }
 
 // seatToken reports whether token proves a datagram from p's address is
-// p's. It does when it is p's token. It also does, and p adopts it, when p
-// has sent no Data yet and the cookie gate accepts it for p's address: a
-// client that said Hello as a window turned can be told two tokens, be
-// seated under the first and hold the second, and it heard both.
-func (s *Server) seatToken(p *player, token uint64, now Time) bool {
+// p's. It does when it is p's token. It also does, and p adopts it when
+// adopt is true, when p has sent no Data yet and the cookie gate accepts it
+// for p's address: a client that said Hello as a window turned can be told
+// two tokens, be seated under the first and hold the second, and it heard
+// both. A sealed datagram adopts only once it has authenticated.
+func (s *Server) seatToken(p *player, token uint64, now Time, adopt bool) bool {
 	if token == p.token {
 		return true
 	}
 	if p.playing || !s.gate.Check(p.addr, token, time.Duration(now)) {
 		return false
 	}
-	p.token = token
+	if adopt {
+		p.token = token
+	}
 	return true
 }
 
@@ -181,6 +278,21 @@ func (s *Server) welcome(p *player, limit int) {
 		MaxPlayers: uint16(s.cfg.MaxPlayers),
 		TickRate:   s.cfg.Hello.TickRate,
 		Dev:        s.cfg.Hello.Dev,
+	}
+	if p.tx != nil {
+		// Sealed with the server-to-client key: the client believes its
+		// seat, number and the server's clock only from the server that
+		// opened its token.
+		buf := s.out.open()
+		start := len(buf)
+		buf = openSealed(buf, handshake.KindWelcome, p.token, p.tx)
+		buf = closeSealed(w.Append(buf), start, p.tx)
+		if n := len(buf) - start; n <= limit {
+			s.out.commit(p.addr, buf)
+			p.bytesOut += uint64(n)
+			s.stats.Welcomes++
+		}
+		return
 	}
 	if n := s.answer(p.addr, p.token, w, limit); n > 0 {
 		p.bytesOut += uint64(n)
@@ -210,25 +322,39 @@ func (s *Server) answer(to netip.AddrPort, token uint64, m handshake.Message, li
 	return 0
 }
 
-// seatFor returns the seat at from if token proves the datagram is its, or
-// nil, counting why: no seat there, or the wrong token.
-func (s *Server) seatFor(from netip.AddrPort, token uint64, now Time) *player {
+// seatFor returns the seat at from if token proves the datagram is its,
+// and the body: the datagram's after the header, or for a sealed seat the
+// body opened, which aliases a buffer of the Server's until the next
+// datagram. It returns nil, counting why, when there is no seat there, the
+// token is wrong, or a sealed datagram does not open (forged, altered,
+// replayed or too old). Nothing of the seat changes before the datagram
+// has authenticated.
+func (s *Server) seatFor(from netip.AddrPort, token uint64, datagram []byte, now Time) (*player, []byte) {
 	p := s.byAddr[from]
 	switch {
 	case p == nil:
 		s.stats.NoSeat++
-		return nil
-	case !s.seatToken(p, token, now):
+		return nil, nil
+	case !s.seatToken(p, token, now, p.rx == nil):
 		s.stats.BadToken++
-		return nil
+		return nil, nil
+	case p.rx == nil:
+		return p, datagram[handshake.HeaderSize:]
 	}
-	return p
+	_, body, err := p.rx.Open(s.plain[:0], datagram)
+	if err != nil {
+		s.stats.dropSealed(err)
+		return nil, nil
+	}
+	s.seatToken(p, token, now, true)
+	return p, body
 }
 
 // receiveData hands a Data body from a seat's address to its Conn, once the
-// token has proven it is the seat's.
-func (s *Server) receiveData(from netip.AddrPort, token uint64, body []byte, size int, now Time) {
-	p := s.seatFor(from, token, now)
+// token has proven it is the seat's and the seal that it is genuine.
+func (s *Server) receiveData(from netip.AddrPort, token uint64, datagram []byte, now Time) {
+	size := len(datagram)
+	p, body := s.seatFor(from, token, datagram, now)
 	if p == nil {
 		return
 	}
@@ -249,9 +375,11 @@ func (s *Server) receiveData(from netip.AddrPort, token uint64, body []byte, siz
 	}
 }
 
-// receiveGoodbye removes the seat at from if the Goodbye carries its token.
-func (s *Server) receiveGoodbye(from netip.AddrPort, token uint64, body []byte, size int, now Time) {
-	p := s.seatFor(from, token, now)
+// receiveGoodbye removes the seat at from if the Goodbye carries its token
+// and, for a sealed seat, authenticates.
+func (s *Server) receiveGoodbye(from netip.AddrPort, token uint64, datagram []byte, now Time) {
+	size := len(datagram)
+	p, body := s.seatFor(from, token, datagram, now)
 	if p == nil {
 		return
 	}

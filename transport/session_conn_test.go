@@ -10,6 +10,7 @@ import (
 	"vkm/transport"
 	"vkm/transport/handshake"
 	"vkm/transport/memnet"
+	"vkm/transport/seal"
 	"vkm/wire"
 )
 
@@ -370,7 +371,8 @@ func TestGoodbyes(t *testing.T) {
 }
 
 // Nothing is ever sent over MaxDatagram: a payload that would not fit is
-// refused at both ends.
+// refused at both ends. MaxDataPayload leaves room for sealing, so an
+// unsealed connection's largest datagram is seal.Overhead short of it.
 func TestDataPayloadLimit(t *testing.T) {
 	s, p := joined(t, 0xd000)
 	big := make([]byte, transport.MaxDataPayload)
@@ -385,7 +387,7 @@ func TestDataPayloadLimit(t *testing.T) {
 	_, errS := s.srv.Send(1, append(big, 0), s.now)
 	_, errC := p.c.Send(append(big, 0), s.now)
 	t.Logf("seed %d: largest Data: server %d bytes, client %d bytes; one more byte: %v / %v", s.seed, len(b), len(cb), errS, errC)
-	if len(b) != transport.MaxDatagram || len(cb) != transport.MaxDatagram ||
+	if len(b) != transport.MaxDatagram-seal.Overhead || len(cb) != transport.MaxDatagram-seal.Overhead ||
 		!errors.Is(errS, transport.ErrTooLarge) || !errors.Is(errC, transport.ErrTooLarge) {
 		t.Fatal("payload limit")
 	}

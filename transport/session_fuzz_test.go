@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"vkm/transport/handshake"
+	"vkm/transport/token"
 )
 
 // fuzzHello is what the fuzzed server holds and its one real client says.
@@ -23,16 +24,40 @@ const fuzzNow = Time(12 * time.Second)
 // seatedServer returns a Server with one player seated at fuzzSeated, who
 // has sent a Data (so it plays and its token is fixed), and that client.
 func seatedServer(tb testing.TB) (*Server, *Client, *int) {
+	return seatedServerAuth(tb, false)
+}
+
+// fuzzKey and fuzzServer are the sealed fuzzed server's key and address.
+var (
+	fuzzKey    = token.Key{0: 'f', 31: 'z'}
+	fuzzServer = netip.MustParseAddrPort("10.0.0.1:27960")
+)
+
+// seatedServerAuth is seatedServer, with the server holding a key and the
+// client a token when sealed is true.
+func seatedServerAuth(tb testing.TB, sealed bool) (*Server, *Client, *int) {
 	tb.Helper()
 	admits := new(int)
-	s, err := NewServer(ServerConfig{
+	cfg := ServerConfig{
 		Hello: fuzzHello, MaxPlayers: 2, Rand: bytes.NewReader(make([]byte, 16)),
 		Admit: func(uint16, string, bool) (handshake.Refuse, bool) { *admits++; return handshake.Refuse{}, true },
-	})
+	}
+	ccfg := ClientConfig{Hello: fuzzHello}
+	if sealed {
+		epoch := time.Unix(2_000_000_000, 0)
+		cfg.Auth = &Auth{Key: fuzzKey, Addrs: []netip.AddrPort{fuzzServer}, Protocol: 1, Epoch: epoch}
+		tok, err := token.Mint(&fuzzKey, token.Claims{Protocol: 1, Client: 3, Expires: epoch.Add(time.Hour), Servers: cfg.Auth.Addrs},
+			epoch, bytes.NewReader(make([]byte, 200)))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ccfg.Token = &tok
+	}
+	s, err := NewServer(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	c := NewClient(ClientConfig{Hello: fuzzHello}, 0)
+	c := NewClient(ccfg, 0)
 	now := Time(9 * time.Second)
 	for range 4 { // Hello, Challenge, Hello, Welcome
 		c.Poll(now)
@@ -160,6 +185,82 @@ func FuzzClientReceive(f *testing.F) {
 			t.Fatalf("a datagram without the token changed the session: %v %+v", c.state, c.conn.Stats())
 		case c.state != StatePlaying && c.state != StateDisconnected:
 			t.Fatalf("a playing client went to %v", c.state)
+		}
+	})
+}
+
+// FuzzSealedServerReceive is FuzzServerReceive against a server with a key
+// whose player is sealed: whatever the bytes, no panic, the maps agree, no
+// answer to an address without a seat is larger than what it sent, and only
+// the genuine sealed datagram, byte for byte, reaches the player's Conn.
+func FuzzSealedServerReceive(f *testing.F) {
+	_, c, _ := seatedServerAuth(f, true)
+	c.Send([]byte("cmd"), fuzzNow)
+	data, _ := c.NextDatagram()
+	data = bytes.Clone(data)
+	c.Leave(fuzzNow)
+	bye, _ := c.NextDatagram()
+	f.Add(data, uint16(0), false)
+	f.Add(data, uint16(0), true)
+	f.Add(bytes.Clone(bye), uint16(0), false)
+	f.Add(handshake.AppendDatagram(nil, 0, fuzzHello), uint16(4), true)
+	f.Add(handshake.AppendDatagram(nil, 0, handshake.Goodbye{Reason: handshake.GoodbyeQuit}), uint16(0), true)
+	f.Fuzz(func(t *testing.T, datagram []byte, sel uint16, stamp bool) {
+		s, c, _ := seatedServerAuth(t, true)
+		c.Send([]byte("cmd"), fuzzNow)
+		genuine, _ := c.NextDatagram()
+		from := fuzzAddr(sel)
+		datagram = bytes.Clone(datagram)
+		if stamp && len(datagram) >= handshake.HeaderSize {
+			binary.LittleEndian.PutUint64(datagram[4:], s.gate.Token(from, time.Duration(fuzzNow)))
+		}
+		real := s.byAddr[fuzzSeated]
+		connBefore := real.conn.Stats()
+		s.Receive(from, datagram, fuzzNow)
+		if len(s.byAddr) != len(s.seated) || len(s.byNum) != len(s.seated) || len(s.byClient) != len(s.seated) {
+			t.Fatalf("maps disagree: %d/%d/%d/%d", len(s.byAddr), len(s.byNum), len(s.byClient), len(s.seated))
+		}
+		if s.byAddr[fuzzSeated] == real && real.conn.Stats() != connBefore && !bytes.Equal(datagram, genuine) {
+			t.Fatalf("a datagram that is not the genuine one reached the Conn: %+v -> %+v", connBefore, real.conn.Stats())
+		}
+		for to, b, ok := s.NextDatagram(); ok; to, b, ok = s.NextDatagram() {
+			if len(b) > MaxDatagram || (to != fuzzSeated && len(b) > len(datagram)) {
+				t.Fatalf("answer of %d bytes to %v for %d bytes", len(b), to, len(datagram))
+			}
+		}
+	})
+}
+
+// FuzzSealedClientReceive hands a playing sealed Client an arbitrary
+// datagram, its token field optionally replaced by the client's. No panic;
+// only the server's genuine sealed datagram, byte for byte, reaches the
+// Conn or ends the session.
+func FuzzSealedClientReceive(f *testing.F) {
+	s, _, _ := seatedServerAuth(f, true)
+	s.Send(1, []byte("snapshot"), fuzzNow)
+	_, d, _ := s.NextDatagram()
+	f.Add(bytes.Clone(d), false)
+	f.Add(bytes.Clone(d), true)
+	s.Kick(1, fuzzNow)
+	_, bye, _ := s.NextDatagram()
+	f.Add(bytes.Clone(bye), false)
+	f.Add(handshake.AppendDatagram(nil, 1, handshake.Goodbye{Reason: handshake.GoodbyeShutdown}), true)
+	f.Fuzz(func(t *testing.T, datagram []byte, stamp bool) {
+		s, c, _ := seatedServerAuth(t, true)
+		s.Send(1, []byte("snapshot"), fuzzNow)
+		_, data, _ := s.NextDatagram()
+		data = bytes.Clone(data)
+		s.Kick(1, fuzzNow)
+		_, bye, _ := s.NextDatagram()
+		datagram = bytes.Clone(datagram)
+		if stamp && len(datagram) >= handshake.HeaderSize {
+			binary.LittleEndian.PutUint64(datagram[4:], c.token)
+		}
+		before := c.conn.Stats()
+		c.Receive(datagram, fuzzNow)
+		genuine := bytes.Equal(datagram, data) || bytes.Equal(datagram, bye)
+		if !genuine && (c.state != StatePlaying || c.conn.Stats() != before) {
+			t.Fatalf("a datagram the server did not seal changed the session: %v %+v", c.state, c.conn.Stats())
 		}
 	})
 }

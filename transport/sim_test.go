@@ -45,6 +45,7 @@ type peer struct {
 	cutUp, cutDown bool                // drop everything that way
 	sniffDown      func(b []byte)      // sees each server datagram to this peer as sent
 	dropUp         func(b []byte) bool // drops a client datagram when it returns true
+	dropDown       func(b []byte) bool // drops a server datagram to it when it returns true
 }
 
 // ended returns the peer's EventEnded, if any.
@@ -175,7 +176,7 @@ func (s *sim) flush() {
 		if p.sniffDown != nil {
 			p.sniffDown(b)
 		}
-		if !p.cutDown {
+		if !p.cutDown && (p.dropDown == nil || !p.dropDown(b)) {
 			p.pipe.BtoA.Send(b, s.now)
 		}
 	}

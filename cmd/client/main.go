@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	client <project-dir> [--connect ADDR[:PORT]] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
+//	client <project-dir> [--connect ADDR[:PORT] [--token FILE | --key FILE [--client-id N]]] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
 //	client -h | --version
 //
 // It exits 0 when its run ends with every client offline or seated
@@ -19,6 +19,7 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 
 	"vkm/host"
@@ -51,6 +52,8 @@ type options struct {
 	botSeed  uint64
 	report   string
 	logLevel string
+	token    string
+	keyFile  string
 }
 
 // parse reads the command line into the client's configuration, refusing
@@ -72,6 +75,9 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.BoolVar(&o.lite, "lite", false, "with --bots and --connect: lite clients that join and play their bot's commands without simulating a world of their own, so one machine can seat a crowd")
 	fs.Uint64Var(&o.botSeed, "bot-seed", 1, "the bot's seed (the same seed plays the same match)")
 	fs.DurationVar(&o.play.Duration, "duration", 0, "stop after this long (e.g. 10s); 0 runs until interrupted")
+	fs.StringVar(&o.token, "token", "", "join a server with a key using the connect token in FILE (- reads stdin)")
+	fs.StringVar(&o.keyFile, "key", "", "for development: the game's key FILE; the client (and each bot) mints its own token")
+	fs.Uint64Var(&o.play.ClientID, "client-id", 0, "with --key: the client id the minted token carries (default: random; bot i gets i)")
 	fs.StringVar(&o.report, "report", "", "write a JSON summary of the run to this file")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	var err error
@@ -141,6 +147,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	o.play.Project, o.play.Logger = p, logger
+	if o.token != "" {
+		t, err := host.ReadTokenFile(o.token, os.Stdin)
+		if err != nil {
+			return err
+		}
+		o.play.Token = &t
+	}
+	if o.keyFile != "" {
+		k, err := host.ReadKeyFile(o.keyFile)
+		if err != nil {
+			return err
+		}
+		o.play.Key = &k
+	}
 	if o.bots != 0 {
 		return runBots(ctx, o, logger)
 	}

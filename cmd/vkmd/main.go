@@ -3,9 +3,20 @@
 //
 // Usage:
 //
-//	vkmd <project-dir> [--port N] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--admin ADDR [--admin-public]] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--schema]
+//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--admin ADDR [--admin-public]] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--schema]
 //	vkmd check <project-dir>
+//	vkmd keygen > FILE
+//	vkmd token <project-dir> --key FILE --server ADDR[,ADDR] --client-id N [--name NAME] [--expires 1h] > player.token
 //	vkmd -h | --version
+//
+// Without --key, vkmd serves on 127.0.0.1 only, and says so in its status
+// line: anyone whose build matches may join, and nothing is sealed. With
+// --key (a file vkmd keygen writes), it serves on every interface and
+// admits only players with a connect token minted under that key (by the
+// game's backend with the Go package vkm/transport/token, or by vkmd
+// token), sealing every datagram of their connections. --public names the
+// addresses players reach the server at, which their tokens must name.
+// --insecure serves every interface without a key.
 //
 // vkmd check loads the project as a server would, without serving it, and
 // prints every mistake it finds in its files, one a line, then exits 1; a
@@ -53,6 +64,8 @@ type options struct {
 	dir      string
 	done     bool // -h or --version answered: nothing to run
 	port     int
+	keyFile  string
+	public   string
 	serve    host.ServeConfig
 	report   string
 	logLevel string
@@ -118,6 +131,9 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.memProf, "memprofile", "", "write an allocation profile to this file at exit (go tool pprof)")
 	fs.StringVar(&o.serve.Admin, "admin", "", "serve /metrics, /healthz, /readyz and /debug/pprof/ over HTTP on this address (e.g. 127.0.0.1:9100); loopback only unless --admin-public")
 	fs.BoolVar(&o.serve.AdminPublic, "admin-public", false, "let --admin listen on an address that is not loopback")
+	fs.StringVar(&o.keyFile, "key", "", "the game's key file (vkmd keygen writes one): admit only players with a connect token, and seal their connections")
+	fs.StringVar(&o.public, "public", "", "with --key: the addresses players reach this server at, IP:PORT[,IP:PORT] (default: the address served on)")
+	fs.BoolVar(&o.serve.Insecure, "insecure", false, "serve every interface without a key: anyone whose build matches may join, unsealed")
 	fs.BoolVar(&o.schema, "schema", false, "print what the project puts on the wire and its fingerprint (what a refused join compares), then exit")
 	for _, a := range args {
 		if name := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-"); strings.HasPrefix(a, "-") && name == "host" {
@@ -131,6 +147,18 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	if o.port != 0 {
 		o.serve.Addr = fmt.Sprintf(":%d", o.port)
 	}
+	if o.public != "" {
+		if o.serve.Public, err = host.ParsePublic(o.public); err != nil {
+			return o, cli.Usagef("%v", err)
+		}
+	}
+	if o.keyFile != "" {
+		k, err := host.ReadKeyFile(o.keyFile)
+		if err != nil {
+			return o, err
+		}
+		o.serve.Key = &k
+	}
 	if err := o.serve.Validate(); err != nil {
 		return o, cli.Usagef("%v", err)
 	}
@@ -138,8 +166,15 @@ func parse(args []string, stdout io.Writer) (options, error) {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "check" {
-		return runCheck(args[1:], stdout)
+	if len(args) > 0 {
+		switch args[0] {
+		case "check":
+			return runCheck(args[1:], stdout)
+		case "keygen":
+			return runKeygen(args[1:], stdout)
+		case "token":
+			return runToken(args[1:], stdout)
+		}
 	}
 	o, err := parse(args, stdout)
 	if err != nil || o.done {

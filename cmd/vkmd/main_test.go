@@ -154,3 +154,41 @@ func TestSchemaPrintsWhatAJoinCompares(t *testing.T) {
 		}
 	}
 }
+
+// keygen writes a key file; token mints from it a token for the arena;
+// the command lines they cannot run exit 2, naming what is missing; a key
+// and --insecure together, or public addresses without a key, are refused.
+func TestKeygenAndToken(t *testing.T) {
+	code, key, stderr := runMain(t, "keygen")
+	if code != 0 || len(strings.TrimSpace(key)) != 44 || stderr != "" {
+		t.Fatalf("keygen: exit %d, %q %q", code, key, stderr)
+	}
+	file := filepath.Join(t.TempDir(), "game.key")
+	if err := os.WriteFile(file, []byte(key), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, tok, stderr := runMain(t, "token", "../../projects/arena", "--key", file, "--server", "127.0.0.1:27960", "--client-id", "4", "--name", "ada", "--expires", "10m")
+	if code != 0 || len(strings.TrimSpace(tok)) != 516 {
+		t.Fatalf("token: exit %d, %d characters, %s", code, len(strings.TrimSpace(tok)), stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"keygen", "extra"}, "takes no arguments"},
+		{[]string{"token", "../../projects/arena", "--server", "127.0.0.1:1", "--client-id", "1"}, "--key FILE is required"},
+		{[]string{"token", "../../projects/arena", "--key", file, "--client-id", "1"}, "--server ADDR is required"},
+		{[]string{"token", "../../projects/arena", "--key", file, "--server", "127.0.0.1:1"}, "--client-id N is required"},
+		{[]string{"../../projects/arena", "--key", file, "--insecure"}, "drop one of --key and --insecure"},
+		{[]string{"../../projects/arena", "--public", "192.0.2.1:27960"}, "need a key"},
+		{[]string{"../../projects/arena", "--key", file, "--public", "example.com:1"}, "is not IP:port"},
+	} {
+		code, _, stderr := runMain(t, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	if code, _, stderr := runMain(t, "../../projects/arena", "--key", filepath.Join(t.TempDir(), "none")); code != 1 || !strings.Contains(stderr, "key file") {
+		t.Errorf("a missing key file: exit %d, %q", code, stderr)
+	}
+}

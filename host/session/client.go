@@ -3,6 +3,7 @@ package session
 import (
 	"log/slog"
 	"time"
+	"vkm/transport/token"
 
 	"vkm/host/game"
 	"vkm/host/project"
@@ -130,6 +131,9 @@ type ClientConfig struct {
 	OnState func(state, why string)
 	// Now is the session's time at its start: its first Hello goes then.
 	Now transport.Time
+	// Token is the connect token to join a server with a key; nil joins
+	// one without (transport.ClientConfig.Token).
+	Token *token.Token
 }
 
 // NewClient loads cfg.Project as a client about to join: a Game
@@ -150,7 +154,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	}
 	hello := g.Hello()
 	hello.Name, hello.Dev = cfg.Name, cfg.Dev
-	c.net = transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.Logger}, cfg.Now)
+	c.net = transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.Logger, Token: cfg.Token}, cfg.Now)
 	c.interp = newInterpolation(g.TickRate())
 	return c, nil
 }

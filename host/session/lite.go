@@ -3,6 +3,7 @@ package session
 import (
 	"log/slog"
 	"time"
+	"vkm/transport/token"
 
 	"vkm/host/game"
 	"vkm/host/project"
@@ -61,6 +62,8 @@ type LiteConfig struct {
 	OnState func(state, why string)
 	Logger  *slog.Logger
 	Now     transport.Time
+	// Token is as in ClientConfig.
+	Token *token.Token
 }
 
 // NewLite returns a lite client about to join.
@@ -73,7 +76,7 @@ func NewLite(cfg LiteConfig) *Lite {
 	return &Lite{
 		project: cfg.Project, input: cfg.Input, onState: cfg.OnState, schema: cfg.Schema,
 		clock: game.NewClock(cfg.Project.TickRate), rel: mustReliable(),
-		net: transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.Logger}, cfg.Now),
+		net: transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.Logger, Token: cfg.Token}, cfg.Now),
 	}
 }
 

@@ -128,6 +128,9 @@ type ServerConfig struct {
 	// BudgetClock is the clock behaviors' calls are budgeted on
 	// (scripting.Config.BudgetClock); nil is wall time.
 	BudgetClock func() time.Duration
+	// Auth, if set, admits only players with a connect token and seals
+	// their connections (transport.ServerConfig.Auth).
+	Auth *transport.Auth
 }
 
 // Changes is what a dev server learns saves from: watch.Watcher over the
@@ -167,7 +170,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	hello.Dev = dev
 	s.net, err = transport.NewServer(transport.ServerConfig{
 		Hello: hello, MaxPlayers: g.Project().Players, Logger: cfg.Logger,
-		Admit: s.admit,
+		Admit: s.admit, Auth: cfg.Auth,
 	})
 	if err != nil {
 		g.Close()

@@ -67,14 +67,14 @@ var house = []layer{
 	{dir: "host/game", uses: []string{"wire", "transport/handshake", "replication", "prediction", "physics", "scripting", "host/project", "host/store"}, bans: pure, sansIO: true},
 	// Polls a project's files through its fs.FS.
 	{dir: "host/watch", uses: []string{"transport"}, bans: pure, sansIO: true},
-	{dir: "host/session", uses: []string{"transport", "transport/handshake", "replication", "prediction", "physics", "scripting", "host/project", "host/store", "host/game"}, bans: pure, sansIO: true},
+	{dir: "host/session", uses: []string{"transport", "transport/handshake", "transport/token", "replication", "prediction", "physics", "scripting", "host/project", "host/store", "host/game"}, bans: pure, sansIO: true},
 	// The reference client's web page: an HTTP server of its own.
 	{dir: "host/view", bans: map[string]string{"syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// The admin listener: an HTTP handler of metrics, health and profiles,
 	// fed by the serving loop; it knows nothing of the session.
 	{dir: "host/admin", bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// The composing root: goroutines, timers, sockets and the wall clock.
-	{dir: "host", uses: []string{"transport", "transport/handshake", "transport/memnet", "transport/udp", "replication", "prediction",
+	{dir: "host", uses: []string{"transport", "transport/handshake", "transport/token", "transport/memnet", "transport/udp", "replication", "prediction",
 		"host/project", "host/bot", "host/game", "host/watch", "host/session", "host/view", "host/admin"}},
 	{dir: "cmd/vkmd", uses: []string{"host", "host/project"}},
 	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project"}},

@@ -15,9 +15,13 @@
 //	client                                   server
 //	Hello(token 0), padded to HelloSize  -->
 //	                                     <-- Challenge(token T)   keeps nothing
-//	Hello(token T), padded               -->
+//	Hello(token T, connect token), padded -->
 //	                                     <-- Welcome(token T)     seats the address
 //	                                      or Refuse(reason)
 //	Data(token T) ...                    <-> Data(token T) ...
 //	Goodbye(token T)                     <-> (either end, once)
+//
+// The connect token rides only in the echoing Hello, and only to a server
+// that holds a key; with one, the Welcome, Data and Goodbye are sealed
+// (transport/seal) with the header in the clear as associated data.
 package handshake

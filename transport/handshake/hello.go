@@ -30,14 +30,28 @@ const helloFixed = 29
 // flagDev is the Hello flag bit saying the client runs in dev mode.
 const flagDev = 1 << 0
 
+// flagToken is the Hello flag bit saying the Hello carries a sealed connect
+// token at tokenAt.
+const flagToken = 1 << 1
+
+// TokenSize is the length of the sealed connect token a Hello may carry:
+// transport/token's SealedSize, which that package checks against this.
+const TokenSize = 323
+
+// tokenAt is where a carried token starts in a Hello's body, after the
+// longest name: datagram offset 73.
+const tokenAt = helloFixed + NameMax
+
 // Hello asks to join. Its token travels in the header: 0 on a first Hello,
 // the Challenge's token when echoed. It says what the client holds, so the
 // server can refuse a build that would read the game differently (Check).
 //
 // Body layout (offsets from the start of the datagram, integers little
 // endian): 12 SchemaFP u64, 20 ActionFP u64, 28 WorldFP u64, 36 TickRate
-// u16, 38 ActionCount u8, 39 flags u8 (bit 0 Dev, others zero), 40 name
-// length u8 (at most NameMax), 41 name, then zeros up to HelloSize.
+// u16, 38 ActionCount u8, 39 flags u8 (bit 0 Dev, bit 1 token, others
+// zero), 40 name length u8 (at most NameMax), 41 name, zeros up to 73; with
+// the token bit, 73 the sealed connect token (TokenSize bytes, to 396);
+// then zeros up to HelloSize.
 type Hello struct {
 	// SchemaFP is the replication schema's fingerprint.
 	SchemaFP uint64
@@ -57,6 +71,12 @@ type Hello struct {
 	Name string
 	// Dev says the client runs in dev mode (scripts hot-reloaded).
 	Dev bool
+	// Token is the client's sealed connect token (transport/token), or
+	// nil. A client sends it only in a Hello that echoes a Challenge's
+	// token, so a server opens tokens only for an address that has proven
+	// it receives. ParseHello returns it aliasing the body. A pointer keeps
+	// Hello comparable and cheap to copy.
+	Token *[TokenSize]byte
 }
 
 // Kind returns KindHello.
@@ -74,11 +94,19 @@ func (h Hello) Append(b []byte) []byte {
 	if h.Dev {
 		flags |= flagDev
 	}
+	carry := h.Token != nil
+	if carry {
+		flags |= flagToken
+	}
 	name := CleanName(h.Name)
 	b = append(b, h.ActionCount, flags, byte(len(name)))
 	b = append(b, name...)
 	// The compiler turns append of a fresh make into a grow-and-clear, so
 	// padding allocates nothing beyond b's own growth.
+	if carry {
+		b = append(b, make([]byte, tokenAt-(len(b)-start))...)
+		b = append(b, h.Token[:]...)
+	}
 	return append(b, make([]byte, helloBody-(len(b)-start))...)
 }
 
@@ -94,7 +122,7 @@ func ParseHello(body []byte) (Hello, error) {
 		return Hello{}, fail(KindHello, ProblemLength)
 	}
 	flags := body[27]
-	if flags&^flagDev != 0 {
+	if flags&^(flagDev|flagToken) != 0 {
 		return Hello{}, fail(KindHello, ProblemFlags)
 	}
 	n := int(body[28])
@@ -105,12 +133,20 @@ func ParseHello(body []byte) (Hello, error) {
 	if !cleanName(name) {
 		return Hello{}, fail(KindHello, ProblemName)
 	}
-	for _, c := range body[helloFixed+n:] {
-		if c != 0 {
+	var tok *[TokenSize]byte
+	pad := body[helloFixed+n:]
+	if flags&flagToken != 0 {
+		tok = (*[TokenSize]byte)(body[tokenAt : tokenAt+TokenSize])
+		if !zero(body[helloFixed+n : tokenAt]) {
 			return Hello{}, fail(KindHello, ProblemPadding)
 		}
+		pad = body[tokenAt+TokenSize:]
+	}
+	if !zero(pad) {
+		return Hello{}, fail(KindHello, ProblemPadding)
 	}
 	return Hello{
+		Token:       tok,
 		SchemaFP:    binary.LittleEndian.Uint64(body[0:8]),
 		ActionFP:    binary.LittleEndian.Uint64(body[8:16]),
 		WorldFP:     binary.LittleEndian.Uint64(body[16:24]),
@@ -161,3 +197,13 @@ func cleanName(name []byte) bool {
 // nameRune reports whether r may appear in a player name: anything that
 // draws, and the ordinary space.
 func nameRune(r rune) bool { return unicode.IsGraphic(r) }
+
+// zero reports whether b is all zero bytes.
+func zero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -53,6 +53,16 @@ var sampleHello = Hello{
 	Dev:         true,
 }
 
+// sampleToken stands for a sealed connect token: TokenSize bytes, none of
+// them zero, so a misplaced copy shows.
+var sampleToken = func() *[TokenSize]byte {
+	var b [TokenSize]byte
+	for i := range b {
+		b[i] = byte(i%251 + 1)
+	}
+	return &b
+}()
+
 // sampleMessages is one message of each kind, with its token.
 var sampleMessages = []struct {
 	name  string
@@ -61,6 +71,9 @@ var sampleMessages = []struct {
 }{
 	{"first hello", 0, Hello{SchemaFP: 1, TickRate: 64}},
 	{"echoed hello", 0x0123456789abcdef, sampleHello},
+	{"echoed hello with connect token", 0x0123456789abcdef, Hello{SchemaFP: 3, TickRate: 64, Name: "grace", Token: sampleToken}},
+	{"refuse token used", 0x0123456789abcdef, Refuse{Reason: ReasonTokenUsed}},
+	{"refuse bad token", 0x0123456789abcdef, Refuse{Reason: ReasonBadToken, Detail: "minted for another game"}},
 	{"hello with long unicode name", 7, Hello{SchemaFP: 2, ActionCount: 255, ActionFP: ^uint64(0), WorldFP: ^uint64(0), TickRate: 65535, Name: "Zoë ünstoppable!! 🐉🐉🐉"}},
 	{"challenge", 0xfeedface, Challenge{}},
 	{"welcome", 9, Welcome{ServerTick: 123456, Player: 3, MaxPlayers: 4, TickRate: 64, Dev: true}},

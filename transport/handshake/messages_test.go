@@ -2,6 +2,7 @@ package handshake
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -15,7 +16,7 @@ func TestEveryMessageRoundTrips(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := Header{Version: Version, Kind: c.msg.Kind(), Token: c.token}
-			if h != want || m != c.msg {
+			if h != want || !reflect.DeepEqual(m, c.msg) {
 				t.Fatalf("round trip gave %+v %+v, want %+v %+v", h, m, want, c.msg)
 			}
 			if again := AppendDatagram(nil, h.Token, m); !bytes.Equal(again, b) {

@@ -31,10 +31,37 @@ const (
 	// ReasonJoinFailed: the game's join handler failed (a script error),
 	// which is the game's fault, not the player's.
 	ReasonJoinFailed Reason = 6
+	// ReasonNoToken: the server admits only players with a connect token
+	// (it holds a key) and the Hello carried none.
+	ReasonNoToken Reason = 7
+	// ReasonBadToken: the connect token is not one of this game's: it does
+	// not authenticate under the server's key (forged, altered, minted
+	// with another key, or not a token at all), or it was minted for
+	// another game's protocol id.
+	ReasonBadToken Reason = 8
+	// ReasonTokenExpired: the connect token is genuine but its time is up.
+	ReasonTokenExpired Reason = 9
+	// ReasonWrongServer: the connect token is genuine but does not name
+	// the address it was presented to.
+	ReasonWrongServer Reason = 10
+	// ReasonTokenUsed: the connect token has already seated a player (a
+	// token admits one join), or the server remembers so many live tokens
+	// it cannot tell.
+	ReasonTokenUsed Reason = 11
+	// ReasonClientSeated: a player with the token's client id is already
+	// seated, from another address.
+	ReasonClientSeated Reason = 12
+
+	// reasonLast is the highest reason this build knows.
+	reasonLast = ReasonClientSeated
 )
 
+// ReasonCount is one more than the highest reason this build knows: the
+// length of an array indexed by Reason.
+const ReasonCount = int(reasonLast) + 1
+
 // Known reports whether this build knows reason r.
-func (r Reason) Known() bool { return r >= ReasonFull && r <= ReasonJoinFailed }
+func (r Reason) Known() bool { return r >= ReasonFull && r <= reasonLast }
 
 // String returns the reason's name, or "reason(N)" for a number this build
 // does not know.
@@ -53,6 +80,18 @@ func (r Reason) String() string {
 		return "version"
 	case ReasonJoinFailed:
 		return "join_failed"
+	case ReasonNoToken:
+		return "no_token"
+	case ReasonBadToken:
+		return "bad_token"
+	case ReasonTokenExpired:
+		return "token_expired"
+	case ReasonWrongServer:
+		return "wrong_server"
+	case ReasonTokenUsed:
+		return "token_used"
+	case ReasonClientSeated:
+		return "client_seated"
 	}
 	return "reason(" + strconv.Itoa(int(r)) + ")"
 }
@@ -73,6 +112,18 @@ func (r Reason) Sentence() string {
 		return "This game and the server speak different network protocol versions; update the older one."
 	case ReasonJoinFailed:
 		return "The server could not seat you: the game's join handler failed."
+	case ReasonNoToken:
+		return "The server admits only players with a connect token; get one from the game's backend (or the server's operator)."
+	case ReasonBadToken:
+		return "The server does not accept this connect token: it is damaged, or it was made for another game or with another key."
+	case ReasonTokenExpired:
+		return "The connect token has expired; get a fresh one."
+	case ReasonWrongServer:
+		return "The connect token is for another server address."
+	case ReasonTokenUsed:
+		return "The connect token has already been used to join; a token admits one join, so get a fresh one."
+	case ReasonClientSeated:
+		return "A player with this account is already playing on the server from another address."
 	}
 	return "The server refused to let you join (reason " + strconv.Itoa(int(r)) + ")."
 }
@@ -177,6 +228,8 @@ func (r Refuse) Sentence() string {
 			" and this game version " + strconv.Itoa(int(r.ClientVersion)) + "; update the older one."
 	case r.Reason == ReasonJoinFailed && r.Detail != "":
 		return "The server could not seat you: the game's join handler failed: " + r.Detail
+	case r.Reason == ReasonBadToken && r.Detail != "":
+		return "The server does not accept this connect token: " + r.Detail + "."
 	}
 	return r.Reason.Sentence()
 }

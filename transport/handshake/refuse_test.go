@@ -45,8 +45,8 @@ func TestEverySentenceIsOnePlayerFacingSentence(t *testing.T) {
 }
 
 func TestKnownReasons(t *testing.T) {
-	for r := range Reason(10) {
-		want := r >= 1 && r <= 6
+	for r := range Reason(16) {
+		want := r >= 1 && r <= 12
 		if r.Known() != want {
 			t.Errorf("Reason(%d).Known() = %v", r, r.Known())
 		}

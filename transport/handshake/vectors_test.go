@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -15,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite testdata/vectors.txt from the e
 // A padded Hello, byte by byte as the documented layout says.
 func TestHelloGoldenBytes(t *testing.T) {
 	want := []byte{
-		'v', 'k', 0x05, 0x01, // tag, version 5, kind hello
+		'v', 'k', 0x06, 0x01, // tag, version 6, kind hello
 		0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01, // token
 		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, // 12 schema fingerprint
 		0x00, 0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, // 20 action fingerprint
@@ -43,6 +44,8 @@ var vectors = []struct {
 		0, Hello{SchemaFP: 0x1122334455667788, TickRate: 64, Name: "ada"}},
 	{"hello-echo", "A Hello echoing the Challenge's token, from a dev client with 5 actions and a loaded world.",
 		0x0123456789abcdef, sampleHello},
+	{"hello-token", "A Hello echoing the Challenge's token and carrying a sealed connect token (323 bytes at offset 73; flag bit 1). The token's bytes here are a stand-in: 1, 2, 3 ... counting mod 251.",
+		0x0123456789abcdef, Hello{SchemaFP: 0x1122334455667788, TickRate: 64, Name: "ada", Token: sampleToken}},
 	{"challenge", "A Challenge handing out token 0x0123456789abcdef; the body is empty.",
 		0x0123456789abcdef, Challenge{}},
 	{"welcome", "A Welcome seating player 3 of 4 at server tick 123456, 64 ticks a second, dev server.",
@@ -51,8 +54,10 @@ var vectors = []struct {
 		0, Refuse{Reason: ReasonFull, MaxPlayers: 4}},
 	{"refuse-tick-rate", "A Refuse: the server runs at 64 ticks a second, the client at 128.",
 		0x0123456789abcdef, Refuse{Reason: ReasonTickRate, ServerTickRate: 64, ClientTickRate: 128}},
-	{"refuse-version", "A version 5 server refusing a version 4 client's Hello.",
-		0, VersionRefusal(5, 4)},
+	{"refuse-version", "A version 6 server refusing a version 5 client's Hello.",
+		0, VersionRefusal(6, 5)},
+	{"refuse-token-expired", "A Refuse of a Hello whose connect token has expired.",
+		0x0123456789abcdef, Refuse{Reason: ReasonTokenExpired}},
 	{"refuse-join-failed", "A dev server's Refuse: the game's join handler raised an error, told to a dev client as file:line and message.",
 		0x0123456789abcdef, Refuse{Reason: ReasonJoinFailed, Detail: "scripts/join.lua:7: no seats left"}},
 	{"goodbye", "A Goodbye: the server is shutting down.",
@@ -63,7 +68,7 @@ var vectors = []struct {
 func describe(token uint64, m Message) string {
 	if h, ok := m.(Hello); ok {
 		return fmt.Sprintf("token %#016x, Hello{SchemaFP:%#016x ActionCount:%d ActionFP:%#016x WorldFP:%#016x TickRate:%d Name:%q Dev:%v}",
-			token, h.SchemaFP, h.ActionCount, h.ActionFP, h.WorldFP, h.TickRate, h.Name, h.Dev)
+			token, h.SchemaFP, h.ActionCount, h.ActionFP, h.WorldFP, h.TickRate, h.Name, h.Dev) + tokenNote(h.Token)
 	}
 	return fmt.Sprintf("token %#016x, %s%+v", token, strings.TrimPrefix(fmt.Sprintf("%T", m), "handshake."), m)
 }
@@ -148,8 +153,16 @@ func TestVectorsFileParses(t *testing.T) {
 			}
 		}
 		h, m, err := parseDatagram(b)
-		if err != nil || h.Token != vectors[i].token || m != vectors[i].msg {
+		if err != nil || h.Token != vectors[i].token || !reflect.DeepEqual(m, vectors[i].msg) {
 			t.Errorf("vector %s parses as %+v %+v, %v", vectors[i].name, h, m, err)
 		}
 	}
+}
+
+// tokenNote describes a Hello's connect token for the vectors file.
+func tokenNote(tok *[TokenSize]byte) string {
+	if tok == nil {
+		return ""
+	}
+	return fmt.Sprintf(", with a %d-byte connect token", len(tok))
 }

@@ -2,8 +2,12 @@ package handshake
 
 import "encoding/binary"
 
+// WelcomeSize is the length of a Welcome's body (unsealed; sealing adds
+// its counter and tag).
+const WelcomeSize = 11
+
 // welcomeBody is the length of a Welcome's body.
-const welcomeBody = 11
+const welcomeBody = WelcomeSize
 
 // welcomeDev is the Welcome flag bit saying the server runs in dev mode.
 const welcomeDev = 1 << 0

@@ -15,6 +15,13 @@
 // the connection's datagrams (transport/seal); a Used cache refuses a token
 // seen before.
 //
+// It is also the Go package a game's backend uses to hand out tokens: after
+// it has authenticated a player its own way, it calls Mint with the shared
+// key, ProtocolID of the project's name, the player's id and name, and the
+// servers' public addresses, and gives the player the token's text form
+// (MarshalText) to pass to the client (`client --token FILE`). `vkmd token`
+// does the same from the command line.
+//
 // The package is sans-IO: the time and the randomness are arguments.
 package token
 
@@ -94,6 +101,23 @@ const (
 	// client-to-server key, then the server-to-client key.
 	Size = SealedSize + 2*KeySize // 387
 )
+
+// The sealed token is what a Hello carries: the two packages agree on its
+// length.
+var _ [0]struct{} = [SealedSize - handshake.TokenSize]struct{}{}
+
+// ProtocolID returns the protocol id of the game whose project is named
+// name: FNV-1a 64 of "vkm:" and the name. A vkm server checks a token's
+// Protocol against its project's, so a token for one game does not admit to
+// another sharing the key; a backend mints with the same value.
+func ProtocolID(name string) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range []byte("vkm:" + name) {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}
 
 // Errors Open and Parse return, each wrapped with the detail. Only
 // ErrMalformed comes from a decoder that reads no key; the others need the

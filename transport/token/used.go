@@ -59,6 +59,18 @@ func (u *Used) Seen(nonce [NonceSize]byte, expires, now time.Time) bool {
 	return false
 }
 
+// Has reports whether Seen would refuse the token with nonce at now for
+// having been seen before, or for the Used being full, without remembering
+// it. A server asks Has before the game's join handler runs and calls Seen
+// once the player is seated, so that a join the game declines does not use
+// the token up.
+func (u *Used) Has(nonce [NonceSize]byte, now time.Time) bool {
+	if _, ok := u.held[nonce]; ok {
+		return true
+	}
+	return len(u.held) >= u.capacity && (len(u.byExpiry) == 0 || u.byExpiry[0].expires > now.Unix())
+}
+
 // Len returns how many nonces the Used holds: those of tokens accepted and
 // not expired at the last Seen.
 func (u *Used) Len() int { return len(u.held) }
