@@ -22,6 +22,14 @@ const drawRate = 120
 // reloadNotice is how long the page tells of a hot reload.
 const reloadNotice = 3 * time.Second
 
+// effectLinger is how long each frame repeats an effect after it was
+// emitted, for a page that missed the frames before; maxEffects bounds
+// how many a frame carries.
+const (
+	effectLinger = 250 * time.Millisecond
+	maxEffects   = 64
+)
+
 // viewer ties a client's game to its web view: it publishes what the
 // client draws every frame, gives the page's input to the game as
 // commands, and applies the page's link sliders to the simulator.
@@ -37,6 +45,12 @@ type viewer struct {
 
 	prevHeld uint32
 	sceneSig uint64
+
+	// effects are the game's events of the last effectLinger, oldest
+	// first, and when each was emitted; effectSeq numbers them.
+	effects   []view.Effect
+	effectAt  []time.Time
+	effectSeq uint64
 
 	// reloads seen, and when the last was first shown: the page tells of
 	// a hot reload for a few seconds.
@@ -84,7 +98,36 @@ func startViewer(ctx context.Context, cfg PlayConfig, g *game.Game, sim *simSock
 	if cfg.OnView != nil {
 		cfg.OnView(srv.Addr())
 	}
-	return &viewer{srv: srv, g: g, rateAt: time.Now()}, nil
+	v := &viewer{srv: srv, g: g, rateAt: time.Now()}
+	g.WatchEvents(v.effect)
+	return v, nil
+}
+
+// effect keeps a presentation event for the frames of the next
+// effectLinger.
+func (v *viewer) effect(name string, id entity.ID, fields map[string]any) {
+	v.effectSeq++
+	if len(v.effects) == maxEffects {
+		v.effects, v.effectAt = v.effects[1:], v.effectAt[1:]
+	}
+	v.effects = append(v.effects, view.Effect{Seq: v.effectSeq, Name: name, Entity: id, Fields: fields})
+	v.effectAt = append(v.effectAt, time.Now())
+}
+
+// recentEffects drops the effects older than effectLinger and returns the
+// rest.
+func (v *viewer) recentEffects() []view.Effect {
+	now := time.Now()
+	n := 0
+	for n < len(v.effectAt) && now.Sub(v.effectAt[n]) > effectLinger {
+		n++
+	}
+	if n > 0 {
+		// Copy down so the arrays do not creep forward without bound.
+		v.effects = append(v.effects[:0], v.effects[n:]...)
+		v.effectAt = append(v.effectAt[:0], v.effectAt[n:]...)
+	}
+	return v.effects
 }
 
 func (v *viewer) close() { v.srv.Close() }
@@ -121,6 +164,7 @@ func (v *viewer) publish() {
 	f.Tick, f.Own = g.Tick(), g.Own()
 	f.Entities, f.HUD, f.Leased, f.Samples = f.Entities[:0], f.HUD[:0], f.Leased[:0], f.Samples[:0]
 	f.Ghost, f.Net = nil, nil
+	f.Effects = v.recentEffects()
 	draw := func() {
 		g.Store().Each(func(id entity.ID) bool {
 			if g.Store().Body(id) != nil || id == g.Own() {

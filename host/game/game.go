@@ -72,6 +72,7 @@ type Game struct {
 	files   fs.FS
 	reloads int
 	events  []scripting.Event
+	watch   func(name string, id entity.ID, fields map[string]any) // WatchEvents' fn, or nil
 	errs    []scripting.ScriptError
 }
 
@@ -453,6 +454,13 @@ func (g *Game) DrainEvents() []scripting.Event {
 	return ev
 }
 
+// WatchEvents calls fn with each presentation event as it is emitted (its
+// name, the entity that emitted it and its fields), besides keeping it for
+// DrainEvents: a view shows the events that the run's report counts. The
+// fields map is the event's own and must not be changed. nil stops
+// watching.
+func (g *Game) WatchEvents(fn func(name string, id entity.ID, fields map[string]any)) { g.watch = fn }
+
 // ConsumeEvents calls fn with each presentation event emitted since the
 // last drain, in order, and drops them, keeping the buffer for the next
 // tick's: an end that only counts its events holds none from one tick to
@@ -723,7 +731,12 @@ func (g *Game) Root(id entity.ID) entity.ID {
 	return id
 }
 
-func (g *world) Emit(ev scripting.Event) { g.events = append(g.events, ev) }
+func (g *world) Emit(ev scripting.Event) {
+	g.events = append(g.events, ev)
+	if g.watch != nil {
+		g.watch(ev.Name, ev.Entity, ev.Fields)
+	}
+}
 
 func (g *world) Log(id entity.ID, msg string) {
 	g.logger.Info("lua", "entity", id.String(), "name", g.store.Name(id), "msg", msg)

@@ -38,10 +38,14 @@
 //	 "net":{"rtt_ms":40,"loss_permille":5,"bytes_in_per_s":12000,"bytes_out_per_s":3000,
 //	        "snapshots_per_s":64,"corrections_per_s":0,"pacing_low_water":2,"pacing_target":2.5,
 //	        "tick_speed":1.01,"interp_delay_ticks":2,"interp_stalls":0},
-//	 "ghost":[x,y,a,s],"leased":[id, ...],"samples":[[id,x,y,a,s], ...]}
+//	 "ghost":[x,y,a,s],"leased":[id, ...],"samples":[[id,x,y,a,s], ...],
+//	 "fx":[[7,"shot",16777236,{"x1":0,"y1":1.2,"x2":9.5,"y2":1.2,"by":20}], ...]}
 //
 // seq counts Publish calls, so a gap is frames dropped for that page; net
-// is absent offline and ghost when there is none. A shape's x and y are its
+// is absent offline, ghost when there is none and fx when no effect is
+// recent. An effect is [seq, name, emitting entity, fields]: effects are
+// numbered from 1 and a frame repeats those of the last moment, so the page
+// shows each seq once even when it was handed only the newest frame. A shape's x and y are its
 // offset in the body's frame; a box turns by a about it; polygon and chain
 // points are moved by the offset.
 //

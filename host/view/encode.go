@@ -88,7 +88,11 @@ type frameMsg struct {
 	Ghost   *transform `json:"ghost,omitempty"`
 	Leased  []uint64   `json:"leased"`
 	Samples []pose     `json:"samples"`
+	FX      []fxMsg    `json:"fx,omitempty"`
 }
+
+// fxMsg is an effect as [seq, name, entity, {fields}].
+type fxMsg [4]any
 
 // pose is an entity's pose as [id,x,y,angle,scale].
 type pose [5]*float64
@@ -154,6 +158,22 @@ func encodeFrame(seq uint64, f *Frame) []byte {
 	}
 	for i, id := range f.Leased {
 		m.Leased[i] = packID(id)
+	}
+	if len(f.Effects) > 0 {
+		m.FX = make([]fxMsg, len(f.Effects))
+		for i := range f.Effects {
+			e := &f.Effects[i]
+			fields := make(map[string]any, len(e.Fields))
+			for k, v := range e.Fields {
+				switch v := v.(type) {
+				case float64:
+					fields[k] = ns.num(v)
+				case string, bool:
+					fields[k] = v
+				}
+			}
+			m.FX[i] = fxMsg{e.Seq, e.Name, packID(e.Entity), fields}
+		}
 	}
 	return marshal(&m)
 }

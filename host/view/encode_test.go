@@ -215,6 +215,23 @@ func BenchmarkPublishEncode(b *testing.B) {
 	b.ReportMetric(float64(n), "bytes/frame")
 }
 
+// BenchmarkPublishEncodeEffects is the arena frame in a fire fight: four
+// players' shots, two hits and a death within the last quarter second.
+func BenchmarkPublishEncodeEffects(b *testing.B) {
+	f := arenaFrame()
+	for i := range 7 {
+		name := []string{"shot", "shot", "hit", "shot", "hit", "shot", "death"}[i]
+		f.Effects = append(f.Effects, Effect{Seq: uint64(100 + i), Name: name, Entity: f.Entities[i].ID,
+			Fields: map[string]any{"x1": -3.123456, "y1": 1.23456, "x2": 9.87654, "y2": 1.23456, "by": float64(i + 1)}})
+	}
+	b.ReportAllocs()
+	var n int
+	for b.Loop() {
+		n = len(encodeFrame(1, &f))
+	}
+	b.ReportMetric(float64(n), "bytes/frame")
+}
+
 // TestMessageText pins the text of each message as the page reads it:
 // field names and order, entities and samples as [id,x,y,angle,scale],
 // HUD stats as [label,value], empty lists as [] rather than null.
@@ -243,6 +260,11 @@ func TestMessageText(t *testing.T) {
 		{"frame", encodeFrame(3, &frame), `{"t":"frame","seq":3,"tick":9,"own":16777217,"e":[[16777217,1.5,-2,0.25,1]],"hud":[["Health.hp",100]],` +
 			`"ghost":[1,-2,0,1],"leased":[16777217],"samples":[[16777217,0,0,0,1]]}`},
 		{"bare frame", encodeFrame(1, &Frame{}), `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"hud":[],"leased":[],"samples":[]}`},
+		{"effects", encodeFrame(1, &Frame{Effects: []Effect{
+			{Seq: 7, Name: "shot", Entity: one, Fields: map[string]any{"y1": 1.23456, "x1": -2.0, "by": 1.0}},
+			{Seq: 8, Name: "note", Fields: map[string]any{"who": "ann", "first": true, "skipped": []int{1}}},
+		}}), `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"hud":[],"leased":[],"samples":[],` +
+			`"fx":[[7,"shot",16777217,{"by":1,"x1":-2,"y1":1.2346}],[8,"note",0,{"first":true,"who":"ann"}]]}`},
 		{"net", encodeFrame(1, &Frame{Net: &NetStats{RTTms: 40, TickSpeed: 1.001}}), `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"hud":[],"net":{` +
 			`"rtt_ms":40,"loss_permille":0,"bytes_in_per_s":0,"bytes_out_per_s":0,"snapshots_per_s":0,"corrections_per_s":0,` +
 			`"pacing_low_water":0,"pacing_target":0,"tick_speed":1.001,"interp_delay_ticks":0,"interp_stalls":0},"leased":[],"samples":[]}`},
@@ -281,6 +303,10 @@ func TestNonFinite(t *testing.T) {
 			`"tick_speed":0,"interp_delay_ticks":0,"interp_stalls":2},"ghost":[1,null,0,0],"leased":[],"samples":[]}`
 		if got := encodeFrame(1, &f); string(got) != want {
 			t.Errorf("frame with %v:\n got %s\nwant %s", v, got, want)
+		}
+		fx := encodeFrame(1, &Frame{Effects: []Effect{{Seq: 1, Name: "hit", Fields: map[string]any{"x": v, "y": 2.0}}}})
+		if want := `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"hud":[],"leased":[],"samples":[],"fx":[[1,"hit",0,{"x":null,"y":2}]]}`; string(fx) != want {
+			t.Errorf("effect with %v:\n got %s\nwant %s", v, fx, want)
 		}
 		sc := Scene{Bodies: []Body{{Shapes: []Shape{
 			{Kind: entity.Box, HalfW: v, Offset: entity.Vec2{X: v}},

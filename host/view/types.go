@@ -147,6 +147,26 @@ type Frame struct {
 	Ghost   *entity.Transform
 	Leased  []entity.ID
 	Samples []Pose
+	// Effects are the presentation events to show: the game's events
+	// (a shot, a hit, a death, a pickup) of this frame and of the last
+	// few, since a page may miss a frame (see Effect.Seq).
+	Effects []Effect
+}
+
+// Effect is one presentation event for the page to show once.
+type Effect struct {
+	// Seq numbers effects from 1 in the order they were emitted. The page
+	// shows each Seq once, so a frame may carry an effect a frame before
+	// it carried too: a page handed only the newest frame still sees it.
+	Seq uint64
+	// Name is the event's name, e.g. "shot".
+	Name string
+	// Entity emitted it (entity.None for none).
+	Entity entity.ID
+	// Fields are its payload: float64, string and bool values. The page
+	// draws "shot" from x1, y1, x2, y2; "hit", "death" and "pickup" at
+	// x, y; anything else with x, y as a labelled mark.
+	Fields map[string]any
 }
 
 // Pose is an entity's drawn pose.

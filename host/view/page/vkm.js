@@ -7,7 +7,8 @@
 // (frame messages received), own ({x, y, angle} of the own entity's latest
 // drawn pose, or null), connected, lastFrame, scene, overlays, input (the
 // last input message sent), link, dropped (frames the server skipped for
-// this page).
+// this page), fx (effects by name: received, received from entities other
+// than the own one, drawn, and drawn from others).
 (function () {
   'use strict';
 
@@ -59,6 +60,7 @@
     input: null,
     link: null,
     sent: 0,
+    fx: { seq: 0, received: {}, others: {}, drawn: {}, drawnOthers: {} },
   };
   window.vkm = state;
 
@@ -81,6 +83,7 @@
     sock.onopen = () => {
       state.connected = true;
       state.seq = 0;
+      state.fx.seq = 0; // a new connection numbers effects from 1
       lastInput = '';
     };
     sock.onmessage = onMessage;
@@ -137,6 +140,126 @@
       }
     }
     recordNet(m.net);
+    takeEffects(m);
+  }
+
+  // ---- effects ----
+
+  // How long each effect stays on screen, in milliseconds; an effect of
+  // another name is drawn as a labelled mark for FX_OTHER_MS.
+  const FX_MS = { shot: 180, hit: 300, death: 1200, pickup: 800 };
+  const FX_OTHER_MS = 800;
+  const effects = []; // {name, own, f (fields), t0 (ms), drawn}
+
+  const bump = (o, k) => { o[k] = (o[k] || 0) + 1; };
+
+  // takeEffects keeps each effect of the frame not seen before: a frame
+  // repeats the effects of the last moment, and fx.seq is the highest
+  // already taken.
+  function takeEffects(m) {
+    if (!Array.isArray(m.fx)) return;
+    const now = performance.now();
+    for (const e of m.fx) {
+      if (!Array.isArray(e) || !(e[0] > state.fx.seq)) continue;
+      state.fx.seq = e[0];
+      const name = String(e[1]);
+      const own = !!m.own && e[2] === m.own;
+      bump(state.fx.received, name);
+      if (!own) bump(state.fx.others, name);
+      effects.push({ name, own, f: e[3] || {}, t0: now, drawn: false });
+    }
+  }
+
+  function drawEffects() {
+    const now = performance.now();
+    let keep = 0;
+    for (const e of effects) {
+      const life = FX_MS[e.name] || FX_OTHER_MS;
+      const age = (now - e.t0) / life;
+      if (age >= 1) continue;
+      effects[keep++] = e;
+      if (!drawEffect(e, age)) continue;
+      if (!e.drawn) {
+        e.drawn = true;
+        bump(state.fx.drawn, e.name);
+        if (!e.own) bump(state.fx.drawnOthers, e.name);
+      }
+    }
+    effects.length = keep;
+  }
+
+  // drawEffect draws one effect at age 0..1 of its life; false when its
+  // fields do not say where.
+  function drawEffect(e, age) {
+    const f = e.f, px = 1 / cam.ppm;
+    g.setLineDash([]);
+    g.globalAlpha = 1 - age;
+    try {
+      if (e.name === 'shot') {
+        if (![f.x1, f.y1, f.x2, f.y2].every(finite)) return false;
+        g.strokeStyle = e.own ? '#ffe14d' : '#ff7a59';
+        g.lineWidth = 3 * px;
+        g.beginPath();
+        g.moveTo(f.x1, f.y1);
+        g.lineTo(f.x2, f.y2);
+        g.stroke();
+        g.fillStyle = g.strokeStyle;
+        g.beginPath();
+        g.arc(f.x2, f.y2, 4 * px, 0, 2 * Math.PI);
+        g.fill();
+        return true;
+      }
+      if (!finite(f.x) || !finite(f.y)) return false;
+      g.save();
+      g.translate(f.x, f.y);
+      switch (e.name) {
+        case 'hit': // a flash that grows and fades
+          g.fillStyle = '#ffffff';
+          g.beginPath();
+          g.arc(0, 0, 0.15 + 0.45 * age, 0, 2 * Math.PI);
+          g.fill();
+          g.strokeStyle = '#ff3b3b';
+          g.lineWidth = 3 * px;
+          g.stroke();
+          break;
+        case 'death': { // a cross and a ring
+          const r = 0.6;
+          g.strokeStyle = '#ff3b3b';
+          g.lineWidth = 4 * px;
+          g.beginPath();
+          g.moveTo(-r, -r); g.lineTo(r, r);
+          g.moveTo(-r, r); g.lineTo(r, -r);
+          g.moveTo(r + 0.3 * age, 0);
+          g.arc(0, 0, r + 0.3 * age, 0, 2 * Math.PI);
+          g.stroke();
+          break;
+        }
+        case 'pickup': { // a plus that rises
+          const r = 0.35;
+          g.translate(0, 1.2 * age);
+          g.strokeStyle = '#5dff8a';
+          g.lineWidth = 4 * px;
+          g.beginPath();
+          g.moveTo(-r, 0); g.lineTo(r, 0);
+          g.moveTo(0, -r); g.lineTo(0, r);
+          g.stroke();
+          break;
+        }
+        default: // a dot and the event's name
+          g.fillStyle = '#c9a0ff';
+          g.beginPath();
+          g.arc(0, 0, 5 * px, 0, 2 * Math.PI);
+          g.fill();
+          g.scale(px, -px);
+          g.font = '12px system-ui, sans-serif';
+          g.textAlign = 'center';
+          g.fillText(e.name, 0, -10);
+      }
+      g.restore();
+      return true;
+    } finally {
+      g.globalAlpha = 1;
+    }
   }
 
   // ---- input ----
@@ -462,6 +585,7 @@
       const t = f.ghost;
       drawBody(f.own, t[0], t[1], t[2], t[3], LOOK_GHOST);
     }
+    drawEffects();
   }
 
   function drawAim() {
