@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"math"
+	"strings"
 	"time"
 
 	"vkm/host/game"
@@ -77,7 +78,7 @@ func startViewer(ctx context.Context, cfg PlayConfig, g *game.Game, sim *simSock
 	for _, b := range p.Buttons {
 		acts.Buttons = append(acts.Buttons, view.Button{Name: b.Name, Keys: b.Keys, Mouse: b.Mouse})
 	}
-	vc := view.Config{Addr: cfg.View, Actions: acts, Logger: cfg.logger()}
+	vc := view.Config{Addr: cfg.View, Actions: acts, ViewWidth: p.ViewWidth, Logger: cfg.logger()}
 	if sim != nil {
 		vc.OnLink = func(l view.Link) {
 			lc := sim.link()
@@ -243,14 +244,22 @@ func (v *viewer) netStats(st session.ClientStats) {
 	n.InterpStalls = float64(st.InterpStalls)
 }
 
-// updateScene sends the page the shapes of every entity with a body when
-// that set has changed.
+// updateScene sends the page the shapes and looks of every entity with a
+// body when that set, or the players who drive them, have changed.
 func (v *viewer) updateScene() {
 	g := v.g
-	sig := (1469598103934665603 ^ uint64(g.Own().Pack())) * 1099511628211
+	players := g.Players()
+	const prime = 1099511628211
+	sig := (1469598103934665603 ^ uint64(g.Own().Pack())) * prime
+	for _, p := range players {
+		sig = (sig ^ uint64(p.Entity.Pack())) * prime
+		for i := 0; i < len(p.Name); i++ {
+			sig = (sig ^ uint64(p.Name[i])) * prime
+		}
+	}
 	g.Store().Each(func(id entity.ID) bool {
 		if g.Store().Body(id) != nil {
-			sig = (sig ^ uint64(id.Pack())) * 1099511628211
+			sig = (sig ^ uint64(id.Pack())) * prime
 		}
 		return true
 	})
@@ -258,13 +267,34 @@ func (v *viewer) updateScene() {
 		return
 	}
 	v.sceneSig = sig
+	names := make(map[entity.ID]string, len(players))
+	for _, p := range players {
+		if !p.Entity.IsNone() {
+			names[p.Entity] = p.Name
+		}
+	}
 	var sc view.Scene
 	g.Store().Each(func(id entity.ID) bool {
 		if d := g.Store().Body(id); d != nil {
 			b := view.BodyOf(id, g.Store().Name(id), d)
-			if id == g.Own() {
-				b.Color = "#f5b700"
+			name, isPlayer := names[id]
+			switch {
+			case id == g.Own():
+				b.Role = "own"
+			case isPlayer:
+				b.Role = "player"
 			}
+			label := ""
+			if isPlayer {
+				label = "{player}" // a player's character is named unless its look says otherwise
+			}
+			if l := g.Look(id); l != nil {
+				b.Color, b.Style, b.Order = l.Color, l.Style, l.Order
+				if l.Label != "" {
+					label = l.Label
+				}
+			}
+			b.Label = strings.ReplaceAll(label, "{player}", name)
 			sc.Bodies = append(sc.Bodies, b)
 		}
 		return true

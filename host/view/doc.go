@@ -26,8 +26,9 @@
 // set), then scene and link again when they change and a frame each frame:
 //
 //	{"t":"hello","axes":[{"name":"run","negative":["KeyA"],"positive":["KeyD"],"mouse":""}, ...],
-//	 "buttons":[{"name":"fire","keys":["KeyF"],"mouse":"left"}, ...]}
+//	 "buttons":[{"name":"fire","keys":["KeyF"],"mouse":"left"}, ...],"view_width":32}
 //	{"t":"scene","bodies":[{"id":16777217,"name":"crate","kind":"dynamic","color":"",
+//	 "style":"outline","label":"ann","order":1,"role":"player",
 //	 "shapes":[{"k":"box","x":0,"y":0,"hx":0.5,"hy":0.5,"a":0,"sensor":false},
 //	           {"k":"circle","x":0,"y":0,"r":0.4,"sensor":true},
 //	           {"k":"polygon","x":0,"y":0,"p":[[x,y], ...],"loop":false,"sensor":false},
@@ -40,6 +41,10 @@
 //	        "tick_speed":1.01,"interp_delay_ticks":2,"interp_stalls":0},
 //	 "ghost":[x,y,a,s],"leased":[id, ...],"samples":[[id,x,y,a,s], ...],
 //	 "fx":[[7,"shot",16777236,{"x1":0,"y1":1.2,"x2":9.5,"y2":1.2,"by":20}], ...]}
+//
+// view_width, style, label, order and role are left out when empty or 0:
+// the page then uses its defaults (32 m; a filled shape, no label, order 0,
+// no player's). role is "own" or "player" for a player's entity.
 //
 // seq counts Publish calls, so a gap is frames dropped for that page; net
 // is absent offline, ghost when there is none and fx when no effect is

@@ -189,6 +189,10 @@ type bodyMsg struct {
 	Name   string `json:"name"`
 	Kind   string `json:"kind"`
 	Color  string `json:"color"`
+	Style  string `json:"style,omitempty"`
+	Label  string `json:"label,omitempty"`
+	Order  int    `json:"order,omitempty"`
+	Role   string `json:"role,omitempty"`
 	Shapes []any  `json:"shapes"` // *boxMsg, *circleMsg or *pathMsg
 }
 
@@ -229,7 +233,8 @@ func encodeScene(sc *Scene) []byte {
 	m := sceneMsg{T: "scene", Bodies: make([]bodyMsg, len(sc.Bodies))}
 	for i := range sc.Bodies {
 		b := &sc.Bodies[i]
-		bm := bodyMsg{ID: packID(b.ID), Name: b.Name, Kind: b.Kind, Color: b.Color, Shapes: make([]any, len(b.Shapes))}
+		bm := bodyMsg{ID: packID(b.ID), Name: b.Name, Kind: b.Kind, Color: b.Color, Style: b.Style, Label: b.Label,
+			Order: b.Order, Role: b.Role, Shapes: make([]any, len(b.Shapes))}
 		for j := range b.Shapes {
 			s := &b.Shapes[j]
 			k, x, y := s.Kind.String(), ns.num(s.Offset.X), ns.num(s.Offset.Y)
@@ -276,9 +281,10 @@ func encodeLink(l Link, enabled bool) []byte {
 // helloMsg is the first message of every connection: the actions and
 // their bindings, in command order.
 type helloMsg struct {
-	T       string      `json:"t"` // "hello"
-	Axes    []axisMsg   `json:"axes"`
-	Buttons []buttonMsg `json:"buttons"`
+	T         string      `json:"t"` // "hello"
+	Axes      []axisMsg   `json:"axes"`
+	Buttons   []buttonMsg `json:"buttons"`
+	ViewWidth *float64    `json:"view_width,omitempty"`
 }
 
 type axisMsg struct {
@@ -294,9 +300,14 @@ type buttonMsg struct {
 	Mouse string   `json:"mouse"`
 }
 
-// encodeHello returns the hello message for a.
-func encodeHello(a *Actions) []byte {
+// encodeHello returns the hello message for a and a view width in metres
+// (0: the page's default).
+func encodeHello(a *Actions, viewWidth float64) []byte {
 	m := helloMsg{T: "hello", Axes: make([]axisMsg, len(a.Axes)), Buttons: make([]buttonMsg, len(a.Buttons))}
+	if viewWidth > 0 {
+		var ns nums
+		m.ViewWidth = ns.num(viewWidth)
+	}
 	for i, ax := range a.Axes {
 		m.Axes[i] = axisMsg{Name: ax.Name, Negative: orEmpty(ax.Negative), Positive: orEmpty(ax.Positive), Mouse: ax.Mouse}
 	}

@@ -160,7 +160,7 @@ func TestHelloJSON(t *testing.T) {
 			Keys        []string
 		}
 	}
-	b := encodeHello(&arenaActions)
+	b := encodeHello(&arenaActions, 0)
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
@@ -276,10 +276,13 @@ func TestMessageText(t *testing.T) {
 		{"empty scene", encodeScene(&Scene{}), `{"t":"scene","bodies":[]}`},
 		{"link", encodeLink(Link{Latency: 80 * time.Millisecond, Jitter: 1500 * time.Microsecond, Loss: 0.02}, true),
 			`{"t":"link","enabled":true,"latency_ms":80,"jitter_ms":1.5,"loss_pct":2}`},
-		{"hello", encodeHello(&Actions{Axes: []Axis{arenaActions.Axes[0], arenaActions.Axes[1]}, Buttons: arenaActions.Buttons[1:]}),
+		{"hello", encodeHello(&Actions{Axes: []Axis{arenaActions.Axes[0], arenaActions.Axes[1]}, Buttons: arenaActions.Buttons[1:]}, 0),
 			`{"t":"hello","axes":[{"name":"run","negative":["KeyA","ArrowLeft"],"positive":["KeyD","ArrowRight"],"mouse":""},` +
 				`{"name":"aim_x","negative":[],"positive":[],"mouse":"x"}],"buttons":[{"name":"fire","keys":["KeyF","Enter"],"mouse":"left"}]}`},
-		{"no actions", encodeHello(&Actions{}), `{"t":"hello","axes":[],"buttons":[]}`},
+		{"no actions", encodeHello(&Actions{}, 0), `{"t":"hello","axes":[],"buttons":[]}`},
+		{"view width", encodeHello(&Actions{}, 40), `{"t":"hello","axes":[],"buttons":[],"view_width":40}`},
+		{"looks", encodeScene(&Scene{Bodies: []Body{{ID: one, Name: "player", Kind: "dynamic", Color: "#3fb6ff", Style: "outline", Label: "ann", Order: -2, Role: "own"}}}),
+			`{"t":"scene","bodies":[{"id":16777217,"name":"player","kind":"dynamic","color":"#3fb6ff","style":"outline","label":"ann","order":-2,"role":"own","shapes":[]}]}`},
 	} {
 		if string(tc.got) != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, tc.got, tc.want)

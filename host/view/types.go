@@ -73,7 +73,19 @@ type Body struct {
 	// "kinematic"; the page picks a colour by it when Color is "".
 	Kind string
 	// Color is a CSS colour, e.g. "#c84"; "" lets the page choose.
-	Color  string
+	Color string
+	// Style is "fill" or "outline"; "" is "fill".
+	Style string
+	// Label is text drawn above the entity, e.g. its player's name.
+	Label string
+	// Order is the drawing order: lower first, so higher on top. Within
+	// an order the page draws statics, then moving bodies, sensors,
+	// other players and the own player last.
+	Order int
+	// Role is "own" for the local player's entity, "player" for another
+	// player's, "" for the rest: the page's default colours tell them
+	// apart from bodies of each Kind.
+	Role   string
 	Shapes []Shape
 }
 

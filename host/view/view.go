@@ -43,6 +43,10 @@ type Config struct {
 	// Actions are the project's input actions in command order.
 	Actions Actions
 
+	// ViewWidth is how many metres of the world the page shows across
+	// around the own entity; 0 leaves it to the page (32 m).
+	ViewWidth float64
+
 	// Logger receives connection events; nil discards them.
 	Logger *slog.Logger
 
@@ -131,7 +135,7 @@ func start(ctx context.Context, cfg Config, opt options) (*Server, error) {
 		}
 	}
 	s.actions = newActionIndex(&cfg.Actions)
-	s.hello = encodeHello(&cfg.Actions)
+	s.hello = encodeHello(&cfg.Actions, cfg.ViewWidth)
 	s.in = newInputState(&cfg.Actions)
 	s.linkMsg = encodeLink(Link{}, cfg.OnLink != nil)
 	s.linkVer = 1

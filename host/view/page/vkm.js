@@ -12,7 +12,7 @@
 (function () {
   'use strict';
 
-  const VIEW_HEIGHT_M = 18; // metres of world from the canvas's top to bottom
+  const VIEW_WIDTH_M = 32; // metres of world across the canvas, unless the project says
   const HISTORY_S = 30; // how far back the network plots reach
   const SAMPLE_EVERY_S = 0.1; // one plot point per field this often
   const RECONNECT_MS = 1000;
@@ -39,10 +39,15 @@
     KeyI: 'samples', Digit3: 'samples',
     KeyN: 'net', Digit4: 'net',
     KeyH: 'side', Digit0: 'side',
+    KeyZ: 'zoom', Digit5: 'zoom',
   };
 
-  const KIND_COLORS = { static: '#4a5266', dynamic: '#b0844f', kinematic: '#5f8fb0' };
+  // Default colours: by role (a player's entity), then by what the body
+  // is. ROLE_RANK orders the drawing within one look order.
+  const ROLE_COLORS = { own: '#3fb6ff', player: '#ff7a59' };
+  const KIND_COLORS = { static: '#4a5266', dynamic: '#b0844f', kinematic: '#5f8fb0', sensor: '#5dff8a' };
   const DEFAULT_COLOR = '#8a8f99';
+  const ROLE_RANK = { static: 0, kinematic: 1, dynamic: 1, sensor: 2, player: 3, own: 4 };
 
   // The link sliders: element id, field of the link message, unit.
   const SLIDERS = [['latency', 'latency_ms', 'ms'], ['jitter', 'jitter_ms', 'ms'], ['loss', 'loss_pct', '%']];
@@ -56,7 +61,8 @@
     lastFrame: null,
     scene: new Map(),
     actions: null,
-    overlays: { ghost: false, leased: false, samples: false, net: true, side: true },
+    overlays: { ghost: false, leased: false, samples: false, net: true, side: true, zoom: false },
+    viewWidth: VIEW_WIDTH_M,
     input: null,
     link: null,
     sent: 0,
@@ -121,8 +127,40 @@
 
   function setScene(m) {
     const s = new Map();
-    for (const b of m.bodies || []) s.set(b.id, b);
+    for (const b of m.bodies || []) {
+      const shapes = b.shapes || [];
+      // What it is at a glance: a player's, or its body's kind, a body
+      // of sensors only counting as a sensor.
+      b.what = b.role || (shapes.length && shapes.every((sh) => sh.sensor) ? 'sensor' : b.kind);
+      b.rank = (finite(b.order) ? b.order : 0) * 10 + (ROLE_RANK[b.what] || 0);
+      b.reach = reachOf(shapes);
+      s.set(b.id, b);
+    }
     state.scene = s;
+  }
+
+  // reachOf returns how far a body's shapes reach from its origin and how
+  // high above it they go: {r, top} in metres.
+  function reachOf(shapes) {
+    let r = 0.15, top = 0.15;
+    for (const sh of shapes) {
+      const ox = finite(sh.x) ? sh.x : 0, oy = finite(sh.y) ? sh.y : 0;
+      const pts = [];
+      if (sh.k === 'box') {
+        const e = Math.hypot(sh.hx || 0, sh.hy || 0);
+        pts.push([ox - e, oy - e], [ox + e, oy + e]);
+      } else if (sh.k === 'circle') {
+        pts.push([ox - sh.r, oy - sh.r], [ox + sh.r, oy + sh.r]);
+      } else {
+        for (const p of sh.p || []) pts.push([p[0] + ox, p[1] + oy]);
+      }
+      for (const [x, y] of pts) {
+        if (!finite(x) || !finite(y)) continue;
+        r = Math.max(r, Math.hypot(x, y));
+        top = Math.max(top, y);
+      }
+    }
+    return { r, top };
   }
 
   function onFrame(m) {
@@ -272,6 +310,7 @@
   let lastInput = '';
 
   function setActions(m) {
+    state.viewWidth = finite(m.view_width) && m.view_width > 0 ? m.view_width : VIEW_WIDTH_M;
     const axes = Array.isArray(m.axes) ? m.axes : [];
     const buttons = Array.isArray(m.buttons) ? m.buttons : [];
     state.actions = { axes, buttons };
@@ -462,13 +501,40 @@
     if (canvas.height !== h) canvas.height = h;
   }
 
-  // The camera follows the own entity: world metres, y up, to pixels.
+  // The camera follows the own entity, showing the project's view width
+  // across: world metres, y up, to pixels. Zoomed out, it shows the whole
+  // level: every drawn body with a margin.
   function updateCamera() {
-    cam.ppm = Math.max(canvas.height / VIEW_HEIGHT_M, 4);
+    if (state.overlays.zoom && state.lastFrame) {
+      const b = levelBounds(state.lastFrame);
+      if (b) {
+        const w = b.maxX - b.minX + 2, h = b.maxY - b.minY + 2;
+        cam.ppm = Math.max(Math.min(canvas.width / w, canvas.height / h), 0.01);
+        cam.x = (b.minX + b.maxX) / 2;
+        cam.y = (b.minY + b.maxY) / 2;
+        return;
+      }
+    }
+    cam.ppm = Math.max(canvas.width / state.viewWidth, 0.01);
     if (state.own) {
       cam.x = state.own.x;
       cam.y = state.own.y;
     }
+  }
+
+  function levelBounds(f) {
+    let b = null;
+    for (const e of f.e || []) {
+      if (!finite(e[1]) || !finite(e[2])) continue;
+      const body = state.scene.get(e[0]);
+      const r = (body ? body.reach.r : 0.15) * (finite(e[4]) && e[4] !== 0 ? Math.abs(e[4]) : 1);
+      if (!b) b = { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity };
+      b.minX = Math.min(b.minX, e[1] - r);
+      b.maxX = Math.max(b.maxX, e[1] + r);
+      b.minY = Math.min(b.minY, e[2] - r);
+      b.maxY = Math.max(b.maxY, e[2] + r);
+    }
+    return b;
   }
 
   function screenToWorld(px, py) {
@@ -514,7 +580,8 @@
     const px = 1 / (cam.ppm * Math.abs(k));
     g.setLineDash(look.dash ? look.dash.map((d) => d * px) : []);
     const shapes = body && body.shapes && body.shapes.length ? body.shapes : [{ k: 'circle', x: 0, y: 0, r: 0.15 }];
-    const color = (body && (body.color || KIND_COLORS[body.kind])) || DEFAULT_COLOR;
+    const color = (body && (body.color || ROLE_COLORS[body.role] || KIND_COLORS[body.what])) || DEFAULT_COLOR;
+    if (look.fill === null && body && body.style === 'outline') look = { fill: false, stroke: color, width: 2 };
     for (const sh of shapes) {
       shapePath(sh);
       if (sh.k === 'chain') {
@@ -539,7 +606,8 @@
   }
 
   const LOOK_OTHER = { fill: null, stroke: 'rgba(255,255,255,0.22)', width: 1 };
-  const LOOK_OWN = { fill: '#3fb6ff', stroke: '#ffe14d', width: 3 };
+  const LOOK_OWN = { fill: null, stroke: '#ffe14d', width: 3 };
+  const LOOK_PLAYER = { fill: null, stroke: 'rgba(255,255,255,0.7)', width: 2 };
   const LOOK_LEASED = { fill: false, stroke: '#e05cff', width: 3 };
   const LOOK_GHOST = { fill: false, stroke: '#ff5a5a', width: 2, dash: [6, 4] };
   const LOOK_SAMPLE = { fill: false, stroke: 'rgba(120,255,160,0.7)', width: 1, dash: [2, 3] };
@@ -566,9 +634,13 @@
     g.setTransform(cam.ppm, 0, 0, -cam.ppm, W / 2 - cam.x * cam.ppm, H / 2 + cam.y * cam.ppm);
     drawGrid();
     let own = null;
-    for (const e of f.e || []) {
+    const rank = (e) => { const b = state.scene.get(e[0]); return b ? b.rank : 0; };
+    const ordered = (f.e || []).slice().sort((a, b) => rank(a) - rank(b));
+    for (const e of ordered) {
       if (e[0] === f.own) own = e;
-      else drawBody(e[0], e[1], e[2], e[3], e[4], LOOK_OTHER);
+      const body = state.scene.get(e[0]);
+      const look = e[0] === f.own ? LOOK_OWN : body && body.role === 'player' ? LOOK_PLAYER : LOOK_OTHER;
+      drawBody(e[0], e[1], e[2], e[3], e[4], look);
     }
     if (state.overlays.leased) {
       const leased = new Set(f.leased || []);
@@ -577,15 +649,35 @@
     if (state.overlays.samples) {
       for (const e of f.samples || []) drawBody(e[0], e[1], e[2], e[3], e[4], LOOK_SAMPLE);
     }
-    if (own) {
-      drawBody(own[0], own[1], own[2], own[3], own[4], LOOK_OWN);
-      drawAim();
-    }
+    if (own) drawAim();
     if (state.overlays.ghost && f.ghost && f.own) {
       const t = f.ghost;
       drawBody(f.own, t[0], t[1], t[2], t[3], LOOK_GHOST);
     }
     drawEffects();
+    drawLabels(f);
+  }
+
+  // drawLabels writes each body's label above it, in screen pixels.
+  function drawLabels(f) {
+    const dpr = window.devicePixelRatio || 1;
+    g.save();
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.font = Math.round(13 * dpr) + 'px system-ui, sans-serif';
+    g.textAlign = 'center';
+    g.textBaseline = 'bottom';
+    for (const e of f.e || []) {
+      const b = state.scene.get(e[0]);
+      if (!b || !b.label || !finite(e[1]) || !finite(e[2])) continue;
+      const k = finite(e[4]) && e[4] !== 0 ? Math.abs(e[4]) : 1;
+      const sx = canvas.width / 2 + (e[1] - cam.x) * cam.ppm;
+      const sy = canvas.height / 2 - (e[2] + b.reach.top * k - cam.y) * cam.ppm - 4 * dpr;
+      g.fillStyle = 'rgba(0,0,0,0.6)';
+      g.fillText(b.label, sx + dpr, sy + dpr);
+      g.fillStyle = e[0] === f.own ? '#ffe14d' : '#ffffff';
+      g.fillText(b.label, sx, sy);
+    }
+    g.restore();
   }
 
   function drawAim() {
@@ -611,7 +703,7 @@
     g.fillStyle = '#8a93a6';
     g.font = Math.round(12 * dpr) + 'px system-ui, sans-serif';
     const on = [];
-    for (const o of ['ghost', 'leased', 'samples']) if (state.overlays[o]) on.push(o);
+    for (const o of ['ghost', 'leased', 'samples', 'zoom']) if (state.overlays[o]) on.push(o);
     const line = [state.connected ? 'connected' : 'disconnected', 'tick ' + (f ? f.tick : '\u2013'),
       'frames ' + state.frames, 'dropped ' + state.dropped];
     if (on.length) line.push('showing ' + on.join(', '));
