@@ -57,8 +57,8 @@ type Game struct {
 
 	// auth answers who decides what on this end.
 	auth      Authority
-	worldFP   uint64      // the entry scene file's fingerprint: slots name entities only in the same world
-	sceneIDs  []entity.ID // what the entry scene built, which every end of a session holds from the start
+	worldFP   uint64                      // the entry scene file's fingerprint: slots name entities only in the same world
+	sceneIDs  []entity.ID                 // what the entry scene built, which every end of a session holds from the start
 	looks     map[entity.ID]*project.Look // [entity.look] of the scene's entities that have one
 	tick      uint32
 	replaying bool
