@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +23,11 @@ const drawRate = 120
 
 // reloadNotice is how long the page tells of a hot reload.
 const reloadNotice = 3 * time.Second
+
+// boardEvery is how often the scoreboard is brought up to date: its
+// round trips change all the time, and a quarter second is soon enough
+// for a score.
+const boardEvery = 250 * time.Millisecond
 
 // effectLinger is how long each frame repeats an effect after it was
 // emitted, for a page that missed the frames before; maxEffects bounds
@@ -46,6 +52,12 @@ type viewer struct {
 
 	prevHeld uint32
 	sceneSig uint64
+
+	// scoreboard names the project's scoreboard components; boardAt is
+	// when the board was last brought up to date.
+	scoreboard []string
+	boardAt    time.Time
+	board      view.Board
 
 	// effects are the game's events of the last effectLinger, oldest
 	// first, and when each was emitted; effectSeq numbers them.
@@ -99,7 +111,7 @@ func startViewer(ctx context.Context, cfg PlayConfig, g *game.Game, sim *simSock
 	if cfg.OnView != nil {
 		cfg.OnView(srv.Addr())
 	}
-	v := &viewer{srv: srv, g: g, rateAt: time.Now()}
+	v := &viewer{srv: srv, g: g, rateAt: time.Now(), scoreboard: p.Scoreboard}
 	g.WatchEvents(v.effect)
 	return v, nil
 }
@@ -161,6 +173,7 @@ func (v *viewer) Next() prediction.Command {
 func (v *viewer) publish() {
 	g := v.g
 	v.updateScene()
+	v.updateBoard()
 	f := &v.frame
 	f.Tick, f.Own = g.Tick(), g.Own()
 	f.Entities, f.HUD, f.Leased, f.Samples = f.Entities[:0], f.HUD[:0], f.Leased[:0], f.Samples[:0]
@@ -300,4 +313,98 @@ func (v *viewer) updateScene() {
 		return true
 	})
 	v.srv.SetScene(sc)
+}
+
+// updateBoard sends the page the scoreboard, at most every boardEvery: a
+// row for each player with the fields of the project's scoreboard
+// components its entity has, sorted by the first column (highest first)
+// and then by name, and the fields of any other entity that has one of
+// them (a round timer).
+func (v *viewer) updateBoard() {
+	now := time.Now()
+	if now.Sub(v.boardAt) < boardEvery {
+		return
+	}
+	v.boardAt = now
+	g := v.g
+	st, schema := g.Store(), g.Schema()
+	// The fields shown: every field of a type named alone, one of a
+	// "Type.field"; names the schema lacks are left out.
+	var shown []boardField
+	for _, name := range v.scoreboard {
+		typName, field, one := strings.Cut(name, ".")
+		typ := schema.Index(typName)
+		if typ < 0 {
+			continue
+		}
+		for i, f := range schema.Types[typ].Fields {
+			if !one || f.Name == field {
+				shown = append(shown, boardField{typ: typ, field: i, label: typName + "." + f.Name})
+			}
+		}
+	}
+	players := g.Players()
+	b := &v.board
+	b.Columns, b.Rows, b.State = b.Columns[:0], b.Rows[:0], b.State[:0]
+	// A field is a column when some player's entity has its component.
+	var cols []boardField
+	for _, sf := range shown {
+		for _, p := range players {
+			if st.Component(p.Entity, sf.typ) != nil {
+				cols = append(cols, sf)
+				b.Columns = append(b.Columns, sf.label)
+				break
+			}
+		}
+	}
+	isPlayer := make(map[entity.ID]bool, len(players))
+	for _, p := range players {
+		isPlayer[p.Entity] = true
+		row := view.BoardRow{Name: p.Name, Own: !p.Entity.IsNone() && p.Entity == g.Own(), RTTms: round1(p.RTT.Seconds() * 1000)}
+		for _, c := range cols {
+			x := math.NaN()
+			if vals := st.Component(p.Entity, c.typ); c.field < len(vals) {
+				x = vals[c.field]
+			}
+			row.Values = append(row.Values, x)
+		}
+		b.Rows = append(b.Rows, row)
+	}
+	slices.SortStableFunc(b.Rows, func(x, y view.BoardRow) int {
+		if len(x.Values) > 0 {
+			a, c := x.Values[0], y.Values[0]
+			switch {
+			case a > c || (!math.IsNaN(a) && math.IsNaN(c)):
+				return -1
+			case a < c || (math.IsNaN(a) && !math.IsNaN(c)):
+				return 1
+			}
+		}
+		return strings.Compare(x.Name, y.Name)
+	})
+	if len(shown) > 0 {
+		st.Each(func(id entity.ID) bool {
+			if isPlayer[id] {
+				return true
+			}
+			for _, sf := range shown {
+				if vals := st.Component(id, sf.typ); sf.field < len(vals) {
+					label := sf.label
+					if name := st.Name(id); name != "" {
+						label = name + " " + label
+					}
+					b.State = append(b.State, view.Stat{Label: label, Value: vals[sf.field]})
+				}
+			}
+			return true
+		})
+	}
+	v.srv.SetBoard(*b)
+}
+
+// boardField is one field the scoreboard shows: a field of a project
+// component type, and its label.
+type boardField struct {
+	typ, field int
+	label      string
 }

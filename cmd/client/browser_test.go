@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -193,6 +194,45 @@ func TestBrowserDrawsAnotherPlayersShots(t *testing.T) {
 	t.Logf("after %d frames the page drew %v (from others %v); received %v (from others %v)", got.Frames, got.Drawn, got.DrawnOthers, got.Received, got.Others)
 	if got.Received["shot"] != got.Others["shot"] {
 		t.Fatalf("the page's own player fired no shot, yet %d of %d shots were its own", got.Received["shot"]-got.Others["shot"], got.Received["shot"])
+	}
+
+	// Tab holds the scoreboard open: both players, by name, with the
+	// arena's Score columns.
+	cdp.key(t, "keyDown", "Tab", "Tab", 9)
+	type board struct {
+		Shown bool `json:"shown"`
+		Board struct {
+			Cols []string `json:"cols"`
+			Rows []struct {
+				Name string `json:"name"`
+				Own  bool   `json:"own"`
+			} `json:"rows"`
+			State [][2]any `json:"state"`
+		} `json:"board"`
+	}
+	var b board
+	v := cdp.eval(t, `JSON.stringify({shown: vkm.boardShown, board: vkm.board})`)
+	if err := json.Unmarshal([]byte(v), &b); err != nil {
+		t.Fatalf("board %q: %v", v, err)
+	}
+	var shot struct {
+		Data string `json:"data"`
+	}
+	cdp.call(t, "Page.captureScreenshot", map[string]any{"format": "png"}, &shot)
+	if png, err := base64.StdEncoding.DecodeString(shot.Data); err == nil {
+		os.WriteFile(filepath.Join(os.TempDir(), "vkm-board.png"), png, 0o644)
+	}
+	cdp.key(t, "keyUp", "Tab", "Tab", 9)
+	t.Logf("board: %s", v)
+	names := map[string]bool{}
+	for _, r := range b.Board.Rows {
+		names[r.Name] = r.Own
+	}
+	if !b.Shown || len(b.Board.Rows) != 2 || names["page"] != true || names["bot"] != false || !slices.Contains(b.Board.Cols, "Score.kills") {
+		t.Fatalf("with Tab held the page shows %+v; want it shown, with rows for page (own) and bot and a Score.kills column", b)
+	}
+	if v := cdp.eval(t, `JSON.stringify(vkm.boardShown)`); v != "false" {
+		t.Fatalf("the board is still shown (%s) after Tab went up", v)
 	}
 }
 

@@ -68,10 +68,11 @@ type Project struct {
 	// set).
 	ViewWidth float64
 
-	// Scoreboard names the component types the reference client's
-	// scoreboard shows: each player's row has the fields of those its
-	// entity has, and any other entity with one of them (a round timer)
-	// is shown below the rows. Empty: the board lists the players alone.
+	// Scoreboard names what the reference client's scoreboard shows: a
+	// component type ("Score", every field) or one field of one
+	// ("Round.left"). Each player's row has those its entity has, and any
+	// other entity with one of them (a round timer) is shown below the
+	// rows. Empty: the board lists the players alone.
 	Scoreboard []string
 
 	// EntryScene and EntryScript are slash-separated paths inside the
@@ -439,8 +440,9 @@ func parseProject(file string, data []byte) (*Project, map[string]bool, error) {
 	}
 	if names, ok := root.strList("scoreboard"); ok {
 		for _, n := range names {
-			if !isIdentifier(n) {
-				root.fail("scoreboard", "%q is not a component type's name: letters, digits and _, not starting with a digit (e.g. \"Score\")", n)
+			typ, field, dotted := strings.Cut(n, ".")
+			if !isIdentifier(typ) || (dotted && !isIdentifier(field)) {
+				root.fail("scoreboard", "%q is not a component type's name, or a type's and a field's joined by a dot: letters, digits and _, not starting with a digit (e.g. \"Score\" or \"Round.left\")", n)
 			}
 		}
 		p.Scoreboard = names

@@ -65,7 +65,7 @@ port = 9000
 tickRate = 128
 reach = 30
 viewWidth = 48
-scoreboard = ["Score", "Round"]
+scoreboard = ["Score", "Round.left"]
 entryScene = "./scenes//arena.toml"
 entryScript = "scripts/main.lua"
 [[axis]]
@@ -89,7 +89,7 @@ mouse = "left"
 	}
 	want := &Project{
 		File: "arena/project.toml", Name: "arena", Players: 4, Port: 9000, TickRate: 128, Reach: 30,
-		ViewWidth: 48, Scoreboard: []string{"Score", "Round"},
+		ViewWidth: 48, Scoreboard: []string{"Score", "Round.left"},
 		EntryScene: "scenes/arena.toml", EntryScript: "scripts/main.lua",
 		Axes: []Axis{
 			{Name: "run", Negative: []string{"KeyA", "ArrowLeft"}, Positive: []string{"KeyD", "ArrowRight"}},

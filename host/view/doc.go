@@ -22,8 +22,9 @@
 // scale] with the id first. Numbers are rounded to 0.0001; a number that is
 // not finite is null.
 //
-// To the page, in this order on a new connection (scene only once one is
-// set), then scene and link again when they change and a frame each frame:
+// To the page, in this order on a new connection (scene and board only once
+// one is set), then scene, link and board again when they change and a
+// frame each frame:
 //
 //	{"t":"hello","axes":[{"name":"run","negative":["KeyA"],"positive":["KeyD"],"mouse":""}, ...],
 //	 "buttons":[{"name":"fire","keys":["KeyF"],"mouse":"left"}, ...],"view_width":32}
@@ -34,6 +35,8 @@
 //	           {"k":"polygon","x":0,"y":0,"p":[[x,y], ...],"loop":false,"sensor":false},
 //	           {"k":"chain","x":0,"y":0,"p":[[x,y], ...],"loop":true,"sensor":false}]}, ...]}
 //	{"t":"link","enabled":true,"latency_ms":80,"jitter_ms":10,"loss_pct":2}
+//	{"t":"board","cols":["Score.kills","Score.deaths"],
+//	 "rows":[{"name":"ann","own":true,"rtt_ms":40,"v":[3,1]}, ...],"state":[["Round.left",93]]}
 //	{"t":"frame","seq":812,"tick":4711,"own":16777236,"e":[[id,x,y,a,s], ...],
 //	 "hud":[["health",100],["kills",2]],
 //	 "net":{"rtt_ms":40,"loss_permille":5,"bytes_in_per_s":12000,"bytes_out_per_s":3000,

@@ -316,3 +316,35 @@ func encodeHello(a *Actions, viewWidth float64) []byte {
 	}
 	return marshal(&m)
 }
+
+// boardMsg is the board message.
+type boardMsg struct {
+	T       string        `json:"t"` // "board"
+	Columns []string      `json:"cols"`
+	Rows    []boardRowMsg `json:"rows"`
+	State   [][2]any      `json:"state"` // [label, value]
+}
+
+type boardRowMsg struct {
+	Name   string     `json:"name"`
+	Own    bool       `json:"own"`
+	RTTms  *float64   `json:"rtt_ms"`
+	Values []*float64 `json:"v"`
+}
+
+// encodeBoard returns the board message for b.
+func encodeBoard(b *Board) []byte {
+	var ns nums
+	m := boardMsg{T: "board", Columns: orEmpty(b.Columns), Rows: make([]boardRowMsg, len(b.Rows)), State: make([][2]any, len(b.State))}
+	for i, r := range b.Rows {
+		vs := make([]*float64, len(r.Values))
+		for j, v := range r.Values {
+			vs[j] = ns.num(v)
+		}
+		m.Rows[i] = boardRowMsg{Name: r.Name, Own: r.Own, RTTms: ns.num(r.RTTms), Values: vs}
+	}
+	for i, st := range b.State {
+		m.State[i] = [2]any{st.Label, ns.num(st.Value)}
+	}
+	return marshal(&m)
+}

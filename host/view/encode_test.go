@@ -274,6 +274,12 @@ func TestMessageText(t *testing.T) {
 			`{"k":"chain","x":0,"y":0,"p":[[0,0],[3,4]],"loop":true,"sensor":false},` +
 			`{"k":"polygon","x":0,"y":0,"p":[],"loop":false,"sensor":false}]}]}`},
 		{"empty scene", encodeScene(&Scene{}), `{"t":"scene","bodies":[]}`},
+		{"board", encodeBoard(&Board{Columns: []string{"Score.kills", "Score.deaths"},
+			Rows:  []BoardRow{{Name: "ann", Own: true, RTTms: 40.25, Values: []float64{3, 1}}, {Name: "bob", Values: []float64{math.NaN(), 0}}},
+			State: []Stat{{"Round.left", 93}}}),
+			`{"t":"board","cols":["Score.kills","Score.deaths"],"rows":[{"name":"ann","own":true,"rtt_ms":40.25,"v":[3,1]},` +
+				`{"name":"bob","own":false,"rtt_ms":0,"v":[null,0]}],"state":[["Round.left",93]]}`},
+		{"empty board", encodeBoard(&Board{}), `{"t":"board","cols":[],"rows":[],"state":[]}`},
 		{"link", encodeLink(Link{Latency: 80 * time.Millisecond, Jitter: 1500 * time.Microsecond, Loss: 0.02}, true),
 			`{"t":"link","enabled":true,"latency_ms":80,"jitter_ms":1.5,"loss_pct":2}`},
 		{"hello", encodeHello(&Actions{Axes: []Axis{arenaActions.Axes[0], arenaActions.Axes[1]}, Buttons: arenaActions.Buttons[1:]}, 0),

@@ -208,3 +208,26 @@ type NetStats struct {
 	InterpDelayTicks float64 // how far interpolation draws behind, ticks
 	InterpStalls     float64 // times interpolation ran out of snapshots
 }
+
+// Board is the scoreboard the page shows while Tab is held: a row for
+// each player, in the order given, and the game's state below.
+type Board struct {
+	// Columns label the values of each row, e.g. "Score.kills".
+	Columns []string
+	Rows    []BoardRow
+	// State is what entities other than the players' show, e.g. a round
+	// timer's "Round.left".
+	State []Stat
+}
+
+// BoardRow is one player's line of the board.
+type BoardRow struct {
+	Name string
+	// Own marks the local player's row.
+	Own bool
+	// RTTms is the player's round trip as the server last measured it.
+	RTTms float64
+	// Values are in the order of Board.Columns; NaN (drawn as a dash)
+	// where the player's entity lacks the component.
+	Values []float64
+}

@@ -86,6 +86,8 @@ type Server struct {
 	link     Link
 	linkMsg  []byte
 	linkVer  uint64
+	board    []byte // the board message, nil before SetBoard
+	boardVer uint64
 
 	published, sent, dropped, bad, refused atomic.Uint64
 }
@@ -233,6 +235,21 @@ func (s *Server) SetScene(sc Scene) {
 	s.pokeLocked()
 }
 
+// SetBoard sets the scoreboard. Every page is sent it when it connects
+// and again after each change; a call that changes nothing sends nothing.
+// b is not kept.
+func (s *Server) SetBoard(b Board) {
+	msg := encodeBoard(&b)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if string(msg) == string(s.board) {
+		return
+	}
+	s.board = msg
+	s.boardVer++
+	s.pokeLocked()
+}
+
 // SetLink sets the link simulator's setting the page's sliders show, for
 // example the profile the client started with. It does not call
 // Config.OnLink. l is clamped like a setting from the page.
@@ -289,6 +306,13 @@ func (s *Server) state() (scene []byte, sceneVer uint64, link []byte, linkVer ui
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.scene, s.sceneVer, s.linkMsg, s.linkVer
+}
+
+// boardState returns the board message and its version.
+func (s *Server) boardState() ([]byte, uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.board, s.boardVer
 }
 
 // hostOK reports whether a request's Host names this server as an IP

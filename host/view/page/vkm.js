@@ -8,7 +8,8 @@
 // drawn pose, or null), connected, lastFrame, scene, overlays, input (the
 // last input message sent), link, dropped (frames the server skipped for
 // this page), fx (effects by name: received, received from entities other
-// than the own one, drawn, and drawn from others).
+// than the own one, drawn, and drawn from others), board (the last board
+// message) and boardShown (whether Tab holds it open).
 (function () {
   'use strict';
 
@@ -63,6 +64,8 @@
     actions: null,
     overlays: { ghost: false, leased: false, samples: false, net: true, side: true, zoom: false },
     viewWidth: VIEW_WIDTH_M,
+    board: null,
+    boardShown: false,
     input: null,
     link: null,
     sent: 0,
@@ -122,6 +125,7 @@
       case 'scene': setScene(m); break;
       case 'link': setLink(m); break;
       case 'frame': onFrame(m); break;
+      case 'board': state.board = m; break;
     }
   }
 
@@ -371,6 +375,7 @@
   }
 
   function releaseAll() {
+    state.boardShown = false;
     down.clear();
     mouseDown.clear();
     sendInput();
@@ -388,6 +393,11 @@
       sendInput();
       return;
     }
+    if (e.code === 'Tab') { // the scoreboard, while held
+      e.preventDefault();
+      state.boardShown = true;
+      return;
+    }
     const o = DEBUG_KEYS[e.code];
     if (o && !e.repeat && !e.ctrlKey && !e.metaKey && !e.altKey) {
       e.preventDefault();
@@ -396,6 +406,10 @@
   }
 
   function onKeyUp(e) {
+    if (e.code === 'Tab' && !boundKeys.has(e.code)) {
+      e.preventDefault();
+      state.boardShown = false;
+    }
     if (down.delete(e.code)) {
       e.preventDefault();
       sendInput();
@@ -725,7 +739,55 @@
     const f = state.lastFrame;
     if (f) drawWorld(f);
     drawHUD(f);
+    if (state.boardShown) drawBoard();
     if (state.overlays.net && state.overlays.side) drawNet();
+  }
+
+  // drawBoard draws the scoreboard over the game: each player's name,
+  // the project's scoreboard fields and round trip, in the order the
+  // client sorted them, and the game's state below.
+  function drawBoard() {
+    const b = state.board || { cols: [], rows: [], state: [] };
+    const dpr = window.devicePixelRatio || 1;
+    const cols = ['player', ...(b.cols || []).map((c) => c.slice(c.indexOf('.') + 1)), 'ms'];
+    const rows = (b.rows || []).map((r) => [r.name, ...(r.v || []).map(fmt), fmt(r.rtt_ms)]);
+    const colW = 110 * dpr, nameW = 220 * dpr, rowH = 24 * dpr, pad = 16 * dpr;
+    const w = nameW + colW * (cols.length - 1) + 2 * pad;
+    const st = b.state || [];
+    const h = rowH * (rows.length + 1 + (st.length ? st.length + 1 : 0)) + 2 * pad;
+    const x0 = Math.max(0, (canvas.width - w) / 2), y0 = Math.max(0, (canvas.height - h) / 3);
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.fillStyle = 'rgba(10,12,16,0.88)';
+    g.fillRect(x0, y0, w, h);
+    g.strokeStyle = '#2a2f3a';
+    g.lineWidth = dpr;
+    g.strokeRect(x0, y0, w, h);
+    g.textBaseline = 'middle';
+    const cell = (text, i, y, color, bold) => {
+      g.font = (bold ? '600 ' : '') + Math.round(14 * dpr) + 'px system-ui, sans-serif';
+      g.fillStyle = color;
+      if (i === 0) {
+        g.textAlign = 'left';
+        g.fillText(String(text), x0 + pad, y);
+      } else {
+        g.textAlign = 'right';
+        g.fillText(String(text), x0 + pad + nameW + colW * i - 8 * dpr, y);
+      }
+    };
+    let y = y0 + pad + rowH / 2;
+    cols.forEach((c, i) => cell(c, i, y, '#8a93a6', true));
+    (b.rows || []).forEach((r, n) => {
+      y += rowH;
+      rows[n].forEach((v, i) => cell(v, i, y, r.own ? '#ffe14d' : '#d8dce4', r.own));
+    });
+    if (st.length) {
+      y += rowH;
+      for (const [label, v] of st) {
+        y += rowH;
+        cell(label, 0, y, '#8a93a6', false);
+        cell(fmt(v), 1, y, '#d8dce4', true);
+      }
+    }
   }
 
   // ---- network panel ----
