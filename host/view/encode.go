@@ -3,7 +3,10 @@ package view
 import (
 	"encoding/json"
 	"math"
+	"slices"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"vkm/internal/entity"
 )
@@ -88,11 +91,12 @@ type frameMsg struct {
 	Ghost   *transform `json:"ghost,omitempty"`
 	Leased  []uint64   `json:"leased"`
 	Samples []pose     `json:"samples"`
-	FX      []fxMsg    `json:"fx,omitempty"`
+	// FX is the effects, each [seq, name, entity, {fields}], written by
+	// appendEffect: maps through encoding/json cost a reflection walk and
+	// a key sort for every field of every effect, and each effect is sent
+	// again in the frames of the next quarter second.
+	FX json.RawMessage `json:"fx,omitempty"`
 }
-
-// fxMsg is an effect as [seq, name, entity, {fields}].
-type fxMsg [4]any
 
 // pose is an entity's pose as [id,x,y,angle,scale].
 type pose [5]*float64
@@ -160,22 +164,106 @@ func encodeFrame(seq uint64, f *Frame) []byte {
 		m.Leased[i] = packID(id)
 	}
 	if len(f.Effects) > 0 {
-		m.FX = make([]fxMsg, len(f.Effects))
+		buf := make([]byte, 0, 128*len(f.Effects))
+		buf = append(buf, '[')
 		for i := range f.Effects {
-			e := &f.Effects[i]
-			fields := make(map[string]any, len(e.Fields))
-			for k, v := range e.Fields {
-				switch v := v.(type) {
-				case float64:
-					fields[k] = ns.num(v)
-				case string, bool:
-					fields[k] = v
-				}
+			if i > 0 {
+				buf = append(buf, ',')
 			}
-			m.FX[i] = fxMsg{e.Seq, e.Name, packID(e.Entity), fields}
+			buf = appendEffect(buf, &f.Effects[i])
 		}
+		m.FX = append(buf, ']')
 	}
 	return marshal(&m)
+}
+
+// appendEffect appends e as [seq,"name",id,{fields}], the fields in key
+// order as encoding/json would write them, numbers rounded as nums.num
+// rounds them (null when not finite), values of other types left out.
+func appendEffect(b []byte, e *Effect) []byte {
+	b = append(b, '[')
+	b = strconv.AppendUint(b, e.Seq, 10)
+	b = append(b, ',')
+	b = appendString(b, e.Name)
+	b = append(b, ',')
+	b = strconv.AppendUint(b, packID(e.Entity), 10)
+	b = append(b, ",{"...)
+	var keys [16]string
+	ks := keys[:0]
+	for k, v := range e.Fields {
+		switch v.(type) {
+		case float64, string, bool:
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	for i, k := range ks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		switch v := e.Fields[k].(type) {
+		case float64:
+			b = appendNum(b, v)
+		case string:
+			b = appendString(b, v)
+		case bool:
+			b = strconv.AppendBool(b, v)
+		}
+	}
+	return append(b, "}]"...)
+}
+
+// appendNum appends v as nums.num and encoding/json write it.
+func appendNum(b []byte, v float64) []byte {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return append(b, "null"...)
+	}
+	if math.Abs(v) < 1e15 {
+		v = math.Round(v*precision) / precision
+	}
+	if v == 0 {
+		v = 0 // turns -0 into 0
+	}
+	format := byte('f')
+	if a := math.Abs(v); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	return strconv.AppendFloat(b, v, format, -1, 64)
+}
+
+// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD,
+// as encoding/json writes it.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
 }
 
 // sceneMsg is the scene message.

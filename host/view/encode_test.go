@@ -2,6 +2,7 @@ package view
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"testing"
@@ -331,6 +332,48 @@ func TestNonFinite(t *testing.T) {
 		}
 		if got, want := encodeLink(Link{Loss: v}, false), `{"t":"link","enabled":false,"latency_ms":0,"jitter_ms":0,"loss_pct":null}`; string(got) != want {
 			t.Errorf("link with %v:\n got %s\nwant %s", v, got, want)
+		}
+	}
+}
+
+// TestEffectsReadAsEncodingJSONWouldWriteThem writes effects with awkward
+// names, strings and numbers and reads them back: each is what
+// encoding/json makes of the same values, rounded as every number to the
+// page is, a non-finite number null and a value of another type left out.
+func TestEffectsReadAsEncodingJSONWouldWriteThem(t *testing.T) {
+	effects := []Effect{
+		{Seq: 1, Name: "shot", Entity: entity.ID{Slot: 5, Gen: 3}, Fields: map[string]any{
+			"x1": 1.23456789, "y1": -0.00004, "tiny": 1e-9, "huge": 3e25, "neg": -7.5, "nan": math.NaN(), "inf": math.Inf(-1)}},
+		{Seq: 1 << 40, Name: "quote \" back \\ ctl \x01\n\t <&> \u2028 é 🎯 bad \xff", Fields: map[string]any{
+			"s": "a\"b\\c\x7f\u2029", "t": true, "f": false, "list": []any{1.0}, "n": nil, "é": 2.0}},
+		{Name: ""},
+	}
+	for i := range effects {
+		e := &effects[i]
+		var got []any
+		if err := json.Unmarshal(appendEffect(nil, e), &got); err != nil {
+			t.Fatalf("effect %d: %v in %s", i, err, appendEffect(nil, e))
+		}
+		fields := map[string]any{}
+		for k, v := range e.Fields {
+			switch v := v.(type) {
+			case float64:
+				var ns nums
+				fields[k] = ns.num(v)
+			case string, bool:
+				fields[k] = v
+			}
+		}
+		ref, err := json.Marshal([]any{e.Seq, e.Name, packID(e.Entity), fields})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []any
+		if err := json.Unmarshal(ref, &want); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("effect %d:\n got %v\nwant %v", i, got, want)
 		}
 	}
 }
