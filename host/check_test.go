@@ -95,7 +95,7 @@ var (
 	unknownSceneBehavior = plant{file: "scenes/arena.toml", old: `behavior = "spawner"`, new: `behavior = "spawnr"`, at: "[[entity]]\nid = 20",
 		want: `entity.behavior: unknown behavior "spawnr"; did you mean "spawner"?`}
 	unknownComponent = plant{file: "prefabs/pickup.toml", new: "[entity.components.Helth]\nhp = 3\n", at: "[entity.components.Helth]",
-		want: `entity.components.Helth: unknown component "Helth"; did you mean "Health"? (vkmSetupNetwork registers Health, Score, Gun, Life)`}
+		want: `entity.components.Helth: unknown component "Helth"; did you mean "Health"? (vkmSetupNetwork registers Health, Score, Gun, Life, Shot, Picked)`}
 	// A prefab of its own: the arena's join handler spawns its player, and
 	// would say the player's mistake a second time.
 	badControllerMode = plant{file: "prefabs/hover.toml", new: hoverPrefab + "mode = \"top-down\"\n", at: "mode = ",

@@ -3,6 +3,8 @@ package host
 import (
 	"context"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"vkm/host/game"
@@ -22,6 +24,19 @@ const drawRate = 120
 // reloadNotice is how long the page tells of a hot reload.
 const reloadNotice = 3 * time.Second
 
+// boardEvery is how often the scoreboard is brought up to date: its
+// round trips change all the time, and a quarter second is soon enough
+// for a score.
+const boardEvery = 250 * time.Millisecond
+
+// effectLinger is how long each frame repeats an effect after it was
+// emitted, for a page that missed the frames before; maxEffects bounds
+// how many a frame carries.
+const (
+	effectLinger = 250 * time.Millisecond
+	maxEffects   = 64
+)
+
 // viewer ties a client's game to its web view: it publishes what the
 // client draws every frame, gives the page's input to the game as
 // commands, and applies the page's link sliders to the simulator.
@@ -37,6 +52,18 @@ type viewer struct {
 
 	prevHeld uint32
 	sceneSig uint64
+
+	// scoreboard names the project's scoreboard components; boardAt is
+	// when the board was last brought up to date.
+	scoreboard []string
+	boardAt    time.Time
+	board      view.Board
+
+	// effects are the game's events of the last effectLinger, oldest
+	// first, and when each was emitted; effectSeq numbers them.
+	effects   []view.Effect
+	effectAt  []time.Time
+	effectSeq uint64
 
 	// reloads seen, and when the last was first shown: the page tells of
 	// a hot reload for a few seconds.
@@ -63,7 +90,7 @@ func startViewer(ctx context.Context, cfg PlayConfig, g *game.Game, sim *simSock
 	for _, b := range p.Buttons {
 		acts.Buttons = append(acts.Buttons, view.Button{Name: b.Name, Keys: b.Keys, Mouse: b.Mouse})
 	}
-	vc := view.Config{Addr: cfg.View, Actions: acts, Logger: cfg.logger()}
+	vc := view.Config{Addr: cfg.View, Actions: acts, ViewWidth: p.ViewWidth, Logger: cfg.logger()}
 	if sim != nil {
 		vc.OnLink = func(l view.Link) {
 			lc := sim.link()
@@ -84,7 +111,36 @@ func startViewer(ctx context.Context, cfg PlayConfig, g *game.Game, sim *simSock
 	if cfg.OnView != nil {
 		cfg.OnView(srv.Addr())
 	}
-	return &viewer{srv: srv, g: g, rateAt: time.Now()}, nil
+	v := &viewer{srv: srv, g: g, rateAt: time.Now(), scoreboard: p.Scoreboard}
+	g.WatchEvents(v.effect)
+	return v, nil
+}
+
+// effect keeps a presentation event for the frames of the next
+// effectLinger.
+func (v *viewer) effect(name string, id entity.ID, fields map[string]any) {
+	v.effectSeq++
+	if len(v.effects) == maxEffects {
+		v.effects, v.effectAt = v.effects[1:], v.effectAt[1:]
+	}
+	v.effects = append(v.effects, view.Effect{Seq: v.effectSeq, Name: name, Entity: id, Fields: fields})
+	v.effectAt = append(v.effectAt, time.Now())
+}
+
+// recentEffects drops the effects older than effectLinger and returns the
+// rest.
+func (v *viewer) recentEffects() []view.Effect {
+	now := time.Now()
+	n := 0
+	for n < len(v.effectAt) && now.Sub(v.effectAt[n]) > effectLinger {
+		n++
+	}
+	if n > 0 {
+		// Copy down so the arrays do not creep forward without bound.
+		v.effects = append(v.effects[:0], v.effects[n:]...)
+		v.effectAt = append(v.effectAt[:0], v.effectAt[n:]...)
+	}
+	return v.effects
 }
 
 func (v *viewer) close() { v.srv.Close() }
@@ -117,10 +173,12 @@ func (v *viewer) Next() prediction.Command {
 func (v *viewer) publish() {
 	g := v.g
 	v.updateScene()
+	v.updateBoard()
 	f := &v.frame
 	f.Tick, f.Own = g.Tick(), g.Own()
 	f.Entities, f.HUD, f.Leased, f.Samples = f.Entities[:0], f.HUD[:0], f.Leased[:0], f.Samples[:0]
 	f.Ghost, f.Net = nil, nil
+	f.Effects = v.recentEffects()
 	draw := func() {
 		g.Store().Each(func(id entity.ID) bool {
 			if g.Store().Body(id) != nil || id == g.Own() {
@@ -199,14 +257,22 @@ func (v *viewer) netStats(st session.ClientStats) {
 	n.InterpStalls = float64(st.InterpStalls)
 }
 
-// updateScene sends the page the shapes of every entity with a body when
-// that set has changed.
+// updateScene sends the page the shapes and looks of every entity with a
+// body when that set, or the players who drive them, have changed.
 func (v *viewer) updateScene() {
 	g := v.g
-	sig := (1469598103934665603 ^ uint64(g.Own().Pack())) * 1099511628211
+	players := g.Players()
+	const prime = 1099511628211
+	sig := (1469598103934665603 ^ uint64(g.Own().Pack())) * prime
+	for _, p := range players {
+		sig = (sig ^ uint64(p.Entity.Pack())) * prime
+		for i := 0; i < len(p.Name); i++ {
+			sig = (sig ^ uint64(p.Name[i])) * prime
+		}
+	}
 	g.Store().Each(func(id entity.ID) bool {
 		if g.Store().Body(id) != nil {
-			sig = (sig ^ uint64(id.Pack())) * 1099511628211
+			sig = (sig ^ uint64(id.Pack())) * prime
 		}
 		return true
 	})
@@ -214,16 +280,131 @@ func (v *viewer) updateScene() {
 		return
 	}
 	v.sceneSig = sig
+	names := make(map[entity.ID]string, len(players))
+	for _, p := range players {
+		if !p.Entity.IsNone() {
+			names[p.Entity] = p.Name
+		}
+	}
 	var sc view.Scene
 	g.Store().Each(func(id entity.ID) bool {
 		if d := g.Store().Body(id); d != nil {
 			b := view.BodyOf(id, g.Store().Name(id), d)
-			if id == g.Own() {
-				b.Color = "#f5b700"
+			name, isPlayer := names[id]
+			switch {
+			case id == g.Own():
+				b.Role = "own"
+			case isPlayer:
+				b.Role = "player"
 			}
+			label := ""
+			if isPlayer {
+				label = "{player}" // a player's character is named unless its look says otherwise
+			}
+			if l := g.Look(id); l != nil {
+				b.Color, b.Style, b.Order = l.Color, l.Style, l.Order
+				if l.Label != "" {
+					label = l.Label
+				}
+			}
+			b.Label = strings.ReplaceAll(label, "{player}", name)
 			sc.Bodies = append(sc.Bodies, b)
 		}
 		return true
 	})
 	v.srv.SetScene(sc)
+}
+
+// updateBoard sends the page the scoreboard, at most every boardEvery: a
+// row for each player with the fields of the project's scoreboard
+// components its entity has, sorted by the first column (highest first)
+// and then by name, and the fields of any other entity that has one of
+// them (a round timer).
+func (v *viewer) updateBoard() {
+	now := time.Now()
+	if now.Sub(v.boardAt) < boardEvery {
+		return
+	}
+	v.boardAt = now
+	g := v.g
+	st, schema := g.Store(), g.Schema()
+	// The fields shown: every field of a type named alone, one of a
+	// "Type.field"; names the schema lacks are left out.
+	var shown []boardField
+	for _, name := range v.scoreboard {
+		typName, field, one := strings.Cut(name, ".")
+		typ := schema.Index(typName)
+		if typ < 0 {
+			continue
+		}
+		for i, f := range schema.Types[typ].Fields {
+			if !one || f.Name == field {
+				shown = append(shown, boardField{typ: typ, field: i, label: typName + "." + f.Name})
+			}
+		}
+	}
+	players := g.Players()
+	b := &v.board
+	b.Columns, b.Rows, b.State = b.Columns[:0], b.Rows[:0], b.State[:0]
+	// A field is a column when some player's entity has its component.
+	var cols []boardField
+	for _, sf := range shown {
+		for _, p := range players {
+			if st.Component(p.Entity, sf.typ) != nil {
+				cols = append(cols, sf)
+				b.Columns = append(b.Columns, sf.label)
+				break
+			}
+		}
+	}
+	isPlayer := make(map[entity.ID]bool, len(players))
+	for _, p := range players {
+		isPlayer[p.Entity] = true
+		row := view.BoardRow{Name: p.Name, Own: !p.Entity.IsNone() && p.Entity == g.Own(), RTTms: round1(p.RTT.Seconds() * 1000)}
+		for _, c := range cols {
+			x := math.NaN()
+			if vals := st.Component(p.Entity, c.typ); c.field < len(vals) {
+				x = vals[c.field]
+			}
+			row.Values = append(row.Values, x)
+		}
+		b.Rows = append(b.Rows, row)
+	}
+	slices.SortStableFunc(b.Rows, func(x, y view.BoardRow) int {
+		if len(x.Values) > 0 {
+			a, c := x.Values[0], y.Values[0]
+			switch {
+			case a > c || (!math.IsNaN(a) && math.IsNaN(c)):
+				return -1
+			case a < c || (math.IsNaN(a) && !math.IsNaN(c)):
+				return 1
+			}
+		}
+		return strings.Compare(x.Name, y.Name)
+	})
+	if len(shown) > 0 {
+		st.Each(func(id entity.ID) bool {
+			if isPlayer[id] {
+				return true
+			}
+			for _, sf := range shown {
+				if vals := st.Component(id, sf.typ); sf.field < len(vals) {
+					label := sf.label
+					if name := st.Name(id); name != "" {
+						label = name + " " + label
+					}
+					b.State = append(b.State, view.Stat{Label: label, Value: vals[sf.field]})
+				}
+			}
+			return true
+		})
+	}
+	v.srv.SetBoard(*b)
+}
+
+// boardField is one field the scoreboard shows: a field of a project
+// component type, and its label.
+type boardField struct {
+	typ, field int
+	label      string
 }

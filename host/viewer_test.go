@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"math"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -189,4 +192,152 @@ func (h *inProcess) step() {
 			p.pipe.AtoB.Send(b, h.now)
 		}
 	}
+}
+
+// TestViewerBoardAndLooks: a watcher's page is told, on the scoreboard,
+// both players in score order with the arena's Score columns and, below,
+// the clock of a round the test adds to the arena; and, in the scene,
+// each player's character with its role and the player's name as its
+// label, and the pickups with the look their prefab gives them.
+func TestViewerBoardAndLooks(t *testing.T) {
+	h := serveInProcess(t, arenaWithRound(t))
+	watcher := h.join(memnet.Broadband, 3, nil)
+	runner := h.join(memnet.Broadband, 4, nil)
+	for range 1000 { // two seconds of 2 ms frames
+		h.step()
+	}
+	wg := watcher.c.Game()
+	other := runner.c.Game().Own()
+	if !watcher.c.Playing() || other.IsNone() || len(wg.Players()) != 2 {
+		t.Fatalf("the two clients are not playing (players %v)", wg.Players())
+	}
+	// The runner has three kills on the server: it heads the board.
+	srv := h.srv.Game()
+	srv.Store().Component(other, srv.Schema().Index("Score"))[0] = 3
+	for range 200 {
+		h.step()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	v, err := startViewer(ctx, PlayConfig{Project: wg.Project(), View: "127.0.0.1:0"}, wg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.close()
+	v.c, v.now = watcher.c, func() transport.Time { return h.now }
+	v.updateBoard()
+	b := v.board
+	names := map[entity.ID]string{}
+	for _, p := range wg.Players() {
+		names[p.Entity] = p.Name
+	}
+	if len(b.Rows) != 2 || b.Rows[0].Name != names[other] || b.Rows[0].Own || !b.Rows[1].Own || b.Rows[0].Values[0] != 3 {
+		t.Errorf("rows %+v; want %s (3 kills) first, then the watcher's own", b.Rows, names[other])
+	}
+	if len(b.Columns) != 2 || b.Columns[0] != "Score.kills" || b.Columns[1] != "Score.deaths" {
+		t.Errorf("columns %v", b.Columns)
+	}
+	if len(b.State) != 1 || b.State[0].Label != "round Round.left" || b.State[0].Value < 170 || b.State[0].Value > 180 {
+		t.Errorf("state %v; want the round's seconds left", b.State)
+	}
+
+	ws, _, err := websocket.Dial(ctx, "ws://"+v.srv.Addr()+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	v.updateScene()
+	rctx, rcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer rcancel()
+	for {
+		_, msg, err := ws.Read(rctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			T      string `json:"t"`
+			Bodies []struct {
+				ID    float64 `json:"id"`
+				Label string  `json:"label"`
+				Role  string  `json:"role"`
+				Color string  `json:"color"`
+				Order int     `json:"order"`
+				Name  string  `json:"name"`
+			} `json:"bodies"`
+		}
+		if err := json.Unmarshal(msg, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.T != "scene" {
+			continue
+		}
+		roles := map[string]int{}
+		for _, bd := range m.Bodies {
+			roles[bd.Role]++
+			switch {
+			case bd.ID == other.Pack() && (bd.Role != "player" || bd.Label != names[other]):
+				t.Errorf("the other player's body: %+v; want role player, label %q", bd, names[other])
+			case bd.ID == wg.Own().Pack() && (bd.Role != "own" || bd.Label != names[wg.Own()]):
+				t.Errorf("the own body: %+v; want role own, label %q", bd, names[wg.Own()])
+			case bd.Name == "pickup" && (bd.Color != "#5dff8a" || bd.Label != "+25" || bd.Order != 1):
+				t.Errorf("a pickup: %+v; want the look of prefabs/pickup.toml", bd)
+			}
+		}
+		if roles["own"] != 1 || roles["player"] != 1 {
+			t.Errorf("roles %v; want one own and one other player", roles)
+		}
+		return
+	}
+}
+
+// roundScript counts rounds on a scene entity, as docs/lua.md's example
+// does, and keeps the whole seconds left in Round.left.
+const roundScript = `
+local Round = {}
+function Round:on_fixed_update(dt)
+  if not self:is_simulated() then return end
+  if self:get("Round", "ends") == 0 or self:remaining("Round", "ends") == 0 then
+    self:set("Round", "ends", vkm.after(180))
+  end
+  self:set("Round", "left", math.ceil(self:remaining("Round", "ends")))
+end
+return Round
+`
+
+// arenaWithRound is a copy of the arena with a round clock on a scene
+// entity of its own, and the clock's seconds on the scoreboard.
+func arenaWithRound(t *testing.T) *project.Project {
+	t.Helper()
+	dir := copyProject(t, filepath.Join("..", "projects", "arena"))
+	edit := func(name, old, new string) {
+		t.Helper()
+		file := filepath.Join(dir, filepath.FromSlash(name))
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if old != "" && !strings.Contains(string(data), old) {
+			t.Fatalf("%s no longer holds %q", name, old)
+		}
+		out := string(data) + new
+		if old != "" {
+			out = strings.Replace(string(data), old, old+new, 1)
+		}
+		if err := os.WriteFile(file, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "scripts", "round.lua"), []byte(roundScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edit("scripts/main.lua", "function vkmRegisterBehaviors(r)\n", "  r.round = import(\"scripts/round.lua\")\n")
+	edit("scripts/main.lua", "function vkmSetupNetwork(net)\n",
+		"  net.component(\"Round\", { {\"ends\", net.int(0, 4294967295)}, {\"left\", net.int(0, 3600)} })\n")
+	edit("scenes/arena.toml", "", "\n[[entity]]\nid = 45\nname = \"round\"\nbehavior = \"round\"\n[entity.components.Round]\n")
+	p, err := project.LoadProject(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Scoreboard = append(p.Scoreboard, "Round.left")
+	return p
 }

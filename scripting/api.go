@@ -28,6 +28,7 @@ func (r *Runtime) installAPI() {
 		"command": r.luaCommand, "is_replaying": r.luaIsReplaying,
 		"player":   r.luaPlayer,
 		"cooldown": r.luaCooldown, "remaining": r.luaRemaining,
+		"fresh": r.luaFresh,
 	}
 	for _, name := range worldWriters {
 		methods[name] = r.simulationOnly(name, methods[name])

@@ -56,6 +56,8 @@ type instance struct {
 type entry struct {
 	handle    *lua.LTable // the first behavior's instance, or a plain handle
 	instances []*instance
+	// marks are what self:fresh has seen in the entity's fields.
+	marks []mark
 }
 
 // newRegistry builds the r passed to vkmRegisterBehaviors: assigning

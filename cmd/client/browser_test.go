@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -136,6 +137,102 @@ func TestBrowserPlaysTheArena(t *testing.T) {
 	t.Logf("screenshot %s: %dx%d, %d colours", out, b.Dx(), b.Dy(), len(colours))
 	if len(colours) <= 8 {
 		t.Fatalf("the screenshot has %d colours: the canvas looks blank", len(colours))
+	}
+}
+
+// TestBrowserDrawsAnotherPlayersShots: vkmd serves the arena, a headless
+// bot client joins and plays (it taps fire about every half second), and a
+// second client serves the page, whose player stands still. The bot's
+// shots are never run on the page's client: the page draws them from the
+// cause the server replicates (the walker's Shot component), which is what
+// its fx counters show: shots received and drawn from an entity other than
+// the page's own.
+func TestBrowserDrawsAnotherPlayersShots(t *testing.T) {
+	chrome := findChromium(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	bin := t.TempDir()
+	for _, cmd := range []string{"vkmd", "client"} {
+		out, err := exec.Command("go", "build", "-o", filepath.Join(bin, cmd), "vkm/cmd/"+cmd).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go build %s: %v\n%s", cmd, err, out)
+		}
+	}
+	project := filepath.Join("..", "..", "projects", "arena")
+	port := freeUDPPort(t)
+	vkmd := start(t, ctx, filepath.Join(bin, "vkmd"), project, "--port", port)
+	waitLine(t, vkmd, regexp.MustCompile(`msg=serving`))
+	start(t, ctx, filepath.Join(bin, "client"), project, "--connect", "127.0.0.1:"+port, "--headless", "--bot", "wander", "--bot-seed", "3", "--name", "bot")
+	client := start(t, ctx, filepath.Join(bin, "client"), project, "--connect", "127.0.0.1:"+port, "--view", "127.0.0.1:0", "--name", "page")
+	m := waitLine(t, client, regexp.MustCompile(`view listening.* addr=(\S+)`))
+
+	cdp := launchChromium(t, ctx, chrome)
+	cdp.call(t, "Page.enable", nil)
+	cdp.call(t, "Page.navigate", map[string]any{"url": "http://" + m[1] + "/"})
+	type fx struct {
+		Frames      int            `json:"frames"`
+		Received    map[string]int `json:"received"`
+		Others      map[string]int `json:"others"`
+		Drawn       map[string]int `json:"drawn"`
+		DrawnOthers map[string]int `json:"drawnOthers"`
+	}
+	var got fx
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		v := cdp.eval(t, `JSON.stringify(window.vkm ? Object.assign({frames: vkm.frames}, vkm.fx) : {})`)
+		if err := json.Unmarshal([]byte(v), &got); err != nil {
+			t.Fatalf("page state %q: %v", v, err)
+		}
+		if got.DrawnOthers["shot"] >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page drew %d of the other player's shots within 30 s (want 3): %+v", got.DrawnOthers["shot"], got)
+		}
+		time.Sleep(100 * time.Millisecond) // polling another process
+	}
+	t.Logf("after %d frames the page drew %v (from others %v); received %v (from others %v)", got.Frames, got.Drawn, got.DrawnOthers, got.Received, got.Others)
+	if got.Received["shot"] != got.Others["shot"] {
+		t.Fatalf("the page's own player fired no shot, yet %d of %d shots were its own", got.Received["shot"]-got.Others["shot"], got.Received["shot"])
+	}
+
+	// Tab holds the scoreboard open: both players, by name, with the
+	// arena's Score columns.
+	cdp.key(t, "keyDown", "Tab", "Tab", 9)
+	type board struct {
+		Shown bool `json:"shown"`
+		Board struct {
+			Cols []string `json:"cols"`
+			Rows []struct {
+				Name string `json:"name"`
+				Own  bool   `json:"own"`
+			} `json:"rows"`
+			State [][2]any `json:"state"`
+		} `json:"board"`
+	}
+	var b board
+	v := cdp.eval(t, `JSON.stringify({shown: vkm.boardShown, board: vkm.board})`)
+	if err := json.Unmarshal([]byte(v), &b); err != nil {
+		t.Fatalf("board %q: %v", v, err)
+	}
+	var shot struct {
+		Data string `json:"data"`
+	}
+	cdp.call(t, "Page.captureScreenshot", map[string]any{"format": "png"}, &shot)
+	if png, err := base64.StdEncoding.DecodeString(shot.Data); err == nil {
+		os.WriteFile(filepath.Join(os.TempDir(), "vkm-board.png"), png, 0o644)
+	}
+	cdp.key(t, "keyUp", "Tab", "Tab", 9)
+	t.Logf("board: %s", v)
+	names := map[string]bool{}
+	for _, r := range b.Board.Rows {
+		names[r.Name] = r.Own
+	}
+	if !b.Shown || len(b.Board.Rows) != 2 || names["page"] != true || names["bot"] != false || !slices.Contains(b.Board.Cols, "Score.kills") {
+		t.Fatalf("with Tab held the page shows %+v; want it shown, with rows for page (own) and bot and a Score.kills column", b)
+	}
+	if v := cdp.eval(t, `JSON.stringify(vkm.boardShown)`); v != "false" {
+		t.Fatalf("the board is still shown (%s) after Tab went up", v)
 	}
 }
 

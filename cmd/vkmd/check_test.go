@@ -40,7 +40,7 @@ func TestCheckPrintsEveryMistakeAndExitsOne(t *testing.T) {
 	line := strings.Count(string(scene[:bytes.Index(scene, []byte("nmae"))]), "\n") + 1
 	code, stdout, stderr := runMain(t, "check", dir)
 	want := filepath.Join(dir, "prefabs", "pickup.toml") + `:2: entity.behavior: unknown behavior "pikcup"; did you mean "pickup"? (vkmRegisterBehaviors registers pickup, spawner, walker)` + "\n" +
-		filepath.Join(dir, "scenes", "arena.toml") + ":" + strconv.Itoa(line) + `: entity.nmae: unknown key (did you mean "name"?); the keys here are id, name, parent, transform, behavior, props, body, controller, components` + "\n"
+		filepath.Join(dir, "scenes", "arena.toml") + ":" + strconv.Itoa(line) + `: entity.nmae: unknown key (did you mean "name"?); the keys here are id, name, parent, transform, behavior, props, body, controller, components, look` + "\n"
 	if code != 1 || !sameLines(stdout, want) {
 		t.Errorf("exit %d, stdout:\n%s\nwant 1 and:\n%s", code, stdout, want)
 	}

@@ -232,6 +232,15 @@ function Entity:cooldown(type, field, seconds) end
 ---@return number?
 function Entity:remaining(type, field) end
 
+---The field's value when it is greater than every value this end has seen in
+---it through fresh before (true for a boolean turning true); nil otherwise,
+---and nil on the first call for an entity and field, which only records. For
+---on_update: present a replicated cause (a shot's tick, a pickup count) once.
+---@param type string
+---@param field string
+---@return number|boolean|nil
+function Entity:fresh(type, field) end
+
 ---The number of the player whose commands drive this entity (the entity the
 ---join handler returned), or 0 when no player drives it. The same on every end.
 ---@return integer

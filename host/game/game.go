@@ -60,8 +60,9 @@ type Game struct {
 
 	// auth answers who decides what on this end.
 	auth      Authority
-	worldFP   uint64      // the entry scene file's fingerprint: slots name entities only in the same world
-	sceneIDs  []entity.ID // what the entry scene built, which every end of a session holds from the start
+	worldFP   uint64                      // the entry scene file's fingerprint: slots name entities only in the same world
+	sceneIDs  []entity.ID                 // what the entry scene built, which every end of a session holds from the start
+	looks     map[entity.ID]*project.Look // [entity.look] of the scene's entities that have one
 	tick      uint32
 	replaying bool
 	replayTo  uint32             // during a replay, the tick it ends on
@@ -75,6 +76,7 @@ type Game struct {
 	files   fs.FS
 	reloads int
 	events  []scripting.Event
+	watch   func(name string, id entity.ID, fields map[string]any) // WatchEvents' fn, or nil
 	errs    []scripting.ScriptError
 }
 
@@ -172,6 +174,12 @@ func (g *Game) populate(scene *project.Scene, join bool) error {
 		return err
 	}
 	g.sceneIDs = ids
+	g.looks = map[entity.ID]*project.Look{}
+	for i, id := range ids {
+		if l := scene.Entities[i].Look; l != nil && !id.IsNone() {
+			g.looks[id] = l
+		}
+	}
 	if err := g.Bring(ids, false); err != nil {
 		return locateBring(err, scene.File, "id", scene.Entities, func(i int) entity.ID { return ids[i] })
 	}
@@ -307,6 +315,28 @@ func (g *Game) Physics() *physics.World { return g.phys }
 // SceneIDs are the entities the entry scene built, which every end of a
 // session holds from the start.
 func (g *Game) SceneIDs() []entity.ID { return g.sceneIDs }
+
+// Look returns how the reference client draws id, from the [entity.look]
+// of the scene or prefab entity it was built from; nil for none.
+func (g *Game) Look(id entity.ID) *project.Look {
+	if l, ok := g.looks[id]; ok {
+		return l
+	}
+	o := g.store.Origin(id)
+	if o.Prefab == "" {
+		return nil
+	}
+	if p := g.prefabs[o.Prefab]; p != nil {
+		if d := p.Entity(o.UID); d != nil {
+			return d.Look
+		}
+	}
+	return nil
+}
+
+// Players returns every seated player, as net.players() does (see
+// docs/lua.md): on a client, the server's list.
+func (g *Game) Players() []scripting.PlayerInfo { return g.auth.Players(nil) }
 
 // Store exposes the entity store, for drawing and tests.
 func (g *Game) Store() *store.Store { return g.store }
@@ -455,6 +485,13 @@ func (g *Game) DrainEvents() []scripting.Event {
 	g.events = nil
 	return ev
 }
+
+// WatchEvents calls fn with each presentation event as it is emitted (its
+// name, the entity that emitted it and its fields), besides keeping it for
+// DrainEvents: a view shows the events that the run's report counts. The
+// fields map is the event's own and must not be changed. nil stops
+// watching.
+func (g *Game) WatchEvents(fn func(name string, id entity.ID, fields map[string]any)) { g.watch = fn }
 
 // ConsumeEvents calls fn with each presentation event emitted since the
 // last drain, in order, and drops them, keeping the buffer for the next
@@ -726,7 +763,12 @@ func (g *Game) Root(id entity.ID) entity.ID {
 	return id
 }
 
-func (g *world) Emit(ev scripting.Event) { g.events = append(g.events, ev) }
+func (g *world) Emit(ev scripting.Event) {
+	g.events = append(g.events, ev)
+	if g.watch != nil {
+		g.watch(ev.Name, ev.Entity, ev.Fields)
+	}
+}
 
 func (g *world) Log(id entity.ID, msg string) {
 	g.logger.Info("lua", "entity", id.String(), "name", g.store.Name(id), "msg", msg)

@@ -37,7 +37,7 @@ func (k fileKind) String() string {
 // entity.components.<Type> (that type's fields).
 var tableKeys = map[fileKind]map[string][]string{
 	projectKind: {
-		"":       {"name", "extends", "players", "port", "tickRate", "reach", "entryScene", "entryScript", "axis", "button"},
+		"":       {"name", "extends", "players", "port", "tickRate", "reach", "viewWidth", "scoreboard", "entryScene", "entryScript", "axis", "button"},
 		"axis":   {"name", "negative", "positive", "mouse"},
 		"button": {"name", "keys", "mouse"},
 	},
@@ -53,11 +53,12 @@ var tableKeys = map[fileKind]map[string][]string{
 // withEntityKeys adds to tables the keys of [[entity]] and its tables,
 // which scenes and prefabs share but for the key naming the entity (idKey).
 func withEntityKeys(idKey string, tables map[string][]string) map[string][]string {
-	tables["entity"] = []string{idKey, "name", "parent", "transform", "behavior", "props", "body", "controller", "components"}
+	tables["entity"] = []string{idKey, "name", "parent", "transform", "behavior", "props", "body", "controller", "components", "look"}
 	tables["entity.transform"] = []string{"x", "y", "angle", "scale"}
 	tables["entity.body"] = []string{"type", "fixedRotation", "bullet", "linearDamping", "angularDamping", "gravityScale", "shape"}
 	tables["entity.body.shape"] = []string{"box", "circle", "polygon", "chain", "offset", "angle", "loop", "density", "friction", "restitution", "sensor"}
 	tables["entity.controller"] = []string{"mode", "speed", "accel", "airAccel", "jumpSpeed", "friction"}
+	tables["entity.look"] = []string{"color", "style", "label", "order"}
 	return tables
 }
 

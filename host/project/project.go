@@ -63,6 +63,18 @@ type Project struct {
 	// world each round.
 	Reach float64
 
+	// ViewWidth is how many metres of the world the reference client
+	// shows across, following the local player (DefaultViewWidth when not
+	// set).
+	ViewWidth float64
+
+	// Scoreboard names what the reference client's scoreboard shows: a
+	// component type ("Score", every field) or one field of one
+	// ("Round.left"). Each player's row has those its entity has, and any
+	// other entity with one of them (a round timer) is shown below the
+	// rows. Empty: the board lists the players alone.
+	Scoreboard []string
+
 	// EntryScene and EntryScript are slash-separated paths inside the
 	// folder, cleaned: the scene a match starts with and the script that
 	// registers the behaviors.
@@ -110,6 +122,13 @@ const (
 	// are counted in ticks; faster rates would need deeper queues and wider
 	// packets than the wire format has.
 	MaxTickRate = 128
+
+	// DefaultViewWidth is the view's width when project.toml sets none:
+	// 32 m, 18 m high on a 16:9 screen.
+	DefaultViewWidth = 32
+	// MaxViewWidth bounds viewWidth, a little over a level as large as
+	// the wire carries.
+	MaxViewWidth = 8192
 
 	// MaxReach bounds reach: the wire carries a position within ±2.1 km,
 	// so two entities are at most 5.9 km apart and a reach of 8 km takes
@@ -325,6 +344,12 @@ func (p *Project) inherit(base *Project, set map[string]bool) {
 	if !set["reach"] {
 		p.Reach = base.Reach
 	}
+	if !set["viewWidth"] {
+		p.ViewWidth = base.ViewWidth
+	}
+	if !set["scoreboard"] {
+		p.Scoreboard = base.Scoreboard
+	}
 	if !set["entryScene"] {
 		p.EntryScene = base.EntryScene
 	}
@@ -405,6 +430,22 @@ func parseProject(file string, data []byte) (*Project, map[string]bool, error) {
 			root.fail("reach", "%v is not a distance from 0 to %d metres: the distance from a player within which its snapshots look every round; leave reach out to look at the whole world every round", reach, MaxReach)
 		}
 		p.Reach = reach
+	}
+	p.ViewWidth = DefaultViewWidth
+	if w, ok := root.number("viewWidth"); ok {
+		if !(w >= 1 && w <= MaxViewWidth) {
+			root.fail("viewWidth", "%v is not a width from 1 to %d metres: how much of the world the reference client shows across", w, MaxViewWidth)
+		}
+		p.ViewWidth = w
+	}
+	if names, ok := root.strList("scoreboard"); ok {
+		for _, n := range names {
+			typ, field, dotted := strings.Cut(n, ".")
+			if !isIdentifier(typ) || (dotted && !isIdentifier(field)) {
+				root.fail("scoreboard", "%q is not a component type's name, or a type's and a field's joined by a dot: letters, digits and _, not starting with a digit (e.g. \"Score\" or \"Round.left\")", n)
+			}
+		}
+		p.Scoreboard = names
 	}
 	if required || root.has("entryScene") {
 		p.EntryScene = readEntryPath(root, "entryScene", ".toml", "the scene a match starts with, e.g. \"scenes/arena.toml\"")

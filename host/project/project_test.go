@@ -47,6 +47,9 @@ func TestParseProjectDefaults(t *testing.T) {
 	if p.TickRate != 64 {
 		t.Errorf("TickRate = %d, want %d", p.TickRate, DefaultTickRate)
 	}
+	if p.ViewWidth != DefaultViewWidth || p.Scoreboard != nil {
+		t.Errorf("ViewWidth = %v, Scoreboard = %v; want %v and none", p.ViewWidth, p.Scoreboard, DefaultViewWidth)
+	}
 	if p.Players != 4 || p.EntryScene != "scenes/arena.toml" || p.EntryScript != "scripts/main.lua" {
 		t.Errorf("got %+v", p)
 	}
@@ -61,6 +64,8 @@ players = 4
 port = 9000
 tickRate = 128
 reach = 30
+viewWidth = 48
+scoreboard = ["Score", "Round.left"]
 entryScene = "./scenes//arena.toml"
 entryScript = "scripts/main.lua"
 [[axis]]
@@ -84,6 +89,7 @@ mouse = "left"
 	}
 	want := &Project{
 		File: "arena/project.toml", Name: "arena", Players: 4, Port: 9000, TickRate: 128, Reach: 30,
+		ViewWidth: 48, Scoreboard: []string{"Score", "Round.left"},
 		EntryScene: "scenes/arena.toml", EntryScript: "scripts/main.lua",
 		Axes: []Axis{
 			{Name: "run", Negative: []string{"KeyA", "ArrowLeft"}, Positive: []string{"KeyD", "ArrowRight"}},

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"vkm/internal/entity"
 	"vkm/physics"
@@ -76,6 +78,9 @@ type EntityDef struct {
 	// dynamic or kinematic Body on the same entity.
 	Controller *entity.CharacterController
 
+	// Look is how the reference client draws it, nil for the default.
+	Look *Look
+
 	// Behavior names the Lua behavior, "" for none. Props are copied into
 	// each instance; values are bool, float64, string, []any and
 	// map[string]any, nested.
@@ -86,6 +91,28 @@ type EntityDef struct {
 	// Type so that spawning is deterministic.
 	Components []ComponentDef
 }
+
+// Look says how the reference client draws an entity ([entity.look]); the
+// simulation never reads it. Its zero value is the client's default for
+// the entity's kind.
+type Look struct {
+	// Color is a CSS hex colour, "#rgb", "#rgba", "#rrggbb" or
+	// "#rrggbbaa"; "" picks one by kind.
+	Color string
+	// Style is "fill" or "outline"; "" is "fill".
+	Style string
+	// Label is drawn above the entity; "{player}" in it stands for the
+	// name of the player whose commands drive the entity.
+	Label string
+	// Order is the drawing order: lower first, so higher on top.
+	Order int
+}
+
+// Limits of [entity.look].
+const (
+	MaxLabel = 64  // bytes of label
+	MaxOrder = 100 // order is within ±MaxOrder
+)
 
 // ComponentDef is one project component on an entity, as written: the type's
 // name and its fields (values as in EntityDef.Props). A ComponentResolver
@@ -257,7 +284,58 @@ func readEntity(t *tomlTable, prefab bool) EntityDef {
 	if ct, ok := t.table("components"); ok {
 		d.Components = readComponents(ct)
 	}
+	if lt, ok := t.table("look"); ok {
+		d.Look = readLook(lt)
+	}
 	return d
+}
+
+// readLook reads [entity.look].
+func readLook(t *tomlTable) *Look {
+	t.only()
+	l := &Look{}
+	if c, ok := t.str("color"); ok {
+		if !isHexColor(c) {
+			t.fail("color", "%q is not a colour: write it as CSS hex, \"#rgb\", \"#rgba\", \"#rrggbb\" or \"#rrggbbaa\" (e.g. \"#3fb6ff\")", c)
+		}
+		l.Color = c
+	}
+	if s, ok := t.str("style"); ok {
+		if s != "fill" && s != "outline" {
+			t.fail("style", "%q is not a style: \"fill\" or \"outline\"", s)
+		}
+		l.Style = s
+	}
+	if s, ok := t.str("label"); ok {
+		switch {
+		case len(s) > MaxLabel:
+			t.fail("label", "is %d bytes long; a label is at most %d", len(s), MaxLabel)
+		case !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0:
+			t.fail("label", "%q holds a character that is not printable", s)
+		}
+		l.Label = s
+	}
+	if n, ok := t.integer("order"); ok {
+		if n < -MaxOrder || n > MaxOrder {
+			t.fail("order", "%d is outside -%d..%d", n, MaxOrder, MaxOrder)
+		}
+		l.Order = int(n)
+	}
+	return l
+}
+
+// isHexColor reports whether s is a CSS hex colour of 3, 4, 6 or 8 digits.
+func isHexColor(s string) bool {
+	h, ok := strings.CutPrefix(s, "#")
+	if !ok || (len(h) != 3 && len(h) != 4 && len(h) != 6 && len(h) != 8) {
+		return false
+	}
+	for _, r := range h {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return false
+		}
+	}
+	return true
 }
 
 // readID reads a slot (scene) or uid (prefab).

@@ -115,6 +115,21 @@ func TestParseTopDownController(t *testing.T) {
 	}
 }
 
+func TestParseLook(t *testing.T) {
+	src := "[[entity]]\nid = 1\n[entity.look]\ncolor = \"#3FB6ff80\"\nstyle = \"outline\"\nlabel = \"{player} ★\"\norder = -5\n[[entity]]\nid = 2\n"
+	sc, err := ParseScene("scenes/test.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Look{Color: "#3FB6ff80", Style: "outline", Label: "{player} ★", Order: -5}
+	if l := sc.Entities[0].Look; l == nil || *l != want {
+		t.Errorf("look %+v, want %+v", l, want)
+	}
+	if l := sc.Entities[1].Look; l != nil {
+		t.Errorf("an entity without [entity.look] has %+v", l)
+	}
+}
+
 func TestParseSceneDefaultGravity(t *testing.T) {
 	sc, err := ParseScene("s.toml", []byte("[[entity]]\nid = 0\n"))
 	if err != nil {
@@ -239,6 +254,12 @@ var sceneErrorTests = []struct {
 		[]string{"must be a number"}},
 	{"top-down under gravity", "[[entity]]\nid = 1\n[entity.body]\ntype = \"dynamic\"\ngravityScale = 1.0\n[[entity.body.shape]]\nbox = [1, 1]\n[entity.controller]\nmode = \"topdown\"\n", 5, "entity.body.gravityScale",
 		[]string{"1 pulls a top-down character off its course", "leave gravityScale out"}},
+	{"look colour by name", "[[entity]]\nid = 1\n[entity.look]\ncolor = \"red\"\n", 4, "entity.look.color", []string{`"red" is not a colour`, `"#rrggbb"`}},
+	{"look colour short", "[[entity]]\nid = 1\n[entity.look]\ncolor = \"#12345\"\n", 4, "entity.look.color", []string{`"#12345" is not a colour`}},
+	{"look style", "[[entity]]\nid = 1\n[entity.look]\nstyle = \"dashed\"\n", 4, "entity.look.style", []string{`"dashed" is not a style: "fill" or "outline"`}},
+	{"look order", "[[entity]]\nid = 1\n[entity.look]\norder = 101\n", 4, "entity.look.order", []string{"101 is outside -100..100"}},
+	{"look label control", "[[entity]]\nid = 1\n[entity.look]\nlabel = \"a\\u0007b\"\n", 4, "entity.look.label", []string{"not printable"}},
+	{"look unknown key", "[[entity]]\nid = 1\n[entity.look]\ncolour = \"#fff\"\n", 4, "entity.look.colour", []string{`did you mean "color"?`}},
 	{"props without behavior", "[[entity]]\nid = 1\nprops = { speed = 1 }\n", 3, "entity.props", []string{"add behavior"}},
 	{"props not a table", "[[entity]]\nid = 1\nbehavior = \"b\"\nprops = 3\n", 4, "entity.props", []string{"must be a table, not the whole number 3"}},
 	{"props date", "[[entity]]\nid = 1\nbehavior = \"b\"\nprops = { when = 1979-05-27 }\n", 4, "entity.props.when", []string{"a date/time is not supported here"}},

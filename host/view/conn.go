@@ -142,7 +142,7 @@ type conn struct {
 
 	// Versions of the scene and link messages this page was last sent;
 	// only the writer goroutine uses them.
-	sceneVer, linkVer uint64
+	sceneVer, linkVer, boardVer uint64
 }
 
 // offer makes b the frame to write next, dropping the one it replaces.
@@ -173,7 +173,8 @@ func (c *conn) takeFrame() []byte {
 }
 
 // writeLoop sends the hello, then whatever is new each time it is woken:
-// the scene, the link setting and the newest frame, in that order.
+// the scene, the link setting, the board and the newest frame, in that
+// order.
 func (c *conn) writeLoop(ctx context.Context) error {
 	if err := c.write(ctx, c.s.hello); err != nil {
 		return err
@@ -206,6 +207,12 @@ func (c *conn) flush(ctx context.Context) error {
 			return err
 		}
 		c.linkVer = lv
+	}
+	if board, bv := c.s.boardState(); bv != c.boardVer && board != nil {
+		if err := c.write(ctx, board); err != nil {
+			return err
+		}
+		c.boardVer = bv
 	}
 	if frame == nil {
 		return nil

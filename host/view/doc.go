@@ -22,26 +22,38 @@
 // scale] with the id first. Numbers are rounded to 0.0001; a number that is
 // not finite is null.
 //
-// To the page, in this order on a new connection (scene only once one is
-// set), then scene and link again when they change and a frame each frame:
+// To the page, in this order on a new connection (scene and board only once
+// one is set), then scene, link and board again when they change and a
+// frame each frame:
 //
 //	{"t":"hello","axes":[{"name":"run","negative":["KeyA"],"positive":["KeyD"],"mouse":""}, ...],
-//	 "buttons":[{"name":"fire","keys":["KeyF"],"mouse":"left"}, ...]}
+//	 "buttons":[{"name":"fire","keys":["KeyF"],"mouse":"left"}, ...],"view_width":32}
 //	{"t":"scene","bodies":[{"id":16777217,"name":"crate","kind":"dynamic","color":"",
+//	 "style":"outline","label":"ann","order":1,"role":"player",
 //	 "shapes":[{"k":"box","x":0,"y":0,"hx":0.5,"hy":0.5,"a":0,"sensor":false},
 //	           {"k":"circle","x":0,"y":0,"r":0.4,"sensor":true},
 //	           {"k":"polygon","x":0,"y":0,"p":[[x,y], ...],"loop":false,"sensor":false},
 //	           {"k":"chain","x":0,"y":0,"p":[[x,y], ...],"loop":true,"sensor":false}]}, ...]}
 //	{"t":"link","enabled":true,"latency_ms":80,"jitter_ms":10,"loss_pct":2}
+//	{"t":"board","cols":["Score.kills","Score.deaths"],
+//	 "rows":[{"name":"ann","own":true,"rtt_ms":40,"v":[3,1]}, ...],"state":[["Round.left",93]]}
 //	{"t":"frame","seq":812,"tick":4711,"own":16777236,"e":[[id,x,y,a,s], ...],
 //	 "hud":[["health",100],["kills",2]],
 //	 "net":{"rtt_ms":40,"loss_permille":5,"bytes_in_per_s":12000,"bytes_out_per_s":3000,
 //	        "snapshots_per_s":64,"corrections_per_s":0,"pacing_low_water":2,"pacing_target":2.5,
 //	        "tick_speed":1.01,"interp_delay_ticks":2,"interp_stalls":0},
-//	 "ghost":[x,y,a,s],"leased":[id, ...],"samples":[[id,x,y,a,s], ...]}
+//	 "ghost":[x,y,a,s],"leased":[id, ...],"samples":[[id,x,y,a,s], ...],
+//	 "fx":[[7,"shot",16777236,{"x1":0,"y1":1.2,"x2":9.5,"y2":1.2,"by":20}], ...]}
+//
+// view_width, style, label, order and role are left out when empty or 0:
+// the page then uses its defaults (32 m; a filled shape, no label, order 0,
+// no player's). role is "own" or "player" for a player's entity.
 //
 // seq counts Publish calls, so a gap is frames dropped for that page; net
-// is absent offline and ghost when there is none. A shape's x and y are its
+// is absent offline, ghost when there is none and fx when no effect is
+// recent. An effect is [seq, name, emitting entity, fields]: effects are
+// numbered from 1 and a frame repeats those of the last moment, so the page
+// shows each seq once even when it was handed only the newest frame. A shape's x and y are its
 // offset in the body's frame; a box turns by a about it; polygon and chain
 // points are moved by the offset.
 //

@@ -3,7 +3,10 @@ package view
 import (
 	"encoding/json"
 	"math"
+	"slices"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"vkm/internal/entity"
 )
@@ -88,6 +91,11 @@ type frameMsg struct {
 	Ghost   *transform `json:"ghost,omitempty"`
 	Leased  []uint64   `json:"leased"`
 	Samples []pose     `json:"samples"`
+	// FX is the effects, each [seq, name, entity, {fields}], written by
+	// appendEffect: maps through encoding/json cost a reflection walk and
+	// a key sort for every field of every effect, and each effect is sent
+	// again in the frames of the next quarter second.
+	FX json.RawMessage `json:"fx,omitempty"`
 }
 
 // pose is an entity's pose as [id,x,y,angle,scale].
@@ -155,7 +163,107 @@ func encodeFrame(seq uint64, f *Frame) []byte {
 	for i, id := range f.Leased {
 		m.Leased[i] = packID(id)
 	}
+	if len(f.Effects) > 0 {
+		buf := make([]byte, 0, 128*len(f.Effects))
+		buf = append(buf, '[')
+		for i := range f.Effects {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendEffect(buf, &f.Effects[i])
+		}
+		m.FX = append(buf, ']')
+	}
 	return marshal(&m)
+}
+
+// appendEffect appends e as [seq,"name",id,{fields}], the fields in key
+// order as encoding/json would write them, numbers rounded as nums.num
+// rounds them (null when not finite), values of other types left out.
+func appendEffect(b []byte, e *Effect) []byte {
+	b = append(b, '[')
+	b = strconv.AppendUint(b, e.Seq, 10)
+	b = append(b, ',')
+	b = appendString(b, e.Name)
+	b = append(b, ',')
+	b = strconv.AppendUint(b, packID(e.Entity), 10)
+	b = append(b, ",{"...)
+	var keys [16]string
+	ks := keys[:0]
+	for k, v := range e.Fields {
+		switch v.(type) {
+		case float64, string, bool:
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	for i, k := range ks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		switch v := e.Fields[k].(type) {
+		case float64:
+			b = appendNum(b, v)
+		case string:
+			b = appendString(b, v)
+		case bool:
+			b = strconv.AppendBool(b, v)
+		}
+	}
+	return append(b, "}]"...)
+}
+
+// appendNum appends v as nums.num and encoding/json write it.
+func appendNum(b []byte, v float64) []byte {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return append(b, "null"...)
+	}
+	if math.Abs(v) < 1e15 {
+		v = math.Round(v*precision) / precision
+	}
+	if v == 0 {
+		v = 0 // turns -0 into 0
+	}
+	format := byte('f')
+	if a := math.Abs(v); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	return strconv.AppendFloat(b, v, format, -1, 64)
+}
+
+// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD,
+// as encoding/json writes it.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
 }
 
 // sceneMsg is the scene message.
@@ -169,6 +277,10 @@ type bodyMsg struct {
 	Name   string `json:"name"`
 	Kind   string `json:"kind"`
 	Color  string `json:"color"`
+	Style  string `json:"style,omitempty"`
+	Label  string `json:"label,omitempty"`
+	Order  int    `json:"order,omitempty"`
+	Role   string `json:"role,omitempty"`
 	Shapes []any  `json:"shapes"` // *boxMsg, *circleMsg or *pathMsg
 }
 
@@ -209,7 +321,8 @@ func encodeScene(sc *Scene) []byte {
 	m := sceneMsg{T: "scene", Bodies: make([]bodyMsg, len(sc.Bodies))}
 	for i := range sc.Bodies {
 		b := &sc.Bodies[i]
-		bm := bodyMsg{ID: packID(b.ID), Name: b.Name, Kind: b.Kind, Color: b.Color, Shapes: make([]any, len(b.Shapes))}
+		bm := bodyMsg{ID: packID(b.ID), Name: b.Name, Kind: b.Kind, Color: b.Color, Style: b.Style, Label: b.Label,
+			Order: b.Order, Role: b.Role, Shapes: make([]any, len(b.Shapes))}
 		for j := range b.Shapes {
 			s := &b.Shapes[j]
 			k, x, y := s.Kind.String(), ns.num(s.Offset.X), ns.num(s.Offset.Y)
@@ -256,9 +369,10 @@ func encodeLink(l Link, enabled bool) []byte {
 // helloMsg is the first message of every connection: the actions and
 // their bindings, in command order.
 type helloMsg struct {
-	T       string      `json:"t"` // "hello"
-	Axes    []axisMsg   `json:"axes"`
-	Buttons []buttonMsg `json:"buttons"`
+	T         string      `json:"t"` // "hello"
+	Axes      []axisMsg   `json:"axes"`
+	Buttons   []buttonMsg `json:"buttons"`
+	ViewWidth *float64    `json:"view_width,omitempty"`
 }
 
 type axisMsg struct {
@@ -274,14 +388,51 @@ type buttonMsg struct {
 	Mouse string   `json:"mouse"`
 }
 
-// encodeHello returns the hello message for a.
-func encodeHello(a *Actions) []byte {
+// encodeHello returns the hello message for a and a view width in metres
+// (0: the page's default).
+func encodeHello(a *Actions, viewWidth float64) []byte {
 	m := helloMsg{T: "hello", Axes: make([]axisMsg, len(a.Axes)), Buttons: make([]buttonMsg, len(a.Buttons))}
+	if viewWidth > 0 {
+		var ns nums
+		m.ViewWidth = ns.num(viewWidth)
+	}
 	for i, ax := range a.Axes {
 		m.Axes[i] = axisMsg{Name: ax.Name, Negative: orEmpty(ax.Negative), Positive: orEmpty(ax.Positive), Mouse: ax.Mouse}
 	}
 	for i, bt := range a.Buttons {
 		m.Buttons[i] = buttonMsg{Name: bt.Name, Keys: orEmpty(bt.Keys), Mouse: bt.Mouse}
+	}
+	return marshal(&m)
+}
+
+// boardMsg is the board message.
+type boardMsg struct {
+	T       string        `json:"t"` // "board"
+	Columns []string      `json:"cols"`
+	Rows    []boardRowMsg `json:"rows"`
+	State   [][2]any      `json:"state"` // [label, value]
+}
+
+type boardRowMsg struct {
+	Name   string     `json:"name"`
+	Own    bool       `json:"own"`
+	RTTms  *float64   `json:"rtt_ms"`
+	Values []*float64 `json:"v"`
+}
+
+// encodeBoard returns the board message for b.
+func encodeBoard(b *Board) []byte {
+	var ns nums
+	m := boardMsg{T: "board", Columns: orEmpty(b.Columns), Rows: make([]boardRowMsg, len(b.Rows)), State: make([][2]any, len(b.State))}
+	for i, r := range b.Rows {
+		vs := make([]*float64, len(r.Values))
+		for j, v := range r.Values {
+			vs[j] = ns.num(v)
+		}
+		m.Rows[i] = boardRowMsg{Name: r.Name, Own: r.Own, RTTms: ns.num(r.RTTms), Values: vs}
+	}
+	for i, st := range b.State {
+		m.State[i] = [2]any{st.Label, ns.num(st.Value)}
 	}
 	return marshal(&m)
 }

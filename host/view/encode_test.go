@@ -2,6 +2,7 @@ package view
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"testing"
@@ -160,7 +161,7 @@ func TestHelloJSON(t *testing.T) {
 			Keys        []string
 		}
 	}
-	b := encodeHello(&arenaActions)
+	b := encodeHello(&arenaActions, 0)
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
@@ -215,6 +216,23 @@ func BenchmarkPublishEncode(b *testing.B) {
 	b.ReportMetric(float64(n), "bytes/frame")
 }
 
+// BenchmarkPublishEncodeEffects is the arena frame in a fire fight: four
+// players' shots, two hits and a death within the last quarter second.
+func BenchmarkPublishEncodeEffects(b *testing.B) {
+	f := arenaFrame()
+	for i := range 7 {
+		name := []string{"shot", "shot", "hit", "shot", "hit", "shot", "death"}[i]
+		f.Effects = append(f.Effects, Effect{Seq: uint64(100 + i), Name: name, Entity: f.Entities[i].ID,
+			Fields: map[string]any{"x1": -3.123456, "y1": 1.23456, "x2": 9.87654, "y2": 1.23456, "by": float64(i + 1)}})
+	}
+	b.ReportAllocs()
+	var n int
+	for b.Loop() {
+		n = len(encodeFrame(1, &f))
+	}
+	b.ReportMetric(float64(n), "bytes/frame")
+}
+
 // TestMessageText pins the text of each message as the page reads it:
 // field names and order, entities and samples as [id,x,y,angle,scale],
 // HUD stats as [label,value], empty lists as [] rather than null.
@@ -243,6 +261,11 @@ func TestMessageText(t *testing.T) {
 		{"frame", encodeFrame(3, &frame), `{"t":"frame","seq":3,"tick":9,"own":16777217,"e":[[16777217,1.5,-2,0.25,1]],"hud":[["Health.hp",100]],` +
 			`"ghost":[1,-2,0,1],"leased":[16777217],"samples":[[16777217,0,0,0,1]]}`},
 		{"bare frame", encodeFrame(1, &Frame{}), `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"hud":[],"leased":[],"samples":[]}`},
+		{"effects", encodeFrame(1, &Frame{Effects: []Effect{
+			{Seq: 7, Name: "shot", Entity: one, Fields: map[string]any{"y1": 1.23456, "x1": -2.0, "by": 1.0}},
+			{Seq: 8, Name: "note", Fields: map[string]any{"who": "ann", "first": true, "skipped": []int{1}}},
+		}}), `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"hud":[],"leased":[],"samples":[],` +
+			`"fx":[[7,"shot",16777217,{"by":1,"x1":-2,"y1":1.2346}],[8,"note",0,{"first":true,"who":"ann"}]]}`},
 		{"net", encodeFrame(1, &Frame{Net: &NetStats{RTTms: 40, TickSpeed: 1.001}}), `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"hud":[],"net":{` +
 			`"rtt_ms":40,"loss_permille":0,"bytes_in_per_s":0,"bytes_out_per_s":0,"snapshots_per_s":0,"corrections_per_s":0,` +
 			`"pacing_low_water":0,"pacing_target":0,"tick_speed":1.001,"interp_delay_ticks":0,"interp_stalls":0},"leased":[],"samples":[]}`},
@@ -252,12 +275,21 @@ func TestMessageText(t *testing.T) {
 			`{"k":"chain","x":0,"y":0,"p":[[0,0],[3,4]],"loop":true,"sensor":false},` +
 			`{"k":"polygon","x":0,"y":0,"p":[],"loop":false,"sensor":false}]}]}`},
 		{"empty scene", encodeScene(&Scene{}), `{"t":"scene","bodies":[]}`},
+		{"board", encodeBoard(&Board{Columns: []string{"Score.kills", "Score.deaths"},
+			Rows:  []BoardRow{{Name: "ann", Own: true, RTTms: 40.25, Values: []float64{3, 1}}, {Name: "bob", Values: []float64{math.NaN(), 0}}},
+			State: []Stat{{"Round.left", 93}}}),
+			`{"t":"board","cols":["Score.kills","Score.deaths"],"rows":[{"name":"ann","own":true,"rtt_ms":40.25,"v":[3,1]},` +
+				`{"name":"bob","own":false,"rtt_ms":0,"v":[null,0]}],"state":[["Round.left",93]]}`},
+		{"empty board", encodeBoard(&Board{}), `{"t":"board","cols":[],"rows":[],"state":[]}`},
 		{"link", encodeLink(Link{Latency: 80 * time.Millisecond, Jitter: 1500 * time.Microsecond, Loss: 0.02}, true),
 			`{"t":"link","enabled":true,"latency_ms":80,"jitter_ms":1.5,"loss_pct":2}`},
-		{"hello", encodeHello(&Actions{Axes: []Axis{arenaActions.Axes[0], arenaActions.Axes[1]}, Buttons: arenaActions.Buttons[1:]}),
+		{"hello", encodeHello(&Actions{Axes: []Axis{arenaActions.Axes[0], arenaActions.Axes[1]}, Buttons: arenaActions.Buttons[1:]}, 0),
 			`{"t":"hello","axes":[{"name":"run","negative":["KeyA","ArrowLeft"],"positive":["KeyD","ArrowRight"],"mouse":""},` +
 				`{"name":"aim_x","negative":[],"positive":[],"mouse":"x"}],"buttons":[{"name":"fire","keys":["KeyF","Enter"],"mouse":"left"}]}`},
-		{"no actions", encodeHello(&Actions{}), `{"t":"hello","axes":[],"buttons":[]}`},
+		{"no actions", encodeHello(&Actions{}, 0), `{"t":"hello","axes":[],"buttons":[]}`},
+		{"view width", encodeHello(&Actions{}, 40), `{"t":"hello","axes":[],"buttons":[],"view_width":40}`},
+		{"looks", encodeScene(&Scene{Bodies: []Body{{ID: one, Name: "player", Kind: "dynamic", Color: "#3fb6ff", Style: "outline", Label: "ann", Order: -2, Role: "own"}}}),
+			`{"t":"scene","bodies":[{"id":16777217,"name":"player","kind":"dynamic","color":"#3fb6ff","style":"outline","label":"ann","order":-2,"role":"own","shapes":[]}]}`},
 	} {
 		if string(tc.got) != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, tc.got, tc.want)
@@ -282,6 +314,10 @@ func TestNonFinite(t *testing.T) {
 		if got := encodeFrame(1, &f); string(got) != want {
 			t.Errorf("frame with %v:\n got %s\nwant %s", v, got, want)
 		}
+		fx := encodeFrame(1, &Frame{Effects: []Effect{{Seq: 1, Name: "hit", Fields: map[string]any{"x": v, "y": 2.0}}}})
+		if want := `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"hud":[],"leased":[],"samples":[],"fx":[[1,"hit",0,{"x":null,"y":2}]]}`; string(fx) != want {
+			t.Errorf("effect with %v:\n got %s\nwant %s", v, fx, want)
+		}
 		sc := Scene{Bodies: []Body{{Shapes: []Shape{
 			{Kind: entity.Box, HalfW: v, Offset: entity.Vec2{X: v}},
 			{Kind: entity.Circle, Radius: v},
@@ -296,6 +332,48 @@ func TestNonFinite(t *testing.T) {
 		}
 		if got, want := encodeLink(Link{Loss: v}, false), `{"t":"link","enabled":false,"latency_ms":0,"jitter_ms":0,"loss_pct":null}`; string(got) != want {
 			t.Errorf("link with %v:\n got %s\nwant %s", v, got, want)
+		}
+	}
+}
+
+// TestEffectsReadAsEncodingJSONWouldWriteThem writes effects with awkward
+// names, strings and numbers and reads them back: each is what
+// encoding/json makes of the same values, rounded as every number to the
+// page is, a non-finite number null and a value of another type left out.
+func TestEffectsReadAsEncodingJSONWouldWriteThem(t *testing.T) {
+	effects := []Effect{
+		{Seq: 1, Name: "shot", Entity: entity.ID{Slot: 5, Gen: 3}, Fields: map[string]any{
+			"x1": 1.23456789, "y1": -0.00004, "tiny": 1e-9, "huge": 3e25, "neg": -7.5, "nan": math.NaN(), "inf": math.Inf(-1)}},
+		{Seq: 1 << 40, Name: "quote \" back \\ ctl \x01\n\t <&> \u2028 é 🎯 bad \xff", Fields: map[string]any{
+			"s": "a\"b\\c\x7f\u2029", "t": true, "f": false, "list": []any{1.0}, "n": nil, "é": 2.0}},
+		{Name: ""},
+	}
+	for i := range effects {
+		e := &effects[i]
+		var got []any
+		if err := json.Unmarshal(appendEffect(nil, e), &got); err != nil {
+			t.Fatalf("effect %d: %v in %s", i, err, appendEffect(nil, e))
+		}
+		fields := map[string]any{}
+		for k, v := range e.Fields {
+			switch v := v.(type) {
+			case float64:
+				var ns nums
+				fields[k] = ns.num(v)
+			case string, bool:
+				fields[k] = v
+			}
+		}
+		ref, err := json.Marshal([]any{e.Seq, e.Name, packID(e.Entity), fields})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []any
+		if err := json.Unmarshal(ref, &want); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("effect %d:\n got %v\nwant %v", i, got, want)
 		}
 	}
 }

@@ -73,7 +73,19 @@ type Body struct {
 	// "kinematic"; the page picks a colour by it when Color is "".
 	Kind string
 	// Color is a CSS colour, e.g. "#c84"; "" lets the page choose.
-	Color  string
+	Color string
+	// Style is "fill" or "outline"; "" is "fill".
+	Style string
+	// Label is text drawn above the entity, e.g. its player's name.
+	Label string
+	// Order is the drawing order: lower first, so higher on top. Within
+	// an order the page draws statics, then moving bodies, sensors,
+	// other players and the own player last.
+	Order int
+	// Role is "own" for the local player's entity, "player" for another
+	// player's, "" for the rest: the page's default colours tell them
+	// apart from bodies of each Kind.
+	Role   string
 	Shapes []Shape
 }
 
@@ -147,6 +159,26 @@ type Frame struct {
 	Ghost   *entity.Transform
 	Leased  []entity.ID
 	Samples []Pose
+	// Effects are the presentation events to show: the game's events
+	// (a shot, a hit, a death, a pickup) of this frame and of the last
+	// few, since a page may miss a frame (see Effect.Seq).
+	Effects []Effect
+}
+
+// Effect is one presentation event for the page to show once.
+type Effect struct {
+	// Seq numbers effects from 1 in the order they were emitted. The page
+	// shows each Seq once, so a frame may carry an effect a frame before
+	// it carried too: a page handed only the newest frame still sees it.
+	Seq uint64
+	// Name is the event's name, e.g. "shot".
+	Name string
+	// Entity emitted it (entity.None for none).
+	Entity entity.ID
+	// Fields are its payload: float64, string and bool values. The page
+	// draws "shot" from x1, y1, x2, y2; "hit", "death" and "pickup" at
+	// x, y; anything else with x, y as a labelled mark.
+	Fields map[string]any
 }
 
 // Pose is an entity's drawn pose.
@@ -175,4 +207,27 @@ type NetStats struct {
 	TickSpeed        float64 // ticks run per tick of wall time (1 = real time)
 	InterpDelayTicks float64 // how far interpolation draws behind, ticks
 	InterpStalls     float64 // times interpolation ran out of snapshots
+}
+
+// Board is the scoreboard the page shows while Tab is held: a row for
+// each player, in the order given, and the game's state below.
+type Board struct {
+	// Columns label the values of each row, e.g. "Score.kills".
+	Columns []string
+	Rows    []BoardRow
+	// State is what entities other than the players' show, e.g. a round
+	// timer's "Round.left".
+	State []Stat
+}
+
+// BoardRow is one player's line of the board.
+type BoardRow struct {
+	Name string
+	// Own marks the local player's row.
+	Own bool
+	// RTTms is the player's round trip as the server last measured it.
+	RTTms float64
+	// Values are in the order of Board.Columns; NaN (drawn as a dash)
+	// where the player's entity lacks the component.
+	Values []float64
 }

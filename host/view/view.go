@@ -43,6 +43,10 @@ type Config struct {
 	// Actions are the project's input actions in command order.
 	Actions Actions
 
+	// ViewWidth is how many metres of the world the page shows across
+	// around the own entity; 0 leaves it to the page (32 m).
+	ViewWidth float64
+
 	// Logger receives connection events; nil discards them.
 	Logger *slog.Logger
 
@@ -82,6 +86,8 @@ type Server struct {
 	link     Link
 	linkMsg  []byte
 	linkVer  uint64
+	board    []byte // the board message, nil before SetBoard
+	boardVer uint64
 
 	published, sent, dropped, bad, refused atomic.Uint64
 }
@@ -131,7 +137,7 @@ func start(ctx context.Context, cfg Config, opt options) (*Server, error) {
 		}
 	}
 	s.actions = newActionIndex(&cfg.Actions)
-	s.hello = encodeHello(&cfg.Actions)
+	s.hello = encodeHello(&cfg.Actions, cfg.ViewWidth)
 	s.in = newInputState(&cfg.Actions)
 	s.linkMsg = encodeLink(Link{}, cfg.OnLink != nil)
 	s.linkVer = 1
@@ -229,6 +235,21 @@ func (s *Server) SetScene(sc Scene) {
 	s.pokeLocked()
 }
 
+// SetBoard sets the scoreboard. Every page is sent it when it connects
+// and again after each change; a call that changes nothing sends nothing.
+// b is not kept.
+func (s *Server) SetBoard(b Board) {
+	msg := encodeBoard(&b)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if string(msg) == string(s.board) {
+		return
+	}
+	s.board = msg
+	s.boardVer++
+	s.pokeLocked()
+}
+
 // SetLink sets the link simulator's setting the page's sliders show, for
 // example the profile the client started with. It does not call
 // Config.OnLink. l is clamped like a setting from the page.
@@ -285,6 +306,13 @@ func (s *Server) state() (scene []byte, sceneVer uint64, link []byte, linkVer ui
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.scene, s.sceneVer, s.linkMsg, s.linkVer
+}
+
+// boardState returns the board message and its version.
+func (s *Server) boardState() ([]byte, uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.board, s.boardVer
 }
 
 // hostOK reports whether a request's Host names this server as an IP

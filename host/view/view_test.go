@@ -276,6 +276,25 @@ func TestHelloSceneLinkFrame(t *testing.T) {
 	if f := readKind(t, c, "frame"); f["tick"] != 8.0 {
 		t.Errorf("frame = %v", f)
 	}
+
+	// The board goes out once, before the next frame, and again only
+	// when it changes.
+	board := Board{Columns: []string{"Score.kills"}, Rows: []BoardRow{{Name: "ann", Own: true, RTTms: 40, Values: []float64{3}}}}
+	ts.SetBoard(board)
+	ts.SetBoard(board)
+	ts.Publish(Frame{Tick: 9})
+	if b := readKind(t, c, "board"); len(b["rows"].([]any)) != 1 {
+		t.Errorf("board = %v", b)
+	}
+	if f := readKind(t, c, "frame"); f["tick"] != 9.0 {
+		t.Errorf("frame = %v, want tick 9 right after the board", f)
+	}
+	board.Rows[0].Values[0] = 4
+	ts.SetBoard(board)
+	ts.Publish(Frame{Tick: 10})
+	if b := readKind(t, c, "board"); b["rows"].([]any)[0].(map[string]any)["v"].([]any)[0] != 4.0 {
+		t.Errorf("board = %v, want 4 kills", b)
+	}
 }
 
 // bigFrame is a frame of n entities, about 40 bytes each on the wire.

@@ -7,11 +7,13 @@
 // (frame messages received), own ({x, y, angle} of the own entity's latest
 // drawn pose, or null), connected, lastFrame, scene, overlays, input (the
 // last input message sent), link, dropped (frames the server skipped for
-// this page).
+// this page), fx (effects by name: received, received from entities other
+// than the own one, drawn, and drawn from others), board (the last board
+// message) and boardShown (whether Tab holds it open).
 (function () {
   'use strict';
 
-  const VIEW_HEIGHT_M = 18; // metres of world from the canvas's top to bottom
+  const VIEW_WIDTH_M = 32; // metres of world across the canvas, unless the project says
   const HISTORY_S = 30; // how far back the network plots reach
   const SAMPLE_EVERY_S = 0.1; // one plot point per field this often
   const RECONNECT_MS = 1000;
@@ -38,10 +40,15 @@
     KeyI: 'samples', Digit3: 'samples',
     KeyN: 'net', Digit4: 'net',
     KeyH: 'side', Digit0: 'side',
+    KeyZ: 'zoom', Digit5: 'zoom',
   };
 
-  const KIND_COLORS = { static: '#4a5266', dynamic: '#b0844f', kinematic: '#5f8fb0' };
+  // Default colours: by role (a player's entity), then by what the body
+  // is. ROLE_RANK orders the drawing within one look order.
+  const ROLE_COLORS = { own: '#3fb6ff', player: '#ff7a59' };
+  const KIND_COLORS = { static: '#4a5266', dynamic: '#b0844f', kinematic: '#5f8fb0', sensor: '#5dff8a' };
   const DEFAULT_COLOR = '#8a8f99';
+  const ROLE_RANK = { static: 0, kinematic: 1, dynamic: 1, sensor: 2, player: 3, own: 4 };
 
   // The link sliders: element id, field of the link message, unit.
   const SLIDERS = [['latency', 'latency_ms', 'ms'], ['jitter', 'jitter_ms', 'ms'], ['loss', 'loss_pct', '%']];
@@ -55,10 +62,14 @@
     lastFrame: null,
     scene: new Map(),
     actions: null,
-    overlays: { ghost: false, leased: false, samples: false, net: true, side: true },
+    overlays: { ghost: false, leased: false, samples: false, net: true, side: true, zoom: false },
+    viewWidth: VIEW_WIDTH_M,
+    board: null,
+    boardShown: false,
     input: null,
     link: null,
     sent: 0,
+    fx: { seq: 0, received: {}, others: {}, drawn: {}, drawnOthers: {} },
   };
   window.vkm = state;
 
@@ -81,6 +92,7 @@
     sock.onopen = () => {
       state.connected = true;
       state.seq = 0;
+      state.fx.seq = 0; // a new connection numbers effects from 1
       lastInput = '';
     };
     sock.onmessage = onMessage;
@@ -113,13 +125,46 @@
       case 'scene': setScene(m); break;
       case 'link': setLink(m); break;
       case 'frame': onFrame(m); break;
+      case 'board': state.board = m; break;
     }
   }
 
   function setScene(m) {
     const s = new Map();
-    for (const b of m.bodies || []) s.set(b.id, b);
+    for (const b of m.bodies || []) {
+      const shapes = b.shapes || [];
+      // What it is at a glance: a player's, or its body's kind, a body
+      // of sensors only counting as a sensor.
+      b.what = b.role || (shapes.length && shapes.every((sh) => sh.sensor) ? 'sensor' : b.kind);
+      b.rank = (finite(b.order) ? b.order : 0) * 10 + (ROLE_RANK[b.what] || 0);
+      b.reach = reachOf(shapes);
+      s.set(b.id, b);
+    }
     state.scene = s;
+  }
+
+  // reachOf returns how far a body's shapes reach from its origin and how
+  // high above it they go: {r, top} in metres.
+  function reachOf(shapes) {
+    let r = 0.15, top = 0.15;
+    for (const sh of shapes) {
+      const ox = finite(sh.x) ? sh.x : 0, oy = finite(sh.y) ? sh.y : 0;
+      const pts = [];
+      if (sh.k === 'box') {
+        const e = Math.hypot(sh.hx || 0, sh.hy || 0);
+        pts.push([ox - e, oy - e], [ox + e, oy + e]);
+      } else if (sh.k === 'circle') {
+        pts.push([ox - sh.r, oy - sh.r], [ox + sh.r, oy + sh.r]);
+      } else {
+        for (const p of sh.p || []) pts.push([p[0] + ox, p[1] + oy]);
+      }
+      for (const [x, y] of pts) {
+        if (!finite(x) || !finite(y)) continue;
+        r = Math.max(r, Math.hypot(x, y));
+        top = Math.max(top, y);
+      }
+    }
+    return { r, top };
   }
 
   function onFrame(m) {
@@ -137,6 +182,126 @@
       }
     }
     recordNet(m.net);
+    takeEffects(m);
+  }
+
+  // ---- effects ----
+
+  // How long each effect stays on screen, in milliseconds; an effect of
+  // another name is drawn as a labelled mark for FX_OTHER_MS.
+  const FX_MS = { shot: 180, hit: 300, death: 1200, pickup: 800 };
+  const FX_OTHER_MS = 800;
+  const effects = []; // {name, own, f (fields), t0 (ms), drawn}
+
+  const bump = (o, k) => { o[k] = (o[k] || 0) + 1; };
+
+  // takeEffects keeps each effect of the frame not seen before: a frame
+  // repeats the effects of the last moment, and fx.seq is the highest
+  // already taken.
+  function takeEffects(m) {
+    if (!Array.isArray(m.fx)) return;
+    const now = performance.now();
+    for (const e of m.fx) {
+      if (!Array.isArray(e) || !(e[0] > state.fx.seq)) continue;
+      state.fx.seq = e[0];
+      const name = String(e[1]);
+      const own = !!m.own && e[2] === m.own;
+      bump(state.fx.received, name);
+      if (!own) bump(state.fx.others, name);
+      effects.push({ name, own, f: e[3] || {}, t0: now, drawn: false });
+    }
+  }
+
+  function drawEffects() {
+    const now = performance.now();
+    let keep = 0;
+    for (const e of effects) {
+      const life = FX_MS[e.name] || FX_OTHER_MS;
+      const age = (now - e.t0) / life;
+      if (age >= 1) continue;
+      effects[keep++] = e;
+      if (!drawEffect(e, age)) continue;
+      if (!e.drawn) {
+        e.drawn = true;
+        bump(state.fx.drawn, e.name);
+        if (!e.own) bump(state.fx.drawnOthers, e.name);
+      }
+    }
+    effects.length = keep;
+  }
+
+  // drawEffect draws one effect at age 0..1 of its life; false when its
+  // fields do not say where.
+  function drawEffect(e, age) {
+    const f = e.f, px = 1 / cam.ppm;
+    g.setLineDash([]);
+    g.globalAlpha = 1 - age;
+    try {
+      if (e.name === 'shot') {
+        if (![f.x1, f.y1, f.x2, f.y2].every(finite)) return false;
+        g.strokeStyle = e.own ? '#ffe14d' : '#ff7a59';
+        g.lineWidth = 3 * px;
+        g.beginPath();
+        g.moveTo(f.x1, f.y1);
+        g.lineTo(f.x2, f.y2);
+        g.stroke();
+        g.fillStyle = g.strokeStyle;
+        g.beginPath();
+        g.arc(f.x2, f.y2, 4 * px, 0, 2 * Math.PI);
+        g.fill();
+        return true;
+      }
+      if (!finite(f.x) || !finite(f.y)) return false;
+      g.save();
+      g.translate(f.x, f.y);
+      switch (e.name) {
+        case 'hit': // a flash that grows and fades
+          g.fillStyle = '#ffffff';
+          g.beginPath();
+          g.arc(0, 0, 0.15 + 0.45 * age, 0, 2 * Math.PI);
+          g.fill();
+          g.strokeStyle = '#ff3b3b';
+          g.lineWidth = 3 * px;
+          g.stroke();
+          break;
+        case 'death': { // a cross and a ring
+          const r = 0.6;
+          g.strokeStyle = '#ff3b3b';
+          g.lineWidth = 4 * px;
+          g.beginPath();
+          g.moveTo(-r, -r); g.lineTo(r, r);
+          g.moveTo(-r, r); g.lineTo(r, -r);
+          g.moveTo(r + 0.3 * age, 0);
+          g.arc(0, 0, r + 0.3 * age, 0, 2 * Math.PI);
+          g.stroke();
+          break;
+        }
+        case 'pickup': { // a plus that rises
+          const r = 0.35;
+          g.translate(0, 1.2 * age);
+          g.strokeStyle = '#5dff8a';
+          g.lineWidth = 4 * px;
+          g.beginPath();
+          g.moveTo(-r, 0); g.lineTo(r, 0);
+          g.moveTo(0, -r); g.lineTo(0, r);
+          g.stroke();
+          break;
+        }
+        default: // a dot and the event's name
+          g.fillStyle = '#c9a0ff';
+          g.beginPath();
+          g.arc(0, 0, 5 * px, 0, 2 * Math.PI);
+          g.fill();
+          g.scale(px, -px);
+          g.font = '12px system-ui, sans-serif';
+          g.textAlign = 'center';
+          g.fillText(e.name, 0, -10);
+      }
+      g.restore();
+      return true;
+    } finally {
+      g.globalAlpha = 1;
+    }
   }
 
   // ---- input ----
@@ -149,6 +314,7 @@
   let lastInput = '';
 
   function setActions(m) {
+    state.viewWidth = finite(m.view_width) && m.view_width > 0 ? m.view_width : VIEW_WIDTH_M;
     const axes = Array.isArray(m.axes) ? m.axes : [];
     const buttons = Array.isArray(m.buttons) ? m.buttons : [];
     state.actions = { axes, buttons };
@@ -209,6 +375,7 @@
   }
 
   function releaseAll() {
+    state.boardShown = false;
     down.clear();
     mouseDown.clear();
     sendInput();
@@ -226,6 +393,11 @@
       sendInput();
       return;
     }
+    if (e.code === 'Tab') { // the scoreboard, while held
+      e.preventDefault();
+      state.boardShown = true;
+      return;
+    }
     const o = DEBUG_KEYS[e.code];
     if (o && !e.repeat && !e.ctrlKey && !e.metaKey && !e.altKey) {
       e.preventDefault();
@@ -234,6 +406,10 @@
   }
 
   function onKeyUp(e) {
+    if (e.code === 'Tab' && !boundKeys.has(e.code)) {
+      e.preventDefault();
+      state.boardShown = false;
+    }
     if (down.delete(e.code)) {
       e.preventDefault();
       sendInput();
@@ -339,13 +515,40 @@
     if (canvas.height !== h) canvas.height = h;
   }
 
-  // The camera follows the own entity: world metres, y up, to pixels.
+  // The camera follows the own entity, showing the project's view width
+  // across: world metres, y up, to pixels. Zoomed out, it shows the whole
+  // level: every drawn body with a margin.
   function updateCamera() {
-    cam.ppm = Math.max(canvas.height / VIEW_HEIGHT_M, 4);
+    if (state.overlays.zoom && state.lastFrame) {
+      const b = levelBounds(state.lastFrame);
+      if (b) {
+        const w = b.maxX - b.minX + 2, h = b.maxY - b.minY + 2;
+        cam.ppm = Math.max(Math.min(canvas.width / w, canvas.height / h), 0.01);
+        cam.x = (b.minX + b.maxX) / 2;
+        cam.y = (b.minY + b.maxY) / 2;
+        return;
+      }
+    }
+    cam.ppm = Math.max(canvas.width / state.viewWidth, 0.01);
     if (state.own) {
       cam.x = state.own.x;
       cam.y = state.own.y;
     }
+  }
+
+  function levelBounds(f) {
+    let b = null;
+    for (const e of f.e || []) {
+      if (!finite(e[1]) || !finite(e[2])) continue;
+      const body = state.scene.get(e[0]);
+      const r = (body ? body.reach.r : 0.15) * (finite(e[4]) && e[4] !== 0 ? Math.abs(e[4]) : 1);
+      if (!b) b = { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity };
+      b.minX = Math.min(b.minX, e[1] - r);
+      b.maxX = Math.max(b.maxX, e[1] + r);
+      b.minY = Math.min(b.minY, e[2] - r);
+      b.maxY = Math.max(b.maxY, e[2] + r);
+    }
+    return b;
   }
 
   function screenToWorld(px, py) {
@@ -391,7 +594,8 @@
     const px = 1 / (cam.ppm * Math.abs(k));
     g.setLineDash(look.dash ? look.dash.map((d) => d * px) : []);
     const shapes = body && body.shapes && body.shapes.length ? body.shapes : [{ k: 'circle', x: 0, y: 0, r: 0.15 }];
-    const color = (body && (body.color || KIND_COLORS[body.kind])) || DEFAULT_COLOR;
+    const color = (body && (body.color || ROLE_COLORS[body.role] || KIND_COLORS[body.what])) || DEFAULT_COLOR;
+    if (look.fill === null && body && body.style === 'outline') look = { fill: false, stroke: color, width: 2 };
     for (const sh of shapes) {
       shapePath(sh);
       if (sh.k === 'chain') {
@@ -416,7 +620,8 @@
   }
 
   const LOOK_OTHER = { fill: null, stroke: 'rgba(255,255,255,0.22)', width: 1 };
-  const LOOK_OWN = { fill: '#3fb6ff', stroke: '#ffe14d', width: 3 };
+  const LOOK_OWN = { fill: null, stroke: '#ffe14d', width: 3 };
+  const LOOK_PLAYER = { fill: null, stroke: 'rgba(255,255,255,0.7)', width: 2 };
   const LOOK_LEASED = { fill: false, stroke: '#e05cff', width: 3 };
   const LOOK_GHOST = { fill: false, stroke: '#ff5a5a', width: 2, dash: [6, 4] };
   const LOOK_SAMPLE = { fill: false, stroke: 'rgba(120,255,160,0.7)', width: 1, dash: [2, 3] };
@@ -443,9 +648,13 @@
     g.setTransform(cam.ppm, 0, 0, -cam.ppm, W / 2 - cam.x * cam.ppm, H / 2 + cam.y * cam.ppm);
     drawGrid();
     let own = null;
-    for (const e of f.e || []) {
+    const rank = (e) => { const b = state.scene.get(e[0]); return b ? b.rank : 0; };
+    const ordered = (f.e || []).slice().sort((a, b) => rank(a) - rank(b));
+    for (const e of ordered) {
       if (e[0] === f.own) own = e;
-      else drawBody(e[0], e[1], e[2], e[3], e[4], LOOK_OTHER);
+      const body = state.scene.get(e[0]);
+      const look = e[0] === f.own ? LOOK_OWN : body && body.role === 'player' ? LOOK_PLAYER : LOOK_OTHER;
+      drawBody(e[0], e[1], e[2], e[3], e[4], look);
     }
     if (state.overlays.leased) {
       const leased = new Set(f.leased || []);
@@ -454,14 +663,35 @@
     if (state.overlays.samples) {
       for (const e of f.samples || []) drawBody(e[0], e[1], e[2], e[3], e[4], LOOK_SAMPLE);
     }
-    if (own) {
-      drawBody(own[0], own[1], own[2], own[3], own[4], LOOK_OWN);
-      drawAim();
-    }
+    if (own) drawAim();
     if (state.overlays.ghost && f.ghost && f.own) {
       const t = f.ghost;
       drawBody(f.own, t[0], t[1], t[2], t[3], LOOK_GHOST);
     }
+    drawEffects();
+    drawLabels(f);
+  }
+
+  // drawLabels writes each body's label above it, in screen pixels.
+  function drawLabels(f) {
+    const dpr = window.devicePixelRatio || 1;
+    g.save();
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.font = Math.round(13 * dpr) + 'px system-ui, sans-serif';
+    g.textAlign = 'center';
+    g.textBaseline = 'bottom';
+    for (const e of f.e || []) {
+      const b = state.scene.get(e[0]);
+      if (!b || !b.label || !finite(e[1]) || !finite(e[2])) continue;
+      const k = finite(e[4]) && e[4] !== 0 ? Math.abs(e[4]) : 1;
+      const sx = canvas.width / 2 + (e[1] - cam.x) * cam.ppm;
+      const sy = canvas.height / 2 - (e[2] + b.reach.top * k - cam.y) * cam.ppm - 4 * dpr;
+      g.fillStyle = 'rgba(0,0,0,0.6)';
+      g.fillText(b.label, sx + dpr, sy + dpr);
+      g.fillStyle = e[0] === f.own ? '#ffe14d' : '#ffffff';
+      g.fillText(b.label, sx, sy);
+    }
+    g.restore();
   }
 
   function drawAim() {
@@ -487,7 +717,7 @@
     g.fillStyle = '#8a93a6';
     g.font = Math.round(12 * dpr) + 'px system-ui, sans-serif';
     const on = [];
-    for (const o of ['ghost', 'leased', 'samples']) if (state.overlays[o]) on.push(o);
+    for (const o of ['ghost', 'leased', 'samples', 'zoom']) if (state.overlays[o]) on.push(o);
     const line = [state.connected ? 'connected' : 'disconnected', 'tick ' + (f ? f.tick : '\u2013'),
       'frames ' + state.frames, 'dropped ' + state.dropped];
     if (on.length) line.push('showing ' + on.join(', '));
@@ -509,7 +739,55 @@
     const f = state.lastFrame;
     if (f) drawWorld(f);
     drawHUD(f);
+    if (state.boardShown) drawBoard();
     if (state.overlays.net && state.overlays.side) drawNet();
+  }
+
+  // drawBoard draws the scoreboard over the game: each player's name,
+  // the project's scoreboard fields and round trip, in the order the
+  // client sorted them, and the game's state below.
+  function drawBoard() {
+    const b = state.board || { cols: [], rows: [], state: [] };
+    const dpr = window.devicePixelRatio || 1;
+    const cols = ['player', ...(b.cols || []).map((c) => c.slice(c.indexOf('.') + 1)), 'ms'];
+    const rows = (b.rows || []).map((r) => [r.name, ...(r.v || []).map(fmt), fmt(r.rtt_ms)]);
+    const colW = 110 * dpr, nameW = 220 * dpr, rowH = 24 * dpr, pad = 16 * dpr;
+    const w = nameW + colW * (cols.length - 1) + 2 * pad;
+    const st = b.state || [];
+    const h = rowH * (rows.length + 1 + (st.length ? st.length + 1 : 0)) + 2 * pad;
+    const x0 = Math.max(0, (canvas.width - w) / 2), y0 = Math.max(0, (canvas.height - h) / 3);
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.fillStyle = 'rgba(10,12,16,0.88)';
+    g.fillRect(x0, y0, w, h);
+    g.strokeStyle = '#2a2f3a';
+    g.lineWidth = dpr;
+    g.strokeRect(x0, y0, w, h);
+    g.textBaseline = 'middle';
+    const cell = (text, i, y, color, bold) => {
+      g.font = (bold ? '600 ' : '') + Math.round(14 * dpr) + 'px system-ui, sans-serif';
+      g.fillStyle = color;
+      if (i === 0) {
+        g.textAlign = 'left';
+        g.fillText(String(text), x0 + pad, y);
+      } else {
+        g.textAlign = 'right';
+        g.fillText(String(text), x0 + pad + nameW + colW * i - 8 * dpr, y);
+      }
+    };
+    let y = y0 + pad + rowH / 2;
+    cols.forEach((c, i) => cell(c, i, y, '#8a93a6', true));
+    (b.rows || []).forEach((r, n) => {
+      y += rowH;
+      rows[n].forEach((v, i) => cell(v, i, y, r.own ? '#ffe14d' : '#d8dce4', r.own));
+    });
+    if (st.length) {
+      y += rowH;
+      for (const [label, v] of st) {
+        y += rowH;
+        cell(label, 0, y, '#8a93a6', false);
+        cell(fmt(v), 1, y, '#d8dce4', true);
+      }
+    }
   }
 
   // ---- network panel ----

@@ -36,6 +36,17 @@ function vkmSetupNetwork(net)
   net.component("Life", {
     {"respawn", net.int(0, 4294967295)},
   })
+  -- Causes of what is shown, not the effects: each end draws the tracer
+  -- or the sparkle itself when a tick here goes past the last it showed
+  -- (self:fresh in scripts/walker.lua's on_update).
+  net.component("Shot", {
+    {"tick", net.int(0, 4294967295)}, -- when: on the shooter's clock
+    {"ax", net.fixed(-1, 1, 1 / 1024)}, -- where: the aim, a unit vector
+    {"ay", net.fixed(-1, 1, 1 / 1024)},
+  })
+  net.component("Picked", {
+    {"tick", net.int(0, 4294967295)}, -- when the character last took a pack
+  })
 
   net.on_join(join)
 end

@@ -29,9 +29,13 @@ function Pickup:on_fixed_update(dt)
       other:set("Health", "hp", hp)
       -- An event for whatever shows the game (a sound, a sparkle), emitted
       -- only outside replays so it is played once.
+      -- The pickup's cause, for the clients: the tick the character
+      -- took a pack, which its walker's on_update shows there.
+      other:set("Picked", "tick", vkm.after(0))
       if not self:is_replaying() then
         local x, y = self:position()
         self:emit("pickup", { x = x, y = y, by = other:id() })
+        other:fresh("Picked", "tick") -- shown here: on_update leaves it be
       end
       self:destroy()
       return

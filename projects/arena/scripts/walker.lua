@@ -23,10 +23,12 @@
 -- What it reads from elsewhere in the project:
 --   - the input actions run, aim_x, aim_y (axes), jump and fire (buttons),
 --     declared in project.toml;
---   - the components Health (hp) and Score (kills, deaths), and the timers
+--   - the components Health (hp) and Score (kills, deaths); the timers
 --     Gun (next: when the next shot may go) and Life (respawn: when a dead
---     character comes back), registered in scripts/main.lua so that every
---     end is told their values and a client's replay starts from them;
+--     character comes back); and the causes Shot (the tick and aim of the
+--     last shot) and Picked (the tick of the last pack taken), registered
+--     in scripts/main.lua so that every end is told their values and a
+--     client's replay starts from them;
 --   - the character controller of prefabs/player.toml ([entity.controller]:
 --     speed, acceleration, jump speed), which self:move and self:jump drive;
 --   - the entities spawn1, spawn2, ... of the scene, where it respawns.
@@ -90,7 +92,8 @@ function Walker:die(killer)
   -- rule holds for every emit in this file.
   if not self:is_replaying() then
     local x, y = self:position()
-    self:emit("death", { x = x, y = y })
+    self:emit("death", { x = x, y = y, by = self:id() })
+    self:fresh("Score", "deaths") -- shown here: on_update leaves it be
   end
 end
 
@@ -144,11 +147,23 @@ function Walker:fire(c)
       target:apply_impulse(dx * KNOCK, dy * KNOCK)
     end
     if wounds and not self:is_replaying() then
-      self:emit("hit", { x = x2, y = y2, target = target:id() })
+      self:emit("hit", { x = x2, y = y2, target = target:id(), by = self:id() })
     end
   end
+  -- The shot's cause, for the ends that do not run this code for this
+  -- character: every other client. The tick it was fired (on the
+  -- character's clock, so the server stores the tick this player's client
+  -- predicted) and the aim go out in the snapshots; on_update below turns
+  -- them into a tracer there. The tracer's end is not sent: each end
+  -- finds it with its own ray.
+  self:set("Shot", "tick", vkm.after(0))
+  self:set("Shot", "ax", dx)
+  self:set("Shot", "ay", dy)
   if not self:is_replaying() then
-    self:emit("shot", { x1 = x, y1 = y, x2 = x2, y2 = y2 })
+    self:emit("shot", { x1 = x, y1 = y, x2 = x2, y2 = y2, by = self:id() })
+    -- This end has shown this shot: fresh remembers the cause, so that
+    -- on_update does not show it again.
+    self:fresh("Shot", "tick")
   end
 end
 
@@ -199,6 +214,52 @@ function Walker:on_fixed_update(dt)
   -- cooldowns").
   if c.pressed.fire and self:cooldown("Gun", "next", self.fire_cooldown or COOLDOWN) then
     self:fire(c)
+  end
+end
+
+-- on_update runs every frame on every end that draws (not on a server),
+-- for every character, the ones this end does not simulate included. It
+-- changes nothing in the world; it presents. An event above is emitted only
+-- on the ends that run the shot: the server, offline, and the shooter's own
+-- client, which predicts it. Every other client learns of the shot from its
+-- cause, the Shot component the snapshots bring, and shows it here.
+--
+-- self:fresh(type, field) answers "has this field gone past every value
+-- this end has seen in it?": the new value once, then nil until it rises
+-- again. fire() and die() call it when they emit, so a shot this end has
+-- already shown is not shown twice; a replay or a snapshot that brings the
+-- same tick back shows nothing; a shot this end never ran (another
+-- player's) is shown when its tick arrives.
+function Walker:on_update(dt)
+  local x, y = self:position()
+  if x == nil then
+    return
+  end
+  if self:fresh("Shot", "tick") then
+    -- The shot leaves where this end has the character, along the aim
+    -- the server sent; the ray finds where it ends in this end's world.
+    local dx, dy = self:get("Shot", "ax"), self:get("Shot", "ay")
+    local range = self.range or RANGE
+    local x1, y1 = x, y + SHOULDER
+    local x2, y2 = x1 + dx * range, y1 + dy * range
+    local hit = self:raycast(x1, y1, x2, y2)
+    if hit then
+      x2, y2 = hit.x, hit.y
+      if hit.entity:has("Health") then
+        self:emit("hit", { x = x2, y = y2, target = hit.entity:id(), by = self:id() })
+      end
+    end
+    self:emit("shot", { x1 = x1, y1 = y1, x2 = x2, y2 = y2, by = self:id() })
+  end
+  if self:fresh("Score", "deaths") then
+    -- A death this end did not run: another character's, or this
+    -- player's own at another's hand (the server decided it).
+    self:emit("death", { x = x, y = y, by = self:id() })
+  end
+  if self:fresh("Picked", "tick") then
+    -- A pack this character took: the server decides who gets a pack,
+    -- so on a client this is the one place a pickup is shown.
+    self:emit("pickup", { x = x, y = y, by = self:id() })
   end
 end
 
