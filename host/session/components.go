@@ -143,3 +143,56 @@ func (d compDiff) name(schema *replication.Schema) string {
 	}
 	return t.Name + "." + t.Fields[d.field].Name
 }
+
+// unpredicted reports whether every field in which the server's word w
+// differs from p, the prediction of the judged tick, is one the ticks
+// predicted since have left alone (now, the prediction as it stands,
+// holds p's value): a field only the server writes, such as what a pickup
+// this client does not simulate gives its character. Such a field takes
+// the server's word without a replay (adopt); a field the prediction
+// advances itself, a cooldown's deadline, needs the replay to be right.
+func unpredicted(schema *replication.Schema, p, now, w *compSet) bool {
+	for _, r := range w.refs {
+		pv, nv := p.values(r.typ), now.values(r.typ)
+		wv := w.vals[r.off : r.off+r.n]
+		if len(pv) != len(wv) || len(nv) != len(wv) {
+			return false
+		}
+		for i := range wv {
+			if quantized(schema, r.typ, i, pv[i]) != wv[i] && nv[i] != pv[i] {
+				return false
+			}
+		}
+	}
+	for _, r := range p.refs {
+		if w.values(r.typ) == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// adopt sets, in s, every field in which the prediction p differs from
+// the server's word w to w's value, leaving the rest as s has them.
+func (s *compSet) adopt(schema *replication.Schema, p, w *compSet) {
+	for _, r := range w.refs {
+		pv, sv := p.values(r.typ), s.values(r.typ)
+		if len(pv) != r.n || len(sv) != r.n {
+			continue
+		}
+		for i, v := range w.vals[r.off : r.off+r.n] {
+			if quantized(schema, r.typ, i, pv[i]) != v {
+				sv[i] = v
+			}
+		}
+	}
+}
+
+// quantized is v as field i of type typ travels (v itself when the
+// schema does not know the field).
+func quantized(schema *replication.Schema, typ, i int, v float64) float64 {
+	if typ < len(schema.Types) && i < len(schema.Types[typ].Fields) {
+		return schema.Types[typ].Fields[i].Codec.Quantize(v)
+	}
+	return v
+}

@@ -285,7 +285,23 @@ func (c *Client) reconcile(h held, judged uint32) {
 	if word && recOK {
 		diff, compWrong = differ(g.Schema(), &rec.comps, &c.rec.word)
 	}
-	if ok && prediction.Agrees(predicted, server) && !compWrong {
+	// The pose stands, and what differs is only fields the ticks since
+	// have not touched: the server's word on them is taken as it is, with
+	// no replay, so a pack the server alone handed out costs no re-run.
+	adopted := ok && prediction.Agrees(predicted, server) && compWrong && recOK &&
+		unpredicted(g.Schema(), &rec.comps, &c.rec.heldComps, &c.rec.word)
+	if adopted {
+		c.rec.heldComps.adopt(g.Schema(), &rec.comps, &c.rec.word)
+		for t := judged + 1; t <= g.Tick(); t++ {
+			if later, ok := c.rec.at(t, own); ok {
+				later.comps.adopt(g.Schema(), &rec.comps, &c.rec.word)
+			}
+		}
+		rec.comps.adopt(g.Schema(), &rec.comps, &c.rec.word)
+		c.rec.corrections++
+		c.note(judged, own, ok, dist, false, recOK, rec, compWrong, diff)
+	}
+	if ok && prediction.Agrees(predicted, server) && (!compWrong || adopted) {
 		for _, b := range h.bodies {
 			if t := st.Transform(b.id); t != nil {
 				*t = b.t
