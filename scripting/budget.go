@@ -35,26 +35,30 @@ const checkEvery = 1024
 // budget once Lua runs again. A watchdog belongs to one Lua state and, like
 // the state, is not safe for concurrent use.
 type watchdog struct {
-	budget  time.Duration
-	depth   int
-	count   uint32
-	timed   bool
-	start   time.Duration
-	clock   func() time.Duration
-	fired   bool
-	err     error
-	stopped chan struct{} // closed once, at construction
+	budget time.Duration
+	depth  int
+	count  uint32
+	timed  bool
+	start  time.Time
+	// confirm is the clock an overrun on the wall is checked against
+	// before the call is stopped (nil: the wall's word is final), and
+	// confirmed its reading at the call's first look.
+	confirm   func() time.Duration
+	confirmed time.Duration
+	fired     bool
+	err       error
+	stopped   chan struct{} // closed once, at construction
 }
 
 var _ context.Context = (*watchdog)(nil)
 
-// newWatchdog returns a watchdog that reads clock (nil: wall time).
-func newWatchdog(clock func() time.Duration) *watchdog {
-	if clock == nil {
-		epoch := time.Now()
-		clock = func() time.Duration { return time.Since(epoch) }
-	}
-	w := &watchdog{stopped: make(chan struct{}), clock: clock}
+// newWatchdog returns a watchdog that stops a call once it has run past
+// its budget on the wall and, when confirm is not nil, on confirm too.
+// The wall is read at every look (a cheap read); confirm, which may be a
+// system call, only at a call's first look and once the wall says the
+// budget is spent.
+func newWatchdog(confirm func() time.Duration) *watchdog {
+	w := &watchdog{stopped: make(chan struct{}), confirm: confirm}
 	close(w.stopped)
 	return w
 }
@@ -89,10 +93,16 @@ func (w *watchdog) Done() <-chan struct{} {
 		return nil
 	}
 	if !w.timed {
-		w.timed, w.start = true, w.clock()
+		w.timed, w.start = true, time.Now()
+		if w.confirm != nil {
+			w.confirmed = w.confirm()
+		}
 		return nil
 	}
-	if w.clock()-w.start < w.budget {
+	if time.Since(w.start) < w.budget {
+		return nil
+	}
+	if w.confirm != nil && w.confirm()-w.confirmed < w.budget {
 		return nil
 	}
 	w.fired = true

@@ -57,11 +57,13 @@ type Config struct {
 	// SetupBudget bounds loading, registration, vkmSetupNetwork,
 	// vkmBuildScene and join calls; 0 means DefaultSetupBudget.
 	SetupBudget time.Duration
-	// BudgetClock, when set, is the clock the budgets are measured on
-	// (any monotonic reading; only differences count). Nil means wall
-	// time. A host that runs every call on one locked thread gives that
-	// thread's CPU clock, so a call that waited for a core on a busy
-	// machine is not stopped as a runaway for time it did not run.
+	// BudgetClock, when set, is a second clock a call must also have
+	// spent its budget on before it is stopped (any monotonic reading;
+	// only differences count); nil: the wall alone decides. A host that
+	// runs every call on one locked thread gives that thread's CPU clock,
+	// so a call that waited for a core on a busy machine is not stopped
+	// as a runaway for time it did not run. It is read only at a long
+	// call's first check and once the wall says the budget is spent.
 	BudgetClock func() time.Duration
 	// Seed keys math.random. Every end must use the same seed: each call
 	// into Lua draws from a stream keyed by (Seed, callback, tick, entity
