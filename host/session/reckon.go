@@ -135,7 +135,7 @@ func (c *Client) reckon() {
 	}
 	g := c.game
 	st := g.Store()
-	step := g.Physics().Config().Step
+	step, gy := g.Physics().Config().Step, g.Physics().Config().GravityY
 	for i := range c.others {
 		r := &c.others[i]
 		t, rb, ctl := st.Transform(r.id), st.Rigidbody(r.id), st.Controller(r.id)
@@ -147,30 +147,35 @@ func (c *Client) reckon() {
 		// starts from the state after the tick before it.
 		n := min(max(int64(g.Tick())-1-int64(r.of), 0), MaxReckon)
 		side := ctl.Mode == entity.SideView
-		if side && r.free {
-			// Running free, it goes on as its controller takes it.
-			accel := ctl.AirAccel
-			if ctl.Grounded {
-				accel = ctl.Accel
-			}
-			for range n {
-				rb.VX = approachTo(rb.VX, r.intent*ctl.Speed, math.Max(accel, 0)*step)
-				t.X += rb.VX * step
-				t.Y += rb.VY * step
-			}
-		} else {
-			// Held back by what it leans on, or not run by a controller
-			// this end can follow: it goes on as it was going.
+		if !side {
+			// Not run by a controller this end can follow: it goes on as
+			// it was going.
 			s := float64(n) * step
 			t.X += rb.VX * s
 			t.Y += rb.VY * s
 			t.Angle += rb.AngularVelocity * s
+			continue
 		}
-		if side {
-			g.Physics().Place(r.id, t, rb)
-			ctl.Move(r.intent, 0)
-			g.Physics().UpdateController(r.id, ctl, rb)
+		accel := ctl.AirAccel
+		if ctl.Grounded {
+			accel = ctl.Accel
 		}
+		for range n {
+			// Running free, it goes on as its controller takes it; held
+			// back by what it leans on, as it was going. Off the ground,
+			// it falls.
+			if r.free {
+				rb.VX = approachTo(rb.VX, r.intent*ctl.Speed, math.Max(accel, 0)*step)
+			}
+			if !ctl.Grounded {
+				rb.VY += gy * step
+			}
+			t.X += rb.VX * step
+			t.Y += rb.VY * step
+		}
+		g.Physics().Place(r.id, t, rb)
+		ctl.Move(r.intent, 0)
+		g.Physics().UpdateController(r.id, ctl, rb)
 	}
 }
 
