@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"vkm/host/project"
+	"vkm/internal/entity"
 	"vkm/prediction"
 	"vkm/transport/memnet"
 )
@@ -153,6 +154,35 @@ func TestPlayersRunningIntoEachOtherAreRarelyCorrected(t *testing.T) {
 			if n-tele > bound {
 				t.Errorf("seed %d, client %d: %d corrections in twenty seconds of meeting; want at most %d", seed, i+1, n-tele, bound)
 			}
+		}
+	}
+}
+
+// TestRunIntentReadsTheControllersRate reads the run a word implies from
+// velocities a tick apart, as the arena's character controller moves them.
+func TestRunIntentReadsTheControllersRate(t *testing.T) {
+	ctl := &entity.CharacterController{Mode: entity.SideView, Speed: 8, Accel: 70, AirAccel: 30, Grounded: true}
+	s := 1.0 / 64
+	step := 70 * s
+	for _, c := range []struct {
+		name   string
+		v0, v1 float64
+		was    float64
+		run    float64
+		free   bool
+	}{
+		{"full speed", 8, 8, 0, 1, true},
+		{"speeding up to the right", 0, step, 0, 1, true},
+		{"speeding up to the left", -2, -2 - step, 1, -1, true},
+		{"slowing toward rest", 4, 4 - step, 1, 0, true},
+		{"turning through rest", step / 2, -step / 2, 1, -1, true},
+		{"leaning, still", 0, 0, 1, 1, false},
+		{"stopped by a collision", 8, 0, 1, 1, false},
+		{"standing", 0, 0, 0, 0, false},
+	} {
+		run, free := runIntent(ctl, c.v0, c.v1, s, c.was)
+		if run != c.run || free != c.free {
+			t.Errorf("%s: run %g free %v; want %g %v", c.name, run, free, c.run, c.free)
 		}
 	}
 }
