@@ -52,6 +52,9 @@ type Client struct {
 	island      []entity.ID
 	heldScratch []heldBody
 	lastWord    map[entity.ID]heldBody // the server's newest word on each leased body
+	// others are the other characters, in slot order, carried forward
+	// from their newest word for each tick predicted (see reckon).
+	others []reckoned
 
 	interp interpolation
 	// drawnNewest is what this client drew when it made its newest
@@ -184,8 +187,11 @@ func (a *clientAuthority) Command(id entity.ID) *prediction.Command {
 	return nil
 }
 func (a *clientAuthority) RollTick(entity.ID) (uint32, bool) { return 0, false }
-func (a *clientAuthority) BeforeTick()                       { (*Client)(a).beforeTick() }
-func (a *clientAuthority) AfterTick()                        {}
+func (a *clientAuthority) BeforeTick() {
+	(*Client)(a).beforeTick()
+	(*Client)(a).reckon()
+}
+func (a *clientAuthority) AfterTick() { (*Client)(a).unreckon() }
 func (a *clientAuthority) Spawning() game.Spawning {
 	if a.playing || a.ended {
 		return game.SpawnRefused

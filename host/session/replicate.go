@@ -171,6 +171,7 @@ func (c *Client) applySnapshot(payload []byte) {
 		c.applyEntry(&sn.Entries[i])
 	}
 	c.arrived(sn, c.now)
+	c.heard(sn)
 	if g.Own() != sn.Own {
 		g.SetOwn(sn.Own)
 		return

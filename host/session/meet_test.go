@@ -1,0 +1,188 @@
+package session
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"vkm/host/project"
+	"vkm/internal/entity"
+	"vkm/prediction"
+	"vkm/transport/memnet"
+)
+
+// meetProject is a floor between two walls 12 m apart and, for each
+// player, a character that runs on the run axis and jumps on the jump
+// button: two players spawn 4 m apart, in each other's way.
+func meetProject(t testing.TB) *project.Project {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"project.toml": `name = "meet"
+players = 2
+tickRate = 64
+entryScene = "scene.toml"
+entryScript = "main.lua"
+[[axis]]
+name = "run"
+negative = ["KeyA"]
+positive = ["KeyD"]
+[[button]]
+name = "jump"
+keys = ["Space"]
+`,
+		"scene.toml": `[physics]
+gravity = [0.0, -20.0]
+
+[[entity]]
+id = 1
+name = "floor"
+[entity.body]
+type = "static"
+[[entity.body.shape]]
+chain = [[-6.0, 0.0], [6.0, 0.0], [6.0, 12.0], [-6.0, 12.0]]
+loop = true
+friction = 0.8
+`,
+		"runner.toml": `[[entity]]
+uid = 1
+name = "runner"
+behavior = "runner"
+[entity.body]
+type = "dynamic"
+fixedRotation = true
+[[entity.body.shape]]
+polygon = [[-0.4, -0.8], [0.4, -0.8], [0.4, 0.7], [0.25, 0.85], [-0.25, 0.85], [-0.4, 0.7]]
+density = 1.0
+friction = 0.0
+[entity.controller]
+speed = 8.0
+accel = 70.0
+airAccel = 30.0
+jumpSpeed = 14.0
+`,
+		"main.lua": `
+local Runner = {}
+function Runner:on_fixed_update(dt)
+  if not self:is_simulated() then return end
+  local c = self:command()
+  self:move(c.axis.run)
+  if c.pressed.jump then self:jump() end
+end
+function vkmRegisterBehaviors(r) r.runner = Runner end
+function vkmSetupNetwork(net)
+  net.on_join(function(player)
+    return vkm.find("floor"):spawn("runner.toml", player * 4 - 6, 0.9)
+  end)
+end
+`,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := project.LoadProject(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// shuttle runs toward the middle of the hall for toward ticks, away from
+// it for away ticks, and over again; it jumps on every jumpEvery-th run
+// at the other (0: never). dir is the way to the middle.
+type shuttle struct {
+	dir             float64
+	toward, away    int
+	jumpEvery, tick int
+	runs            int
+	run, jump       int // the command's slots
+}
+
+func (s *shuttle) Next() prediction.Command {
+	var c prediction.Command
+	phase := s.tick % (s.toward + s.away)
+	if phase == 0 {
+		s.runs++
+	}
+	s.tick++
+	if phase < s.toward {
+		c.Axes[s.run] = s.dir
+		if s.jumpEvery > 0 && s.runs%s.jumpEvery == 0 && phase == s.toward/2 {
+			c.Pressed |= 1 << s.jump
+			c.Held |= 1 << s.jump
+		}
+	} else {
+		c.Axes[s.run] = -s.dir
+	}
+	return c
+}
+
+// TestPlayersRunningIntoEachOtherAreRarelyCorrected has two players on
+// broadband links run at each other, shove and part, over and over for
+// twenty seconds, on periods that do not divide each other so that they
+// meet at every speed; now and then one jumps as they meet. Each client
+// predicts its own character against the other's, which it does not
+// simulate: where the other stands in its world decides how often it is
+// corrected.
+func TestPlayersRunningIntoEachOtherAreRarelyCorrected(t *testing.T) {
+	const bound = 15 // corrections in the twenty seconds, each client, teleports aside
+	for _, seed := range []uint64{11, 12} {
+		h := newHarness(t, meetProject(t))
+		a := h.join(meetProject(t), memnet.Broadband, seed)
+		b := h.join(meetProject(t), memnet.Broadband, seed+100)
+		h.runUntil(5*time.Second, "both joins", func() bool {
+			return a.c.Playing() && b.c.Playing() && !a.c.Game().Own().IsNone() && !b.c.Game().Own().IsNone()
+		})
+		h.run(time.Second)
+		p := a.c.Game().Project()
+		run, jump := p.AxisIndex("run"), p.ButtonIndex("jump")
+		a.input = &shuttle{dir: 1, toward: 70, away: 45, jumpEvery: 3, run: run, jump: jump}
+		b.input = &shuttle{dir: -1, toward: 83, away: 52, jumpEvery: 4, run: run, jump: jump}
+		before := [2]reconciler{a.c.rec, b.c.rec}
+		h.run(20 * time.Second)
+		for i, pr := range []*peer{a, b} {
+			r := &pr.c.rec
+			n := r.corrections - before[i].corrections
+			tele := r.byCause[CauseTeleport].Count - before[i].byCause[CauseTeleport].Count
+			t.Logf("seed %d, client %d: %d corrections (shove %d, other %d, teleport %d), %d ticks replayed, largest eased %.1f mm",
+				seed, i+1, n, r.byCause[CauseShove].Count-before[i].byCause[CauseShove].Count,
+				r.byCause[CauseOther].Count-before[i].byCause[CauseOther].Count, tele,
+				r.replayed-before[i].replayed, r.maxCorrection*1000)
+			if n-tele > bound {
+				t.Errorf("seed %d, client %d: %d corrections in twenty seconds of meeting; want at most %d", seed, i+1, n-tele, bound)
+			}
+		}
+	}
+}
+
+// TestRunIntentReadsTheControllersRate reads the run a word implies from
+// velocities a tick apart, as the arena's character controller moves them.
+func TestRunIntentReadsTheControllersRate(t *testing.T) {
+	ctl := &entity.CharacterController{Mode: entity.SideView, Speed: 8, Accel: 70, AirAccel: 30, Grounded: true}
+	s := 1.0 / 64
+	step := 70 * s
+	for _, c := range []struct {
+		name   string
+		v0, v1 float64
+		was    float64
+		run    float64
+		free   bool
+	}{
+		{"full speed", 8, 8, 0, 1, true},
+		{"speeding up to the right", 0, step, 0, 1, true},
+		{"speeding up to the left", -2, -2 - step, 1, -1, true},
+		{"slowing toward rest", 4, 4 - step, 1, 0, true},
+		{"turning through rest", step / 2, -step / 2, 1, -1, true},
+		{"leaning, still", 0, 0, 1, 1, false},
+		{"stopped by a collision", 8, 0, 1, 1, false},
+		{"standing", 0, 0, 0, 0, false},
+	} {
+		run, free := runIntent(ctl, c.v0, c.v1, s, c.was)
+		if run != c.run || free != c.free {
+			t.Errorf("%s: run %g free %v; want %g %v", c.name, run, free, c.run, c.free)
+		}
+	}
+}
