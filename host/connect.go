@@ -181,7 +181,7 @@ func (cl *client) report() ClientReport {
 		r.LossPermille = round1(conn.Loss(cl.now()) * 1000)
 	}
 	cs := cl.c.Stats(cl.now())
-	r.Corrections, r.ReplayedTicks = cs.Corrections, cs.ReplayedTicks
+	r.Corrections, r.ReplayedTicks, r.AdoptedSnapshots = cs.Corrections, cs.ReplayedTicks, cs.Adopted
 	r.BadSnapshots, r.UnmadeEntities = cs.BadSnapshots, cs.UnmadeEntities
 	r.MaxCorrectionMM = round1(cs.MaxCorrection * 1000)
 	r.CorrectionsByCause = make(map[string]uint64, session.NumCauses)

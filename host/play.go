@@ -114,6 +114,10 @@ type ClientReport struct {
 	CorrectionsByCause       map[string]uint64  `json:"corrections_by_cause"`
 	LargestCorrectionByCause map[string]float64 `json:"largest_correction_by_cause"`
 	RecentCorrections        []CorrectionReport `json:"recent_corrections"`
+	// AdoptedSnapshots changed only fields of the own entity that the
+	// server alone writes (a pickup's gift): taken without a replay, and
+	// not counted as corrections.
+	AdoptedSnapshots uint64 `json:"adopted_snapshots"`
 
 	// BadSnapshots are snapshots that did not decode (dropped whole);
 	// UnmadeEntities are entries naming an entity this end could not make.

@@ -358,6 +358,11 @@ type ClientStats struct {
 	// first.
 	ByCause [NumCauses]CauseFigures
 	Recent  []Correction
+	// Adopted counts snapshots that changed fields of the own entity's
+	// components which only the server writes (what a pickup gave, which
+	// this client does not simulate), taken without a replay: not
+	// corrections, since no tick this client ran wrote them.
+	Adopted uint64
 	// BadSnapshots did not decode; UnmadeEntities are entries naming an
 	// entity this end could not make.
 	BadSnapshots   int
@@ -388,7 +393,7 @@ func (c *Client) Stats(now transport.Time) ClientStats {
 		PacingLowWater: float64(c.pacer.LowWater()), PacingTarget: c.pacer.Target(),
 		InterpDelay: c.interp.clock.Delay(), InterpStalls: c.interp.stalls, LookBehind: c.lookBehind(now),
 		Reloads: c.reloads, ReloadTick: c.reloadTick,
-		ByCause: c.rec.byCause, Recent: c.rec.recentList(),
+		ByCause: c.rec.byCause, Recent: c.rec.recentList(), Adopted: c.rec.adopted,
 	}
 }
 

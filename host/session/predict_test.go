@@ -224,8 +224,9 @@ func TestAClientShowsOnlyTheShotsTheServerFires(t *testing.T) {
 }
 
 // TestDamageFromTheServerSurvivesAReplay: the server alone takes 40 off
-// the character's health. The client counts that as a component
-// correction and holds 60; a knock on the server then makes a pose
+// the character's health. No tick the client ran wrote health, so the
+// client takes the server's word without a replay (adopted, not a
+// correction) and holds 60; a knock on the server then makes a pose
 // correction whose replay starts from the server's word, health included,
 // so the client still holds 60 and nothing more is corrected.
 func TestDamageFromTheServerSurvivesAReplay(t *testing.T) {
@@ -235,10 +236,10 @@ func TestDamageFromTheServerSurvivesAReplay(t *testing.T) {
 	srv, g, own := h.server.Game(), a.c.Game(), a.c.Game().Own()
 	before := a.c.Stats(h.now)
 	*field(t, srv, own, "Health", "hp") = 60
-	h.runUntil(2*time.Second, "the damage's correction", func() bool { return a.c.rec.corrections > before.Corrections })
+	h.runUntil(2*time.Second, "the damage's word", func() bool { return a.c.rec.adopted > before.Adopted })
 	damaged := a.c.Stats(h.now)
 	if got := *field(t, g, own, "Health", "hp"); got != 60 {
-		t.Fatalf("seed %d: the client holds hp %v after the damage's correction, want 60", seed, got)
+		t.Fatalf("seed %d: the client holds hp %v after the damage's word, want 60", seed, got)
 	}
 	srv.World().ApplyImpulse(entity.None, own, 0, 8)
 	h.runUntil(2*time.Second, "the knock's correction", func() bool { return a.c.rec.corrections > damaged.Corrections })
@@ -246,11 +247,9 @@ func TestDamageFromTheServerSurvivesAReplay(t *testing.T) {
 	h.run(2 * time.Second)
 	after := a.c.Stats(h.now)
 	t.Logf("seed %d: damage: %v; knock: %v; then %d more corrections; recent %+v", seed, damaged.ByCause, knocked.ByCause, after.Corrections-knocked.Corrections, after.Recent)
-	if n := damaged.ByCause[CauseComponent].Count - before.ByCause[CauseComponent].Count; n != 1 || damaged.Corrections-before.Corrections != 1 {
-		t.Errorf("the damage made %d component corrections of %d, want 1 of 1", n, damaged.Corrections-before.Corrections)
-	}
-	if r := damaged.Recent[len(damaged.Recent)-1]; r.What != "Health.hp" || r.Distance != 40 || r.Cause != CauseComponent {
-		t.Errorf("the damage's correction is recorded as %+v", r)
+	if n := damaged.Corrections - before.Corrections; n != 0 || damaged.ReplayedTicks != before.ReplayedTicks || damaged.Adopted-before.Adopted != 1 {
+		t.Errorf("the damage made %d corrections and %d replayed ticks, and was adopted %d times; want 0, 0, 1",
+			n, damaged.ReplayedTicks-before.ReplayedTicks, damaged.Adopted-before.Adopted)
 	}
 	if got := *field(t, g, own, "Health", "hp"); got != 60 {
 		t.Errorf("the client holds hp %v after the knock's replay, want 60", got)

@@ -38,6 +38,10 @@ type reconciler struct {
 	heldComps compSet
 
 	byCause [NumCauses]CauseFigures
+	// adopted counts snapshots whose word on fields only the server
+	// writes was taken without a replay (not corrections: nothing this
+	// end predicted was wrong, it could not know).
+	adopted uint64
 	recent  [RecentCorrections]Correction
 	nRecent uint64 // corrections ever put in recent; the newest is at (nRecent-1)%RecentCorrections
 }
@@ -298,8 +302,7 @@ func (c *Client) reconcile(h held, judged uint32) {
 			}
 		}
 		rec.comps.adopt(g.Schema(), &rec.comps, &c.rec.word)
-		c.rec.corrections++
-		c.note(judged, own, ok, dist, false, recOK, rec, compWrong, diff)
+		c.rec.adopted++
 	}
 	if ok && prediction.Agrees(predicted, server) && (!compWrong || adopted) {
 		for _, b := range h.bodies {
