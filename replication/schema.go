@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"math"
 	"math/bits"
 )
@@ -261,16 +262,25 @@ func (s *Schema) Field(typ int, name string) int {
 // or quantiser, gives another (registration lines do not count).
 func (s *Schema) Fingerprint() uint64 {
 	h := fnv.New64a()
+	s.writeFingerprintInput(h)
+	return h.Sum64()
+}
+
+// writeFingerprintInput writes the bytes Fingerprint hashes to w: every
+// count, length, width and codec kind as a uint64 and every step or bound
+// as its float64 bits, all little endian, each string as its length then
+// its bytes; the engine types first, then the project's.
+func (s *Schema) writeFingerprintInput(w io.Writer) {
 	var b [8]byte
 	num := func(u uint64) {
 		for i := range b {
 			b[i] = byte(u >> (8 * i))
 		}
-		h.Write(b[:])
+		w.Write(b[:])
 	}
 	str := func(v string) {
 		num(uint64(len(v)))
-		h.Write([]byte(v))
+		io.WriteString(w, v)
 	}
 	num(uint64(len(engineTypes)))
 	for _, t := range engineTypes {
@@ -296,7 +306,6 @@ func (s *Schema) Fingerprint() uint64 {
 			num(uint64(f.Codec.Bits))
 		}
 	}
-	return h.Sum64()
 }
 
 // WireTypes returns how many component types a snapshot of this schema
