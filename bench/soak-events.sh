@@ -19,7 +19,9 @@ trap cleanup EXIT
 
 go build -o "$work/vkmd" ./cmd/vkmd
 port=$((30000 + RANDOM % 20000))
-"$work/vkmd" bench/emitter --port "$port" --duration "$((mins * 60 + 5))s" \
+# The server outlasts the sampling loop (whose sleeps run late on a busy
+# machine) and is stopped by an interrupt when the loop is done.
+"$work/vkmd" bench/emitter --port "$port" --duration "$((mins * 60 + 120))s" \
   --report "$work/report.json" --log-level error >/dev/null &
 pid=$!
 
@@ -33,6 +35,7 @@ for ((s = 10; s <= mins * 60; s += 10)); do
   if [ "$s" = 60 ]; then first=$r; fi
   last=$r
 done
+kill -INT "$pid"
 wait "$pid"
 pid=
 awk -v a="$first" -v b="$last" 'BEGIN {
