@@ -73,6 +73,14 @@ func testCoinsRounds(t *testing.T) {
 	if srv.Events["coin"] == 0 {
 		t.Errorf("no coin was collected: events %v", srv.Events)
 	}
+	// Every client shows the coins taken while it watched, once each,
+	// from the cause on the taker (Took), never a take the server did not
+	// make: the stayers watched from start to end.
+	for i, c := range stayers.Clients {
+		if n := uint64(c.Events["pickup"]); n == 0 || n > srv.Events["coin"] {
+			t.Errorf("stayer %d showed %d pickups of the server's %d coins", i+1, n, srv.Events["coin"])
+		}
+	}
 
 	log := logs.String()
 	for _, line := range strings.Split(log, "\n") {

@@ -25,11 +25,17 @@ function Coin:on_fixed_update(dt)
     if other:has("Score") then
       local coins = math.min(65535, other:get("Score", "coins") + (self.value or VALUE))
       other:set("Score", "coins", coins)
-      -- Presentation (a chime, a sparkle): never from a replayed tick, or
-      -- a client that corrected itself would play it twice.
+      -- The cause, for every end to show (runner.lua's on_update).
+      local x, y = self:position()
+      other:set("Took", "tick", vkm.after(0))
+      other:set("Took", "x", x)
+      other:set("Took", "y", y)
+      -- Here, on the end that decided it, the sparkle is shown now; fresh
+      -- marks this cause as shown, so on_update does not show it again.
+      -- Never from a replayed tick, or it would play twice.
       if not self:is_replaying() then
-        local x, y = self:position()
         self:emit("coin", { x = x, y = y, by = other:player(), coins = coins })
+        other:fresh("Took", "tick")
       end
       self:destroy()
       return

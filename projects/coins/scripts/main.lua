@@ -25,6 +25,16 @@ function vkmSetupNetwork(net)
   net.component("Score", {
     {"coins", net.int(0, 65535)},
   })
+  -- The cause of the last coin a runner took, not its effect: when (a
+  -- tick, which only rises) and where. The coin is gone by the time a
+  -- client hears of it, so the cause lives on the runner, and every end
+  -- shows the sparkle itself when the tick passes what it last showed
+  -- (self:fresh in runner.lua's on_update).
+  net.component("Took", {
+    {"tick", TICK},
+    {"x", net.fixed(-32, 32, 1 / 64)},
+    {"y", net.fixed(-32, 32, 1 / 64)},
+  })
   -- When a runner's next shove may come: a deadline, so that a client's
   -- replay meets the cooldown the server's snapshot says (see runner.lua).
   net.component("Shove", {

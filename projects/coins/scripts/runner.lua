@@ -95,6 +95,13 @@ end
 -- drawn on screen would read net.players() and each runner's Score the
 -- same way (docs/lua.md, "Players", has one).
 function Runner:on_update(dt)
+  -- A coin this runner took, shown once on every end: fresh answers when
+  -- Took.tick has gone past every tick this end has seen there. A client
+  -- hears of it in a snapshot; where the take was decided (the server,
+  -- offline) coin.lua showed it already and marked it.
+  if self:fresh("Took", "tick") then
+    self:emit("pickup", { x = self:get("Took", "x"), y = self:get("Took", "y") })
+  end
   if not self:is_mine() or not self.clock then
     return
   end
