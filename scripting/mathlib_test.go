@@ -15,7 +15,7 @@ func TestMathMatchesGopherLua(t *testing.T) {
 	ref := lua.NewState(lua.Options{SkipOpenLibs: true})
 	defer ref.Close()
 	lua.OpenMath(ref)
-	args := []float64{0, -0.0, 1, -1, 0.5, -2.75, 3.141592653589793, 1e300, -1e-300, math.Inf(1), math.Inf(-1), math.NaN(), 255, 256.5}
+	args := []float64{0, math.Copysign(0, -1), 1, -1, 0.5, -2.75, 3.141592653589793, 1e300, -1e-300, math.Inf(1), math.Inf(-1), math.NaN(), 255, 256.5}
 	call := func(L *lua.LState, name string, in ...float64) (out []float64, failed bool) {
 		fn := L.GetField(L.GetGlobal("math"), name)
 		vals := make([]lua.LValue, len(in))
