@@ -88,3 +88,14 @@ func TestThreadCPUCountsWork(t *testing.T) {
 		t.Fatalf("the thread clock stood still through work (%v, %v; %v)", start, worked, x)
 	}
 }
+
+// BenchmarkThreadCPU is one reading of the thread CPU clock, which a
+// served game's behavior budget takes at a long call's first check and
+// when the wall says the budget is spent.
+func BenchmarkThreadCPU(b *testing.B) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for b.Loop() {
+		threadCPU()
+	}
+}
