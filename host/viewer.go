@@ -70,6 +70,9 @@ type viewer struct {
 	reloads    int
 	reloadShow time.Time
 
+	// listedCorrects is the client's count of corrections when the
+	// panel's list of them was last sent.
+	listedCorrects uint64
 	// rates: the snapshots and corrections counted at the start of the
 	// second being measured.
 	rateAt       time.Time
@@ -255,6 +258,15 @@ func (v *viewer) netStats(st session.ClientStats) {
 	n.TickSpeed = math.Round(v.g.Clock().Pace()*1000) / 1000
 	n.InterpDelayTicks = round1(st.InterpDelay)
 	n.InterpStalls = float64(st.InterpStalls)
+	if st.Corrections != v.listedCorrects {
+		v.listedCorrects = st.Corrections
+		list := make([]view.Correction, len(st.Recent))
+		for i, x := range st.Recent {
+			list[i] = view.Correction{Tick: x.Tick, Entity: x.Entity.String(), What: x.What,
+				Size: correctionSize(x.Cause, x.Distance), Cause: x.Cause.String(), Touched: x.Touched}
+		}
+		v.srv.SetCorrections(list)
+	}
 }
 
 // updateScene sends the page the shapes and looks of every entity with a

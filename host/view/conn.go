@@ -142,7 +142,7 @@ type conn struct {
 
 	// Versions of the scene and link messages this page was last sent;
 	// only the writer goroutine uses them.
-	sceneVer, linkVer, boardVer uint64
+	sceneVer, linkVer, boardVer, corrVer uint64
 }
 
 // offer makes b the frame to write next, dropping the one it replaces.
@@ -213,6 +213,12 @@ func (c *conn) flush(ctx context.Context) error {
 			return err
 		}
 		c.boardVer = bv
+	}
+	if corr, cv := c.s.corrState(); cv != c.corrVer && corr != nil {
+		if err := c.write(ctx, corr); err != nil {
+			return err
+		}
+		c.corrVer = cv
 	}
 	if frame == nil {
 		return nil

@@ -22,9 +22,9 @@
 // scale] with the id first. Numbers are rounded to 0.0001; a number that is
 // not finite is null.
 //
-// To the page, in this order on a new connection (scene and board only once
-// one is set), then scene, link and board again when they change and a
-// frame each frame:
+// To the page, in this order on a new connection (scene, board and
+// corrections only once one is set), then scene, link, board and
+// corrections again when they change and a frame each frame:
 //
 //	{"t":"hello","axes":[{"name":"run","negative":["KeyA"],"positive":["KeyD"],"mouse":""}, ...],
 //	 "buttons":[{"name":"fire","keys":["KeyF"],"mouse":"left"}, ...],"view_width":32}
@@ -37,6 +37,8 @@
 //	{"t":"link","enabled":true,"latency_ms":80,"jitter_ms":10,"loss_pct":2}
 //	{"t":"board","cols":["Score.kills","Score.deaths"],
 //	 "rows":[{"name":"ann","own":true,"rtt_ms":40,"v":[3,1]}, ...],"state":[["Round.left",93]]}
+//	{"t":"corrections","list":[[476,"9#1","pose",12.5,"shove",true],
+//	 [480,"9#1","Health.hp",40,"component",false], ...]}
 //	{"t":"frame","seq":812,"tick":4711,"own":16777236,"e":[[id,x,y,a,s], ...],
 //	 "hud":[["health",100],["kills",2]],
 //	 "net":{"rtt_ms":40,"loss_permille":5,"bytes_in_per_s":12000,"bytes_out_per_s":3000,

@@ -436,3 +436,19 @@ func encodeBoard(b *Board) []byte {
 	}
 	return marshal(&m)
 }
+
+type correctionsMsg struct {
+	T    string  `json:"t"` // "corrections"
+	List [][]any `json:"list"`
+}
+
+// encodeCorrections returns the corrections message for list, oldest
+// first: each [tick, entity, what, size, cause, touched].
+func encodeCorrections(list []Correction) []byte {
+	var ns nums
+	m := correctionsMsg{T: "corrections", List: make([][]any, len(list))}
+	for i, c := range list {
+		m.List[i] = []any{c.Tick, c.Entity, c.What, ns.num(c.Size), c.Cause, c.Touched}
+	}
+	return marshal(&m)
+}

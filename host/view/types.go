@@ -231,3 +231,18 @@ type BoardRow struct {
 	// where the player's entity lacks the component.
 	Values []float64
 }
+
+// Correction is one of the client's latest corrections, for the network
+// panel's list: which tick the server judged, which entity and what of it
+// (a component field such as "Health.hp", or "pose") was wrong, by how
+// much (millimetres of pose, or the field's difference), what it is put
+// down to ("shove", "component", "lease", "teleport", "other") and
+// whether another player's character touched the entity in that tick.
+type Correction struct {
+	Tick    uint32
+	Entity  string
+	What    string
+	Size    float64
+	Cause   string
+	Touched bool
+}

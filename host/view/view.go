@@ -88,6 +88,9 @@ type Server struct {
 	linkVer  uint64
 	board    []byte // the board message, nil before SetBoard
 	boardVer uint64
+	// corr is the corrections message, nil before SetCorrections.
+	corr    []byte
+	corrVer uint64
 
 	published, sent, dropped, bad, refused atomic.Uint64
 }
@@ -306,6 +309,28 @@ func (s *Server) state() (scene []byte, sceneVer uint64, link []byte, linkVer ui
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.scene, s.sceneVer, s.linkMsg, s.linkVer
+}
+
+// SetCorrections sets the network panel's list of the client's latest
+// corrections, oldest first. Every page is sent it when it connects and
+// again after each change; a call that changes nothing sends nothing.
+func (s *Server) SetCorrections(list []Correction) {
+	msg := encodeCorrections(list)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if string(msg) == string(s.corr) {
+		return
+	}
+	s.corr = msg
+	s.corrVer++
+	s.pokeLocked()
+}
+
+// corrState returns the corrections message and its version.
+func (s *Server) corrState() ([]byte, uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.corr, s.corrVer
 }
 
 // boardState returns the board message and its version.

@@ -3,6 +3,7 @@ package view
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -294,6 +295,25 @@ func TestHelloSceneLinkFrame(t *testing.T) {
 	ts.Publish(Frame{Tick: 10})
 	if b := readKind(t, c, "board"); b["rows"].([]any)[0].(map[string]any)["v"].([]any)[0] != 4.0 {
 		t.Errorf("board = %v, want 4 kills", b)
+	}
+	readKind(t, c, "frame")
+
+	// The corrections list, the same way: once, then on a change.
+	list := []Correction{{Tick: 476, Entity: "9#1", What: "pose", Size: 12.5, Cause: "shove", Touched: true}}
+	ts.SetCorrections(list)
+	ts.SetCorrections(list)
+	ts.Publish(Frame{Tick: 11})
+	got := readKind(t, c, "corrections")["list"].([]any)
+	if len(got) != 1 || fmt.Sprint(got[0]) != "[476 9#1 pose 12.5 shove true]" {
+		t.Errorf("corrections = %v", got)
+	}
+	if f := readKind(t, c, "frame"); f["tick"] != 11.0 {
+		t.Errorf("frame = %v, want tick 11 right after the corrections", f)
+	}
+	ts.SetCorrections(append(list, Correction{Tick: 480, Entity: "9#1", What: "Health.hp", Size: 40, Cause: "component"}))
+	ts.Publish(Frame{Tick: 12})
+	if got := readKind(t, c, "corrections")["list"].([]any); len(got) != 2 {
+		t.Errorf("corrections = %v, want 2", got)
 	}
 }
 

@@ -9,7 +9,8 @@
 // last input message sent), link, dropped (frames the server skipped for
 // this page), fx (effects by name: received, received from entities other
 // than the own one, drawn, and drawn from others), board (the last board
-// message) and boardShown (whether Tab holds it open).
+// message), boardShown (whether Tab holds it open) and corrections (the
+// last corrections message's list).
 (function () {
   'use strict';
 
@@ -66,6 +67,7 @@
     viewWidth: VIEW_WIDTH_M,
     board: null,
     boardShown: false,
+    corrections: [],
     input: null,
     link: null,
     sent: 0,
@@ -126,6 +128,29 @@
       case 'link': setLink(m); break;
       case 'frame': onFrame(m); break;
       case 'board': state.board = m; break;
+      case 'corrections': setCorrections(m); break;
+    }
+  }
+
+  // setCorrections lists the client's latest corrections, newest first:
+  // the tick judged, what was wrong and by how much, its cause, and
+  // whether another player's character was touching (a shove).
+  function setCorrections(m) {
+    const list = Array.isArray(m.list) ? m.list : [];
+    state.corrections = list;
+    const ol = $('corrections');
+    ol.textContent = '';
+    for (let i = list.length - 1; i >= 0 && ol.childElementCount < 8; i--) {
+      const [tick, ent, what, size, cause, touched] = list[i];
+      const li = document.createElement('li');
+      const amount = what === 'pose' ? `${finite(size) ? size.toFixed(1) : '?'} mm` : `by ${finite(size) ? size : '?'}`;
+      li.textContent = `tick ${tick}: ${ent} ${what} ${amount}, ${cause}` + (touched ? ', another player touching' : '');
+      ol.appendChild(li);
+    }
+    if (!ol.childElementCount) {
+      const li = document.createElement('li');
+      li.textContent = 'none yet';
+      ol.appendChild(li);
     }
   }
 
