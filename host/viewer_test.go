@@ -19,6 +19,7 @@ import (
 	"vkm/host/project"
 	"vkm/host/session"
 	"vkm/internal/entity"
+	"vkm/prediction"
 	"vkm/transport"
 	"vkm/transport/memnet"
 )
@@ -340,4 +341,93 @@ func arenaWithRound(t *testing.T) *project.Project {
 	}
 	p.Scoreboard = append(p.Scoreboard, "Round.left")
 	return p
+}
+
+// fireOnce is a player's input that presses fire (the arena's second
+// button) for one command when armed.
+type fireOnce struct{ armed bool }
+
+func (f *fireOnce) Next() prediction.Command {
+	var c prediction.Command
+	if f.armed {
+		c.Held, c.Pressed = 1<<1, 1<<1
+		f.armed = false
+	}
+	return c
+}
+
+// TestViewerShowsTheOwnShotAtOnce: on a link whose round trip is some
+// 120 ms, the page's frame right after the tick that ran the fire button
+// already carries the player's shot: the client shows its own predicted
+// shot, not the server's answer.
+func TestViewerShowsTheOwnShotAtOnce(t *testing.T) {
+	const seed = 7
+	h := serveInProcess(t, loadArena(t))
+	in := &fireOnce{}
+	pl := h.join(memnet.Mobile, seed, in)
+	for range 1500 { // three seconds of 2 ms frames: seated and landed
+		h.step()
+	}
+	if !pl.c.Playing() {
+		t.Fatal("the client is not playing")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g := pl.c.Game()
+	v, err := startViewer(ctx, PlayConfig{Project: g.Project(), View: "127.0.0.1:0"}, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.close()
+	v.c, v.now = pl.c, func() transport.Time { return h.now }
+	ws, _, err := websocket.Dial(ctx, "ws://"+v.srv.Addr()+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	for deadline := time.Now().Add(10 * time.Second); v.srv.Pages() == 0; runtime.Gosched() {
+		if time.Now().After(deadline) {
+			t.Fatal("the page never took frames")
+		}
+	}
+
+	in.armed = true
+	tick := g.Tick()
+	for g.Tick() == tick {
+		h.step()
+	}
+	if in.armed {
+		t.Fatal("the tick did not take the command")
+	}
+	v.publish()
+	rctx, rcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer rcancel()
+	for {
+		_, b, err := ws.Read(rctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			T  string  `json:"t"`
+			FX [][]any `json:"fx"`
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.T != "frame" {
+			continue
+		}
+		shots := 0
+		for _, e := range m.FX {
+			if len(e) > 1 && e[1] == "shot" {
+				shots++
+			}
+		}
+		t.Logf("seed %d: round trip %v; the frame after tick %d carries %d effects, %d of them shots",
+			seed, pl.c.Net().Conn().RTT(), g.Tick(), len(m.FX), shots)
+		if shots != 1 {
+			t.Fatalf("the frame after the fire button's tick carries %d shots, want 1", shots)
+		}
+		return
+	}
 }

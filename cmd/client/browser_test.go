@@ -110,6 +110,36 @@ func TestBrowserPlaysTheArena(t *testing.T) {
 	cdp.key(t, "keyUp", "KeyD", "d", 68)
 	t.Logf("ran right to x %.2f, jumped to y %.2f", moved.Own.X, jumped.Own.Y)
 
+	// The player's own shot: the page draws its tracer (the client shows
+	// the shot from its own predicted tick, with no word from the server;
+	// host's TestViewerShowsTheOwnShotAtOnce pins that to the frame after
+	// the tick, on a slow link).
+	type fxState struct {
+		Frames int `json:"frames"`
+		Drawn  int `json:"drawn"`
+	}
+	fx := func() fxState {
+		var s fxState
+		v := cdp.eval(t, `JSON.stringify({frames: vkm.frames, drawn: vkm.fx.drawn.shot || 0})`)
+		if err := json.Unmarshal([]byte(v), &s); err != nil {
+			t.Fatalf("page fx %q: %v", v, err)
+		}
+		return s
+	}
+	before := fx()
+	cdp.key(t, "keyDown", "KeyF", "f", 70)
+	deadline := time.Now().Add(5 * time.Second)
+	after := fx()
+	for after.Drawn == before.Drawn {
+		if time.Now().After(deadline) {
+			t.Fatalf("no tracer drawn within 5 s of the fire button (frames %d → %d)", before.Frames, after.Frames)
+		}
+		time.Sleep(5 * time.Millisecond) // polling another process
+		after = fx()
+	}
+	cdp.key(t, "keyUp", "KeyF", "f", 70)
+	t.Logf("own shot drawn %d frames after the fire button was dispatched", after.Frames-before.Frames)
+
 	var shot struct {
 		Data string `json:"data"`
 	}
