@@ -210,7 +210,10 @@ func (c *Client) arrived(sn *replication.Snapshot, now transport.Time) {
 	perTick := 1 / ip.tickRate
 	for i := range sn.Entries {
 		e := &sn.Entries[i]
-		if !e.Has(replication.TypeTransform) || g.Simulates(e.ID) {
+		// A body that stops may be said to in its Rigidbody alone: its
+		// pose has not changed since, but the track must hear that it no
+		// longer moves, or it would be carried on.
+		if !(e.Has(replication.TypeTransform) || e.Has(replication.TypeRigidbody)) || g.Simulates(e.ID) {
 			continue
 		}
 		t := g.Store().Transform(e.ID)
