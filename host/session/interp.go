@@ -69,6 +69,13 @@ const (
 	ExtrapolateMin       = 100 * time.Millisecond
 	ExtrapolateMax       = 250 * time.Millisecond
 
+	// ExtrapolateNew is how long a body with no update interval measured
+	// yet may be carried on: one a client has just heard of, for the first
+	// time since it joined or came within reach. Until the server has
+	// described the rest of a crowded world once it does not come back to
+	// that body, which on bench/orbits takes over half a second.
+	ExtrapolateNew = time.Second
+
 	// BlendTime is the time constant, in seconds, over which the
 	// difference between a body's drawn pose and its pose from a sample
 	// just arrived decays. A carried-on body is a centimetre or two off
@@ -87,8 +94,12 @@ const (
 	stallWindow = 1.0
 )
 
-// limit is how many ticks tr may be carried on past its newest pose.
+// limit is how many ticks tr may be carried on past its newest pose. A
+// body with no interval measured yet is given ExtrapolateNew.
 func (ip *interpolation) limit(tr *drawnTrack) float64 {
+	if tr.Interval() == 0 {
+		return ExtrapolateNew.Seconds() * ip.tickRate
+	}
 	lo := ExtrapolateMin.Seconds() * ip.tickRate
 	hi := ExtrapolateMax.Seconds() * ip.tickRate
 	return min(max(ExtrapolateIntervals*tr.Interval(), lo), hi)
