@@ -66,7 +66,7 @@ const (
 	// usual, short enough that a body the server stopped mentioning (out
 	// of reach, or gone) is not drawn wandering off.
 	ExtrapolateIntervals = 3
-	ExtrapolateMin       = 100 * time.Millisecond
+	ExtrapolateMin       = 200 * time.Millisecond
 	ExtrapolateMax       = 250 * time.Millisecond
 
 	// ExtrapolateNew is how long a body with no update interval measured
@@ -178,9 +178,14 @@ type savedPose struct {
 func newInterpolation(tickRate int) interpolation {
 	clock := prediction.NewInterp(tickRate, SnapshotRate)
 	// The clock may run into what the tracks carry on by velocity, as far
-	// as the shortest carrying allowed: a snapshot late by less is drawn
-	// through rather than paused on.
-	clock.Lead = ExtrapolateMin.Seconds() * float64(tickRate)
+	// as the shortest carrying allowed, so a snapshot late by less (a
+	// server's tick that overran, a burst of loss) is drawn through rather
+	// than paused on; but not so far that, with the longest delay behind
+	// it, the clock would be more than InterpJumpTicks off its target when
+	// the snapshot comes, and be set back rather than eased.
+	interval := max(1, float64(tickRate)/SnapshotRate)
+	clock.Lead = min(ExtrapolateMin.Seconds()*float64(tickRate),
+		prediction.InterpJumpTicks-prediction.InterpMaxDelay*interval-1)
 	return interpolation{
 		clock:    clock,
 		tracks:   map[entity.ID]*drawnTrack{},
