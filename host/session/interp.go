@@ -12,10 +12,14 @@ import (
 
 // interpolation draws every entity this client does not simulate between
 // two poses the server sent, a little behind the newest (see
-// prediction.Interp). The store always holds the server's newest word for
-// those entities, so a snapshot's "unchanged" means unchanged from what
-// the server said and the physics steps against the server's present; the
-// interpolated poses are written only for the length of a Drawn call.
+// prediction.Interp), and further behind for an entity the server
+// mentions less often than every snapshot (see drawnTrack); across a gap
+// longer than that it carries a mover on by its velocity for a while
+// (prediction.Track.Draw) rather than drawing it frozen. The store always
+// holds the server's newest word for those entities, so a snapshot's
+// "unchanged" means unchanged from what the server said and the physics
+// steps against the server's present; the drawn poses are written only
+// for the length of a Drawn call.
 type interpolation struct {
 	clock     *prediction.Interp
 	tracks    map[entity.ID]*drawnTrack
@@ -49,6 +53,12 @@ type interpolation struct {
 // When a pose arrives, what was drawn a moment ago (carried on by its
 // velocity, say) and what is drawn from the new sample may differ; the
 // difference is drawn on and decays.
+//
+// A shot is still judged at the clock's time (drawnTime): a character
+// the server mentions less often than every snapshot is drawn up to its
+// lag earlier than that, which lag compensation does not see. In a world
+// whose budget covers every player each snapshot, as the arena's does,
+// every character's lag is zero.
 type drawnTrack struct {
 	prediction.Track
 	lag        float64 // ticks
