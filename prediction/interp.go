@@ -76,9 +76,10 @@ const (
 // How far behind is Delay, in ticks: InterpDelay snapshot intervals, or
 // more on a link whose measured jitter says two would run dry (see Delay).
 // The clock advances at the tick rate, bent by at most InterpMaxBend toward
-// newest − Delay, and never passes the newest snapshot's tick: a frame in
-// which it would is held there and counted as a stall, which shows as the
-// world pausing because that is what it is. A clock more than
+// newest − Delay, and never passes the newest snapshot's tick (by more
+// than Lead, for a host that carries entities on past their newest pose):
+// a frame in which it would is held there and counted as a stall, which
+// shows as the world pausing because that is what it is. A clock more than
 // InterpJumpTicks off its target is moved onto it and counted as a jump.
 //
 // Ticks compare by signed 32-bit distance, so a snapshot is newer than
