@@ -203,6 +203,7 @@ func (cl *client) report() ClientReport {
 	r.TickSpeed = math.Round(cl.c.Game().Clock().Pace()*1000) / 1000
 	r.InterpDelayTicks = round1(cs.InterpDelay)
 	r.InterpStalls = cs.InterpStalls
+	r.InterpExtrapolated = cs.InterpExtrapolated
 	r.LookBehindTicks = round1(cs.LookBehind)
 	secs := math.Max(time.Since(cl.start).Seconds(), 1e-3)
 	st := n.Stats()

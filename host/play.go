@@ -129,14 +129,15 @@ type ClientReport struct {
 	TickSpeed      float64 `json:"tick_speed"`
 
 	// Interpolation: how far behind the newest snapshot the entities this
-	// client does not simulate are drawn, frames in which that clock held
-	// at the newest snapshot while something it draws was moving (the world
-	// visibly paused), and how many ticks behind
-	// the server's present the client draws them (what a shot is judged
-	// against).
-	InterpDelayTicks float64 `json:"interp_delay_ticks"`
-	InterpStalls     uint64  `json:"interp_stalls"`
-	LookBehindTicks  float64 `json:"look_behind_ticks"`
+	// client does not simulate are drawn, frames in which something moving
+	// was drawn frozen (a pause the player could see), frames in which a
+	// mover was drawn carried on past the newest pose the server gave it,
+	// and how many ticks behind the server's present the client draws them
+	// (what a shot is judged against).
+	InterpDelayTicks   float64 `json:"interp_delay_ticks"`
+	InterpStalls       uint64  `json:"interp_stalls"`
+	InterpExtrapolated uint64  `json:"interp_extrapolated"`
+	LookBehindTicks    float64 `json:"look_behind_ticks"`
 }
 
 // CorrectionReport is one of a client's latest corrections: the tick the

@@ -244,7 +244,7 @@ func (c *Client) Frame(elapsed time.Duration, in game.Input, afterTick func(*gam
 	c.takeWord()
 	if c.playing {
 		c.game.Clock().SetPace(c.pacer.Bend())
-		c.interp.advance(elapsed)
+		c.interp.advance(elapsed, c.game.Simulates)
 	} else {
 		c.pacer.Reset()
 		c.game.Clock().SetPace(1)
@@ -374,11 +374,15 @@ type ClientStats struct {
 	PacingTarget   float64
 	// InterpDelay is how many ticks behind the newest snapshot the
 	// entities this client does not simulate are drawn; InterpStalls the
-	// frames that clock held while something it draws moved; LookBehind
+	// frames in which something moving was drawn frozen (the clock held,
+	// or a mover the server had not mentioned for longer than it may be
+	// carried on); InterpExtrapolated the frames in which a mover was
+	// drawn carried on past its newest pose by its velocity; LookBehind
 	// how many ticks behind the server's present they are drawn.
-	InterpDelay  float64
-	InterpStalls uint64
-	LookBehind   float64
+	InterpDelay        float64
+	InterpStalls       uint64
+	InterpExtrapolated uint64
+	LookBehind         float64
 	// Reloads counts the dev server's reloads taken, the last at
 	// ReloadTick.
 	Reloads    int
@@ -391,7 +395,8 @@ func (c *Client) Stats(now transport.Time) ClientStats {
 		Snapshots: c.interp.snapshots, Corrections: c.rec.corrections, ReplayedTicks: c.rec.replayed,
 		MaxCorrection: c.rec.maxCorrection, BadSnapshots: c.badSnapshots, UnmadeEntities: c.unmade,
 		PacingLowWater: float64(c.pacer.LowWater()), PacingTarget: c.pacer.Target(),
-		InterpDelay: c.interp.clock.Delay(), InterpStalls: c.interp.stalls, LookBehind: c.lookBehind(now),
+		InterpDelay: c.interp.clock.Delay(), InterpStalls: c.interp.stalls,
+		InterpExtrapolated: c.interp.extrapolated, LookBehind: c.lookBehind(now),
 		Reloads: c.reloads, ReloadTick: c.reloadTick,
 		ByCause: c.rec.byCause, Recent: c.rec.recentList(), Adopted: c.rec.adopted,
 	}

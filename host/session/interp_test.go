@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"vkm/internal/entity"
 	"vkm/transport"
 	"vkm/transport/memnet"
 )
@@ -202,6 +203,8 @@ func TestOwnCharacterIsDrawnBetweenTicks(t *testing.T) {
 // TestASettledWorldDoesNotStall: once nothing moves the server sends a
 // snapshot every fourth round, and the interpolation clock catches up with
 // each; that is no pause anyone could see, and it is not counted as one.
+// And a body at rest is drawn exactly where the server said it stands, not
+// carried on by the velocity it had before it stopped.
 func TestASettledWorldDoesNotStall(t *testing.T) {
 	h := newHarness(t, loadArena(t))
 	a := h.seated(memnet.Lan, 3, false)
@@ -216,4 +219,24 @@ func TestASettledWorldDoesNotStall(t *testing.T) {
 	if snaps > 10*64/2 {
 		t.Fatalf("%d snapshots in 10 s of a settled world: not the settled rate", snaps)
 	}
+	// At rest is drawn at rest exactly: every body this client draws is
+	// drawn bit for bit where the server last said it stands.
+	g := a.c.Game()
+	raw := map[entity.ID]entity.Transform{}
+	for id := range a.c.interp.tracks {
+		if !g.Simulates(id) {
+			raw[id] = *g.Store().Transform(id)
+		}
+	}
+	a.c.Drawn(func() {
+		for id, want := range raw {
+			if got := *g.Store().Transform(id); got != want {
+				t.Errorf("%q, at rest, drawn at %+v; the server says %+v", g.Store().Name(id), got, want)
+			}
+		}
+	})
+	if len(raw) == 0 {
+		t.Fatal("the client draws nothing: the test proves nothing")
+	}
+	t.Logf("%d bodies at rest drawn exactly where the server put them", len(raw))
 }
