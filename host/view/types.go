@@ -206,7 +206,7 @@ type NetStats struct {
 	PacingTarget     float64 // the cushion pacing steers toward, ticks
 	TickSpeed        float64 // ticks run per tick of wall time (1 = real time)
 	InterpDelayTicks float64 // how far interpolation draws behind, ticks
-	InterpStalls     float64 // times interpolation ran out of snapshots
+	InterpStalls     float64 // frames a moving body was drawn frozen
 }
 
 // Board is the scoreboard the page shows while Tab is held: a row for
