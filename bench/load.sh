@@ -2,7 +2,7 @@
 # The load matrix: vkmd serving bot clients on 127.0.0.1, one run after
 # another, each on its own port, read from vkmd's own --report.
 #
-#   bench/load.sh [SECONDS]     (default 20 s a run; 8 runs)
+#   bench/load.sh [SECONDS]     (default 20 s a run; 10 runs)
 #   SEALED=1 bench/load.sh ...  (the same with a key: clients mint tokens,
 #                                every datagram sealed)
 #
@@ -14,7 +14,11 @@
 # full clients would need more cores than the server they load.
 #
 # Then the busy world, bench/orbits (500 Lua-driven kinematic bodies), with
-# no client and with 8 watching clients.
+# no client and with 8 watching clients; a copy with 50 bodies and 4
+# clients; and the arena's 4 bots over the broadband link simulator, where
+# players meet. After the rows, three tables from the reports
+# (bench/reportsum): the meeting bots' corrections by cause, the 8 orbit
+# watchers' stalls, and the bytes per moving body of the 50.
 #
 # Prints one row per run: clients, tick rate, the server's CPU as a share of
 # one core (user + system over wall time), its peak resident size, tick
@@ -24,7 +28,7 @@
 # player (mean over players). Builds the binaries once, into a temporary
 # folder, and cleans up only the processes it started.
 # Every run is bounded by `timeout`; the whole matrix takes about
-# 8 × (SECONDS + 4) s plus the build.
+# 10 × (SECONDS + 4) s plus the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-20}
@@ -40,6 +44,12 @@ trap cleanup EXIT
 
 go build -o "$work/vkmd" ./cmd/vkmd
 go build -o "$work/client" ./cmd/client
+go build -o "$work/reportsum" ./bench/reportsum
+# orbits50: the busy world with 50 bodies (two rows of 25), all of which
+# fit in every snapshot, for the bytes each moving body costs.
+cp -r bench/orbits "$work/orbits50"
+sed -i 's/^local COLUMNS, ROWS, SPACING = 25, 20, 4.0$/local COLUMNS, ROWS, SPACING = 25, 2, 4.0/' "$work/orbits50/scripts/main.lua"
+grep -q '^local COLUMNS, ROWS, SPACING = 25, 2, 4.0$' "$work/orbits50/scripts/main.lua"
 cp -r projects/arena "$work/arena128"
 sed -i 's/^tickRate = 64$/tickRate = 128/' "$work/arena128/project.toml"
 grep -q '^tickRate = 128$' "$work/arena128/project.toml"
@@ -63,15 +73,16 @@ peers() {
     END { if (n) printf "%.0f", s / n; else printf "-" }' "$1"
 }
 
-# run NAME PROJECT BOTS KIND LITE: serve PROJECT for $secs, with BOTS bot
-# clients of KIND joining at once (lite clients when LITE is 1), and print
-# the row.
+# run NAME PROJECT BOTS KIND LITE [CLIENT-ARGS...]: serve PROJECT for $secs,
+# with BOTS bot clients of KIND joining at once (lite clients when LITE is
+# 1; CLIENT-ARGS added to the client's command line), and print the row.
 run() {
   local name=$1 project=$2 bots=$3 kind=$4 lite=$5
+  shift 5
   local port=$((base + n)) report="$work/$name.json"
   n=$((n + 1))
-  local extra=()
-  if [ "$lite" = 1 ]; then extra=(--lite); fi
+  local extra=("$@")
+  if [ "$lite" = 1 ]; then extra+=(--lite); fi
   timeout $((secs + 15)) "$work/vkmd" "$project" --port "$port" --duration "${secs}s" \
     --report "$report" --log-level error "${sealed[@]}" >/dev/null &
   local server=$!
@@ -109,3 +120,15 @@ run crowd-64 projects/crowd 64 wander 1
 run crowd-64-settled projects/crowd 64 idle 1
 run orbits-alone bench/orbits 0 idle 0
 run orbits-8 bench/orbits 8 idle 0
+run orbits50-4 "$work/orbits50" 4 idle 0
+run arena-meet projects/arena 4 wander 0 --bot-seed 3 --sim broadband --sim-seed 7
+
+echo
+echo "arena-meet: corrections of 4 wander bots (seed 3) over the broadband simulator (seed 7)"
+"$work/reportsum" corrections "$work/arena-meet.clients.json"
+echo
+echo "orbits-8: how each of 8 clients drew 500 moving bodies"
+"$work/reportsum" stalls "$work/orbits-8.clients.json"
+echo
+echo "orbits50-4: 50 moving bodies, 4 clients"
+"$work/reportsum" perbody "$work/orbits50-4.json" 50

@@ -1,0 +1,136 @@
+// Command reportsum prints the load matrix's second tables from the JSON
+// reports vkmd and the client write (`--report`), for bench/load.sh:
+//
+//	go run ./bench/reportsum corrections CLIENTS.json
+//	go run ./bench/reportsum stalls CLIENTS.json
+//	go run ./bench/reportsum perbody SERVER.json BODIES
+//
+// corrections: one row per client: corrections a minute leaving out
+// teleports, the count of each cause, the largest eased correction and
+// the snapshots adopted without a replay. stalls: one row per client: the
+// frames a second a moving body was drawn frozen, the frames a second one
+// was carried on by its velocity, and bytes a second received. perbody:
+// the bytes a player is sent per moving body per snapshot, every header
+// counted (bytes a second over snapshots a second over BODIES), as the
+// mean over the server's players; meaningful when every body fits in
+// every snapshot.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+
+	"vkm/host"
+)
+
+// causes is the order the corrections table prints causes in.
+var causes = []string{"shove", "component", "lease", "other", "teleport"}
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "reportsum:", err)
+		os.Exit(2)
+	}
+}
+
+func run(args []string) error {
+	if len(args) < 2 {
+		return fmt.Errorf("usage: reportsum corrections|stalls CLIENTS.json, or perbody SERVER.json BODIES")
+	}
+	switch args[0] {
+	case "corrections", "stalls":
+		var r host.Report
+		if err := load(args[1], &r); err != nil {
+			return err
+		}
+		if args[0] == "corrections" {
+			corrections(r)
+		} else {
+			stalls(r)
+		}
+		return nil
+	case "perbody":
+		if len(args) != 3 {
+			return fmt.Errorf("perbody needs SERVER.json and BODIES")
+		}
+		n, err := strconv.Atoi(args[2])
+		if err != nil || n <= 0 {
+			return fmt.Errorf("BODIES %q is not a positive count", args[2])
+		}
+		var r host.ServerReport
+		if err := load(args[1], &r); err != nil {
+			return err
+		}
+		return perBody(r, n)
+	}
+	return fmt.Errorf("unknown table %q", args[0])
+}
+
+func load(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// seconds is how long a client ran, from its ticks.
+func seconds(c host.ClientReport) float64 {
+	if c.TickRate <= 0 || c.Ticks == 0 {
+		return 0
+	}
+	return float64(c.Ticks) / float64(c.TickRate)
+}
+
+func corrections(r host.Report) {
+	fmt.Printf("%-7s %12s", "client", "per_min")
+	for _, c := range causes {
+		fmt.Printf(" %9s", c)
+	}
+	fmt.Printf(" %14s %8s\n", "max_eased_mm", "adopted")
+	for i, c := range r.Clients {
+		secs := seconds(c)
+		n := c.Corrections - c.CorrectionsByCause["teleport"]
+		perMin := 0.0
+		if secs > 0 {
+			perMin = float64(n) * 60 / secs
+		}
+		fmt.Printf("%-7d %12.1f", i+1, perMin)
+		for _, cause := range causes {
+			fmt.Printf(" %9d", c.CorrectionsByCause[cause])
+		}
+		fmt.Printf(" %14.1f %8d\n", c.MaxCorrectionMM, c.AdoptedSnapshots)
+	}
+}
+
+func stalls(r host.Report) {
+	fmt.Printf("%-7s %10s %14s %10s\n", "client", "stalls/s", "extrapolated/s", "B/s in")
+	for i, c := range r.Clients {
+		secs := seconds(c)
+		if secs == 0 {
+			fmt.Printf("%-7d %10s %14s %10.0f\n", i+1, "-", "-", c.BytesInPerS)
+			continue
+		}
+		fmt.Printf("%-7d %10.2f %14.2f %10.0f\n", i+1, float64(c.InterpStalls)/secs, float64(c.InterpExtrapolated)/secs, c.BytesInPerS)
+	}
+}
+
+func perBody(r host.ServerReport, bodies int) error {
+	sum, n := 0.0, 0
+	for _, p := range r.Peers {
+		if p.SnapshotsPerS > 0 {
+			sum += p.BytesOutPerS / p.SnapshotsPerS / float64(bodies)
+			n++
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("no player was sent snapshots")
+	}
+	fmt.Printf("bytes per moving body per snapshot, every header counted: %.2f (mean of %d players)\n", sum/float64(n), n)
+	return nil
+}
