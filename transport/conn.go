@@ -308,5 +308,12 @@ func (c *Conn) NextDeadline() Time {
 	return min(c.lastSentAt.Add(c.cfg.KeepAlive), c.lastRecvAt.Add(c.cfg.Timeout))
 }
 
+// keepAliveAt returns when NeedsKeepAlive turns true.
+func (c *Conn) keepAliveAt() Time { return c.lastSentAt.Add(c.cfg.KeepAlive) }
+
+// LastHeard returns when a datagram was last accepted, or NewConn's now
+// when none has been.
+func (c *Conn) LastHeard() Time { return c.lastRecvAt }
+
 // Stats returns the counters so far.
 func (c *Conn) Stats() Stats { return c.stats }

@@ -41,6 +41,15 @@ const refusalLogEvery = time.Second
 // scanned for every tokenless Hello, so it stays small. Tuning constant.
 const retiredTokens = 64
 
+// HoldAfter is how long a seat that may be rejoined (ServerConfig.RejoinWindow)
+// goes unheard before it is held: EventHeld tells the game to drive its
+// entity with nothing, and from then on a Hello with the seat's client id
+// takes it back. A seat still heard is not taken: that is a second
+// concurrent use of the client id, refused with ReasonClientSeated. A
+// playing client sends at least four datagrams a second (its keep-alive),
+// 64 while it plays, so a second of silence is a lost link. Tuning constant.
+const HoldAfter = time.Second
+
 // ErrNoPlayer is returned by Server.Send for a player number that is not
 // seated (never was, or has left).
 var ErrNoPlayer = errors.New("transport: no such player")
@@ -82,6 +91,18 @@ type ServerConfig struct {
 	// Hello passes the checks, and seals nothing: for development on a
 	// loopback address.
 	Auth *Auth
+
+	// RejoinWindow, with Auth, is how long a seat whose link has gone
+	// quiet is kept for its client to take back, counted from the last
+	// datagram heard from it: the client, with the same connect token or
+	// one minted afresh for the same client id, from the same address or
+	// another, gets the same player number (EventRejoined), and the seat
+	// is held from HoldAfter of silence until it is heard again
+	// (EventHeld, EventResumed). The window replaces Conn.Timeout for a
+	// seat that has played; when it passes the seat leaves with
+	// handshake.GoodbyeTimeout. Zero, or no Auth, keeps no seat: without
+	// a connect token nothing proves a later Hello is the same player.
+	RejoinWindow time.Duration
 
 	// Logger receives joins and leaves at Debug and refused joins at Warn:
 	// at most one line a second, carrying handshake.MismatchLine of both
@@ -129,6 +150,22 @@ const (
 	// EventEnded (client): the client was refused or disconnected; State
 	// and Sentence say which and why.
 	EventEnded
+	// EventHeld (server): a seat that may be rejoined has not been heard
+	// for HoldAfter; nobody drives its player until EventResumed. Player.
+	EventHeld
+	// EventResumed (server): a held seat was heard again, over its old
+	// connection or a rejoined one. Player.
+	EventResumed
+	// EventRejoined (server): a held seat's client said Hello again and
+	// took it back, perhaps from another address: its Conn is new (what
+	// was sent over the old one will never be acknowledged), its number
+	// and everything the game keeps for it are the same. Player, Addr,
+	// Name.
+	EventRejoined
+	// EventResuming (client): the server went quiet for ResumeAfter, and
+	// the client is joining again with its connect token to take back its
+	// seat; EventWelcome says when it has.
+	EventResuming
 )
 
 // String returns the kind's name.
@@ -145,6 +182,14 @@ func (k EventKind) String() string {
 		return "welcome"
 	case EventEnded:
 		return "ended"
+	case EventHeld:
+		return "held"
+	case EventResumed:
+		return "resumed"
+	case EventRejoined:
+		return "rejoined"
+	case EventResuming:
+		return "resuming"
 	}
 	return fmt.Sprintf("event(%d)", uint8(k))
 }
@@ -154,8 +199,8 @@ func (k EventKind) String() string {
 type ServerEvent struct {
 	Kind   EventKind
 	Player uint16                  // the player it concerns (every kind)
-	Addr   netip.AddrPort          // where it joined from (EventJoined)
-	Name   string                  // its name, or "Player N" if it gave none (EventJoined)
+	Addr   netip.AddrPort          // where it joined from (EventJoined, EventRejoined)
+	Name   string                  // its name, or "Player N" if it gave none (EventJoined, EventRejoined)
 	Dev    bool                    // it runs in dev mode (EventJoined)
 	Reason handshake.GoodbyeReason // why it left (EventLeft)
 	// Payload is the Data's payload. It aliases a buffer the Server
@@ -174,6 +219,8 @@ type ServerStats struct {
 	Welcomes   uint64 // Welcomes sent, repeats included
 	Joins      uint64 // players seated
 	Leaves     uint64 // players gone, for any reason
+	Holds      uint64 // seats held (EventHeld)
+	Rejoins    uint64 // held seats taken back (EventRejoined)
 	// Refusals counts the Refuses sent, indexed by handshake.Reason.
 	Refusals [handshake.ReasonCount]uint64
 	// PacketsIn and BytesIn count every datagram handed to Receive, dropped
@@ -210,7 +257,9 @@ type player struct {
 	name     string
 	dev      bool
 	conn     *Conn
-	playing  bool // a Data from it was accepted
+	playing  bool // a Data from it was accepted over its current Conn
+	played   bool // a Data from it was ever accepted
+	held     bool // unheard for HoldAfter, with a rejoin window
 	joinedAt Time
 	bytesIn  uint64
 	bytesOut uint64
@@ -286,6 +335,9 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	}
 	if cfg.Hello.TickRate == 0 {
 		return nil, errors.New("transport: server tick rate is 0")
+	}
+	if cfg.RejoinWindow < 0 {
+		return nil, fmt.Errorf("transport: RejoinWindow %v is negative", cfg.RejoinWindow)
 	}
 	gate, err := cookie.New(cfg.Rand)
 	if err != nil {
@@ -401,6 +453,22 @@ func (s *Server) Poll(now Time) {
 	s.events.reuse()
 	for i := 0; i < len(s.seated); {
 		p := s.seated[i]
+		if s.rejoinable(p) {
+			silent := now.Sub(p.conn.lastRecvAt)
+			if silent >= s.cfg.RejoinWindow {
+				s.sendGoodbye(p, handshake.GoodbyeTimeout)
+				s.remove(p, handshake.GoodbyeTimeout)
+				continue
+			}
+			if !p.held && silent >= HoldAfter {
+				s.hold(p)
+			}
+			if p.playing && p.conn.NeedsKeepAlive(now) {
+				_, _ = s.sendData(p, nil, now)
+			}
+			i++
+			continue
+		}
 		if p.conn.TimedOut(now) {
 			s.sendGoodbye(p, handshake.GoodbyeTimeout)
 			s.remove(p, handshake.GoodbyeTimeout) // moves the last player to i
@@ -420,7 +488,16 @@ func (s *Server) NextDeadline() (Time, bool) {
 	var next Time
 	for i, p := range s.seated {
 		d := p.joinedAt.Add(s.timeout)
-		if p.playing {
+		switch {
+		case s.rejoinable(p):
+			d = p.conn.lastRecvAt.Add(s.cfg.RejoinWindow)
+			if !p.held {
+				d = min(d, p.conn.lastRecvAt.Add(HoldAfter))
+			}
+			if p.playing {
+				d = min(d, p.conn.keepAliveAt())
+			}
+		case p.playing:
 			d = p.conn.NextDeadline()
 		}
 		if i == 0 || d < next {
@@ -455,6 +532,21 @@ func (s *Server) Kick(player uint16, now Time) bool {
 	s.sendGoodbye(p, handshake.GoodbyeKicked)
 	s.remove(p, handshake.GoodbyeKicked)
 	return true
+}
+
+// rejoinable reports whether p's seat is kept for a rejoin when its link
+// goes quiet: the server has a window and a key, and p has played.
+func (s *Server) rejoinable(p *player) bool {
+	return s.cfg.RejoinWindow > 0 && p.rx != nil && p.played
+}
+
+// hold marks p's seat held: its link is quiet, and its client may take it
+// back with a Hello.
+func (s *Server) hold(p *player) {
+	p.held = true
+	s.stats.Holds++
+	s.events.push(ServerEvent{Kind: EventHeld, Player: p.num}, nil)
+	s.log.Debug("player held", "player", p.num, "addr", p.addr)
 }
 
 // sendGoodbye queues a Goodbye to p.
