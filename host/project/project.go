@@ -1,6 +1,8 @@
 package project
 
 import (
+	"time"
+
 	"errors"
 	"fmt"
 	"io/fs"
@@ -63,6 +65,14 @@ type Project struct {
 	// world each round.
 	Reach float64
 
+	// RejoinWindow is how long a server with a key keeps the seat of a
+	// player whose link dropped, counted from the last datagram heard, for
+	// the player to take back with the same client id: same number, same
+	// entity. The leave handler runs when it passes. 0 keeps no seat
+	// (DefaultRejoinWindow when not set). A server without a key keeps
+	// none either: nothing proves a later join is the same player.
+	RejoinWindow time.Duration
+
 	// EntryScene and EntryScript are slash-separated paths inside the
 	// folder, cleaned: the scene a match starts with and the script that
 	// registers the behaviors.
@@ -105,6 +115,15 @@ const (
 	// matches the 64-a-second snapshot and command packets, so every packet
 	// carries exactly one new tick.
 	DefaultTickRate = 64
+
+	// DefaultRejoinWindow is the rejoin window when project.toml sets
+	// none: the connection timeout, the time a phone changing networks or
+	// a Wi-Fi roam takes with room to spare.
+	DefaultRejoinWindow = 10 * time.Second
+
+	// MaxRejoinWindow bounds rejoinWindow: a held seat is a player the
+	// match goes on without, driven by nobody.
+	MaxRejoinWindow = 10 * time.Minute
 
 	// MaxTickRate bounds tickRate. Commands, pacing and the server's queue
 	// are counted in ticks; faster rates would need deeper queues and wider
@@ -325,6 +344,9 @@ func (p *Project) inherit(base *Project, set map[string]bool) {
 	if !set["reach"] {
 		p.Reach = base.Reach
 	}
+	if !set["rejoinWindow"] {
+		p.RejoinWindow = base.RejoinWindow
+	}
 	if !set["entryScene"] {
 		p.EntryScene = base.EntryScene
 	}
@@ -369,7 +391,7 @@ func parseProject(file string, data []byte) (*Project, map[string]bool, error) {
 	if cerr != nil {
 		return nil, nil, cerr
 	}
-	p := &Project{File: file, Port: DefaultPort, TickRate: DefaultTickRate}
+	p := &Project{File: file, Port: DefaultPort, TickRate: DefaultTickRate, RejoinWindow: DefaultRejoinWindow}
 	root.only()
 	set := map[string]bool{}
 	for _, k := range tableKeys[projectKind][""] {
@@ -405,6 +427,12 @@ func parseProject(file string, data []byte) (*Project, map[string]bool, error) {
 			root.fail("reach", "%v is not a distance from 0 to %d metres: the distance from a player within which its snapshots look every round; leave reach out to look at the whole world every round", reach, MaxReach)
 		}
 		p.Reach = reach
+	}
+	if secs, ok := root.number("rejoinWindow"); ok {
+		if !(secs >= 0 && secs <= MaxRejoinWindow.Seconds()) {
+			root.fail("rejoinWindow", "%v is not a time from 0 to %v seconds: how long a dropped player's seat is kept for them to rejoin; 0 keeps none", secs, MaxRejoinWindow.Seconds())
+		}
+		p.RejoinWindow = time.Duration(secs * float64(time.Second))
 	}
 	if required || root.has("entryScene") {
 		p.EntryScene = readEntryPath(root, "entryScene", ".toml", "the scene a match starts with, e.g. \"scenes/arena.toml\"")

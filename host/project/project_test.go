@@ -1,6 +1,8 @@
 package project
 
 import (
+	"time"
+
 	"errors"
 	"fmt"
 	"io/fs"
@@ -47,7 +49,7 @@ func TestParseProjectDefaults(t *testing.T) {
 	if p.TickRate != 64 {
 		t.Errorf("TickRate = %d, want %d", p.TickRate, DefaultTickRate)
 	}
-	if p.Players != 4 || p.EntryScene != "scenes/arena.toml" || p.EntryScript != "scripts/main.lua" {
+	if p.Players != 4 || p.EntryScene != "scenes/arena.toml" || p.EntryScript != "scripts/main.lua" || p.RejoinWindow != DefaultRejoinWindow {
 		t.Errorf("got %+v", p)
 	}
 	if p.Name != "" || p.Axes != nil || p.Buttons != nil {
@@ -61,6 +63,7 @@ players = 4
 port = 9000
 tickRate = 128
 reach = 30
+rejoinWindow = 2.5
 entryScene = "./scenes//arena.toml"
 entryScript = "scripts/main.lua"
 [[axis]]
@@ -84,7 +87,8 @@ mouse = "left"
 	}
 	want := &Project{
 		File: "arena/project.toml", Name: "arena", Players: 4, Port: 9000, TickRate: 128, Reach: 30,
-		EntryScene: "scenes/arena.toml", EntryScript: "scripts/main.lua",
+		RejoinWindow: 2500 * time.Millisecond,
+		EntryScene:   "scenes/arena.toml", EntryScript: "scripts/main.lua",
 		Axes: []Axis{
 			{Name: "run", Negative: []string{"KeyA", "ArrowLeft"}, Positive: []string{"KeyD", "ArrowRight"}},
 			{Name: "aim_x", Mouse: "x"},
@@ -145,6 +149,8 @@ func TestParseProjectErrors(t *testing.T) {
 		{"reach negative", base + "reach = -24.0\n", 4, "reach", []string{"-24 is not a distance"}},
 		{"reach too far", base + "reach = 1e5\n", 4, "reach", []string{"100000 is not a distance from 0 to 8192 metres"}},
 		{"reach nan", base + "reach = nan\n", 4, "reach", []string{"must be a finite number, not NaN"}},
+		{"rejoinWindow negative", base + "rejoinWindow = -1\n", 4, "rejoinWindow", []string{"-1 is not a time from 0 to 600 seconds", "0 keeps none"}},
+		{"rejoinWindow too long", base + "rejoinWindow = 3600\n", 4, "rejoinWindow", []string{"3600 is not a time from 0 to 600 seconds"}},
 		{"reach string", base + "reach = \"24 m\"\n", 4, "reach", []string{"not the string"}},
 		{"port zero", base + "port = 0\n", 4, "port", []string{"0 is not a UDP port (1..65535)"}},
 		{"port too big", base + "port = 70000\n", 4, "port", []string{"70000 is not a UDP port"}},
