@@ -104,6 +104,13 @@ type ServerConfig struct {
 	// a connect token nothing proves a later Hello is the same player.
 	RejoinWindow time.Duration
 
+	// HelloRate is how many Hellos a second the server reads from one
+	// source IP, twice that many at once; those over it are dropped
+	// unread (ServerStats.HelloLimited). Zero means HelloRate (the
+	// constant); less than zero reads every one, for tests that play a
+	// crowd from one address.
+	HelloRate int
+
 	// Logger receives joins and leaves at Debug and refused joins at Warn:
 	// at most one line a second, carrying handshake.MismatchLine of both
 	// ends for a mismatch or tick-rate refusal. Nil discards.
@@ -221,6 +228,9 @@ type ServerStats struct {
 	Leaves     uint64 // players gone, for any reason
 	Holds      uint64 // seats held (EventHeld)
 	Rejoins    uint64 // held seats taken back (EventRejoined)
+	// HelloLimited counts Hellos dropped unread over their source IP's
+	// rate (HelloRate).
+	HelloLimited uint64
 	// Refusals counts the Refuses sent, indexed by handshake.Reason.
 	Refusals [handshake.ReasonCount]uint64
 	// PacketsIn and BytesIn count every datagram handed to Receive, dropped
@@ -260,6 +270,7 @@ type player struct {
 	playing  bool // a Data from it was accepted over its current Conn
 	played   bool // a Data from it was ever accepted
 	held     bool // unheard for HoldAfter, with a rejoin window
+	meter    seatMeter
 	joinedAt Time
 	bytesIn  uint64
 	bytesOut uint64
@@ -320,6 +331,8 @@ type Server struct {
 	stats    ServerStats
 	logQuiet refusalLog
 	retired  retiredRing
+	hellos   *helloLimit
+	seatRate float64 // datagrams a second a seat may send
 	// With Auth: the accepted tokens, the seats by client id, and the
 	// buffer a sealed datagram is opened into.
 	used     *token.Used
@@ -348,12 +361,14 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		cfg:     cfg,
-		timeout: cfg.Conn.withDefaults().Timeout,
-		gate:    gate,
-		log:     log,
-		byAddr:  make(map[netip.AddrPort]*player),
-		byNum:   make(map[uint16]*player),
+		cfg:      cfg,
+		timeout:  cfg.Conn.withDefaults().Timeout,
+		gate:     gate,
+		log:      log,
+		byAddr:   make(map[netip.AddrPort]*player),
+		byNum:    make(map[uint16]*player),
+		hellos:   newHelloLimit(cfg.HelloRate),
+		seatRate: seatRate(cfg.Hello.TickRate),
 	}
 	if a := cfg.Auth; a != nil {
 		if len(a.Addrs) == 0 {

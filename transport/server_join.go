@@ -40,6 +40,10 @@ func (s *Server) Receive(from netip.AddrPort, datagram []byte, now Time) {
 	switch verdict {
 	case handshake.VerdictRead:
 	case handshake.VerdictAnswerVersion:
+		if !s.hellos.allow(from.Addr(), now) {
+			s.stats.HelloLimited++
+			return
+		}
 		r := handshake.VersionRefusal(handshake.Version, h.Version)
 		s.refuse(from, h.Token, r, len(datagram))
 		s.logRefusal(from, r, nil, now)
@@ -53,6 +57,10 @@ func (s *Server) Receive(from netip.AddrPort, datagram []byte, now Time) {
 	}
 	switch h.Kind {
 	case handshake.KindHello:
+		if !s.hellos.allow(from.Addr(), now) {
+			s.stats.HelloLimited++
+			return
+		}
 		s.receiveHello(from, h.Token, body, len(datagram), now)
 	case handshake.KindData:
 		s.receiveData(from, h.Token, datagram, now)
@@ -446,6 +454,9 @@ func (s *Server) receiveData(from netip.AddrPort, token uint64, datagram []byte,
 	if p == nil {
 		return
 	}
+	if !s.meter(p, now) {
+		return
+	}
 	payload, err := p.conn.Open(body, now)
 	switch {
 	case errors.Is(err, ErrStale):
@@ -468,12 +479,34 @@ func (s *Server) receiveData(from netip.AddrPort, token uint64, datagram []byte,
 	}
 }
 
+// meter counts an authenticated datagram from p against its seat's rate
+// and reports whether it may be acted on. One over the rate is dropped
+// (Drops.Flooded); a seat that stays over it is ended, and told so
+// (handshake.GoodbyeFlood).
+func (s *Server) meter(p *player, now Time) bool {
+	ok, flood := p.meter.admit(now, s.seatRate)
+	if ok {
+		return true
+	}
+	s.stats.Flooded++
+	if flood {
+		s.log.Warn("player sent far over its rate; its seat is ended", "player", p.num, "addr", p.addr,
+			"rate", s.seatRate)
+		s.sendGoodbye(p, handshake.GoodbyeFlood)
+		s.remove(p, handshake.GoodbyeFlood)
+	}
+	return false
+}
+
 // receiveGoodbye removes the seat at from if the Goodbye carries its token
 // and, for a sealed seat, authenticates.
 func (s *Server) receiveGoodbye(from netip.AddrPort, token uint64, datagram []byte, now Time) {
 	size := len(datagram)
 	p, body := s.seatFor(from, token, datagram, now)
 	if p == nil {
+		return
+	}
+	if !s.meter(p, now) {
 		return
 	}
 	g, err := handshake.ParseGoodbye(body)
