@@ -190,3 +190,33 @@ func TestRejoinPastTheWindowLeaves(t *testing.T) {
 		t.Fatalf("the later join rejoined: runner %v", st.entity)
 	}
 }
+
+// A player who acknowledges nothing for transport.BackoffAfter is sent a
+// snapshot every QuietEvery rounds, not every round, until it acknowledges
+// again; then the full rate comes back. (An unacknowledged peer is still
+// sent a keep-alive a quarter second after the last datagram.)
+func TestSnapshotsBackOffFromASilentPeer(t *testing.T) {
+	const seed = 0x9300
+	h := newHarness(t, loadArena(t))
+	a := h.seated(memnet.Perfect, seed, true)
+	conn := h.server.Net().Conn(a.c.Net().Player())
+	sentOver := func(d time.Duration) uint64 {
+		before := conn.Stats().PacketsSent
+		h.run(d)
+		return conn.Stats().PacketsSent - before
+	}
+	live := sentOver(time.Second)
+	a.cut = true // the server's datagrams are lost: nothing it sends is acknowledged
+	h.run(transport.BackoffAfter)
+	quiet := sentOver(2 * time.Second)
+	a.cut = false
+	h.run(500 * time.Millisecond)
+	again := sentOver(time.Second)
+	t.Logf("seed %d: datagrams a second to the player: %d live, %.1f unacknowledged, %d acknowledged again",
+		seed, live, float64(quiet)/2, again)
+	// Snapshots go 4 a second, and keep-alives (4 a second at most) may
+	// fall between them.
+	if live < 16 || quiet > 2*2*(SnapshotRate/QuietEvery) || quiet < 2*2 || again < 16 {
+		t.Fatalf("sent %d live, %d over two quiet seconds, %d after", live, quiet, again)
+	}
+}

@@ -38,6 +38,13 @@ const SnapshotRate = 64
 // for nothing new. Tuning constant.
 const SettledEvery = 4
 
+// QuietEvery is how many send rounds a player who has acknowledged nothing
+// for transport.BackoffAfter goes between snapshots: 4 a second at 64
+// rounds a second, enough to find the link again, and a sixteenth of the
+// bandwidth a snapshot stream into a dead link would cost. Tuning
+// constant.
+const QuietEvery = 16
+
 // Server is a Game served over a transport.Server. It is sans-IO:
 // the caller hands it datagrams and the time and sends what it queues, so
 // the real loop (Serve) drives it with UDP and the wall clock and tests
