@@ -72,3 +72,24 @@ func TestSeatRateLimit(t *testing.T) {
 		t.Fatal("not dropped, or ended late")
 	}
 }
+
+// Every seat the server ends is told why: one whose datagrams stop
+// reaching the server (the other way still works) is told it timed out,
+// and one the game ends for breaking the protocol is told that.
+func TestEndedSeatsAreToldWhy(t *testing.T) {
+	const seed = 0x8700
+	s := newSim(t, seed, transport.ServerConfig{})
+	mute := s.addClient("mute", memnet.Broadband, transport.ClientConfig{})
+	rude := s.addClient("rude", memnet.Broadband, transport.ClientConfig{})
+	s.join(3 * time.Second)
+	mute.cutUp = true
+	if !s.srv.End(rude.c.Player(), handshake.GoodbyeProtocol, s.now) {
+		t.Fatal("End: not seated")
+	}
+	s.flush()
+	s.runFor(transport.DefaultTimeout + time.Second)
+	t.Logf("%v; mute %q; rude %q", s, mute.c.LastError(), rude.c.LastError())
+	if mute.c.LastError() != handshake.GoodbyeTimeout.Sentence() || rude.c.LastError() != handshake.GoodbyeProtocol.Sentence() {
+		t.Fatal("not told why")
+	}
+}

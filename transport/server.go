@@ -538,14 +538,23 @@ func (s *Server) Goodbye(now Time) {
 // Kick removes a seated player, sending it a Goodbye with
 // handshake.GoodbyeKicked, and reports whether it was seated.
 func (s *Server) Kick(player uint16, now Time) bool {
+	return s.End(player, handshake.GoodbyeKicked, now)
+}
+
+// End removes a seated player for reason, sending it a Goodbye that says
+// so (every seat the server ends is told why; only a player's own quit
+// goes untold, as it said it first), and reports whether it was seated.
+// The game calls it with handshake.GoodbyeProtocol for a client that broke
+// the protocol above the transport.
+func (s *Server) End(player uint16, reason handshake.GoodbyeReason, now Time) bool {
 	p := s.byNum[player]
 	if p == nil {
 		return false
 	}
 	s.out.reuse()
 	s.events.reuse()
-	s.sendGoodbye(p, handshake.GoodbyeKicked)
-	s.remove(p, handshake.GoodbyeKicked)
+	s.sendGoodbye(p, reason)
+	s.remove(p, reason)
 	return true
 }
 

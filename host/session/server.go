@@ -303,7 +303,7 @@ func (s *Server) command(st *seat, payload []byte) {
 	if errors.Is(err, transport.ErrReliableProtocol) {
 		// The channel's state is past repair: the connection ends.
 		s.log.Warn("player broke the message channel", "player", st.player, "err", err)
-		s.net.Kick(st.player, s.now)
+		s.net.End(st.player, handshake.GoodbyeProtocol, s.now)
 		s.events()
 		return
 	}
