@@ -298,6 +298,9 @@ type player struct {
 //	                           seated elsewhere: Refuse (NoToken .. ClientSeated)
 //	                           Admit(number) false: its Refuse (Declined, JoinFailed)
 //	                           Admit true: seat (number, Conn), Welcome, EventJoined
+//	Hello, valid token, its
+//	  client's seat held ────▶ the seat moves to this address: new Conn,
+//	                           same number, Welcome, EventRejoined
 //	Hello, from a seat ──────▶ Welcome again
 //	Hello, valid token of a
 //	  seat that left ────────▶ dropped: a Hello sent before a Goodbye or Kick
@@ -311,8 +314,10 @@ type player struct {
 // anything of the seat, its token or its Conn, is touched.
 //
 // A seat is found by its address and proven by its token: a player whose
-// address changes (a NAT rebinding) is not followed, and times out while it
-// joins afresh from the new address. Address migration is not supported.
+// address changes (a NAT rebinding) is not followed by its datagrams. With
+// Auth and a RejoinWindow its client, hearing nothing, joins again from the
+// new address with its connect token and takes the held seat back
+// (EventRejoined); without them it times out while it joins afresh.
 //
 // Use NewServer; the zero value is not ready. A Server is not safe for
 // concurrent use: one goroutine drives it.
