@@ -73,6 +73,7 @@ func (c *Conn) ackOne(seq wire.Seq, now Time) {
 		return // unknown, already acknowledged, or already judged lost
 	}
 	p.fate = fateAcked
+	c.lastAckAt = now
 	c.stats.Acked++
 	c.newly[c.nNewly] = seq
 	c.nNewly++

@@ -20,6 +20,16 @@ import (
 // needs. Tuning constant.
 const DefaultHelloInterval = time.Second / 64
 
+// DefaultResumeAfter is ClientConfig.ResumeAfter when zero: a second
+// without a word from a server that sends at least four datagrams a
+// second, as long as the server waits before holding a seat (HoldAfter).
+// Tuning constant.
+const DefaultResumeAfter = HoldAfter
+
+// SeatLost is the sentence a resuming client ends with when the server
+// seats it under another player number: its seat was given up.
+const SeatLost = "The server gave up this player's seat while the connection was down; join again."
+
 // ErrNotPlaying is returned by Client.Send before the Welcome and after the
 // session ended.
 var ErrNotPlaying = errors.New("transport: client is not playing")
@@ -28,7 +38,8 @@ var ErrNotPlaying = errors.New("transport: client is not playing")
 //
 //	         Welcome
 //	Joining ─────────▶ Playing
-//	   │ │                │ server Goodbye, timeout, Leave
+//	   │ │  ◀─────────── │ server silent ResumeAfter, or Resume
+//	   │ │   (resuming)   │ server Goodbye, timeout, Leave
 //	   │ └──────────┐     ▼
 //	   │ Refuse     └──▶ Disconnected
 //	   ▼   (Goodbye, timeout, Leave while joining)
@@ -36,6 +47,9 @@ var ErrNotPlaying = errors.New("transport: client is not playing")
 //
 // Refused and Disconnected are final: a new attempt is a new Client. There is
 // no Offline here; a session that never connected is the host's business.
+// A client with a connect token that stops hearing its server joins again
+// with the token to take back its seat (the server's rejoin window):
+// EventResuming, then EventWelcome with the same player number.
 type ClientState uint8
 
 // The client states.
@@ -91,6 +105,13 @@ type ClientConfig struct {
 	// unsealed.
 	Token *token.Token
 
+	// ResumeAfter is how long a playing client with a Token goes without
+	// hearing the server before it joins again with the token to take
+	// back its seat (see ServerConfig.RejoinWindow). Zero means
+	// DefaultResumeAfter; less than zero never resumes. Without a Token
+	// the client never resumes: the server keeps no seat without one.
+	ResumeAfter time.Duration
+
 	// Logger receives the end of the session at Info, and a refusal at
 	// Warn with handshake.MismatchLine of what this client holds, so it can
 	// be diffed with the server's line. Nil discards.
@@ -120,6 +141,8 @@ type ClientStats struct {
 	Drops
 	Hellos     uint64 // Hellos sent
 	Challenges uint64 // Challenges taken (each may change the token)
+	Resumes    uint64 // times the client joined again to take back its seat
+	SeatBusy   uint64 // ReasonClientSeated refusals while resuming, not final
 	BytesIn    uint64 // whole datagrams acted on, headers included
 	BytesOut   uint64 // whole datagrams sent, headers included
 }
@@ -155,6 +178,8 @@ type Client struct {
 	refused   bool
 	conn      *Conn
 	lastErr   string
+	resume    time.Duration // ResumeAfter, 0 for never
+	resuming  bool          // joining again to take back a seat
 
 	out    outbox
 	events eventQueue[ClientEvent]
@@ -195,6 +220,11 @@ func NewClient(cfg ClientConfig, now Time) *Client {
 			panic(err)
 		}
 		c.plain = make([]byte, 0, MaxDatagram)
+		c.resume = cfg.ResumeAfter
+		if c.resume == 0 {
+			c.resume = DefaultResumeAfter
+		}
+		c.resume = max(c.resume, 0)
 	}
 	return c
 }
@@ -220,6 +250,11 @@ func (c *Client) Poll(now Time) {
 	case StatePlaying:
 		if c.conn.TimedOut(now) {
 			c.end(StateDisconnected, c.silenceSentence())
+			return
+		}
+		if c.resume > 0 && now.Sub(c.conn.lastRecvAt) >= c.resume {
+			c.startResume(now)
+			c.sendHello(now)
 			return
 		}
 		if c.conn.NeedsKeepAlive(now) {
@@ -272,9 +307,60 @@ func (c *Client) NextDeadline() (Time, bool) {
 		}
 		return min(next, c.lastHeard.Add(c.timeout)), true
 	case StatePlaying:
+		if c.resume > 0 {
+			return min(c.conn.NextDeadline(), c.conn.lastRecvAt.Add(c.resume)), true
+		}
 		return c.conn.NextDeadline(), true
 	}
 	return 0, false
+}
+
+// Resume joins again at once to take back the seat, as the client does
+// by itself after ResumeAfter of silence: for a caller that knows the
+// link changed (its socket's address, a phone changing networks).
+// refreshed, when not nil, is a connect token minted afresh for the same
+// client id, which replaces the one the client holds (its keys seal from
+// the next Hello on); a client that restarted must give one, as the old
+// token's keys would repeat the counters they were used with. Resume
+// reports whether the client was playing or resuming; it does nothing
+// otherwise, or without a connect token.
+func (c *Client) Resume(now Time, refreshed *token.Token) bool {
+	if c.cfg.Token == nil || (c.state != StatePlaying && !c.resuming) {
+		return false
+	}
+	c.out.reuse()
+	c.events.reuse()
+	if refreshed != nil {
+		c.cfg.Token = refreshed
+		var err error
+		if c.tx, err = seal.NewSender(&refreshed.ClientToServer, handshake.HeaderSize); err != nil {
+			panic(err) // the header length is a constant NewSender takes
+		}
+		if c.rx, err = seal.NewReceiver(&refreshed.ServerToClient, handshake.HeaderSize); err != nil {
+			panic(err)
+		}
+	}
+	if c.state == StatePlaying {
+		c.startResume(now)
+	} else {
+		c.token = 0 // a new address needs a new cookie
+	}
+	c.sendHello(now)
+	return true
+}
+
+// startResume moves a playing client back to joining, to take back its
+// seat: it forgets its cookie, which names the address it had, and says
+// Hello afresh. The join gives up as any does, Timeout after the server
+// was last heard.
+func (c *Client) startResume(now Time) {
+	c.state, c.resuming = StateJoining, true
+	c.token = 0
+	c.lastHeard = c.conn.lastRecvAt
+	c.start = now
+	c.stats.Resumes++
+	c.events.push(ClientEvent{Kind: EventResuming}, nil)
+	c.log.Info("resuming", "player", c.welcome.Player, "silent", time.Duration(now.Sub(c.conn.lastRecvAt)))
 }
 
 // Send sends payload to the server as one Data datagram and returns the

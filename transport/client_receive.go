@@ -139,7 +139,11 @@ func (c *Client) receiveWelcome(token uint64, datagram []byte, now Time) {
 		return
 	}
 	c.hear(size, now)
-	c.welcome, c.state = w, StatePlaying
+	if c.resuming && w.Player != c.welcome.Player {
+		c.end(StateDisconnected, SeatLost)
+		return
+	}
+	c.welcome, c.state, c.resuming = w, StatePlaying, false
 	c.conn = NewConn(c.cfg.Conn, now)
 	c.events.push(ClientEvent{Kind: EventWelcome, Welcome: w}, nil)
 	c.log.Info("joined", "player", w.Player, "server_tick", w.ServerTick, "max_players", w.MaxPlayers)
@@ -154,6 +158,11 @@ func (c *Client) receiveRefuse(token uint64, r handshake.Refuse, size int, now T
 		return
 	case token != c.token:
 		c.stats.BadToken++
+		return
+	case c.resuming && r.Reason == handshake.ReasonClientSeated:
+		// The server still hears the seat (or has not yet noticed it went
+		// quiet): it is given back once held. Keep saying Hello.
+		c.stats.SeatBusy++
 		return
 	}
 	c.hear(size, now)

@@ -153,6 +153,7 @@ type Conn struct {
 	haveRecv   bool
 	lastRecvAt Time // when a datagram was last accepted, or NewConn's now
 
+	lastAckAt   Time     // when the peer last acknowledged one, or NewConn's now
 	newestAcked wire.Seq // newest of our sequences the peer has acknowledged
 	haveAcked   bool
 	judgeNext   wire.Seq // oldest sequence not yet judged by the reach rule
@@ -169,7 +170,7 @@ type Conn struct {
 // NewConn returns a Conn that starts at now: its Timeout counts from now and
 // it wants its first datagram sent at once.
 func NewConn(cfg Config, now Time) *Conn {
-	c := &Conn{cfg: cfg.withDefaults(), lastRecvAt: now}
+	c := &Conn{cfg: cfg.withDefaults(), lastRecvAt: now, lastAckAt: now}
 	c.lastSentAt = now.Add(-c.cfg.KeepAlive)
 	c.recvNewest = ^wire.Seq(0) // 65535, so the first header says "nothing received": ack 65535, no bits
 	return c
@@ -307,6 +308,18 @@ func (c *Conn) TimedOut(now Time) bool {
 func (c *Conn) NextDeadline() Time {
 	return min(c.lastSentAt.Add(c.cfg.KeepAlive), c.lastRecvAt.Add(c.cfg.Timeout))
 }
+
+// AckSilent reports whether the peer has acknowledged nothing this end
+// sent for BackoffAfter (counted from NewConn when it never has): it hears
+// nothing, or says nothing back, so a send loop sends it less.
+func (c *Conn) AckSilent(now Time) bool { return now.Sub(c.lastAckAt) >= BackoffAfter }
+
+// keepAliveAt returns when NeedsKeepAlive turns true.
+func (c *Conn) keepAliveAt() Time { return c.lastSentAt.Add(c.cfg.KeepAlive) }
+
+// LastHeard returns when a datagram was last accepted, or NewConn's now
+// when none has been.
+func (c *Conn) LastHeard() Time { return c.lastRecvAt }
 
 // Stats returns the counters so far.
 func (c *Conn) Stats() Stats { return c.stats }

@@ -46,6 +46,9 @@ type Drops struct {
 	// is too far behind the newest to tell (seal.ErrReplayed,
 	// seal.ErrTooOld).
 	Replayed uint64
+	// Flooded (server only): an authenticated datagram from a seat over
+	// its rate (SeatRateFactor), dropped before the connection core.
+	Flooded uint64
 	// Stale: Data the connection core refused as not newer than the newest
 	// it accepted (late, reordered or duplicated).
 	Stale uint64

@@ -41,6 +41,15 @@ const refusalLogEvery = time.Second
 // scanned for every tokenless Hello, so it stays small. Tuning constant.
 const retiredTokens = 64
 
+// HoldAfter is how long a seat that may be rejoined (ServerConfig.RejoinWindow)
+// goes unheard before it is held: EventHeld tells the game to drive its
+// entity with nothing, and from then on a Hello with the seat's client id
+// takes it back. A seat still heard is not taken: that is a second
+// concurrent use of the client id, refused with ReasonClientSeated. A
+// playing client sends at least four datagrams a second (its keep-alive),
+// 64 while it plays, so a second of silence is a lost link. Tuning constant.
+const HoldAfter = time.Second
+
 // ErrNoPlayer is returned by Server.Send for a player number that is not
 // seated (never was, or has left).
 var ErrNoPlayer = errors.New("transport: no such player")
@@ -82,6 +91,25 @@ type ServerConfig struct {
 	// Hello passes the checks, and seals nothing: for development on a
 	// loopback address.
 	Auth *Auth
+
+	// RejoinWindow, with Auth, is how long a seat whose link has gone
+	// quiet is kept for its client to take back, counted from the last
+	// datagram heard from it: the client, with the same connect token or
+	// one minted afresh for the same client id, from the same address or
+	// another, gets the same player number (EventRejoined), and the seat
+	// is held from HoldAfter of silence until it is heard again
+	// (EventHeld, EventResumed). The window replaces Conn.Timeout for a
+	// seat that has played; when it passes the seat leaves with
+	// handshake.GoodbyeTimeout. Zero, or no Auth, keeps no seat: without
+	// a connect token nothing proves a later Hello is the same player.
+	RejoinWindow time.Duration
+
+	// HelloRate is how many Hellos a second the server reads from one
+	// source IP, twice that many at once; those over it are dropped
+	// unread (ServerStats.HelloLimited). Zero means HelloRate (the
+	// constant); less than zero reads every one, for tests that play a
+	// crowd from one address.
+	HelloRate int
 
 	// Logger receives joins and leaves at Debug and refused joins at Warn:
 	// at most one line a second, carrying handshake.MismatchLine of both
@@ -129,6 +157,22 @@ const (
 	// EventEnded (client): the client was refused or disconnected; State
 	// and Sentence say which and why.
 	EventEnded
+	// EventHeld (server): a seat that may be rejoined has not been heard
+	// for HoldAfter; nobody drives its player until EventResumed. Player.
+	EventHeld
+	// EventResumed (server): a held seat was heard again, over its old
+	// connection or a rejoined one. Player.
+	EventResumed
+	// EventRejoined (server): a held seat's client said Hello again and
+	// took it back, perhaps from another address: its Conn is new (what
+	// was sent over the old one will never be acknowledged), its number
+	// and everything the game keeps for it are the same. Player, Addr,
+	// Name.
+	EventRejoined
+	// EventResuming (client): the server went quiet for ResumeAfter, and
+	// the client is joining again with its connect token to take back its
+	// seat; EventWelcome says when it has.
+	EventResuming
 )
 
 // String returns the kind's name.
@@ -145,6 +189,14 @@ func (k EventKind) String() string {
 		return "welcome"
 	case EventEnded:
 		return "ended"
+	case EventHeld:
+		return "held"
+	case EventResumed:
+		return "resumed"
+	case EventRejoined:
+		return "rejoined"
+	case EventResuming:
+		return "resuming"
 	}
 	return fmt.Sprintf("event(%d)", uint8(k))
 }
@@ -154,8 +206,8 @@ func (k EventKind) String() string {
 type ServerEvent struct {
 	Kind   EventKind
 	Player uint16                  // the player it concerns (every kind)
-	Addr   netip.AddrPort          // where it joined from (EventJoined)
-	Name   string                  // its name, or "Player N" if it gave none (EventJoined)
+	Addr   netip.AddrPort          // where it joined from (EventJoined, EventRejoined)
+	Name   string                  // its name, or "Player N" if it gave none (EventJoined, EventRejoined)
 	Dev    bool                    // it runs in dev mode (EventJoined)
 	Reason handshake.GoodbyeReason // why it left (EventLeft)
 	// Payload is the Data's payload. It aliases a buffer the Server
@@ -174,6 +226,11 @@ type ServerStats struct {
 	Welcomes   uint64 // Welcomes sent, repeats included
 	Joins      uint64 // players seated
 	Leaves     uint64 // players gone, for any reason
+	Holds      uint64 // seats held (EventHeld)
+	Rejoins    uint64 // held seats taken back (EventRejoined)
+	// HelloLimited counts Hellos dropped unread over their source IP's
+	// rate (HelloRate).
+	HelloLimited uint64
 	// Refusals counts the Refuses sent, indexed by handshake.Reason.
 	Refusals [handshake.ReasonCount]uint64
 	// PacketsIn and BytesIn count every datagram handed to Receive, dropped
@@ -210,7 +267,10 @@ type player struct {
 	name     string
 	dev      bool
 	conn     *Conn
-	playing  bool // a Data from it was accepted
+	playing  bool // a Data from it was accepted over its current Conn
+	played   bool // a Data from it was ever accepted
+	held     bool // unheard for HoldAfter, with a rejoin window
+	meter    seatMeter
 	joinedAt Time
 	bytesIn  uint64
 	bytesOut uint64
@@ -238,6 +298,9 @@ type player struct {
 //	                           seated elsewhere: Refuse (NoToken .. ClientSeated)
 //	                           Admit(number) false: its Refuse (Declined, JoinFailed)
 //	                           Admit true: seat (number, Conn), Welcome, EventJoined
+//	Hello, valid token, its
+//	  client's seat held ────▶ the seat moves to this address: new Conn,
+//	                           same number, Welcome, EventRejoined
 //	Hello, from a seat ──────▶ Welcome again
 //	Hello, valid token of a
 //	  seat that left ────────▶ dropped: a Hello sent before a Goodbye or Kick
@@ -251,8 +314,10 @@ type player struct {
 // anything of the seat, its token or its Conn, is touched.
 //
 // A seat is found by its address and proven by its token: a player whose
-// address changes (a NAT rebinding) is not followed, and times out while it
-// joins afresh from the new address. Address migration is not supported.
+// address changes (a NAT rebinding) is not followed by its datagrams. With
+// Auth and a RejoinWindow its client, hearing nothing, joins again from the
+// new address with its connect token and takes the held seat back
+// (EventRejoined); without them it times out while it joins afresh.
 //
 // Use NewServer; the zero value is not ready. A Server is not safe for
 // concurrent use: one goroutine drives it.
@@ -271,6 +336,8 @@ type Server struct {
 	stats    ServerStats
 	logQuiet refusalLog
 	retired  retiredRing
+	hellos   *helloLimit
+	seatRate float64 // datagrams a second a seat may send
 	// With Auth: the accepted tokens, the seats by client id, and the
 	// buffer a sealed datagram is opened into.
 	used     *token.Used
@@ -287,6 +354,9 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if cfg.Hello.TickRate == 0 {
 		return nil, errors.New("transport: server tick rate is 0")
 	}
+	if cfg.RejoinWindow < 0 {
+		return nil, fmt.Errorf("transport: RejoinWindow %v is negative", cfg.RejoinWindow)
+	}
 	gate, err := cookie.New(cfg.Rand)
 	if err != nil {
 		return nil, fmt.Errorf("transport: %w", err)
@@ -296,12 +366,14 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		cfg:     cfg,
-		timeout: cfg.Conn.withDefaults().Timeout,
-		gate:    gate,
-		log:     log,
-		byAddr:  make(map[netip.AddrPort]*player),
-		byNum:   make(map[uint16]*player),
+		cfg:      cfg,
+		timeout:  cfg.Conn.withDefaults().Timeout,
+		gate:     gate,
+		log:      log,
+		byAddr:   make(map[netip.AddrPort]*player),
+		byNum:    make(map[uint16]*player),
+		hellos:   newHelloLimit(cfg.HelloRate),
+		seatRate: seatRate(cfg.Hello.TickRate),
 	}
 	if a := cfg.Auth; a != nil {
 		if len(a.Addrs) == 0 {
@@ -401,6 +473,22 @@ func (s *Server) Poll(now Time) {
 	s.events.reuse()
 	for i := 0; i < len(s.seated); {
 		p := s.seated[i]
+		if s.rejoinable(p) {
+			silent := now.Sub(p.conn.lastRecvAt)
+			if silent >= s.cfg.RejoinWindow {
+				s.sendGoodbye(p, handshake.GoodbyeTimeout)
+				s.remove(p, handshake.GoodbyeTimeout)
+				continue
+			}
+			if !p.held && silent >= HoldAfter {
+				s.hold(p)
+			}
+			if p.playing && p.conn.NeedsKeepAlive(now) {
+				_, _ = s.sendData(p, nil, now)
+			}
+			i++
+			continue
+		}
 		if p.conn.TimedOut(now) {
 			s.sendGoodbye(p, handshake.GoodbyeTimeout)
 			s.remove(p, handshake.GoodbyeTimeout) // moves the last player to i
@@ -420,7 +508,16 @@ func (s *Server) NextDeadline() (Time, bool) {
 	var next Time
 	for i, p := range s.seated {
 		d := p.joinedAt.Add(s.timeout)
-		if p.playing {
+		switch {
+		case s.rejoinable(p):
+			d = p.conn.lastRecvAt.Add(s.cfg.RejoinWindow)
+			if !p.held {
+				d = min(d, p.conn.lastRecvAt.Add(HoldAfter))
+			}
+			if p.playing {
+				d = min(d, p.conn.keepAliveAt())
+			}
+		case p.playing:
 			d = p.conn.NextDeadline()
 		}
 		if i == 0 || d < next {
@@ -446,15 +543,39 @@ func (s *Server) Goodbye(now Time) {
 // Kick removes a seated player, sending it a Goodbye with
 // handshake.GoodbyeKicked, and reports whether it was seated.
 func (s *Server) Kick(player uint16, now Time) bool {
+	return s.End(player, handshake.GoodbyeKicked, now)
+}
+
+// End removes a seated player for reason, sending it a Goodbye that says
+// so (every seat the server ends is told why; only a player's own quit
+// goes untold, as it said it first), and reports whether it was seated.
+// The game calls it with handshake.GoodbyeProtocol for a client that broke
+// the protocol above the transport.
+func (s *Server) End(player uint16, reason handshake.GoodbyeReason, now Time) bool {
 	p := s.byNum[player]
 	if p == nil {
 		return false
 	}
 	s.out.reuse()
 	s.events.reuse()
-	s.sendGoodbye(p, handshake.GoodbyeKicked)
-	s.remove(p, handshake.GoodbyeKicked)
+	s.sendGoodbye(p, reason)
+	s.remove(p, reason)
 	return true
+}
+
+// rejoinable reports whether p's seat is kept for a rejoin when its link
+// goes quiet: the server has a window and a key, and p has played.
+func (s *Server) rejoinable(p *player) bool {
+	return s.cfg.RejoinWindow > 0 && p.rx != nil && p.played
+}
+
+// hold marks p's seat held: its link is quiet, and its client may take it
+// back with a Hello.
+func (s *Server) hold(p *player) {
+	p.held = true
+	s.stats.Holds++
+	s.events.push(ServerEvent{Kind: EventHeld, Player: p.num}, nil)
+	s.log.Debug("player held", "player", p.num, "addr", p.addr)
 }
 
 // sendGoodbye queues a Goodbye to p.

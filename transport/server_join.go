@@ -40,6 +40,10 @@ func (s *Server) Receive(from netip.AddrPort, datagram []byte, now Time) {
 	switch verdict {
 	case handshake.VerdictRead:
 	case handshake.VerdictAnswerVersion:
+		if !s.hellos.allow(from.Addr(), now) {
+			s.stats.HelloLimited++
+			return
+		}
 		r := handshake.VersionRefusal(handshake.Version, h.Version)
 		s.refuse(from, h.Token, r, len(datagram))
 		s.logRefusal(from, r, nil, now)
@@ -53,6 +57,10 @@ func (s *Server) Receive(from netip.AddrPort, datagram []byte, now Time) {
 	}
 	switch h.Kind {
 	case handshake.KindHello:
+		if !s.hellos.allow(from.Addr(), now) {
+			s.stats.HelloLimited++
+			return
+		}
 		s.receiveHello(from, h.Token, body, len(datagram), now)
 	case handshake.KindData:
 		s.receiveData(from, h.Token, datagram, now)
@@ -82,6 +90,10 @@ func (s *Server) receiveHello(from netip.AddrPort, cookie uint64, body []byte, s
 		s.retired.forget(from)
 	}
 	seat := s.byAddr[from]
+	if s.cfg.RejoinWindow > 0 && s.cfg.Auth != nil && hello.Token != nil && (seat == nil || seat.played) &&
+		cookie != 0 && s.gate.Check(from, cookie, time.Duration(now)) && s.tryRejoin(from, cookie, hello, size, now) {
+		return
+	}
 	if seat != nil && seat.playing && s.gate.Check(from, cookie, time.Duration(now)) {
 		// A playing client never says Hello again: this is a client
 		// restarted on the same address:port within the cookie's window.
@@ -161,14 +173,7 @@ func (s *Server) openToken(from netip.AddrPort, sealed *[handshake.TokenSize]byt
 		return token.Claims{}, handshake.Refuse{Reason: handshake.ReasonNoToken}, false
 	}
 	wall := a.Epoch.Add(time.Duration(now))
-	var c token.Claims
-	var err error
-	for _, addr := range a.Addrs {
-		c, err = token.Open(&a.Key, sealed[:], wall, addr)
-		if !errors.Is(err, token.ErrWrongServer) {
-			break
-		}
-	}
+	c, err := s.openClaims(sealed, wall)
 	refuse := func(r handshake.Reason, detail string) (token.Claims, handshake.Refuse, bool) {
 		return token.Claims{}, handshake.Refuse{Reason: r, Detail: detail}, false
 	}
@@ -186,11 +191,102 @@ func (s *Server) openToken(from netip.AddrPort, sealed *[handshake.TokenSize]byt
 	case s.used.Has(c.Nonce, wall):
 		return refuse(handshake.ReasonTokenUsed, "")
 	case s.byClient[c.Client] != nil:
-		// The client is seated from another address. Refused for now;
-		// taking the seat over (a rejoin) would be decided here.
+		// The client is seated, and tryRejoin did not give the seat back:
+		// the server keeps no seats for rejoins, or this one is still
+		// heard (a second use of the client id at once), or it has not
+		// played yet.
 		return refuse(handshake.ReasonClientSeated, "")
 	}
 	return c, handshake.Refuse{}, true
+}
+
+// openClaims opens a sealed connect token at wall-clock time wall, trying
+// each of the server's addresses.
+func (s *Server) openClaims(sealed *[handshake.TokenSize]byte, wall time.Time) (token.Claims, error) {
+	a := s.cfg.Auth
+	var c token.Claims
+	var err error
+	for _, addr := range a.Addrs {
+		c, err = token.Open(&a.Key, sealed[:], wall, addr)
+		if !errors.Is(err, token.ErrWrongServer) {
+			break
+		}
+	}
+	return c, err
+}
+
+// tryRejoin gives a held seat back to the client whose proven Hello from
+// from carries a connect token for the seat's client id, and reports
+// whether it dealt with the Hello. The token is the seat's own (already
+// used, by this seat: the one use it may be put to again) or a fresh one
+// for the same client id. A seat still heard is refused to it
+// (ReasonClientSeated); a token that does not open, a client not seated
+// and a fresh token used before are left to the join rules, which refuse
+// them as they would any join.
+func (s *Server) tryRejoin(from netip.AddrPort, cookie uint64, hello handshake.Hello, size int, now Time) bool {
+	wall := s.cfg.Auth.Epoch.Add(time.Duration(now))
+	c, err := s.openClaims(hello.Token, wall)
+	if err != nil || c.Protocol != s.cfg.Auth.Protocol {
+		return false
+	}
+	p := s.byClient[c.Client]
+	switch {
+	case p == nil || !p.played:
+		return false
+	case c.Nonce != p.nonce && s.used.Has(c.Nonce, wall):
+		return false
+	case p.held && !p.playing && p.addr == from && p.token == cookie:
+		// The rejoin's Welcome was lost, or this is another of the Hellos
+		// the client said before it arrived: welcomed again, on the same
+		// new Conn.
+		p.bytesIn += uint64(size)
+		s.welcome(p, size)
+		return true
+	case !p.held:
+		r := handshake.Refuse{Reason: handshake.ReasonClientSeated}
+		s.refuse(from, cookie, r, size)
+		s.logRefusal(from, r, &hello, now)
+		return true
+	case s.byAddr[from] != nil && s.byAddr[from] != p:
+		// Another seat answers to this address: a client restarted on a
+		// port a seated player still holds. It waits for that seat to go.
+		s.stats.BadToken++
+		return true
+	}
+	s.rejoin(p, from, cookie, &c, size, now)
+	return true
+}
+
+// rejoin moves the held seat p to from under cookie and the token claims
+// c: a new Conn, and with a fresh token its seals; the seals of the same
+// token carry on, so neither end repeats a counter under its keys. The
+// player's number, name and everything the game holds for it stay.
+func (s *Server) rejoin(p *player, from netip.AddrPort, cookie uint64, c *token.Claims, size int, now Time) {
+	if p.addr != from {
+		delete(s.byAddr, p.addr)
+		p.addr = from
+		s.byAddr[from] = p
+	}
+	p.token, p.seatedBy = cookie, cookie
+	if c.Nonce != p.nonce {
+		tx, err := seal.NewSender(&c.ServerToClient, handshake.HeaderSize)
+		if err != nil {
+			panic(err) // the header length is a constant NewSender takes
+		}
+		rx, err := seal.NewReceiver(&c.ClientToServer, handshake.HeaderSize)
+		if err != nil {
+			panic(err)
+		}
+		s.used.Seen(c.Nonce, c.Expires, s.cfg.Auth.Epoch.Add(time.Duration(now)))
+		p.nonce, p.tx, p.rx = c.Nonce, tx, rx
+	}
+	p.conn = NewConn(s.cfg.Conn, now)
+	p.playing = false
+	p.bytesIn += uint64(size)
+	s.stats.Rejoins++
+	s.events.push(ServerEvent{Kind: EventRejoined, Player: p.num, Addr: from, Name: p.name}, nil)
+	s.log.Debug("player rejoined", "player", p.num, "addr", from)
+	s.welcome(p, size)
 }
 
 // admit seats from, whose Hello echoed a valid cookie (and, with Auth,
@@ -358,6 +454,9 @@ func (s *Server) receiveData(from netip.AddrPort, token uint64, datagram []byte,
 	if p == nil {
 		return
 	}
+	if !s.meter(p, now) {
+		return
+	}
 	payload, err := p.conn.Open(body, now)
 	switch {
 	case errors.Is(err, ErrStale):
@@ -367,12 +466,36 @@ func (s *Server) receiveData(from netip.AddrPort, token uint64, datagram []byte,
 		s.stats.Malformed++
 		return
 	}
-	p.playing = true
+	p.playing, p.played = true, true
 	p.bytesIn += uint64(size)
+	if p.held {
+		p.held = false
+		s.events.push(ServerEvent{Kind: EventResumed, Player: p.num}, nil)
+		s.log.Debug("player resumed", "player", p.num)
+	}
 	if len(payload) > 0 {
 		seq := wire.Seq(binary.LittleEndian.Uint16(body)) // Open checked the header
 		s.events.push(ServerEvent{Kind: EventData, Player: p.num, Seq: seq}, payload)
 	}
+}
+
+// meter counts an authenticated datagram from p against its seat's rate
+// and reports whether it may be acted on. One over the rate is dropped
+// (Drops.Flooded); a seat that stays over it is ended, and told so
+// (handshake.GoodbyeFlood).
+func (s *Server) meter(p *player, now Time) bool {
+	ok, flood := p.meter.admit(now, s.seatRate)
+	if ok {
+		return true
+	}
+	s.stats.Flooded++
+	if flood {
+		s.log.Warn("player sent far over its rate; its seat is ended", "player", p.num, "addr", p.addr,
+			"rate", s.seatRate)
+		s.sendGoodbye(p, handshake.GoodbyeFlood)
+		s.remove(p, handshake.GoodbyeFlood)
+	}
+	return false
 }
 
 // receiveGoodbye removes the seat at from if the Goodbye carries its token
@@ -381,6 +504,9 @@ func (s *Server) receiveGoodbye(from netip.AddrPort, token uint64, datagram []by
 	size := len(datagram)
 	p, body := s.seatFor(from, token, datagram, now)
 	if p == nil {
+		return
+	}
+	if !s.meter(p, now) {
 		return
 	}
 	g, err := handshake.ParseGoodbye(body)

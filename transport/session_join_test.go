@@ -428,7 +428,7 @@ func TestPlayerNumbersWrapOnServer(t *testing.T) {
 		t.Skip("65,535 joins")
 	}
 	const seed = 0x7000
-	s := newSim(t, seed, transport.ServerConfig{MaxPlayers: 3, Logger: slog.New(slog.DiscardHandler)})
+	s := newSim(t, seed, transport.ServerConfig{MaxPlayers: 3, Logger: slog.New(slog.DiscardHandler), HelloRate: -1})
 	now := at(time.Second)
 	first := handshake.AppendDatagram(nil, 0, clientHello(""))
 	join := func(from netip.AddrPort) uint16 {

@@ -288,7 +288,7 @@ func TestTamperedDatagramsAreDropped(t *testing.T) {
 func TestTokenlessFloodLeavesSeatsFree(t *testing.T) {
 	const seed = 0x5400
 	const n = 2000
-	s := sealSim(t, seed, transport.ServerConfig{})
+	s := sealSim(t, seed, transport.ServerConfig{HelloRate: -1}) // one /24 of sources, 7 of them
 	forged := mintToken(t, token.Key{9}, 1, "", seed, nil)
 	var refusals [handshake.ReasonCount]int
 	for i := range n {

@@ -1,6 +1,8 @@
 package project
 
 import (
+	"time"
+
 	"errors"
 	"fmt"
 	"io/fs"
@@ -75,6 +77,14 @@ type Project struct {
 	// rows. Empty: the board lists the players alone.
 	Scoreboard []string
 
+	// RejoinWindow is how long a server with a key keeps the seat of a
+	// player whose link dropped, counted from the last datagram heard, for
+	// the player to take back with the same client id: same number, same
+	// entity. The leave handler runs when it passes. 0 keeps no seat
+	// (DefaultRejoinWindow when not set). A server without a key keeps
+	// none either: nothing proves a later join is the same player.
+	RejoinWindow time.Duration
+
 	// EntryScene and EntryScript are slash-separated paths inside the
 	// folder, cleaned: the scene a match starts with and the script that
 	// registers the behaviors.
@@ -117,6 +127,15 @@ const (
 	// matches the 64-a-second snapshot and command packets, so every packet
 	// carries exactly one new tick.
 	DefaultTickRate = 64
+
+	// DefaultRejoinWindow is the rejoin window when project.toml sets
+	// none: the connection timeout, the time a phone changing networks or
+	// a Wi-Fi roam takes with room to spare.
+	DefaultRejoinWindow = 10 * time.Second
+
+	// MaxRejoinWindow bounds rejoinWindow: a held seat is a player the
+	// match goes on without, driven by nobody.
+	MaxRejoinWindow = 10 * time.Minute
 
 	// MaxTickRate bounds tickRate. Commands, pacing and the server's queue
 	// are counted in ticks; faster rates would need deeper queues and wider
@@ -350,6 +369,9 @@ func (p *Project) inherit(base *Project, set map[string]bool) {
 	if !set["scoreboard"] {
 		p.Scoreboard = base.Scoreboard
 	}
+	if !set["rejoinWindow"] {
+		p.RejoinWindow = base.RejoinWindow
+	}
 	if !set["entryScene"] {
 		p.EntryScene = base.EntryScene
 	}
@@ -394,7 +416,7 @@ func parseProject(file string, data []byte) (*Project, map[string]bool, error) {
 	if cerr != nil {
 		return nil, nil, cerr
 	}
-	p := &Project{File: file, Port: DefaultPort, TickRate: DefaultTickRate}
+	p := &Project{File: file, Port: DefaultPort, TickRate: DefaultTickRate, RejoinWindow: DefaultRejoinWindow}
 	root.only()
 	set := map[string]bool{}
 	for _, k := range tableKeys[projectKind][""] {
@@ -446,6 +468,12 @@ func parseProject(file string, data []byte) (*Project, map[string]bool, error) {
 			}
 		}
 		p.Scoreboard = names
+	}
+	if secs, ok := root.number("rejoinWindow"); ok {
+		if !(secs >= 0 && secs <= MaxRejoinWindow.Seconds()) {
+			root.fail("rejoinWindow", "%v is not a time from 0 to %v seconds: how long a dropped player's seat is kept for them to rejoin; 0 keeps none", secs, MaxRejoinWindow.Seconds())
+		}
+		p.RejoinWindow = time.Duration(secs * float64(time.Second))
 	}
 	if required || root.has("entryScene") {
 		p.EntryScene = readEntryPath(root, "entryScene", ".toml", "the scene a match starts with, e.g. \"scenes/arena.toml\"")

@@ -1,6 +1,8 @@
 package project
 
 import (
+	"time"
+
 	"errors"
 	"fmt"
 	"io/fs"
@@ -50,7 +52,7 @@ func TestParseProjectDefaults(t *testing.T) {
 	if p.ViewWidth != DefaultViewWidth || p.Scoreboard != nil {
 		t.Errorf("ViewWidth = %v, Scoreboard = %v; want %v and none", p.ViewWidth, p.Scoreboard, DefaultViewWidth)
 	}
-	if p.Players != 4 || p.EntryScene != "scenes/arena.toml" || p.EntryScript != "scripts/main.lua" {
+	if p.Players != 4 || p.EntryScene != "scenes/arena.toml" || p.EntryScript != "scripts/main.lua" || p.RejoinWindow != DefaultRejoinWindow {
 		t.Errorf("got %+v", p)
 	}
 	if p.Name != "" || p.Axes != nil || p.Buttons != nil {
@@ -66,6 +68,7 @@ tickRate = 128
 reach = 30
 viewWidth = 48
 scoreboard = ["Score", "Round.left"]
+rejoinWindow = 2.5
 entryScene = "./scenes//arena.toml"
 entryScript = "scripts/main.lua"
 [[axis]]
@@ -90,7 +93,8 @@ mouse = "left"
 	want := &Project{
 		File: "arena/project.toml", Name: "arena", Players: 4, Port: 9000, TickRate: 128, Reach: 30,
 		ViewWidth: 48, Scoreboard: []string{"Score", "Round.left"},
-		EntryScene: "scenes/arena.toml", EntryScript: "scripts/main.lua",
+		RejoinWindow: 2500 * time.Millisecond,
+		EntryScene:   "scenes/arena.toml", EntryScript: "scripts/main.lua",
 		Axes: []Axis{
 			{Name: "run", Negative: []string{"KeyA", "ArrowLeft"}, Positive: []string{"KeyD", "ArrowRight"}},
 			{Name: "aim_x", Mouse: "x"},
@@ -151,6 +155,8 @@ func TestParseProjectErrors(t *testing.T) {
 		{"reach negative", base + "reach = -24.0\n", 4, "reach", []string{"-24 is not a distance"}},
 		{"reach too far", base + "reach = 1e5\n", 4, "reach", []string{"100000 is not a distance from 0 to 8192 metres"}},
 		{"reach nan", base + "reach = nan\n", 4, "reach", []string{"must be a finite number, not NaN"}},
+		{"rejoinWindow negative", base + "rejoinWindow = -1\n", 4, "rejoinWindow", []string{"-1 is not a time from 0 to 600 seconds", "0 keeps none"}},
+		{"rejoinWindow too long", base + "rejoinWindow = 3600\n", 4, "rejoinWindow", []string{"3600 is not a time from 0 to 600 seconds"}},
 		{"reach string", base + "reach = \"24 m\"\n", 4, "reach", []string{"not the string"}},
 		{"port zero", base + "port = 0\n", 4, "port", []string{"0 is not a UDP port (1..65535)"}},
 		{"port too big", base + "port = 70000\n", 4, "port", []string{"70000 is not a UDP port"}},

@@ -302,7 +302,16 @@ func (c *Client) events() {
 		}
 		switch ev.Kind {
 		case transport.EventWelcome:
+			if c.playing {
+				// The seat taken back after the link dropped, over a new
+				// connection: the server's message channel starts over,
+				// and its next snapshot tells this end the world afresh.
+				c.rel = mustReliable()
+				c.log.Info("rejoined the seat", "player", ev.Welcome.Player)
+			}
 			c.playing = true
+		case transport.EventResuming:
+			c.log.Info("the server went quiet; rejoining the seat")
 		case transport.EventEnded:
 			c.stop(ev.Sentence)
 		case transport.EventData:

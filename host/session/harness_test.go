@@ -35,6 +35,9 @@ type peer struct {
 	// cut drops everything the server sends this client while set: a burst
 	// of total loss.
 	cut bool
+	// cutUp drops everything the client sends, as cut does what the
+	// server sends it.
+	cutUp bool
 	// afterTick, if set, runs after every tick the client plays.
 	afterTick func(*game.Game)
 }
@@ -112,7 +115,9 @@ func (h *harness) step() {
 			if !ok {
 				break
 			}
-			p.pipe.AtoB.Send(b, h.now)
+			if !p.cutUp {
+				p.pipe.AtoB.Send(b, h.now)
+			}
 		}
 	}
 }

@@ -97,7 +97,9 @@ func (s *Server) sendRound(now transport.Time) {
 		st.peer.Acknowledge(conn)
 		st.rel.Acknowledge(conn, now)
 		s.snap = st.peer.Write(s.snap[:0], s.round, st.entity, transport.MaxDataPayload-payloadOverhead)
-		if !st.peer.Stats().News && st.rel.PendingMessages() == 0 && st.held < SettledEvery-1 {
+		quiet := conn.AckSilent(now) // its link is down, or it is gone
+		if quiet && st.held < QuietEvery-1 ||
+			!quiet && !st.peer.Stats().News && st.rel.PendingMessages() == 0 && st.held < SettledEvery-1 {
 			st.held++
 			continue
 		}

@@ -38,6 +38,13 @@ const SnapshotRate = 64
 // for nothing new. Tuning constant.
 const SettledEvery = 4
 
+// QuietEvery is how many send rounds a player who has acknowledged nothing
+// for transport.BackoffAfter goes between snapshots: 4 a second at 64
+// rounds a second, enough to find the link again, and a sixteenth of the
+// bandwidth a snapshot stream into a dead link would cost. Tuning
+// constant.
+const QuietEvery = 16
+
 // Server is a Game served over a transport.Server. It is sans-IO:
 // the caller hands it datagrams and the time and sends what it queues, so
 // the real loop (Serve) drives it with UDP and the wall clock and tests
@@ -114,6 +121,10 @@ type seat struct {
 	held     int
 	lowWater uint8
 	lowHeld  bool
+	// away says the player's link is quiet and its seat is kept for a
+	// rejoin (transport.EventHeld): nobody drives its entity until it is
+	// heard again.
+	away bool
 }
 
 // ServerConfig says what a Server serves.
@@ -170,7 +181,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	hello.Dev = dev
 	s.net, err = transport.NewServer(transport.ServerConfig{
 		Hello: hello, MaxPlayers: g.Project().Players, Logger: cfg.Logger,
-		Admit: s.admit, Auth: cfg.Auth,
+		Admit: s.admit, Auth: cfg.Auth, RejoinWindow: g.Project().RejoinWindow,
 	})
 	if err != nil {
 		g.Close()
@@ -269,6 +280,13 @@ func joinErrorDetail(err error) string {
 func (s *Server) takeCommands() {
 	s.devTick()
 	for _, st := range s.seats {
+		if st.away {
+			// Held for a rejoin: the entity runs on the empty command,
+			// and the queue waits for the player's return.
+			st.cmd = prediction.Command{}
+			delete(s.drivenTick, st.entity)
+			continue
+		}
 		t := st.queue.Next()
 		st.cmd = t.Command
 		s.drivenTick[st.entity] = t.ClientTick
@@ -285,7 +303,7 @@ func (s *Server) command(st *seat, payload []byte) {
 	if errors.Is(err, transport.ErrReliableProtocol) {
 		// The channel's state is past repair: the connection ends.
 		s.log.Warn("player broke the message channel", "player", st.player, "err", err)
-		s.net.Kick(st.player, s.now)
+		s.net.End(st.player, handshake.GoodbyeProtocol, s.now)
 		s.events()
 		return
 	}
@@ -441,6 +459,21 @@ func (s *Server) events() {
 			if st, ok := s.seats[ev.Player]; ok {
 				s.command(st, ev.Payload)
 			}
+		case transport.EventHeld:
+			if st, ok := s.seats[ev.Player]; ok {
+				s.log.Info("player's link is quiet; the seat is kept for a rejoin", "player", ev.Player)
+				st.away = true
+			}
+		case transport.EventRejoined:
+			if st, ok := s.seats[ev.Player]; ok {
+				s.log.Info("player rejoined", "player", ev.Player, "addr", ev.Addr.String())
+				s.rejoined(st)
+			}
+		case transport.EventResumed:
+			if st, ok := s.seats[ev.Player]; ok {
+				s.log.Info("player is back", "player", ev.Player)
+				st.away = false
+			}
 		case transport.EventLeft:
 			s.log.Info("player left", "player", ev.Player, "reason", ev.Reason.String())
 			if st, ok := s.seats[ev.Player]; ok {
@@ -450,11 +483,27 @@ func (s *Server) events() {
 	}
 }
 
+// rejoined starts a held seat's player over on the new connection its
+// client took the seat back with: what went over the old one (the
+// snapshots' baselines, the message channel) is unknown to the new one, so
+// the next snapshot is written as to a player who has seen nothing and the
+// roster goes again. The command queue stays: the client numbers its
+// commands on, across the rejoin.
+func (s *Server) rejoined(st *seat) {
+	st.peer = nil
+	st.rel = seatReliable()
+	st.held, st.lowHeld = 0, false
+	st.drawn, st.drawnSeq = 0, 0
+	s.rosterChanged = true
+}
+
 // leave is a seated player leaving, whyever they left: the game's leave
 // handler runs with their entity still alive and still theirs (net.players
 // lists them, self:player names them), then the entity is destroyed unless
 // the handler kept it, and the seat is gone. It is the one place a leave
-// happens, so a grace period to rejoin can delay it.
+// happens. A player whose link dropped leaves only when the project's
+// rejoinWindow has passed (transport.ServerConfig.RejoinWindow); until then
+// its seat is held, and its client may take it back.
 func (s *Server) leave(st *seat) {
 	kept, err := s.game.Leave(st.player, st.entity)
 	if err != nil {

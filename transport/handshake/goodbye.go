@@ -18,6 +18,9 @@ const (
 	GoodbyeKicked GoodbyeReason = 4
 	// GoodbyeProtocol: the other end sent something the protocol forbids.
 	GoodbyeProtocol GoodbyeReason = 5
+	// GoodbyeFlood: the other end sent more datagrams than its seat may,
+	// for too long.
+	GoodbyeFlood GoodbyeReason = 6
 )
 
 // String returns the reason's name, or "goodbye(N)" for a number this build
@@ -35,6 +38,8 @@ func (r GoodbyeReason) String() string {
 		return "kicked"
 	case GoodbyeProtocol:
 		return "protocol"
+	case GoodbyeFlood:
+		return "flood"
 	}
 	return "goodbye(" + strconv.Itoa(int(r)) + ")"
 }
@@ -53,6 +58,8 @@ func (r GoodbyeReason) Sentence() string {
 		return "The game removed you from the match."
 	case GoodbyeProtocol:
 		return "The connection was closed after a protocol error."
+	case GoodbyeFlood:
+		return "The connection was closed: this client sent far more than a game sends."
 	}
 	return "The connection was closed (reason " + strconv.Itoa(int(r)) + ")."
 }

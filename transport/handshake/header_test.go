@@ -107,7 +107,7 @@ func TestNamesAreDistinct(t *testing.T) {
 	}
 	check("reasons", names)
 	names = nil
-	for g := GoodbyeQuit; g <= GoodbyeProtocol; g++ {
+	for g := GoodbyeQuit; g <= GoodbyeFlood; g++ {
 		names = append(names, g.String())
 	}
 	check("goodbye reasons", names)

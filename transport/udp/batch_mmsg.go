@@ -25,7 +25,7 @@ const mmsgBatch = 64
 // holds what arrives between two of its owner's wake-ups (64 players'
 // command packets many times over). The kernel caps it at
 // net.core.rmem_max. Tuning constant.
-const batchReadBuffer = 1 << 20
+const batchReadBuffer = ReceiveBuffer
 
 // BatchServer is a server's endpoint that its owner reads and writes
 // itself, in batches, with no goroutine between it and the wire: a

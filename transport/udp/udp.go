@@ -36,6 +36,15 @@ import (
 // datagram of exactly MaxDatagram bytes.
 const readSize = transport.MaxDatagram + 1
 
+// ReceiveBuffer is the kernel receive buffer a server's socket asks for:
+// a burst of MaxDatagram datagrams, some 870 of them (every player of a
+// full match joining at once, or a tick's worth from 256 players with
+// room), waits in it while the serving loop is busy with a tick, rather
+// than being dropped by the kernel. The kernel may give less (Linux caps
+// it at net.core.rmem_max, 208 KiB by default); ReceiveBufferGot says
+// what it gave. Tuning constant.
+const ReceiveBuffer = 1 << 20
+
 // ErrTooLarge is returned for a datagram over transport.MaxDatagram; nothing
 // is sent.
 var ErrTooLarge = errors.New("udp: datagram larger than transport.MaxDatagram")
@@ -147,6 +156,22 @@ func Dial(addr string) (*Client, error) {
 	return &Client{conn: conn}, nil
 }
 
+// ReceiveBufferGot returns the receive buffer the kernel gave the
+// server's socket, in bytes (Linux reports twice what it holds for
+// datagrams, its bookkeeping included), or 0 if it cannot say.
+func (s *Server) ReceiveBufferGot() int { return receiveBuffer(s.conn) }
+
+// receiveBuffer reads SO_RCVBUF of conn, or 0.
+func receiveBuffer(conn *net.UDPConn) int {
+	raw, err := conn.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	_ = raw.Control(func(fd uintptr) { n = getRcvbuf(fd) })
+	return n
+}
+
 // LocalAddr returns the address the socket is bound to: what the server
 // sees as this client's address, unless a NAT lies between them.
 func (c *Client) LocalAddr() netip.AddrPort { return c.conn.LocalAddr().(*net.UDPAddr).AddrPort() }
@@ -220,5 +245,8 @@ func listenConn(addr string) (*net.UDPConn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("udp: listen %q: %w", addr, err)
 	}
+	// A smaller buffer than asked for is still a socket: the kernel's cap
+	// is the machine's, and ReceiveBufferGot reports it.
+	_ = conn.SetReadBuffer(ReceiveBuffer)
 	return conn, nil
 }
