@@ -50,7 +50,18 @@ type ServeConfig struct {
 	// Duration ends the run after this much wall time; 0 serves until ctx
 	// ends.
 	Duration time.Duration
-	Logger   *slog.Logger
+	// Drain, if set, asks the server to stop, once per value received: the
+	// first starts a drain of DrainTime (see below), the second (or the
+	// first, when DrainTime is 0) stops it at once, as ctx ending does.
+	// vkmd feeds it SIGTERM and SIGINT.
+	Drain <-chan struct{}
+	// DrainTime is how long a drain lets the match play on: the server
+	// refuses new players (handshake.ReasonShuttingDown), /readyz says it
+	// is not ready, the game's drain handler (net.on_drain) is told the
+	// seconds left, and once every player has left or DrainTime has
+	// passed, the server says goodbye to those still seated and stops.
+	DrainTime time.Duration
+	Logger    *slog.Logger
 	// Status receives one status line a second; nil prints none.
 	Status io.Writer
 	// Ready, if set, is called with the address the server listens on once
@@ -129,12 +140,16 @@ type server struct {
 	admin *adminFeed
 	// note is what the status line says about security ("" with a key).
 	note string
+	// drainEnd is when a drain started by cfg.Drain ends (zero: none has).
+	drainEnd time.Time
 }
 
 // Serve runs cfg.Project as a dedicated server until ctx ends (or
 // cfg.Duration passes): it listens on UDP, seats players through the
 // project's join handler, ticks the world, sends snapshots, and says
-// goodbye to every player on the way out.
+// goodbye to every player on the way out. Told to drain (cfg.Drain), it
+// seats no one new and plays on until its players have left or
+// cfg.DrainTime has passed.
 func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -226,6 +241,11 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 			return srv.shutdown(), nil
 		case <-stop:
 			return srv.shutdown(), nil
+		case <-srv.cfg.Drain:
+			if !srv.drainEnd.IsZero() || srv.cfg.DrainTime <= 0 {
+				return srv.shutdown(), nil
+			}
+			srv.startDrain(time.Now())
 		case <-timer.C:
 		}
 		if err := srv.drain(); err != nil {
@@ -235,6 +255,10 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 		ticks := srv.step(now.Sub(last), srv.now())
 		srv.flush()
 		last = now
+		if !srv.drainEnd.IsZero() && (srv.s.Net().PlayerCount() == 0 || !now.Before(srv.drainEnd)) {
+			srv.log.Info("drained", "players_left", srv.s.Net().PlayerCount())
+			return srv.shutdown(), nil
+		}
 		if srv.admin != nil {
 			srv.admin.wake(now, ticks)
 		}
@@ -246,8 +270,26 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 			}
 			nextStatus = nextStatus.Add(time.Second)
 		}
-		timer.Reset(min(srv.s.Until(srv.now()), time.Until(nextStatus)))
+		wait := min(srv.s.Until(srv.now()), time.Until(nextStatus))
+		if !srv.drainEnd.IsZero() {
+			wait = min(wait, time.Until(srv.drainEnd))
+		}
+		timer.Reset(wait)
 	}
+}
+
+// startDrain begins a drain at now: no one new is seated, /readyz turns
+// not ready, and the game's drain handler is told the time left. The loop
+// runs a wake-up straight after, so a server with no players stops at once.
+func (srv *server) startDrain(now time.Time) {
+	srv.drainEnd = now.Add(srv.cfg.DrainTime)
+	if srv.admin != nil {
+		srv.admin.a.Closing()
+		srv.admin.snapshot()
+	}
+	srv.log.Info("draining: seating no one new; stopping once every player has left", "players", srv.s.Net().PlayerCount(), "within", srv.cfg.DrainTime)
+	srv.s.Drain(srv.cfg.DrainTime.Seconds())
+	srv.flush()
 }
 
 // drain hands the session every datagram waiting on the socket, without
@@ -335,6 +377,9 @@ func (srv *server) status() {
 	fmt.Fprintf(&b, "tick %d players %d/%d", srv.s.Game().Tick(), srv.s.Net().PlayerCount(), srv.cfg.Project.Players)
 	if srv.note != "" {
 		fmt.Fprintf(&b, " (%s)", srv.note)
+	}
+	if !srv.drainEnd.IsZero() {
+		fmt.Fprintf(&b, " draining, %.0fs left", max(0, time.Until(srv.drainEnd).Seconds()))
 	}
 	for _, p := range srv.s.Peers(srv.now()) {
 		fmt.Fprintf(&b, " | p%d rtt %.0fms loss %.1f%% in %.0fB/s out %.0fB/s repeats %d skips %d", p.Player, p.RTTms, p.LossPermille/10, p.BytesInPerS, p.BytesOutPerS, p.Repeats, p.Skips)

@@ -15,7 +15,7 @@ import (
 // Validate reports the first setting Serve would refuse, before anything is
 // loaded or opened: a listen address that is not host:port with a UDP port,
 // a link simulator profile that does not exist or has no seed, a negative
-// duration, an admin address that is not host:port, or is not loopback
+// duration or drain time, an admin address that is not host:port, or is not loopback
 // without AdminPublic. It does not look at Project (LoadProject has checked it), so a
 // program can validate what its command line asked for before it loads the
 // project. Serve calls it first.
@@ -33,6 +33,9 @@ func (c *ServeConfig) Validate() error {
 	}
 	if err := checkAdmin(c.Admin, c.AdminPublic); err != nil {
 		return err
+	}
+	if c.DrainTime < 0 {
+		return fmt.Errorf("host: drain %v is negative (0 stops at once)", c.DrainTime)
 	}
 	return checkDuration(c.Duration)
 }

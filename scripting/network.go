@@ -19,6 +19,7 @@ import (
 //	net.int(min, max), net.fixed(min, max, step)  -- codecs
 //	net.on_join(function(player) return entity_or_nil end)
 //	net.on_leave(function(player, entity) return keep end)
+//	net.on_drain(function(seconds_left) end)      -- the server is stopping
 //	net.players(), net.role(), net.local_player() -- who plays, which end
 //	net.spawn(prefab, x, y [, angle [, scale]])   -- as self:spawn
 //	net.is_disconnected(), net.last_error()       -- the session, from any callback
@@ -62,6 +63,7 @@ func (r *Runtime) newNetTable() *lua.LTable {
 	net.RawSetString("component", L.NewFunction(r.luaComponentType))
 	net.RawSetString("on_join", L.NewFunction(r.luaOnJoin))
 	net.RawSetString("on_leave", L.NewFunction(r.luaOnLeave))
+	net.RawSetString("on_drain", L.NewFunction(r.luaOnDrain))
 	net.RawSetString("players", L.NewFunction(r.luaPlayers))
 	net.RawSetString("role", L.NewFunction(r.luaRole))
 	net.RawSetString("local_player", L.NewFunction(r.luaLocalPlayer))
@@ -77,7 +79,7 @@ func (r *Runtime) newNetTable() *lua.LTable {
 	net.RawSetString("rewind", L.NewFunction(r.luaRewind))
 	meta := L.NewTable()
 	meta.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("net has no field %q (it has bool, component, fixed, float32, int, is_disconnected, last_error, local_player, on_join, on_leave, players, rewind, role, spawn)", L.Get(2).String())
+		L.RaiseError("net has no field %q (it has bool, component, fixed, float32, int, is_disconnected, last_error, local_player, on_drain, on_join, on_leave, players, rewind, role, spawn)", L.Get(2).String())
 		return 0
 	}))
 	net.Metatable = meta
@@ -192,22 +194,22 @@ func (r *Runtime) SetupNetwork() (*replication.Schema, error) {
 		if v := r.ls.G.Global.RawGetString("vkmSetupNetwork"); v != lua.LNil {
 			return nil, fmt.Errorf("scripting: vkmSetupNetwork is a %s, want a function", v.Type())
 		}
-		r.useSchema(&replication.Schema{}, nil, nil)
+		r.useSchema(&replication.Schema{}, nil, nil, nil)
 		return r.schema, nil
 	}
-	r.building, r.newJoin, r.newLeave = &replication.Schema{}, nil, nil
+	r.building, r.newJoin, r.newLeave, r.newDrain = &replication.Schema{}, nil, nil, nil
 	err := r.callSetup("vkmSetupNetwork", keyNetwork, fn, 0, r.netTable)
-	built, join, leave := r.building, r.newJoin, r.newLeave
-	r.building, r.newJoin, r.newLeave = nil, nil, nil
+	built, join, leave, drain := r.building, r.newJoin, r.newLeave, r.newDrain
+	r.building, r.newJoin, r.newLeave, r.newDrain = nil, nil, nil, nil
 	if err != nil {
 		return nil, err
 	}
-	r.useSchema(built, join, leave)
+	r.useSchema(built, join, leave, drain)
 	return r.schema, nil
 }
 
-func (r *Runtime) useSchema(s *replication.Schema, join, leave *lua.LFunction) {
-	r.schema, r.join, r.leave = s, join, leave
+func (r *Runtime) useSchema(s *replication.Schema, join, leave, drain *lua.LFunction) {
+	r.schema, r.join, r.leave, r.drain = s, join, leave, drain
 	r.types = make(map[string]int, len(s.Types))
 	r.fields = make([]map[string]int, len(s.Types))
 	for i, t := range s.Types {

@@ -134,3 +134,29 @@ func (r *Runtime) Leave(player uint16, id entity.ID) (keep bool, err error) {
 	}
 	return false, fmt.Errorf("scripting: leave handler returned a %s, want true (keep the entity), false or nothing", v.Type())
 }
+
+// luaOnDrain implements net.on_drain(fn).
+func (r *Runtime) luaOnDrain(L *lua.LState) int {
+	if r.building == nil {
+		L.RaiseError("net.on_drain may only be called while vkmSetupNetwork runs")
+	}
+	fn := L.CheckFunction(1)
+	if r.newDrain != nil {
+		L.RaiseError("net.on_drain called twice")
+	}
+	r.newDrain = fn
+	return 0
+}
+
+// Drain tells the game the server is stopping: the drain handler
+// (net.on_drain) runs with the seconds left before every player still
+// seated is sent away, so the game can end its round. It runs once in the
+// runtime's life; later calls, and a runtime without a handler, do
+// nothing. A script error comes back as a *ScriptError.
+func (r *Runtime) Drain(secondsLeft float64) error {
+	if r.drain == nil || r.drained {
+		return nil
+	}
+	r.drained = true
+	return r.callSetup("drain handler", keyDrain, r.drain, 0, lua.LNumber(secondsLeft))
+}

@@ -160,3 +160,56 @@ end`)
 		}
 	}
 }
+
+// TestDrainHandler checks net.on_drain's handler runs once, with the
+// seconds left, and that a failing handler names its line.
+func TestDrainHandler(t *testing.T) {
+	src := `
+function vkmSetupNetwork(net)
+	net.on_drain(function(left)
+		drains = (drains or "") .. left .. " "
+		if left < 0 then error("no time") end -- DRAINERR
+	end)
+end
+`
+	r, _ := newTest(t, src)
+	if err := r.Drain(5); err != nil {
+		t.Fatalf("Drain before setup: %v", err)
+	}
+	if _, err := r.SetupNetwork(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Drain(30); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Drain(12); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.ls.GetGlobal("drains").String(); got != "30 " {
+		t.Errorf("handler saw %q, want one call with 30", got)
+	}
+	r2, _ := newTest(t, src)
+	if _, err := r2.SetupNetwork(); err != nil {
+		t.Fatal(err)
+	}
+	var se *ScriptError
+	err := r2.Drain(-1)
+	if want := fmt.Sprintf("scripts/main.lua:%d", lineOf(t, src, "DRAINERR")); !errors.As(err, &se) || se.Where != want || se.Callback != "drain handler" {
+		t.Errorf("Drain(-1) = %v, want a drain handler error at %s", err, want)
+	}
+}
+
+func TestDrainHandlerRules(t *testing.T) {
+	r, _ := newTest(t, `
+function vkmSetupNetwork(net)
+	net.on_drain(function() end)
+	net.on_drain(function() end)
+end`)
+	if _, err := r.SetupNetwork(); err == nil || !strings.Contains(err.Error(), "net.on_drain called twice") {
+		t.Errorf("twice: %v", err)
+	}
+	r2, _ := newTest(t, `function vkmRegisterBehaviors(r) end`)
+	if err := r2.ls.DoString(`net.on_drain(function() end)`); err == nil || !strings.Contains(err.Error(), "only be called while vkmSetupNetwork runs") {
+		t.Errorf("outside setup: %v", err)
+	}
+}

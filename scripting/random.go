@@ -31,6 +31,7 @@ const (
 	keyJoin
 	keyReload
 	keyLeave
+	keyDrain
 )
 
 // splitmix is SplitMix64 (Steele, Lea and Flood): one 64-bit word of state,

@@ -126,6 +126,9 @@ type Runtime struct {
 	join     *lua.LFunction
 	newLeave *lua.LFunction
 	leave    *lua.LFunction
+	newDrain *lua.LFunction
+	drain    *lua.LFunction
+	drained  bool         // the drain handler has run
 	players  []PlayerInfo // net.players' scratch
 
 	// old is what the last reload replaced, kept for replays of the

@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--admin ADDR [--admin-public]] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--schema]
+//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--schema]
 //	vkmd check <project-dir>
 //	vkmd keygen > FILE
 //	vkmd token <project-dir> --key FILE --server ADDR[,ADDR] --client-id N [--name NAME] [--expires 1h] > player.token
@@ -23,6 +23,13 @@
 // clean project prints one line and exits 0. A project folder named check
 // is served as vkmd ./check.
 //
+// The first SIGTERM or Ctrl-C drains the server: it seats no one new,
+// /readyz turns not ready, the game's net.on_drain handler is told the
+// time left, and the match plays on until every player has left or
+// --drain (30s) has passed; then the players still seated are told the
+// server shut down, the report is written, and vkmd exits 0. A second
+// signal, or --drain 0, stops it at once.
+//
 // It exits 0 when stopped (Ctrl-C, SIGTERM, --duration), 1 when the project
 // does not load or cannot be served, and 2 for a command line it cannot run.
 package main
@@ -37,6 +44,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"time"
 
 	"vkm/host"
 	"vkm/host/project"
@@ -60,6 +68,11 @@ func oneProc() {
 	}
 }
 
+// defaultDrain is how long the first signal lets a match play on: long
+// enough for a round's end and a scoreboard, short enough for a container
+// orchestrator's usual grace period before it kills the process.
+const defaultDrain = 30 * time.Second
+
 type options struct {
 	dir      string
 	done     bool // -h or --version answered: nothing to run
@@ -75,8 +88,8 @@ type options struct {
 }
 
 // command is vkmd's command line.
-var command = cli.Command{Name: "vkmd", Exits: `  0  stopped by Ctrl-C (SIGINT) or SIGTERM, or its --duration passed; or -h,
-     --version or --schema answered
+var command = cli.Command{Name: "vkmd", Exits: `  0  stopped by Ctrl-C (SIGINT) or SIGTERM, after its --drain; or its
+     --duration passed; or -h, --version or --schema answered
   1  the project did not load, or could not be served
   2  the command line cannot be run: an unknown flag or argument, a bad
      value, no project directory
@@ -125,6 +138,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.serve.Sim, "sim", "", "run the link through the simulator with this profile: perfect, lan, broadband, mobile, awful")
 	fs.Uint64Var(&o.serve.SimSeed, "sim-seed", 0, "the simulator's seed (required with --sim)")
 	fs.DurationVar(&o.serve.Duration, "duration", 0, "stop after this long (e.g. 30s); 0 serves until interrupted")
+	fs.DurationVar(&o.serve.DrainTime, "drain", defaultDrain, "on the first SIGTERM or Ctrl-C, seat no one new and play on until the players leave or this long has passed (a second signal stops at once); 0 stops at once")
 	fs.StringVar(&o.report, "report", "", "write a JSON summary to this file at exit")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.cpuProf, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
@@ -202,6 +216,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := o.serve
 	cfg.Project, cfg.Logger, cfg.Status = p, logger, stdout
+	cfg.Drain = cli.Stops(ctx)
 	rep, err := host.Serve(ctx, cfg)
 	if perr := stopProfile(); err == nil {
 		err = perr

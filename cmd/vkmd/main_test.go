@@ -31,6 +31,7 @@ func TestBadCommandLinesExitTwoBeforeLoading(t *testing.T) {
 		{[]string{"../../projects/arena", "--port", "70000"}, "port 70000 is not a UDP port"},
 		{[]string{"../../projects/arena", "--port", "-1"}, "port -1 is not a UDP port"},
 		{[]string{"../../projects/arena", "--duration", "-1s"}, "duration -1s is negative"},
+		{[]string{"../../projects/arena", "--drain", "-1s"}, "drain -1s is negative"},
 		{[]string{"../../projects/arena", "--log-level", "loud"}, "--log-level"},
 		{[]string{"../../projects/arena", "--admin", "0.0.0.0:9100"}, "is not loopback"},
 		{[]string{"../../projects/arena", "--admin-public"}, "admin-public without an admin address"},
@@ -68,7 +69,7 @@ func TestHelpPrintsTheUsageAndExitsZero(t *testing.T) {
 		if !strings.HasPrefix(stdout, "usage: vkmd <project-dir> [flags]\n") {
 			t.Errorf("%v: the usage does not start with its synopsis:\n%s", args, stdout)
 		}
-		for _, want := range []string{"-port int", "-admin string", "-admin-public", "-version", "-h, --help", "exit status:", "  2  the command line cannot be run"} {
+		for _, want := range []string{"-port int", "-admin string", "-admin-public", "-drain duration", "-version", "-h, --help", "exit status:", "  2  the command line cannot be run"} {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("%v: the usage does not say %q", args, want)
 			}

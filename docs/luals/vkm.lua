@@ -467,6 +467,13 @@ function net.on_join(fn) end
 ---@param fn fun(player: integer, entity: Entity?): boolean?
 function net.on_leave(fn) end
 
+---Sets the drain handler (only inside vkmSetupNetwork): fn(seconds_left) runs
+---once, on the server, when it starts to stop: it takes no new players, and
+---sends the ones still seated away once they have all left or seconds_left
+---has passed. A game ends its round here.
+---@param fn fun(seconds_left: number)
+function net.on_drain(fn) end
+
 ---One player as net.players() lists it. number, name and entity are the same
 ---on every end; rtt is for showing only.
 ---@class vkm.Player

@@ -229,6 +229,12 @@ func (g *Game) Leave(player uint16, id entity.ID) (kept bool, err error) {
 	return kept, err
 }
 
+// Drain tells the game's scripts the server is stopping, secondsLeft
+// before it sends every player away: the drain handler (net.on_drain)
+// runs, once, so the game can end its round. A handler that fails is
+// reported in err.
+func (g *Game) Drain(secondsLeft float64) error { return g.scripts.Drain(secondsLeft) }
+
 // Bring gives freshly stored entities their physics bodies and behaviors.
 // With start set their on_start runs too, root first. An error says which
 // entity, by slot and name, and what of it failed.

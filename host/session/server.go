@@ -55,6 +55,8 @@ type Server struct {
 	net     *transport.Server
 	seats   map[uint16]*seat
 	joinErr int
+	// draining: the server is stopping and seats no one new (Drain).
+	draining bool
 	// gone sums the figures of the seats players have left.
 	gone Totals
 	// emitted counts the presentation events the game emitted, by name:
@@ -241,6 +243,9 @@ func (a *serverAuthority) LocalPlayer() uint16  { return 0 }
 // A server not run with --dev tells no client its scripts' errors, since
 // any client can say it runs with --dev.
 func (s *Server) admit(player uint16, name string, dev bool) (handshake.Refuse, bool) {
+	if s.draining {
+		return handshake.Refuse{Reason: handshake.ReasonShuttingDown}, false
+	}
 	id, err := s.game.Join(player)
 	if err != nil {
 		s.joinErr++
@@ -261,6 +266,26 @@ func (s *Server) admit(player uint16, name string, dev bool) (handshake.Refuse, 
 	s.rosterChanged = true
 	return handshake.Refuse{}, true
 }
+
+// Drain starts the server's stopping: from now on it refuses every join
+// with handshake.ReasonShuttingDown, and the game's drain handler
+// (net.on_drain) runs once with secondsLeft, the time the players still
+// seated have before they are sent away. The match plays on; the caller
+// says goodbye (Net().Goodbye) when it is time. A drain handler that fails
+// is logged and counted with the join errors, and the drain goes on.
+func (s *Server) Drain(secondsLeft float64) {
+	if s.draining {
+		return
+	}
+	s.draining = true
+	if err := s.game.Drain(secondsLeft); err != nil {
+		s.joinErr++
+		s.log.Error("drain handler failed", "err", err)
+	}
+}
+
+// Draining reports whether Drain has been called.
+func (s *Server) Draining() bool { return s.draining }
 
 // joinErrorDetail is what a dev client is told of its join handler's
 // error: the script's file:line and the message, without the traceback.

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -27,12 +28,56 @@ func (e UsageError) Error() string { return e.Msg }
 func Usagef(format string, args ...any) error { return UsageError{fmt.Sprintf(format, args...)} }
 
 // Main runs a program's run function with a context that ends on SIGINT or
-// SIGTERM, and exits with its code once run's defers have run.
+// SIGTERM (unless run takes the signals with Stops), and exits with its
+// code once run's defers have run.
 func Main(prog string, run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	st := &stopper{ch: make(chan struct{}, 2), cancel: cancel}
+	ctx = context.WithValue(ctx, stopperKey{}, st)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go st.relay(sigs)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	signal.Stop(sigs)
+	cancel()
 	os.Exit(ExitCode(prog, err, os.Stderr))
+}
+
+// stopper hands Main's signals on: each ends the context until a program
+// takes them with Stops, and is then sent on ch.
+type stopper struct {
+	ch     chan struct{}
+	cancel context.CancelFunc
+	taken  atomic.Bool
+}
+
+type stopperKey struct{}
+
+func (st *stopper) relay(sigs <-chan os.Signal) {
+	for range sigs {
+		if !st.taken.Load() {
+			st.cancel()
+			continue
+		}
+		select {
+		case st.ch <- struct{}{}:
+		default: // two are waiting already: a third says nothing new
+		}
+	}
+}
+
+// Stops takes the SIGINT and SIGTERM signals of a context Main made: from
+// then on each is one value on the channel returned, and no longer ends
+// the context, so a program can stop in steps (vkmd drains on the first
+// and stops on the second). Under any other context it returns nil, a
+// channel that never receives.
+func Stops(ctx context.Context) <-chan struct{} {
+	st, ok := ctx.Value(stopperKey{}).(*stopper)
+	if !ok {
+		return nil
+	}
+	st.taken.Store(true)
+	return st.ch
 }
 
 // ExitCode prints err (if any) as the one line "prog: err" and returns the

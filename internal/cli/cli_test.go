@@ -2,8 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
+	"os"
+	"syscall"
 	"testing"
 )
 
@@ -33,5 +36,41 @@ func TestParseTakesTheDirectoryFirst(t *testing.T) {
 	dir, done, err := c.Parse(fs, []string{"projects/arena", "--port", "9000"}, &out)
 	if dir != "projects/arena" || done || err != nil || *port != 9000 || out.Len() != 0 {
 		t.Fatalf("dir %q done %v err %v port %d out %q", dir, done, err, *port, out.String())
+	}
+}
+
+// TestStopsTakesTheSignals: a signal ends Main's context until the program
+// takes them with Stops; after that each is a value on the channel, and
+// the context lives on.
+func TestStopsTakesTheSignals(t *testing.T) {
+	if Stops(context.Background()) != nil {
+		t.Fatal("Stops of a context Main did not make is not nil")
+	}
+	for _, take := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		st := &stopper{ch: make(chan struct{}, 2), cancel: cancel}
+		ctx = context.WithValue(ctx, stopperKey{}, st)
+		var stops <-chan struct{}
+		if take {
+			stops = Stops(ctx)
+		}
+		sigs := make(chan os.Signal, 3)
+		sigs <- os.Interrupt
+		sigs <- syscall.SIGTERM
+		sigs <- os.Interrupt
+		close(sigs)
+		st.relay(sigs)
+		if !take {
+			if ctx.Err() == nil {
+				t.Error("a signal did not end the context")
+			}
+			continue
+		}
+		if ctx.Err() != nil {
+			t.Error("a signal ended the context after Stops")
+		}
+		if n := len(stops); n != 2 {
+			t.Errorf("%d stops waiting, want 2", n)
+		}
 	}
 }

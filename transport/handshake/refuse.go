@@ -51,9 +51,12 @@ const (
 	// ReasonClientSeated: a player with the token's client id is already
 	// seated, from another address.
 	ReasonClientSeated Reason = 12
+	// ReasonShuttingDown: the server is stopping (draining): it plays on
+	// with the players it has until they leave, and seats no one new.
+	ReasonShuttingDown Reason = 13
 
 	// reasonLast is the highest reason this build knows.
-	reasonLast = ReasonClientSeated
+	reasonLast = ReasonShuttingDown
 )
 
 // ReasonCount is one more than the highest reason this build knows: the
@@ -92,6 +95,8 @@ func (r Reason) String() string {
 		return "token_used"
 	case ReasonClientSeated:
 		return "client_seated"
+	case ReasonShuttingDown:
+		return "shutting_down"
 	}
 	return "reason(" + strconv.Itoa(int(r)) + ")"
 }
@@ -124,6 +129,8 @@ func (r Reason) Sentence() string {
 		return "The connect token has already been used to join; a token admits one join, so get a fresh one."
 	case ReasonClientSeated:
 		return "A player with this account is already playing on the server from another address."
+	case ReasonShuttingDown:
+		return "The server is shutting down."
 	}
 	return "The server refused to let you join (reason " + strconv.Itoa(int(r)) + ")."
 }

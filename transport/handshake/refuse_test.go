@@ -31,7 +31,7 @@ func TestRefuseSentences(t *testing.T) {
 
 func TestEverySentenceIsOnePlayerFacingSentence(t *testing.T) {
 	var all []string
-	for r := range Reason(8) {
+	for r := range Reason(ReasonCount + 1) {
 		all = append(all, r.Sentence())
 	}
 	for g := range GoodbyeReason(8) {
@@ -46,7 +46,7 @@ func TestEverySentenceIsOnePlayerFacingSentence(t *testing.T) {
 
 func TestKnownReasons(t *testing.T) {
 	for r := range Reason(16) {
-		want := r >= 1 && r <= 12
+		want := r >= 1 && r <= 13
 		if r.Known() != want {
 			t.Errorf("Reason(%d).Known() = %v", r, r.Known())
 		}
