@@ -80,7 +80,7 @@ var house = []layer{
 	{dir: "host", uses: []string{"transport", "transport/handshake", "transport/token", "transport/memnet", "transport/udp", "replication", "prediction",
 		"host/project", "host/bot", "host/game", "host/watch", "host/session", "host/view", "host/admin"}},
 	{dir: "cmd/vkmd", uses: []string{"host", "host/project", "host/fleet"}},
-	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project", "host/fleet"}},
+	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project", "host/fleet", "transport/token"}},
 	{dir: "cmd/lobby", uses: []string{"host", "host/fleet"}},
 }
 
