@@ -57,6 +57,7 @@ type options struct {
 	token    string
 	keyFile  string
 	lobby    string
+	want     fleet.Want // what the lobby is asked for
 }
 
 // parse reads the command line into the client's configuration, refusing
@@ -140,7 +141,7 @@ func (o *options) botsConfig() *host.BotsConfig {
 	if o.lobby != "" {
 		lobby := o.lobby
 		c.Join = func(ctx context.Context, _ int, name string) (string, *token.Token, error) {
-			addr, tok, err := fleet.Join(ctx, lobby, c.Play.Project.Name, name)
+			addr, tok, err := fleet.Join(ctx, lobby, o.want, name)
 			if err != nil {
 				return "", nil, err
 			}
@@ -178,11 +179,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		o.play.Key = &k
 	}
+	if o.lobby != "" {
+		// The lobby sends the client only to a server of its own build.
+		id, err := host.ProjectIdentity(p)
+		if err != nil {
+			return err
+		}
+		o.want = fleet.Want{Project: p.Name, Fingerprint: id.Fingerprint, Protocol: id.Protocol}
+	}
 	if o.bots != 0 {
 		return runBots(ctx, o, logger)
 	}
 	if o.lobby != "" {
-		addr, tok, err := fleet.Join(ctx, o.lobby, p.Name, o.play.Name)
+		addr, tok, err := fleet.Join(ctx, o.lobby, o.want, o.play.Name)
 		if err != nil {
 			return err
 		}

@@ -237,27 +237,28 @@ func atoi(s string) int {
 	return n
 }
 
-// reserve picks, among the project's live servers, the fullest one with a
-// free seat (ties to the lowest address), and adds a reservation to it
-// that lives until ARGV[2]. Expired servers and reservations are swept as
-// it goes. KEYS[1] is the project's set; ARGV: now in ms, the
-// reservation's deadline in ms, its id, the key prefix. It returns the
-// chosen address, or false.
+// reserve picks, among the project's live servers of the wanted build,
+// the fullest one with a free seat (ties to the lowest address), and adds
+// a reservation to it that lives until ARGV[2]. Expired servers and
+// reservations are swept as it goes. KEYS[1] is the project's set; ARGV:
+// now in ms, the reservation's deadline in ms, its id, the key prefix, the
+// fingerprint and protocol wanted ("" for any). It returns the chosen
+// address, or false.
 var reserve = redis.NewScript(`
-local now, deadline, id, prefix = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4]
+local now, deadline, id, prefix, fp, proto = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local best, bestFree
 for _, addr in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-  local h = redis.call('HMGET', prefix .. 'server:' .. addr, 'seats', 'players')
-  if h[1] then
+  local h = redis.call('HMGET', prefix .. 'server:' .. addr, 'seats', 'players', 'fingerprint', 'protocol')
+  if not h[1] then
+    redis.call('ZREM', KEYS[1], addr)
+  elseif (fp == '' or h[3] == fp) and (proto == '' or h[4] == proto) then
     local resv = prefix .. 'reserved:' .. addr
     redis.call('ZREMRANGEBYSCORE', resv, '-inf', now)
     local free = tonumber(h[1]) - tonumber(h[2]) - redis.call('ZCARD', resv)
     if free > 0 and (best == nil or free < bestFree or (free == bestFree and addr < best)) then
       best, bestFree = addr, free
     end
-  else
-    redis.call('ZREM', KEYS[1], addr)
   end
 end
 if best == nil then return false end
@@ -267,16 +268,28 @@ if redis.call('PTTL', resv) < deadline - now then redis.call('PEXPIREAT', resv, 
 return best
 `)
 
-// Reserve holds a seat for one player on one of the project's servers
+// Want is what a player's client can join: a project, and, when set, the
+// build (Server.Fingerprint and Protocol) its join would be compared with.
+type Want struct {
+	Project     string
+	Fingerprint string
+	Protocol    int
+}
+
+// Reserve holds a seat for one player on one of the servers w matches
 // until the reservation's deadline (the token's expiry), and returns the
 // server's address. It picks the fullest server that has a free seat, so
 // servers fill one after another and emptied ones can be stopped; it
 // fails with ErrNoSeat when none has one.
-func (d *Directory) Reserve(ctx context.Context, project string, until time.Time) (string, error) {
+func (d *Directory) Reserve(ctx context.Context, w Want, until time.Time) (string, error) {
 	var id [8]byte
 	rand.Read(id[:])
-	v, err := reserve.Run(ctx, d.rdb, []string{serversKey(project)},
-		time.Now().UnixMilli(), until.UnixMilli(), hex.EncodeToString(id[:]), prefix).Result()
+	proto := ""
+	if w.Protocol != 0 {
+		proto = strconv.Itoa(w.Protocol)
+	}
+	v, err := reserve.Run(ctx, d.rdb, []string{serversKey(w.Project)},
+		time.Now().UnixMilli(), until.UnixMilli(), hex.EncodeToString(id[:]), prefix, w.Fingerprint, proto).Result()
 	if errors.Is(err, redis.Nil) {
 		return "", ErrNoSeat
 	}

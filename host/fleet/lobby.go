@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -11,17 +12,18 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"time"
-
-	"crypto/rand"
 
 	"vkm/transport/handshake"
 	"vkm/transport/token"
 )
 
-// Lobby is the HTTP handler of GET /join?project=NAME&name=PLAYER: it
-// reserves a seat (Directory.Reserve) and answers a Seat, with a connect
-// token minted for that server under the game's key. It keeps no state of
+// Lobby is the HTTP handler of GET /join?project=NAME&name=PLAYER
+// [&fingerprint=FP&protocol=N]: it reserves a seat (Directory.Reserve) on a
+// server of that project (and build, when the client names its own) and
+// answers a Seat, with a connect token minted for that server under the
+// game's key. It keeps no state of
 // its own, so any number of lobbies may serve the same Redis.
 type Lobby struct {
 	Dir *Directory
@@ -45,17 +47,27 @@ func (l *Lobby) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	project, name := r.URL.Query().Get("project"), handshake.CleanName(r.URL.Query().Get("name"))
+	q := r.URL.Query()
+	project, name := q.Get("project"), handshake.CleanName(q.Get("name"))
 	if project == "" {
 		http.Error(w, "join: the query names no project (?project=NAME&name=PLAYER)", http.StatusBadRequest)
 		return
 	}
+	want := Want{Project: project, Fingerprint: q.Get("fingerprint")}
+	if p := q.Get("protocol"); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n <= 0 {
+			http.Error(w, fmt.Sprintf("join: protocol %q is not a version number", p), http.StatusBadRequest)
+			return
+		}
+		want.Protocol = n
+	}
 	now := time.Now()
 	expires := now.Add(l.Life)
-	addr, err := l.Dir.Reserve(r.Context(), project, expires)
+	addr, err := l.Dir.Reserve(r.Context(), want, expires)
 	if errors.Is(err, ErrNoSeat) {
 		w.Header().Set("Retry-After", "1")
-		http.Error(w, fmt.Sprintf("join: no server of %q has a free seat", project), http.StatusServiceUnavailable)
+		http.Error(w, fmt.Sprintf("join: no server of %q for this build has a free seat", project), http.StatusServiceUnavailable)
 		return
 	}
 	if err != nil {
@@ -93,11 +105,18 @@ func (l *Lobby) fail(w http.ResponseWriter, err error) {
 // maxSeat bounds the answer Join reads: a Seat is a few hundred bytes.
 const maxSeat = 4096
 
-// Join asks the lobby at base (http://host:port) for a seat in project
-// for the player name, and returns the server and the token to join it
-// with.
-func Join(ctx context.Context, base, project, name string) (netip.AddrPort, token.Token, error) {
-	u := base + "/join?" + url.Values{"project": {project}, "name": {name}}.Encode()
+// Join asks the lobby at base (http://host:port) for a seat on a server w
+// matches for the player name, and returns the server and the token to
+// join it with.
+func Join(ctx context.Context, base string, w Want, name string) (netip.AddrPort, token.Token, error) {
+	q := url.Values{"project": {w.Project}, "name": {name}}
+	if w.Fingerprint != "" {
+		q.Set("fingerprint", w.Fingerprint)
+	}
+	if w.Protocol != 0 {
+		q.Set("protocol", strconv.Itoa(w.Protocol))
+	}
+	u := base + "/join?" + q.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return netip.AddrPort{}, token.Token{}, fmt.Errorf("fleet: lobby %s: %v", base, err)
