@@ -13,6 +13,7 @@ import (
 	"vkm/replication"
 	"vkm/transport"
 	"vkm/transport/handshake"
+	"vkm/transport/token"
 )
 
 // BotsConfig says how to run several bot clients in one process: the load
@@ -38,6 +39,11 @@ type BotsConfig struct {
 	// as PlayConfig.OnState. Every client runs on its own goroutine, so
 	// calls for different clients come concurrently.
 	OnState func(i int, state, why string)
+	// Join, if set, says where client i plays, asked on its own goroutine
+	// before it starts: the server to connect to and the token to join it
+	// with (a lobby's answer), given the client's name. It overrides
+	// Play's Connect and Token.
+	Join func(ctx context.Context, i int, name string) (connect string, tok *token.Token, err error)
 }
 
 // PlayBots runs cfg.Count bot clients at once, each with its own session,
@@ -79,6 +85,17 @@ func PlayBots(ctx context.Context, cfg BotsConfig) (Report, error) {
 	for i := range cfg.Count {
 		pc := cfg.botPlay(i, bots[i])
 		wg.Go(func() {
+			if cfg.Join != nil {
+				connect, tok, err := cfg.Join(ctx, i, pc.Name)
+				if err != nil {
+					r := ClientReport{}
+					r.settle(err)
+					errs[i] = fmt.Errorf("host: bot client %d: %w", i+1, err)
+					clients[i] = r
+					return
+				}
+				pc.Connect, pc.Token, pc.Key = connect, tok, nil
+			}
 			r, err := play(ctx, pc)
 			r.settle(err)
 			if err != nil {

@@ -80,6 +80,10 @@ type ServeConfig struct {
 	// AfterTick, if set, is called on the serving goroutine after every
 	// tick, for tools and tests that watch the game.
 	AfterTick func(*game.Game)
+	// Seated, if set, is called on the serving goroutine with the number
+	// of seated players, once at the start and whenever it changes (a
+	// fleet directory's seats free). It must not block.
+	Seated func(players int)
 }
 
 // ServerReport is the JSON summary `vkmd --report` writes at exit.
@@ -235,6 +239,7 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 	if srv.admin != nil {
 		srv.admin.snapshot()
 	}
+	seated := -1
 	for {
 		select {
 		case <-ctx.Done():
@@ -255,6 +260,12 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 		ticks := srv.step(now.Sub(last), srv.now())
 		srv.flush()
 		last = now
+		if srv.cfg.Seated != nil {
+			if n := srv.s.Net().PlayerCount(); n != seated {
+				seated = n
+				srv.cfg.Seated(n)
+			}
+		}
 		if !srv.drainEnd.IsZero() && (srv.s.Net().PlayerCount() == 0 || !now.Before(srv.drainEnd)) {
 			srv.log.Info("drained", "players_left", srv.s.Net().PlayerCount())
 			return srv.shutdown(), nil

@@ -99,7 +99,7 @@ func (c *BotsConfig) Validate() error {
 	switch {
 	case c.Count < 1:
 		return fmt.Errorf("host: %d bot clients: give 1 or more", c.Count)
-	case c.Lite && c.Play.Connect == "":
+	case c.Lite && c.Play.Connect == "" && c.Join == nil:
 		return errors.New("host: lite bot clients play only against a server: give Connect")
 	case c.Play.View != "":
 		return errors.New("host: bot clients run without a view: each would serve the same address")

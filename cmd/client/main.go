@@ -1,11 +1,11 @@
 // Command client is vkm's reference client. With --connect it joins a vkmd
-// server; with no --connect it plays a project offline. --headless --bot
+// server; with --lobby it asks a lobby (cmd/lobby) for a server and a token; with no --connect it plays a project offline. --headless --bot
 // wander plays with a seeded bot, --bots N runs N such clients in one process
 // (the load generator), and --report writes a JSON summary.
 //
 // Usage:
 //
-//	client <project-dir> [--connect ADDR[:PORT] [--token FILE | --key FILE [--client-id N]]] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
+//	client <project-dir> [--connect ADDR[:PORT] [--token FILE | --key FILE [--client-id N]] | --lobby URL] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
 //	client -h | --version
 //
 // It exits 0 when its run ends with every client offline or seated
@@ -24,8 +24,10 @@ import (
 
 	"vkm/host"
 	"vkm/host/bot"
+	"vkm/host/fleet"
 	"vkm/host/project"
 	"vkm/internal/cli"
+	"vkm/transport/token"
 )
 
 func main() { cli.Main("client", run) }
@@ -54,6 +56,8 @@ type options struct {
 	logLevel string
 	token    string
 	keyFile  string
+	lobby    string
+	want     fleet.Want // what the lobby is asked for
 }
 
 // parse reads the command line into the client's configuration, refusing
@@ -78,6 +82,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.token, "token", "", "join a server with a key using the connect token in FILE (- reads stdin)")
 	fs.StringVar(&o.keyFile, "key", "", "for development: the game's key FILE; the client (and each bot) mints its own token")
 	fs.Uint64Var(&o.play.ClientID, "client-id", 0, "with --key: the client id the minted token carries (default: random; bot i gets i)")
+	fs.StringVar(&o.lobby, "lobby", "", "join through the lobby at URL (http://HOST:PORT): it names a server with a free seat and hands a token for it; with --bots, one request per bot")
 	fs.StringVar(&o.report, "report", "", "write a JSON summary of the run to this file")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	var err error
@@ -97,8 +102,10 @@ func parse(args []string, stdout io.Writer) (options, error) {
 func (o *options) check() error {
 	headless, view := o.headless, o.play.View != ""
 	switch {
-	case o.lite && (o.bots == 0 || o.play.Connect == ""):
-		return cli.Usagef("--lite is for bot clients of a server: it needs --bots N and --connect")
+	case o.lobby != "" && (o.play.Connect != "" || o.token != "" || o.keyFile != ""):
+		return cli.Usagef("--lobby names the server and hands the token: drop --connect, --token and --key")
+	case o.lite && (o.bots == 0 || (o.play.Connect == "" && o.lobby == "")):
+		return cli.Usagef("--lite is for bot clients of a server: it needs --bots N and --connect or --lobby")
 	case headless && view:
 		return cli.Usagef("--headless runs without a view and --view serves one: give one of them")
 	case !headless && !view:
@@ -130,7 +137,18 @@ func (o *options) validate() error {
 }
 
 func (o *options) botsConfig() *host.BotsConfig {
-	return &host.BotsConfig{Play: o.play, Kind: o.bot, Seed: o.botSeed, Count: o.bots, Lite: o.lite}
+	c := &host.BotsConfig{Play: o.play, Kind: o.bot, Seed: o.botSeed, Count: o.bots, Lite: o.lite}
+	if o.lobby != "" {
+		lobby := o.lobby
+		c.Join = func(ctx context.Context, _ int, name string) (string, *token.Token, error) {
+			addr, tok, err := fleet.Join(ctx, lobby, o.want, name)
+			if err != nil {
+				return "", nil, err
+			}
+			return addr.String(), &tok, nil
+		}
+	}
+	return c
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -161,8 +179,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		o.play.Key = &k
 	}
+	if o.lobby != "" {
+		// The lobby sends the client only to a server of its own build.
+		id, err := host.ProjectIdentity(p)
+		if err != nil {
+			return err
+		}
+		o.want = fleet.Want{Project: p.Name, Fingerprint: id.Fingerprint, Protocol: id.Protocol}
+	}
 	if o.bots != 0 {
 		return runBots(ctx, o, logger)
+	}
+	if o.lobby != "" {
+		addr, tok, err := fleet.Join(ctx, o.lobby, o.want, o.play.Name)
+		if err != nil {
+			return err
+		}
+		logger.Info("the lobby seats us", "server", addr.String())
+		o.play.Connect, o.play.Token = addr.String(), &tok
 	}
 	if o.bot != "" {
 		bot, err := bot.New(o.bot, o.botSeed, len(p.Axes), len(p.Buttons))

@@ -42,6 +42,7 @@ func TestUsageErrorsExitTwoWithAReason(t *testing.T) {
 		{[]string{"../../projects/arena", "--headless", "--bot", "wander", "--connect", "10.0.0.4", "--sim", "lan"}, "needs a sim seed"},
 		{[]string{"../../projects/arena", "--headless", "--bot", "wander", "--connect", "10.0.0.4:0"}, "port 0 is not a UDP port"},
 		{[]string{"../../projects/arena", "--view", "8080"}, `view address "8080" is not host:port`},
+		{[]string{"../../projects/arena", "--headless", "--bots", "2", "--lobby", "http://127.0.0.1:8088", "--connect", "10.0.0.4"}, "--lobby names the server"},
 	} {
 		code, stdout, stderr := runMain(t, context.Background(), tc.args...)
 		if code != 2 {

@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--schema]
+//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--fleet REDIS_URL] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--schema]
 //	vkmd check <project-dir>
 //	vkmd keygen > FILE
 //	vkmd token <project-dir> --key FILE --server ADDR[,ADDR] --client-id N [--name NAME] [--expires 1h] > player.token
@@ -16,7 +16,9 @@
 // game's backend with the Go package vkm/transport/token, or by vkmd
 // token), sealing every datagram of their connections. --public names the
 // addresses players reach the server at, which their tokens must name.
-// --insecure serves every interface without a key.
+// --insecure serves every interface without a key. --fleet (with --key)
+// lists the server, its first public address and its seats free, in a
+// fleet directory in Redis, where lobbies (cmd/lobby) find it.
 //
 // vkmd check loads the project as a server would, without serving it, and
 // prints every mistake it finds in its files, one a line, then exits 1; a
@@ -85,6 +87,7 @@ type options struct {
 	schema   bool
 	cpuProf  string
 	memProf  string
+	fleet    string
 }
 
 // command is vkmd's command line.
@@ -148,6 +151,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.keyFile, "key", "", "the game's key file (vkmd keygen writes one): admit only players with a connect token, and seal their connections")
 	fs.StringVar(&o.public, "public", "", "with --key: the addresses players reach this server at, IP:PORT[,IP:PORT] (default: the address served on)")
 	fs.BoolVar(&o.serve.Insecure, "insecure", false, "serve every interface without a key: anyone whose build matches may join, unsealed")
+	fs.StringVar(&o.fleet, "fleet", "", "with --key: register in the fleet directory in this Redis (redis://HOST:PORT), where lobbies find the server's free seats")
 	fs.BoolVar(&o.schema, "schema", false, "print what the project puts on the wire and its fingerprint (what a refused join compares), then exit")
 	for _, a := range args {
 		if name := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-"); strings.HasPrefix(a, "-") && name == "host" {
@@ -175,6 +179,9 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	}
 	if err := o.serve.Validate(); err != nil {
 		return o, cli.Usagef("%v", err)
+	}
+	if o.fleet != "" && o.serve.Key == nil {
+		return o, cli.Usagef("--fleet needs --key: a lobby sends players with tokens minted under the game's key")
 	}
 	return o, nil
 }
@@ -217,6 +224,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := o.serve
 	cfg.Project, cfg.Logger, cfg.Status = p, logger, stdout
 	cfg.Drain = cli.Stops(ctx)
+	if o.fleet != "" {
+		leave, err := joinFleet(ctx, o.fleet, &cfg, p, logger)
+		if err != nil {
+			return err
+		}
+		defer leave()
+	}
 	rep, err := host.Serve(ctx, cfg)
 	if perr := stopProfile(); err == nil {
 		err = perr

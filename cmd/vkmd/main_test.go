@@ -35,6 +35,7 @@ func TestBadCommandLinesExitTwoBeforeLoading(t *testing.T) {
 		{[]string{"../../projects/arena", "--log-level", "loud"}, "--log-level"},
 		{[]string{"../../projects/arena", "--admin", "0.0.0.0:9100"}, "is not loopback"},
 		{[]string{"../../projects/arena", "--admin-public"}, "admin-public without an admin address"},
+		{[]string{"../../projects/arena", "--fleet", "redis://127.0.0.1:6379"}, "--fleet needs --key"},
 		// The project is never loaded: a directory that does not exist
 		// still gets the usage error, not a load error.
 		{[]string{"/nonexistent", "--bogus"}, "-bogus"},

@@ -73,11 +73,15 @@ var house = []layer{
 	// The admin listener: an HTTP handler of metrics, health and profiles,
 	// fed by the serving loop; it knows nothing of the session.
 	{dir: "host/admin", bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
+	// The fleet's directory in Redis and the lobby's handler: goroutines,
+	// the wall clock and network clients of their own.
+	{dir: "host/fleet", uses: []string{"transport/handshake", "transport/token"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// The composing root: goroutines, timers, sockets and the wall clock.
 	{dir: "host", uses: []string{"transport", "transport/handshake", "transport/token", "transport/memnet", "transport/udp", "replication", "prediction",
 		"host/project", "host/bot", "host/game", "host/watch", "host/session", "host/view", "host/admin"}},
-	{dir: "cmd/vkmd", uses: []string{"host", "host/project"}},
-	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project"}},
+	{dir: "cmd/vkmd", uses: []string{"host", "host/project", "host/fleet"}},
+	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project", "host/fleet", "transport/token"}},
+	{dir: "cmd/lobby", uses: []string{"host", "host/fleet"}},
 }
 
 // clock is what a sans-IO package may not call in package time.

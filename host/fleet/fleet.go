@@ -1,0 +1,301 @@
+// Package fleet keeps a game's directory of servers in Redis, and hands out
+// their seats.
+//
+// Each vkmd started with --fleet registers itself (Register): one hash per
+// server with its public address, project, fingerprint, protocol version,
+// seats and players, refreshed every Heartbeat and living TTL past its last
+// refresh, and its address in the project's sorted set scored by that same
+// deadline. A server that stops refreshing (killed, partitioned) drops out
+// of every answer once its deadline passes; a clean exit removes it at
+// once.
+//
+// A lobby (cmd/lobby) asks the Directory for a seat. Reserve picks a
+// server and records a reservation against it in one Lua script, so any
+// number of lobbies sharing the Redis never hand out more seats than a
+// server has: a server's free seats are its seats less its players less
+// its live reservations. A reservation lives as long as the token the
+// lobby mints for it; the server confirms reservations by consuming one for
+// every player it seats (Registration.SetPlayers), so a player who never
+// arrives gives the seat back when the token expires.
+//
+// Every key is under the prefix "vkm:fleet:". The script reads the server
+// hashes it finds in the project's set, so the directory wants one Redis
+// (not a cluster).
+package fleet
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Defaults for Register's and Reserve's timings.
+const (
+	// Heartbeat is how often a server refreshes its entry.
+	Heartbeat = time.Second
+	// TTL is how long an entry outlives its last refresh.
+	TTL = 5 * time.Second
+)
+
+// prefix begins every key the directory writes.
+const prefix = "vkm:fleet:"
+
+func serversKey(project string) string { return prefix + "servers:" + project }
+func serverKey(addr string) string     { return prefix + "server:" + addr }
+func reservedKey(addr string) string   { return prefix + "reserved:" + addr }
+
+// Server is one server's entry.
+type Server struct {
+	// Addr is the public address players reach it at, IP:PORT: what a
+	// token names.
+	Addr string `json:"addr"`
+	// Project is the project's name; Fingerprint what a join compares
+	// (its schema's fingerprint, in hex); Protocol the wire's version.
+	Project     string `json:"project"`
+	Fingerprint string `json:"fingerprint"`
+	Protocol    int    `json:"protocol"`
+	// Seats is how many players it takes; Players how many are seated.
+	Seats   int `json:"seats"`
+	Players int `json:"players"`
+	// Reserved is how many seats lobbies have promised and the server has
+	// not yet seated (Directory.Servers fills it in; Register ignores it).
+	Reserved int `json:"reserved"`
+}
+
+// Free is how many seats a lobby may still hand out on s.
+func (s Server) Free() int { return max(0, s.Seats-s.Players-s.Reserved) }
+
+// Open connects to the Redis a URL names (redis://host:port[/db]) and
+// checks that it answers.
+func Open(ctx context.Context, url string) (*redis.Client, error) {
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("fleet: %s: %v", url, err)
+	}
+	c := redis.NewClient(opt)
+	if err := c.Ping(ctx).Err(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("fleet: %s does not answer: %v", url, err)
+	}
+	return c, nil
+}
+
+// Registration keeps one server's entry alive until Close.
+type Registration struct {
+	rdb *redis.Client
+	ttl time.Duration
+
+	mu      sync.Mutex
+	s       Server
+	written int // the players the last write told Redis of
+	err     error
+
+	wake chan struct{}
+	stop chan struct{}
+	done chan struct{}
+}
+
+// Register writes s into the directory and refreshes it every heartbeat
+// (each write lives ttl) until Close or ctx ends. The first write happens
+// before it returns, so a server that cannot reach Redis finds out at once.
+func Register(ctx context.Context, rdb *redis.Client, s Server, heartbeat, ttl time.Duration) (*Registration, error) {
+	r := &Registration{rdb: rdb, ttl: ttl, s: s, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	if err := r.write(ctx); err != nil {
+		return nil, err
+	}
+	go r.loop(ctx, heartbeat)
+	return r, nil
+}
+
+// SetPlayers tells the directory how many players the server seats now;
+// the entry is rewritten at once, not at the next heartbeat. Safe from any
+// goroutine.
+func (r *Registration) SetPlayers(n int) {
+	r.mu.Lock()
+	r.s.Players = n
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Err is the last write's error (nil once one succeeds again).
+func (r *Registration) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// Close stops the heartbeat and removes the entry.
+func (r *Registration) Close() error {
+	close(r.stop)
+	<-r.done
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.ZRem(ctx, serversKey(r.s.Project), r.s.Addr)
+		p.Del(ctx, serverKey(r.s.Addr), reservedKey(r.s.Addr))
+		return nil
+	})
+	return err
+}
+
+func (r *Registration) loop(ctx context.Context, heartbeat time.Duration) {
+	defer close(r.done)
+	t := time.NewTicker(heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.stop:
+			return
+		case <-t.C:
+		case <-r.wake:
+		}
+		err := r.write(ctx)
+		r.mu.Lock()
+		r.err = err
+		r.mu.Unlock()
+	}
+}
+
+// write refreshes the entry in one transaction. Players seated since the
+// last write each confirm (consume) the oldest reservation.
+func (r *Registration) write(ctx context.Context) error {
+	r.mu.Lock()
+	s, seated := r.s, r.s.Players-r.written
+	r.mu.Unlock()
+	deadline := time.Now().Add(r.ttl)
+	_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, serverKey(s.Addr), "addr", s.Addr, "project", s.Project, "fingerprint", s.Fingerprint,
+			"protocol", s.Protocol, "seats", s.Seats, "players", s.Players)
+		p.PExpire(ctx, serverKey(s.Addr), r.ttl)
+		p.ZAdd(ctx, serversKey(s.Project), redis.Z{Score: float64(deadline.UnixMilli()), Member: s.Addr})
+		if seated > 0 {
+			p.ZPopMin(ctx, reservedKey(s.Addr), int64(seated))
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("fleet: registering %s: %v", s.Addr, err)
+	}
+	r.mu.Lock()
+	r.written = s.Players
+	r.mu.Unlock()
+	return nil
+}
+
+// Directory answers a lobby's questions.
+type Directory struct {
+	rdb *redis.Client
+}
+
+// NewDirectory reads the directory rdb holds.
+func NewDirectory(rdb *redis.Client) *Directory { return &Directory{rdb: rdb} }
+
+// ErrNoSeat is Reserve's answer when no live server of the project has a
+// free seat.
+var ErrNoSeat = errors.New("fleet: no server has a free seat")
+
+// Servers lists the project's live servers, in address order.
+func (d *Directory) Servers(ctx context.Context, project string) ([]Server, error) {
+	now := strconv.FormatInt(time.Now().UnixMilli(), 10)
+	addrs, err := d.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: serversKey(project), Start: "(" + now, Stop: "+inf", ByScore: true}).Result()
+	if err != nil {
+		return nil, err
+	}
+	var out []Server
+	for _, a := range addrs {
+		h, err := d.rdb.HGetAll(ctx, serverKey(a)).Result()
+		if err != nil {
+			return nil, err
+		}
+		if len(h) == 0 {
+			continue
+		}
+		n, err := d.rdb.ZCount(ctx, reservedKey(a), "("+now, "+inf").Result()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Server{Addr: a, Project: h["project"], Fingerprint: h["fingerprint"],
+			Protocol: atoi(h["protocol"]), Seats: atoi(h["seats"]), Players: atoi(h["players"]), Reserved: int(n)})
+	}
+	return out, nil
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// reserve picks, among the project's live servers of the wanted build,
+// the fullest one with a free seat (ties to the lowest address), and adds
+// a reservation to it that lives until ARGV[2]. Expired servers and
+// reservations are swept as it goes. KEYS[1] is the project's set; ARGV:
+// now in ms, the reservation's deadline in ms, its id, the key prefix, the
+// fingerprint and protocol wanted ("" for any). It returns the chosen
+// address, or false.
+var reserve = redis.NewScript(`
+local now, deadline, id, prefix, fp, proto = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local best, bestFree
+for _, addr in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local h = redis.call('HMGET', prefix .. 'server:' .. addr, 'seats', 'players', 'fingerprint', 'protocol')
+  if not h[1] then
+    redis.call('ZREM', KEYS[1], addr)
+  elseif (fp == '' or h[3] == fp) and (proto == '' or h[4] == proto) then
+    local resv = prefix .. 'reserved:' .. addr
+    redis.call('ZREMRANGEBYSCORE', resv, '-inf', now)
+    local free = tonumber(h[1]) - tonumber(h[2]) - redis.call('ZCARD', resv)
+    if free > 0 and (best == nil or free < bestFree or (free == bestFree and addr < best)) then
+      best, bestFree = addr, free
+    end
+  end
+end
+if best == nil then return false end
+local resv = prefix .. 'reserved:' .. best
+redis.call('ZADD', resv, deadline, id)
+if redis.call('PTTL', resv) < deadline - now then redis.call('PEXPIREAT', resv, deadline) end
+return best
+`)
+
+// Want is what a player's client can join: a project, and, when set, the
+// build (Server.Fingerprint and Protocol) its join would be compared with.
+type Want struct {
+	Project     string
+	Fingerprint string
+	Protocol    int
+}
+
+// Reserve holds a seat for one player on one of the servers w matches
+// until the reservation's deadline (the token's expiry), and returns the
+// server's address. It picks the fullest server that has a free seat, so
+// servers fill one after another and emptied ones can be stopped; it
+// fails with ErrNoSeat when none has one.
+func (d *Directory) Reserve(ctx context.Context, w Want, until time.Time) (string, error) {
+	var id [8]byte
+	rand.Read(id[:])
+	proto := ""
+	if w.Protocol != 0 {
+		proto = strconv.Itoa(w.Protocol)
+	}
+	v, err := reserve.Run(ctx, d.rdb, []string{serversKey(w.Project)},
+		time.Now().UnixMilli(), until.UnixMilli(), hex.EncodeToString(id[:]), prefix, w.Fingerprint, proto).Result()
+	if errors.Is(err, redis.Nil) {
+		return "", ErrNoSeat
+	}
+	if err != nil {
+		return "", fmt.Errorf("fleet: reserving a seat: %v", err)
+	}
+	addr, _ := v.(string)
+	return addr, nil
+}
