@@ -8,7 +8,8 @@
 #       --admin 0.0.0.0:9100 --admin-public
 #
 # Where no registry can be reached, deploy/Containerfile builds the same final
-# image from a binary built on the host. README.md, "Deploying", has the rest.
+# image from a binary built on the host; or --build-arg GO_IMAGE=... names a
+# local image with the Go toolchain. README.md, "Deploying", has the rest.
 ARG GO_IMAGE=golang:1.26
 FROM ${GO_IMAGE} AS build
 WORKDIR /src
