@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--fleet REDIS_URL] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--schema]
+//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--fleet REDIS_URL] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--tick-log FILE] [--schema]
 //	vkmd check <project-dir>
 //	vkmd keygen > FILE
 //	vkmd token <project-dir> --key FILE --server ADDR[,ADDR] --client-id N [--name NAME] [--expires 1h] > player.token
@@ -45,6 +45,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -70,6 +71,12 @@ func oneProc() {
 	}
 }
 
+// idleGOGC is the collector's target with --idle-gc: high enough that it
+// does not begin on its own before the server collects between ticks, at
+// the live heap's growth by as much again, and what bounds the heap at four
+// times the live heap should the server find no time between ticks.
+const idleGOGC = 300
+
 // defaultDrain is how long the first signal lets a match play on: long
 // enough for a round's end and a scoreboard, short enough for a container
 // orchestrator's usual grace period before it kills the process.
@@ -87,6 +94,7 @@ type options struct {
 	schema   bool
 	cpuProf  string
 	memProf  string
+	tickLog  string
 	fleet    string
 }
 
@@ -146,6 +154,8 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.cpuProf, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.StringVar(&o.memProf, "memprofile", "", "write an allocation profile to this file at exit (go tool pprof)")
+	fs.BoolVar(&o.serve.IdleGC, "idle-gc", true, "run the garbage collector between ticks rather than during them (with GOGC at 300 unless the environment sets it, which bounds the heap should there be no time between ticks)")
+	fs.StringVar(&o.tickLog, "tick-log", "", "time every tick's phases: write a CSV row a tick to this file, and list the slowest ticks in --report")
 	fs.StringVar(&o.serve.Admin, "admin", "", "serve /metrics, /healthz, /readyz and /debug/pprof/ over HTTP on this address (e.g. 127.0.0.1:9100); loopback only unless --admin-public")
 	fs.BoolVar(&o.serve.AdminPublic, "admin-public", false, "let --admin listen on an address that is not loopback")
 	fs.StringVar(&o.keyFile, "key", "", "the game's key file (vkmd keygen writes one): admit only players with a connect token, and seal their connections")
@@ -223,6 +233,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := o.serve
 	cfg.Project, cfg.Logger, cfg.Status = p, logger, stdout
+	if cfg.IdleGC && os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(idleGOGC))
+	}
+	if o.tickLog != "" {
+		f, err := os.Create(o.tickLog)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		cfg.TickLog = f
+	}
 	cfg.Drain = cli.Stops(ctx)
 	if o.fleet != "" {
 		leave, err := joinFleet(ctx, o.fleet, &cfg, p, logger)
