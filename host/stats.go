@@ -151,7 +151,7 @@ func (st *serverStats) tickDone(g *game.Game) {
 	}
 	if st.trace != nil {
 		// The trace's own reads between two ticks are timed in neither.
-		st.trace.done(g, d, cpu)
+		st.trace.done(g.Tick(), g.Phases(), d, cpu)
 		st.begin()
 	}
 }

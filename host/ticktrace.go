@@ -96,12 +96,12 @@ func (tr *tickTrace) begin(now time.Time) {
 	tr.cycles, tr.bytes, tr.pauses = tr.read()
 }
 
-// done records the tick g just ran, which took wall and cpu.
-func (tr *tickTrace) done(g *game.Game, wall, cpu time.Duration) {
+// done records the tick just run, whose phases were ph and which took wall
+// and cpu.
+func (tr *tickTrace) done(tick uint32, ph game.TickPhases, wall, cpu time.Duration) {
 	cycles, bytes, pauses := tr.read()
-	ph := g.Phases()
 	r := TickRecord{
-		Tick:           g.Tick(),
+		Tick:           tick,
 		AtMs:           round1(float64(tr.at.Sub(tr.start)) / float64(time.Millisecond)),
 		WallUs:         micros(wall),
 		CPUUs:          micros(cpu),
