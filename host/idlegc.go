@@ -1,7 +1,9 @@
 package host
 
 import (
+	"math/bits"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"time"
 )
@@ -19,10 +21,14 @@ import (
 // let it at GOGC=100 (the live heap, at least idleMinGrowth), and only
 // when what is left of the wait is at least twice what it expects one to
 // take: a collection that would run into the next tick is put off to a
-// later wait. Its caller raises GOGC so that the collector does not
-// begin on its own before then; that setting is what bounds the heap should
-// waits be too short for a collection to fit (vkmd: GOGC=300, the heap
-// within four times the live heap).
+// later wait. Meanwhile GOGC is raised to idleGOGC, so that the collector
+// does not begin on its own first; that setting is what bounds the heap
+// should the waits be too short for a while.
+//
+// Where collections do not fit between ticks (a large live heap, little
+// time between ticks), it stops trying and puts GOGC back: once
+// idleGiveUpLate of the last idleGCWindow collections ran late, or a due
+// one has been put off idleGiveUpWaits times in a row.
 type idleGC struct {
 	samples [2]metrics.Sample
 	// since is the bytes allocated as of the end of the last collection
@@ -34,9 +40,17 @@ type idleGC struct {
 	// machine busy) does not put off the rest for good.
 	expect time.Duration
 	// runs, late: the collections run, and those that ended after the
-	// loop's next tick or send round was due.
+	// loop's next tick or send round was due; recent has a bit a
+	// collection, the newest lowest, set for a late one.
 	runs, late uint64
+	recent     uint8
 	took       durations
+	// putOff counts the due collections put off since the last one ran.
+	putOff int
+	// gogc is the GOGC the process had before (restored by stop), off
+	// that the server has stopped collecting between ticks.
+	gogc int
+	off  bool
 }
 
 const (
@@ -46,14 +60,34 @@ const (
 	// idleGCSpare is what must be left of the wait beyond twice the
 	// collection expected.
 	idleGCSpare = time.Millisecond
+	// idleGOGC is the collector's target meanwhile: high enough that it
+	// does not begin on its own before the heap has grown by the live
+	// heap, and the heap within four times the live heap should no wait
+	// have room for a while.
+	idleGOGC = 300
+	// idleGCWindow collections, of which idleGiveUpLate ran late, or a due
+	// one put off idleGiveUpWaits times in a row (about four seconds of
+	// wake-ups at 64 Hz), stop the collections between ticks.
+	idleGCWindow    = 8
+	idleGiveUpLate  = 2
+	idleGiveUpWaits = 256
 )
 
+// newIdleGC raises GOGC and starts counting the heap's growth.
 func newIdleGC() *idleGC {
-	g := &idleGC{}
+	g := &idleGC{gogc: debug.SetGCPercent(idleGOGC)}
 	g.samples[0].Name = "/gc/heap/allocs:bytes"
 	g.samples[1].Name = "/gc/heap/live:bytes"
 	g.since, _ = g.read()
 	return g
+}
+
+// stop puts GOGC back as it was, once.
+func (g *idleGC) stop() {
+	if !g.off {
+		g.off = true
+		debug.SetGCPercent(g.gogc)
+	}
 }
 
 // read is the bytes allocated so far and the heap the last collection
@@ -85,13 +119,17 @@ func (g *idleGC) fits(left time.Duration) bool {
 // reports that after the collection (negative: the next tick or round is
 // already late).
 func (g *idleGC) maybe(left func() time.Duration) {
-	if !g.due() {
+	if g.off || !g.due() {
 		return
 	}
 	if !g.fits(left()) {
 		g.expect -= g.expect / 64
+		if g.putOff++; g.putOff >= idleGiveUpWaits {
+			g.stop()
+		}
 		return
 	}
+	g.putOff = 0
 	start := time.Now()
 	// Unlocked, the serving goroutine lets its own thread run the
 	// collector's worker: locked, every switch between the two is a
@@ -109,8 +147,13 @@ func (g *idleGC) record(took time.Duration, late bool) {
 	g.expect = max(took, g.expect-g.expect/4)
 	g.runs++
 	g.took.add(took)
+	g.recent <<= 1
 	if late {
 		g.late++
+		g.recent |= 1
+	}
+	if bits.OnesCount8(g.recent) >= idleGiveUpLate {
+		g.stop()
 	}
 }
 
@@ -120,6 +163,7 @@ func (g *idleGC) fill(r *ServerReport) {
 	r.IdleGCLate = g.late
 	r.IdleGCP50us = micros(g.took.quantile(0.5))
 	r.IdleGCMaxUs = micros(g.took.max)
+	r.IdleGCOff = g.off
 }
 
 // gcCycles is how many collections the process has run.

@@ -24,6 +24,7 @@ func garbage(n int) {
 func TestIdleGCCollectsWhenDueAndItFits(t *testing.T) {
 	runtime.GC()
 	g := newIdleGC()
+	defer g.stop()
 	long := func() time.Duration { return time.Second }
 	g.maybe(long)
 	if g.runs != 0 {
@@ -66,15 +67,66 @@ func TestIdleGCCollectsWhenDueAndItFits(t *testing.T) {
 	}
 	var rep ServerReport
 	g.fill(&rep)
-	if rep.IdleGCs != 2 || rep.IdleGCLate != 1 || rep.IdleGCP50us <= 0 || rep.IdleGCMaxUs < rep.IdleGCP50us {
+	if rep.IdleGCs != 2 || rep.IdleGCLate != 1 || rep.IdleGCP50us <= 0 || rep.IdleGCMaxUs < rep.IdleGCP50us || rep.IdleGCOff {
 		t.Errorf("report %+v", rep)
+	}
+}
+
+// TestIdleGCGivesUpWhereItDoesNotFit: GOGC is raised while the server
+// collects between ticks, and put back once collections run late or find
+// no room for long; then none runs.
+func TestIdleGCGivesUpWhereItDoesNotFit(t *testing.T) {
+	gogc := func() int {
+		n := debug.SetGCPercent(-1)
+		debug.SetGCPercent(n)
+		return n
+	}
+	before := gogc()
+	t.Cleanup(func() { debug.SetGCPercent(before) })
+	g := newIdleGC()
+	if gogc() != idleGOGC {
+		t.Fatalf("GOGC %d while collecting between ticks", gogc())
+	}
+	g.record(time.Millisecond, true)
+	for range idleGCWindow - 2 { // the next late one is the window's last
+		g.record(time.Millisecond, false)
+	}
+	if g.off {
+		t.Fatal("off after one late collection in a window")
+	}
+	g.record(time.Millisecond, true)
+	if !g.off || gogc() != before {
+		t.Fatalf("two late in a window: off %v, GOGC %d (was %d)", g.off, gogc(), before)
+	}
+	garbage(idleMinGrowth * 2)
+	runs := g.runs
+	g.maybe(func() time.Duration { return time.Second })
+	if g.runs != runs {
+		t.Error("a collection ran after giving up")
+	}
+
+	g = newIdleGC()
+	g.expect = time.Second
+	garbage(idleMinGrowth * 2)
+	for range idleGiveUpWaits - 1 {
+		g.maybe(func() time.Duration { return time.Millisecond })
+	}
+	if g.off {
+		t.Fatal("off before being put off enough")
+	}
+	g.maybe(func() time.Duration { return time.Millisecond })
+	if !g.off || gogc() != before {
+		t.Fatalf("put off %d times: off %v, GOGC %d (was %d)", idleGiveUpWaits, g.off, gogc(), before)
+	}
+	g.stop()
+	if gogc() != before {
+		t.Errorf("a second stop left GOGC %d", gogc())
 	}
 }
 
 // TestServeCollectsBetweenTicks: a server told to collects between its
 // ticks, counts the collections in its report, and an untold one does not.
 func TestServeCollectsBetweenTicks(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(idleTestGOGC))
 	for _, idle := range []bool{false, true} {
 		rep, err := Serve(context.Background(), ServeConfig{Project: loadArena(t), Addr: "127.0.0.1:0", Logger: testLogger(t), Duration: 300 * time.Millisecond, IdleGC: idle,
 			AfterTick: func(*game.Game) { garbage(1 << 20) }})
@@ -93,6 +145,3 @@ func TestServeCollectsBetweenTicks(t *testing.T) {
 		}
 	}
 }
-
-// idleTestGOGC is GOGC while a test collects between ticks, as vkmd sets it.
-const idleTestGOGC = 300

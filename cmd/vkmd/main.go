@@ -45,7 +45,6 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -70,12 +69,6 @@ func oneProc() {
 		runtime.GOMAXPROCS(1)
 	}
 }
-
-// idleGOGC is the collector's target with --idle-gc: high enough that it
-// does not begin on its own before the server collects between ticks, at
-// the live heap's growth by as much again, and what bounds the heap at four
-// times the live heap should the server find no time between ticks.
-const idleGOGC = 300
 
 // defaultDrain is how long the first signal lets a match play on: long
 // enough for a round's end and a scoreboard, short enough for a container
@@ -154,7 +147,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.cpuProf, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.StringVar(&o.memProf, "memprofile", "", "write an allocation profile to this file at exit (go tool pprof)")
-	fs.BoolVar(&o.serve.IdleGC, "idle-gc", true, "run the garbage collector between ticks rather than during them (with GOGC at 300 unless the environment sets it, which bounds the heap should there be no time between ticks)")
+	fs.BoolVar(&o.serve.IdleGC, "idle-gc", true, "run the garbage collector between ticks rather than during them, with GOGC at 300 meanwhile; where collections do not fit between ticks, the server stops trying and puts GOGC back")
 	fs.StringVar(&o.tickLog, "tick-log", "", "time every tick's phases: write a CSV row a tick to this file, and list the slowest ticks in --report")
 	fs.StringVar(&o.serve.Admin, "admin", "", "serve /metrics, /healthz, /readyz and /debug/pprof/ over HTTP on this address (e.g. 127.0.0.1:9100); loopback only unless --admin-public")
 	fs.BoolVar(&o.serve.AdminPublic, "admin-public", false, "let --admin listen on an address that is not loopback")
@@ -233,9 +226,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := o.serve
 	cfg.Project, cfg.Logger, cfg.Status = p, logger, stdout
-	if cfg.IdleGC && os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(idleGOGC))
-	}
 	if o.tickLog != "" {
 		f, err := os.Create(o.tickLog)
 		if err != nil {
