@@ -39,8 +39,8 @@ type idleGC struct {
 	// 1/64 each time one is put off, so that one slow collection (the
 	// machine busy) does not put off the rest for good.
 	expect time.Duration
-	// runs, late: the collections run, and those that ended after the
-	// loop's next tick or send round was due; recent has a bit a
+	// runs, late: the collections run, and those that ended more than
+	// idleGCLateBy after the loop's next tick or send round was due; recent has a bit a
 	// collection, the newest lowest, set for a late one.
 	runs, late uint64
 	recent     uint8
@@ -71,6 +71,11 @@ const (
 	idleGCWindow    = 8
 	idleGiveUpLate  = 2
 	idleGiveUpWaits = 256
+	// idleGCLateBy is how far past the next tick or send round a
+	// collection may end before it counts as late: a tick begun that
+	// much after its time is sent that much later, which a client's
+	// interpolation absorbs as it does the network's jitter.
+	idleGCLateBy = 2 * time.Millisecond
 )
 
 // newIdleGC raises GOGC and starts counting the heap's growth.
@@ -139,7 +144,7 @@ func (g *idleGC) maybe(left func() time.Duration) {
 	runtime.LockOSThread()
 	took := time.Since(start)
 	g.since, _ = g.read()
-	g.record(took, left() < 0)
+	g.record(took, left() < -idleGCLateBy)
 }
 
 // record keeps the time one collection took, and whether it ran late.

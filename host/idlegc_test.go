@@ -60,7 +60,7 @@ func TestIdleGCCollectsWhenDueAndItFits(t *testing.T) {
 		if calls == 1 {
 			return time.Second
 		}
-		return -time.Millisecond // the next tick came due meanwhile
+		return -idleGCLateBy - time.Millisecond // the next tick came due meanwhile
 	})
 	if g.runs != 2 || g.late != 1 {
 		t.Errorf("%d ran, %d late; want 2 and 1", g.runs, g.late)

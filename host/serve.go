@@ -135,7 +135,8 @@ type ServerReport struct {
 	SlowestTicks []TickRecord `json:"slowest_ticks,omitempty"`
 	// GCs counts the collections the process ran while serving; IdleGCs
 	// those run between ticks (ServeConfig.IdleGC), IdleGCLate those of
-	// them that ended after the next tick or send round was due, and
+	// them that ended more than 2 ms after the next tick or send round
+	// was due, and
 	// IdleGCP50us and IdleGCMaxUs what one took. IdleGCOff says the
 	// server stopped collecting between ticks: the collections did not
 	// fit.
