@@ -1,9 +1,7 @@
 package host
 
 import (
-	"math/bits"
 	"runtime"
-	"runtime/debug"
 	"runtime/metrics"
 	"time"
 )
@@ -14,63 +12,37 @@ import (
 // tick that a collection marked through took about 1.3 times the CPU of
 // the others and half again their wall time (the collector's worker has
 // the one P while the tick waits), and at Go's pacing every fiftieth tick
-// was one: enough to be the 99th percentile. (BENCHMARKS.md, "The tick's
-// tail".)
+// was one: enough to be the 99th percentile (BENCHMARKS.md, "The tick's
+// tail").
 //
-// It collects once the heap has grown by as much as the collector would
-// let it at GOGC=100 (the live heap, at least idleMinGrowth), and only
-// when what is left of the wait is at least twice what it expects one to
-// take: a collection that would run into the next tick is put off to a
-// later wait. Meanwhile GOGC is raised to idleGOGC, so that the collector
-// does not begin on its own first; that setting is what bounds the heap
-// should the waits be too short for a while.
-//
-// Where collections do not fit between ticks (a large live heap, little
-// time between ticks), it stops trying and puts GOGC back: once
-// idleGiveUpLate of the last idleGCWindow collections ran late, or a due
-// one has been put off idleGiveUpWaits times in a row.
+// It collects once the heap has used half the room the collector's own
+// pacing gives it (half of the heap goal less the live heap), before the
+// collector would begin by itself, and only when what is left of the wait
+// is at least twice what it expects a collection to take. One that would
+// run into the next tick is put off, and should it be put off for long
+// the collector begins by itself, as it would without this: the heap is
+// bounded exactly as it is without it (GOGC, GOMEMLIMIT), and collections
+// come about twice as often, each off the ticks.
 type idleGC struct {
-	samples [2]metrics.Sample
-	// since is the bytes allocated as of the end of the last collection
-	// run here.
-	since uint64
+	samples [4]metrics.Sample
+	// since is the bytes allocated as of the end of the last collection,
+	// cycles the collections ended by then.
+	since, cycles uint64
 	// expect is what the next collection is expected to take: the
 	// longest of late, easing down by a quarter a collection, and by
 	// 1/64 each time one is put off, so that one slow collection (the
 	// machine busy) does not put off the rest for good.
 	expect time.Duration
-	// runs, late: the collections run, and those that ended more than
-	// idleGCLateBy after the loop's next tick or send round was due; recent has a bit a
-	// collection, the newest lowest, set for a late one.
+	// runs, late: the collections run here, and those that ended more
+	// than idleGCLateBy after the loop's next tick or send round was due.
 	runs, late uint64
-	recent     uint8
 	took       durations
-	// putOff counts the due collections put off since the last one ran.
-	putOff int
-	// gogc is the GOGC the process had before (restored by stop), off
-	// that the server has stopped collecting between ticks.
-	gogc int
-	off  bool
 }
 
 const (
-	// idleMinGrowth is the least growth that calls for a collection: the
-	// runtime's own least heap goal at GOGC=100 is 4 MB.
-	idleMinGrowth = 4 << 20
 	// idleGCSpare is what must be left of the wait beyond twice the
 	// collection expected.
 	idleGCSpare = time.Millisecond
-	// idleGOGC is the collector's target meanwhile: high enough that it
-	// does not begin on its own before the heap has grown by the live
-	// heap, and the heap within four times the live heap should no wait
-	// have room for a while.
-	idleGOGC = 300
-	// idleGCWindow collections, of which idleGiveUpLate ran late, or a due
-	// one put off idleGiveUpWaits times in a row (about four seconds of
-	// wake-ups at 64 Hz), stop the collections between ticks.
-	idleGCWindow    = 8
-	idleGiveUpLate  = 2
-	idleGiveUpWaits = 256
 	// idleGCLateBy is how far past the next tick or send round a
 	// collection may end before it counts as late: a tick begun that
 	// much after its time is sent that much later, which a client's
@@ -78,41 +50,40 @@ const (
 	idleGCLateBy = 2 * time.Millisecond
 )
 
-// newIdleGC raises GOGC and starts counting the heap's growth.
 func newIdleGC() *idleGC {
-	g := &idleGC{gogc: debug.SetGCPercent(idleGOGC)}
+	g := &idleGC{}
 	g.samples[0].Name = "/gc/heap/allocs:bytes"
 	g.samples[1].Name = "/gc/heap/live:bytes"
-	g.since, _ = g.read()
+	g.samples[2].Name = "/gc/heap/goal:bytes"
+	g.samples[3].Name = "/gc/cycles/total:gc-cycles"
+	g.since, _, _, g.cycles = g.read()
 	return g
 }
 
-// stop puts GOGC back as it was, once.
-func (g *idleGC) stop() {
-	if !g.off {
-		g.off = true
-		debug.SetGCPercent(g.gogc)
-	}
-}
-
-// read is the bytes allocated so far and the heap the last collection
-// found live.
-func (g *idleGC) read() (allocs, live uint64) {
+// read is the bytes allocated so far, the heap the last collection found
+// live, the heap goal the collector paces itself to, and the collections
+// ended so far.
+func (g *idleGC) read() (allocs, live, goal, cycles uint64) {
 	metrics.Read(g.samples[:])
-	if v := g.samples[0].Value; v.Kind() == metrics.KindUint64 {
-		allocs = v.Uint64()
+	var v [4]uint64
+	for i, s := range g.samples {
+		if s.Value.Kind() == metrics.KindUint64 {
+			v[i] = s.Value.Uint64()
+		}
 	}
-	if v := g.samples[1].Value; v.Kind() == metrics.KindUint64 {
-		live = v.Uint64()
-	}
-	return allocs, live
+	return v[0], v[1], v[2], v[3]
 }
 
-// due says whether the heap has grown enough since the last collection
-// for another.
+// due says whether the heap has used half its room since the last
+// collection, whoever ran it.
 func (g *idleGC) due() bool {
-	allocs, live := g.read()
-	return allocs-g.since >= max(live, idleMinGrowth)
+	allocs, live, goal, cycles := g.read()
+	if cycles != g.cycles {
+		// The collector ran by itself: count from about its end.
+		g.since, g.cycles = allocs, cycles
+		return false
+	}
+	return goal > live && allocs-g.since >= (goal-live)/2
 }
 
 // fits says whether a collection fits in a wait of left.
@@ -121,20 +92,16 @@ func (g *idleGC) fits(left time.Duration) bool {
 }
 
 // maybe collects if one is due and fits in what is left of the wait; left
-// reports that after the collection (negative: the next tick or round is
-// already late).
+// reports that after the collection too (negative: the next tick or round
+// is already late).
 func (g *idleGC) maybe(left func() time.Duration) {
-	if g.off || !g.due() {
+	if !g.due() {
 		return
 	}
 	if !g.fits(left()) {
 		g.expect -= g.expect / 64
-		if g.putOff++; g.putOff >= idleGiveUpWaits {
-			g.stop()
-		}
 		return
 	}
-	g.putOff = 0
 	start := time.Now()
 	// Unlocked, the serving goroutine lets its own thread run the
 	// collector's worker: locked, every switch between the two is a
@@ -143,7 +110,7 @@ func (g *idleGC) maybe(left func() time.Duration) {
 	runtime.GC()
 	runtime.LockOSThread()
 	took := time.Since(start)
-	g.since, _ = g.read()
+	g.since, _, _, g.cycles = g.read()
 	g.record(took, left() < -idleGCLateBy)
 }
 
@@ -152,13 +119,8 @@ func (g *idleGC) record(took time.Duration, late bool) {
 	g.expect = max(took, g.expect-g.expect/4)
 	g.runs++
 	g.took.add(took)
-	g.recent <<= 1
 	if late {
 		g.late++
-		g.recent |= 1
-	}
-	if bits.OnesCount8(g.recent) >= idleGiveUpLate {
-		g.stop()
 	}
 }
 
@@ -168,7 +130,6 @@ func (g *idleGC) fill(r *ServerReport) {
 	r.IdleGCLate = g.late
 	r.IdleGCP50us = micros(g.took.quantile(0.5))
 	r.IdleGCMaxUs = micros(g.took.max)
-	r.IdleGCOff = g.off
 }
 
 // gcCycles is how many collections the process has run.

@@ -88,12 +88,12 @@ type ServeConfig struct {
 	// about 15 µs on Linux, inside the ticks timed.
 	TickLog io.Writer
 	// IdleGC runs the garbage collector between ticks, in the loop's
-	// waits, once the heap has grown by the live heap, and only where the
-	// collection fits before the next tick; meanwhile GOGC is 300, so that
-	// the collector does not begin on its own first. Where collections do
-	// not fit between ticks, the server stops trying and puts GOGC back
-	// (see idleGC). Off by default: GOGC is the process's, and another
-	// server in the same process would share it.
+	// waits, once the heap has used half the room the collector's pacing
+	// gives it, where the collection fits before the next tick; where it
+	// does not, the collector runs by itself as it would otherwise (see
+	// idleGC). The heap is bounded as without it. Off by default: the
+	// collector is the process's, which another server in the same
+	// process would share.
 	IdleGC bool
 	// Seated, if set, is called on the serving goroutine with the number
 	// of seated players, once at the start and whenever it changes (a
@@ -137,11 +137,8 @@ type ServerReport struct {
 	// those run between ticks (ServeConfig.IdleGC), IdleGCLate those of
 	// them that ended more than 2 ms after the next tick or send round
 	// was due, and
-	// IdleGCP50us and IdleGCMaxUs what one took. IdleGCOff says the
-	// server stopped collecting between ticks: the collections did not
-	// fit.
+	// IdleGCP50us and IdleGCMaxUs what one took.
 	GCs         uint64  `json:"gcs"`
-	IdleGCOff   bool    `json:"idle_gc_off,omitempty"`
 	IdleGCs     uint64  `json:"idle_gcs,omitempty"`
 	IdleGCLate  uint64  `json:"idle_gc_late,omitempty"`
 	IdleGCP50us float64 `json:"idle_gc_p50_us,omitempty"`
@@ -206,7 +203,6 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	srv := &server{cfg: cfg, log: logger, start: time.Now(), stats: newServerStats(), gcsBefore: gcCycles()}
 	if cfg.IdleGC {
 		srv.gc = newIdleGC()
-		defer srv.gc.stop()
 	}
 	srv.afterTick = srv.stats.tickDone
 	if hook := cfg.AfterTick; hook != nil {

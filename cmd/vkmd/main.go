@@ -147,7 +147,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.cpuProf, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.StringVar(&o.memProf, "memprofile", "", "write an allocation profile to this file at exit (go tool pprof)")
-	fs.BoolVar(&o.serve.IdleGC, "idle-gc", true, "run the garbage collector between ticks rather than during them, with GOGC at 300 meanwhile; where collections do not fit between ticks, the server stops trying and puts GOGC back")
+	fs.BoolVar(&o.serve.IdleGC, "idle-gc", true, "run the garbage collector between ticks, before it would begin during one, where a collection fits before the next tick (the heap is bounded as without it)")
 	fs.StringVar(&o.tickLog, "tick-log", "", "time every tick's phases: write a CSV row a tick to this file, and list the slowest ticks in --report")
 	fs.StringVar(&o.serve.Admin, "admin", "", "serve /metrics, /healthz, /readyz and /debug/pprof/ over HTTP on this address (e.g. 127.0.0.1:9100); loopback only unless --admin-public")
 	fs.BoolVar(&o.serve.AdminPublic, "admin-public", false, "let --admin listen on an address that is not loopback")
