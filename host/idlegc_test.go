@@ -91,14 +91,20 @@ func TestIdleGCCollectsWhenDueAndItFits(t *testing.T) {
 func TestServeCollectsBetweenTicks(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	for _, idle := range []bool{false, true} {
+		// Each tick uses an eighth of the heap's room: due after four, and
+		// the collector's own start (at 0.7 of the room or later) a tick
+		// or more further on.
+		runtime.GC()
+		_, live, goal, _ := newIdleGC().read()
+		perTick := (goal - live) / 8
 		rep, err := Serve(context.Background(), ServeConfig{Project: loadArena(t), Addr: "127.0.0.1:0", Logger: testLogger(t), Duration: 300 * time.Millisecond, IdleGC: idle,
-			AfterTick: func(*game.Game) { garbage(1 << 20) }})
+			AfterTick: func(*game.Game) { garbage(perTick) }})
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("idle %v: %d ticks, %d collections, %d between ticks (%d late), %v µs each, at most %v", idle, rep.Ticks, rep.GCs, rep.IdleGCs, rep.IdleGCLate, rep.IdleGCP50us, rep.IdleGCMaxUs)
+		t.Logf("idle %v: %d KB a tick: %d ticks, %d collections, %d between ticks (%d late), %v µs each, at most %v", idle, perTick>>10, rep.Ticks, rep.GCs, rep.IdleGCs, rep.IdleGCLate, rep.IdleGCP50us, rep.IdleGCMaxUs)
 		if rep.GCs == 0 {
-			t.Errorf("idle %v: %d ticks allocating 1 MB each ran no collection", idle, rep.Ticks)
+			t.Errorf("idle %v: %d ticks allocating %d KB each ran no collection", idle, rep.Ticks, perTick>>10)
 		}
 		if idle && (rep.IdleGCs == 0 || rep.IdleGCs > rep.GCs || rep.IdleGCLate > rep.IdleGCs) {
 			t.Errorf("told to collect between ticks: %d collections, %d between ticks, %d late", rep.GCs, rep.IdleGCs, rep.IdleGCLate)
