@@ -22,7 +22,7 @@ import (
 // run into the next tick is put off, and should it be put off for long
 // the collector begins by itself, as it would without this: the heap is
 // bounded exactly as it is without it (GOGC, GOMEMLIMIT), and collections
-// come about twice as often, each off the ticks.
+// come more often (up to twice), each off the ticks.
 type idleGC struct {
 	samples [4]metrics.Sample
 	// since is the bytes allocated as of the end of the last collection,
