@@ -2,9 +2,10 @@ package scripting
 
 import (
 	"slices"
-	"vkm/internal/names"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"vkm/internal/names"
 )
 
 // A method an entity does not have is nil, like any missing field: reading

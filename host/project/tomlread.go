@@ -9,11 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"vkm/internal/names"
 
 	"github.com/BurntSushi/toml"
 
 	"vkm/internal/entity"
+
+	"vkm/internal/names"
 )
 
 // TOML reading shared by project.toml, scenes and prefabs.
