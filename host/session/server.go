@@ -278,6 +278,7 @@ func (s *Server) Drain(secondsLeft float64) {
 		return
 	}
 	s.draining = true
+	s.net.CloseJoins(handshake.Refuse{Reason: handshake.ReasonShuttingDown})
 	if err := s.game.Drain(secondsLeft); err != nil {
 		s.joinErr++
 		s.log.Error("drain handler failed", "err", err)
