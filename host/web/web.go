@@ -63,7 +63,8 @@ type Config struct {
 	// WebRTC and WebSocket together; 0 means DefaultMaxPeers.
 	MaxPeers int
 	// OffersPerIPPerSecond bounds the offers and WebSocket upgrades one
-	// source IP may make, with a burst of as many; 0 means
+	// source IP may make, after a burst of OfferBurst times as many (the
+	// players of a household or a LAN opening the page at once); 0 means
 	// DefaultOffersPerIPPerSecond.
 	OffersPerIPPerSecond int
 	Logger               *slog.Logger
@@ -77,6 +78,9 @@ const (
 
 // Limits of the signalling exchange.
 const (
+	// OfferBurst is how many seconds' worth of offers a source may make
+	// at once.
+	OfferBurst = 4
 	// MaxOfferBytes bounds an offer's request body. A browser's offer
 	// with a handful of candidates is 1 to 3 KB.
 	MaxOfferBytes = 32 << 10
@@ -465,9 +469,10 @@ const maxTracked = 4096
 // allowOffer takes one offer from source's allowance at now. g.mu is held.
 func (g *Gateway) allowOffer(source netip.Addr, now time.Time) bool {
 	rate := float64(g.cfg.OffersPerIPPerSecond)
+	burst := rate * OfferBurst
 	if len(g.offers) >= maxTracked {
 		for a, b := range g.offers {
-			if b.tokens+now.Sub(b.at).Seconds()*rate >= rate {
+			if b.tokens+now.Sub(b.at).Seconds()*rate >= burst {
 				delete(g.offers, a)
 			}
 		}
@@ -477,10 +482,10 @@ func (g *Gateway) allowOffer(source netip.Addr, now time.Time) bool {
 		if len(g.offers) >= maxTracked {
 			return false // every tracked source is busy: an attack
 		}
-		b = &bucket{tokens: rate, at: now}
+		b = &bucket{tokens: burst, at: now}
 		g.offers[source] = b
 	}
-	b.tokens = min(rate, b.tokens+now.Sub(b.at).Seconds()*rate)
+	b.tokens = min(burst, b.tokens+now.Sub(b.at).Seconds()*rate)
 	b.at = now
 	if b.tokens < 1 {
 		return false

@@ -316,7 +316,7 @@ func TestOffersPastTheRateAreRefused(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	for i, want := range []int{400, 400, 429} {
+	for i, want := range []int{400, 400, 400, 400, 400, 400, 400, 400, 429} {
 		if got := post(); got != want {
 			t.Fatalf("offer %d in the same instant: status %d, want %d", i+1, got, want)
 		}
