@@ -174,3 +174,37 @@ func TestWebListenerSecurityRules(t *testing.T) {
 		t.Errorf("UDP on loopback, web on every interface, insecure: note %q, want %q", n, statusInsecure)
 	}
 }
+
+// A server that stops says goodbye to its web players too: the gateway
+// sends what they have been sent before it closes their connections.
+func TestAServerGoodbyeReachesWebPlayers(t *testing.T) {
+	for _, scheme := range []string{"http", "ws"} {
+		p := loadArena(t)
+		_, web, stop := servedWeb(t, ServeConfig{Project: p})
+		ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
+		stopped := make(chan struct{})
+		var once sync.Once
+		rep, err := Play(ctx, PlayConfig{
+			Project: p, Web: scheme + "://" + web,
+			OnState: func(state, why string) {
+				switch state {
+				case "playing":
+					once.Do(func() {
+						go func() { // the server shuts down and says goodbye
+							stop()
+							close(stopped)
+						}()
+					})
+				case "disconnected":
+					cancel()
+				}
+			},
+		})
+		<-stopped
+		cancel()
+		t.Logf("%s: %s %q", scheme, rep.State, rep.LastError)
+		if err != nil || rep.State != "disconnected" || !strings.Contains(rep.LastError, "shut down") {
+			t.Errorf("%s: %+v, %v; want disconnected by the server's goodbye", scheme, rep, err)
+		}
+	}
+}

@@ -56,6 +56,9 @@ func dial(ctx context.Context, baseURL string, opts DialOptions, label string, o
 	}
 	se := webrtc.SettingEngine{LoggerFactory: pionLogs{log}}
 	se.SetIncludeLoopbackCandidate(true)
+	// With DTLS beneath, SCTP's own checksum is redundant (RFC 9653); used
+	// only when the other end says it takes it.
+	se.EnableSCTPZeroChecksum(true)
 	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4, webrtc.NetworkTypeUDP6})
 	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
 	pc, err := webrtc.NewAPI(webrtc.WithSettingEngine(se)).NewPeerConnection(webrtc.Configuration{})
@@ -78,8 +81,16 @@ func dial(ctx context.Context, baseURL string, opts DialOptions, label string, o
 	var endOnce sync.Once
 	end := func() { endOnce.Do(func() { close(p.done) }) }
 	dc.OnOpen(func() { close(opened) })
+	// inMu keeps a late message from racing Incoming's closing.
+	var inMu sync.Mutex
+	inClosed := false
 	dc.OnMessage(func(m webrtc.DataChannelMessage) {
 		if m.IsString {
+			return
+		}
+		inMu.Lock()
+		defer inMu.Unlock()
+		if inClosed {
 			return
 		}
 		select {
@@ -133,7 +144,10 @@ func dial(ctx context.Context, baseURL string, opts DialOptions, label string, o
 	}
 	go func() { // the channel's end closes Incoming
 		<-p.done
+		inMu.Lock()
+		inClosed = true
 		close(p.in)
+		inMu.Unlock()
 	}()
 	return p, nil
 }

@@ -225,6 +225,9 @@ func NewGateway(cfg Config) (*Gateway, error) {
 	se := webrtc.SettingEngine{LoggerFactory: lf}
 	se.SetICEUDPMux(mux)
 	se.SetIncludeLoopbackCandidate(true)
+	// With DTLS beneath, SCTP's own checksum is redundant (RFC 9653); used
+	// only when the other end says it takes it.
+	se.EnableSCTPZeroChecksum(true)
 	// Announced in the answer: a browser refuses to send a message over
 	// the largest datagram.
 	se.SetSCTPMaxMessageSize(transport.MaxDatagram)
@@ -329,8 +332,17 @@ func (g *Gateway) Stats() Stats {
 	return s
 }
 
-// Close drops every peer, closes the ICE port and then Incoming.
+// closeFlush is how long Close waits for what the peers have been sent
+// (a server's goodbye) to leave before it ends their connections.
+const closeFlush = 250 * time.Millisecond
+
+// Close drops every peer, once what they have been sent has left (for at
+// most closeFlush), closes the ICE port and then Incoming.
 func (g *Gateway) Close() error {
+	if g.ctx.Err() != nil {
+		return nil
+	}
+	g.flush(time.Now().Add(closeFlush))
 	g.mu.Lock()
 	done := g.ctx.Err() != nil
 	g.stop() // every peer's context is a child of g.ctx
@@ -345,6 +357,28 @@ func (g *Gateway) Close() error {
 	close(g.in)
 	g.inMu.Unlock()
 	return err
+}
+
+// flush waits until every open peer's queue is empty, or deadline.
+func (g *Gateway) flush(deadline time.Time) {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for time.Now().Before(deadline) {
+		busy := false
+		g.mu.RLock()
+		for _, p := range g.peers {
+			if p.kind == kindWS && len(p.wsq) > 0 {
+				busy = true
+			} else if dc := p.dc.Load(); dc != nil && dc.BufferedAmount() > 0 {
+				busy = true
+			}
+		}
+		g.mu.RUnlock()
+		if !busy {
+			return
+		}
+		<-tick.C
+	}
 }
 
 // deliver hands a peer's message to the reader, or drops it.
@@ -382,6 +416,12 @@ func (g *Gateway) admit(source netip.Addr, kind int, now time.Time) (*peer, int,
 		return nil, http.StatusServiceUnavailable, fmt.Sprintf("the gateway has its %d peers", g.cfg.MaxPeers)
 	}
 	ip := g.syntheticIP(source, kind)
+	if len(g.ports) >= maxTracked && g.ports[ip] == 0 {
+		// The ports given are remembered so that a host's next peer
+		// does not take an address its last one left moments ago;
+		// starting over for every host now and then costs little.
+		clear(g.ports)
+	}
 	port := g.ports[ip]
 	for range 1 << 16 {
 		port++
