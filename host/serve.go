@@ -16,6 +16,7 @@ import (
 	"vkm/host/project"
 	"vkm/host/session"
 	"vkm/host/watch"
+	"vkm/host/web"
 	"vkm/transport"
 	"vkm/transport/token"
 )
@@ -132,6 +133,9 @@ type ServerReport struct {
 	// server presents nothing, so it counts them and keeps none.
 	Events map[string]uint64    `json:"events"`
 	Peers  []session.PeerReport `json:"peers"`
+	// Web is the web listener's gateway's counts (with Web set): its
+	// peers at the end, datagrams and bytes each way, drops, refusals.
+	Web *web.Stats `json:"web,omitempty"`
 }
 
 // server runs a session.Server on a socket and the wall clock.
@@ -449,6 +453,10 @@ func (srv *server) report() *ServerReport {
 		Peers:    srv.s.Peers(srv.now()),
 	}
 	srv.stats.fill(rep)
+	if ws, ok := srv.sock.(*webSocket); ok {
+		st := ws.g.Stats()
+		rep.Web = &st
+	}
 	return rep
 }
 

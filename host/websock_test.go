@@ -103,6 +103,9 @@ func TestClientsPlayOverUDPWebRTCAndWebSocketTogether(t *testing.T) {
 	if srv.Joins != 3 || srv.Errors != 0 {
 		t.Errorf("server: %d joins, %d errors; want 3 and 0", srv.Joins, srv.Errors)
 	}
+	if w := srv.Web; w == nil || w.DatagramsIn == 0 || w.DatagramsOut == 0 || w.Refused != 0 {
+		t.Errorf("server: web stats %+v, want datagrams both ways and no refusal", w)
+	}
 }
 
 // With a key, a client over WebRTC or WebSocket joins with a token as one

@@ -4,6 +4,10 @@
 // and sealed packets a UDP client sends, and the serving loop sees each
 // browser as one more peer address.
 //
+// The limits on offers are per source IP, the HTTP connection's: behind a
+// reverse proxy every browser would share the proxy's, so the listener is
+// meant to be reached directly.
+//
 // Signalling is one HTTP exchange: the browser gathers its candidates,
 // POSTs its offer to /vkm/offer, and reads back an answer the gateway
 // has finished gathering for. The browser opens the one data channel,
@@ -96,17 +100,21 @@ const (
 	maxBuffered = 256 << 10
 )
 
-// Stats counts what a Gateway has carried since it started.
+// Stats counts what a Gateway has carried since it started, and the
+// peers open now.
 type Stats struct {
-	PeersRTC, PeersWS         int
-	DatagramsIn, DatagramsOut uint64
-	BytesIn, BytesOut         uint64
+	PeersRTC     int    `json:"peers_webrtc"`
+	PeersWS      int    `json:"peers_websocket"`
+	DatagramsIn  uint64 `json:"datagrams_in"`
+	DatagramsOut uint64 `json:"datagrams_out"`
+	BytesIn      uint64 `json:"bytes_in"`
+	BytesOut     uint64 `json:"bytes_out"`
 	// Drops are datagrams lost at the gateway: too large, not binary,
 	// the reader too far behind, a peer's queue full.
-	Drops uint64
+	Drops uint64 `json:"drops"`
 	// Refused are offers and upgrades turned away: malformed, from
 	// another site, over a limit, failed.
-	Refused uint64
+	Refused uint64 `json:"refused"`
 }
 
 // kinds of peer, the K of a synthetic address.

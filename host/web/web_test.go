@@ -352,3 +352,15 @@ func TestSyntheticAddressesAreTheirOwnRange(t *testing.T) {
 		}
 	}
 }
+
+// A gateway listening on every interface (as a server with a key does)
+// still answers with a loopback candidate a local peer reaches.
+func TestAGatewayOnEveryInterfaceIsReachedOverLoopback(t *testing.T) {
+	g, srv, _, _ := start(t, Config{ICEAddr: ":0"})
+	p, err := Dial(ctxFor(t), srv.URL, DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	roundTrip(t, g, p, kindRTC)
+}
