@@ -213,7 +213,6 @@ func dialWeb(ctx context.Context, base string) (socket, error) {
 	}
 	s := &peerSocket{p: p, in: make(chan datagram, incomingDepth)}
 	go func() {
-		defer close(s.in)
 		for b := range p.Incoming() {
 			select {
 			case s.in <- datagram{From: s.remote, Bytes: b}:
@@ -224,10 +223,13 @@ func dialWeb(ctx context.Context, base string) (socket, error) {
 	return s, nil
 }
 
-func (s *peerSocket) Incoming() <-chan datagram                { return s.in }
+// Incoming delivers the server's datagrams. It stays open when the
+// connection ends, as a UDP socket does when its server goes: the session
+// reads the goodbye that came before the end, or notices the silence,
+// and says which.
+func (s *peerSocket) Incoming() <-chan datagram { return s.in }
+
 func (s *peerSocket) WriteTo(b []byte, _ netip.AddrPort) error { return s.p.Send(b) }
 func (s *peerSocket) LocalAddr() netip.AddrPort                { return netip.AddrPort{} }
 func (s *peerSocket) Close() error                             { return s.p.Close() }
-
-// Err says the connection ended: a web peer's end carries no reason.
-func (s *peerSocket) Err() error { return errors.New("the web connection ended") }
+func (s *peerSocket) Err() error                               { return nil }

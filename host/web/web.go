@@ -149,15 +149,20 @@ type peer struct {
 	// WebSocket peer's queue to its writer.
 	dc  atomic.Pointer[webrtc.DataChannel]
 	wsq chan []byte
+	// wsUnsent counts the datagrams queued for a WebSocket peer and not
+	// yet written.
+	wsUnsent atomic.Int32
 }
 
 // send queues b for the peer without blocking.
 func (p *peer) send(b []byte) error {
 	if p.kind == kindWS {
+		p.wsUnsent.Add(1)
 		select {
 		case p.wsq <- append([]byte(nil), b...):
 			return nil
 		default:
+			p.wsUnsent.Add(-1)
 			return errFull
 		}
 	}
@@ -375,7 +380,7 @@ func (g *Gateway) flush(deadline time.Time) {
 		busy := false
 		g.mu.RLock()
 		for _, p := range g.peers {
-			if p.kind == kindWS && len(p.wsq) > 0 {
+			if p.kind == kindWS && p.wsUnsent.Load() > 0 {
 				busy = true
 			} else if dc := p.dc.Load(); dc != nil && dc.BufferedAmount() > 0 {
 				busy = true

@@ -76,6 +76,7 @@ func (g *Gateway) writeWS(p *peer, ws *websocket.Conn) {
 			ctx, cancel := context.WithTimeout(p.ctx, wsWriteTimeout)
 			err := ws.Write(ctx, websocket.MessageBinary, b)
 			cancel()
+			p.wsUnsent.Add(-1)
 			if err != nil {
 				return
 			}
