@@ -47,7 +47,8 @@ type ServeConfig struct {
 	// channels or WebSocket through it, and the browser client's page is
 	// served there. Validate refuses an address that is not loopback
 	// without a Key unless Insecure is set, as it does Addr. WebReady, if
-	// set, is called with the address it listens on.
+	// set, is called with the address it listens on. The link simulator
+	// (Sim) acts on UDP peers only.
 	Web      string
 	WebReady func(net.Addr)
 	// Dev tells dev clients this is a development server.

@@ -190,6 +190,10 @@ type peerSocket struct {
 // the channel's opening.
 const webDialTimeout = 15 * time.Second
 
+// webDialRetry is how often a client tries a web listener that did not
+// answer.
+const webDialRetry = 250 * time.Millisecond
+
 // dialWeb connects to the web listener at base: over its WebSocket
 // fall-back for a ws:// or wss:// URL (as http:// or https://), over
 // WebRTC otherwise.
@@ -200,16 +204,29 @@ func dialWeb(ctx context.Context, base string) (socket, error) {
 	if err != nil {
 		return nil, fmt.Errorf("host: web URL %q: %w", base, err)
 	}
-	var p *web.Peer
-	switch u.Scheme {
-	case "ws", "wss":
+	dialFn, target := web.Dial, base
+	if u.Scheme == "ws" || u.Scheme == "wss" {
 		u.Scheme = "http" + strings.TrimPrefix(u.Scheme, "ws")
-		p, err = web.DialWS(ctx, u.String(), web.DialOptions{})
-	default:
-		p, err = web.Dial(ctx, base, web.DialOptions{})
+		dialFn, target = web.DialWS, u.String()
 	}
-	if err != nil {
-		return nil, fmt.Errorf("host: joining over the web at %s: %w", base, err)
+	// A listener not up yet (a server still starting) is tried again, as
+	// a UDP client says Hello until it is answered; a refusal is final.
+	retry := time.NewTicker(webDialRetry)
+	defer retry.Stop()
+	var p *web.Peer
+	for {
+		if p, err = dialFn(ctx, target, web.DialOptions{}); err == nil {
+			break
+		}
+		var refused *web.RefusedError
+		if errors.As(err, &refused) || ctx.Err() != nil {
+			return nil, fmt.Errorf("host: joining over the web at %s: %w", base, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("host: joining over the web at %s: %w", base, err)
+		case <-retry.C:
+		}
 	}
 	s := &peerSocket{p: p, in: make(chan datagram, incomingDepth)}
 	go func() {

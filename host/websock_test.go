@@ -8,8 +8,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"vkm/host/game"
+	"vkm/transport"
 )
 
 // servedWeb starts Serve for cfg on 127.0.0.1 with its web listener on a
@@ -209,5 +211,35 @@ func TestAServerGoodbyeReachesWebPlayers(t *testing.T) {
 		if err != nil || rep.State != "disconnected" || !strings.Contains(rep.LastError, "shut down") {
 			t.Errorf("%s: %+v, %v; want disconnected by the server's goodbye", scheme, rep, err)
 		}
+	}
+}
+
+// A web player who leaves frees its seat at once, as a UDP one does: its
+// goodbye leaves before its connection closes, so the server does not
+// wait out the connection timeout (10 s).
+func TestAWebPlayerWhoLeavesFreesItsSeat(t *testing.T) {
+	for _, scheme := range []string{"http", "ws"} {
+		p := loadArena(t)
+		seated := make(chan int, 16)
+		_, web, stop := servedWeb(t, ServeConfig{Project: p, Seated: func(n int) { seated <- n }})
+		rep := playWith(t, PlayConfig{Project: p, Web: scheme + "://" + web})
+		if rep.State != "playing" {
+			t.Fatalf("%s: %+v, want playing", scheme, rep)
+		}
+		bound := time.After(transport.DefaultTimeout / 2)
+		wasSeated := false
+	wait:
+		for {
+			select {
+			case n := <-seated: // 0 at the start, 1, then 0 again
+				wasSeated = wasSeated || n > 0
+				if n == 0 && wasSeated {
+					break wait
+				}
+			case <-bound:
+				t.Fatalf("%s: the seat was still taken %v after the player left", scheme, transport.DefaultTimeout/2)
+			}
+		}
+		stop()
 	}
 }

@@ -355,7 +355,7 @@ func (g *Gateway) Close() error {
 	if g.ctx.Err() != nil {
 		return nil
 	}
-	g.flush(time.Now().Add(closeFlush))
+	g.flush()
 	g.mu.Lock()
 	done := g.ctx.Err() != nil
 	g.stop() // every peer's context is a child of g.ctx
@@ -372,26 +372,22 @@ func (g *Gateway) Close() error {
 	return err
 }
 
-// flush waits until every open peer's queue is empty, or deadline.
-func (g *Gateway) flush(deadline time.Time) {
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for time.Now().Before(deadline) {
-		busy := false
+// flush waits until every open peer's queue is empty, for at most
+// closeFlush.
+func (g *Gateway) flush() {
+	drain(func() bool {
 		g.mu.RLock()
+		defer g.mu.RUnlock()
 		for _, p := range g.peers {
 			if p.kind == kindWS && p.wsUnsent.Load() > 0 {
-				busy = true
-			} else if dc := p.dc.Load(); dc != nil && dc.BufferedAmount() > 0 {
-				busy = true
+				return false
+			}
+			if dc := p.dc.Load(); dc != nil && dc.BufferedAmount() > 0 {
+				return false
 			}
 		}
-		g.mu.RUnlock()
-		if !busy {
-			return
-		}
-		<-tick.C
-	}
+		return true
+	})
 }
 
 // deliver hands a peer's message to the reader, or drops it.
