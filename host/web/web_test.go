@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 )
 
 // testTimeout bounds every wait of these tests: a connection over
@@ -363,4 +365,33 @@ func TestAGatewayOnEveryInterfaceIsReachedOverLoopback(t *testing.T) {
 	}
 	defer p.Close()
 	roundTrip(t, g, p, kindRTC)
+}
+
+// A WebSocket peer that sends a text message, or a binary one over the
+// largest datagram, is not a vkm client: the gateway ends it.
+func TestAWebSocketPeerBreakingTheRulesIsEnded(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		typ  websocket.MessageType
+		size int
+	}{{"text", websocket.MessageText, 10}, {"1201 bytes", websocket.MessageBinary, 1201}} {
+		g, srv, forgotten, _ := start(t, Config{})
+		ctx := ctxFor(t)
+		ws, _, err := websocket.Dial(ctx, srv.URL+"/vkm/ws", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ws.Write(ctx, websocket.MessageBinary, []byte("hello")); err != nil {
+			t.Fatal(err)
+		}
+		a := receive(t, g).From
+		if err := ws.Write(ctx, c.typ, make([]byte, c.size)); err != nil {
+			t.Fatal(err)
+		}
+		forgets(t, g, forgotten, a)
+		if _, _, err := ws.Read(ctx); err == nil {
+			t.Errorf("%s: the connection is still open", c.name)
+		}
+		ws.CloseNow()
+	}
 }
