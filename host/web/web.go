@@ -4,10 +4,6 @@
 // and sealed packets a UDP client sends, and the serving loop sees each
 // browser as one more peer address.
 //
-// The limits on offers are per source IP, the HTTP connection's: behind a
-// reverse proxy every browser would share the proxy's, so the listener is
-// meant to be reached directly.
-//
 // Signalling is one HTTP exchange: the browser gathers its candidates,
 // POSTs its offer to /vkm/offer, and reads back an answer the gateway
 // has finished gathering for. The browser opens the one data channel,
@@ -18,13 +14,17 @@
 // Each peer is given a synthetic address the serving loop keys it by:
 // fd76:6b6d:0:K:H:H:H:H, port N. fd76:6b6d::/32 is in the IPv6
 // unique-local range (fd00::/8), which is never routed across the
-// internet, and "vkm" in its second and third bytes makes a web peer easy
+// internet, and "vkm" in its second to fourth bytes makes a web peer easy
 // to spot in a log. K is 1 for WebRTC and 2 for WebSocket; the 64 bits H
 // are a keyed hash of the peer's source IP, so the transport's per-address
 // limits (hellos a second) fall on one browser host's peers together, as
 // they do on one UDP host's ports; N tells the peers of one host apart.
 // The host drops UDP datagrams that claim an address in the range
 // (Synthetic), so a real UDP peer never shares one with a web peer.
+//
+// The limits on offers are per source IP, the HTTP connection's: behind a
+// reverse proxy every browser would share the proxy's, so the listener is
+// meant to be reached directly.
 package web
 
 import (
