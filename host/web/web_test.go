@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/pion/webrtc/v4"
 )
 
 // testTimeout bounds every wait of these tests: a connection over
@@ -393,5 +395,38 @@ func TestAWebSocketPeerBreakingTheRulesIsEnded(t *testing.T) {
 			t.Errorf("%s: the connection is still open", c.name)
 		}
 		ws.CloseNow()
+	}
+}
+
+// The answer names the ICE port on loopback and on every public address
+// given (a host behind a 1:1 NAT), beside the local ones.
+func TestTheAnswerAnnouncesThePublicAddresses(t *testing.T) {
+	public := netip.MustParseAddr("203.0.113.7")
+	g, srv, _, _ := start(t, Config{Public: []netip.Addr{public}})
+	pc, err := webrtc.NewPeerConnection(webrtc.Configuration{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	ordered, none := false, uint16(0)
+	if _, err := pc.CreateDataChannel(Label, &webrtc.DataChannelInit{Ordered: &ordered, MaxRetransmits: &none}); err != nil {
+		t.Fatal(err)
+	}
+	offer, err := pc.CreateOffer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, err := postOffer(ctxFor(t), nil, srv.URL, Description{Type: "offer", SDP: offer.SDP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := g.ICEAddr().Port()
+	for _, ip := range []string{"127.0.0.1", public.String()} {
+		if want := fmt.Sprintf(" %s %d typ host", ip, port); !strings.Contains(answer.SDP, want) {
+			t.Errorf("the answer has no candidate %q:\n%s", want, answer.SDP)
+		}
+	}
+	if !strings.Contains(answer.SDP, "a=max-message-size:1200") {
+		t.Errorf("the answer does not bound messages to 1200 bytes:\n%s", answer.SDP)
 	}
 }
