@@ -16,7 +16,6 @@ import (
 	"vkm/host/project"
 	"vkm/host/session"
 	"vkm/host/watch"
-	"vkm/host/web"
 	"vkm/transport"
 	"vkm/transport/token"
 )
@@ -134,9 +133,23 @@ type ServerReport struct {
 	// server presents nothing, so it counts them and keeps none.
 	Events map[string]uint64    `json:"events"`
 	Peers  []session.PeerReport `json:"peers"`
-	// Web is the web listener's gateway's counts (with Web set): its
-	// peers at the end, datagrams and bytes each way, drops, refusals.
-	Web *web.Stats `json:"web,omitempty"`
+	// Web is the web listener's counts (with Web set).
+	Web *WebReport `json:"web,omitempty"`
+}
+
+// WebReport is what the web listener carried: its peers open at the end,
+// datagrams and bytes each way, the datagrams it dropped (too large, a
+// reader or a peer's queue too far behind) and the offers and upgrades it
+// refused.
+type WebReport struct {
+	PeersWebRTC    int    `json:"peers_webrtc"`
+	PeersWebSocket int    `json:"peers_websocket"`
+	DatagramsIn    uint64 `json:"datagrams_in"`
+	DatagramsOut   uint64 `json:"datagrams_out"`
+	BytesIn        uint64 `json:"bytes_in"`
+	BytesOut       uint64 `json:"bytes_out"`
+	Drops          uint64 `json:"drops"`
+	Refused        uint64 `json:"refused"`
 }
 
 // server runs a session.Server on a socket and the wall clock.
@@ -454,9 +467,8 @@ func (srv *server) report() *ServerReport {
 		Peers:    srv.s.Peers(srv.now()),
 	}
 	srv.stats.fill(rep)
-	if ws, ok := srv.sock.(*webSocket); ok {
-		st := ws.g.Stats()
-		rep.Web = &st
+	if w, ok := srv.sock.(interface{ webReport() *WebReport }); ok {
+		rep.Web = w.webReport()
 	}
 	return rep
 }

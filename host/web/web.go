@@ -103,18 +103,15 @@ const (
 // Stats counts what a Gateway has carried since it started, and the
 // peers open now.
 type Stats struct {
-	PeersRTC     int    `json:"peers_webrtc"`
-	PeersWS      int    `json:"peers_websocket"`
-	DatagramsIn  uint64 `json:"datagrams_in"`
-	DatagramsOut uint64 `json:"datagrams_out"`
-	BytesIn      uint64 `json:"bytes_in"`
-	BytesOut     uint64 `json:"bytes_out"`
+	PeersRTC, PeersWS         int
+	DatagramsIn, DatagramsOut uint64
+	BytesIn, BytesOut         uint64
 	// Drops are datagrams lost at the gateway: too large, not binary,
 	// the reader too far behind, a peer's queue full.
-	Drops uint64 `json:"drops"`
+	Drops uint64
 	// Refused are offers and upgrades turned away: malformed, from
 	// another site, over a limit, failed.
-	Refused uint64 `json:"refused"`
+	Refused uint64
 }
 
 // kinds of peer, the K of a synthetic address.
