@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"vkm/internal/entity"
+	"vkm/replication"
 	"vkm/transport"
 	"vkm/wire"
 )
@@ -139,5 +140,33 @@ func TestRunsFreeReadsTheRelayedRun(t *testing.T) {
 	air.Grounded = false
 	if !runsFree(&air, 0, 30*s, s, 1) || runsFree(&air, 0, step, s, 1) {
 		t.Error("off the ground, the controller's rate is its air acceleration")
+	}
+}
+
+// TestALiteClientReadsPastTheRelay: a lite client carries no other
+// character, but the snapshots it is sent carry relays all the same; it
+// reads the snapshot after one, and drops a payload whose relay is broken.
+func TestALiteClientReadsPastTheRelay(t *testing.T) {
+	var schema replication.Schema
+	r := replication.NewRound(&schema)
+	r.Begin(1000)
+	own := entity.ID{Slot: 60, Gen: 1}
+	r.Entity(own, replication.Described)
+	r.Transform(entity.Transform{X: 1.5, Y: -2, Scale: 1})
+	peer := replication.NewPeer(&schema)
+	peer.SetCommands(replication.Commands{Newest: 0, Judged: 0, LowWater: 1})
+	snap := peer.Write(nil, r, own, transport.MaxDataPayload-1)
+	relay := appendRelay(nil, relaySeeds()[1])
+
+	l := NewLite(LiteConfig{Project: meetProject(t), Schema: &schema})
+	l.snapshot(frameRelayed(nil, nil, relay, snap, 0))
+	if l.bad != 0 || !l.snap.HasCommands {
+		t.Fatalf("a snapshot after a relay: %d bad, commands %v", l.bad, l.snap.HasCommands)
+	}
+	broken := frameRelayed(nil, nil, relay, snap, 0)
+	broken[1] = MaxRelayed + 1
+	l.snapshot(broken)
+	if l.bad != 1 {
+		t.Errorf("a broken relay: %d bad snapshots; want 1", l.bad)
 	}
 }
