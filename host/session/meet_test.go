@@ -235,3 +235,41 @@ func TestRelayedRunsKeepHeadOnMeetingsSmall(t *testing.T) {
 		t.Errorf("%d of %d clients had an eased correction over 100 mm; want at most %d", large, 2*seeds, most)
 	}
 }
+
+// TestFourWanderersAreRarelyCorrected plays the arena with four wander
+// bots on broadband links for thirty seconds: characters meet at every
+// speed, in the air and against crates. Each client carries the others on
+// their relayed runs, stops them against its own character and lands them
+// on the floor; carried on their words alone, the same seeds cost twice
+// the corrections.
+func TestFourWanderersAreRarelyCorrected(t *testing.T) {
+	const (
+		seed  = 3
+		bound = 110 // corrections in all, teleports aside (78 now; 166 carried on their words alone)
+	)
+	h := newHarness(t, loadArena(t))
+	var ps []*peer
+	for i := range uint64(4) {
+		ps = append(ps, h.seated(memnet.Broadband, seed+i, true))
+	}
+	before := make([]reconciler, len(ps))
+	for i, p := range ps {
+		before[i] = p.c.rec
+	}
+	h.run(30 * time.Second)
+	total := uint64(0)
+	for i, p := range ps {
+		r := &p.c.rec
+		n := r.corrections - before[i].corrections
+		tele := r.byCause[CauseTeleport].Count - before[i].byCause[CauseTeleport].Count
+		t.Logf("seed %d, client %d: %d corrections (shove %d, lease %d, other %d, teleport %d), largest eased %.1f mm",
+			seed+uint64(i), i+1, n, r.byCause[CauseShove].Count-before[i].byCause[CauseShove].Count,
+			r.byCause[CauseLease].Count-before[i].byCause[CauseLease].Count,
+			r.byCause[CauseOther].Count-before[i].byCause[CauseOther].Count, tele, r.maxCorrection*1000)
+		total += n - tele
+	}
+	t.Logf("%d corrections in all", total)
+	if total > bound {
+		t.Errorf("%d corrections in thirty seconds of four wanderers; want at most %d", total, bound)
+	}
+}

@@ -210,24 +210,30 @@ func (c *Client) reckon() {
 			t.Angle += rb.AngularVelocity * s
 			continue
 		}
-		accel := ctl.AirAccel
-		if ctl.Grounded {
-			accel = ctl.Accel
-		}
 		meet := c.meeting(r.id)
+		grounded := ctl.Grounded
 		for i := range n {
 			// Running free, it goes on as its controller takes it; held
 			// back by what it leans on, as it was going. Off the ground,
-			// it falls.
+			// it falls, and lands on what it falls onto.
+			accel := ctl.AirAccel
+			if grounded {
+				accel = ctl.Accel
+			}
 			if r.free {
 				rb.VX = approachTo(rb.VX, r.intent*ctl.Speed, math.Max(accel, 0)*step)
 			}
-			if !ctl.Grounded {
+			if !grounded {
 				rb.VY += gy * step
 			}
 			x0, y0 := t.X, t.Y
 			t.X += rb.VX * step
 			t.Y += rb.VY * step
+			if !grounded && rb.VY < 0 {
+				if y, ok := meet.land(r.id, y0, t); ok {
+					t.Y, rb.VY, grounded = y, 0, true
+				}
+			}
 			meet.stop(r.of+uint32(i)+1, x0, y0, t, rb)
 		}
 		g.Physics().Place(r.id, t, rb)
@@ -244,7 +250,7 @@ func (c *Client) reckon() {
 // where the server had the two meet ticks before and stop each other.
 type meeting struct {
 	c          *Client
-	ok         bool
+	ok, boxed  bool // the own character can be met; the carried one has a box
 	own        entity.ID
 	ownBox     box
 	box        box
@@ -273,8 +279,42 @@ func (c *Client) meeting(id entity.ID) meeting {
 	m.box, ok2 = bodyBox(st.Body(id))
 	m.mass, m.ownM = g.Physics().Mass(id), g.Physics().Mass(own)
 	m.ok = ok1 && ok2 && m.mass > 0 && m.ownM > 0 && !own.IsNone()
+	m.boxed = ok2
 	return m
 }
+
+// land returns where a character falling from y0 to t.Y in a tick stands
+// on the level when it meets it on the way: a static body under its feet
+// (under either side or the middle), where box2d rests it.
+func (m *meeting) land(id entity.ID, y0 float64, t *entity.Transform) (float64, bool) {
+	if !m.boxed {
+		return 0, false
+	}
+	g := m.c.game
+	st := g.Store()
+	from, to := y0+m.box.minY+probeUp, t.Y+m.box.minY
+	best, found := 0.0, false
+	for _, x := range [3]float64{m.box.minX + probeInset, (m.box.minX + m.box.maxX) / 2, m.box.maxX - probeInset} {
+		hit, ok := g.Physics().RayCast(t.X+x, from, t.X+x, to, id)
+		if !ok {
+			continue
+		}
+		if b := st.Body(hit.Entity); b == nil || b.Type != entity.Static {
+			continue
+		}
+		if y := hit.Y - m.box.minY + gap; !found || y > best {
+			best, found = y, true
+		}
+	}
+	return best, found
+}
+
+// probeUp and probeInset place land's rays: from a little above the feet,
+// and in from the sides so a wall is not a floor.
+const (
+	probeUp    = 0.05
+	probeInset = 0.05
+)
 
 // stop has a character carried through tick meet the own character as
 // box2d would: bodies touching when the tick starts (the own character
