@@ -20,8 +20,8 @@ import (
 // body of every other character stands where its newest word, carried
 // forward at the velocity that word gave, on the run its player holds (the
 // run the server relayed, see relay.go, or else the one its words imply),
-// says it is by then: dead reckoning, stopped where it meets this client's
-// own character as predicted. Where it stands is a function of that word,
+// says it is by then: dead reckoning, landing on the level it falls onto
+// and stopped where it meets this client's own character as predicted. Where it stands is a function of that word,
 // the tick the word is of, the run, the own character's predictions and
 // the tick being run: a replay of a tick given the same places it exactly
 // where the first run did. Between ticks the
