@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"vkm/internal/entity"
-	"vkm/wire"
 )
 
 // A client predicting its own character meets the others where it guesses
@@ -48,7 +47,7 @@ type intent struct {
 // that many entries in rising slot order, each the character's slot and
 // generation as unsigned LEB128 (shortest form; slot below 2^24,
 // generation 1..2^32−1), then MoveX and MoveY as command axes (one byte
-// each, wire.Axis: 128 is zero, 0 is never written).
+// each, as wire.Axis codes them: 128 is zero, 0 is never written).
 var errRelay = errors.New("session: relay section malformed")
 
 // appendRelay appends the relay section of is, which is sorted by slot and
@@ -58,7 +57,7 @@ func appendRelay(dst []byte, is []intent) []byte {
 	for _, e := range is {
 		dst = binary.AppendUvarint(dst, uint64(e.id.Slot))
 		dst = binary.AppendUvarint(dst, uint64(e.id.Gen))
-		dst = append(dst, byte(wire.Axis.Encode(e.moveX)), byte(wire.Axis.Encode(e.moveY)))
+		dst = append(dst, axisCode(e.moveX), axisCode(e.moveY))
 	}
 	return dst
 }
@@ -91,10 +90,29 @@ func decodeRelay(b []byte, dst []intent) ([]intent, int, error) {
 		if len(dst) > 0 && dst[len(dst)-1].id.Slot >= id.Slot {
 			return dst, 0, errRelay
 		}
-		dst = append(dst, intent{id: id, moveX: wire.Axis.Decode(uint64(b[at])), moveY: wire.Axis.Decode(uint64(b[at+1]))})
+		dst = append(dst, intent{id: id, moveX: axisValue(b[at]), moveY: axisValue(b[at+1])})
 		at += 2
 	}
 	return dst, at, nil
+}
+
+// axisCode is v's byte as a command packet carries an axis: 128 is 0, and
+// 1..255 are -1..1 in steps of 1/127 (wire.Axis, which this package does
+// not import: the layers keep the wire's bits to the packages that write
+// packets).
+func axisCode(v float64) byte {
+	if v != v { // NaN
+		return 128
+	}
+	return byte(128 + math.Max(-127, math.Min(127, math.Round(v/(1.0/127)))))
+}
+
+// axisValue is the run a code other than 0 says.
+func axisValue(c byte) float64 {
+	if c == 128 {
+		return 0
+	}
+	return float64(int(c)-128) * (1.0 / 127)
 }
 
 // uvarint reads an unsigned LEB128 number in its shortest form; k <= 0

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/hex"
+	"math"
 	"testing"
 
 	"vkm/internal/entity"
@@ -31,6 +32,25 @@ func TestRelayVector(t *testing.T) {
 	want := "02" + "3c" + "01" + "ff" + "80" + "c801" + "03" + "40" + "80"
 	if hex.EncodeToString(got) != want {
 		t.Fatalf("% x\nwant %s", got, want)
+	}
+}
+
+// TestRelayAxesAreTheCommandsAxes: a run travels as a command packet's
+// axis does, code for code and value for value.
+func TestRelayAxesAreTheCommandsAxes(t *testing.T) {
+	vs := []float64{0, 1, -1, 0.5, -0.25, 1.0 / 127, -2, 2, 0.004, -0.004, math.NaN(), math.Inf(1), math.Inf(-1)}
+	for k := -1300; k <= 1300; k++ {
+		vs = append(vs, float64(k)/1000, (float64(k)/10+0.5)/127)
+	}
+	for _, v := range vs {
+		if got, want := axisCode(v), byte(wire.Axis.Encode(v)); got != want {
+			t.Errorf("%g: code %d; the command axis's is %d", v, got, want)
+		}
+	}
+	for c := 1; c < 256; c++ {
+		if got, want := axisValue(byte(c)), wire.Axis.Decode(uint64(c)); got != want {
+			t.Errorf("code %d: %g; the command axis's is %g", c, got, want)
+		}
 	}
 }
 
