@@ -439,6 +439,9 @@ func (g *Game) RunTick() {
 	g.tick++
 	g.auth.BeforeTick()
 	g.scripts.FixedUpdate(g.dt, g.replaying)
+	if w, ok := g.auth.(IntentWatcher); ok {
+		w.IntentsWritten()
+	}
 	g.updateControllers()
 	if g.auth.Told() {
 		// Every body this end does not simulate goes where it was last
