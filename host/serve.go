@@ -41,6 +41,15 @@ type ServeConfig struct {
 	Public []netip.AddrPort
 	// Net, if set, is the in-process network to serve on instead of UDP.
 	Net *Loopback
+	// Web, if set, is the TCP address ("host:port") of the web listener:
+	// browsers (and PlayConfig.Web clients) play over WebRTC data
+	// channels or WebSocket through it, and the browser client's page is
+	// served there. Validate refuses an address that is not loopback
+	// without a Key unless Insecure is set, as it does Addr. WebReady, if
+	// set, is called with the address it listens on. The link simulator
+	// (Sim) acts on UDP peers only.
+	Web      string
+	WebReady func(net.Addr)
 	// Dev tells dev clients this is a development server.
 	Dev bool
 	// Sim names a link simulator profile to run every datagram through
@@ -152,6 +161,23 @@ type ServerReport struct {
 	// server presents nothing, so it counts them and keeps none.
 	Events map[string]uint64    `json:"events"`
 	Peers  []session.PeerReport `json:"peers"`
+	// Web is the web listener's counts (with Web set).
+	Web *WebReport `json:"web,omitempty"`
+}
+
+// WebReport is what the web listener carried: its peers open at the end,
+// datagrams and bytes each way, the datagrams it dropped (too large, a
+// reader or a peer's queue too far behind) and the offers and upgrades it
+// refused.
+type WebReport struct {
+	PeersWebRTC    int    `json:"peers_webrtc"`
+	PeersWebSocket int    `json:"peers_websocket"`
+	DatagramsIn    uint64 `json:"datagrams_in"`
+	DatagramsOut   uint64 `json:"datagrams_out"`
+	BytesIn        uint64 `json:"bytes_in"`
+	BytesOut       uint64 `json:"bytes_out"`
+	Drops          uint64 `json:"drops"`
+	Refused        uint64 `json:"refused"`
 }
 
 // server runs a session.Server on a socket and the wall clock.
@@ -216,6 +242,14 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	var err error
 	if srv.sock, err = listen(cfg.Net, cfg.listenAddr(p.Port), cfg.Sim, cfg.SimSeed); err != nil {
 		return nil, err
+	}
+	if cfg.Web != "" {
+		ws, err := listenWeb(cfg, srv.sock, logger)
+		if err != nil {
+			srv.sock.Close()
+			return nil, err
+		}
+		srv.sock = ws
 	}
 	defer srv.sock.Close()
 	srv.note = cfg.securityNote(srv.sock.LocalAddr())
@@ -490,6 +524,9 @@ func (srv *server) report() *ServerReport {
 	rep.GCs = gcCycles() - srv.gcsBefore
 	if srv.gc != nil {
 		srv.gc.fill(rep)
+	}
+	if w, ok := srv.sock.(interface{ webReport() *WebReport }); ok {
+		rep.Web = w.webReport()
 	}
 	return rep
 }

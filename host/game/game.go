@@ -441,6 +441,9 @@ func (g *Game) RunTick() {
 	g.auth.BeforeTick()
 	t0 := g.timer.mark()
 	g.scripts.FixedUpdate(g.dt, g.replaying)
+	if w, ok := g.auth.(IntentWatcher); ok {
+		w.IntentsWritten()
+	}
 	t1 := g.timer.mark()
 	g.updateControllers()
 	t2 := g.timer.mark()
