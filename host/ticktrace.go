@@ -26,6 +26,14 @@ type TickRecord struct {
 	ControllersUs  float64 `json:"controllers_us"`
 	PhysicsUs      float64 `json:"physics_us"`
 	PhysicsCPUUs   float64 `json:"physics_cpu_us"`
+	// What the physics step did: contacts after its broad phase, islands
+	// solved and the bodies in them, times of impact computed and
+	// sub-steps solved at one (physics.StepCounts).
+	Contacts     int `json:"contacts"`
+	Islands      int `json:"islands"`
+	IslandBodies int `json:"island_bodies"`
+	TOIQueries   int `json:"toi_queries"`
+	TOIEvents    int `json:"toi_events"`
 	// AllocKB is what the process allocated on the heap during the tick.
 	AllocKB float64 `json:"alloc_kb"`
 	// GCMark says a collection was marking during some of the tick: its
@@ -66,7 +74,7 @@ func newTickTrace(w io.Writer, start time.Time) *tickTrace {
 	tr.samples[0].Name = "/gc/cycles/total:gc-cycles"
 	tr.samples[1].Name = "/gc/heap/allocs:bytes"
 	tr.samples[2].Name = "/sched/pauses/total/gc:seconds"
-	fmt.Fprintln(tr.w, "tick,at_ms,wall_us,cpu_us,behaviors_us,behaviors_cpu_us,controllers_us,physics_us,physics_cpu_us,alloc_kb,gc_mark,gcs")
+	fmt.Fprintln(tr.w, "tick,at_ms,wall_us,cpu_us,behaviors_us,behaviors_cpu_us,controllers_us,physics_us,physics_cpu_us,contacts,islands,island_bodies,toi_queries,toi_events,alloc_kb,gc_mark,gcs")
 	return tr
 }
 
@@ -110,6 +118,11 @@ func (tr *tickTrace) done(tick uint32, ph game.TickPhases, wall, cpu time.Durati
 		ControllersUs:  micros(ph.Controllers.Wall),
 		PhysicsUs:      micros(ph.Physics.Wall),
 		PhysicsCPUUs:   micros(ph.Physics.CPU),
+		Contacts:       ph.Step.Contacts,
+		Islands:        ph.Step.Islands,
+		IslandBodies:   ph.Step.IslandBodies,
+		TOIQueries:     ph.Step.TOIQueries,
+		TOIEvents:      ph.Step.TOIEvents,
 		AllocKB:        round1(float64(bytes-tr.bytes) / 1024),
 		GCMark:         (tr.pauses-tr.odd)%2 == 1 || pauses != tr.pauses,
 		GCs:            uint32(cycles - tr.cycles),
@@ -146,8 +159,9 @@ func (tr *tickTrace) write() {
 		if tr.err != nil {
 			break
 		}
-		_, tr.err = fmt.Fprintf(tr.w, "%d,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%t,%d\n",
-			r.Tick, r.AtMs, r.WallUs, r.CPUUs, r.BehaviorsUs, r.BehaviorsCPUUs, r.ControllersUs, r.PhysicsUs, r.PhysicsCPUUs, r.AllocKB, r.GCMark, r.GCs)
+		_, tr.err = fmt.Fprintf(tr.w, "%d,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%d,%d,%d,%d,%.1f,%t,%d\n",
+			r.Tick, r.AtMs, r.WallUs, r.CPUUs, r.BehaviorsUs, r.BehaviorsCPUUs, r.ControllersUs, r.PhysicsUs, r.PhysicsCPUUs,
+			r.Contacts, r.Islands, r.IslandBodies, r.TOIQueries, r.TOIEvents, r.AllocKB, r.GCMark, r.GCs)
 	}
 	tr.rows = tr.rows[:0]
 }

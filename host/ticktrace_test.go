@@ -124,7 +124,9 @@ func TestServeLogsEveryTicksPhases(t *testing.T) {
 	}
 	_, hasCPU := threadCPU()
 	var walls []float64
+	contacts := 0.0
 	for i, r := range rows {
+		contacts = max(contacts, num(r, "contacts"))
 		if num(r, "tick") != float64(i+1) {
 			t.Fatalf("row %d is tick %s", i, r["tick"])
 		}
@@ -136,6 +138,9 @@ func TestServeLogsEveryTicksPhases(t *testing.T) {
 			t.Errorf("tick %s: phases %v µs of CPU in a tick of %v µs", r["tick"], phases, cpu)
 		}
 		walls = append(walls, wall)
+	}
+	if contacts == 0 {
+		t.Error("no tick's step made a contact: the arena's crates rest on its floor")
 	}
 	slices.Sort(walls)
 	slices.Reverse(walls)

@@ -454,7 +454,7 @@ func (g *Game) RunTick() {
 	} else {
 		g.phys.Step((*world)(g))
 	}
-	g.timer.done(t0, t1, t2, g.timer.mark())
+	g.timer.done(t0, t1, t2, g.timer.mark(), g.phys.LastStep())
 	g.auth.AfterTick()
 }
 

@@ -1,6 +1,10 @@
 package game
 
-import "time"
+import (
+	"time"
+
+	"vkm/physics"
+)
 
 // PhaseTime is a reading of the two clocks a tick's phases are timed on:
 // wall time and the CPU time of the thread running the tick.
@@ -15,9 +19,11 @@ func (t PhaseTime) Sub(o PhaseTime) PhaseTime {
 
 // TickPhases is what the phases of one tick took: the behaviors
 // (on_fixed_update and the handlers they run), the character controllers,
-// and the physics step with the placing of bodies before it.
+// and the physics step with the placing of bodies before it; and what the
+// step did (contacts, islands, times of impact), which sets its cost.
 type TickPhases struct {
 	Behaviors, Controllers, Physics PhaseTime
+	Step                            physics.StepCounts
 }
 
 // phaseTimer times the phases of each tick while it has a clock; the
@@ -48,13 +54,14 @@ func (p *phaseTimer) mark() PhaseTime {
 
 // done keeps a tick's phases from its four marks: before the behaviors,
 // before the controllers, before physics and after it.
-func (p *phaseTimer) done(behaviors, controllers, physics, end PhaseTime) {
+func (p *phaseTimer) done(behaviors, controllers, phys, end PhaseTime, step physics.StepCounts) {
 	if p.read == nil {
 		return
 	}
 	p.last = TickPhases{
 		Behaviors:   controllers.Sub(behaviors),
-		Controllers: physics.Sub(controllers),
-		Physics:     end.Sub(physics),
+		Controllers: phys.Sub(controllers),
+		Physics:     end.Sub(phys),
+		Step:        step,
 	}
 }

@@ -30,6 +30,10 @@ func TestTimedPhasesAreTheClocksBetweenMarks(t *testing.T) {
 		Behaviors:   PhaseTime{Wall: 2 * time.Microsecond, CPU: time.Microsecond},
 		Controllers: PhaseTime{Wall: 4 * time.Microsecond, CPU: 2 * time.Microsecond},
 		Physics:     PhaseTime{Wall: 8 * time.Microsecond, CPU: 4 * time.Microsecond},
+		Step:        g.Physics().LastStep(),
+	}
+	if want.Step.Contacts == 0 {
+		t.Errorf("the arena's step made no contacts: %+v", want.Step)
 	}
 	if reads != 4 || g.Phases() != want {
 		t.Errorf("%d reads, phases %+v, want 4 and %+v", reads, g.Phases(), want)
