@@ -29,6 +29,12 @@ type PlayConfig struct {
 	// Net, if set, is the in-process network to join the server on
 	// instead of UDP.
 	Net *Loopback
+	// Web, if set, is the base URL of the server's web listener
+	// ("http://host:port"): the client plays over a WebRTC data channel
+	// through it instead of UDP, or over its WebSocket fall-back with a
+	// ws:// or wss:// URL. Connect then only names the server in a token
+	// the client mints (empty: the URL's host and the project's port).
+	Web string
 	// Name is the player's name a server is told; Dev says this client
 	// takes a dev server's hot reloads.
 	Name string

@@ -41,6 +41,14 @@ type ServeConfig struct {
 	Public []netip.AddrPort
 	// Net, if set, is the in-process network to serve on instead of UDP.
 	Net *Loopback
+	// Web, if set, is the TCP address ("host:port") of the web listener:
+	// browsers (and PlayConfig.Web clients) play over WebRTC data
+	// channels or WebSocket through it, and the browser client's page is
+	// served there. Validate refuses an address that is not loopback
+	// without a Key unless Insecure is set, as it does Addr. WebReady, if
+	// set, is called with the address it listens on.
+	Web      string
+	WebReady func(net.Addr)
 	// Dev tells dev clients this is a development server.
 	Dev bool
 	// Sim names a link simulator profile to run every datagram through

@@ -76,9 +76,12 @@ var house = []layer{
 	// The fleet's directory in Redis and the lobby's handler: goroutines,
 	// the wall clock and network clients of their own.
 	{dir: "host/fleet", uses: []string{"transport/handshake", "transport/token"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
+	// The browsers' gateway: WebRTC data channels and WebSocket carrying
+	// datagrams; goroutines, sockets and the wall clock of its own.
+	{dir: "host/web", uses: []string{"transport"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// The composing root: goroutines, timers, sockets and the wall clock.
 	{dir: "host", uses: []string{"transport", "transport/handshake", "transport/token", "transport/memnet", "transport/udp", "replication", "prediction",
-		"host/project", "host/bot", "host/game", "host/watch", "host/session", "host/view", "host/admin"}},
+		"host/project", "host/bot", "host/game", "host/watch", "host/session", "host/view", "host/admin", "host/web"}},
 	{dir: "cmd/vkmd", uses: []string{"host", "host/project", "host/fleet"}},
 	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project", "host/fleet", "transport/token"}},
 	{dir: "cmd/lobby", uses: []string{"host", "host/fleet"}},
