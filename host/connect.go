@@ -41,6 +41,9 @@ type client struct {
 	start time.Time
 	tally tally
 	view  *viewer // nil without --view
+	// timed, if set, hears how long each frame of the session took
+	// (ticks, replays) and the whole step (with sending and drawing).
+	timed func(frame, step time.Duration)
 }
 
 func (cl *client) now() transport.Time { return transport.Time(time.Since(cl.start)) }
@@ -110,12 +113,17 @@ func (cl *client) run(ctx context.Context) (ClientReport, error) {
 	err := pump(ctx, cl.cfg.Duration, cl.sock,
 		func(d datagram) { cl.c.Receive(d.Bytes, cl.now()) },
 		func(elapsed time.Duration) time.Duration {
+			t0 := time.Now()
 			cl.c.Frame(elapsed, cl.cfg.Input, cl.afterTick, cl.now())
+			t1 := time.Now()
 			cl.flush()
 			until := cl.c.Until(cl.now())
 			if cl.view != nil {
 				cl.view.publish()
 				until = min(until, time.Second/drawRate)
+			}
+			if cl.timed != nil {
+				cl.timed(t1.Sub(t0), time.Since(t0))
 			}
 			if now := time.Now(); cl.c.Game().Disconnected() && !now.Before(nextWhy) {
 				log.Warn("not playing", "state", cl.c.Net().State().String(), "why", cl.c.Game().LastError())
