@@ -140,17 +140,26 @@ func (c *ServeConfig) checkSecurity() error {
 		return errors.New("host: insecure and a key: a server with a key checks tokens; drop one of --key and --insecure")
 	case c.Key == nil && len(c.Public) > 0:
 		return errors.New("host: public addresses are what connect tokens name, and need a key: give --key FILE")
-	case c.Key != nil || c.Insecure || c.Net != nil:
+	case c.Key != nil || c.Insecure:
 		return nil
-	}
-	host, _, err := net.SplitHostPort(c.Addr)
-	if err != nil || host == "" || host == "localhost" {
-		return nil // the default host: listen picks loopback
-	}
-	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
+	case c.Web != "" && !loopbackHost(c.Web):
+		return fmt.Errorf("host: web address %q is not loopback, and the server has no key: anyone could join and forge its datagrams; give --key FILE (vkmd keygen makes one), or --insecure to serve it unprotected", c.Web)
+	case c.Net != nil || loopbackHost(c.Addr):
 		return nil
 	}
 	return fmt.Errorf("host: listen address %q is not loopback, and the server has no key: anyone could join and forge its datagrams; give --key FILE (vkmd keygen makes one), or --insecure to serve it unprotected", c.Addr)
+}
+
+// loopbackHost reports whether addr ("host:port") names a loopback host,
+// or none (the default host: the listeners pick loopback without a key or
+// Insecure).
+func loopbackHost(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // listenAddr returns the address to listen on: Addr, with the project's
@@ -197,7 +206,7 @@ func (c *ServeConfig) securityNote(bound netip.AddrPort) string {
 	switch {
 	case c.Key != nil:
 		return ""
-	case bound.Addr().IsLoopback():
+	case bound.Addr().IsLoopback() && (c.Web == "" || loopbackHost(c.webAddr())):
 		return statusLoopback
 	}
 	return statusInsecure

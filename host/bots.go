@@ -138,12 +138,12 @@ func (cfg *BotsConfig) botPlay(i int, bot *bot.Bot) PlayConfig {
 // playLite joins cfg.Connect as a lite client (session.Lite) and plays
 // until ctx ends or the duration passes.
 func playLite(ctx context.Context, cfg PlayConfig, hello handshake.Hello, schema *replication.Schema) (ClientReport, error) {
-	addr := withPort(cfg.Connect, cfg.Project.Port)
+	addr := cfg.serverAddr()
 	tok, err := cfg.clientToken(addr)
 	if err != nil {
 		return ClientReport{}, err
 	}
-	sock, err := dial(cfg.Net, addr)
+	sock, err := cfg.dialServer(ctx, addr)
 	if err != nil {
 		return ClientReport{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -26,6 +27,27 @@ func withPort(addr string, port int) string {
 		host = host[1 : len(host)-1]
 	}
 	return net.JoinHostPort(host, strconv.Itoa(port))
+}
+
+// serverAddr is the server's UDP address: Connect with the project's port
+// when it names none, or, joining over the web with no Connect, the web
+// URL's host and the project's port (what a token the client mints names).
+func (c *PlayConfig) serverAddr() string {
+	if c.Connect == "" && c.Web != "" {
+		if u, err := url.Parse(c.Web); err == nil {
+			return withPort(u.Hostname(), c.Project.Port)
+		}
+	}
+	return withPort(c.Connect, c.Project.Port)
+}
+
+// dialServer opens the client's socket to the server at addr: through
+// its web listener when Web is set, on Net or UDP otherwise.
+func (c *PlayConfig) dialServer(ctx context.Context, addr string) (socket, error) {
+	if c.Web != "" {
+		return dialWeb(ctx, c.Web)
+	}
+	return dial(c.Net, addr)
 }
 
 // refusedLogEvery is how often a refused or disconnected client says why:
@@ -54,7 +76,7 @@ func (cl *client) now() transport.Time { return transport.Time(time.Since(cl.sta
 func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	logger := cfg.logger()
 	cl := &client{cfg: cfg, start: time.Now()}
-	addr := withPort(cfg.Connect, cfg.Project.Port)
+	addr := cfg.serverAddr()
 	tok, err := cfg.clientToken(addr)
 	if err != nil {
 		return ClientReport{}, err
@@ -65,7 +87,7 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	}
 	defer cl.c.Close()
 	g := cl.c.Game()
-	sock, err := dial(cfg.Net, addr)
+	sock, err := cfg.dialServer(ctx, addr)
 	if err != nil {
 		return ClientReport{}, err
 	}
@@ -97,7 +119,7 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 			cl.cfg.Input = v
 		}
 	}
-	logger.Info("joining", "server", addr, "project", cfg.Project.Name)
+	logger.Info("joining", "server", addr, "web", cfg.Web, "project", cfg.Project.Name)
 	return cl.run(ctx)
 }
 

@@ -292,7 +292,7 @@ func playOnce(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	if err := cfg.Validate(); err != nil {
 		return ClientReport{}, err
 	}
-	if cfg.Connect != "" {
+	if cfg.Connect != "" || cfg.Web != "" {
 		return playConnected(ctx, cfg)
 	}
 	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger, Seed: cfg.Seed, Name: cfg.Name})

@@ -196,6 +196,14 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	if srv.sock, err = listen(cfg.Net, cfg.listenAddr(p.Port), cfg.Sim, cfg.SimSeed); err != nil {
 		return nil, err
 	}
+	if cfg.Web != "" {
+		ws, err := listenWeb(cfg, srv.sock, logger)
+		if err != nil {
+			srv.sock.Close()
+			return nil, err
+		}
+		srv.sock = ws
+	}
 	defer srv.sock.Close()
 	srv.note = cfg.securityNote(srv.sock.LocalAddr())
 	sc := session.ServerConfig{Project: p, Logger: logger, BudgetClock: scriptClock(), Auth: cfg.serverAuth(srv.sock.LocalAddr(), srv.start, logger)}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -22,6 +23,11 @@ import (
 func (c *ServeConfig) Validate() error {
 	if c.Addr != "" {
 		if err := checkAddr("listen address", c.Addr, "UDP", 0); err != nil {
+			return err
+		}
+	}
+	if c.Web != "" {
+		if err := checkAddr("web address", c.Web, "TCP", 0); err != nil {
 			return err
 		}
 	}
@@ -83,10 +89,18 @@ func (c *PlayConfig) Validate() error {
 			return err
 		}
 	}
+	if c.Web != "" {
+		if err := checkWebURL(c.Web); err != nil {
+			return err
+		}
+		if c.Net != nil {
+			return errors.New("host: web and an in-process network: the web listener is reached over the real one; drop one")
+		}
+	}
 	if err := checkSim(c.Sim, c.SimSeed); err != nil {
 		return err
 	}
-	if c.Sim != "" && c.Connect == "" {
+	if c.Sim != "" && c.Connect == "" && c.Web == "" {
 		return errors.New("host: sim simulates the link to a server: it needs a server to connect to")
 	}
 	return checkDuration(c.Duration)
@@ -99,7 +113,7 @@ func (c *BotsConfig) Validate() error {
 	switch {
 	case c.Count < 1:
 		return fmt.Errorf("host: %d bot clients: give 1 or more", c.Count)
-	case c.Lite && c.Play.Connect == "" && c.Join == nil:
+	case c.Lite && c.Play.Connect == "" && c.Play.Web == "" && c.Join == nil:
 		return errors.New("host: lite bot clients play only against a server: give Connect")
 	case c.Play.View != "":
 		return errors.New("host: bot clients run without a view: each would serve the same address")
@@ -108,6 +122,24 @@ func (c *BotsConfig) Validate() error {
 		return err
 	}
 	return c.Play.Validate()
+}
+
+// checkWebURL reports a web listener's URL that is not http, https, ws or
+// wss with a host.
+func checkWebURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("host: web URL %q: %v", s, err)
+	}
+	switch u.Scheme {
+	case "http", "https", "ws", "wss":
+	default:
+		return fmt.Errorf("host: web URL %q: the scheme is not http, https (WebRTC), ws or wss (WebSocket)", s)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("host: web URL %q names no host", s)
+	}
+	return nil
 }
 
 // checkAddr reports an address that is not host:port with a port number

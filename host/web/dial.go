@@ -1,36 +1,278 @@
 package web
 
-import "context"
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/coder/websocket"
+	"github.com/pion/ice/v4"
+	"github.com/pion/webrtc/v4"
+
+	"vkm/transport"
+)
 
 // DialOptions tunes a native peer; the zero value is fine.
 type DialOptions struct {
-	// ICEAddr, if set, is the local UDP address for ICE; empty lets the
-	// stack pick.
-	ICEAddr string
+	// HTTP makes the signalling request; nil means http.DefaultClient.
+	HTTP   *http.Client
+	Logger *slog.Logger
 }
 
-// Peer is a native client's end of a gateway connection.
+// Peer is a native client's end of a gateway connection: what a browser
+// does, in Go, for tests, bots and measurement.
 type Peer struct {
-	in chan []byte
+	in   chan []byte
+	send func([]byte) error
+	stop func()
+	done chan struct{} // closed once the connection has ended
+
+	once sync.Once
 }
+
+// peerDepth is how many received datagrams may wait for the reader.
+const peerDepth = 256
 
 // Dial connects to the gateway at baseURL ("http://host:port") over a
-// WebRTC data channel, as a browser does.
+// WebRTC data channel, as a browser does: it makes the offer with its
+// candidates gathered, POSTs it to /vkm/offer, and waits for the channel
+// to open (or ctx to end).
 func Dial(ctx context.Context, baseURL string, opts DialOptions) (*Peer, error) {
-	return nil, ErrClosed
+	return dial(ctx, baseURL, opts, Label, false)
 }
 
-// DialWS connects to the gateway at baseURL over its WebSocket fall-back.
+// dial is Dial with the channel's label and ordering given, for tests of
+// the gateway's refusals.
+func dial(ctx context.Context, baseURL string, opts DialOptions, label string, ordered bool) (*Peer, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	se := webrtc.SettingEngine{LoggerFactory: pionLogs{log}}
+	se.SetIncludeLoopbackCandidate(true)
+	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4, webrtc.NetworkTypeUDP6})
+	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+	pc, err := webrtc.NewAPI(webrtc.WithSettingEngine(se)).NewPeerConnection(webrtc.Configuration{})
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			pc.Close()
+		}
+	}()
+	none := uint16(0)
+	dc, err := pc.CreateDataChannel(label, &webrtc.DataChannelInit{Ordered: &ordered, MaxRetransmits: &none})
+	if err != nil {
+		return nil, err
+	}
+	p := &Peer{in: make(chan []byte, peerDepth), done: make(chan struct{})}
+	opened := make(chan struct{})
+	var endOnce sync.Once
+	end := func() { endOnce.Do(func() { close(p.done) }) }
+	dc.OnOpen(func() { close(opened) })
+	dc.OnMessage(func(m webrtc.DataChannelMessage) {
+		if m.IsString {
+			return
+		}
+		select {
+		case p.in <- m.Data:
+		default:
+		}
+	})
+	dc.OnClose(end)
+	pc.OnConnectionStateChange(func(s webrtc.PeerConnectionState) {
+		if s == webrtc.PeerConnectionStateFailed || s == webrtc.PeerConnectionStateClosed {
+			end()
+		}
+	})
+	offer, err := pc.CreateOffer(nil)
+	if err != nil {
+		return nil, err
+	}
+	gathered := webrtc.GatheringCompletePromise(pc)
+	if err := pc.SetLocalDescription(offer); err != nil {
+		return nil, err
+	}
+	select {
+	case <-gathered:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	answer, err := postOffer(ctx, opts.HTTP, baseURL, Description{Type: "offer", SDP: pc.LocalDescription().SDP})
+	if err != nil {
+		return nil, err
+	}
+	if err := pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeAnswer, SDP: answer.SDP}); err != nil {
+		return nil, fmt.Errorf("web: the answer from %s: %w", baseURL, err)
+	}
+	select {
+	case <-opened:
+	case <-p.done:
+		return nil, fmt.Errorf("web: %s: the connection failed before the channel opened", baseURL)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	ok = true
+	p.send = func(b []byte) error {
+		if dc.BufferedAmount() > maxBuffered {
+			return errFull
+		}
+		return dc.Send(b)
+	}
+	p.stop = func() {
+		pc.Close()
+		end()
+	}
+	go func() { // the channel's end closes Incoming
+		<-p.done
+		close(p.in)
+	}()
+	return p, nil
+}
+
+// postOffer sends an offer to baseURL's /vkm/offer and reads the answer.
+func postOffer(ctx context.Context, hc *http.Client, baseURL string, offer Description) (Description, error) {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	body, _ := json.Marshal(offer)
+	u := strings.TrimSuffix(baseURL, "/") + "/vkm/offer"
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return Description{}, fmt.Errorf("web: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return Description{}, fmt.Errorf("web: %w", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxOfferBytes))
+	if err != nil {
+		return Description{}, fmt.Errorf("web: %s: %w", u, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return Description{}, &RefusedError{Status: resp.StatusCode, Reason: strings.TrimSpace(string(b))}
+	}
+	var a Description
+	if err := json.Unmarshal(b, &a); err != nil || a.Type != "answer" {
+		return Description{}, fmt.Errorf("web: %s: not an answer: %.80q", u, b)
+	}
+	return a, nil
+}
+
+// RefusedError is a gateway's refusal of an offer or upgrade: its HTTP
+// status and the reason it gave.
+type RefusedError struct {
+	Status int
+	Reason string
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("web: the gateway refused: %d %s: %s", e.Status, http.StatusText(e.Status), e.Reason)
+}
+
+// DialWS connects to the gateway at baseURL ("http://host:port" or
+// "ws://host:port") over its WebSocket fall-back, /vkm/ws.
 func DialWS(ctx context.Context, baseURL string, opts DialOptions) (*Peer, error) {
-	return nil, ErrClosed
+	u := strings.TrimSuffix(baseURL, "/") + "/vkm/ws"
+	ws, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: opts.HTTP})
+	if err != nil {
+		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+			return nil, &RefusedError{Status: resp.StatusCode, Reason: strings.TrimSpace(string(b))}
+		}
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	ws.SetReadLimit(transport.MaxDatagram)
+	connCtx, cancel := context.WithCancel(context.Background())
+	p := &Peer{in: make(chan []byte, peerDepth), done: make(chan struct{})}
+	q := make(chan []byte, wsQueue)
+	p.send = func(b []byte) error {
+		select {
+		case <-p.done:
+			return ErrClosed
+		case q <- append([]byte(nil), b...):
+			return nil
+		default:
+			return errFull
+		}
+	}
+	p.stop = cancel
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { // writer
+		defer wg.Done()
+		defer cancel()
+		for {
+			select {
+			case <-connCtx.Done():
+				return
+			case b := <-q:
+				if ws.Write(connCtx, websocket.MessageBinary, b) != nil {
+					return
+				}
+			}
+		}
+	}()
+	go func() { // reader
+		defer wg.Done()
+		defer cancel()
+		for {
+			typ, b, err := ws.Read(connCtx)
+			if err != nil {
+				return
+			}
+			if typ != websocket.MessageBinary {
+				continue
+			}
+			select {
+			case p.in <- b:
+			default:
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		ws.CloseNow()
+		close(p.done)
+		close(p.in)
+	}()
+	return p, nil
 }
 
-// Send sends b as one datagram.
-func (p *Peer) Send(b []byte) error { return ErrClosed }
+// Send sends b as one datagram, without blocking: one the connection
+// cannot take now is dropped, with an error.
+func (p *Peer) Send(b []byte) error {
+	if len(b) > transport.MaxDatagram {
+		return ErrTooLarge
+	}
+	select {
+	case <-p.done:
+		return ErrClosed
+	default:
+	}
+	return p.send(b)
+}
 
-// Incoming delivers the gateway's datagrams; it closes with the
-// connection.
+// Incoming delivers the gateway's datagrams; it closes once the
+// connection has ended.
 func (p *Peer) Incoming() <-chan []byte { return p.in }
 
-// Close ends the connection.
-func (p *Peer) Close() error { return nil }
+// Done is closed once the connection has ended.
+func (p *Peer) Done() <-chan struct{} { return p.done }
+
+// Close ends the connection and waits until it has.
+func (p *Peer) Close() error {
+	p.once.Do(p.stop)
+	<-p.done
+	return nil
+}

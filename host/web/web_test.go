@@ -1,0 +1,354 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testTimeout bounds every wait of these tests: a connection over
+// loopback opens in well under a second, so reaching it is a failure,
+// not a slow machine.
+const testTimeout = 20 * time.Second
+
+// start serves a gateway with cfg on an httptest server on 127.0.0.1,
+// with its forgotten peers reported on the returned channel and its offer
+// clock fixed (a test moves it).
+func start(t *testing.T, cfg Config) (*Gateway, *httptest.Server, chan netip.AddrPort, *time.Time) {
+	t.Helper()
+	g, err := NewGateway(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forgotten := make(chan netip.AddrPort, 64)
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	g.forgotten = forgotten
+	g.now = func() time.Time { return clock }
+	srv := newServer(g)
+	t.Cleanup(func() {
+		srv.Close()
+		g.Close()
+	})
+	return g, srv, forgotten, &clock
+}
+
+// newServer serves g's handler over HTTP on 127.0.0.1.
+func newServer(g *Gateway) *httptest.Server { return httptest.NewServer(g.Handler()) }
+
+func ctxFor(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// receive waits for the gateway's next datagram.
+func receive(t *testing.T, g *Gateway) Datagram {
+	t.Helper()
+	select {
+	case d, ok := <-g.Incoming():
+		if !ok {
+			t.Fatal("Incoming closed")
+		}
+		return d
+	case <-time.After(testTimeout):
+		t.Fatal("no datagram reached the gateway")
+	}
+	return Datagram{}
+}
+
+// peerReceive waits for the peer's next datagram.
+func peerReceive(t *testing.T, p *Peer) []byte {
+	t.Helper()
+	select {
+	case b, ok := <-p.Incoming():
+		if !ok {
+			t.Fatal("the peer's Incoming closed")
+		}
+		return b
+	case <-time.After(testTimeout):
+		t.Fatal("no datagram reached the peer")
+	}
+	return nil
+}
+
+// roundTrip sends one datagram each way between p and g and returns the
+// peer's address at the gateway. A data channel without retransmissions
+// may lose a datagram, as UDP may; over loopback it does not, and these
+// tests would say so.
+func roundTrip(t *testing.T, g *Gateway, p *Peer, kind int) netip.AddrPort {
+	t.Helper()
+	if err := p.Send([]byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	d := receive(t, g)
+	if string(d.Bytes) != "hello" {
+		t.Fatalf("the gateway got %q, want hello", d.Bytes)
+	}
+	if !Synthetic(d.From.Addr()) || !g.Owns(d.From) {
+		t.Fatalf("the peer's address %v: synthetic %v, owned %v", d.From, Synthetic(d.From.Addr()), g.Owns(d.From))
+	}
+	if k := d.From.Addr().As16()[7]; int(k) != kind {
+		t.Errorf("the address %v says kind %d, want %d", d.From, k, kind)
+	}
+	big := bytes.Repeat([]byte{7}, 1200)
+	if err := g.WriteTo(big, d.From); err != nil {
+		t.Fatal(err)
+	}
+	if b := peerReceive(t, p); !bytes.Equal(b, big) {
+		t.Fatalf("the peer got %d bytes, want the 1200 sent", len(b))
+	}
+	return d.From
+}
+
+// forgets waits until the gateway has forgotten a.
+func forgets(t *testing.T, g *Gateway, forgotten <-chan netip.AddrPort, a netip.AddrPort) {
+	t.Helper()
+	for {
+		select {
+		case f := <-forgotten:
+			if f != a {
+				continue
+			}
+			if g.Owns(a) {
+				t.Fatalf("%v forgotten but still owned", a)
+			}
+			return
+		case <-time.After(testTimeout):
+			t.Fatalf("the gateway never forgot %v", a)
+		}
+	}
+}
+
+func TestAPeerPlaysOverWebRTCAndIsForgottenOnClose(t *testing.T) {
+	g, srv, forgotten, _ := start(t, Config{})
+	p, err := Dial(ctxFor(t), srv.URL, DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := roundTrip(t, g, p, kindRTC)
+	if st := g.Stats(); st.PeersRTC != 1 || st.PeersWS != 0 || st.DatagramsIn != 1 || st.DatagramsOut != 1 || st.BytesOut != 1200 {
+		t.Errorf("stats %+v", st)
+	}
+	if err := g.WriteTo(make([]byte, 1201), a); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("a 1201-byte datagram: %v, want ErrTooLarge", err)
+	}
+	p.Close()
+	forgets(t, g, forgotten, a)
+	if err := g.WriteTo([]byte("x"), a); !errors.Is(err, ErrNoPeer) {
+		t.Errorf("writing to a forgotten peer: %v, want ErrNoPeer", err)
+	}
+	if st := g.Stats(); st.PeersRTC != 0 {
+		t.Errorf("%d WebRTC peers after the only one closed", st.PeersRTC)
+	}
+}
+
+func TestAPeerPlaysOverWebSocketAndIsForgottenOnClose(t *testing.T) {
+	g, srv, forgotten, _ := start(t, Config{})
+	p, err := DialWS(ctxFor(t), srv.URL, DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := roundTrip(t, g, p, kindWS)
+	if st := g.Stats(); st.PeersWS != 1 || st.PeersRTC != 0 {
+		t.Errorf("stats %+v", st)
+	}
+	p.Close()
+	forgets(t, g, forgotten, a)
+}
+
+func TestPeersOfOneHostShareAnAddressAndDifferInPort(t *testing.T) {
+	g, srv, _, clock := start(t, Config{})
+	ctx := ctxFor(t)
+	var addrs []netip.AddrPort
+	for range 2 {
+		p, err := DialWS(ctx, srv.URL, DialOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		addrs = append(addrs, roundTrip(t, g, p, kindWS))
+		*clock = clock.Add(time.Second)
+	}
+	if addrs[0].Addr() != addrs[1].Addr() || addrs[0].Port() == addrs[1].Port() {
+		t.Errorf("two peers from one host at %v and %v: want one IP, two ports", addrs[0], addrs[1])
+	}
+}
+
+func TestTheGatewayClosesEveryPeerAndIncoming(t *testing.T) {
+	g, srv, _, clock := start(t, Config{})
+	ctx := ctxFor(t)
+	rtc, err := Dial(ctx, srv.URL, DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	*clock = clock.Add(time.Second)
+	ws, err := DialWS(ctx, srv.URL, DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roundTrip(t, g, rtc, kindRTC)
+	roundTrip(t, g, ws, kindWS)
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*Peer{rtc, ws} {
+		select {
+		case <-p.Done():
+		case <-time.After(testTimeout):
+			t.Fatal("a peer's connection outlived the gateway")
+		}
+	}
+	if _, ok := <-g.Incoming(); ok {
+		t.Error("Incoming still open after Close")
+	}
+}
+
+func TestBadRequestsAreRefused(t *testing.T) {
+	g, srv, _, clock := start(t, Config{})
+	sdpNoData := "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\n"
+	cases := []struct {
+		name, method, path, body, origin string
+		status                           int
+	}{
+		{"not JSON", "POST", "/vkm/offer", "v=0", "", 400},
+		{"an answer", "POST", "/vkm/offer", `{"type":"answer","sdp":"v=0\r\nm=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\n"}`, "", 400},
+		{"no data channel", "POST", "/vkm/offer", `{"type":"offer","sdp":"` + strings.ReplaceAll(sdpNoData, "\r\n", `\r\n`) + `"}`, "", 400},
+		{"not an SDP", "POST", "/vkm/offer", `{"type":"offer","sdp":"v=0\r\nm=application nonsense\r\n"}`, "", 400},
+		{"too large", "POST", "/vkm/offer", `{"type":"offer","sdp":"` + strings.Repeat("a", MaxOfferBytes) + `"}`, "", 413},
+		{"another site", "POST", "/vkm/offer", `{}`, "https://elsewhere.example", 403},
+		{"GET an offer", "GET", "/vkm/offer", "", "", 405},
+		{"not a WebSocket", "GET", "/vkm/ws", "", "", 426},
+		{"WebSocket from another site", "GET", "/vkm/ws", "", "https://elsewhere.example", 403},
+		{"elsewhere", "GET", "/vkm/other", "", "", 404},
+	}
+	for _, c := range cases {
+		*clock = clock.Add(time.Second)
+		req, _ := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(c.body))
+		if c.origin != "" {
+			req.Header.Set("Origin", c.origin)
+		}
+		if c.path == "/vkm/ws" && c.origin != "" {
+			req.Header.Set("Connection", "Upgrade")
+			req.Header.Set("Upgrade", "websocket")
+			req.Header.Set("Sec-WebSocket-Version", "13")
+			req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.status {
+			t.Errorf("%s: status %d, want %d", c.name, resp.StatusCode, c.status)
+		}
+	}
+	if st := g.Stats(); st.Refused < 8 || st.PeersRTC+st.PeersWS != 0 {
+		t.Errorf("stats after bad requests: %+v", st)
+	}
+}
+
+func TestAChannelOtherThanVkmEndsThePeer(t *testing.T) {
+	for _, c := range []struct {
+		label   string
+		ordered bool
+	}{{"other", false}, {Label, true}} {
+		g, srv, forgotten, _ := start(t, Config{})
+		p, err := dial(ctxFor(t), srv.URL, DialOptions{}, c.label, c.ordered)
+		if err == nil {
+			select {
+			case <-p.Done():
+			case <-time.After(testTimeout):
+				t.Fatalf("channel %q ordered %v stayed open", c.label, c.ordered)
+			}
+			p.Close()
+		}
+		select {
+		case <-forgotten:
+		case <-time.After(testTimeout):
+			t.Fatalf("channel %q ordered %v: the peer was never forgotten", c.label, c.ordered)
+		}
+		if st := g.Stats(); st.PeersRTC != 0 {
+			t.Errorf("channel %q ordered %v: %d peers open", c.label, c.ordered, st.PeersRTC)
+		}
+	}
+}
+
+func TestPeersPastMaxPeersAreRefused(t *testing.T) {
+	g, srv, forgotten, clock := start(t, Config{MaxPeers: 1})
+	ctx := ctxFor(t)
+	p, err := Dial(ctx, srv.URL, DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := roundTrip(t, g, p, kindRTC)
+	*clock = clock.Add(time.Second)
+	var refused *RefusedError
+	if _, err := Dial(ctx, srv.URL, DialOptions{}); !errors.As(err, &refused) || refused.Status != http.StatusServiceUnavailable {
+		t.Fatalf("a second WebRTC peer: %v, want a 503 refusal", err)
+	}
+	*clock = clock.Add(time.Second)
+	if _, err := DialWS(ctx, srv.URL, DialOptions{}); !errors.As(err, &refused) || refused.Status != http.StatusServiceUnavailable {
+		t.Fatalf("a second WebSocket peer: %v, want a 503 refusal", err)
+	}
+	p.Close()
+	forgets(t, g, forgotten, a)
+	*clock = clock.Add(time.Second)
+	q, err := DialWS(ctx, srv.URL, DialOptions{})
+	if err != nil {
+		t.Fatalf("a peer once the first has gone: %v", err)
+	}
+	q.Close()
+}
+
+func TestOffersPastTheRateAreRefused(t *testing.T) {
+	g, srv, _, clock := start(t, Config{OffersPerIPPerSecond: 2})
+	post := func() int {
+		resp, err := http.Post(srv.URL+"/vkm/offer", "application/json", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for i, want := range []int{400, 400, 400, 400, 400, 400, 400, 400, 429} {
+		if got := post(); got != want {
+			t.Fatalf("offer %d in the same instant: status %d, want %d", i+1, got, want)
+		}
+	}
+	var refused *RefusedError
+	if _, err := DialWS(ctxFor(t), srv.URL, DialOptions{}); !errors.As(err, &refused) || refused.Status != http.StatusTooManyRequests {
+		t.Fatalf("an upgrade over the rate: %v, want a 429 refusal", err)
+	}
+	*clock = clock.Add(time.Second / 2)
+	if got := post(); got != 400 {
+		t.Fatalf("an offer half a second later: status %d, want 400 (one allowed again)", got)
+	}
+	if got := post(); got != 429 {
+		t.Fatalf("the next: status %d, want 429", got)
+	}
+	_ = g
+}
+
+func TestSyntheticAddressesAreTheirOwnRange(t *testing.T) {
+	for _, c := range []struct {
+		a    string
+		want bool
+	}{
+		{"fd76:6b6d:0:1:1:2:3:4", true},
+		{"fd76:6b6e::1", false},
+		{"127.0.0.1", false},
+		{"::ffff:127.0.0.1", false},
+		{"::1", false},
+		{"fd00::1", false},
+	} {
+		if got := Synthetic(netip.MustParseAddr(c.a)); got != c.want {
+			t.Errorf("Synthetic(%s) = %v, want %v", c.a, got, c.want)
+		}
+	}
+}

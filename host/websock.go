@@ -1,0 +1,233 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"vkm/host/web"
+)
+
+// webSocket is the server's socket with browsers beside its UDP peers:
+// the UDP socket and a web gateway, read and written as one. The serving
+// loop reads it in batches (directIO) whatever the UDP socket is: the
+// gateway's datagrams wait on its channel until the loop drains them at
+// its next wake-up, as UDP datagrams wait in the kernel.
+type webSocket struct {
+	udp socket
+	g   *web.Gateway
+	// http serves the gateway's signalling and the browser's page.
+	http *http.Server
+	// udpOnly passes on a UDP datagram unless it claims a web peer's
+	// address; fn is the loop's receiver it wraps, bound once.
+	udpOnly func(netip.AddrPort, []byte)
+	fn      func(netip.AddrPort, []byte)
+}
+
+var _ directIO = (*webSocket)(nil)
+
+// listenWeb starts the web listener of cfg.Web beside the server's UDP
+// socket u: a gateway whose ICE port is the web address's host and port
+// number, over UDP (a free one when that is taken and the web port was
+// left to the system), and an HTTP server of the gateway and the page.
+// It calls cfg.WebReady and logs the address it listens on.
+func listenWeb(cfg ServeConfig, u socket, log *slog.Logger) (*webSocket, error) {
+	addr := cfg.webAddr()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("host: the web listener: %w", err)
+	}
+	bound := ln.Addr().(*net.TCPAddr)
+	host, port, _ := net.SplitHostPort(addr)
+	gc := web.Config{ICEAddr: net.JoinHostPort(host, strconv.Itoa(bound.Port)), Logger: log}
+	seen := map[netip.Addr]bool{}
+	for _, p := range cfg.Public {
+		if a := p.Addr().Unmap(); !a.IsUnspecified() && !seen[a] {
+			seen[a] = true
+			gc.Public = append(gc.Public, a)
+		}
+	}
+	g, err := web.NewGateway(gc)
+	if err != nil && port == "0" {
+		gc.ICEAddr = net.JoinHostPort(host, "0")
+		g, err = web.NewGateway(gc)
+	}
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("host: the web listener's ICE port: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/vkm/", g.Handler())
+	if err := registerWebPage(mux, cfg); err != nil {
+		g.Close()
+		ln.Close()
+		return nil, err
+	}
+	s := &webSocket{udp: u, g: g, http: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
+	s.udpOnly = func(from netip.AddrPort, b []byte) {
+		if !web.Synthetic(from.Addr()) {
+			s.fn(from, b)
+		}
+	}
+	go func() {
+		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("web listener failed", "err", err)
+		}
+	}()
+	if cfg.WebReady != nil {
+		cfg.WebReady(ln.Addr())
+	}
+	log.Info("web listening", "addr", ln.Addr().String(), "ice", g.ICEAddr().String())
+	return s, nil
+}
+
+func (s *webSocket) Incoming() <-chan datagram { return nil }
+func (s *webSocket) LocalAddr() netip.AddrPort { return s.udp.LocalAddr() }
+func (s *webSocket) Err() error                { return s.udp.Err() }
+
+// WriteTo sends b to a web peer through the gateway, and to anyone else
+// over UDP.
+func (s *webSocket) WriteTo(b []byte, to netip.AddrPort) error {
+	if s.g.Owns(to) {
+		return s.g.WriteTo(b, to)
+	}
+	return s.udp.WriteTo(b, to)
+}
+
+// ReadWaiting calls fn with every datagram waiting on the UDP socket
+// (none that claims a web peer's address) and then the gateway's.
+func (s *webSocket) ReadWaiting(fn func(from netip.AddrPort, b []byte)) error {
+	s.fn = fn
+	if d, ok := s.udp.(directIO); ok {
+		if err := d.ReadWaiting(s.udpOnly); err != nil {
+			return err
+		}
+	} else {
+		in := s.udp.Incoming()
+	udp:
+		for {
+			select {
+			case d, ok := <-in:
+				if !ok {
+					return fmt.Errorf("the UDP socket closed: %v", s.udp.Err())
+				}
+				s.udpOnly(d.From, d.Bytes)
+			default:
+				break udp
+			}
+		}
+	}
+	in := s.g.Incoming()
+	for {
+		select {
+		case d, ok := <-in:
+			if !ok {
+				return errors.New("the web gateway closed")
+			}
+			fn(d.From, d.Bytes)
+		default:
+			return nil
+		}
+	}
+}
+
+// Queue sends b to a web peer at once (the gateway copies it) and queues
+// it on the UDP socket otherwise.
+func (s *webSocket) Queue(b []byte, to netip.AddrPort) error {
+	if s.g.Owns(to) {
+		return s.g.WriteTo(b, to)
+	}
+	if d, ok := s.udp.(directIO); ok {
+		return d.Queue(b, to)
+	}
+	return s.udp.WriteTo(b, to)
+}
+
+// Flush sends what the UDP socket has queued.
+func (s *webSocket) Flush() error {
+	if d, ok := s.udp.(directIO); ok {
+		return d.Flush()
+	}
+	return nil
+}
+
+// Close stops the web listener, then every web peer, then the UDP
+// socket.
+func (s *webSocket) Close() error {
+	err := s.http.Close()
+	err = errors.Join(err, s.g.Close())
+	return errors.Join(err, s.udp.Close())
+}
+
+// webAddr returns the web listener's address: Web, with a host when it
+// names none: every interface for a server with a key or told Insecure,
+// loopback otherwise (as listenAddr does for UDP).
+func (c *ServeConfig) webAddr() string {
+	host, port, _ := net.SplitHostPort(c.Web)
+	if host == "" && c.Key == nil && !c.Insecure {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// peerSocket is a client's socket to its server through the server's web
+// listener: a WebRTC data channel, or the WebSocket fall-back.
+type peerSocket struct {
+	p      *web.Peer
+	in     chan datagram
+	remote netip.AddrPort
+}
+
+// webDialTimeout bounds connecting to a web listener: signalling, ICE and
+// the channel's opening.
+const webDialTimeout = 15 * time.Second
+
+// dialWeb connects to the web listener at base: over its WebSocket
+// fall-back for a ws:// or wss:// URL (as http:// or https://), over
+// WebRTC otherwise.
+func dialWeb(ctx context.Context, base string) (socket, error) {
+	ctx, cancel := context.WithTimeout(ctx, webDialTimeout)
+	defer cancel()
+	u, err := url.Parse(base)
+	if err != nil {
+		return nil, fmt.Errorf("host: web URL %q: %w", base, err)
+	}
+	var p *web.Peer
+	switch u.Scheme {
+	case "ws", "wss":
+		u.Scheme = "http" + strings.TrimPrefix(u.Scheme, "ws")
+		p, err = web.DialWS(ctx, u.String(), web.DialOptions{})
+	default:
+		p, err = web.Dial(ctx, base, web.DialOptions{})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("host: joining over the web at %s: %w", base, err)
+	}
+	s := &peerSocket{p: p, in: make(chan datagram, incomingDepth)}
+	go func() {
+		defer close(s.in)
+		for b := range p.Incoming() {
+			select {
+			case s.in <- datagram{From: s.remote, Bytes: b}:
+			default:
+			}
+		}
+	}()
+	return s, nil
+}
+
+func (s *peerSocket) Incoming() <-chan datagram                { return s.in }
+func (s *peerSocket) WriteTo(b []byte, _ netip.AddrPort) error { return s.p.Send(b) }
+func (s *peerSocket) LocalAddr() netip.AddrPort                { return netip.AddrPort{} }
+func (s *peerSocket) Close() error                             { return s.p.Close() }
+
+// Err says the connection ended: a web peer's end carries no reason.
+func (s *peerSocket) Err() error { return errors.New("the web connection ended") }

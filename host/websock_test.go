@@ -1,0 +1,176 @@
+package host
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"vkm/host/game"
+)
+
+// servedWeb starts Serve for cfg on 127.0.0.1 with its web listener on a
+// free port, and returns the UDP address, the web listener's and a stop.
+func servedWeb(t *testing.T, cfg ServeConfig) (udp, webAddr string, stop func() *ServerReport) {
+	t.Helper()
+	ready := make(chan net.Addr, 1)
+	cfg.Web, cfg.WebReady = "127.0.0.1:0", func(a net.Addr) { ready <- a }
+	udp, stop = servedWith(t, nil, cfg)
+	return udp, (<-ready).String(), stop
+}
+
+// playTogether plays every cfg at once until each has played playTicks
+// ticks seated (or been refused, or testDeadline passed), then leaves,
+// and returns the reports in order.
+func playTogether(t *testing.T, cfgs ...PlayConfig) []ClientReport {
+	t.Helper()
+	const playTicks = 64
+	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
+	defer cancel()
+	reps := make([]ClientReport, len(cfgs))
+	var wg sync.WaitGroup
+	var left atomic.Int32
+	left.Store(int32(len(cfgs)))
+	done := func(once *sync.Once) {
+		once.Do(func() {
+			if left.Add(-1) == 0 {
+				cancel()
+			}
+		})
+	}
+	for i, cfg := range cfgs {
+		var once sync.Once
+		var playing atomic.Bool
+		var ticks int
+		cfg.OnState = func(state, why string) {
+			playing.Store(state == "playing")
+			if state == "refused" {
+				done(&once)
+			}
+		}
+		cfg.AfterTick = func(*game.Game) {
+			if playing.Load() {
+				if ticks++; ticks == playTicks {
+					done(&once)
+				}
+			}
+		}
+		wg.Go(func() {
+			rep, err := Play(ctx, cfg)
+			if err != nil && !strings.Contains(err.Error(), "refused") {
+				t.Errorf("client %d (%s): %v", i+1, cfg.Web, err)
+			}
+			reps[i] = rep
+		})
+	}
+	wg.Wait()
+	if ctx.Err() == context.DeadlineExceeded {
+		t.Fatalf("the clients never all played %d ticks: %+v", playTicks, reps)
+	}
+	return reps
+}
+
+// wantPlaying fails unless every report is of a seated client that played
+// without a script error, each as its own player.
+func wantPlaying(t *testing.T, names []string, reps []ClientReport) {
+	t.Helper()
+	seen := map[uint16]bool{}
+	for i, r := range reps {
+		t.Logf("%s: state %s player %d ticks %d rtt %.1f ms errors %d", names[i], r.State, r.Player, r.Ticks, r.RTTms, r.Errors)
+		if r.State != "playing" || r.Errors != 0 || r.Player == 0 || seen[r.Player] {
+			t.Errorf("%s: %+v, want playing with no script error as a player of its own", names[i], r)
+		}
+		seen[r.Player] = true
+	}
+}
+
+// One server, three clients playing at once: over UDP, over a WebRTC data
+// channel and over the WebSocket fall-back, through the web listener.
+func TestClientsPlayOverUDPWebRTCAndWebSocketTogether(t *testing.T) {
+	p := loadArena(t)
+	udp, web, stop := servedWeb(t, ServeConfig{Project: p})
+	reps := playTogether(t,
+		PlayConfig{Project: p, Connect: udp, Name: "udp"},
+		PlayConfig{Project: p, Web: "http://" + web, Name: "rtc"},
+		PlayConfig{Project: p, Web: "ws://" + web, Name: "ws"},
+	)
+	srv := stop()
+	wantPlaying(t, []string{"udp", "webrtc", "websocket"}, reps)
+	t.Logf("server: joins %d errors %d", srv.Joins, srv.Errors)
+	if srv.Joins != 3 || srv.Errors != 0 {
+		t.Errorf("server: %d joins, %d errors; want 3 and 0", srv.Joins, srv.Errors)
+	}
+}
+
+// With a key, a client over WebRTC or WebSocket joins with a token as one
+// over UDP does: minted under the key and naming the server's address, it
+// plays; without one, or under another key, it is refused for that reason.
+func TestTokensWorkOverTheWebAsOverUDP(t *testing.T) {
+	p := loadArena(t)
+	key := &testKeys[0]
+	udp, web, stop := servedWeb(t, ServeConfig{Project: p, Key: key})
+	rtc, ws := "http://"+web, "ws://"+web
+	reps := playTogether(t,
+		PlayConfig{Project: p, Connect: udp, Name: "udp", Key: key, ClientID: 1},
+		PlayConfig{Project: p, Connect: udp, Web: rtc, Name: "rtc", Key: key, ClientID: 2},
+		PlayConfig{Project: p, Connect: udp, Web: ws, Name: "ws", Key: key, ClientID: 3},
+	)
+	wantPlaying(t, []string{"udp", "webrtc", "websocket"}, reps)
+	refused := playTogether(t,
+		PlayConfig{Project: p, Connect: udp, Web: rtc, Name: "none"},
+		PlayConfig{Project: p, Connect: udp, Web: rtc, Name: "other", Key: &testKeys[1]},
+		PlayConfig{Project: p, Connect: udp, Web: ws, Name: "ws-none"},
+	)
+	srv := stop()
+	for i, want := range []string{"no_token", "bad_token", "no_token"} {
+		if refused[i].Refusal != want {
+			t.Errorf("client %d: refusal %q (%s), want %q", i+1, refused[i].Refusal, refused[i].State, want)
+		}
+	}
+	if srv.Joins != 3 {
+		t.Errorf("server: %d joins, want 3", srv.Joins)
+	}
+}
+
+// A web address that is not loopback needs a key or Insecure, as a UDP
+// one does; the status line says when the web listener is open to all.
+func TestWebListenerSecurityRules(t *testing.T) {
+	for _, c := range []struct {
+		cfg  ServeConfig
+		want string
+	}{
+		{ServeConfig{Web: "0.0.0.0:8080"}, "web address \"0.0.0.0:8080\" is not loopback"},
+		{ServeConfig{Web: "0.0.0.0:8080", Insecure: true}, ""},
+		{ServeConfig{Web: "0.0.0.0:8080", Key: &testKeys[0]}, ""},
+		{ServeConfig{Web: ":8080"}, ""},
+		{ServeConfig{Web: "127.0.0.1:8080"}, ""},
+		{ServeConfig{Web: "8080"}, "web address \"8080\" is not host:port"},
+	} {
+		err := c.cfg.Validate()
+		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.cfg, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		cfg  PlayConfig
+		want string
+	}{
+		{PlayConfig{Web: "http://127.0.0.1:8080"}, ""},
+		{PlayConfig{Web: "wss://example.org"}, ""},
+		{PlayConfig{Web: "udp://127.0.0.1:8080"}, "the scheme is not"},
+		{PlayConfig{Web: "http://"}, "names no host"},
+		{PlayConfig{Web: "http://127.0.0.1:8080", Net: NewLoopback()}, "in-process network"},
+	} {
+		err := c.cfg.Validate()
+		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.cfg.Web, err, c.want)
+		}
+	}
+	insecure := ServeConfig{Web: "0.0.0.0:8080", Insecure: true}
+	if n := insecure.securityNote(netip.MustParseAddrPort("127.0.0.1:27960")); n != statusInsecure {
+		t.Errorf("UDP on loopback, web on every interface, insecure: note %q, want %q", n, statusInsecure)
+	}
+}
