@@ -176,6 +176,17 @@ func (c *ServeConfig) listenAddr(port int) string {
 	return net.JoinHostPort(host, p)
 }
 
+// webAddr returns the web listener's address: Web, with a host when it
+// names none: every interface for a server with a key or told Insecure,
+// loopback otherwise (as listenAddr does for UDP).
+func (c *ServeConfig) webAddr() string {
+	host, port, _ := net.SplitHostPort(c.Web)
+	if host == "" && c.Key == nil && !c.Insecure {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}
+
 // serverAuth returns the transport's Auth for a server with a key, bound at
 // bound, that started at epoch: the addresses a token must name are
 // Public, or the bound one when it is specific, or, bound to every

@@ -1,3 +1,5 @@
+//go:build !js
+
 package host
 
 import (
@@ -165,17 +167,6 @@ func (s *webSocket) Close() error {
 	err := s.http.Close()
 	err = errors.Join(err, s.g.Close())
 	return errors.Join(err, s.udp.Close())
-}
-
-// webAddr returns the web listener's address: Web, with a host when it
-// names none: every interface for a server with a key or told Insecure,
-// loopback otherwise (as listenAddr does for UDP).
-func (c *ServeConfig) webAddr() string {
-	host, port, _ := net.SplitHostPort(c.Web)
-	if host == "" && c.Key == nil && !c.Insecure {
-		host = "127.0.0.1"
-	}
-	return net.JoinHostPort(host, port)
 }
 
 // peerSocket is a client's socket to its server through the server's web
