@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	client <project-dir> [--connect ADDR[:PORT] [--token FILE | --key FILE [--client-id N]] | --lobby URL] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
+//	client <project-dir> [--connect ADDR[:PORT] [--web URL] [--token FILE | --key FILE [--client-id N]] | --web URL | --lobby URL] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
 //	client -h | --version
 //
 // It exits 0 when its run ends with every client offline or seated
@@ -68,6 +68,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("client", flag.ContinueOnError)
 	fs.StringVar(&o.play.Connect, "connect", "", "join the server at ADDR[:PORT] (no port: the project's); without it, play offline")
+	fs.StringVar(&o.play.Web, "web", "", "join the server through its web listener (vkmd --web) at URL instead of UDP: http://HOST:PORT over a WebRTC data channel, ws://HOST:PORT over its WebSocket fall-back; --connect then only names the server in a token --key mints")
 	fs.StringVar(&o.play.Name, "name", "", "the player's name the server is told")
 	fs.BoolVar(&o.play.Dev, "dev", false, "take a dev server's hot reloads")
 	fs.StringVar(&o.play.Sim, "sim", "", "run the link through the simulator: perfect, lan, broadband, mobile, awful")
@@ -102,10 +103,10 @@ func parse(args []string, stdout io.Writer) (options, error) {
 func (o *options) check() error {
 	headless, view := o.headless, o.play.View != ""
 	switch {
-	case o.lobby != "" && (o.play.Connect != "" || o.token != "" || o.keyFile != ""):
-		return cli.Usagef("--lobby names the server and hands the token: drop --connect, --token and --key")
-	case o.lite && (o.bots == 0 || (o.play.Connect == "" && o.lobby == "")):
-		return cli.Usagef("--lite is for bot clients of a server: it needs --bots N and --connect or --lobby")
+	case o.lobby != "" && (o.play.Connect != "" || o.play.Web != "" || o.token != "" || o.keyFile != ""):
+		return cli.Usagef("--lobby names the server and hands the token: drop --connect, --web, --token and --key")
+	case o.lite && (o.bots == 0 || (o.play.Connect == "" && o.play.Web == "" && o.lobby == "")):
+		return cli.Usagef("--lite is for bot clients of a server: it needs --bots N and --connect, --web or --lobby")
 	case headless && view:
 		return cli.Usagef("--headless runs without a view and --view serves one: give one of them")
 	case !headless && !view:

@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--fleet REDIS_URL] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--schema]
+//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--web ADDR] [--fleet REDIS_URL] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--schema]
 //	vkmd check <project-dir>
 //	vkmd keygen > FILE
 //	vkmd token <project-dir> --key FILE --server ADDR[,ADDR] --client-id N [--name NAME] [--expires 1h] > player.token
@@ -19,6 +19,12 @@
 // --insecure serves every interface without a key. --fleet (with --key)
 // lists the server, its first public address and its seats free, in a
 // fleet directory in Redis, where lobbies (cmd/lobby) find it.
+//
+// --web serves browsers on an HTTP address: the game's page, and the
+// same datagrams, handshake and tokens over WebRTC data channels (ICE on
+// the same port number over UDP) or, where WebRTC cannot connect, a
+// WebSocket. Like the UDP address, it is loopback only without --key
+// unless --insecure.
 //
 // vkmd check loads the project as a server would, without serving it, and
 // prints every mistake it finds in its files, one a line, then exits 1; a
@@ -148,6 +154,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.memProf, "memprofile", "", "write an allocation profile to this file at exit (go tool pprof)")
 	fs.StringVar(&o.serve.Admin, "admin", "", "serve /metrics, /healthz, /readyz and /debug/pprof/ over HTTP on this address (e.g. 127.0.0.1:9100); loopback only unless --admin-public")
 	fs.BoolVar(&o.serve.AdminPublic, "admin-public", false, "let --admin listen on an address that is not loopback")
+	fs.StringVar(&o.serve.Web, "web", "", "serve browsers over HTTP on this address (e.g. 127.0.0.1:8080): the game's page, and play over WebRTC (ICE on the same port number over UDP) or WebSocket; loopback only without --key unless --insecure")
 	fs.StringVar(&o.keyFile, "key", "", "the game's key file (vkmd keygen writes one): admit only players with a connect token, and seal their connections")
 	fs.StringVar(&o.public, "public", "", "with --key: the addresses players reach this server at, IP:PORT[,IP:PORT] (default: the address served on)")
 	fs.BoolVar(&o.serve.Insecure, "insecure", false, "serve every interface without a key: anyone whose build matches may join, unsealed")
