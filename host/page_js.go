@@ -216,9 +216,9 @@ type pagePerf struct {
 	replayed uint64          // the client's count at the last frame
 }
 
-// perfKeep is how many of the latest frames the figures are taken over: a
-// few seconds at 120 frames a second.
-const perfKeep = 1024
+// perfKeep is how many of the latest frames the figures are taken over:
+// half a minute at 120 frames a second.
+const perfKeep = 4096
 
 func (p *pagePerf) add(frame, step time.Duration, replayed uint64) {
 	p.mu.Lock()

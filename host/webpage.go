@@ -155,7 +155,7 @@ func loadWebClient(file string, log *slog.Logger) (*webClient, error) {
 		log.Info("built the browser client", "bytes", len(wc.wasm), "took", time.Since(start).Round(time.Millisecond))
 	}
 	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.DefaultCompression)
 	zw.Write(wc.wasm)
 	zw.Close()
 	wc.wasmGz = gz.Bytes()
@@ -183,7 +183,7 @@ func buildWebClient() ([]byte, error) {
 	}
 	defer os.RemoveAll(tmp)
 	out := filepath.Join(tmp, "client.wasm")
-	cmd := exec.Command(goBin, "build", "-trimpath", "-o", out, webClientPkg)
+	cmd := exec.Command(goBin, "build", "-o", out, webClientPkg)
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if msg, err := cmd.CombinedOutput(); err != nil {

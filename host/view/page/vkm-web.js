@@ -11,8 +11,9 @@
 //
 // window.vkmWeb exposes, for tests and the console: transport ("webrtc" or
 // "websocket", once connected), rtcFailure (why WebRTC was not used),
-// status (what it is doing, or why it stopped) and stats() (the client's
-// report and frame figures, JSON text, once it runs).
+// status (what it is doing, or why it stopped), datagramsIn and
+// datagramsOut (counted on the link) and stats() (the client's report and
+// frame figures, JSON text, once it runs).
 (function () {
   'use strict';
 
@@ -23,6 +24,8 @@
   const web = {
     transport: '',
     rtcFailure: '',
+    datagramsIn: 0,
+    datagramsOut: 0,
     status: 'starting',
     config: { name: params.get('name') || 'web', token: fragment.get('token') || '', dev: false, seed: 0 },
     project: null,
@@ -141,8 +144,11 @@
     web.project = new Uint8Array(zip);
     web.status = 'connecting';
     const l = await link();
-    web.sendDatagram = l.send;
-    l.listen((b) => { if (web.onDatagram) web.onDatagram(b); }, (why) => { if (web.onNetClose) web.onNetClose(why); });
+    web.sendDatagram = (b) => { web.datagramsOut++; l.send(b); };
+    l.listen((b) => {
+      web.datagramsIn++;
+      if (web.onDatagram) web.onDatagram(b);
+    }, (why) => { if (web.onNetClose) web.onNetClose(why); });
     web.status = 'loading the client';
     const go = new Go();
     const { instance } = await WebAssembly.instantiateStreaming(wasm, go.importObject);

@@ -1,0 +1,294 @@
+//go:build browser && linux
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBrowserClientInTheTab is the browser client end to end: vkmd serves
+// a copy of the arena with --web and --dev (building the client for
+// js/wasm as it starts), headless Chromium opens the one address, and the
+// client runs in the tab over WebRTC. Standing on its spawn it is never
+// corrected; the page's keys make it run and jump; a native bot client in
+// the same match sees it move; and a script saved in the project reaches
+// it: its walker then runs at half speed.
+func TestBrowserClientInTheTab(t *testing.T) {
+	w := openWebClient(t, "?name=web")
+	cdp, read, until, stats := w.cdp, w.read, w.until, w.stats
+	bin, project, port, ctx := w.bin, w.project, w.port, w.ctx
+
+	first := until("the page shows the player", 60*time.Second, func(s webPageState) bool {
+		return s.Connected && s.Frames > 30 && s.Own != nil
+	})
+	t.Logf("the client in the tab plays over %s (panel: %q)", first.Transport, first.Panel)
+	if first.Transport != "webrtc" {
+		t.Fatalf("the client went over %q, not WebRTC: %s", first.Transport, first.RTCFailure)
+	}
+	if first.Panel != "over webrtc" {
+		t.Fatalf("the network panel says %q", first.Panel)
+	}
+	last := first
+	rest := until("the player landing", 10*time.Second, func(s webPageState) bool {
+		landed := s.Frames >= last.Frames+6 && math.Abs(s.Own.Y-last.Own.Y) < 0.001
+		if s.Frames >= last.Frames+6 {
+			last = s
+		}
+		return landed
+	})
+	// Standing on loopback, the server always agrees with the prediction.
+	before := stats()
+	standUntil := time.Now().Add(2 * time.Second)
+	until("two seconds standing", 5*time.Second, func(s webPageState) bool { return time.Now().After(standUntil) })
+	after := stats()
+	t.Logf("standing: corrections %d → %d, rtt %.1f ms", before.Report.Corrections, after.Report.Corrections, after.Report.RTTms)
+	if after.Report.State != "playing" || after.Report.Corrections != before.Report.Corrections || after.Report.Errors != 0 {
+		t.Fatalf("standing: %+v then %+v", before.Report, after.Report)
+	}
+
+	// A native bot joins the same match and watches.
+	report := filepath.Join(t.TempDir(), "bot.json")
+	bot := exec.CommandContext(ctx, filepath.Join(bin, "client"), project, "--connect", "127.0.0.1:"+port,
+		"--headless", "--bots", "1", "--bot-seed", "5", "--duration", "8s", "--report", report)
+	botDone := make(chan error, 1)
+	if err := bot.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { botDone <- bot.Wait() }()
+
+	run := func(what string, press func(), hold time.Duration) {
+		press()
+		end := time.Now().Add(hold)
+		until(what, hold+time.Second, func(webPageState) bool { return time.Now().After(end) })
+	}
+	speed := func(what string) float64 {
+		a := read()
+		t0 := time.Now()
+		run(what, func() { cdp.key(t, "keyDown", "KeyD", "d", 68) }, 600*time.Millisecond)
+		b := read()
+		cdp.key(t, "keyUp", "KeyD", "d", 68)
+		v := (b.Own.X - a.Own.X) / time.Since(t0).Seconds()
+		time.Sleep(400 * time.Millisecond) // let it stop; polling another process
+		cdp.key(t, "keyDown", "KeyA", "a", 65)
+		time.Sleep(600 * time.Millisecond) // back where it was; polling another process
+		cdp.key(t, "keyUp", "KeyA", "a", 65)
+		return v
+	}
+	time.Sleep(time.Second) // the bot's join; polling another process
+	cdp.key(t, "keyDown", "KeyD", "d", 68)
+	moved := until("running right", 5*time.Second, func(s webPageState) bool { return s.Own.X > rest.Own.X+1 })
+	cdp.key(t, "keyDown", "Space", " ", 32)
+	jumped := until("jumping", 5*time.Second, func(s webPageState) bool { return s.Own.Y > rest.Own.Y+0.5 })
+	cdp.key(t, "keyUp", "Space", " ", 32)
+	cdp.key(t, "keyUp", "KeyD", "d", 68)
+	t.Logf("ran right to x %.2f, jumped to y %.2f", moved.Own.X, jumped.Own.Y)
+	cdp.key(t, "keyDown", "KeyA", "a", 65)
+	until("running left", 5*time.Second, func(s webPageState) bool { return s.Own.X < moved.Own.X-1 })
+	cdp.key(t, "keyUp", "KeyA", "a", 65)
+
+	select {
+	case err := <-botDone:
+		if err != nil {
+			t.Fatalf("the bot client: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the bot client did not end")
+	}
+	var rep struct {
+		Clients []struct {
+			State  string             `json:"state"`
+			Others map[string]float64 `json:"others_distance_m"`
+		} `json:"clients"`
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Clients) != 1 || rep.Clients[0].Others["web"] < 2 {
+		t.Fatalf("the bot saw the browser's player move %v m; report %s", rep.Clients[0].Others, b)
+	}
+	t.Logf("the bot saw the browser's player travel %.2f m", rep.Clients[0].Others["web"])
+
+	// A script saved on the dev server reaches the client in the tab:
+	// the walker at half speed.
+	v1 := speed("running before the reload")
+	walker := filepath.Join(project, "scripts", "walker.lua")
+	src, err := os.ReadFile(walker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := strings.Replace(string(src), "self:move(run)", "self:move(run * 0.5)", 1)
+	if slow == string(src) {
+		t.Fatal("the arena's walker no longer moves with self:move(run)")
+	}
+	if err := os.WriteFile(walker, []byte(slow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reloaded := until("the reload reaching the page", 15*time.Second, func(s webPageState) bool {
+		return strings.Contains(s.HUD, "scripts reloaded at tick")
+	})
+	t.Logf("after the save the page shows %s", reloaded.HUD)
+	v2 := speed("running after the reload")
+	t.Logf("running speed %.2f m/s before the reload, %.2f m/s after", v1, v2)
+	if !(v1 > 1 && v2 < 0.75*v1) {
+		t.Fatalf("the walker ran at %.2f m/s before the save and %.2f m/s after; want about half", v1, v2)
+	}
+	st := stats()
+	t.Logf("the client in the tab: %+v, perf %v", st.Report, st.Perf)
+	if st.Report.State != "playing" || st.Report.Errors != 0 {
+		t.Fatalf("the client in the tab ends %+v", st.Report)
+	}
+}
+
+// TestBrowserClientOverWebSocket: the page asked for the WebSocket
+// fall-back (?net=ws, the path a browser takes when WebRTC does not
+// connect) plays the same, and says so.
+func TestBrowserClientOverWebSocket(t *testing.T) {
+	w := openWebClient(t, "?name=ws&net=ws")
+	s := w.until("the page shows the player", 60*time.Second, func(s webPageState) bool {
+		return s.Connected && s.Frames > 30 && s.Own != nil
+	})
+	if s.Transport != "websocket" || s.Panel != "over websocket" {
+		t.Fatalf("asked for the WebSocket, the page plays over %q and its panel says %q", s.Transport, s.Panel)
+	}
+	end := time.Now().Add(3 * time.Second)
+	w.until("three seconds", 5*time.Second, func(webPageState) bool { return time.Now().After(end) })
+	st := w.stats()
+	in := w.cdp.eval(t, `String(vkmWeb.datagramsIn)`)
+	t.Logf("over the WebSocket: %+v, %s datagrams in", st.Report, in)
+	if st.Report.State != "playing" || st.Report.Errors != 0 || in == "0" {
+		t.Fatalf("over the WebSocket: %+v", st.Report)
+	}
+}
+
+// webPageState is what the tests read of the page.
+type webPageState struct {
+	Connected  bool   `json:"connected"`
+	Frames     int    `json:"frames"`
+	Transport  string `json:"transport"`
+	Panel      string `json:"panel"`
+	Status     string `json:"status"`
+	RTCFailure string `json:"rtcFailure"`
+	Own        *struct{ X, Y float64 }
+	HUD        string `json:"hud"`
+}
+
+// webClientStats is the client's figures as vkmWeb.stats gives them.
+type webClientStats struct {
+	Report struct {
+		State         string  `json:"state"`
+		Corrections   uint64  `json:"corrections"`
+		ReplayedTicks uint64  `json:"replayed_ticks"`
+		RTTms         float64 `json:"rtt_ms"`
+		Errors        int     `json:"errors"`
+	} `json:"report"`
+	Perf map[string]float64 `json:"perf"`
+}
+
+// webClient is a page of vkmd --web open in headless Chromium.
+type webClient struct {
+	ctx                context.Context
+	bin, project, port string
+	cdp                *devtools
+	read               func() webPageState
+	until              func(what string, within time.Duration, ok func(webPageState) bool) webPageState
+	stats              func() webClientStats
+}
+
+// openWebClient builds vkmd and client, serves a copy of the arena with
+// --web and --dev (vkmd building the browser client as it starts), and
+// opens the page with query in headless Chromium.
+func openWebClient(t *testing.T, query string) *webClient {
+	chrome := findChromium(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	t.Cleanup(cancel)
+	bin := t.TempDir()
+	for _, cmd := range []string{"vkmd", "client"} {
+		out, err := exec.Command("go", "build", "-o", filepath.Join(bin, cmd), "vkm/cmd/"+cmd).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go build %s: %v\n%s", cmd, err, out)
+		}
+	}
+	project := filepath.Join(t.TempDir(), "arena")
+	if err := os.CopyFS(project, os.DirFS(filepath.Join("..", "..", "projects", "arena"))); err != nil {
+		t.Fatal(err)
+	}
+	port := freeUDPPort(t)
+	vkmd := start(t, ctx, filepath.Join(bin, "vkmd"), project, "--port", port, "--web", "127.0.0.1:0", "--dev")
+	// Building the client takes a while on a cold build cache.
+	m := waitLineWithin(t, vkmd, regexp.MustCompile(`msg="web listening" addr=(\S+)`), 3*time.Minute)
+	url := "http://" + m[1] + "/" + query
+	t.Logf("page at %s", url)
+
+	// Loopback WebRTC in headless Chromium: candidates on 127.0.0.1
+	// (Chromium leaves loopback out otherwise) under their real
+	// addresses, not mDNS names the gateway cannot resolve.
+	cdp := launchChromium(t, ctx, chrome, "--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns")
+	cdp.call(t, "Page.enable", nil)
+	cdp.call(t, "Page.navigate", map[string]any{"url": url})
+	w := &webClient{ctx: ctx, bin: bin, project: project, port: port, cdp: cdp}
+	w.read = func() webPageState {
+		var s webPageState
+		v := cdp.eval(t, `JSON.stringify(window.vkm && window.vkmWeb ? {connected: vkm.connected, frames: vkm.frames, own: vkm.own,
+			transport: vkm.transport, panel: document.getElementById('transport').textContent, status: vkmWeb.status,
+			rtcFailure: vkmWeb.rtcFailure, hud: JSON.stringify(vkm.lastFrame ? vkm.lastFrame.hud : [])} : {})`)
+		if err := json.Unmarshal([]byte(v), &s); err != nil {
+			t.Fatalf("page state %q: %v", v, err)
+		}
+		return s
+	}
+	w.until = func(what string, within time.Duration, ok func(webPageState) bool) webPageState {
+		t.Helper()
+		deadline := time.Now().Add(within)
+		for {
+			s := w.read()
+			if ok(s) {
+				return s
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within %v; the page says %+v", what, within, s)
+			}
+			time.Sleep(50 * time.Millisecond) // polling another process
+		}
+	}
+	w.stats = func() webClientStats {
+		var s webClientStats
+		v := cdp.eval(t, `vkmWeb.stats ? vkmWeb.stats() : "{}"`)
+		if err := json.Unmarshal([]byte(v), &s); err != nil {
+			t.Fatalf("client stats %q: %v", v, err)
+		}
+		return s
+	}
+	return w
+}
+
+// waitLineWithin is waitLine with a deadline of its own.
+func waitLineWithin(t *testing.T, p *proc, re *regexp.Regexp, within time.Duration) []string {
+	t.Helper()
+	timeout := time.After(within)
+	for {
+		select {
+		case l, ok := <-p.lines:
+			if !ok {
+				t.Fatalf("the program ended before printing a line matching %s", re)
+			}
+			if m := re.FindStringSubmatch(l); m != nil {
+				return m
+			}
+		case <-timeout:
+			t.Fatalf("no line matching %s within %v", re, within)
+		}
+	}
+}
