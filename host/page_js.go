@@ -25,7 +25,8 @@ import (
 // WebSocket fall-back) and hands it over as an object whose fields connect
 // the two sides:
 //
-//	from the page: sendDatagram(Uint8Array), toPage(text)
+//	from the page: sendDatagram(Uint8Array), toPage(text), drawn (set
+//	               true after each frame it draws)
 //	set here:      onDatagram(Uint8Array), onNetClose(why),
 //	               fromPage(text), stats() → JSON text
 //
@@ -66,7 +67,7 @@ func PlayInPage(ctx context.Context, cfg PlayConfig, page js.Value) (ClientRepor
 		Actions: viewActions(cfg.Project), ViewWidth: cfg.Project.ViewWidth, OnLink: linkSetter(cfg, sim),
 		Send: func(msg []byte) { toPage.Invoke(string(msg)) },
 	})
-	v := newViewer(cfg, cl.c.Game(), sink, sim)
+	v := newViewer(cfg, cl.c.Game(), drawnPage{sink, page}, sim)
 	v.c, v.now, cl.view = cl.c, cl.now, v
 	if cl.cfg.Input == nil {
 		cl.cfg.Input = v
@@ -78,8 +79,8 @@ func PlayInPage(ctx context.Context, cfg PlayConfig, page js.Value) (ClientRepor
 	}))
 
 	var perf pagePerf
-	cl.timed = func(frame, step time.Duration) {
-		perf.add(frame, step, cl.c.Stats(cl.now()).ReplayedTicks)
+	cl.timed = func(call timedCall, took time.Duration) {
+		perf.add(call, took, cl.c.Stats(cl.now()).ReplayedTicks)
 	}
 	// The figures are read on the browser's event loop while the
 	// session's loop waits for it (the page has one thread), so the
@@ -95,6 +96,23 @@ func PlayInPage(ctx context.Context, cfg PlayConfig, page js.Value) (ClientRepor
 	page.Set("stats", stats)
 	cfg.logger().Info("joining over the page's link", "project", cfg.Project.Name)
 	return cl.run(ctx)
+}
+
+// drawnPage hands the page a frame only once it has drawn the last: the
+// page draws at the display's rate, and a frame it would never draw costs
+// the tab's one thread its encoding and parsing. The page sets drawn after
+// each of its animation frames.
+type drawnPage struct {
+	*view.Sink
+	page js.Value
+}
+
+func (p drawnPage) Publish(f view.Frame) {
+	if !p.page.Get("drawn").Truthy() {
+		return
+	}
+	p.page.Set("drawn", false)
+	p.Sink.Publish(f)
 }
 
 // jsSocket is the page's link to the server as a socket: datagrams the
@@ -203,32 +221,44 @@ func (s *jsSocket) Close() error {
 	return nil
 }
 
-// pagePerf keeps the browser client's recent frame times, for the page's
-// figures: how long the session's frames took, those that replayed and
-// how many ticks they ran again, and the whole step with drawing.
+// pagePerf keeps the browser client's recent times, for the page's
+// figures: how long the session's frames took (their ticks), the calls
+// that replayed (a snapshot received that corrected the prediction) and
+// how many ticks they ran again, and the whole step of the loop (a frame
+// with sending and drawing).
 type pagePerf struct {
-	mu       sync.Mutex
-	frames   []time.Duration // every frame's session time, newest perfKeep
-	steps    []time.Duration
-	replays  []time.Duration // frames that replayed
-	nReplays int             // how many did, ever
-	ticks    uint64          // ticks replayed in them
-	replayed uint64          // the client's count at the last frame
+	mu         sync.Mutex
+	frames     []time.Duration // the latest perfKeep of each
+	steps      []time.Duration
+	replays    []time.Duration
+	perTick    []time.Duration // a replay's time over its ticks
+	nReplays   int             // how many calls replayed, ever
+	ticks      uint64          // ticks replayed in them
+	mostTicks  uint64          // the longest replay's ticks
+	replayed   uint64          // the client's count after the last call
+	replayTime time.Duration   // the time of every replay
 }
 
-// perfKeep is how many of the latest frames the figures are taken over:
+// perfKeep is how many of the latest calls the figures are taken over:
 // half a minute at 120 frames a second.
 const perfKeep = 4096
 
-func (p *pagePerf) add(frame, step time.Duration, replayed uint64) {
+func (p *pagePerf) add(call timedCall, took time.Duration, replayed uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.frames = keepLast(append(p.frames, frame))
-	p.steps = keepLast(append(p.steps, step))
-	if replayed > p.replayed {
-		p.replays = keepLast(append(p.replays, frame))
+	switch call {
+	case timedFrame:
+		p.frames = keepLast(append(p.frames, took))
+	case timedStep:
+		p.steps = keepLast(append(p.steps, took))
+	}
+	if n := replayed - p.replayed; n > 0 && call != timedStep {
+		p.replays = keepLast(append(p.replays, took))
+		p.perTick = keepLast(append(p.perTick, took/time.Duration(n)))
 		p.nReplays++
-		p.ticks += replayed - p.replayed
+		p.ticks += n
+		p.mostTicks = max(p.mostTicks, n)
+		p.replayTime += took
 	}
 	p.replayed = replayed
 }
@@ -240,25 +270,31 @@ func keepLast(d []time.Duration) []time.Duration {
 	return d
 }
 
-// perfFigures are the page's figures in microseconds.
+// perfFigures are the page's figures, times in microseconds.
 type perfFigures struct {
-	FrameP50us  float64 `json:"frame_p50_us"`
-	FrameP99us  float64 `json:"frame_p99_us"`
-	StepP50us   float64 `json:"step_p50_us"`
-	StepP99us   float64 `json:"step_p99_us"`
-	Replays     int     `json:"replays"`
-	ReplayTicks uint64  `json:"replay_ticks"`
-	ReplayP50us float64 `json:"replay_p50_us"`
-	ReplayP99us float64 `json:"replay_p99_us"`
+	FrameP50us      float64 `json:"frame_p50_us"`
+	FrameP99us      float64 `json:"frame_p99_us"`
+	StepP50us       float64 `json:"step_p50_us"`
+	StepP99us       float64 `json:"step_p99_us"`
+	Replays         int     `json:"replays"`
+	ReplayTicks     uint64  `json:"replay_ticks"`
+	ReplayMostTicks uint64  `json:"replay_most_ticks"`
+	ReplayP50us     float64 `json:"replay_p50_us"`
+	ReplayP99us     float64 `json:"replay_p99_us"`
+	ReplayTickP50us float64 `json:"replay_tick_p50_us"`
+	ReplayTickP99us float64 `json:"replay_tick_p99_us"`
+	ReplayTotalMs   float64 `json:"replay_total_ms"`
 }
 
 func (p *pagePerf) figures() perfFigures {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	f := perfFigures{Replays: p.nReplays, ReplayTicks: p.ticks}
+	f := perfFigures{Replays: p.nReplays, ReplayTicks: p.ticks, ReplayMostTicks: p.mostTicks,
+		ReplayTotalMs: round1(float64(p.replayTime) / 1e6)}
 	f.FrameP50us, f.FrameP99us = quantiles(p.frames)
 	f.StepP50us, f.StepP99us = quantiles(p.steps)
 	f.ReplayP50us, f.ReplayP99us = quantiles(p.replays)
+	f.ReplayTickP50us, f.ReplayTickP99us = quantiles(p.perTick)
 	return f
 }
 

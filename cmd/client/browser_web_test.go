@@ -292,3 +292,52 @@ func waitLineWithin(t *testing.T, p *proc, re *regexp.Regexp, within time.Durati
 		}
 	}
 }
+
+// TestBrowserMeasureClientInTheTab measures the browser client as
+// BENCHMARKS.md reports it ("The browser client"); it runs only with
+// VKM_BROWSER_MEASURE=1. The page's player runs back and forth and jumps
+// for 20 s among three wandering bots over a link of 40 ms each way (the
+// page's link sliders), so the server corrects it now and then; then the
+// page's draw times, the session's frame and step times and its replays
+// are logged.
+func TestBrowserMeasureClientInTheTab(t *testing.T) {
+	if os.Getenv("VKM_BROWSER_MEASURE") == "" {
+		t.Skip("a measurement: set VKM_BROWSER_MEASURE=1")
+	}
+	w := openWebClient(t, "?name=web")
+	w.until("the page shows the player", 60*time.Second, func(s webPageState) bool {
+		return s.Connected && s.Frames > 30 && s.Own != nil
+	})
+	nBots, latency := "3", "40"
+	if v := os.Getenv("VKM_BROWSER_MEASURE_BOTS"); v != "" {
+		nBots = v
+	}
+	if v := os.Getenv("VKM_BROWSER_MEASURE_LATENCY_MS"); v != "" {
+		latency = v
+	}
+	bots := exec.CommandContext(w.ctx, filepath.Join(w.bin, "client"), w.project, "--connect", "127.0.0.1:"+w.port,
+		"--headless", "--bots", nBots, "--duration", "30s")
+	if err := bots.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer bots.Wait()
+	w.cdp.eval(t, `vkmWeb.fromPage(JSON.stringify({t: "link", latency_ms: `+latency+`, jitter_ms: `+latency+`/10, loss_pct: 0})), ""`)
+	end := time.Now().Add(20 * time.Second)
+	for i := 0; time.Now().Before(end); i++ {
+		key, code, vk := "KeyD", "d", 68
+		if i%2 == 1 {
+			key, code, vk = "KeyA", "a", 65
+		}
+		w.cdp.key(t, "keyDown", key, code, vk)
+		w.cdp.key(t, "keyDown", "Space", " ", 32)
+		time.Sleep(100 * time.Millisecond) // holding a key for the page
+		w.cdp.key(t, "keyUp", "Space", " ", 32)
+		time.Sleep(900 * time.Millisecond) // holding a key for the page
+		w.cdp.key(t, "keyUp", key, code, vk)
+	}
+	draw := w.cdp.eval(t, `JSON.stringify(vkm.drawTimes())`)
+	st := w.stats()
+	b, _ := json.Marshal(st.Perf)
+	t.Logf("draw %s perf %s corrections %d replayed %d rtt %.1f", draw, b, st.Report.Corrections, st.Report.ReplayedTicks, st.Report.RTTms)
+	t.Logf("report %s", w.cdp.eval(t, `vkmWeb.stats()`))
+}

@@ -29,8 +29,11 @@
     status: 'starting',
     config: { name: params.get('name') || 'web', token: fragment.get('token') || '', dev: false, seed: 0 },
     project: null,
-    // Set by the page's drawing code: a message for it.
+    // Set by the page's drawing code: a message for it, and whether it
+    // has drawn the last frame it was given (the client hands it no other
+    // until it has).
     toPage: null,
+    drawn: true,
     // Set by the client: a datagram, the link's end, a page message, the figures.
     onDatagram: null,
     onNetClose: null,

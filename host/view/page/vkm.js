@@ -950,6 +950,7 @@
     const t0 = performance.now();
     sendInput(); // the aim moves with the player even when the mouse does not
     draw();
+    if (web) web.drawn = true;
     drawTimes.push(performance.now() - t0);
     if (drawTimes.length > DRAW_KEEP) drawTimes.shift();
   }
