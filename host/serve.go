@@ -46,7 +46,8 @@ type ServeConfig struct {
 	// channels or WebSocket through it, and the browser client's page is
 	// served there. Validate refuses an address that is not loopback
 	// without a Key unless Insecure is set, as it does Addr. WebReady, if
-	// set, is called with the address it listens on.
+	// set, is called with the address it listens on. The link simulator
+	// (Sim) acts on UDP peers only.
 	Web      string
 	WebReady func(net.Addr)
 	// WebClient, if set, is the browser client's WebAssembly file the web
@@ -138,6 +139,23 @@ type ServerReport struct {
 	// server presents nothing, so it counts them and keeps none.
 	Events map[string]uint64    `json:"events"`
 	Peers  []session.PeerReport `json:"peers"`
+	// Web is the web listener's counts (with Web set).
+	Web *WebReport `json:"web,omitempty"`
+}
+
+// WebReport is what the web listener carried: its peers open at the end,
+// datagrams and bytes each way, the datagrams it dropped (too large, a
+// reader or a peer's queue too far behind) and the offers and upgrades it
+// refused.
+type WebReport struct {
+	PeersWebRTC    int    `json:"peers_webrtc"`
+	PeersWebSocket int    `json:"peers_websocket"`
+	DatagramsIn    uint64 `json:"datagrams_in"`
+	DatagramsOut   uint64 `json:"datagrams_out"`
+	BytesIn        uint64 `json:"bytes_in"`
+	BytesOut       uint64 `json:"bytes_out"`
+	Drops          uint64 `json:"drops"`
+	Refused        uint64 `json:"refused"`
 }
 
 // server runs a session.Server on a socket and the wall clock.
@@ -455,6 +473,9 @@ func (srv *server) report() *ServerReport {
 		Peers:    srv.s.Peers(srv.now()),
 	}
 	srv.stats.fill(rep)
+	if w, ok := srv.sock.(interface{ webReport() *WebReport }); ok {
+		rep.Web = w.webReport()
+	}
 	return rep
 }
 

@@ -161,6 +161,16 @@ func (s *webSocket) Flush() error {
 	return nil
 }
 
+// webReport returns the gateway's counts for the server's report.
+func (s *webSocket) webReport() *WebReport {
+	st := s.g.Stats()
+	return &WebReport{
+		PeersWebRTC: st.PeersRTC, PeersWebSocket: st.PeersWS,
+		DatagramsIn: st.DatagramsIn, DatagramsOut: st.DatagramsOut, BytesIn: st.BytesIn, BytesOut: st.BytesOut,
+		Drops: st.Drops, Refused: st.Refused,
+	}
+}
+
 // Close stops the web listener, then every web peer, then the UDP
 // socket.
 func (s *webSocket) Close() error {
@@ -181,6 +191,10 @@ type peerSocket struct {
 // the channel's opening.
 const webDialTimeout = 15 * time.Second
 
+// webDialRetry is how often a client tries a web listener that did not
+// answer.
+const webDialRetry = 250 * time.Millisecond
+
 // dialWeb connects to the web listener at base: over its WebSocket
 // fall-back for a ws:// or wss:// URL (as http:// or https://), over
 // WebRTC otherwise.
@@ -191,20 +205,32 @@ func dialWeb(ctx context.Context, base string) (socket, error) {
 	if err != nil {
 		return nil, fmt.Errorf("host: web URL %q: %w", base, err)
 	}
-	var p *web.Peer
-	switch u.Scheme {
-	case "ws", "wss":
+	dialFn, target := web.Dial, base
+	if u.Scheme == "ws" || u.Scheme == "wss" {
 		u.Scheme = "http" + strings.TrimPrefix(u.Scheme, "ws")
-		p, err = web.DialWS(ctx, u.String(), web.DialOptions{})
-	default:
-		p, err = web.Dial(ctx, base, web.DialOptions{})
+		dialFn, target = web.DialWS, u.String()
 	}
-	if err != nil {
-		return nil, fmt.Errorf("host: joining over the web at %s: %w", base, err)
+	// A listener not up yet (a server still starting) is tried again, as
+	// a UDP client says Hello until it is answered; a refusal is final.
+	retry := time.NewTicker(webDialRetry)
+	defer retry.Stop()
+	var p *web.Peer
+	for {
+		if p, err = dialFn(ctx, target, web.DialOptions{}); err == nil {
+			break
+		}
+		var refused *web.RefusedError
+		if errors.As(err, &refused) || ctx.Err() != nil {
+			return nil, fmt.Errorf("host: joining over the web at %s: %w", base, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("host: joining over the web at %s: %w", base, err)
+		case <-retry.C:
+		}
 	}
 	s := &peerSocket{p: p, in: make(chan datagram, incomingDepth)}
 	go func() {
-		defer close(s.in)
 		for b := range p.Incoming() {
 			select {
 			case s.in <- datagram{From: s.remote, Bytes: b}:
@@ -215,10 +241,13 @@ func dialWeb(ctx context.Context, base string) (socket, error) {
 	return s, nil
 }
 
-func (s *peerSocket) Incoming() <-chan datagram                { return s.in }
+// Incoming delivers the server's datagrams. It stays open when the
+// connection ends, as a UDP socket does when its server goes: the session
+// reads the goodbye that came before the end, or notices the silence,
+// and says which.
+func (s *peerSocket) Incoming() <-chan datagram { return s.in }
+
 func (s *peerSocket) WriteTo(b []byte, _ netip.AddrPort) error { return s.p.Send(b) }
 func (s *peerSocket) LocalAddr() netip.AddrPort                { return netip.AddrPort{} }
 func (s *peerSocket) Close() error                             { return s.p.Close() }
-
-// Err says the connection ended: a web peer's end carries no reason.
-func (s *peerSocket) Err() error { return errors.New("the web connection ended") }
+func (s *peerSocket) Err() error                               { return nil }

@@ -8,8 +8,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"vkm/host/game"
+	"vkm/transport"
 )
 
 // servedWeb starts Serve for cfg on 127.0.0.1 with its web listener on a
@@ -103,6 +105,9 @@ func TestClientsPlayOverUDPWebRTCAndWebSocketTogether(t *testing.T) {
 	if srv.Joins != 3 || srv.Errors != 0 {
 		t.Errorf("server: %d joins, %d errors; want 3 and 0", srv.Joins, srv.Errors)
 	}
+	if w := srv.Web; w == nil || w.DatagramsIn == 0 || w.DatagramsOut == 0 || w.Refused != 0 {
+		t.Errorf("server: web stats %+v, want datagrams both ways and no refusal", w)
+	}
 }
 
 // With a key, a client over WebRTC or WebSocket joins with a token as one
@@ -172,5 +177,69 @@ func TestWebListenerSecurityRules(t *testing.T) {
 	insecure := ServeConfig{Web: "0.0.0.0:8080", Insecure: true}
 	if n := insecure.securityNote(netip.MustParseAddrPort("127.0.0.1:27960")); n != statusInsecure {
 		t.Errorf("UDP on loopback, web on every interface, insecure: note %q, want %q", n, statusInsecure)
+	}
+}
+
+// A server that stops says goodbye to its web players too: the gateway
+// sends what they have been sent before it closes their connections.
+func TestAServerGoodbyeReachesWebPlayers(t *testing.T) {
+	for _, scheme := range []string{"http", "ws"} {
+		p := loadArena(t)
+		_, web, stop := servedWeb(t, ServeConfig{Project: p})
+		ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
+		stopped := make(chan struct{})
+		var once sync.Once
+		rep, err := Play(ctx, PlayConfig{
+			Project: p, Web: scheme + "://" + web,
+			OnState: func(state, why string) {
+				switch state {
+				case "playing":
+					once.Do(func() {
+						go func() { // the server shuts down and says goodbye
+							stop()
+							close(stopped)
+						}()
+					})
+				case "disconnected":
+					cancel()
+				}
+			},
+		})
+		<-stopped
+		cancel()
+		t.Logf("%s: %s %q", scheme, rep.State, rep.LastError)
+		if err != nil || rep.State != "disconnected" || !strings.Contains(rep.LastError, "shut down") {
+			t.Errorf("%s: %+v, %v; want disconnected by the server's goodbye", scheme, rep, err)
+		}
+	}
+}
+
+// A web player who leaves frees its seat at once, as a UDP one does: its
+// goodbye leaves before its connection closes, so the server does not
+// wait out the connection timeout (10 s).
+func TestAWebPlayerWhoLeavesFreesItsSeat(t *testing.T) {
+	for _, scheme := range []string{"http", "ws"} {
+		p := loadArena(t)
+		seated := make(chan int, 16)
+		_, web, stop := servedWeb(t, ServeConfig{Project: p, Seated: func(n int) { seated <- n }})
+		rep := playWith(t, PlayConfig{Project: p, Web: scheme + "://" + web})
+		if rep.State != "playing" {
+			t.Fatalf("%s: %+v, want playing", scheme, rep)
+		}
+		bound := time.After(transport.DefaultTimeout / 2)
+		wasSeated := false
+	wait:
+		for {
+			select {
+			case n := <-seated: // 0 at the start, 1, then 0 again
+				wasSeated = wasSeated || n > 0
+				if n == 0 && wasSeated {
+					break wait
+				}
+			case <-bound:
+				t.Fatalf("%s: the seat was still taken %v after the player left", scheme, transport.DefaultTimeout/2)
+			}
+		}
+		stop()
 	}
 }

@@ -43,6 +43,8 @@ func TestUsageErrorsExitTwoWithAReason(t *testing.T) {
 		{[]string{"../../projects/arena", "--headless", "--bot", "wander", "--connect", "10.0.0.4:0"}, "port 0 is not a UDP port"},
 		{[]string{"../../projects/arena", "--view", "8080"}, `view address "8080" is not host:port`},
 		{[]string{"../../projects/arena", "--headless", "--bots", "2", "--lobby", "http://127.0.0.1:8088", "--connect", "10.0.0.4"}, "--lobby names the server"},
+		{[]string{"../../projects/arena", "--headless", "--bots", "2", "--lobby", "http://127.0.0.1:8088", "--web", "http://10.0.0.4:8080"}, "drop --connect, --web"},
+		{[]string{"../../projects/arena", "--headless", "--bot", "wander", "--web", "udp://10.0.0.4:8080"}, "the scheme is not http"},
 	} {
 		code, stdout, stderr := runMain(t, context.Background(), tc.args...)
 		if code != 2 {

@@ -36,6 +36,8 @@ func TestBadCommandLinesExitTwoBeforeLoading(t *testing.T) {
 		{[]string{"../../projects/arena", "--admin", "0.0.0.0:9100"}, "is not loopback"},
 		{[]string{"../../projects/arena", "--admin-public"}, "admin-public without an admin address"},
 		{[]string{"../../projects/arena", "--fleet", "redis://127.0.0.1:6379"}, "--fleet needs --key"},
+		{[]string{"../../projects/arena", "--web", "0.0.0.0:8080"}, `web address "0.0.0.0:8080" is not loopback`},
+		{[]string{"../../projects/arena", "--web", "8080"}, `web address "8080" is not host:port`},
 		// The project is never loaded: a directory that does not exist
 		// still gets the usage error, not a load error.
 		{[]string{"/nonexistent", "--bogus"}, "-bogus"},

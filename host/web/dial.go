@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/coder/websocket"
 	"github.com/pion/ice/v4"
@@ -56,6 +58,9 @@ func dial(ctx context.Context, baseURL string, opts DialOptions, label string, o
 	}
 	se := webrtc.SettingEngine{LoggerFactory: pionLogs{log}}
 	se.SetIncludeLoopbackCandidate(true)
+	// With DTLS beneath, SCTP's own checksum is redundant (RFC 9653); used
+	// only when the other end says it takes it.
+	se.EnableSCTPZeroChecksum(true)
 	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4, webrtc.NetworkTypeUDP6})
 	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
 	pc, err := webrtc.NewAPI(webrtc.WithSettingEngine(se)).NewPeerConnection(webrtc.Configuration{})
@@ -78,8 +83,16 @@ func dial(ctx context.Context, baseURL string, opts DialOptions, label string, o
 	var endOnce sync.Once
 	end := func() { endOnce.Do(func() { close(p.done) }) }
 	dc.OnOpen(func() { close(opened) })
+	// inMu keeps a late message from racing Incoming's closing.
+	var inMu sync.Mutex
+	inClosed := false
 	dc.OnMessage(func(m webrtc.DataChannelMessage) {
 		if m.IsString {
+			return
+		}
+		inMu.Lock()
+		defer inMu.Unlock()
+		if inClosed {
 			return
 		}
 		select {
@@ -128,12 +141,18 @@ func dial(ctx context.Context, baseURL string, opts DialOptions, label string, o
 		return dc.Send(b)
 	}
 	p.stop = func() {
+		// What was sent last (a player's goodbye) leaves first, for at
+		// most closeFlush.
+		drain(func() bool { return dc.BufferedAmount() == 0 })
 		pc.Close()
 		end()
 	}
 	go func() { // the channel's end closes Incoming
 		<-p.done
+		inMu.Lock()
+		inClosed = true
 		close(p.in)
+		inMu.Unlock()
 	}()
 	return p, nil
 }
@@ -196,17 +215,24 @@ func DialWS(ctx context.Context, baseURL string, opts DialOptions) (*Peer, error
 	connCtx, cancel := context.WithCancel(context.Background())
 	p := &Peer{in: make(chan []byte, peerDepth), done: make(chan struct{})}
 	q := make(chan []byte, wsQueue)
+	var unsent atomic.Int32 // queued or being written
 	p.send = func(b []byte) error {
+		unsent.Add(1)
 		select {
 		case <-p.done:
+			unsent.Add(-1)
 			return ErrClosed
 		case q <- append([]byte(nil), b...):
 			return nil
 		default:
+			unsent.Add(-1)
 			return errFull
 		}
 	}
-	p.stop = cancel
+	p.stop = func() {
+		drain(func() bool { return unsent.Load() == 0 || connCtx.Err() != nil })
+		cancel()
+	}
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { // writer
@@ -217,7 +243,9 @@ func DialWS(ctx context.Context, baseURL string, opts DialOptions) (*Peer, error
 			case <-connCtx.Done():
 				return
 			case b := <-q:
-				if ws.Write(connCtx, websocket.MessageBinary, b) != nil {
+				err := ws.Write(connCtx, websocket.MessageBinary, b)
+				unsent.Add(-1)
+				if err != nil {
 					return
 				}
 			}
@@ -247,6 +275,17 @@ func DialWS(ctx context.Context, baseURL string, opts DialOptions) (*Peer, error
 		close(p.in)
 	}()
 	return p, nil
+}
+
+// drain waits until sent says what was sent has left, for at most
+// closeFlush.
+func drain(sent func() bool) {
+	deadline := time.Now().Add(closeFlush)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !sent() && time.Now().Before(deadline) {
+		<-tick.C
+	}
 }
 
 // Send sends b as one datagram, without blocking: one the connection

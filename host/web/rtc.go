@@ -72,13 +72,13 @@ func (g *Gateway) serveOffer(w http.ResponseWriter, r *http.Request) {
 			p.close()
 			return
 		}
-		dc.OnOpen(func() {
-			if !p.dc.CompareAndSwap(nil, dc) || !g.open(p) {
-				p.close()
-				return
-			}
-			close(opened)
-		})
+		// The peer opens now, not in OnOpen: its first message may be
+		// handed on before that runs, and WriteTo must know its sender.
+		if !p.dc.CompareAndSwap(nil, dc) || !g.open(p) {
+			p.close()
+			return
+		}
+		close(opened)
 		dc.OnMessage(func(m webrtc.DataChannelMessage) {
 			if m.IsString {
 				g.drops.Add(1)

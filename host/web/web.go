@@ -14,13 +14,17 @@
 // Each peer is given a synthetic address the serving loop keys it by:
 // fd76:6b6d:0:K:H:H:H:H, port N. fd76:6b6d::/32 is in the IPv6
 // unique-local range (fd00::/8), which is never routed across the
-// internet, and "vkm" in its second and third bytes makes a web peer easy
+// internet, and "vkm" in its second to fourth bytes makes a web peer easy
 // to spot in a log. K is 1 for WebRTC and 2 for WebSocket; the 64 bits H
 // are a keyed hash of the peer's source IP, so the transport's per-address
 // limits (hellos a second) fall on one browser host's peers together, as
 // they do on one UDP host's ports; N tells the peers of one host apart.
 // The host drops UDP datagrams that claim an address in the range
 // (Synthetic), so a real UDP peer never shares one with a web peer.
+//
+// The limits on offers are per source IP, the HTTP connection's: behind a
+// reverse proxy every browser would share the proxy's, so the listener is
+// meant to be reached directly.
 package web
 
 import (
@@ -96,7 +100,8 @@ const (
 	maxBuffered = 256 << 10
 )
 
-// Stats counts what a Gateway has carried since it started.
+// Stats counts what a Gateway has carried since it started, and the
+// peers open now.
 type Stats struct {
 	PeersRTC, PeersWS         int
 	DatagramsIn, DatagramsOut uint64
@@ -141,15 +146,20 @@ type peer struct {
 	// WebSocket peer's queue to its writer.
 	dc  atomic.Pointer[webrtc.DataChannel]
 	wsq chan []byte
+	// wsUnsent counts the datagrams queued for a WebSocket peer and not
+	// yet written.
+	wsUnsent atomic.Int32
 }
 
 // send queues b for the peer without blocking.
 func (p *peer) send(b []byte) error {
 	if p.kind == kindWS {
+		p.wsUnsent.Add(1)
 		select {
 		case p.wsq <- append([]byte(nil), b...):
 			return nil
 		default:
+			p.wsUnsent.Add(-1)
 			return errFull
 		}
 	}
@@ -225,6 +235,9 @@ func NewGateway(cfg Config) (*Gateway, error) {
 	se := webrtc.SettingEngine{LoggerFactory: lf}
 	se.SetICEUDPMux(mux)
 	se.SetIncludeLoopbackCandidate(true)
+	// With DTLS beneath, SCTP's own checksum is redundant (RFC 9653); used
+	// only when the other end says it takes it.
+	se.EnableSCTPZeroChecksum(true)
 	// Announced in the answer: a browser refuses to send a message over
 	// the largest datagram.
 	se.SetSCTPMaxMessageSize(transport.MaxDatagram)
@@ -329,8 +342,17 @@ func (g *Gateway) Stats() Stats {
 	return s
 }
 
-// Close drops every peer, closes the ICE port and then Incoming.
+// closeFlush is how long Close waits for what the peers have been sent
+// (a server's goodbye) to leave before it ends their connections.
+const closeFlush = 250 * time.Millisecond
+
+// Close drops every peer, once what they have been sent has left (for at
+// most closeFlush), closes the ICE port and then Incoming.
 func (g *Gateway) Close() error {
+	if g.ctx.Err() != nil {
+		return nil
+	}
+	g.flush()
 	g.mu.Lock()
 	done := g.ctx.Err() != nil
 	g.stop() // every peer's context is a child of g.ctx
@@ -345,6 +367,24 @@ func (g *Gateway) Close() error {
 	close(g.in)
 	g.inMu.Unlock()
 	return err
+}
+
+// flush waits until every open peer's queue is empty, for at most
+// closeFlush.
+func (g *Gateway) flush() {
+	drain(func() bool {
+		g.mu.RLock()
+		defer g.mu.RUnlock()
+		for _, p := range g.peers {
+			if p.kind == kindWS && p.wsUnsent.Load() > 0 {
+				return false
+			}
+			if dc := p.dc.Load(); dc != nil && dc.BufferedAmount() > 0 {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // deliver hands a peer's message to the reader, or drops it.
@@ -382,6 +422,12 @@ func (g *Gateway) admit(source netip.Addr, kind int, now time.Time) (*peer, int,
 		return nil, http.StatusServiceUnavailable, fmt.Sprintf("the gateway has its %d peers", g.cfg.MaxPeers)
 	}
 	ip := g.syntheticIP(source, kind)
+	if len(g.ports) >= maxTracked && g.ports[ip] == 0 {
+		// The ports given are remembered so that a host's next peer
+		// does not take an address its last one left moments ago;
+		// starting over for every host now and then costs little.
+		clear(g.ports)
+	}
 	port := g.ports[ip]
 	for range 1 << 16 {
 		port++

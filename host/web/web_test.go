@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
+	"github.com/pion/webrtc/v4"
 )
 
 // testTimeout bounds every wait of these tests: a connection over
@@ -350,5 +354,79 @@ func TestSyntheticAddressesAreTheirOwnRange(t *testing.T) {
 		if got := Synthetic(netip.MustParseAddr(c.a)); got != c.want {
 			t.Errorf("Synthetic(%s) = %v, want %v", c.a, got, c.want)
 		}
+	}
+}
+
+// A gateway listening on every interface (as a server with a key does)
+// still answers with a loopback candidate a local peer reaches.
+func TestAGatewayOnEveryInterfaceIsReachedOverLoopback(t *testing.T) {
+	g, srv, _, _ := start(t, Config{ICEAddr: ":0"})
+	p, err := Dial(ctxFor(t), srv.URL, DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	roundTrip(t, g, p, kindRTC)
+}
+
+// A WebSocket peer that sends a text message, or a binary one over the
+// largest datagram, is not a vkm client: the gateway ends it.
+func TestAWebSocketPeerBreakingTheRulesIsEnded(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		typ  websocket.MessageType
+		size int
+	}{{"text", websocket.MessageText, 10}, {"1201 bytes", websocket.MessageBinary, 1201}} {
+		g, srv, forgotten, _ := start(t, Config{})
+		ctx := ctxFor(t)
+		ws, _, err := websocket.Dial(ctx, srv.URL+"/vkm/ws", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ws.Write(ctx, websocket.MessageBinary, []byte("hello")); err != nil {
+			t.Fatal(err)
+		}
+		a := receive(t, g).From
+		if err := ws.Write(ctx, c.typ, make([]byte, c.size)); err != nil {
+			t.Fatal(err)
+		}
+		forgets(t, g, forgotten, a)
+		if _, _, err := ws.Read(ctx); err == nil {
+			t.Errorf("%s: the connection is still open", c.name)
+		}
+		ws.CloseNow()
+	}
+}
+
+// The answer names the ICE port on loopback and on every public address
+// given (a host behind a 1:1 NAT), beside the local ones.
+func TestTheAnswerAnnouncesThePublicAddresses(t *testing.T) {
+	public := netip.MustParseAddr("203.0.113.7")
+	g, srv, _, _ := start(t, Config{Public: []netip.Addr{public}})
+	pc, err := webrtc.NewPeerConnection(webrtc.Configuration{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	ordered, none := false, uint16(0)
+	if _, err := pc.CreateDataChannel(Label, &webrtc.DataChannelInit{Ordered: &ordered, MaxRetransmits: &none}); err != nil {
+		t.Fatal(err)
+	}
+	offer, err := pc.CreateOffer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, err := postOffer(ctxFor(t), nil, srv.URL, Description{Type: "offer", SDP: offer.SDP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := g.ICEAddr().Port()
+	for _, ip := range []string{"127.0.0.1", public.String()} {
+		if want := fmt.Sprintf(" %s %d typ host", ip, port); !strings.Contains(answer.SDP, want) {
+			t.Errorf("the answer has no candidate %q:\n%s", want, answer.SDP)
+		}
+	}
+	if !strings.Contains(answer.SDP, "a=max-message-size:1200") {
+		t.Errorf("the answer does not bound messages to 1200 bytes:\n%s", answer.SDP)
 	}
 }

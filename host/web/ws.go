@@ -42,8 +42,7 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 	ws.SetReadLimit(transport.MaxDatagram)
 	p.wsq = make(chan []byte, wsQueue)
 	if !g.open(p) {
-		ws.Close(websocket.StatusGoingAway, "closing")
-		return
+		return // the gateway is closing
 	}
 	wrote := make(chan struct{})
 	go func() {
@@ -57,8 +56,7 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 		if typ != websocket.MessageBinary {
-			ws.Close(websocket.StatusUnsupportedData, "binary messages only")
-			break
+			break // not a vkm client: ended without a closing handshake
 		}
 		g.deliver(p.addr, b)
 	}
@@ -76,6 +74,7 @@ func (g *Gateway) writeWS(p *peer, ws *websocket.Conn) {
 			ctx, cancel := context.WithTimeout(p.ctx, wsWriteTimeout)
 			err := ws.Write(ctx, websocket.MessageBinary, b)
 			cancel()
+			p.wsUnsent.Add(-1)
 			if err != nil {
 				return
 			}
