@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -16,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"vkm/host/project"
@@ -51,7 +53,7 @@ func registerWebPage(mux *http.ServeMux, cfg ServeConfig) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	wc, err := loadWebClient(cfg.WebClient, log)
+	client, err := webClientFor(cfg.WebClient, log)
 	if err != nil {
 		return err
 	}
@@ -75,8 +77,21 @@ func registerWebPage(mux *http.ServeMux, cfg ServeConfig) error {
 		}
 		mux.HandleFunc("GET /"+name, serveBytes(ctype, b))
 	}
-	mux.HandleFunc("GET /wasm_exec.js", serveBytes("text/javascript; charset=utf-8", wc.execJS))
-	mux.HandleFunc("GET /vkm/client.wasm", wc.serve)
+	// The client's two files wait for its build.
+	ready := func(serve func(*webClient, http.ResponseWriter, *http.Request)) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			wc, err := client(r.Context())
+			if err != nil {
+				http.Error(w, "vkm: "+err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+			serve(wc, w, r)
+		}
+	}
+	mux.HandleFunc("GET /wasm_exec.js", ready(func(wc *webClient, w http.ResponseWriter, r *http.Request) {
+		serveBytes("text/javascript; charset=utf-8", wc.execJS)(w, r)
+	}))
+	mux.HandleFunc("GET /vkm/client.wasm", ready((*webClient).serve))
 	settings, _ := json.Marshal(struct {
 		Dev     bool   `json:"dev"`
 		Project string `json:"project"`
@@ -125,35 +140,90 @@ func acceptsGzip(header string) bool {
 // errNoGo says the browser client cannot be built here.
 var errNoGo = errors.New("the go toolchain is not on PATH")
 
-// loadWebClient reads the browser client from file, or builds it when
-// file is empty, and readies it to serve.
-func loadWebClient(file string, log *slog.Logger) (*webClient, error) {
-	var wc webClient
-	var err error
+// webBuild is the browser client built from source, once a process: every
+// server of the process (tests serve many) shares it.
+var webBuild struct {
+	once sync.Once
+	done chan struct{} // closed when wc or err is set
+	wc   *webClient
+	err  error
+}
+
+// webClientFor returns what hands out the browser client: the one in file,
+// read now, or, when file is empty, the one built from the module's
+// source. That build starts now, in the background: the server serves its
+// players meanwhile and the client's files wait for it. What would stop it
+// (no go toolchain, no source) is an error now.
+func webClientFor(file string, log *slog.Logger) (func(ctx context.Context) (*webClient, error), error) {
 	if file != "" {
-		if wc.wasm, err = os.ReadFile(file); err != nil {
-			return nil, fmt.Errorf("host: the browser client (--wasm): %w", err)
-		}
-		if !bytes.HasPrefix(wc.wasm, []byte("\x00asm")) {
-			return nil, fmt.Errorf("host: the browser client (--wasm) %s is not a WebAssembly file", file)
-		}
-		execJS := filepath.Join(filepath.Dir(file), "wasm_exec.js")
-		if wc.execJS, err = os.ReadFile(execJS); err != nil {
-			if wc.execJS, err = goWasmExec(); err != nil {
-				return nil, fmt.Errorf("host: the browser client (--wasm) %s needs wasm_exec.js beside it (from the lib/wasm folder of the Go that built it): %s holds none, and %w", file, filepath.Dir(file), err)
-			}
-		}
-	} else {
-		start := time.Now()
-		log.Info("building the browser client", "package", webClientPkg)
-		if wc.wasm, err = buildWebClient(); err != nil {
+		wc, err := readWebClient(file)
+		if err != nil {
 			return nil, err
 		}
-		if wc.execJS, err = goWasmExec(); err != nil {
-			return nil, fmt.Errorf("host: the browser client: %w", err)
-		}
-		log.Info("built the browser client", "bytes", len(wc.wasm), "took", time.Since(start).Round(time.Millisecond))
+		return func(context.Context) (*webClient, error) { return wc, nil }, nil
 	}
+	goBin, src, err := webClientSource()
+	if err != nil {
+		return nil, err
+	}
+	webBuild.once.Do(func() {
+		webBuild.done = make(chan struct{})
+		go func() {
+			defer close(webBuild.done)
+			start := time.Now()
+			log.Info("building the browser client", "package", webClientPkg, "source", src)
+			wasm, err := buildWebClient(goBin, src)
+			var execJS []byte
+			if err == nil {
+				execJS, err = goWasmExec(goBin)
+			}
+			if err != nil {
+				webBuild.err = fmt.Errorf("host: the browser client: %w", err)
+				log.Error("the browser client cannot be built", "err", err)
+				return
+			}
+			webBuild.wc = readyWebClient(wasm, execJS)
+			log.Info("built the browser client", "bytes", len(wasm), "took", time.Since(start).Round(time.Millisecond))
+		}()
+	})
+	return func(ctx context.Context) (*webClient, error) {
+		select {
+		case <-webBuild.done:
+			return webBuild.wc, webBuild.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}, nil
+}
+
+// readWebClient reads the browser client from file, with the wasm_exec.js
+// beside it or the go toolchain's.
+func readWebClient(file string) (*webClient, error) {
+	wasm, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("host: the browser client (--wasm): %w", err)
+	}
+	if !bytes.HasPrefix(wasm, []byte("\x00asm")) {
+		return nil, fmt.Errorf("host: the browser client (--wasm) %s is not a WebAssembly file", file)
+	}
+	execJS, err := os.ReadFile(filepath.Join(filepath.Dir(file), "wasm_exec.js"))
+	if err != nil {
+		goBin, lerr := exec.LookPath("go")
+		if lerr == nil {
+			execJS, err = goWasmExec(goBin)
+		} else {
+			err = errNoGo
+		}
+		if err != nil {
+			return nil, fmt.Errorf("host: the browser client (--wasm) %s needs wasm_exec.js beside it (from the lib/wasm folder of the Go that built it): %s holds none, and %w", file, filepath.Dir(file), err)
+		}
+	}
+	return readyWebClient(wasm, execJS), nil
+}
+
+// readyWebClient gzips the client and names its build.
+func readyWebClient(wasm, execJS []byte) *webClient {
+	wc := webClient{wasm: wasm, execJS: execJS}
 	var gz bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&gz, gzip.DefaultCompression)
 	zw.Write(wc.wasm)
@@ -161,22 +231,28 @@ func loadWebClient(file string, log *slog.Logger) (*webClient, error) {
 	wc.wasmGz = gz.Bytes()
 	sum := sha256.Sum256(wc.wasm)
 	wc.etag = hex.EncodeToString(sum[:8])
-	return &wc, nil
+	return &wc
 }
 
-// buildWebClient builds cmd/webclient for js/wasm from the module's source
-// (found from the working folder up) into a temporary folder and returns
-// the file. The go toolchain's build cache makes a second start quick.
-func buildWebClient() ([]byte, error) {
+// webClientSource finds the go toolchain and vkm's source (the working
+// folder or one above it), or says why the client cannot be built.
+func webClientSource() (goBin, src string, err error) {
 	howto := "; build it with `GOOS=js GOARCH=wasm go build -o client.wasm " + webClientPkg + "` in vkm's source and pass --wasm client.wasm (with wasm_exec.js from `go env GOROOT`/lib/wasm beside it)"
-	goBin, err := exec.LookPath("go")
+	goBin, err = exec.LookPath("go")
 	if err != nil {
-		return nil, fmt.Errorf("host: the browser client is built when the server starts, and %w%s", errNoGo, howto)
+		return "", "", fmt.Errorf("host: the browser client is built when the server starts, and %w%s", errNoGo, howto)
 	}
-	src, err := moduleSource()
+	src, err = moduleSource()
 	if err != nil {
-		return nil, fmt.Errorf("host: the browser client is built from vkm's source, and %w%s", err, howto)
+		return "", "", fmt.Errorf("host: the browser client is built from vkm's source, and %w%s", err, howto)
 	}
+	return goBin, src, nil
+}
+
+// buildWebClient builds cmd/webclient for js/wasm in src into a temporary
+// folder and returns the file. The go toolchain's build cache makes a
+// second start quick.
+func buildWebClient(goBin, src string) ([]byte, error) {
 	tmp, err := os.MkdirTemp("", "vkm-webclient-")
 	if err != nil {
 		return nil, fmt.Errorf("host: building the browser client: %w", err)
@@ -187,7 +263,7 @@ func buildWebClient() ([]byte, error) {
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("host: building the browser client in %s: %v\n%s", src, err, msg)
+		return nil, fmt.Errorf("building it in %s: %v\n%s", src, err, msg)
 	}
 	return os.ReadFile(out)
 }
@@ -223,11 +299,7 @@ func moduleSource() (string, error) {
 }
 
 // goWasmExec returns the go toolchain's wasm_exec.js.
-func goWasmExec() ([]byte, error) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		return nil, errNoGo
-	}
+func goWasmExec(goBin string) ([]byte, error) {
 	out, err := exec.Command(goBin, "env", "GOROOT").Output()
 	if err != nil {
 		return nil, fmt.Errorf("go env GOROOT: %w", err)

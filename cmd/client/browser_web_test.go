@@ -27,7 +27,9 @@ func TestBrowserClientInTheTab(t *testing.T) {
 	cdp, read, until, stats := w.cdp, w.read, w.until, w.stats
 	bin, project, port, ctx := w.bin, w.project, w.port, w.ctx
 
-	first := until("the page shows the player", 60*time.Second, func(s webPageState) bool {
+	// vkmd builds the client as it starts; the page waits for it, long
+	// on a cold build cache.
+	first := until("the page shows the player", 3*time.Minute, func(s webPageState) bool {
 		return s.Connected && s.Frames > 30 && s.Own != nil
 	})
 	t.Logf("the client in the tab plays over %s (panel: %q)", first.Transport, first.Panel)
@@ -157,7 +159,7 @@ func TestBrowserClientInTheTab(t *testing.T) {
 // connect) plays the same, and says so.
 func TestBrowserClientOverWebSocket(t *testing.T) {
 	w := openWebClient(t, "?name=ws&net=ws")
-	s := w.until("the page shows the player", 60*time.Second, func(s webPageState) bool {
+	s := w.until("the page shows the player", 3*time.Minute, func(s webPageState) bool {
 		return s.Connected && s.Frames > 30 && s.Own != nil
 	})
 	if s.Transport != "websocket" || s.Panel != "over websocket" {
@@ -227,8 +229,7 @@ func openWebClient(t *testing.T, query string) *webClient {
 	}
 	port := freeUDPPort(t)
 	vkmd := start(t, ctx, filepath.Join(bin, "vkmd"), project, "--port", port, "--web", "127.0.0.1:0", "--dev")
-	// Building the client takes a while on a cold build cache.
-	m := waitLineWithin(t, vkmd, regexp.MustCompile(`msg="web listening" addr=(\S+)`), 3*time.Minute)
+	m := waitLine(t, vkmd, regexp.MustCompile(`msg="web listening" addr=(\S+)`))
 	url := "http://" + m[1] + "/" + query
 	t.Logf("page at %s", url)
 
@@ -274,25 +275,6 @@ func openWebClient(t *testing.T, query string) *webClient {
 	return w
 }
 
-// waitLineWithin is waitLine with a deadline of its own.
-func waitLineWithin(t *testing.T, p *proc, re *regexp.Regexp, within time.Duration) []string {
-	t.Helper()
-	timeout := time.After(within)
-	for {
-		select {
-		case l, ok := <-p.lines:
-			if !ok {
-				t.Fatalf("the program ended before printing a line matching %s", re)
-			}
-			if m := re.FindStringSubmatch(l); m != nil {
-				return m
-			}
-		case <-timeout:
-			t.Fatalf("no line matching %s within %v", re, within)
-		}
-	}
-}
-
 // TestBrowserMeasureClientInTheTab measures the browser client as
 // BENCHMARKS.md reports it ("The browser client"); it runs only with
 // VKM_BROWSER_MEASURE=1. The page's player runs back and forth and jumps
@@ -305,7 +287,7 @@ func TestBrowserMeasureClientInTheTab(t *testing.T) {
 		t.Skip("a measurement: set VKM_BROWSER_MEASURE=1")
 	}
 	w := openWebClient(t, "?name=web")
-	w.until("the page shows the player", 60*time.Second, func(s webPageState) bool {
+	w.until("the page shows the player", 3*time.Minute, func(s webPageState) bool {
 		return s.Connected && s.Frames > 30 && s.Own != nil
 	})
 	nBots, latency := "3", "40"
