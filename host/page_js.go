@@ -27,11 +27,17 @@ import (
 //
 //	from the page: sendDatagram(Uint8Array), toPage(text), drawn (set
 //	               true after each frame it draws)
-//	set here:      onDatagram(Uint8Array), onNetClose(why),
+//	set here:      onDatagrams([Uint8Array, ...]), onNetClose(why),
 //	               fromPage(text), stats() → JSON text
 //
-// Datagrams go through sendDatagram and come back through onDatagram, one
-// message each. The page's drawing code gets the view's messages (the
+// Datagrams go through sendDatagram, one message each, and come back
+// through onDatagrams, every one that arrived since the last call: a tab
+// that was busy (its one thread collecting garbage, or the machine taken
+// by something else) hands over many at once, and the client takes only
+// the newest staleKeep of them when there are more than staleBatch, as a
+// full socket buffer would drop the rest. Each snapshot taken replays from
+// the tick it judged, so taking every one of a backlog would cost more
+// replays, each longer, and fall further behind. The page's drawing code gets the view's messages (the
 // JSON of package view) through toPage and sends its input with fromPage.
 
 // PlayInPage plays cfg as a client of the server the page's link leads to,
@@ -86,10 +92,12 @@ func PlayInPage(ctx context.Context, cfg PlayConfig, page js.Value) (ClientRepor
 	// session's loop waits for it (the page has one thread), so the
 	// session is not running meanwhile.
 	stats := js.FuncOf(func(js.Value, []js.Value) any {
+		f := perf.figures()
+		f.StaleDropped = link.staleDropped()
 		b, _ := json.Marshal(struct {
 			Report ClientReport `json:"report"`
 			Perf   perfFigures  `json:"perf"`
-		}{cl.report(), perf.figures()})
+		}{cl.report(), f})
 		return string(b)
 	})
 	link.fns = append(link.fns, stats)
@@ -127,6 +135,21 @@ type jsSocket struct {
 	mu     sync.Mutex
 	closed bool
 	err    error
+	stale  uint64 // datagrams left out of a batch
+}
+
+// A batch of more than staleBatch datagrams (at 64 snapshots a second,
+// an eighth of a second of them) keeps its newest staleKeep.
+const (
+	staleBatch = 8
+	staleKeep  = 4
+)
+
+// staleDropped returns how many datagrams were left out of batches.
+func (s *jsSocket) staleDropped() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stale
 }
 
 // serverAddr is the address datagrams from the page's link come from:
@@ -136,25 +159,31 @@ var serverAddr = netip.AddrPortFrom(netip.IPv6Unspecified(), 0)
 func newJSSocket(page js.Value) *jsSocket {
 	s := &jsSocket{page: page, send: page.Get("sendDatagram"), in: make(chan datagram, incomingDepth)}
 	s.out = js.Global().Get("Uint8Array").New(transport.MaxDatagram)
-	page.Set("onDatagram", s.funcOf(func(args []js.Value) {
-		if len(args) == 0 {
+	page.Set("onDatagrams", s.funcOf(func(args []js.Value) {
+		if len(args) == 0 || args[0].Type() != js.TypeObject {
 			return
 		}
-		u8 := args[0]
-		n := u8.Get("length").Int()
-		if n > transport.MaxDatagram {
-			return // not a datagram of ours: dropped, as UDP would
+		list := args[0]
+		n := list.Length()
+		first := 0
+		if n > staleBatch {
+			first = n - staleKeep
 		}
-		b := make([]byte, n)
-		js.CopyBytesToGo(b, u8)
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if s.closed {
-			return
-		}
-		select {
-		case s.in <- datagram{From: serverAddr, Bytes: b}:
-		default: // the loop is behind: drop, as the network would
+		s.stale += uint64(first)
+		for i := first; i < n && !s.closed; i++ {
+			u8 := list.Index(i)
+			size := u8.Get("length").Int()
+			if size > transport.MaxDatagram {
+				continue // not a datagram of ours: dropped, as UDP would
+			}
+			b := make([]byte, size)
+			js.CopyBytesToGo(b, u8)
+			select {
+			case s.in <- datagram{From: serverAddr, Bytes: b}:
+			default: // the loop is behind: drop, as the network would
+			}
 		}
 	}))
 	page.Set("onNetClose", s.funcOf(func(args []js.Value) {
@@ -284,6 +313,8 @@ type perfFigures struct {
 	ReplayTickP50us float64 `json:"replay_tick_p50_us"`
 	ReplayTickP99us float64 `json:"replay_tick_p99_us"`
 	ReplayTotalMs   float64 `json:"replay_total_ms"`
+	// StaleDropped counts datagrams left out of a late batch.
+	StaleDropped uint64 `json:"stale_dropped"`
 }
 
 func (p *pagePerf) figures() perfFigures {

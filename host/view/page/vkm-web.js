@@ -34,8 +34,8 @@
     // until it has).
     toPage: null,
     drawn: true,
-    // Set by the client: a datagram, the link's end, a page message, the figures.
-    onDatagram: null,
+    // Set by the client: datagrams, the link's end, a page message, the figures.
+    onDatagrams: null,
     onNetClose: null,
     fromPage: null,
     stats: null,
@@ -148,9 +148,19 @@
     web.status = 'connecting';
     const l = await link();
     web.sendDatagram = (b) => { web.datagramsOut++; l.send(b); };
+    // Datagrams reach the client in batches: all those that arrived while
+    // the tab was busy, in one call, so that a client fallen behind sees
+    // how far (see host.PlayInPage).
+    const pending = [];
+    const flush = new MessageChannel();
+    flush.port1.onmessage = () => {
+      const list = pending.splice(0);
+      if (web.onDatagrams) web.onDatagrams(list);
+    };
     l.listen((b) => {
       web.datagramsIn++;
-      if (web.onDatagram) web.onDatagram(b);
+      pending.push(b);
+      if (pending.length === 1) flush.port2.postMessage(0);
     }, (why) => { if (web.onNetClose) web.onNetClose(why); });
     web.status = 'loading the client';
     const go = new Go();
