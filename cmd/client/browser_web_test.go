@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"vkm/host"
 )
 
 // TestBrowserClientInTheTab is the browser client end to end: vkmd serves
@@ -175,6 +177,40 @@ func TestBrowserClientOverWebSocket(t *testing.T) {
 	}
 }
 
+// TestBrowserClientWithAToken: a server with a key admits the page's
+// client with the connect token in the address's fragment (the text form
+// `vkmd token` writes, standard base64 with its "+" and "/"), and the
+// server seats it as the token's client.
+func TestBrowserClientWithAToken(t *testing.T) {
+	keyFile := filepath.Join(t.TempDir(), "game.key")
+	key, err := host.NewKeyText()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var tok string
+	w := openWebClientWith(t, []string{"--key", keyFile}, func(w *webClient) string {
+		out, err := exec.Command(filepath.Join(w.bin, "vkmd"), "token", w.project, "--key", keyFile,
+			"--server", "127.0.0.1:"+w.port, "--client-id", "7", "--name", "tok").Output()
+		if err != nil {
+			t.Fatalf("vkmd token: %v", err)
+		}
+		tok = strings.TrimSpace(string(out))
+		return "?name=ignored#token=" + tok
+	})
+	t.Logf("token %s", tok)
+	s := w.until("the page shows the player", 3*time.Minute, func(s webPageState) bool {
+		return s.Connected && s.Frames > 30 && s.Own != nil
+	})
+	st := w.stats()
+	if st.Report.State != "playing" || s.Transport != "webrtc" {
+		t.Fatalf("with a token the page's client is %+v over %q", st.Report, s.Transport)
+	}
+	t.Logf("seated with the token over %s: %+v", s.Transport, st.Report)
+}
+
 // webPageState is what the tests read of the page.
 type webPageState struct {
 	Connected  bool   `json:"connected"`
@@ -213,6 +249,12 @@ type webClient struct {
 // --web and --dev (vkmd building the browser client as it starts), and
 // opens the page with query in headless Chromium.
 func openWebClient(t *testing.T, query string) *webClient {
+	return openWebClientWith(t, nil, func(*webClient) string { return query })
+}
+
+// openWebClientWith is openWebClient with more of vkmd's flags, and the
+// page's query (and fragment) made once vkmd serves.
+func openWebClientWith(t *testing.T, flags []string, query func(*webClient) string) *webClient {
 	chrome := findChromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
@@ -228,9 +270,10 @@ func openWebClient(t *testing.T, query string) *webClient {
 		t.Fatal(err)
 	}
 	port := freeUDPPort(t)
-	vkmd := start(t, ctx, filepath.Join(bin, "vkmd"), project, "--port", port, "--web", "127.0.0.1:0", "--dev")
+	vkmd := start(t, ctx, filepath.Join(bin, "vkmd"), append([]string{project, "--port", port, "--web", "127.0.0.1:0", "--dev"}, flags...)...)
 	m := waitLine(t, vkmd, regexp.MustCompile(`msg="web listening" addr=(\S+)`))
-	url := "http://" + m[1] + "/" + query
+	w := &webClient{ctx: ctx, bin: bin, project: project, port: port}
+	url := "http://" + m[1] + "/" + query(w)
 	t.Logf("page at %s", url)
 
 	// Loopback WebRTC in headless Chromium: candidates on 127.0.0.1
@@ -239,7 +282,7 @@ func openWebClient(t *testing.T, query string) *webClient {
 	cdp := launchChromium(t, ctx, chrome, "--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns")
 	cdp.call(t, "Page.enable", nil)
 	cdp.call(t, "Page.navigate", map[string]any{"url": url})
-	w := &webClient{ctx: ctx, bin: bin, project: project, port: port, cdp: cdp}
+	w.cdp = cdp
 	w.read = func() webPageState {
 		var s webPageState
 		v := cdp.eval(t, `JSON.stringify(window.vkm && window.vkmWeb ? {connected: vkm.connected, frames: vkm.frames, own: vkm.own,

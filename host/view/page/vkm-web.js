@@ -19,7 +19,23 @@
 
   const RTC_TIMEOUT_MS = 5000;
   const params = new URLSearchParams(location.search);
-  const fragment = new URLSearchParams(location.hash.slice(1));
+
+  // fragment returns the fragment's value for key (#key=value&...),
+  // percent-decoded but with "+" kept: a token's text form is standard
+  // base64, whose "+" URLSearchParams would turn into a space.
+  function fragment(key) {
+    for (const part of location.hash.slice(1).split('&')) {
+      const i = part.indexOf('=');
+      if (i > 0 && part.slice(0, i) === key) {
+        try {
+          return decodeURIComponent(part.slice(i + 1));
+        } catch (e) {
+          return part.slice(i + 1);
+        }
+      }
+    }
+    return '';
+  }
 
   const web = {
     transport: '',
@@ -27,7 +43,7 @@
     datagramsIn: 0,
     datagramsOut: 0,
     status: 'starting',
-    config: { name: params.get('name') || 'web', token: fragment.get('token') || '', dev: false, seed: 0 },
+    config: { name: params.get('name') || 'web', token: fragment('token'), dev: false, seed: 0 },
     project: null,
     // Set by the page's drawing code: a message for it, and whether it
     // has drawn the last frame it was given (the client hands it no other
