@@ -276,10 +276,12 @@ func openWebClientWith(t *testing.T, flags []string, query func(*webClient) stri
 	url := "http://" + m[1] + "/" + query(w)
 	t.Logf("page at %s", url)
 
-	// Loopback WebRTC in headless Chromium: candidates on 127.0.0.1
-	// (Chromium leaves loopback out otherwise) under their real
-	// addresses, not mDNS names the gateway cannot resolve.
-	cdp := launchChromium(t, ctx, chrome, "--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns")
+	// No WebRTC flags: a browser as a player has it. Chromium offers no
+	// loopback candidate of its own (and hides the others behind mDNS
+	// names), but the gateway's answer holds 127.0.0.1 candidates, and
+	// the browser's checks to them make its address known to the server
+	// (a peer-reflexive candidate), so loopback connects as it is.
+	cdp := launchChromium(t, ctx, chrome)
 	cdp.call(t, "Page.enable", nil)
 	cdp.call(t, "Page.navigate", map[string]any{"url": url})
 	w.cdp = cdp
