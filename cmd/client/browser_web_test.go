@@ -276,11 +276,12 @@ func openWebClientWith(t *testing.T, flags []string, query func(*webClient) stri
 	url := "http://" + m[1] + "/" + query(w)
 	t.Logf("page at %s", url)
 
-	// No WebRTC flags: a browser as a player has it. Chromium offers no
-	// loopback candidate of its own (and hides the others behind mDNS
-	// names), but the gateway's answer holds 127.0.0.1 candidates, and
-	// the browser's checks to them make its address known to the server
-	// (a peer-reflexive candidate), so loopback connects as it is.
+	// No WebRTC flags, as a player's browser has none: the data channel
+	// opens on loopback without --allow-loopback-in-peer-connection or
+	// WebRtcHideLocalIpsWithMdns disabled (Chromium 156 here). The
+	// gateway's answer holds 127.0.0.1 candidates, and the browser's
+	// connectivity checks to them tell the server where it is, whatever
+	// candidates the browser itself offered.
 	cdp := launchChromium(t, ctx, chrome)
 	cdp.call(t, "Page.enable", nil)
 	cdp.call(t, "Page.navigate", map[string]any{"url": url})
