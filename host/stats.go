@@ -98,6 +98,8 @@ type serverStats struct {
 	hasCPU  bool
 	// admin, if set, is handed every duration too.
 	admin *admin.Admin
+	// trace, if set, records every tick's phases (ServeConfig.TickLog).
+	trace *tickTrace
 
 	// Allocation windows: once a second, the allocations and ticks since
 	// the last sample; the report gives the median rate of the newest
@@ -123,13 +125,16 @@ func newServerStats() *serverStats {
 
 // begin marks the start of a run of ticks.
 func (st *serverStats) begin() {
+	if st.trace != nil {
+		st.trace.begin(time.Now())
+	}
 	st.mark = time.Now()
 	st.cpuMark, st.hasCPU = threadCPU()
 }
 
 // tickDone records the tick that just ended and starts timing the next.
 // It is a Game.Advance afterTick hook.
-func (st *serverStats) tickDone(*game.Game) {
+func (st *serverStats) tickDone(g *game.Game) {
 	now := time.Now()
 	d := now.Sub(st.mark)
 	st.ticks.add(d)
@@ -137,10 +142,17 @@ func (st *serverStats) tickDone(*game.Game) {
 		st.admin.ObserveTick(d)
 	}
 	st.mark = now
+	var cpu time.Duration
 	if st.hasCPU {
 		c, _ := threadCPU()
-		st.cpu.add(c - st.cpuMark)
+		cpu = c - st.cpuMark
+		st.cpu.add(cpu)
 		st.cpuMark = c
+	}
+	if st.trace != nil {
+		// The trace's own reads between two ticks are timed in neither.
+		st.trace.done(g.Tick(), g.Phases(), d, cpu)
+		st.begin()
 	}
 }
 
@@ -198,4 +210,7 @@ func (st *serverStats) fill(r *ServerReport) {
 	r.SendP50us = micros(st.sends.quantile(0.5))
 	r.SendP99us = micros(st.sends.quantile(0.99))
 	r.AllocsPerTick = st.allocsPerTick()
+	if st.trace != nil {
+		r.SlowestTicks = st.trace.slowest
+	}
 }

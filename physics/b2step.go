@@ -41,6 +41,7 @@ func (w *World) stepB2(dt float64, velocityIterations, positionIterations int) {
 	step.WarmStarting = world.M_warmStarting
 
 	world.M_contactManager.Collide()
+	w.counts = StepCounts{Contacts: world.M_contactManager.M_contactCount}
 	if world.M_stepComplete && step.Dt > 0.0 {
 		w.solve(step)
 	}
@@ -137,6 +138,9 @@ func (w *World) solve(step box2d.B2TimeStep) {
 			}
 		}
 
+		w.counts.Islands++
+		w.counts.IslandBodies += island.M_bodyCount
+		w.counts.IslandContacts += island.M_contactCount
 		w.solveIsland(island, step, world.M_gravity, world.M_allowSleep)
 
 		// Static bodies may take part in other islands.
@@ -594,6 +598,7 @@ func (w *World) solveTOI(step box2d.B2TimeStep) {
 				output := &w.toiOutput
 				*output = box2d.MakeB2TOIOutput()
 				box2d.B2TimeOfImpact(output, input)
+				w.counts.TOIQueries++
 
 				// Beta is the fraction of what is left of the step.
 				beta := output.T
@@ -617,6 +622,7 @@ func (w *World) solveTOI(step box2d.B2TimeStep) {
 		}
 
 		// Advance the pair to the time of impact.
+		w.counts.TOIEvents++
 		fA := minContact.GetFixtureA()
 		fB := minContact.GetFixtureB()
 		bA := fA.GetBody()

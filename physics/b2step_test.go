@@ -273,3 +273,37 @@ func BenchmarkStepB2(b *testing.B) {
 		})
 	}
 }
+
+// LastStep counts what a step did: a row of sleeping crates keeps its
+// contacts but solves no island, and a bullet fired into it computes times
+// of impact and solves at them.
+func TestLastStepCounts(t *testing.T) {
+	w := &World{b2: restingRow()}
+	var asleep StepCounts
+	var most StepCounts
+	for step := range 300 {
+		if step == 200 {
+			fireBullet(w.b2, 0)
+		}
+		box2dGlobals.Lock()
+		w.stepB2(1.0/64, DefaultVelocityIterations, DefaultPositionIterations)
+		box2dGlobals.Unlock()
+		c := w.LastStep()
+		if step == 199 {
+			asleep = c
+		}
+		if step >= 200 {
+			most.Islands = max(most.Islands, c.Islands)
+			most.IslandBodies = max(most.IslandBodies, c.IslandBodies)
+			most.TOIQueries = max(most.TOIQueries, c.TOIQueries)
+			most.TOIEvents = max(most.TOIEvents, c.TOIEvents)
+		}
+	}
+	t.Logf("asleep %+v; most after the shot %+v", asleep, most)
+	if asleep.Contacts == 0 || asleep.Islands != 0 || asleep.TOIQueries != 0 {
+		t.Fatalf("a sleeping row: %+v, want contacts and no island or time of impact", asleep)
+	}
+	if most.Islands == 0 || most.IslandBodies < 2 || most.TOIQueries == 0 || most.TOIEvents == 0 {
+		t.Fatalf("after a bullet: %+v, want islands solved and times of impact", most)
+	}
+}

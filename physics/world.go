@@ -157,7 +157,29 @@ type World struct {
 	scratch []entity.ID
 	// rayStack is castRay's node stack, kept between casts.
 	rayStack []int
+
+	// counts is what the last step did (LastStep).
+	counts StepCounts
 }
+
+// StepCounts is what one step of the world did: the work that sets its
+// cost beside the number of bodies, for telling a slow step's cause.
+type StepCounts struct {
+	// Contacts are the pairs of fixtures whose boxes overlapped after the
+	// broad phase, touching or not.
+	Contacts int
+	// Islands are the groups of awake bodies in touch that were solved,
+	// with IslandBodies bodies and IslandContacts touching contacts among
+	// them in all.
+	Islands, IslandBodies, IslandContacts int
+	// TOIQueries are the times of impact computed for fast or kinematic
+	// bodies, and TOIEvents the sub-steps solved at one of them.
+	TOIQueries, TOIEvents int
+}
+
+// LastStep is what the last Step (or PlaceAndStep) did. Counting costs a
+// few additions a step.
+func (w *World) LastStep() StepCounts { return w.counts }
 
 // body is one entity's box2d body.
 type body struct {

@@ -3,6 +3,8 @@ package replication
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -64,6 +66,11 @@ type Round struct {
 	bySlot   slotTable   // slot → index in ents + 1
 	w        wire.Writer // encodes one component at a time
 	enc      []byte      // w's storage
+	// keys holds, for each component memo records, the inputs its bits
+	// were encoded from, and strs the strings among them (a NetSpawn's
+	// prefab); see memo.
+	keys []uint64
+	strs []string
 
 	// sealed says seal has run since Begin; sealMu guards it, as Writes
 	// from several goroutines may be the first.
@@ -76,6 +83,8 @@ type Round struct {
 	prevComps  []roundComp
 	prevData   []byte
 	prevBySlot slotTable
+	prevKeys   []uint64
+	prevStrs   []string
 }
 
 // roundEnt is one entity of a round; its components are comps[first:end],
@@ -116,6 +125,9 @@ type roundComp struct {
 	nbits uint32
 	off   uint32
 	ver   uint64
+	// kOff and kLen locate in the round's keys the inputs the bits were
+	// encoded from, when they were recorded (kLen > 0; see memo).
+	kOff, kLen uint32
 }
 
 // roundNumbers gives every Begin of every Round its number (Round.n).
@@ -142,6 +154,9 @@ func (r *Round) Begin(tick uint32) {
 	r.ents, r.prevEnts = r.prevEnts[:0], r.ents
 	r.comps, r.prevComps = r.prevComps[:0], r.comps
 	r.data, r.prevData = r.prevData[:0], r.data
+	r.keys, r.prevKeys = r.prevKeys[:0], r.keys
+	clear(r.prevStrs) // let go of the strings two rounds old
+	r.strs, r.prevStrs = r.prevStrs[:0], r.strs
 	r.bySlot, r.prevBySlot = r.prevBySlot, r.bySlot
 	r.tick = tick
 	r.n = roundNumbers.Add(1)
@@ -306,13 +321,12 @@ func (r *Round) begin() *wire.Writer {
 	return &r.w
 }
 
-func (r *Round) commit(typ int) {
+func (r *Round) commit(typ int) { r.commitKeyed(typ, len(r.keys)) }
+
+// commitKeyed is commit for a component whose inputs memo has put in
+// keys[kOff:].
+func (r *Round) commitKeyed(typ int, kOff int) {
 	e := &r.ents[len(r.ents)-1]
-	for _, c := range r.comps[e.first:e.end] {
-		if int(c.typ) == typ {
-			panic(fmt.Sprintf("replication: entity %v given component type %d twice", e.id, typ))
-		}
-	}
 	b := r.w.Bytes()
 	r.enc = b[:0]
 	nbits := uint32(r.w.Len())
@@ -323,14 +337,25 @@ func (r *Round) commit(typ int) {
 			ver = v
 		}
 	}
-	r.comps = append(r.comps, roundComp{typ: uint16(typ), nbits: nbits, off: uint32(len(r.data)), ver: ver})
+	r.add(e, roundComp{typ: uint16(typ), nbits: nbits, ver: ver, kOff: uint32(kOff), kLen: uint32(len(r.keys) - kOff)}, b)
+}
+
+// add appends c, whose bits are b, as e's component (e the current entity).
+func (r *Round) add(e *roundEnt, c roundComp, b []byte) {
+	for _, o := range r.comps[e.first:e.end] {
+		if o.typ == c.typ {
+			panic(fmt.Sprintf("replication: entity %v given component type %d twice", e.id, c.typ))
+		}
+	}
+	c.off = uint32(len(r.data))
+	r.comps = append(r.comps, c)
 	r.data = append(r.data, b...)
 	e.end++
 	// Keep the entity's components sorted by type: an insertion step, since
 	// an entity has a handful and they usually come in order.
-	c := r.comps[e.first:e.end]
-	for j := len(c) - 1; j > 0 && c[j].typ < c[j-1].typ; j-- {
-		c[j], c[j-1] = c[j-1], c[j]
+	cs := r.comps[e.first:e.end]
+	for j := len(cs) - 1; j > 0 && cs[j].typ < cs[j-1].typ; j-- {
+		cs[j], cs[j-1] = cs[j-1], cs[j]
 	}
 }
 
@@ -348,6 +373,49 @@ func (r *Round) sameAsPrev(p *roundEnt, typ int, b []byte, nbits uint32) (ver ui
 	return 0, false
 }
 
+// memo commits, for the current entity, its component of type typ from the
+// previous round as it stands, when that was encoded from exactly the
+// inputs in keys[k:] (the caller's record of them, each float by its bits):
+// a quantiser gives the same code for the same bits, so the encoding and
+// the comparison of its bytes with the previous round's can both be
+// skipped. A body at rest, a component no script has touched, a spawn
+// record said until confirmed: on most rounds that is most of a world.
+// For a NetSpawn the last key is the prefab's index in strs, and the
+// prefabs are compared as strings. It reports whether it committed; if
+// not, the caller encodes and commits with commitKeyed(typ, k).
+func (r *Round) memo(typ int, k int) bool {
+	e := &r.ents[len(r.ents)-1]
+	if e.prev < 0 {
+		return false
+	}
+	p := &r.prevEnts[e.prev]
+	var pc *roundComp
+	for i := p.first; i < p.end; i++ {
+		if c := &r.prevComps[i]; int(c.typ) == typ {
+			pc = c
+			break
+		}
+	}
+	key := r.keys[k:]
+	if pc == nil || int(pc.kLen) != len(key) || len(key) == 0 {
+		return false
+	}
+	prev := r.prevKeys[pc.kOff : pc.kOff+pc.kLen]
+	n := len(key)
+	if typ == TypeNetSpawn {
+		n--
+		if r.prevStrs[prev[n]] != r.strs[key[n]] {
+			return false
+		}
+	}
+	if !slices.Equal(prev[:n], key[:n]) {
+		return false
+	}
+	r.add(e, roundComp{typ: pc.typ, nbits: pc.nbits, ver: pc.ver, kOff: uint32(k), kLen: pc.kLen}, r.prevData[pc.off:pc.off+(pc.nbits+7)/8])
+	e.same++
+	return true
+}
+
 // Transform adds the current entity's Transform and returns the scale every
 // end will hold for it (wire.NetScale of t.Scale): what the server simulates
 // must be what every client is told, so the host writes it back into its
@@ -360,8 +428,12 @@ func (r *Round) Transform(t entity.Transform) (scale float64) {
 		return t.Scale
 	}
 	t.Scale = wire.NetScale(t.Scale)
-	writeTransform(r.begin(), t)
-	r.commit(TypeTransform)
+	k := len(r.keys)
+	r.keys = append(r.keys, math.Float64bits(t.X), math.Float64bits(t.Y), math.Float64bits(t.Angle), math.Float64bits(t.Scale))
+	if !r.memo(TypeTransform, k) {
+		writeTransform(r.begin(), t)
+		r.commitKeyed(TypeTransform, k)
+	}
 	e := &r.ents[len(r.ents)-1]
 	e.x, e.y, e.placed = float32(t.X), float32(t.Y), true
 	return t.Scale
@@ -373,8 +445,17 @@ func (r *Round) Rigidbody(b entity.Rigidbody) {
 	if !r.says("Rigidbody", TypeRigidbody) {
 		return
 	}
+	k := len(r.keys)
+	awake := uint64(0)
+	if b.Awake {
+		awake = 1
+	}
+	r.keys = append(r.keys, math.Float64bits(b.VX), math.Float64bits(b.VY), math.Float64bits(b.AngularVelocity), awake)
+	if r.memo(TypeRigidbody, k) {
+		return
+	}
 	writeRigidbody(r.begin(), b)
-	r.commit(TypeRigidbody)
+	r.commitKeyed(TypeRigidbody, k)
 }
 
 // CharacterController adds the current entity's CharacterController, of
@@ -397,21 +478,43 @@ func (r *Round) NetSpawn(ns entity.NetSpawn) error {
 	if !r.says("NetSpawn", TypeNetSpawn) {
 		return nil
 	}
+	k, si := len(r.keys), len(r.strs)
+	r.keys = append(r.keys, math.Float64bits(ns.Pose.X), math.Float64bits(ns.Pose.Y), math.Float64bits(ns.Pose.Angle),
+		math.Float64bits(ns.Pose.Scale), uint64(len(ns.Slots)))
+	for _, sl := range ns.Slots {
+		r.keys = append(r.keys, uint64(sl.UID)<<32|uint64(sl.Slot))
+	}
+	r.keys = append(r.keys, uint64(si)) // the prefab, by its index in strs
+	r.strs = append(r.strs, ns.Prefab)
+	var err error
+	if len(ns.Slots) > MaxSpawnSlots {
+		err = ErrSpawnSlots
+	}
+	if r.memo(TypeNetSpawn, k) {
+		return err // the record of the round before, which passed every check
+	}
+	if e := checkSpawn(&ns); e != nil {
+		r.keys, r.strs = r.keys[:k], r.strs[:si]
+		return e
+	}
+	writeSpawn(r.begin(), &ns)
+	r.commitKeyed(TypeNetSpawn, k)
+	return err
+}
+
+// checkSpawn returns why ns would be refused, or nil. Too many slots is
+// not a refusal: ns is then written with none (see NetSpawn).
+func checkSpawn(ns *entity.NetSpawn) error {
 	if err := CheckSpawnPath(ns.Prefab); err != nil {
 		return err
 	}
 	if err := CheckSpawnPose(ns.Pose); err != nil {
 		return err
 	}
-	var err error
 	if len(ns.Slots) > MaxSpawnSlots {
-		err = ErrSpawnSlots
-	} else if e := checkSpawnSlots(ns.Slots); e != nil {
-		return e
+		return nil
 	}
-	writeSpawn(r.begin(), &ns)
-	r.commit(TypeNetSpawn)
-	return err
+	return checkSpawnSlots(ns.Slots)
 }
 
 // Project adds the current entity's component of project type typ (its
@@ -430,8 +533,16 @@ func (r *Round) Project(typ int, v entity.Values) error {
 	if !r.says(t.Name, EngineTypes+typ) {
 		return nil
 	}
+	k := len(r.keys)
+	r.keys = append(r.keys, uint64(len(v)))
+	for _, x := range v {
+		r.keys = append(r.keys, math.Float64bits(x))
+	}
+	if r.memo(EngineTypes+typ, k) {
+		return nil
+	}
 	writeValues(r.begin(), t, v)
-	r.commit(EngineTypes + typ)
+	r.commitKeyed(EngineTypes+typ, k)
 	return nil
 }
 

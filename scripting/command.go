@@ -44,18 +44,27 @@ func (r *Runtime) luaCommand(L *lua.LState) int {
 		if cmd != nil {
 			v = clampAxis(cmd.Axis(i))
 		}
-		c.axis.RawSetString(name, r.num.box(v))
+		refill(c.axis, name, r.num.box(v))
 	}
 	for i, name := range c.buttons {
-		c.held.RawSetString(name, lua.LBool(cmd != nil && cmd.IsHeld(i)))
-		c.pressed.RawSetString(name, lua.LBool(cmd != nil && cmd.WasPressed(i)))
+		refill(c.held, name, lua.LBool(cmd != nil && cmd.IsHeld(i)))
+		refill(c.pressed, name, lua.LBool(cmd != nil && cmd.WasPressed(i)))
 	}
 	// A script may have written into the table; put the parts back.
-	c.tbl.RawSetString("axis", c.axis)
-	c.tbl.RawSetString("held", c.held)
-	c.tbl.RawSetString("pressed", c.pressed)
+	refill(c.tbl, "axis", c.axis)
+	refill(c.tbl, "held", c.held)
+	refill(c.tbl, "pressed", c.pressed)
 	L.Push(c.tbl)
 	return 1
+}
+
+// refill sets t[key] to v unless it holds v already. A raw write costs
+// gopher-lua two map operations and a read one, and from one tick to the
+// next most of a command's values stay as they were.
+func refill(t *lua.LTable, key string, v lua.LValue) {
+	if t.RawGetString(key) != v {
+		t.RawSetString(key, v)
+	}
 }
 
 // clampAxis keeps an axis in -1..1, whatever a command decoded to.

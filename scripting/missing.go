@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"vkm/internal/names"
 )
 
 // A method an entity does not have is nil, like any missing field: reading
@@ -90,32 +92,11 @@ func (r *Runtime) methodNames(self *lua.LTable) []string {
 func nearestName(name string, sorted []string) string {
 	best, bestD := "", 1+len(name)/4+1
 	for _, c := range sorted {
-		if d := editDistance(name, c); d < bestD {
+		if d := names.Distance(name, c); d < bestD {
 			best, bestD = c, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // isName reports whether s is a Lua name: a letter or _, then letters,

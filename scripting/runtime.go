@@ -114,6 +114,7 @@ type Runtime struct {
 	dead       int
 	sweepAt    int
 	scratch    []entity.ID
+	collectFn  func(entity.ID) bool // r.collect, made once (see collector)
 
 	imports map[string]lua.LValue
 	loading map[string]bool

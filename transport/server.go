@@ -322,18 +322,20 @@ type player struct {
 // Use NewServer; the zero value is not ready. A Server is not safe for
 // concurrent use: one goroutine drives it.
 type Server struct {
-	cfg      ServerConfig
-	timeout  time.Duration
-	gate     *cookie.Gate
-	log      *slog.Logger
-	byAddr   map[netip.AddrPort]*player
-	byNum    map[uint16]*player
-	seated   []*player // in no particular order; Poll walks it
-	nums     numbers
-	tick     uint32
-	out      outbox
-	events   eventQueue[ServerEvent]
-	stats    ServerStats
+	cfg     ServerConfig
+	timeout time.Duration
+	gate    *cookie.Gate
+	log     *slog.Logger
+	byAddr  map[netip.AddrPort]*player
+	byNum   map[uint16]*player
+	seated  []*player // in no particular order; Poll walks it
+	nums    numbers
+	tick    uint32
+	out     outbox
+	events  eventQueue[ServerEvent]
+	stats   ServerStats
+	// closedTo, once CloseJoins set it, answers every new join.
+	closedTo *handshake.Refuse
 	logQuiet refusalLog
 	retired  retiredRing
 	hellos   *helloLimit

@@ -129,6 +129,11 @@ func (s *Server) receiveHello(from netip.AddrPort, cookie uint64, body []byte, s
 		// Kick. It must not seat a player who is gone.
 		s.stats.Retired++
 		return
+	case seat == nil && s.closedTo != nil:
+		// Stopping: a new player hears that, full or not.
+		s.refuse(from, cookie, *s.closedTo, size)
+		s.logRefusal(from, *s.closedTo, &hello, now)
+		return
 	case seat == nil && len(s.seated) >= s.cfg.MaxPlayers:
 		full := handshake.Refuse{Reason: handshake.ReasonFull, MaxPlayers: uint16(s.cfg.MaxPlayers)}
 		s.refuse(from, cookie, full, size)
@@ -594,3 +599,9 @@ func (r *retiredRing) forget(addr netip.AddrPort) {
 		}
 	}
 }
+
+// CloseJoins makes the server refuse every new join with r from now on,
+// before it looks for a free seat, so a player who tries a stopping
+// server hears that it is stopping rather than that it is full. Seated
+// players, and players rejoining their seats, are not affected.
+func (s *Server) CloseJoins(r handshake.Refuse) { s.closedTo = &r }

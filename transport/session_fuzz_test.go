@@ -116,7 +116,7 @@ func FuzzServerReceive(f *testing.F) {
 	f.Add(data, uint16(0), false)
 	f.Add(data, uint16(0), true)
 	f.Add(data, uint16(6), true)
-	f.Add(append(handshake.Header{Version: 7, Kind: handshake.KindHello}.Append(nil), make([]byte, 1188)...), uint16(8), false)
+	f.Add(append(handshake.Header{Version: 8, Kind: handshake.KindHello}.Append(nil), make([]byte, 1188)...), uint16(8), false)
 	f.Add(handshake.AppendDatagram(nil, 5, handshake.Challenge{}), uint16(0), false)
 	f.Add([]byte("vk\x01\x06"), uint16(10), false)
 	f.Fuzz(func(t *testing.T, datagram []byte, sel uint16, stamp bool) {

@@ -81,11 +81,14 @@ func TestRefusalsReachTheClient(t *testing.T) {
 		refuse   handshake.Refuse // what Admit refuses with when it declines
 		hello    func(h *handshake.Hello)
 		first    bool // a first client takes the only seat
+		closed   bool // the server closed its joins once the first was seated
 		reason   handshake.Reason
 		sentence string
 	}{
 		{name: "full", max: 1, first: true, reason: handshake.ReasonFull,
 			sentence: "The server is full (1 of 1 players)."},
+		{name: "full and stopping", max: 1, first: true, closed: true, reason: handshake.ReasonShuttingDown,
+			sentence: handshake.ReasonShuttingDown.Sentence()},
 		{name: "declined", decline: true, reason: handshake.ReasonDeclined,
 			sentence: handshake.ReasonDeclined.Sentence()},
 		{name: "join handler failed", decline: true, refuse: handshake.Refuse{Reason: handshake.ReasonJoinFailed, Detail: "scripts/join.lua:3: boom"},
@@ -107,6 +110,9 @@ func TestRefusalsReachTheClient(t *testing.T) {
 			if tc.first {
 				s.addClient("first", memnet.Broadband, transport.ClientConfig{})
 				s.join(3 * time.Second)
+			}
+			if tc.closed {
+				s.srv.CloseJoins(handshake.Refuse{Reason: handshake.ReasonShuttingDown})
 			}
 			hello := clientHello("bob")
 			if tc.hello != nil {

@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--web ADDR [--wasm FILE]] [--fleet REDIS_URL] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--schema]
+//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--web ADDR [--wasm FILE]] [--fleet REDIS_URL] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--tick-log FILE] [--idle-gc=false] [--schema]
 //	vkmd check <project-dir>
 //	vkmd keygen > FILE
 //	vkmd token <project-dir> --key FILE --server ADDR[,ADDR] --client-id N [--name NAME] [--expires 1h] > player.token
@@ -93,6 +93,7 @@ type options struct {
 	schema   bool
 	cpuProf  string
 	memProf  string
+	tickLog  string
 	fleet    string
 }
 
@@ -152,6 +153,8 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.cpuProf, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.StringVar(&o.memProf, "memprofile", "", "write an allocation profile to this file at exit (go tool pprof)")
+	fs.BoolVar(&o.serve.IdleGC, "idle-gc", true, "run the garbage collector between ticks, before it would begin during one, where a collection fits before the next tick (the heap is bounded as without it)")
+	fs.StringVar(&o.tickLog, "tick-log", "", "time every tick's phases: write a CSV row a tick to this file, and list the slowest ticks in --report")
 	fs.StringVar(&o.serve.Admin, "admin", "", "serve /metrics, /healthz, /readyz and /debug/pprof/ over HTTP on this address (e.g. 127.0.0.1:9100); loopback only unless --admin-public")
 	fs.BoolVar(&o.serve.AdminPublic, "admin-public", false, "let --admin listen on an address that is not loopback")
 	fs.StringVar(&o.serve.Web, "web", "", "serve browsers over HTTP on this address (e.g. 127.0.0.1:8080): the game's page, and play over WebRTC (ICE on the same port number over UDP) or WebSocket; loopback only without --key unless --insecure")
@@ -234,6 +237,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := o.serve
 	cfg.Project, cfg.Logger, cfg.Status = p, logger, stdout
+	if o.tickLog != "" {
+		f, err := os.Create(o.tickLog)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		cfg.TickLog = f
+	}
 	cfg.Drain = cli.Stops(ctx)
 	if o.fleet != "" {
 		leave, err := joinFleet(ctx, o.fleet, &cfg, p, logger)

@@ -60,6 +60,14 @@ type Authority interface {
 	LocalPlayer() uint16
 }
 
+// IntentWatcher is an Authority that hears, in every tick, when the
+// behaviors have written the character controllers' intent, before the
+// controllers take it (and clear it): a server tells the clients near a
+// player what that player's character was told to do.
+type IntentWatcher interface {
+	IntentsWritten()
+}
+
 // Spawning is how an end creates entities a behavior spawns.
 type Spawning uint8
 

@@ -78,6 +78,7 @@ type Game struct {
 	events  []scripting.Event
 	watch   func(name string, id entity.ID, fields map[string]any) // WatchEvents' fn, or nil
 	errs    []scripting.ScriptError
+	timer   phaseTimer // times each tick's phases when asked (TimePhases)
 }
 
 // New loads cfg.Project's entry script and scene into a new world and
@@ -438,8 +439,14 @@ func (g *Game) Advance(elapsed time.Duration, in Input, afterTick func(*Game)) i
 func (g *Game) RunTick() {
 	g.tick++
 	g.auth.BeforeTick()
+	t0 := g.timer.mark()
 	g.scripts.FixedUpdate(g.dt, g.replaying)
+	if w, ok := g.auth.(IntentWatcher); ok {
+		w.IntentsWritten()
+	}
+	t1 := g.timer.mark()
 	g.updateControllers()
+	t2 := g.timer.mark()
 	if g.auth.Told() {
 		// Every body this end does not simulate goes where it was last
 		// told it is, for the step about to run.
@@ -447,6 +454,7 @@ func (g *Game) RunTick() {
 	} else {
 		g.phys.Step((*world)(g))
 	}
+	g.timer.done(t0, t1, t2, g.timer.mark(), g.phys.LastStep())
 	g.auth.AfterTick()
 }
 

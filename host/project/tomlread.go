@@ -13,6 +13,8 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"vkm/internal/entity"
+
+	"vkm/internal/names"
 )
 
 // TOML reading shared by project.toml, scenes and prefabs.
@@ -437,36 +439,11 @@ func closestKey(key string, known []string) string {
 		if strings.EqualFold(k, key) {
 			return k
 		}
-		if d := editDistance(strings.ToLower(key), strings.ToLower(k)); d < bestD {
+		if d := names.Distance(strings.ToLower(key), strings.ToLower(k)); d < bestD {
 			best, bestD = k, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, giving up (and
-// returning a large number) on long strings, which are never typos of a key.
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 1 << 30
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // lineMap gives the line of each key of a TOML file by its indexed path

@@ -55,6 +55,8 @@ type Client struct {
 	// others are the other characters, in slot order, carried forward
 	// from their newest word for each tick predicted (see reckon).
 	others []reckoned
+	// relay is the intents the newest snapshot relayed (see relay.go).
+	relay []intent
 
 	interp interpolation
 	// drawnNewest is what this client drew when it made its newest

@@ -41,6 +41,7 @@ type Lite struct {
 	cmdBuf   []byte
 	payload  []byte
 	rel      *transport.Reliable // the server's message channel, framed as a full client frames it
+	relay    []intent            // scratch for the relay sections snapshots carry
 	snap     replication.Snapshot
 	bad      int // snapshots that did not decode
 }
@@ -152,7 +153,10 @@ func (l *Lite) events() {
 }
 
 func (l *Lite) snapshot(payload []byte) {
-	payload, err := unframePayload(payload, l.rel)
+	// A lite client carries no other character, so it reads a relay
+	// section only to find the snapshot after it.
+	payload, relay, err := unframeRelayed(payload, l.rel, l.relay)
+	l.relay = relay
 	if err != nil {
 		l.bad++
 		return

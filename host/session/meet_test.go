@@ -186,3 +186,90 @@ func TestRunIntentReadsTheControllersRate(t *testing.T) {
 		}
 	}
 }
+
+// TestRelayedRunsKeepHeadOnMeetingsSmall has two players on broadband
+// links run head-on into each other, push, turn and part, over and over,
+// never jumping: every meeting is one. Each client carries the other
+// character on the run the server relays, and stops it against its own
+// character where the two meet: without either, every client has
+// corrections of a quarter of a metre, and nearly twice as many.
+func TestRelayedRunsKeepHeadOnMeetingsSmall(t *testing.T) {
+	const (
+		seeds = 6
+		bound = 200 // corrections in all, teleports aside (300 without either; 190 relayed alone, 223 stopped alone)
+		most  = 9   // clients whose largest eased correction is over 100 mm (all 12 without stopping)
+	)
+	total, large := uint64(0), 0
+	for seed := uint64(11); seed < 11+seeds; seed++ {
+		h := newHarness(t, meetProject(t))
+		a := h.join(meetProject(t), memnet.Broadband, seed)
+		b := h.join(meetProject(t), memnet.Broadband, seed+100)
+		h.runUntil(5*time.Second, "both joins", func() bool {
+			return a.c.Playing() && b.c.Playing() && !a.c.Game().Own().IsNone() && !b.c.Game().Own().IsNone()
+		})
+		h.run(time.Second)
+		p := a.c.Game().Project()
+		run, jump := p.AxisIndex("run"), p.ButtonIndex("jump")
+		a.input = &shuttle{dir: 1, toward: 70, away: 45, run: run, jump: jump}
+		b.input = &shuttle{dir: -1, toward: 83, away: 52, run: run, jump: jump}
+		before := [2]reconciler{a.c.rec, b.c.rec}
+		h.run(20 * time.Second)
+		for i, pr := range []*peer{a, b} {
+			r := &pr.c.rec
+			n := r.corrections - before[i].corrections
+			tele := r.byCause[CauseTeleport].Count - before[i].byCause[CauseTeleport].Count
+			t.Logf("seed %d, client %d: %d corrections (shove %d, other %d, teleport %d), largest eased %.1f mm",
+				seed, i+1, n, r.byCause[CauseShove].Count-before[i].byCause[CauseShove].Count,
+				r.byCause[CauseOther].Count-before[i].byCause[CauseOther].Count, tele, r.maxCorrection*1000)
+			total += n - tele
+			if r.maxCorrection > 0.1 {
+				large++
+			}
+		}
+	}
+	t.Logf("%d corrections in all, %d clients with an eased correction over 100 mm", total, large)
+	if total > bound {
+		t.Errorf("%d corrections over %d twenty-second runs of two clients; want at most %d", total, seeds, bound)
+	}
+	if large > most {
+		t.Errorf("%d of %d clients had an eased correction over 100 mm; want at most %d", large, 2*seeds, most)
+	}
+}
+
+// TestFourWanderersAreRarelyCorrected plays the arena with four wander
+// bots on broadband links for thirty seconds: characters meet at every
+// speed, in the air and against crates. Each client carries the others on
+// their relayed runs, stops them against its own character and lands them
+// on the floor; carried on their words alone, the same seeds cost twice
+// the corrections.
+func TestFourWanderersAreRarelyCorrected(t *testing.T) {
+	const (
+		seed  = 3
+		bound = 110 // corrections in all, teleports aside (78 now; 166 carried on their words alone)
+	)
+	h := newHarness(t, loadArena(t))
+	var ps []*peer
+	for i := range uint64(4) {
+		ps = append(ps, h.seated(memnet.Broadband, seed+i, true))
+	}
+	before := make([]reconciler, len(ps))
+	for i, p := range ps {
+		before[i] = p.c.rec
+	}
+	h.run(30 * time.Second)
+	total := uint64(0)
+	for i, p := range ps {
+		r := &p.c.rec
+		n := r.corrections - before[i].corrections
+		tele := r.byCause[CauseTeleport].Count - before[i].byCause[CauseTeleport].Count
+		t.Logf("seed %d, client %d: %d corrections (shove %d, lease %d, other %d, teleport %d), largest eased %.1f mm",
+			seed+uint64(i), i+1, n, r.byCause[CauseShove].Count-before[i].byCause[CauseShove].Count,
+			r.byCause[CauseLease].Count-before[i].byCause[CauseLease].Count,
+			r.byCause[CauseOther].Count-before[i].byCause[CauseOther].Count, tele, r.maxCorrection*1000)
+		total += n - tele
+	}
+	t.Logf("%d corrections in all", total)
+	if total > bound {
+		t.Errorf("%d corrections in thirty seconds of four wanderers; want at most %d", total, bound)
+	}
+}

@@ -18,10 +18,13 @@ import (
 //
 // So for the length of each tick a client predicts (replays included), the
 // body of every other character stands where its newest word, carried
-// forward at the velocity that word gave, says it is by then: dead
-// reckoning. Where it stands is a function of that word, the tick the word
-// is of and the tick being run, so a replay of a tick from the same
-// snapshots places it exactly where the first run did. Between ticks the
+// forward at the velocity that word gave, on the run its player holds (the
+// run the server relayed, see relay.go, or else the one its words imply),
+// says it is by then: dead reckoning, landing on the level it falls onto
+// and stopped where it meets this client's own character as predicted. Where it stands is a function of that word,
+// the tick the word is of, the run, the own character's predictions and
+// the tick being run: a replay of a tick given the same places it exactly
+// where the first run did. Between ticks the
 // store holds the server's word again: it is what drawing interpolates
 // from, and what the next snapshot is read over.
 
@@ -46,14 +49,18 @@ type reckoned struct {
 	rb     entity.Rigidbody
 	ctl    entity.CharacterController
 	held   bool
+	// relayOf is the client tick of the snapshot that last relayed the
+	// intent its player gave it (0: none has): intent is that one.
+	relayOf uint32
 }
 
 // heard notes, after a snapshot's entries are read and before it is
 // judged, the characters it said something of, with the tick it judged,
-// and what their words imply their players hold. A character it did not
-// mention is where its last word left it, or out of the snapshot's reach:
-// its word keeps its own tick.
-func (c *Client) heard(sn *replication.Snapshot) {
+// and what their players hold: the intent the snapshot relayed for a
+// character near this client's own, what its words imply for any other. A
+// character it did not mention is where its last word left it, or out of
+// the snapshot's reach: its word keeps its own tick.
+func (c *Client) heard(sn *replication.Snapshot, relay []intent) {
 	if !sn.HasCommands {
 		return
 	}
@@ -75,10 +82,29 @@ func (c *Client) heard(sn *replication.Snapshot) {
 		}
 		r := &c.others[i]
 		judged := sn.Commands.Judged
-		if r.heard && judged > r.of {
+		e, relayed := relayedIntent(relay, id)
+		switch {
+		case relayed && judged >= r.relayOf:
+			free := true
+			if r.heard && judged > r.of {
+				free = runsFree(ctl, r.vx, rb.VX, float64(judged-r.of)*step, e.moveX)
+			}
+			r.intent, r.free, r.relayOf = e.moveX, free, judged
+		case r.heard && judged > r.of:
 			r.intent, r.free = runIntent(ctl, r.vx, rb.VX, float64(judged-r.of)*step, r.intent)
 		}
 		r.of, r.vx, r.heard = judged, rb.VX, true
+	}
+	// A character the snapshot relayed but did not describe moves as it
+	// was (the server has nothing new to say of it) on the run relayed.
+	for _, e := range relay {
+		i, found := slices.BinarySearchFunc(c.others, e.id, cmpReckoned)
+		if !found {
+			continue
+		}
+		if r := &c.others[i]; r.id == e.id && sn.Commands.Judged > r.relayOf {
+			r.intent, r.relayOf = e.moveX, sn.Commands.Judged
+		}
 	}
 	c.others = slices.DeleteFunc(c.others, func(r reckoned) bool {
 		return !st.Alive(r.id) || r.id == own || st.Controller(r.id) == nil || st.Rigidbody(r.id) == nil
@@ -113,6 +139,34 @@ func runIntent(ctl *entity.CharacterController, v0, v1, s, was float64) (run flo
 	default:
 		return math.Copysign(1, dv), true
 	}
+}
+
+// relayedIntent returns the intent relay holds for id.
+func relayedIntent(relay []intent, id entity.ID) (intent, bool) {
+	for _, e := range relay {
+		if e.id == id {
+			return e, true
+		}
+	}
+	return intent{}, false
+}
+
+// runsFree reports whether a side-view character's velocity along x went
+// from v0 to v1 in s seconds as its controller takes it on run, the
+// intent its player gave it: otherwise something it leans on or ran into
+// holds it back, and it is carried on as it was going (see reckon).
+// Velocities travel to the hundredth of a metre a second, so the two may
+// differ by that much.
+func runsFree(ctl *entity.CharacterController, v0, v1, s, run float64) bool {
+	if ctl.Mode != entity.SideView || ctl.Speed <= 0 {
+		return false
+	}
+	accel := ctl.AirAccel
+	if ctl.Grounded {
+		accel = ctl.Accel
+	}
+	const slack = 0.02
+	return math.Abs(v1-approachTo(v0, run*ctl.Speed, math.Max(accel, 0)*s)) <= slack
 }
 
 func cmpReckoned(r reckoned, id entity.ID) int {
@@ -156,27 +210,190 @@ func (c *Client) reckon() {
 			t.Angle += rb.AngularVelocity * s
 			continue
 		}
-		accel := ctl.AirAccel
-		if ctl.Grounded {
-			accel = ctl.Accel
-		}
-		for range n {
+		meet := c.meeting(r.id)
+		grounded := ctl.Grounded
+		for i := range n {
 			// Running free, it goes on as its controller takes it; held
 			// back by what it leans on, as it was going. Off the ground,
-			// it falls.
+			// it falls, and lands on what it falls onto.
+			accel := ctl.AirAccel
+			if grounded {
+				accel = ctl.Accel
+			}
 			if r.free {
 				rb.VX = approachTo(rb.VX, r.intent*ctl.Speed, math.Max(accel, 0)*step)
 			}
-			if !ctl.Grounded {
+			if !grounded {
 				rb.VY += gy * step
 			}
+			x0, y0 := t.X, t.Y
 			t.X += rb.VX * step
 			t.Y += rb.VY * step
+			if !grounded && rb.VY < 0 {
+				if y, ok := meet.land(r.id, y0, t); ok {
+					t.Y, rb.VY, grounded = y, 0, true
+				}
+			}
+			meet.stop(r.of+uint32(i)+1, x0, y0, t, rb)
 		}
 		g.Physics().Place(r.id, t, rb)
 		ctl.Move(r.intent, 0)
 		g.Physics().UpdateController(r.id, ctl, rb)
 	}
+}
+
+// meeting is what a carried character may run into on its way: this
+// client's own character, as this client predicted it tick by tick, and
+// the extents of the two bodies. The word a character is carried from
+// says nothing of the own character in the ticks since, and carried
+// through it, the character would stand inside it by the tick predicted,
+// where the server had the two meet ticks before and stop each other.
+type meeting struct {
+	c          *Client
+	ok, boxed  bool // the own character can be met; the carried one has a box
+	own        entity.ID
+	ownBox     box
+	box        box
+	mass, ownM float64
+}
+
+// box is a body's extent in its own frame, sensors left out.
+type box struct{ minX, minY, maxX, maxY float64 }
+
+// gap is how far apart box2d holds two polygons that press on each
+// other: each is rounded by twice the linear slop (1 cm), less the slop
+// it lets them overlap. touching is the farthest apart two polygons are
+// found in contact.
+const (
+	gap      = 0.015
+	touching = 0.02
+)
+
+func (c *Client) meeting(id entity.ID) meeting {
+	g := c.game
+	st := g.Store()
+	own := g.Own()
+	m := meeting{c: c, own: own}
+	var ok1, ok2 bool
+	m.ownBox, ok1 = bodyBox(st.Body(own))
+	m.box, ok2 = bodyBox(st.Body(id))
+	m.mass, m.ownM = g.Physics().Mass(id), g.Physics().Mass(own)
+	m.ok = ok1 && ok2 && m.mass > 0 && m.ownM > 0 && !own.IsNone()
+	m.boxed = ok2
+	return m
+}
+
+// land returns where a character falling from y0 to t.Y in a tick stands
+// on the level when it meets it on the way: a static body under its feet
+// (under either side or the middle), where box2d rests it.
+func (m *meeting) land(id entity.ID, y0 float64, t *entity.Transform) (float64, bool) {
+	if !m.boxed {
+		return 0, false
+	}
+	g := m.c.game
+	st := g.Store()
+	from, to := y0+m.box.minY+probeUp, t.Y+m.box.minY
+	best, found := 0.0, false
+	for _, x := range [3]float64{m.box.minX + probeInset, (m.box.minX + m.box.maxX) / 2, m.box.maxX - probeInset} {
+		hit, ok := g.Physics().RayCast(t.X+x, from, t.X+x, to, id)
+		if !ok {
+			continue
+		}
+		if b := st.Body(hit.Entity); b == nil || b.Type != entity.Static {
+			continue
+		}
+		if y := hit.Y - m.box.minY + gap; !found || y > best {
+			best, found = y, true
+		}
+	}
+	return best, found
+}
+
+// probeUp and probeInset place land's rays: from a little above the feet,
+// and in from the sides so a wall is not a floor.
+const (
+	probeUp    = 0.05
+	probeInset = 0.05
+)
+
+// stop has a character carried through tick meet the own character as
+// box2d would: bodies touching when the tick starts (the own character
+// where this client predicted it by the tick before) and closing on each
+// other go on at the speed their momentum shares, and end the tick
+// touching, not one inside the other; bodies apart when it starts do not
+// meet within it (the step finds contacts before it moves anything).
+// Only a meeting side by side is followed (the two overlap less along x
+// than along y): one falling onto the other's head is left to the tick's
+// own step. (x0, y0) is where the character
+// was before the tick, t and rb where the tick took it.
+func (m *meeting) stop(tick uint32, x0, y0 float64, t *entity.Transform, rb *entity.Rigidbody) {
+	if !m.ok {
+		return
+	}
+	pre, preRB, ok := m.c.rec.pred.At(tick-1, m.own)
+	if !ok {
+		return
+	}
+	post, _, ok := m.c.rec.pred.At(tick, m.own)
+	if !ok {
+		return
+	}
+	if y0+m.box.minY >= pre.Y+m.ownBox.maxY || y0+m.box.maxY <= pre.Y+m.ownBox.minY {
+		return // one above the other
+	}
+	left := x0 < pre.X
+	var apart float64
+	if left {
+		apart = pre.X + m.ownBox.minX - (x0 + m.box.maxX)
+	} else {
+		apart = x0 + m.box.minX - (pre.X + m.ownBox.maxX)
+	}
+	over := math.Min(y0+m.box.maxY, pre.Y+m.ownBox.maxY) - math.Max(y0+m.box.minY, pre.Y+m.ownBox.minY)
+	if apart > touching || -apart > over {
+		return // apart, or one over the other (less deep that way)
+	}
+	if closing := rb.VX - preRB.VX; left && closing > 0 || !left && closing < 0 {
+		rb.VX = (m.mass*rb.VX + m.ownM*preRB.VX) / (m.mass + m.ownM)
+	}
+	if left {
+		t.X = math.Min(t.X, post.X+m.ownBox.minX-gap-m.box.maxX)
+	} else {
+		t.X = math.Max(t.X, post.X+m.ownBox.maxX+gap-m.box.minX)
+	}
+}
+
+// bodyBox returns the extent of def's solid shapes in the body's frame.
+func bodyBox(def *entity.BodyDef) (box, bool) {
+	if def == nil {
+		return box{}, false
+	}
+	b := box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	add := func(x, y float64) {
+		b.minX, b.maxX = math.Min(b.minX, x), math.Max(b.maxX, x)
+		b.minY, b.maxY = math.Min(b.minY, y), math.Max(b.maxY, y)
+	}
+	for _, sh := range def.Shapes {
+		if sh.Sensor {
+			continue
+		}
+		o := sh.Offset
+		switch sh.Kind {
+		case entity.Box:
+			sin, cos := math.Sincos(sh.Angle)
+			for _, p := range [4]entity.Vec2{{X: -1, Y: -1}, {X: 1, Y: -1}, {X: 1, Y: 1}, {X: -1, Y: 1}} {
+				x, y := p.X*sh.W/2, p.Y*sh.H/2
+				add(o.X+x*cos-y*sin, o.Y+x*sin+y*cos)
+			}
+		case entity.Circle:
+			add(o.X-sh.Radius, o.Y-sh.Radius)
+			add(o.X+sh.Radius, o.Y+sh.Radius)
+		case entity.Polygon:
+			for _, p := range sh.Points {
+				add(o.X+p.X, o.Y+p.Y)
+			}
+		}
+	}
+	return b, b.minX <= b.maxX
 }
 
 // approachTo moves v toward target by at most step, as a side-view

@@ -96,7 +96,8 @@ func (s *Server) sendRound(now transport.Time) {
 		conn := s.net.Conn(player)
 		st.peer.Acknowledge(conn)
 		st.rel.Acknowledge(conn, now)
-		s.snap = st.peer.Write(s.snap[:0], s.round, st.entity, transport.MaxDataPayload-payloadOverhead)
+		relay := s.relayFor(st)
+		s.snap = st.peer.Write(s.snap[:0], s.round, st.entity, transport.MaxDataPayload-payloadOverhead-len(relay))
 		quiet := conn.AckSilent(now) // its link is down, or it is gone
 		if quiet && st.held < QuietEvery-1 ||
 			!quiet && !st.peer.Stats().News && st.rel.PendingMessages() == 0 && st.held < SettledEvery-1 {
@@ -104,7 +105,7 @@ func (s *Server) sendRound(now transport.Time) {
 			continue
 		}
 		st.held, st.lowHeld = 0, false
-		s.payload = framePayload(s.payload, st.rel, s.snap, now)
+		s.payload = frameRelayed(s.payload, st.rel, relay, s.snap, now)
 		seq, err := s.net.Send(player, s.payload, now)
 		if err != nil {
 			s.log.Warn("snapshot not sent", "player", player, "err", err)
@@ -120,7 +121,8 @@ func (s *Server) sendRound(now transport.Time) {
 // Spawned prefabs are built later, after the frame's snapshots are read.
 func (c *Client) applySnapshot(payload []byte) {
 	g := c.game
-	payload, err := unframePayload(payload, c.rel)
+	payload, relay, err := unframeRelayed(payload, c.rel, c.relay)
+	c.relay = relay
 	if errors.Is(err, transport.ErrReliableProtocol) {
 		c.end("The server broke the message channel: " + err.Error())
 		return
@@ -173,7 +175,7 @@ func (c *Client) applySnapshot(payload []byte) {
 		c.applyEntry(&sn.Entries[i])
 	}
 	c.arrived(sn, c.now)
-	c.heard(sn)
+	c.heard(sn, c.relay)
 	if g.Own() != sn.Own {
 		g.SetOwn(sn.Own)
 		return

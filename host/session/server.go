@@ -95,6 +95,11 @@ type Server struct {
 	rosterChanged bool
 	roundTripsAt  transport.Time
 	roster        []scripting.PlayerInfo
+
+	// relayNear, relayIntents and relayBuf are relayFor's scratch.
+	relayNear    []relayCandidate
+	relayIntents []intent
+	relayBuf     []byte
 }
 
 // seat is everything about one seated player, made when they join and
@@ -127,6 +132,10 @@ type seat struct {
 	// rejoin (transport.EventHeld): nobody drives its entity until it is
 	// heard again.
 	away bool
+	// moveX and moveY are the intent the behaviors gave the player's
+	// character in the last tick, when intentOK (see relayFor).
+	moveX, moveY float64
+	intentOK     bool
 }
 
 // ServerConfig says what a Server serves.
@@ -278,6 +287,7 @@ func (s *Server) Drain(secondsLeft float64) {
 		return
 	}
 	s.draining = true
+	s.net.CloseJoins(handshake.Refuse{Reason: handshake.ReasonShuttingDown})
 	if err := s.game.Drain(secondsLeft); err != nil {
 		s.joinErr++
 		s.log.Error("drain handler failed", "err", err)

@@ -58,7 +58,7 @@ func FuzzParseHeader(f *testing.F) {
 	for _, c := range sampleMessages {
 		f.Add(AppendDatagram(nil, c.token, c.msg))
 	}
-	f.Add(Header{Version: 7, Kind: KindHello}.Append(nil))
+	f.Add(Header{Version: 8, Kind: KindHello}.Append(nil))
 	f.Add([]byte("vk"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		h, rest, err := ParseHeader(b)

@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite testdata/vectors.txt from the e
 // A padded Hello, byte by byte as the documented layout says.
 func TestHelloGoldenBytes(t *testing.T) {
 	want := []byte{
-		'v', 'k', 0x06, 0x01, // tag, version 6, kind hello
+		'v', 'k', 0x07, 0x01, // tag, version 7, kind hello
 		0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01, // token
 		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, // 12 schema fingerprint
 		0x00, 0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, // 20 action fingerprint
@@ -54,8 +54,8 @@ var vectors = []struct {
 		0, Refuse{Reason: ReasonFull, MaxPlayers: 4}},
 	{"refuse-tick-rate", "A Refuse: the server runs at 64 ticks a second, the client at 128.",
 		0x0123456789abcdef, Refuse{Reason: ReasonTickRate, ServerTickRate: 64, ClientTickRate: 128}},
-	{"refuse-version", "A version 6 server refusing a version 5 client's Hello.",
-		0, VersionRefusal(6, 5)},
+	{"refuse-version", "A version 7 server refusing a version 6 client's Hello.",
+		0, VersionRefusal(7, 6)},
 	{"refuse-token-expired", "A Refuse of a Hello whose connect token has expired.",
 		0x0123456789abcdef, Refuse{Reason: ReasonTokenExpired}},
 	{"refuse-join-failed", "A dev server's Refuse: the game's join handler raised an error, told to a dev client as file:line and message.",

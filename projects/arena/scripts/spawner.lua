@@ -27,19 +27,29 @@ function Spawner:on_fixed_update(dt)
   if not self:is_simulated() then
     return
   end
+  -- The clock runs down first: until it has, nothing else needs looking
+  -- at. Once it has run out it stays at or below 0 until the next spawn
+  -- sets it again, so a spawner waiting for a free point does not count
+  -- down for nothing.
+  if self.wait > 0 then
+    self.wait = self.wait - dt
+    if self.wait > 0 then
+      return
+    end
+  end
   -- Count the packs still out; a collected one (destroyed by
   -- scripts/pickup.lua) frees its point.
+  local out, points = self.out, self.points
   local count = 0
-  for i = 1, #self.points do
-    local p = self.out[i]
+  for i = 1, #points do
+    local p = out[i]
     if p and not p:alive() then
-      self.out[i] = nil
+      out[i] = nil
     elseif p then
       count = count + 1
     end
   end
-  self.wait = self.wait - dt
-  if self.wait > 0 or count >= self.most then
+  if count >= self.most then
     return
   end
   self.wait = self.every

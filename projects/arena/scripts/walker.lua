@@ -177,11 +177,15 @@ function Walker:on_fixed_update(dt)
   if not self:is_simulated() then
     return
   end
-  local _, y = self:position()
-  if self:get("Health", "hp") > 0 and y < (self.kill_y or KILL_Y) then
-    self:die(nil)
+  local hp = self:get("Health", "hp")
+  if hp > 0 then
+    local _, y = self:position()
+    if y < (self.kill_y or KILL_Y) then
+      self:die(nil)
+      hp = 0 -- die set it
+    end
   end
-  if self:get("Health", "hp") == 0 then
+  if hp == 0 then
     -- Dead until the deadline die set: a tick number, so every end, and
     -- every replay, comes back on the same tick.
     if self:remaining("Life", "respawn") == 0 then
@@ -205,14 +209,15 @@ function Walker:on_fixed_update(dt)
   end
   -- pressed is true for the one tick the button went down (held is true
   -- while it stays down): one jump per press.
-  if c.pressed.jump then
+  local pressed = c.pressed
+  if pressed.jump then
     self:jump() -- only takes off when grounded
   end
 
   -- cooldown is true when Gun.next has come, and then sets the next
   -- deadline fire_cooldown seconds on (see docs/lua.md, "Timers and
   -- cooldowns").
-  if c.pressed.fire and self:cooldown("Gun", "next", self.fire_cooldown or COOLDOWN) then
+  if pressed.fire and self:cooldown("Gun", "next", self.fire_cooldown or COOLDOWN) then
     self:fire(c)
   end
 end
