@@ -7,6 +7,10 @@
 #     vkmd /project --key /run/secrets/vkmd/game.key --public 192.0.2.10:27960 \
 #       --admin 0.0.0.0:9100 --admin-public
 #
+# Browsers play through the web listener: add `--web 0.0.0.0:8080 --wasm
+# /web/client.wasm` and publish 8080 over TCP (the page, signalling) and UDP
+# (WebRTC's one ICE port), `-p 8080:8080 -p 8080:8080/udp`.
+#
 # Where no registry can be reached, deploy/Containerfile builds the same final
 # image from a binary built on the host; or --build-arg GO_IMAGE=... names a
 # local image with the Go toolchain. README.md, "Deploying", has the rest.
@@ -18,10 +22,16 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 RUN go build -trimpath -ldflags=-s -o /out/vkmd ./cmd/vkmd
+# The browser client, for --web: the image has no go toolchain to build it
+# at start, so it is built here and named with --wasm /web/client.wasm
+# (wasm_exec.js beside it, from the same toolchain).
+RUN mkdir -p /out/web && GOOS=js GOARCH=wasm go build -trimpath -o /out/web/client.wasm ./cmd/webclient && \
+    cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" /out/web/
 
 FROM scratch
 COPY deploy/passwd deploy/group /etc/
 COPY --from=build /out/vkmd /vkmd
+COPY --from=build /out/web /web
 USER 65532:65532
 VOLUME /project
 # The game's UDP port (the project's `port`; arena's is 27960) and the admin

@@ -63,7 +63,20 @@ type client struct {
 	start time.Time
 	tally tally
 	view  *viewer // nil without --view
+	// timed, if set, hears how long each call into the session took:
+	// a datagram received (a snapshot, and the replay it may start) or a
+	// frame (ticks), and then the whole step (with sending and drawing).
+	timed func(call timedCall, took time.Duration)
 }
+
+// timedCall says what client.timed times.
+type timedCall uint8
+
+const (
+	timedReceive timedCall = iota
+	timedFrame
+	timedStep
+)
 
 func (cl *client) now() transport.Time { return transport.Time(time.Since(cl.start)) }
 
@@ -130,14 +143,27 @@ func (cl *client) run(ctx context.Context) (ClientReport, error) {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	err := pump(ctx, cl.cfg.Duration, cl.sock,
-		func(d datagram) { cl.c.Receive(d.Bytes, cl.now()) },
+		func(d datagram) {
+			t0 := time.Now()
+			cl.c.Receive(d.Bytes, cl.now())
+			if cl.timed != nil {
+				cl.timed(timedReceive, time.Since(t0))
+			}
+		},
 		func(elapsed time.Duration) time.Duration {
+			t0 := time.Now()
 			cl.c.Frame(elapsed, cl.cfg.Input, cl.afterTick, cl.now())
+			if cl.timed != nil {
+				cl.timed(timedFrame, time.Since(t0))
+			}
 			cl.flush()
 			until := cl.c.Until(cl.now())
 			if cl.view != nil {
 				cl.view.publish()
 				until = min(until, time.Second/drawRate)
+			}
+			if cl.timed != nil {
+				cl.timed(timedStep, time.Since(t0))
 			}
 			if now := time.Now(); cl.c.Game().Disconnected() && !now.Before(nextWhy) {
 				log.Warn("not playing", "state", cl.c.Net().State().String(), "why", cl.c.Game().LastError())

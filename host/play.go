@@ -9,6 +9,7 @@ import (
 	"vkm/host/game"
 	"vkm/host/project"
 	"vkm/host/session"
+	"vkm/internal/entity"
 	"vkm/transport/token"
 )
 
@@ -144,6 +145,11 @@ type ClientReport struct {
 	InterpStalls       uint64  `json:"interp_stalls"`
 	InterpExtrapolated uint64  `json:"interp_extrapolated"`
 	LookBehindTicks    float64 `json:"look_behind_ticks"`
+
+	// OthersDistanceM is how far each other player's character (by the
+	// player's name) moved as this client saw it, in metres, jumps of a
+	// teleport left out: what one player sees of another.
+	OthersDistanceM map[string]float64 `json:"others_distance_m,omitempty"`
 }
 
 // CorrectionReport is one of a client's latest corrections: the tick the
@@ -178,6 +184,15 @@ type tally struct {
 	lastX    float64
 	lastY    float64
 	seen     bool
+	// others tracks the other players' characters by name.
+	others map[string]*track
+}
+
+// track is how far one entity has moved, and where it was last seen.
+type track struct {
+	id       entity.ID
+	distance float64
+	x, y     float64
 }
 
 // Observe records one tick's outcome.
@@ -200,6 +215,36 @@ func (t *tally) Observe(g *game.Game) {
 		}
 	}
 	t.lastX, t.lastY, t.seen = tr.X, tr.Y, true
+	t.observeOthers(g)
+}
+
+// observeOthers adds how far each other player's character moved.
+func (t *tally) observeOthers(g *game.Game) {
+	for _, p := range g.Players() {
+		if p.Entity.IsNone() || p.Entity == g.Own() {
+			continue
+		}
+		tr := g.Store().Transform(p.Entity)
+		if tr == nil {
+			continue
+		}
+		if t.others == nil {
+			t.others = map[string]*track{}
+		}
+		k := t.others[p.Name]
+		switch {
+		case k == nil:
+			t.others[p.Name] = &track{id: p.Entity, x: tr.X, y: tr.Y}
+			continue
+		case k.id != p.Entity: // a new character: start from where it is
+			k.id = p.Entity
+		default:
+			if d := math.Hypot(tr.X-k.x, tr.Y-k.y); d < session.Teleport {
+				k.distance += d
+			}
+		}
+		k.x, k.y = tr.X, tr.Y
+	}
 }
 
 // Report summarises the tally and g as a client report whose session is in
@@ -219,6 +264,12 @@ func (t *tally) Report(g *game.Game, state string) ClientReport {
 		r.ErrorMessages = append(r.ErrorMessages, e.Error())
 	}
 	r.Errors = len(r.ErrorMessages)
+	for name, k := range t.others {
+		if r.OthersDistanceM == nil {
+			r.OthersDistanceM = map[string]float64{}
+		}
+		r.OthersDistanceM[name] = math.Round(k.distance*1000) / 1000
+	}
 	return r
 }
 

@@ -50,6 +50,12 @@ type ServeConfig struct {
 	// (Sim) acts on UDP peers only.
 	Web      string
 	WebReady func(net.Addr)
+	// WebClient, if set, is the browser client's WebAssembly file the web
+	// listener serves (built with GOOS=js GOARCH=wasm from cmd/webclient),
+	// with the wasm_exec.js beside it or, failing that, the go
+	// toolchain's. Empty builds it from the module's source with the go
+	// toolchain when the server starts.
+	WebClient string
 	// Dev tells dev clients this is a development server.
 	Dev bool
 	// Sim names a link simulator profile to run every datagram through

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"vkm/host/game"
+	"vkm/host/project"
 	"vkm/host/session"
 	"vkm/host/view"
 	"vkm/internal/entity"
@@ -41,7 +42,7 @@ const (
 // client draws every frame, gives the page's input to the game as
 // commands, and applies the page's link sliders to the simulator.
 type viewer struct {
-	srv *view.Server
+	srv page
 	g   *game.Game
 	c   *session.Client // nil offline
 	// now is the session's time, which c's figures are read at (set
@@ -82,10 +83,25 @@ type viewer struct {
 	rateOut      uint64
 }
 
-// startViewer serves cfg.View for g. sim, if set, is the socket the link
-// sliders reconfigure.
-func startViewer(ctx context.Context, cfg PlayConfig, g *game.Game, sim *simSocket) (*viewer, error) {
-	p := cfg.Project
+// page is where a viewer's messages go: a view.Server's WebSocket, or a
+// view.Sink in the page the client itself runs in.
+type page interface {
+	Publish(view.Frame)
+	SetScene(view.Scene)
+	SetBoard(view.Board)
+	SetLink(view.Link)
+	SetCorrections([]view.Correction)
+	TakeInput() (axes []float64, held, pressed []bool)
+	Close() error
+}
+
+var (
+	_ page = (*view.Server)(nil)
+	_ page = (*view.Sink)(nil)
+)
+
+// viewActions returns the project's input actions as the page lists them.
+func viewActions(p *project.Project) view.Actions {
 	var acts view.Actions
 	for _, a := range p.Axes {
 		acts.Axes = append(acts.Axes, view.Axis{Name: a.Name, Negative: a.Negative, Positive: a.Positive, Mouse: a.Mouse})
@@ -93,30 +109,49 @@ func startViewer(ctx context.Context, cfg PlayConfig, g *game.Game, sim *simSock
 	for _, b := range p.Buttons {
 		acts.Buttons = append(acts.Buttons, view.Button{Name: b.Name, Keys: b.Keys, Mouse: b.Mouse})
 	}
-	vc := view.Config{Addr: cfg.View, Actions: acts, ViewWidth: p.ViewWidth, Logger: cfg.logger()}
-	if sim != nil {
-		vc.OnLink = func(l view.Link) {
-			lc := sim.link()
-			lc.Latency, lc.Jitter, lc.Loss = l.Latency, l.Jitter, l.Loss
-			if err := sim.setLink(lc); err != nil {
-				cfg.logger().Warn("link setting refused", "err", err)
-			}
+	return acts
+}
+
+// linkSetter returns what the page's link sliders call to set sim, or nil
+// without a simulator.
+func linkSetter(cfg PlayConfig, sim *simSocket) func(view.Link) {
+	if sim == nil {
+		return nil
+	}
+	return func(l view.Link) {
+		lc := sim.link()
+		lc.Latency, lc.Jitter, lc.Loss = l.Latency, l.Jitter, l.Loss
+		if err := sim.setLink(lc); err != nil {
+			cfg.logger().Warn("link setting refused", "err", err)
 		}
 	}
+}
+
+// startViewer serves cfg.View for g. sim, if set, is the socket the link
+// sliders reconfigure.
+func startViewer(ctx context.Context, cfg PlayConfig, g *game.Game, sim *simSocket) (*viewer, error) {
+	p := cfg.Project
+	vc := view.Config{Addr: cfg.View, Actions: viewActions(p), ViewWidth: p.ViewWidth, Logger: cfg.logger(), OnLink: linkSetter(cfg, sim)}
 	srv, err := view.Start(ctx, vc)
 	if err != nil {
 		return nil, err
 	}
-	if sim != nil {
-		lc := sim.link()
-		srv.SetLink(view.Link{Latency: lc.Latency, Jitter: lc.Jitter, Loss: lc.Loss})
-	}
 	if cfg.OnView != nil {
 		cfg.OnView(srv.Addr())
 	}
-	v := &viewer{srv: srv, g: g, rateAt: time.Now(), scoreboard: p.Scoreboard}
+	return newViewer(cfg, g, srv, sim), nil
+}
+
+// newViewer ties g to pg; sim, if set, is the socket the link sliders
+// reconfigure.
+func newViewer(cfg PlayConfig, g *game.Game, pg page, sim *simSocket) *viewer {
+	if sim != nil {
+		lc := sim.link()
+		pg.SetLink(view.Link{Latency: lc.Latency, Jitter: lc.Jitter, Loss: lc.Loss})
+	}
+	v := &viewer{srv: pg, g: g, rateAt: time.Now(), scoreboard: cfg.Project.Scoreboard}
 	g.WatchEvents(v.effect)
-	return v, nil
+	return v
 }
 
 // effect keeps a presentation event for the frames of the next

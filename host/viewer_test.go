@@ -18,6 +18,7 @@ import (
 	"vkm/host/game"
 	"vkm/host/project"
 	"vkm/host/session"
+	"vkm/host/view"
 	"vkm/internal/entity"
 	"vkm/prediction"
 	"vkm/transport"
@@ -54,7 +55,7 @@ func TestViewStreamsTheDrawnPicture(t *testing.T) {
 	}
 	defer v.close()
 	v.c, v.now = watcher.c, func() transport.Time { return h.now }
-	ws, _, err := websocket.Dial(ctx, "ws://"+v.srv.Addr()+"/ws", nil)
+	ws, _, err := websocket.Dial(ctx, "ws://"+v.srv.(*view.Server).Addr()+"/ws", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestViewStreamsTheDrawnPicture(t *testing.T) {
 	// The socket is open before the page takes frames; a frame published
 	// in between would reach it never (and the read below would wait for
 	// it in vain).
-	for deadline := time.Now().Add(10 * time.Second); v.srv.Pages() == 0; runtime.Gosched() {
+	for deadline := time.Now().Add(10 * time.Second); v.srv.(*view.Server).Pages() == 0; runtime.Gosched() {
 		if time.Now().After(deadline) {
 			t.Fatal("the page never took frames")
 		}
@@ -242,7 +243,7 @@ func TestViewerBoardAndLooks(t *testing.T) {
 		t.Errorf("state %v; want the round's seconds left", b.State)
 	}
 
-	ws, _, err := websocket.Dial(ctx, "ws://"+v.srv.Addr()+"/ws", nil)
+	ws, _, err := websocket.Dial(ctx, "ws://"+v.srv.(*view.Server).Addr()+"/ws", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,12 +381,12 @@ func TestViewerShowsTheOwnShotAtOnce(t *testing.T) {
 	}
 	defer v.close()
 	v.c, v.now = pl.c, func() transport.Time { return h.now }
-	ws, _, err := websocket.Dial(ctx, "ws://"+v.srv.Addr()+"/ws", nil)
+	ws, _, err := websocket.Dial(ctx, "ws://"+v.srv.(*view.Server).Addr()+"/ws", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ws.CloseNow()
-	for deadline := time.Now().Add(10 * time.Second); v.srv.Pages() == 0; runtime.Gosched() {
+	for deadline := time.Now().Add(10 * time.Second); v.srv.(*view.Server).Pages() == 0; runtime.Gosched() {
 		if time.Now().After(deadline) {
 			t.Fatal("the page never took frames")
 		}

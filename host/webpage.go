@@ -1,7 +1,314 @@
 package host
 
-import "net/http"
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
 
-// registerWebPage adds the browser client's page to mux. It serves
-// nothing yet: the page comes with the browser build.
-func registerWebPage(mux *http.ServeMux, cfg ServeConfig) error { return nil }
+	"vkm/host/project"
+	"vkm/host/view"
+)
+
+// The browser client's files, served beside the gateway by vkmd --web:
+//
+//	/                  the page (host/view's, loading the client in the tab)
+//	/vkm.js, /vkm.css  its drawing and style
+//	/vkm-web.js        its start: the link to the server, the client's run
+//	/wasm_exec.js      Go's WebAssembly support, from the toolchain that
+//	                   built the client
+//	/vkm/client.wasm   the client (cmd/webclient), gzipped when accepted
+//	/vkm/project.zip   the project's files, extends and all (project.WriteZip),
+//	                   read from disk at each request: a reload of the page
+//	                   takes what a dev server runs now
+//	/vkm/web.json      {"dev": the server is a dev server, "project": name}
+
+// webClientPkg is the browser client's main package.
+const webClientPkg = "./cmd/webclient"
+
+// webClient is the browser client's code, ready to serve.
+type webClient struct {
+	wasm, wasmGz []byte
+	execJS       []byte
+	etag         string
+}
+
+// registerWebPage adds the browser client's page and files to mux.
+func registerWebPage(mux *http.ServeMux, cfg ServeConfig) error {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	client, err := webClientFor(cfg.WebClient, log)
+	if err != nil {
+		return err
+	}
+	pageFiles := view.PageFiles()
+	index := view.InTabPage()
+	serveBytes := func(ctype string, b []byte) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			h := w.Header()
+			h.Set("Content-Type", ctype)
+			h.Set("Cache-Control", "no-cache")
+			h.Set("X-Content-Type-Options", "nosniff")
+			h.Set("Content-Security-Policy", view.InTabSecurityPolicy)
+			w.Write(b)
+		}
+	}
+	mux.HandleFunc("GET /{$}", serveBytes("text/html; charset=utf-8", index))
+	for name, ctype := range map[string]string{"vkm.js": "text/javascript; charset=utf-8", "vkm-web.js": "text/javascript; charset=utf-8", "vkm.css": "text/css; charset=utf-8"} {
+		b, err := fs.ReadFile(pageFiles, name)
+		if err != nil {
+			return fmt.Errorf("host: the page's %s: %w", name, err)
+		}
+		mux.HandleFunc("GET /"+name, serveBytes(ctype, b))
+	}
+	// The client's two files wait for its build.
+	ready := func(serve func(*webClient, http.ResponseWriter, *http.Request)) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			wc, err := client(r.Context())
+			if err != nil {
+				http.Error(w, "vkm: "+err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+			serve(wc, w, r)
+		}
+	}
+	mux.HandleFunc("GET /wasm_exec.js", ready(func(wc *webClient, w http.ResponseWriter, r *http.Request) {
+		serveBytes("text/javascript; charset=utf-8", wc.execJS)(w, r)
+	}))
+	mux.HandleFunc("GET /vkm/client.wasm", ready((*webClient).serve))
+	settings, _ := json.Marshal(struct {
+		Dev     bool   `json:"dev"`
+		Project string `json:"project"`
+	}{cfg.Dev, cfg.Project.Name})
+	mux.HandleFunc("GET /vkm/web.json", serveBytes("application/json", settings))
+	mux.HandleFunc("GET /vkm/project.zip", func(w http.ResponseWriter, r *http.Request) {
+		var b bytes.Buffer
+		if err := project.WriteZip(&b, cfg.Project); err != nil {
+			log.Error("packing the project for a browser", "err", err)
+			http.Error(w, "vkm: the project cannot be packed: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		serveBytes("application/zip", b.Bytes())(w, r)
+	})
+	return nil
+}
+
+// serve sends the client: gzipped to a browser that takes it, which is a
+// quarter of the size, and not again to one that has this build already.
+func (wc *webClient) serve(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "application/wasm")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Add("Vary", "Accept-Encoding")
+	b, etag := wc.wasm, wc.etag
+	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		h.Set("Content-Encoding", "gzip")
+		b, etag = wc.wasmGz, wc.etag+"-gz"
+	}
+	h.Set("ETag", `"`+etag+`"`)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b))
+}
+
+// acceptsGzip reports whether an Accept-Encoding header takes gzip.
+func acceptsGzip(header string) bool {
+	for part := range strings.SplitSeq(header, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(name), "gzip") {
+			return strings.ReplaceAll(strings.TrimSpace(params), " ", "") != "q=0"
+		}
+	}
+	return false
+}
+
+// errNoGo says the browser client cannot be built here.
+var errNoGo = errors.New("the go toolchain is not on PATH")
+
+// webBuild is the browser client built from source, once a process: every
+// server of the process (tests serve many) shares it.
+var webBuild struct {
+	once sync.Once
+	done chan struct{} // closed when wc or err is set
+	wc   *webClient
+	err  error
+}
+
+// webClientFor returns what hands out the browser client: the one in file,
+// read now, or, when file is empty, the one built from the module's
+// source. That build starts now, in the background: the server serves its
+// players meanwhile and the client's files wait for it. What would stop it
+// (no go toolchain, no source) is an error now.
+func webClientFor(file string, log *slog.Logger) (func(ctx context.Context) (*webClient, error), error) {
+	if file != "" {
+		wc, err := readWebClient(file)
+		if err != nil {
+			return nil, err
+		}
+		return func(context.Context) (*webClient, error) { return wc, nil }, nil
+	}
+	goBin, src, err := webClientSource()
+	if err != nil {
+		return nil, err
+	}
+	webBuild.once.Do(func() {
+		webBuild.done = make(chan struct{})
+		go func() {
+			defer close(webBuild.done)
+			start := time.Now()
+			log.Info("building the browser client", "package", webClientPkg, "source", src)
+			wasm, err := buildWebClient(goBin, src)
+			var execJS []byte
+			if err == nil {
+				execJS, err = goWasmExec(goBin)
+			}
+			if err != nil {
+				webBuild.err = fmt.Errorf("host: the browser client: %w", err)
+				log.Error("the browser client cannot be built", "err", err)
+				return
+			}
+			webBuild.wc = readyWebClient(wasm, execJS)
+			log.Info("built the browser client", "bytes", len(wasm), "took", time.Since(start).Round(time.Millisecond))
+		}()
+	})
+	return func(ctx context.Context) (*webClient, error) {
+		select {
+		case <-webBuild.done:
+			return webBuild.wc, webBuild.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}, nil
+}
+
+// readWebClient reads the browser client from file, with the wasm_exec.js
+// beside it or the go toolchain's.
+func readWebClient(file string) (*webClient, error) {
+	wasm, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("host: the browser client (--wasm): %w", err)
+	}
+	if !bytes.HasPrefix(wasm, []byte("\x00asm")) {
+		return nil, fmt.Errorf("host: the browser client (--wasm) %s is not a WebAssembly file", file)
+	}
+	execJS, err := os.ReadFile(filepath.Join(filepath.Dir(file), "wasm_exec.js"))
+	if err != nil {
+		goBin, lerr := exec.LookPath("go")
+		if lerr == nil {
+			execJS, err = goWasmExec(goBin)
+		} else {
+			err = errNoGo
+		}
+		if err != nil {
+			return nil, fmt.Errorf("host: the browser client (--wasm) %s needs wasm_exec.js beside it (from the lib/wasm folder of the Go that built it): %s holds none, and %w", file, filepath.Dir(file), err)
+		}
+	}
+	return readyWebClient(wasm, execJS), nil
+}
+
+// readyWebClient gzips the client and names its build.
+func readyWebClient(wasm, execJS []byte) *webClient {
+	wc := webClient{wasm: wasm, execJS: execJS}
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.DefaultCompression)
+	zw.Write(wc.wasm)
+	zw.Close()
+	wc.wasmGz = gz.Bytes()
+	sum := sha256.Sum256(wc.wasm)
+	wc.etag = hex.EncodeToString(sum[:8])
+	return &wc
+}
+
+// webClientSource finds the go toolchain and vkm's source (the working
+// folder or one above it), or says why the client cannot be built.
+func webClientSource() (goBin, src string, err error) {
+	howto := "; build it with `GOOS=js GOARCH=wasm go build -o client.wasm " + webClientPkg + "` in vkm's source and pass --wasm client.wasm (with wasm_exec.js from `go env GOROOT`/lib/wasm beside it)"
+	goBin, err = exec.LookPath("go")
+	if err != nil {
+		return "", "", fmt.Errorf("host: the browser client is built when the server starts, and %w%s", errNoGo, howto)
+	}
+	src, err = moduleSource()
+	if err != nil {
+		return "", "", fmt.Errorf("host: the browser client is built from vkm's source, and %w%s", err, howto)
+	}
+	return goBin, src, nil
+}
+
+// buildWebClient builds cmd/webclient for js/wasm in src into a temporary
+// folder and returns the file. The go toolchain's build cache makes a
+// second start quick.
+func buildWebClient(goBin, src string) ([]byte, error) {
+	tmp, err := os.MkdirTemp("", "vkm-webclient-")
+	if err != nil {
+		return nil, fmt.Errorf("host: building the browser client: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	out := filepath.Join(tmp, "client.wasm")
+	cmd := exec.Command(goBin, "build", "-o", out, webClientPkg)
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("building it in %s: %v\n%s", src, err, msg)
+	}
+	return os.ReadFile(out)
+}
+
+// moduleSource finds vkm's source: the working folder or the nearest one
+// above it whose go.mod declares module vkm.
+func moduleSource() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if f, err := os.Open(filepath.Join(dir, "go.mod")); err == nil {
+			sc := bufio.NewScanner(f)
+			mod := ""
+			for sc.Scan() {
+				if m, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
+					mod = strings.Trim(strings.TrimSpace(m), `"`)
+					break
+				}
+			}
+			f.Close()
+			if mod == "vkm" {
+				return dir, nil
+			}
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", errors.New("neither the working folder nor one above it holds vkm's go.mod")
+		}
+		dir = up
+	}
+}
+
+// goWasmExec returns the go toolchain's wasm_exec.js.
+func goWasmExec(goBin string) ([]byte, error) {
+	out, err := exec.Command(goBin, "env", "GOROOT").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go env GOROOT: %w", err)
+	}
+	root := strings.TrimSpace(string(out))
+	for _, rel := range []string{"lib/wasm/wasm_exec.js", "misc/wasm/wasm_exec.js"} { // Go 1.24 moved it to lib
+		if b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel))); err == nil {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("the go toolchain at %s has no lib/wasm/wasm_exec.js", root)
+}

@@ -377,13 +377,14 @@ type devtools struct {
 // cleanup's Wait returns nothing of the browser is left to write into the
 // directories the test then removes. HOME points into the test's directory
 // too, so the browser writes nothing anywhere else.
-func launchChromium(t *testing.T, ctx context.Context, chrome string) *devtools {
+func launchChromium(t *testing.T, ctx context.Context, chrome string, flags ...string) *devtools {
 	t.Helper()
 	home := t.TempDir()
 	profile := filepath.Join(home, "profile")
-	cmd := exec.Command(chrome, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+profile, "--remote-debugging-port=0", "--window-size=1280,720", "about:blank")
+		"--user-data-dir=" + profile, "--remote-debugging-port=0", "--window-size=1280,720"}, flags...)
+	cmd := exec.Command(chrome, append(args, "about:blank")...)
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
 	cmd.SysProcAttr = ownPIDNamespace()
 	stderr, err := cmd.StderrPipe()

@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--web ADDR] [--fleet REDIS_URL] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--tick-log FILE] [--idle-gc=false] [--schema]
+//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--web ADDR [--wasm FILE]] [--fleet REDIS_URL] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--tick-log FILE] [--idle-gc=false] [--schema]
 //	vkmd check <project-dir>
 //	vkmd keygen > FILE
 //	vkmd token <project-dir> --key FILE --server ADDR[,ADDR] --client-id N [--name NAME] [--expires 1h] > player.token
@@ -158,6 +158,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.serve.Admin, "admin", "", "serve /metrics, /healthz, /readyz and /debug/pprof/ over HTTP on this address (e.g. 127.0.0.1:9100); loopback only unless --admin-public")
 	fs.BoolVar(&o.serve.AdminPublic, "admin-public", false, "let --admin listen on an address that is not loopback")
 	fs.StringVar(&o.serve.Web, "web", "", "serve browsers over HTTP on this address (e.g. 127.0.0.1:8080): the game's page, and play over WebRTC (ICE on the same port number over UDP) or WebSocket; loopback only without --key unless --insecure")
+	fs.StringVar(&o.serve.WebClient, "wasm", "", "with --web: serve this prebuilt browser client (GOOS=js GOARCH=wasm go build ./cmd/webclient; wasm_exec.js beside it) instead of building it with the go toolchain at start")
 	fs.StringVar(&o.keyFile, "key", "", "the game's key file (vkmd keygen writes one): admit only players with a connect token, and seal their connections")
 	fs.StringVar(&o.public, "public", "", "with --key: the addresses players reach this server at, IP:PORT[,IP:PORT] (default: the address served on)")
 	fs.BoolVar(&o.serve.Insecure, "insecure", false, "serve every interface without a key: anyone whose build matches may join, unsealed")
@@ -189,6 +190,9 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	}
 	if err := o.serve.Validate(); err != nil {
 		return o, cli.Usagef("%v", err)
+	}
+	if o.serve.WebClient != "" && o.serve.Web == "" {
+		return o, cli.Usagef("--wasm without --web: the browser client is served by the web listener")
 	}
 	if o.fleet != "" && o.serve.Key == nil {
 		return o, cli.Usagef("--fleet needs --key: a lobby sends players with tokens minted under the game's key")

@@ -233,7 +233,55 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // extends that comes back to a project already in it, are errors naming
 // project.toml, its line and the key.
 func LoadProject(dir string) (*Project, error) {
-	return loadProject(dir, nil)
+	return loadProject(diskFolders{}, dir, nil)
+}
+
+// LoadFS is LoadProject for a project whose folders are inside fsys: dir is
+// the slash-separated path of its folder there, and a folder extends names
+// is found relative to it inside fsys too (it may not lead out of fsys).
+// The project's FS reads from fsys; Folders are paths inside it. A browser
+// client loads the project it was served this way (see WriteZip).
+func LoadFS(fsys fs.FS, dir string) (*Project, error) {
+	return loadProject(fsFolders{fsys}, path.Clean(dir), nil)
+}
+
+// folders is where a project's folders are read: the disk, or an fs.FS.
+type folders interface {
+	// join returns the folder or file rel (slash-separated) names inside
+	// dir.
+	join(dir, rel string) string
+	readFile(name string) ([]byte, error)
+	stat(name string) (fs.FileInfo, error)
+	// open returns the folder dir as an fs.FS.
+	open(dir string) fs.FS
+	// real is dir as it resolves, so that two ways of naming one folder
+	// compare equal.
+	real(dir string) string
+}
+
+// diskFolders are folders on disk.
+type diskFolders struct{}
+
+func (diskFolders) join(dir, rel string) string           { return filepath.Join(dir, filepath.FromSlash(rel)) }
+func (diskFolders) readFile(name string) ([]byte, error)  { return os.ReadFile(name) }
+func (diskFolders) stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
+func (diskFolders) open(dir string) fs.FS                 { return os.DirFS(dir) }
+func (diskFolders) real(dir string) string                { return realDir(dir) }
+
+// fsFolders are folders inside an fs.FS.
+type fsFolders struct{ fsys fs.FS }
+
+func (f fsFolders) join(dir, rel string) string           { return path.Join(dir, rel) }
+func (f fsFolders) readFile(name string) ([]byte, error)  { return fs.ReadFile(f.fsys, name) }
+func (f fsFolders) stat(name string) (fs.FileInfo, error) { return fs.Stat(f.fsys, name) }
+func (f fsFolders) real(dir string) string                { return path.Clean(dir) }
+
+func (f fsFolders) open(dir string) fs.FS {
+	sub, err := fs.Sub(f.fsys, dir)
+	if err != nil { // dir was stat'ed as a folder before, so it is valid
+		panic("project: " + err.Error())
+	}
+	return sub
 }
 
 // extendsLink is one project in a chain of extends: its folder as reached
@@ -242,9 +290,9 @@ type extendsLink struct{ dir, real string }
 
 // loadProject loads the project in dir; chain holds the projects that
 // extend it, the one nearest to it last.
-func loadProject(dir string, chain []extendsLink) (*Project, error) {
-	file := filepath.Join(dir, ProjectFile)
-	data, err := os.ReadFile(file)
+func loadProject(from folders, dir string, chain []extendsLink) (*Project, error) {
+	file := from.join(dir, ProjectFile)
+	data, err := from.readFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &ConfigError{File: file, Err: err,
 			Reason: fmt.Sprintf("not found: %s is not a project folder (a project folder holds %s, its scenes, prefabs and scripts)", dir, ProjectFile)}
@@ -258,10 +306,10 @@ func loadProject(dir string, chain []extendsLink) (*Project, error) {
 	}
 	p.Dir = dir
 	p.Folders = []string{dir}
-	p.FS = os.DirFS(dir)
+	p.FS = from.open(dir)
 	lines := indexLines(data)
 	if p.Extends != "" {
-		base, err := p.loadExtended(lines["extends"], chain)
+		base, err := p.loadExtended(from, lines["extends"], chain)
 		if err != nil {
 			return nil, err
 		}
@@ -269,16 +317,18 @@ func loadProject(dir string, chain []extendsLink) (*Project, error) {
 		p.Folders = append(p.Folders, base.Folders...)
 		layers := make([]fs.FS, len(p.Folders))
 		for i, d := range p.Folders {
-			layers[i] = os.DirFS(d)
+			layers[i] = from.open(d)
 		}
 		p.FS = layeredFS{layers: layers}
 	}
 	if p.Name == "" {
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			abs = dir
+		if _, ok := from.(fsFolders); ok {
+			p.Name = path.Base(dir)
+		} else if abs, err := filepath.Abs(dir); err == nil {
+			p.Name = filepath.Base(abs)
+		} else {
+			p.Name = filepath.Base(dir)
 		}
-		p.Name = filepath.Base(abs)
 	}
 	where := dir
 	if len(p.Folders) > 1 {
@@ -300,25 +350,25 @@ func loadProject(dir string, chain []extendsLink) (*Project, error) {
 
 // loadExtended loads the project p extends. line is where project.toml
 // sets extends, and chain the projects that extend p.
-func (p *Project) loadExtended(line int, chain []extendsLink) (*Project, error) {
+func (p *Project) loadExtended(from folders, line int, chain []extendsLink) (*Project, error) {
 	fail := func(err error, format string, args ...any) error {
 		return &ConfigError{File: p.File, Line: line, Key: "extends", Reason: fmt.Sprintf(format, args...), Err: err}
 	}
-	dir := filepath.Join(p.Dir, filepath.FromSlash(p.Extends))
-	info, err := os.Stat(dir)
+	dir := from.join(p.Dir, p.Extends)
+	info, err := from.stat(dir)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrInvalid):
 		return nil, fail(err, "%q: there is no folder %s (extends names the folder of the project this one builds on, relative to this project's folder)", p.Extends, dir)
 	case err != nil:
 		return nil, fail(err, "%q: %v", p.Extends, err)
 	case !info.IsDir():
 		return nil, fail(nil, "%q: %s is a file; extends names the folder of the project this one builds on", p.Extends, dir)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ProjectFile)); errors.Is(err, fs.ErrNotExist) {
+	if _, err := from.stat(from.join(dir, ProjectFile)); errors.Is(err, fs.ErrNotExist) {
 		return nil, fail(err, "%q: %s is not a project folder: it holds no %s", p.Extends, dir, ProjectFile)
 	}
-	chain = append(slices.Clone(chain), extendsLink{p.Dir, realDir(p.Dir)})
-	next := extendsLink{dir, realDir(dir)}
+	chain = append(slices.Clone(chain), extendsLink{p.Dir, from.real(p.Dir)})
+	next := extendsLink{dir, from.real(dir)}
 	for i, l := range chain {
 		if l.real != next.real {
 			continue
@@ -333,7 +383,7 @@ func (p *Project) loadExtended(line int, chain []extendsLink) (*Project, error) 
 	if len(chain) >= MaxExtends {
 		return nil, fail(nil, "%q is the %dth project of a chain of extends, and a chain holds at most %d", p.Extends, len(chain)+1, MaxExtends)
 	}
-	return loadProject(dir, chain)
+	return loadProject(from, dir, chain)
 }
 
 // realDir is dir as the file system resolves it, absolute and through its

@@ -9,6 +9,11 @@
 // so a slow or stalled page costs one frame of memory and never slows the
 // loop. The loop reads the page's input with TakeInput once a tick.
 //
+// A client that runs in the page itself (the browser client, compiled to
+// WebAssembly) has no WebSocket to the page: a Sink hands it the same
+// messages as function calls and takes the page's messages back with the
+// same validation. InTabPage is the page that loads such a client.
+//
 // Only the page's own origin may open the WebSocket, requests must name the
 // server by an IP address, localhost or the configured host name (against
 // DNS rebinding), messages from the page are size-limited and validated, and

@@ -257,15 +257,21 @@ func (s *Server) SetBoard(b Board) {
 // example the profile the client started with. It does not call
 // Config.OnLink. l is clamped like a setting from the page.
 func (s *Server) SetLink(l Link) {
+	l = clampLink(l)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.setLinkLocked(l)
+}
+
+// clampLink returns l within the sliders' limits.
+func clampLink(l Link) Link {
 	l.Latency = min(max(l.Latency, 0), MaxLatency)
 	l.Jitter = min(max(l.Jitter, 0), MaxJitter)
 	if !(l.Loss >= 0) { // also NaN
 		l.Loss = 0
 	}
 	l.Loss = min(l.Loss, MaxLoss)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.setLinkLocked(l)
+	return l
 }
 
 func (s *Server) setLinkLocked(l Link) {

@@ -85,6 +85,8 @@ var house = []layer{
 	{dir: "cmd/vkmd", uses: []string{"host", "host/project", "host/fleet"}},
 	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project", "host/fleet", "transport/token"}},
 	{dir: "cmd/lobby", uses: []string{"host", "host/fleet"}},
+	// The browser client: the client session compiled to WebAssembly.
+	{dir: "cmd/webclient", uses: []string{"host", "host/project", "transport/token"}},
 }
 
 // clock is what a sans-IO package may not call in package time.

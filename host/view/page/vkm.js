@@ -3,14 +3,21 @@
 // as the project's input actions. The messages are described in the
 // package documentation of vkm/host/view. Plain script, no build step.
 //
+// When window.vkmWeb is there (vkm-web.js, which `vkmd --web` serves
+// before this script), the client runs in this tab instead: its messages
+// come through vkmWeb.toPage and the page's go to vkmWeb.fromPage, with no
+// WebSocket; transport says how that client reaches its server.
+//
 // window.vkm exposes the page's state for tests and the console: frames
 // (frame messages received), own ({x, y, angle} of the own entity's latest
 // drawn pose, or null), connected, lastFrame, scene, overlays, input (the
 // last input message sent), link, dropped (frames the server skipped for
 // this page), fx (effects by name: received, received from entities other
 // than the own one, drawn, and drawn from others), board (the last board
-// message), boardShown (whether Tab holds it open) and corrections (the
-// last corrections message's list).
+// message), boardShown (whether Tab holds it open), corrections (the
+// last corrections message's list), transport ("webrtc" or "websocket" for
+// a client in this tab, "" otherwise) and drawTimes() ({n, p50_ms,
+// p99_ms}: how long the page's latest animation frames took to draw).
 (function () {
   'use strict';
 
@@ -72,6 +79,7 @@
     link: null,
     sent: 0,
     fx: { seq: 0, received: {}, others: {}, drawn: {}, drawnOthers: {} },
+    transport: '',
   };
   window.vkm = state;
 
@@ -86,8 +94,25 @@
   // ---- connection ----
 
   let ws = null;
+  const web = window.vkmWeb || null;
 
   function connect() {
+    if (web) {
+      // The client in this tab says hello first, as a new connection's
+      // server would.
+      web.toPage = (text) => {
+        if (!state.connected) {
+          state.connected = true;
+          state.seq = 0;
+          state.fx.seq = 0;
+          lastInput = '';
+          state.transport = web.transport;
+          $('transport').textContent = 'over ' + web.transport;
+        }
+        onMessage({ data: text });
+      };
+      return;
+    }
     const proto = location.protocol === 'https:' ? 'wss://' : 'ws://';
     const sock = new WebSocket(proto + location.host + '/ws');
     ws = sock;
@@ -108,6 +133,12 @@
   }
 
   function send(text) {
+    if (web) {
+      if (!state.connected || !web.fromPage) return false;
+      web.fromPage(text);
+      state.sent++;
+      return true;
+    }
     if (!ws || ws.readyState !== 1) return false;
     ws.send(text);
     state.sent++;
@@ -743,15 +774,18 @@
     g.font = Math.round(12 * dpr) + 'px system-ui, sans-serif';
     const on = [];
     for (const o of ['ghost', 'leased', 'samples', 'zoom']) if (state.overlays[o]) on.push(o);
+    if (web && state.connected && web.status !== 'playing') state.connected = false; // the client stopped
     const line = [state.connected ? 'connected' : 'disconnected', 'tick ' + (f ? f.tick : '\u2013'),
       'frames ' + state.frames, 'dropped ' + state.dropped];
+    if (state.transport) line.push('in this tab over ' + state.transport);
     if (on.length) line.push('showing ' + on.join(', '));
     g.fillText(line.join(' \u00b7 '), 12 * dpr, 34 * dpr);
     if (!state.connected || !f) {
       g.textAlign = 'center';
       g.fillStyle = '#d8dce4';
       g.font = Math.round(22 * dpr) + 'px system-ui, sans-serif';
-      g.fillText(state.connected ? 'waiting for the game\u2026' : 'connecting\u2026', canvas.width / 2, canvas.height / 2);
+      const what = web && !state.connected ? web.status + '\u2026' : state.connected ? 'waiting for the game\u2026' : 'connecting\u2026';
+      g.fillText(what, canvas.width / 2, canvas.height / 2);
     }
   }
 
@@ -901,10 +935,24 @@
     nc.fillText(fmt(hi), x + 2, y + 1);
   }
 
+  // How long the latest animation frames took, in milliseconds.
+  const DRAW_KEEP = 1024;
+  const drawTimes = [];
+
+  state.drawTimes = () => {
+    const s = drawTimes.slice().sort((a, b) => a - b);
+    const q = (p) => (s.length ? Math.round(s[Math.floor(p * (s.length - 1))] * 1000) / 1000 : 0);
+    return { n: s.length, p50_ms: q(0.5), p99_ms: q(0.99) };
+  };
+
   function loop() {
     requestAnimationFrame(loop);
+    const t0 = performance.now();
     sendInput(); // the aim moves with the player even when the mouse does not
     draw();
+    if (web) web.drawn = true;
+    drawTimes.push(performance.now() - t0);
+    if (drawTimes.length > DRAW_KEEP) drawTimes.shift();
   }
 
   connect();

@@ -1,0 +1,193 @@
+// The browser client's start: served by `vkmd --web` before vkm.js, which
+// then draws for a client running in this tab instead of one behind the
+// WebSocket at /ws. It fetches the project and the client (WebAssembly),
+// opens the link to the server (a WebRTC data channel, or the WebSocket
+// at /vkm/ws when WebRTC does not connect within RTC_TIMEOUT_MS), and runs
+// the client with both in window.vkmWeb (cmd/webclient describes it).
+//
+// The address may carry ?name=NAME (the player's name; "web" when absent)
+// and #token=TEXT (a connect token's text form, from the game's backend or
+// `vkmd token`). ?net=ws skips WebRTC.
+//
+// window.vkmWeb exposes, for tests and the console: transport ("webrtc" or
+// "websocket", once connected), rtcFailure (why WebRTC was not used),
+// status (what it is doing, or why it stopped), datagramsIn and
+// datagramsOut (counted on the link) and stats() (the client's report and
+// frame figures, JSON text, once it runs).
+(function () {
+  'use strict';
+
+  const RTC_TIMEOUT_MS = 5000;
+  const params = new URLSearchParams(location.search);
+
+  // fragment returns the fragment's value for key (#key=value&...),
+  // percent-decoded but with "+" kept: a token's text form is standard
+  // base64, whose "+" URLSearchParams would turn into a space.
+  function fragment(key) {
+    for (const part of location.hash.slice(1).split('&')) {
+      const i = part.indexOf('=');
+      if (i > 0 && part.slice(0, i) === key) {
+        try {
+          return decodeURIComponent(part.slice(i + 1));
+        } catch (e) {
+          return part.slice(i + 1);
+        }
+      }
+    }
+    return '';
+  }
+
+  const web = {
+    transport: '',
+    rtcFailure: '',
+    datagramsIn: 0,
+    datagramsOut: 0,
+    status: 'starting',
+    config: { name: params.get('name') || 'web', token: fragment('token'), dev: false, seed: 0 },
+    project: null,
+    // Set by the page's drawing code: a message for it, and whether it
+    // has drawn the last frame it was given (the client hands it no other
+    // until it has).
+    toPage: null,
+    drawn: true,
+    // Set by the client: datagrams, the link's end, a page message, the figures.
+    onDatagrams: null,
+    onNetClose: null,
+    fromPage: null,
+    stats: null,
+    sendDatagram: null,
+    failed: (why) => { web.status = 'stopped: ' + why; },
+  };
+  window.vkmWeb = web;
+
+  async function fetchOK(url) {
+    const r = await fetch(url, { cache: 'no-cache' });
+    if (!r.ok) throw new Error(url + ': ' + r.status + ' ' + (await r.text()).slice(0, 200));
+    return r;
+  }
+
+  // rtc opens the data channel: an offer with every candidate gathered
+  // (no trickling), posted to /vkm/offer, the answer taken. It resolves
+  // with the open channel or rejects with the reason.
+  async function rtc() {
+    const pc = new RTCPeerConnection({ iceServers: [] });
+    const dc = pc.createDataChannel('vkm', { ordered: false, maxRetransmits: 0 });
+    dc.binaryType = 'arraybuffer';
+    const opened = new Promise((resolve, reject) => {
+      dc.onopen = () => resolve();
+      dc.onclose = () => reject(new Error('the data channel closed before it opened'));
+      pc.onconnectionstatechange = () => {
+        if (pc.connectionState === 'failed') reject(new Error('ICE failed: no candidate pair connected'));
+      };
+    });
+    await pc.setLocalDescription(await pc.createOffer());
+    await new Promise((resolve) => {
+      if (pc.iceGatheringState === 'complete') return resolve();
+      pc.addEventListener('icegatheringstatechange', () => {
+        if (pc.iceGatheringState === 'complete') resolve();
+      });
+    });
+    const r = await fetch('/vkm/offer', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ type: 'offer', sdp: pc.localDescription.sdp }),
+    });
+    if (!r.ok) throw new Error('/vkm/offer: ' + r.status + ' ' + (await r.text()).slice(0, 200));
+    await pc.setRemoteDescription(await r.json());
+    let timer;
+    try {
+      await Promise.race([opened, new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('not open within ' + RTC_TIMEOUT_MS + ' ms')), RTC_TIMEOUT_MS);
+      })]);
+    } catch (e) {
+      pc.close();
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+    return {
+      send: (b) => { if (dc.readyState === 'open') dc.send(b); },
+      listen: (onMessage, onClose) => {
+        dc.onmessage = (ev) => onMessage(new Uint8Array(ev.data));
+        dc.onclose = () => onClose('the data channel closed');
+        pc.onconnectionstatechange = () => {
+          if (pc.connectionState === 'failed' || pc.connectionState === 'closed') onClose('the peer connection ' + pc.connectionState);
+        };
+      },
+    };
+  }
+
+  // ws opens the WebSocket fall-back: one binary message per datagram.
+  function ws() {
+    return new Promise((resolve, reject) => {
+      const proto = location.protocol === 'https:' ? 'wss://' : 'ws://';
+      const sock = new WebSocket(proto + location.host + '/vkm/ws');
+      sock.binaryType = 'arraybuffer';
+      sock.onerror = () => reject(new Error('the WebSocket at /vkm/ws did not open'));
+      sock.onopen = () => resolve({
+        send: (b) => { if (sock.readyState === 1) sock.send(b); },
+        listen: (onMessage, onClose) => {
+          sock.onmessage = (ev) => { if (ev.data instanceof ArrayBuffer) onMessage(new Uint8Array(ev.data)); };
+          sock.onclose = (ev) => onClose('the WebSocket closed (' + ev.code + ')');
+        },
+      });
+    });
+  }
+
+  async function link() {
+    if (params.get('net') !== 'ws' && typeof RTCPeerConnection === 'function') {
+      try {
+        const l = await rtc();
+        web.transport = 'webrtc';
+        return l;
+      } catch (e) {
+        web.rtcFailure = String(e && e.message || e);
+        console.warn('vkm: WebRTC did not connect (' + web.rtcFailure + '); using the WebSocket');
+      }
+    } else {
+      web.rtcFailure = typeof RTCPeerConnection === 'function' ? 'not asked for (?net=ws)' : 'this browser has no WebRTC';
+    }
+    const l = await ws();
+    web.transport = 'websocket';
+    return l;
+  }
+
+  async function start() {
+    const wasm = fetchOK('/vkm/client.wasm');
+    web.status = 'loading the project';
+    const [cfg, zip] = await Promise.all([
+      fetchOK('/vkm/web.json').then((r) => r.json()),
+      fetchOK('/vkm/project.zip').then((r) => r.arrayBuffer()),
+    ]);
+    web.config.dev = !!cfg.dev;
+    web.project = new Uint8Array(zip);
+    web.status = 'connecting';
+    const l = await link();
+    web.sendDatagram = (b) => { web.datagramsOut++; l.send(b); };
+    // Datagrams reach the client in batches: all those that arrived while
+    // the tab was busy, in one call, so that a client fallen behind sees
+    // how far (see host.PlayInPage).
+    const pending = [];
+    const flush = new MessageChannel();
+    flush.port1.onmessage = () => {
+      const list = pending.splice(0);
+      if (web.onDatagrams) web.onDatagrams(list);
+    };
+    l.listen((b) => {
+      web.datagramsIn++;
+      pending.push(b);
+      if (pending.length === 1) flush.port2.postMessage(0);
+    }, (why) => { if (web.onNetClose) web.onNetClose(why); });
+    web.status = 'loading the client';
+    const go = new Go();
+    const { instance } = await WebAssembly.instantiateStreaming(wasm, go.importObject);
+    web.status = 'playing';
+    await go.run(instance);
+    if (web.status === 'playing') web.status = 'stopped';
+  }
+
+  start().catch((e) => {
+    web.status = 'stopped: ' + String(e && e.message || e);
+    console.error('vkm:', e);
+  });
+})();

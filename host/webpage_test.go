@@ -1,0 +1,145 @@
+package host
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vkm/host/project"
+)
+
+// fakeClient writes a file that passes for the browser client (WebAssembly's
+// magic number and some bytes) and a wasm_exec.js beside it, and returns
+// the client's path.
+func fakeClient(t *testing.T) (file string, wasm []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	wasm = append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("vkm client "), 4000)...)
+	file = filepath.Join(dir, "client.wasm")
+	if err := os.WriteFile(file, wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "wasm_exec.js"), []byte("// go's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file, wasm
+}
+
+func get(t *testing.T, h http.Handler, path string, header ...string) *http.Response {
+	t.Helper()
+	r := httptest.NewRequest("GET", path, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		r.Header.Set(header[i], header[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w.Result()
+}
+
+func body(t *testing.T, r *http.Response) []byte {
+	t.Helper()
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestWebPageServesTheClientInTheTab: the page loads Go's support, the
+// in-tab start and the drawing in that order; the client comes gzipped
+// to a browser that takes gzip, whole to one that does not, and not again
+// to one that has it; the project's archive loads as the project; the
+// settings say the server is a dev server.
+func TestWebPageServesTheClientInTheTab(t *testing.T) {
+	file, wasm := fakeClient(t)
+	p := loadCrowd(t)
+	mux := http.NewServeMux()
+	if err := registerWebPage(mux, ServeConfig{Project: p, Dev: true, WebClient: file}); err != nil {
+		t.Fatal(err)
+	}
+
+	r := get(t, mux, "/")
+	page := string(body(t, r))
+	i, j, k := strings.Index(page, `src="/wasm_exec.js"`), strings.Index(page, `src="/vkm-web.js"`), strings.Index(page, `src="/vkm.js"`)
+	if r.StatusCode != 200 || i < 0 || !(i < j && j < k) || !strings.Contains(r.Header.Get("Content-Security-Policy"), "'wasm-unsafe-eval'") {
+		t.Fatalf("the page (%d, CSP %q) loads its scripts at %d, %d, %d:\n%s", r.StatusCode, r.Header.Get("Content-Security-Policy"), i, j, k, page)
+	}
+	for _, path := range []string{"/vkm.js", "/vkm-web.js", "/vkm.css", "/wasm_exec.js"} {
+		if r := get(t, mux, path); r.StatusCode != 200 || len(body(t, r)) == 0 {
+			t.Errorf("%s: %d", path, r.StatusCode)
+		}
+	}
+
+	r = get(t, mux, "/vkm/client.wasm", "Accept-Encoding", "br, gzip")
+	gz := body(t, r)
+	if r.Header.Get("Content-Type") != "application/wasm" || r.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("client: %v", r.Header)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := io.ReadAll(zr); !bytes.Equal(got, wasm) {
+		t.Fatal("the gzipped client is not the client")
+	}
+	t.Logf("client %d bytes, %d gzipped", len(wasm), len(gz))
+	if r := get(t, mux, "/vkm/client.wasm", "Accept-Encoding", "gzip;q=0"); r.Header.Get("Content-Encoding") != "" || !bytes.Equal(body(t, r), wasm) {
+		t.Fatal("a browser refusing gzip got something else than the client")
+	}
+	etag := r.Header.Get("ETag")
+	if r := get(t, mux, "/vkm/client.wasm", "Accept-Encoding", "gzip", "If-None-Match", etag); r.StatusCode != http.StatusNotModified {
+		t.Fatalf("a browser with the client (%s) got %d", etag, r.StatusCode)
+	}
+
+	r = get(t, mux, "/vkm/project.zip")
+	got, err := project.LoadZip(body(t, r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != p.Name || got.Players != p.Players || got.EntryScene != p.EntryScene || len(got.Folders) != 2 {
+		t.Fatalf("the archive loads as %+v", got)
+	}
+
+	var settings struct {
+		Dev     bool
+		Project string
+	}
+	if err := json.Unmarshal(body(t, get(t, mux, "/vkm/web.json")), &settings); err != nil || !settings.Dev || settings.Project != p.Name {
+		t.Fatalf("settings %+v, %v", settings, err)
+	}
+}
+
+// TestWebPageSaysWhyThereIsNoClient: with no go toolchain on PATH and no
+// client named, and with a client that is not WebAssembly, the error says
+// what to do.
+func TestWebPageSaysWhyThereIsNoClient(t *testing.T) {
+	p := loadArena(t)
+	t.Setenv("PATH", t.TempDir())
+	err := registerWebPage(http.NewServeMux(), ServeConfig{Project: p})
+	if err == nil || !strings.Contains(err.Error(), "not on PATH") || !strings.Contains(err.Error(), "--wasm") {
+		t.Fatalf("without go: %v", err)
+	}
+	t.Log(err)
+	notWasm := filepath.Join(t.TempDir(), "client.wasm")
+	os.WriteFile(notWasm, []byte("#!/bin/sh"), 0o644)
+	err = registerWebPage(http.NewServeMux(), ServeConfig{Project: p, WebClient: notWasm})
+	if err == nil || !strings.Contains(err.Error(), "not a WebAssembly file") {
+		t.Fatalf("not wasm: %v", err)
+	}
+	t.Log(err)
+}
+
+func TestAcceptsGzip(t *testing.T) {
+	for h, want := range map[string]bool{"": false, "gzip": true, "br, gzip, deflate": true, "GZIP;q=0.5": true, "gzip;q=0": false, "deflate": false, "x-gzip": false} {
+		if got := acceptsGzip(h); got != want {
+			t.Errorf("acceptsGzip(%q) = %v", h, got)
+		}
+	}
+}
