@@ -303,6 +303,14 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	return rep, err
 }
 
+// awake is a closed channel: a select on it does not wait. The loop that
+// slept on its own thread selects on it in place of its timer.
+var awake = func() <-chan time.Time {
+	c := make(chan time.Time)
+	close(c)
+	return c
+}()
+
 func (srv *server) now() transport.Time { return transport.Time(time.Since(srv.start)) }
 
 // run serves until ctx ends, the duration passes or the socket fails. It
@@ -313,6 +321,11 @@ func (srv *server) now() transport.Time { return transport.Time(time.Since(srv.s
 // before those costs them nothing, and a server of N players is not woken
 // N × 64 times a second besides: on a crowded server those wake-ups, each
 // a goroutine hand-off, cost more than the datagrams themselves.
+//
+// Where the loop reads its socket itself, it also waits on its own thread
+// (threadSleep) rather than on a timer, and looks at its channels (the
+// context, the duration, a drain) as it wakes: the longest wait is to the
+// next tick or status line, so none waits long to be seen.
 func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 	last := time.Now()
 	nextStatus := last.Add(time.Second)
@@ -328,7 +341,15 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 		srv.admin.snapshot()
 	}
 	seated := -1
+	_, direct := srv.sock.(directIO)
+	sleeps := direct && threadSleeps
+	var wait time.Duration
 	for {
+		tick := timer.C
+		if sleeps {
+			threadSleep(wait)
+			tick = awake
+		}
 		select {
 		case <-ctx.Done():
 			return srv.shutdown(), nil
@@ -339,7 +360,7 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 				return srv.shutdown(), nil
 			}
 			srv.startDrain(time.Now())
-		case <-timer.C:
+		case <-tick:
 		}
 		if err := srv.drain(); err != nil {
 			return srv.report(), err
@@ -375,11 +396,13 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 			}
 			nextStatus = nextStatus.Add(time.Second)
 		}
-		wait := min(srv.s.Until(srv.now()), time.Until(nextStatus))
+		wait = min(srv.s.Until(srv.now()), time.Until(nextStatus))
 		if !srv.drainEnd.IsZero() {
 			wait = min(wait, time.Until(srv.drainEnd))
 		}
-		timer.Reset(wait)
+		if !sleeps {
+			timer.Reset(wait)
+		}
 	}
 }
 
