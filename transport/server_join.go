@@ -274,14 +274,7 @@ func (s *Server) rejoin(p *player, from netip.AddrPort, cookie uint64, c *token.
 	}
 	p.token, p.seatedBy = cookie, cookie
 	if c.Nonce != p.nonce {
-		tx, err := seal.NewSender(&c.ServerToClient, handshake.HeaderSize)
-		if err != nil {
-			panic(err) // the header length is a constant NewSender takes
-		}
-		rx, err := seal.NewReceiver(&c.ClientToServer, handshake.HeaderSize)
-		if err != nil {
-			panic(err)
-		}
+		tx, rx := sealers(c)
 		s.used.Seen(c.Nonce, c.Expires, s.cfg.Auth.Epoch.Add(time.Duration(now)))
 		p.nonce, p.tx, p.rx = c.Nonce, tx, rx
 	}
@@ -327,14 +320,7 @@ func (s *Server) admit(from netip.AddrPort, cookie uint64, hello handshake.Hello
 		joinedAt: now, bytesIn: uint64(size),
 	}
 	if claims != nil {
-		tx, err := seal.NewSender(&claims.ServerToClient, handshake.HeaderSize)
-		if err != nil {
-			panic(err) // the header length is a constant NewSender takes
-		}
-		rx, err := seal.NewReceiver(&claims.ClientToServer, handshake.HeaderSize)
-		if err != nil {
-			panic(err)
-		}
+		tx, rx := sealers(claims)
 		// openToken asked Has; Seen now remembers the token, so no other
 		// join can use it.
 		s.used.Seen(claims.Nonce, claims.Expires, s.cfg.Auth.Epoch.Add(time.Duration(now)))
@@ -605,3 +591,16 @@ func (r *retiredRing) forget(addr netip.AddrPort) {
 // server hears that it is stopping rather than that it is full. Seated
 // players, and players rejoining their seats, are not affected.
 func (s *Server) CloseJoins(r handshake.Refuse) { s.closedTo = &r }
+
+// sealers makes a seat's two directions of sealing from its token's keys.
+func sealers(c *token.Claims) (*seal.Sender, *seal.Receiver) {
+	tx, err := seal.NewSender(&c.ServerToClient, handshake.HeaderSize)
+	if err != nil {
+		panic(err) // the header length is a constant NewSender takes
+	}
+	rx, err := seal.NewReceiver(&c.ClientToServer, handshake.HeaderSize)
+	if err != nil {
+		panic(err)
+	}
+	return tx, rx
+}

@@ -120,6 +120,25 @@ func (s *shuttle) Next() prediction.Command {
 	return c
 }
 
+// meetingPair seats two players in the meeting project over broadband
+// (link seeds seed and seed+100) and sets them shuttling toward each other,
+// jumping every jumpA and jumpB trips (0: never).
+func meetingPair(t *testing.T, seed uint64, jumpA, jumpB int) (*harness, *peer, *peer) {
+	t.Helper()
+	h := newHarness(t, meetProject(t))
+	a := h.join(meetProject(t), memnet.Broadband, seed)
+	b := h.join(meetProject(t), memnet.Broadband, seed+100)
+	h.runUntil(5*time.Second, "both joins", func() bool {
+		return a.c.Playing() && b.c.Playing() && !a.c.Game().Own().IsNone() && !b.c.Game().Own().IsNone()
+	})
+	h.run(time.Second)
+	p := a.c.Game().Project()
+	run, jump := p.AxisIndex("run"), p.ButtonIndex("jump")
+	a.input = &shuttle{dir: 1, toward: 70, away: 45, jumpEvery: jumpA, run: run, jump: jump}
+	b.input = &shuttle{dir: -1, toward: 83, away: 52, jumpEvery: jumpB, run: run, jump: jump}
+	return h, a, b
+}
+
 // TestPlayersRunningIntoEachOtherAreRarelyCorrected has two players on
 // broadband links run at each other, shove and part, over and over for
 // twenty seconds, on periods that do not divide each other so that they
@@ -130,17 +149,7 @@ func (s *shuttle) Next() prediction.Command {
 func TestPlayersRunningIntoEachOtherAreRarelyCorrected(t *testing.T) {
 	const bound = 15 // corrections in the twenty seconds, each client, teleports aside
 	for _, seed := range []uint64{11, 12} {
-		h := newHarness(t, meetProject(t))
-		a := h.join(meetProject(t), memnet.Broadband, seed)
-		b := h.join(meetProject(t), memnet.Broadband, seed+100)
-		h.runUntil(5*time.Second, "both joins", func() bool {
-			return a.c.Playing() && b.c.Playing() && !a.c.Game().Own().IsNone() && !b.c.Game().Own().IsNone()
-		})
-		h.run(time.Second)
-		p := a.c.Game().Project()
-		run, jump := p.AxisIndex("run"), p.ButtonIndex("jump")
-		a.input = &shuttle{dir: 1, toward: 70, away: 45, jumpEvery: 3, run: run, jump: jump}
-		b.input = &shuttle{dir: -1, toward: 83, away: 52, jumpEvery: 4, run: run, jump: jump}
+		h, a, b := meetingPair(t, seed, 3, 4)
 		before := [2]reconciler{a.c.rec, b.c.rec}
 		h.run(20 * time.Second)
 		for i, pr := range []*peer{a, b} {
@@ -201,17 +210,7 @@ func TestRelayedRunsKeepHeadOnMeetingsSmall(t *testing.T) {
 	)
 	total, large := uint64(0), 0
 	for seed := uint64(11); seed < 11+seeds; seed++ {
-		h := newHarness(t, meetProject(t))
-		a := h.join(meetProject(t), memnet.Broadband, seed)
-		b := h.join(meetProject(t), memnet.Broadband, seed+100)
-		h.runUntil(5*time.Second, "both joins", func() bool {
-			return a.c.Playing() && b.c.Playing() && !a.c.Game().Own().IsNone() && !b.c.Game().Own().IsNone()
-		})
-		h.run(time.Second)
-		p := a.c.Game().Project()
-		run, jump := p.AxisIndex("run"), p.ButtonIndex("jump")
-		a.input = &shuttle{dir: 1, toward: 70, away: 45, run: run, jump: jump}
-		b.input = &shuttle{dir: -1, toward: 83, away: 52, run: run, jump: jump}
+		h, a, b := meetingPair(t, seed, 0, 0)
 		before := [2]reconciler{a.c.rec, b.c.rec}
 		h.run(20 * time.Second)
 		for i, pr := range []*peer{a, b} {
