@@ -314,8 +314,9 @@ var awake = func() <-chan time.Time {
 func (srv *server) now() transport.Time { return transport.Time(time.Since(srv.start)) }
 
 // run serves until ctx ends, the duration passes or the socket fails. It
-// wakes only when the session has something due (a tick, a send round, a
-// connection deadline) or the status line is, and takes in every datagram
+// wakes only when the session has something due (a tick that brings a send
+// round, with any tick before it that waited for it; a connection deadline)
+// or the status line is, and takes in every datagram
 // that arrived since before anything else. A command is read only by a
 // tick and an acknowledgement only by a send round, so taking them in just
 // before those costs them nothing, and a server of N players is not woken
@@ -323,9 +324,9 @@ func (srv *server) now() transport.Time { return transport.Time(time.Since(srv.s
 // a goroutine hand-off, cost more than the datagrams themselves.
 //
 // Where the loop reads its socket itself, it also waits on its own thread
-// (threadSleep) rather than on a timer, and looks at its channels (the
+// (sleepUntil) rather than on a timer, and looks at its channels (the
 // context, the duration, a drain) as it wakes: the longest wait is to the
-// next tick or status line, so none waits long to be seen.
+// next send round or status line, so none waits long to be seen.
 func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 	last := time.Now()
 	nextStatus := last.Add(time.Second)
@@ -343,11 +344,12 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 	seated := -1
 	_, direct := srv.sock.(directIO)
 	sleeps := direct && threadSleeps
-	var wait time.Duration
+	raw := runtime.GOMAXPROCS(0) == 1
+	var wake time.Time
 	for {
 		tick := timer.C
 		if sleeps {
-			threadSleep(wait)
+			sleepUntil(wake, raw)
 			tick = awake
 		}
 		select {
@@ -396,14 +398,33 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 			}
 			nextStatus = nextStatus.Add(time.Second)
 		}
-		wait = min(srv.s.Until(srv.now()), time.Until(nextStatus))
+		wait := min(srv.s.Until(srv.now()), time.Until(nextStatus))
 		if !srv.drainEnd.IsZero() {
 			wait = min(wait, time.Until(srv.drainEnd))
 		}
-		if !sleeps {
+		if sleeps {
+			wake = time.Now().Add(wait)
+		} else {
 			timer.Reset(wait)
 		}
 	}
+}
+
+// sleepUntil is the serving loop's wait on its own thread (threadSleep),
+// until wake. The loop lets go of its thread and yields first, then sleeps:
+// whatever else became runnable (a signal's handler, the admin's HTTP, the
+// collector's workers) runs now, and the scheduler sees the loop's
+// goroutine rescheduled at every wake-up, so its monitor thread never
+// preempts it, which for a goroutine locked to its thread is a hand-off
+// between threads. The thread is locked again on waking, before anything
+// reads its CPU clock.
+func sleepUntil(wake time.Time, raw bool) {
+	runtime.UnlockOSThread()
+	runtime.Gosched()
+	if d := time.Until(wake); d > 0 {
+		threadSleep(d, raw)
+	}
+	runtime.LockOSThread()
 }
 
 // startDrain begins a drain at now: no one new is seated, /readyz turns

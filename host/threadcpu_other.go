@@ -14,4 +14,4 @@ func scriptClock() func() time.Duration { return nil }
 // threadSleeps is false here: the serving loop waits on a Go timer.
 const threadSleeps = false
 
-func threadSleep(time.Duration) {}
+func threadSleep(time.Duration, bool) {}

@@ -78,8 +78,13 @@ func (c *Clock) Alpha() float64 { return float64(c.acc) / float64(c.step) }
 
 // Until returns the wall time left before the next tick is due at the
 // current pace, for a loop that sleeps between ticks.
-func (c *Clock) Until() time.Duration {
-	left := c.step - c.acc
+func (c *Clock) Until() time.Duration { return c.UntilTicks(1) }
+
+// UntilTicks returns the wall time left before the nth tick from now is
+// due at the current pace (n below 1 counts as 1), for a loop that lets
+// ticks no one looks at wait and runs them together.
+func (c *Clock) UntilTicks(n int) time.Duration {
+	left := time.Duration(max(n, 1))*c.step - c.acc
 	return time.Duration(math.Ceil(float64(left) / c.pace))
 }
 

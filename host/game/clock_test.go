@@ -56,3 +56,24 @@ func TestClockPaceBendsTicksPerSecondNotTheStep(t *testing.T) {
 		t.Fatalf("pace not clamped: %v", c.Pace())
 	}
 }
+
+func TestClockUntilTicksCountsWholeStepsAhead(t *testing.T) {
+	c := NewClock(128) // a step of 7.8125 ms
+	c.Advance(3 * time.Millisecond)
+	if got, want := c.UntilTicks(1), c.Until(); got != want {
+		t.Fatalf("UntilTicks(1) = %v, Until = %v", got, want)
+	}
+	if got, want := c.UntilTicks(2), 12625*time.Microsecond; got != want {
+		t.Fatalf("UntilTicks(2) = %v, want %v", got, want)
+	}
+	if n := c.Advance(c.UntilTicks(2)); n != 2 {
+		t.Fatalf("sleeping UntilTicks(2) made %d ticks due, want 2", n)
+	}
+	if got := c.UntilTicks(0); got != c.Step() {
+		t.Fatalf("UntilTicks(0) = %v, want one step", got)
+	}
+	c.SetPace(2)
+	if got, want := c.UntilTicks(2), c.Step(); got != want {
+		t.Fatalf("at pace 2, UntilTicks(2) = %v, want one step of wall time %v", got, want)
+	}
+}

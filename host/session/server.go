@@ -556,14 +556,33 @@ func (s *Server) leave(st *seat) {
 	s.rosterChanged = true
 }
 
-// Until is how long the caller may wait before calling advance again: the
-// next tick (which brings any send round) or connection deadline.
+// Until is how long the caller may wait before calling advance again: to
+// the next tick that brings a send round, or the next connection deadline.
+//
+// A tick without a round (every other one at 128 Hz) is seen by no one
+// until the round after it, so it waits and runs just before that one's
+// tick: the snapshot says the same and goes out at the same time, a server
+// wakes half as often, and a command that arrives in between is in time
+// for the tick that waited rather than late for it. The queue's low water,
+// which paces the clients, is read at the tick that runs last, when it is
+// what it was before.
 func (s *Server) Until(now transport.Time) time.Duration {
-	d := s.game.Clock().Until()
+	d := s.game.Clock().UntilTicks(s.ticksToRound())
 	if at, ok := s.net.NextDeadline(); ok {
 		d = min(d, time.Duration(at-now))
 	}
 	return max(d, 0)
+}
+
+// ticksToRound is how many ticks from now the next send round goes with
+// (1 when every tick has one), by the credit roundDue keeps.
+func (s *Server) ticksToRound() int {
+	rate := s.game.TickRate()
+	credit := min(s.credit+int(s.game.Tick()-s.roundTick)*SnapshotRate, 2*rate-1)
+	if credit >= rate {
+		return 1
+	}
+	return (rate - credit + SnapshotRate - 1) / SnapshotRate
 }
 
 // Peers reports each seated player's link, rates over the time they have
