@@ -323,10 +323,11 @@ func (srv *server) now() transport.Time { return transport.Time(time.Since(srv.s
 // N × 64 times a second besides: on a crowded server those wake-ups, each
 // a goroutine hand-off, cost more than the datagrams themselves.
 //
-// Where the loop reads its socket itself, it also waits on its own thread
-// (sleepUntil) rather than on a timer, and looks at its channels (the
-// context, the duration, a drain) as it wakes: the longest wait is to the
-// next send round or status line, so none waits long to be seen.
+// Where it reads its socket itself, on Linux, it waits on a timerfd in the
+// runtime's poller (sleepUntil, loopTimer) rather than on a Go timer, and
+// looks at its channels (the context, the duration, a drain) as it wakes:
+// the longest wait is to the next send round or status line, so none waits
+// long to be seen.
 func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 	last := time.Now()
 	nextStatus := last.Add(time.Second)
@@ -342,14 +343,23 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 		srv.admin.snapshot()
 	}
 	seated := -1
-	_, direct := srv.sock.(directIO)
-	sleeps := direct && threadSleeps
-	raw := runtime.GOMAXPROCS(0) == 1
+	// Only where the loop reads its socket itself: a socket with a reader
+	// goroutine is an in-process one or the web's, and a test's fake clock
+	// (testing/synctest) moves Go timers, not a timerfd.
+	var lt *loopTimer
+	if _, direct := srv.sock.(directIO); direct {
+		var err error
+		if lt, err = newLoopTimer(); err != nil {
+			srv.log.Debug("the serving loop waits on a Go timer", "err", err)
+		} else {
+			defer lt.close()
+		}
+	}
 	var wake time.Time
 	for {
 		tick := timer.C
-		if sleeps {
-			sleepUntil(wake, raw)
+		if lt != nil {
+			sleepUntil(lt, wake)
 			tick = awake
 		}
 		select {
@@ -402,7 +412,7 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 		if !srv.drainEnd.IsZero() {
 			wait = min(wait, time.Until(srv.drainEnd))
 		}
-		if sleeps {
+		if lt != nil {
 			wake = time.Now().Add(wait)
 		} else {
 			timer.Reset(wait)
@@ -410,20 +420,13 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 	}
 }
 
-// sleepUntil is the serving loop's wait on its own thread (threadSleep),
-// until wake. The loop lets go of its thread and yields first, then sleeps:
-// whatever else became runnable (a signal's handler, the admin's HTTP, the
-// collector's workers) runs now, and the scheduler sees the loop's
-// goroutine rescheduled at every wake-up, so its monitor thread never
-// preempts it, which for a goroutine locked to its thread is a hand-off
-// between threads. The thread is locked again on waking, before anything
-// reads its CPU clock.
-func sleepUntil(wake time.Time, raw bool) {
+// sleepUntil is the serving loop's wait until wake, on its timer (see
+// loopTimer). The loop lets go of its thread while it waits, so that
+// parking does not hand the P between threads, and locks it again on
+// waking, before anything reads the thread's CPU clock.
+func sleepUntil(lt *loopTimer, wake time.Time) {
 	runtime.UnlockOSThread()
-	runtime.Gosched()
-	if d := time.Until(wake); d > 0 {
-		threadSleep(d, raw)
-	}
+	lt.wait(time.Until(wake))
 	runtime.LockOSThread()
 }
 

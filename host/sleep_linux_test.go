@@ -6,27 +6,34 @@ import (
 	"time"
 )
 
-// sleepUntil yields before it sleeps: with one P and the raw sleep (vkmd's
-// default), a goroutine made runnable before the loop goes to sleep has
-// run by the time it wakes, and the sleep lasts until the wake time.
+// The serving loop's wait parks it on the poller: with one P (vkmd's
+// default), a goroutine made runnable before the loop waits has run by the
+// time it wakes, and each wait lasts until its wake time, the timer armed
+// anew each time.
 func TestSleepUntilLetsOthersRunAndWaits(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	for _, raw := range []bool{true, false} {
+	lt, err := newLoopTimer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lt.close()
+	for i := range 20 {
 		ran := make(chan struct{})
 		go func() { close(ran) }()
-		wake := time.Now().Add(2 * time.Millisecond)
-		sleepUntil(wake, raw)
+		wake := time.Now().Add(time.Millisecond)
+		sleepUntil(lt, wake)
 		if time.Now().Before(wake) {
-			t.Fatalf("raw %v: woke before the wake time", raw)
+			t.Fatalf("wait %d: woke before the wake time", i)
 		}
 		select {
 		case <-ran:
 		default:
-			t.Fatalf("raw %v: a runnable goroutine did not run while the loop slept", raw)
+			t.Fatalf("wait %d: a runnable goroutine did not run while the loop waited", i)
 		}
 	}
-	// A wake time already past is no sleep at all, and no error.
-	sleepUntil(time.Now().Add(-time.Second), true)
+	// A wake time already past is no wait at all: the timer is not armed
+	// with zero, which would disarm it and leave the read waiting forever.
+	sleepUntil(lt, time.Now().Add(-time.Second))
 }

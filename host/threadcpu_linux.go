@@ -13,7 +13,8 @@ import (
 // from any time the thread waited for a core.
 func threadCPU() (time.Duration, bool) {
 	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+	// Raw, like every call the serving loop makes: see loopTimer.
+	if _, _, e := unix.RawSyscall(unix.SYS_CLOCK_GETTIME, unix.CLOCK_THREAD_CPUTIME_ID, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
 		return 0, false
 	}
 	return time.Duration(ts.Nano()), true
@@ -30,38 +31,5 @@ func scriptClock() func() time.Duration {
 	return func() time.Duration {
 		d, _ := threadCPU()
 		return d
-	}
-}
-
-// threadSleeps says threadSleep is available here.
-const threadSleeps = true
-
-// threadSleep sleeps for d on the calling OS thread, in nanosleep, instead
-// of parking the goroutine on a Go timer. The serving loop runs locked to
-// its thread, and a locked goroutine that parks hands its P to another
-// thread and takes it back when woken: two thread switches a wake-up, which
-// at 128 ticks a second cost the arena's server about a third of its CPU.
-//
-// With one P (vkmd's default, runtime.GOMAXPROCS(0) == 1) the call is made
-// without telling the scheduler (raw): a goroutine in a system call for
-// more than 20 µs has its P taken by the runtime's monitor thread, and with
-// one P that happened at every sleep, and the monitor then woke every 20 µs
-// while the next tick ran and was woken again when the sleep ended: a sixth
-// of the server's CPU. Nothing else can be waiting to run then: the loop
-// yields (runtime.Gosched) before it sleeps, and a goroutine made runnable
-// meanwhile runs at the next wake-up. With more Ps the sleep is a plain
-// system call, so that a collection started elsewhere never waits for it.
-func threadSleep(d time.Duration, raw bool) {
-	ts := unix.NsecToTimespec(int64(d))
-	if !raw {
-		for unix.Nanosleep(&ts, &ts) == unix.EINTR {
-		}
-		return
-	}
-	for {
-		_, _, e := unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), uintptr(unsafe.Pointer(&ts)), 0)
-		if e != unix.EINTR {
-			return
-		}
 	}
 }

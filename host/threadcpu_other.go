@@ -10,8 +10,3 @@ func threadCPU() (time.Duration, bool) { return 0, false }
 
 // scriptClock is nil here: behaviors are budgeted on wall time.
 func scriptClock() func() time.Duration { return nil }
-
-// threadSleeps is false here: the serving loop waits on a Go timer.
-const threadSleeps = false
-
-func threadSleep(time.Duration, bool) {}
