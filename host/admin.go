@@ -28,6 +28,8 @@ type adminFeed struct {
 	snap  *admin.Snapshot
 	// seenErrs is how many of the game's script errors are counted.
 	seenErrs int
+	// web reads the web listener's counts (nil: the server has none).
+	web func() *WebReport
 }
 
 // startAdmin listens on cfg.Admin and serves the admin handler there from
@@ -90,6 +92,10 @@ func (f *adminFeed) fillSnapshot(snap *admin.Snapshot) {
 	}
 	f.seenErrs = len(errs)
 	snap.Reloads = uint64(g.Reloads())
+	if f.web != nil {
+		w := f.web()
+		snap.Web = &admin.WebSnapshot{PeersWebRTC: w.PeersWebRTC, PeersWebSocket: w.PeersWebSocket, Drops: w.Drops, Refused: w.Refused}
+	}
 	f.snap = snap
 	f.s.EachEvent(f.event)
 	f.snap = nil

@@ -186,6 +186,10 @@ type WebReport struct {
 	Refused        uint64 `json:"refused"`
 }
 
+// webCounts is a socket with a web listener behind it (vkmd --web): its
+// counts go into the report, the status line and /metrics.
+type webCounts interface{ webReport() *WebReport }
+
 // server runs a session.Server on a socket and the wall clock.
 type server struct {
 	cfg   ServeConfig
@@ -278,6 +282,9 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 		}
 		defer srv.admin.close()
 		srv.stats.admin = srv.admin.a
+		if w, ok := srv.sock.(webCounts); ok {
+			srv.admin.web = w.webReport
+		}
 		logger.Info("admin listening", "addr", cfg.Admin)
 	}
 	if cfg.Ready != nil {
@@ -533,6 +540,10 @@ func (srv *server) status() {
 	if !srv.drainEnd.IsZero() {
 		fmt.Fprintf(&b, " draining, %.0fs left", max(0, time.Until(srv.drainEnd).Seconds()))
 	}
+	if w, ok := srv.sock.(webCounts); ok {
+		r := w.webReport()
+		fmt.Fprintf(&b, " web webrtc %d websocket %d", r.PeersWebRTC, r.PeersWebSocket)
+	}
 	for _, p := range srv.s.Peers(srv.now()) {
 		fmt.Fprintf(&b, " | p%d rtt %.0fms loss %.1f%% in %.0fB/s out %.0fB/s repeats %d skips %d", p.Player, p.RTTms, p.LossPermille/10, p.BytesInPerS, p.BytesOutPerS, p.Repeats, p.Skips)
 	}
@@ -578,7 +589,7 @@ func (srv *server) report() *ServerReport {
 	if srv.gc != nil {
 		srv.gc.fill(rep)
 	}
-	if w, ok := srv.sock.(interface{ webReport() *WebReport }); ok {
+	if w, ok := srv.sock.(webCounts); ok {
 		rep.Web = w.webReport()
 	}
 	return rep

@@ -103,7 +103,8 @@ func TestMetricsReportWhatTheLoopHandedOver(t *testing.T) {
 	a.Update(func(s *Snapshot) {
 		*s = Snapshot{Joins: 5, Leaves: 2, Refusals: map[string]uint64{"full": 1}, PacketsIn: 10, PacketsOut: 20,
 			BytesIn: 300, BytesOut: 4000, BadPackets: 1, Repeats: 6, Skips: 7,
-			ScriptErrors: map[string]uint64{"walker": 2, NoBehavior: 1}, Reloads: 3, Events: map[string]uint64{"hit": 9}}
+			ScriptErrors: map[string]uint64{"walker": 2, NoBehavior: 1}, Reloads: 3, Events: map[string]uint64{"hit": 9},
+			Web: &WebSnapshot{PeersWebRTC: 2, PeersWebSocket: 1, Drops: 4, Refused: 8}}
 	})
 	code, body := get(t, a.Handler(), "/metrics")
 	if code != http.StatusOK {
@@ -132,6 +133,10 @@ func TestMetricsReportWhatTheLoopHandedOver(t *testing.T) {
 		`vkm_script_errors_total{behavior="none"}`:    1,
 		"vkm_reloads_total":                           3,
 		`vkm_events_total{name="hit"}`:                9,
+		`vkm_web_peers{transport="webrtc"}`:           2,
+		`vkm_web_peers{transport="websocket"}`:        1,
+		"vkm_web_dropped_datagrams_total":             4,
+		"vkm_web_refused_total":                       8,
 	} {
 		got, ok := m[name]
 		if !ok || got < want*0.999 || got > want*1.001 {

@@ -23,6 +23,16 @@ type Snapshot struct {
 	Reloads      uint64
 	// Events counts the presentation events the game emitted, by name.
 	Events map[string]uint64
+	// Web is the web listener's counts; nil when the server has none.
+	Web *WebSnapshot
+}
+
+// WebSnapshot is what a server's web listener (vkmd --web) carries: the
+// browser peers open now over each transport, and the datagrams it dropped
+// and the offers and upgrades it refused since it started.
+type WebSnapshot struct {
+	PeersWebRTC, PeersWebSocket int
+	Drops, Refused              uint64
 }
 
 // NoBehavior is the behavior label of a script error outside any
@@ -48,13 +58,17 @@ var (
 	skipsDesc       = prometheus.NewDesc("vkm_command_skips_total", "Player commands dropped to keep a command queue shallow.", nil, nil)
 	scriptErrorDesc = prometheus.NewDesc("vkm_script_errors_total", "Script errors, by the behavior whose callback failed (\"none\" outside one).", []string{"behavior"}, nil)
 	reloadsDesc     = prometheus.NewDesc("vkm_reloads_total", "Script reloads that took effect (dev servers).", nil, nil)
+	webPeersDesc    = prometheus.NewDesc("vkm_web_peers", "Browser peers open on the web listener now, by transport (webrtc, websocket).", []string{"transport"}, nil)
+	webDropsDesc    = prometheus.NewDesc("vkm_web_dropped_datagrams_total", "Datagrams the web listener dropped: too large, or a reader or a peer's queue too far behind.", nil, nil)
+	webRefusedDesc  = prometheus.NewDesc("vkm_web_refused_total", "Offers and WebSocket upgrades the web listener refused.", nil, nil)
 	eventsDesc      = prometheus.NewDesc("vkm_events_total", "Presentation events the game emitted, by name.", []string{"name"}, nil)
 )
 
 // Describe sends the descriptions of every metric Collect reports.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{joinsDesc, leavesDesc, refusalsDesc, packetsInDesc, packetsOutDesc, bytesInDesc, bytesOutDesc,
-		badPacketsDesc, repeatsDesc, skipsDesc, scriptErrorDesc, reloadsDesc, eventsDesc} {
+		badPacketsDesc, repeatsDesc, skipsDesc, scriptErrorDesc, reloadsDesc, eventsDesc,
+		webPeersDesc, webDropsDesc, webRefusedDesc} {
 		ch <- d
 	}
 }
@@ -85,5 +99,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	count(reloadsDesc, s.Reloads)
 	for name, n := range s.Events {
 		count(eventsDesc, n, name)
+	}
+	if w := s.Web; w != nil {
+		ch <- prometheus.MustNewConstMetric(webPeersDesc, prometheus.GaugeValue, float64(w.PeersWebRTC), "webrtc")
+		ch <- prometheus.MustNewConstMetric(webPeersDesc, prometheus.GaugeValue, float64(w.PeersWebSocket), "websocket")
+		count(webDropsDesc, w.Drops)
+		count(webRefusedDesc, w.Refused)
 	}
 }

@@ -1,0 +1,55 @@
+package host
+
+import (
+	"strings"
+	"testing"
+
+	"vkm/host/admin"
+	"vkm/host/session"
+)
+
+// countedWeb is a socket with a web listener's counts behind it.
+type countedWeb struct {
+	socket
+	rep WebReport
+}
+
+func (c *countedWeb) webReport() *WebReport { r := c.rep; return &r }
+
+// A server with a web listener says how many browser peers it has on each
+// transport in its status line and in what /metrics serves, not only in
+// its report.
+func TestWebPeersAreCountedInTheStatusLineAndMetrics(t *testing.T) {
+	p := loadArena(t)
+	s, err := session.NewServer(session.ServerConfig{Project: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sock := &countedWeb{rep: WebReport{PeersWebRTC: 2, PeersWebSocket: 1, Drops: 5, Refused: 3}}
+	var line strings.Builder
+	srv := &server{cfg: ServeConfig{Project: p, Status: &line}, s: s, sock: sock}
+	srv.status()
+	if !strings.Contains(line.String(), " web webrtc 2 websocket 1") {
+		t.Errorf("status line %q does not count the web peers", line.String())
+	}
+	f := &adminFeed{s: s, web: sock.webReport}
+	var snap admin.Snapshot
+	f.fillSnapshot(&snap)
+	if w := snap.Web; w == nil || *w != (admin.WebSnapshot{PeersWebRTC: 2, PeersWebSocket: 1, Drops: 5, Refused: 3}) {
+		t.Errorf("the admin snapshot's web counts are %+v", snap.Web)
+	}
+
+	// Without a web listener, neither says anything of one.
+	line.Reset()
+	srv.sock = &udpSocket{}
+	srv.status()
+	if strings.Contains(line.String(), "web") {
+		t.Errorf("status line %q speaks of a web listener the server has not", line.String())
+	}
+	snap = admin.Snapshot{}
+	(&adminFeed{s: s}).fillSnapshot(&snap)
+	if snap.Web != nil {
+		t.Errorf("the admin snapshot has web counts %+v without a web listener", snap.Web)
+	}
+}
