@@ -96,6 +96,8 @@ type serverStats struct {
 	cpu     durations
 	cpuMark time.Duration
 	hasCPU  bool
+	// slowest is the longest tick of the last run of ticks (begin resets it).
+	slowest time.Duration
 	// admin, if set, is handed every duration too.
 	admin *admin.Admin
 	// trace, if set, records every tick's phases (ServeConfig.TickLog).
@@ -130,6 +132,7 @@ func (st *serverStats) begin() {
 	}
 	st.mark = time.Now()
 	st.cpuMark, st.hasCPU = threadCPU()
+	st.slowest = 0
 }
 
 // tickDone records the tick that just ended and starts timing the next.
@@ -138,6 +141,7 @@ func (st *serverStats) tickDone(g *game.Game) {
 	now := time.Now()
 	d := now.Sub(st.mark)
 	st.ticks.add(d)
+	st.slowest = max(st.slowest, d)
 	if st.admin != nil {
 		st.admin.ObserveTick(d)
 	}
@@ -152,7 +156,9 @@ func (st *serverStats) tickDone(g *game.Game) {
 	if st.trace != nil {
 		// The trace's own reads between two ticks are timed in neither.
 		st.trace.done(g.Tick(), g.Phases(), d, cpu)
+		slowest := st.slowest
 		st.begin()
+		st.slowest = slowest
 	}
 }
 

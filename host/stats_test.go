@@ -99,3 +99,22 @@ func BenchmarkThreadCPU(b *testing.B) {
 		threadCPU()
 	}
 }
+
+// The loop pairs ticks only while they run fast (pairedTickMax), judged by
+// the slowest tick of the last wake-up: a run of ticks keeps its longest,
+// and the next run starts from nothing.
+func TestStatsKeepTheSlowestTickOfARun(t *testing.T) {
+	st := newServerStats()
+	st.begin()
+	st.mark = time.Now().Add(-3 * time.Millisecond) // a tick of at least 3 ms
+	st.tickDone(nil)
+	st.tickDone(nil) // then one of next to nothing
+	if st.slowest < 3*time.Millisecond {
+		t.Fatalf("slowest of a 3 ms tick and a quick one = %v", st.slowest)
+	}
+	st.begin()
+	st.tickDone(nil)
+	if st.slowest >= 3*time.Millisecond {
+		t.Fatalf("a new run kept the last run's slowest tick: %v", st.slowest)
+	}
+}

@@ -567,7 +567,19 @@ func (s *Server) leave(st *seat) {
 // which paces the clients, is read at the tick that runs last, when it is
 // what it was before.
 func (s *Server) Until(now transport.Time) time.Duration {
-	d := s.game.Clock().UntilTicks(s.ticksToRound())
+	return s.until(now, s.ticksToRound())
+}
+
+// UntilTick is how long the caller may wait before the next tick, whether
+// or not it brings a send round, or the next connection deadline: for a
+// loop whose ticks take long enough that running one beside the next would
+// hold that round's snapshots back by as much.
+func (s *Server) UntilTick(now transport.Time) time.Duration {
+	return s.until(now, 1)
+}
+
+func (s *Server) until(now transport.Time, ticks int) time.Duration {
+	d := s.game.Clock().UntilTicks(ticks)
 	if at, ok := s.net.NextDeadline(); ok {
 		d = min(d, time.Duration(at-now))
 	}

@@ -47,6 +47,16 @@ func TestUntilWakesOnlyForRounds(t *testing.T) {
 		if wakes < tc.wakes-1 || wakes > tc.wakes+1 || ticks < tc.ticks-1 || ticks > tc.ticks+1 {
 			t.Errorf("%d Hz: %d wake-ups and %d ticks in a second, want %d and %d", tc.rate, wakes, ticks, tc.wakes, tc.ticks)
 		}
+		// UntilTick wakes for every tick, as a loop with slow ticks does.
+		start, wakes = s.Game().Tick(), 0
+		for end := now + transport.Time(time.Second); now < end; wakes++ {
+			d := s.UntilTick(now)
+			now += transport.Time(d)
+			s.Advance(d, now)
+			if ran := int(s.Game().Tick() - start); ran != wakes+1 {
+				t.Fatalf("%d Hz: wake-up %d by UntilTick brought the ticks run to %d", tc.rate, wakes, ran)
+			}
+		}
 		s.Close()
 	}
 }
