@@ -311,7 +311,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 }
 
 // awake is a closed channel: a select on it does not wait. The loop that
-// slept on its own thread selects on it in place of its timer.
+// waited on its loopTimer selects on it in place of its Go timer.
 var awake = func() <-chan time.Time {
 	c := make(chan time.Time)
 	close(c)
