@@ -1,8 +1,11 @@
 package transport
 
 import (
+	crand "crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/netip"
 	"strconv"
@@ -112,6 +115,11 @@ type ClientConfig struct {
 	// the client never resumes: the server keeps no seat without one.
 	ResumeAfter time.Duration
 
+	// Rand supplies the nonce of each join attempt (a fresh one for the
+	// first Hello and for every resume). Nil means crypto/rand.Reader;
+	// tests pass a fixed reader.
+	Rand io.Reader
+
 	// Logger receives the end of the session at Info, and a refusal at
 	// Warn with handshake.MismatchLine of what this client holds, so it can
 	// be diffed with the server's line. Nil discards.
@@ -143,6 +151,10 @@ type ClientStats struct {
 	Challenges uint64 // Challenges taken (each may change the token)
 	Resumes    uint64 // times the client joined again to take back its seat
 	SeatBusy   uint64 // ReasonClientSeated refusals while resuming, not final
+	// Advised counts unsealed Refuses a client with a connect token took
+	// as advice only: a server with a key seals the refusals that count,
+	// and anyone who saw the Hello can write an unsealed one.
+	Advised uint64
 	BytesIn    uint64 // whole datagrams acted on, headers included
 	BytesOut   uint64 // whole datagrams sent, headers included
 }
@@ -152,11 +164,15 @@ type ClientStats struct {
 // NextDatagram returns to the server, hands Receive what comes back, and
 // calls Poll from its frame loop (at least at NextDeadline).
 //
-// Once the client holds a token, everything without it is dropped before it
-// is read further, Data before the connection core sees it. Two things cannot
-// be checked: a Challenge, which is how the token arrives, and a Refuse of a
-// Hello sent before there was a token. A forgery of either can end or delay
-// a join still in progress, and nothing more.
+// Every Hello carries a nonce drawn for its join attempt, and a Challenge
+// or Refuse that does not echo it is dropped: only someone who saw the Hello
+// can answer it. Once the client holds a cookie, everything without it is
+// dropped before it is read further, Data before the connection core sees
+// it. With a connect token, the client believes a refusal only sealed by the
+// server that opened its token (an unsealed one is advice: the join goes on,
+// and ends with it only at its deadline), so someone who sees the Hellos
+// can at most delay a join or a resume until its deadline, Timeout after
+// it began, and never end one.
 //
 // Use NewClient; the zero value is not ready. A Client is not safe for
 // concurrent use.
@@ -168,14 +184,17 @@ type Client struct {
 
 	state     ClientState
 	token     uint64
+	nonce     uint64 // the join attempt's, in every Hello
 	start     Time
+	deadline  Time // when the join attempt gives up
 	lastHello Time
 	hellos    bool // a Hello has been sent
-	lastHeard Time // when the server last said anything useful, or start
-	heard     bool
+	heard     bool // the server has said anything useful
 	welcome   handshake.Welcome
 	refusal   handshake.Refuse
 	refused   bool
+	advice    *handshake.Refuse // the last unsealed Refuse, with a token
+	rand      io.Reader
 	conn      *Conn
 	lastErr   string
 	resume    time.Duration // ResumeAfter, 0 for never
@@ -202,15 +221,21 @@ func NewClient(cfg ClientConfig, now Time) *Client {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := &Client{
-		cfg:       cfg,
-		timeout:   cfg.Conn.withDefaults().Timeout,
-		interval:  interval,
-		log:       log,
-		state:     StateJoining,
-		start:     now,
-		lastHeard: now,
+	r := cfg.Rand
+	if r == nil {
+		r = crand.Reader
 	}
+	c := &Client{
+		cfg:      cfg,
+		timeout:  cfg.Conn.withDefaults().Timeout,
+		interval: interval,
+		log:      log,
+		state:    StateJoining,
+		start:    now,
+		rand:     r,
+	}
+	c.deadline = now.Add(c.timeout)
+	c.newAttempt()
 	if t := cfg.Token; t != nil {
 		var err error
 		if c.tx, err = seal.NewSender(&t.ClientToServer, handshake.HeaderSize); err != nil {
@@ -229,9 +254,25 @@ func NewClient(cfg ClientConfig, now Time) *Client {
 	return c
 }
 
+// newAttempt draws the nonce of a new join attempt and forgets the cookie
+// and advice of the last.
+func (c *Client) newAttempt() {
+	var b [8]byte
+	for c.nonce = 0; c.nonce == 0; c.nonce = binary.LittleEndian.Uint64(b[:]) {
+		if _, err := io.ReadFull(c.rand, b[:]); err != nil {
+			// A reader that runs dry (a test's fixed one) gives way
+			// to crypto/rand.
+			c.rand = crand.Reader
+		}
+	}
+	c.token, c.advice = 0, nil
+}
+
 // Poll does what is due at now. While joining it says Hello (with the token
 // once it has one) if HelloInterval has passed since the last, and gives up
-// with StateDisconnected when the server has said nothing for the timeout.
+// when the attempt's deadline passes, Timeout after it began (for a
+// resume, after the server was last heard): with StateRefused and the
+// server's advice if an unsealed Refuse came, else StateDisconnected.
 // While playing it sends a keep-alive when nothing was sent for the
 // keep-alive interval, and ends with StateDisconnected when nothing was
 // heard for the timeout. It does nothing once the session ended.
@@ -240,7 +281,12 @@ func (c *Client) Poll(now Time) {
 	c.events.reuse()
 	switch c.state {
 	case StateJoining:
-		if now.Sub(c.lastHeard) >= c.timeout {
+		if now >= c.deadline {
+			if c.advice != nil {
+				c.refusal, c.refused = *c.advice, true
+				c.end(StateRefused, c.advice.Sentence())
+				return
+			}
 			c.end(StateDisconnected, c.silenceSentence())
 			return
 		}
@@ -278,11 +324,14 @@ func (c *Client) sendHello(now Time) {
 	buf := c.out.open()
 	n := len(buf)
 	hello := c.cfg.Hello
-	hello.Token = nil
+	hello.Token, hello.Nonce = nil, c.nonce
 	if c.cfg.Token != nil && c.token != 0 {
 		hello.Token = &c.cfg.Token.Sealed
 	}
 	buf = handshake.AppendDatagram(buf, c.token, hello)
+	if hello.Token != nil {
+		handshake.Prove(buf[n:], &c.cfg.Token.ClientToServer)
+	}
 	c.stats.BytesOut += uint64(len(buf) - n)
 	c.stats.Hellos++
 	c.out.commit(netip.AddrPort{}, buf)
@@ -305,7 +354,7 @@ func (c *Client) NextDeadline() (Time, bool) {
 		if c.hellos {
 			next = c.lastHello.Add(c.interval)
 		}
-		return min(next, c.lastHeard.Add(c.timeout)), true
+		return min(next, c.deadline), true
 	case StatePlaying:
 		if c.resume > 0 {
 			return min(c.conn.NextDeadline(), c.conn.lastRecvAt.Add(c.resume)), true
@@ -343,7 +392,7 @@ func (c *Client) Resume(now Time, refreshed *token.Token) bool {
 	if c.state == StatePlaying {
 		c.startResume(now)
 	} else {
-		c.token = 0 // a new address needs a new cookie
+		c.newAttempt() // a new address needs a new cookie
 	}
 	c.sendHello(now)
 	return true
@@ -355,8 +404,8 @@ func (c *Client) Resume(now Time, refreshed *token.Token) bool {
 // was last heard.
 func (c *Client) startResume(now Time) {
 	c.state, c.resuming = StateJoining, true
-	c.token = 0
-	c.lastHeard = c.conn.lastRecvAt
+	c.newAttempt()
+	c.deadline = c.conn.lastRecvAt.Add(c.timeout)
 	c.start = now
 	c.stats.Resumes++
 	c.events.push(ClientEvent{Kind: EventResuming}, nil)

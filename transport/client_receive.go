@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"vkm/transport/handshake"
+	"vkm/transport/seal"
 	"vkm/wire"
 )
 
@@ -12,11 +13,12 @@ import (
 // fails: whatever cannot be acted on is dropped and counted (Stats). The
 // datagram is not kept. Afterwards drain NextDatagram and NextEvent.
 //
-// While joining, a Challenge gives the token to echo (a later one replaces
-// it: a Hello sent as the server's window turned is answered with the next
-// window's token), a Welcome carrying that token seats the client, and a
-// Refuse carrying it (or, before there is a token, carrying none) ends the
-// join. A Goodbye with the token ends the session; Data with it goes to the
+// While joining, a Challenge echoing the attempt's nonce gives the token to
+// echo (a later one replaces it: a Hello sent as the server's window turned
+// is answered with the next window's token), a Welcome carrying that token
+// seats the client, and a Refuse carrying it (or, before there is a token,
+// carrying none) and the nonce ends the join; with a connect token only a
+// sealed Refuse does, and an unsealed one is kept as advice. A Goodbye with the token ends the session; Data with it goes to the
 // connection core.
 func (c *Client) Receive(datagram []byte, now Time) {
 	c.out.reuse()
@@ -30,8 +32,10 @@ func (c *Client) Receive(datagram []byte, now Time) {
 	case handshake.VerdictRead:
 	case handshake.VerdictRefusedVersion:
 		// Another version's body cannot be read, but its header can: the
-		// token rule still applies.
-		c.receiveRefuse(h.Token, handshake.VersionRefusal(h.Version, handshake.Version), len(datagram), now)
+		// token rule still applies, and the nonce is taken on trust.
+		r := handshake.VersionRefusal(h.Version, handshake.Version)
+		r.Nonce = c.nonce
+		c.receiveRefuse(h.Token, r, false, len(datagram), now)
 		return
 	case handshake.VerdictAnswerVersion:
 		c.stats.Unexpected++ // a Hello: servers get those
@@ -51,7 +55,9 @@ func (c *Client) Receive(datagram []byte, now Time) {
 			c.stats.Malformed++
 			return
 		}
-		c.receiveRefuse(h.Token, r, len(datagram), now)
+		c.receiveRefuse(h.Token, r, false, len(datagram), now)
+	case handshake.KindSealedRefuse:
+		c.receiveSealedRefuse(h.Token, datagram, now)
 	case handshake.KindGoodbye:
 		c.receiveGoodbye(h.Token, datagram)
 	case handshake.KindData:
@@ -62,8 +68,8 @@ func (c *Client) Receive(datagram []byte, now Time) {
 }
 
 // hear notes that the server said something that counts while joining.
-func (c *Client) hear(size int, now Time) {
-	c.heard, c.lastHeard = true, now
+func (c *Client) hear(size int) {
+	c.heard = true
 	c.stats.BytesIn += uint64(size)
 }
 
@@ -73,13 +79,18 @@ func (c *Client) receiveChallenge(token uint64, body []byte, size int, now Time)
 		c.stats.Unexpected++
 		return
 	}
-	if _, err := handshake.ParseChallenge(body); err != nil || token == 0 {
+	ch, err := handshake.ParseChallenge(body)
+	if err != nil || token == 0 {
 		c.stats.Malformed++ // a Challenge without a token says nothing
+		return
+	}
+	if ch.Nonce != c.nonce {
+		c.stats.BadToken++ // not an answer to this attempt's Hello
 		return
 	}
 	c.token = token
 	c.stats.Challenges++
-	c.hear(size, now)
+	c.hear(size)
 }
 
 // UnreadableWelcome is the sentence a client ends with when its server's
@@ -138,7 +149,7 @@ func (c *Client) receiveWelcome(token uint64, datagram []byte, now Time) {
 		c.end(StateDisconnected, UnreadableWelcome)
 		return
 	}
-	c.hear(size, now)
+	c.hear(size)
 	if c.resuming && w.Player != c.welcome.Player {
 		c.end(StateDisconnected, SeatLost)
 		return
@@ -149,14 +160,16 @@ func (c *Client) receiveWelcome(token uint64, datagram []byte, now Time) {
 	c.log.Info("joined", "player", w.Player, "server_tick", w.ServerTick, "max_players", w.MaxPlayers)
 }
 
-// receiveRefuse ends the join if the Refuse carries the client's token (0
-// before it holds one).
-func (c *Client) receiveRefuse(token uint64, r handshake.Refuse, size int, now Time) {
+// receiveRefuse takes a Refuse carrying the client's token (0 before it
+// holds one) and its attempt's nonce: it ends the join when sealed is true
+// (a sealed Refuse, opened) or the client has no connect token; otherwise
+// it is kept as advice, which ends the join only at its deadline.
+func (c *Client) receiveRefuse(token uint64, r handshake.Refuse, sealed bool, size int, now Time) {
 	switch {
 	case c.state != StateJoining:
 		c.stats.Unexpected++
 		return
-	case token != c.token:
+	case token != c.token || r.Nonce != c.nonce:
 		c.stats.BadToken++
 		return
 	case c.resuming && r.Reason == handshake.ReasonClientSeated:
@@ -164,8 +177,16 @@ func (c *Client) receiveRefuse(token uint64, r handshake.Refuse, size int, now T
 		// quiet): it is given back once held. Keep saying Hello.
 		c.stats.SeatBusy++
 		return
+	case c.cfg.Token != nil && !sealed:
+		// Anyone who saw the Hello can write this. A server with a key
+		// seals the refusals that count; keep saying Hello, and tell
+		// this one if nothing better comes by the deadline.
+		c.stats.Advised++
+		c.stats.BytesIn += uint64(size)
+		c.advice = &r
+		return
 	}
-	c.hear(size, now)
+	c.hear(size)
 	c.refusal, c.refused = r, true
 	attrs := []any{"reason", r.Reason.String()}
 	if r.Reason == handshake.ReasonMismatch || r.Reason == handshake.ReasonTickRate {
@@ -173,6 +194,35 @@ func (c *Client) receiveRefuse(token uint64, r handshake.Refuse, size int, now T
 	}
 	c.log.Warn("join refused", attrs...)
 	c.end(StateRefused, r.Sentence())
+}
+
+// receiveSealedRefuse opens a sealed Refuse carrying the client's cookie
+// under its connect token's server-to-client key and takes it as final. A
+// client without a token, or without a cookie yet, drops it: a server seals
+// a refusal only for a Hello that echoed a cookie and carried a token.
+func (c *Client) receiveSealedRefuse(token uint64, datagram []byte, now Time) {
+	switch {
+	case c.state != StateJoining:
+		c.stats.Unexpected++
+		return
+	case c.cfg.Token == nil:
+		c.stats.Unexpected++
+		return
+	case c.token == 0 || token != c.token:
+		c.stats.BadToken++
+		return
+	}
+	_, counter, body, err := seal.OpenOnce(c.plain[:0], &c.cfg.Token.ServerToClient, handshake.HeaderSize, datagram)
+	if err != nil || counter&handshake.SealedRefuseBit == 0 {
+		c.stats.Forged++
+		return
+	}
+	r, err := handshake.ParseRefuse(body)
+	if err != nil {
+		c.stats.Malformed++
+		return
+	}
+	c.receiveRefuse(token, r, true, len(datagram), now)
 }
 
 // receiveGoodbye ends the session if the Goodbye carries the client's token

@@ -30,7 +30,8 @@ type Drops struct {
 	// NoSeat (server only): Data or a Goodbye from an address with no seat.
 	NoSeat uint64
 	// BadToken: a datagram whose token is not its seat's (server) or not the
-	// client's own; also a proven Hello from an address whose seat already
+	// client's own, or (client) a Challenge or Refuse that does not echo
+	// the nonce of the Hello it answers; also a proven Hello from an address whose seat already
 	// plays under another token, or, on a sealed seat, that carries
 	// another connect token. The connection core never sees these.
 	BadToken uint64
@@ -44,11 +45,16 @@ type Drops struct {
 	Forged uint64
 	// Replayed: a sealed datagram whose counter was already accepted, or
 	// is too far behind the newest to tell (seal.ErrReplayed,
-	// seal.ErrTooOld).
+	// seal.ErrTooOld); on a server also a Hello of a join attempt that
+	// already took its seat, seen again from another address or cookie.
 	Replayed uint64
 	// Flooded (server only): an authenticated datagram from a seat over
 	// its rate (SeatRateFactor), dropped before the connection core.
 	Flooded uint64
+	// Unproven (server only): a Hello whose connect token is genuine but
+	// whose proof is not (handshake.Proven): the sealed token without its
+	// keys, as anyone who saw it go by could send it.
+	Unproven uint64
 	// Stale: Data the connection core refused as not newer than the newest
 	// it accepted (late, reordered or duplicated).
 	Stale uint64

@@ -15,9 +15,10 @@ func (s *Server) StateSizes() (byAddr, byNum, seated int) {
 	return len(s.byAddr), len(s.byNum), len(s.seated)
 }
 
-// GateToken returns the token the Server's cookie gate gives addr at now.
-func (s *Server) GateToken(addr netip.AddrPort, now Time) uint64 {
-	return s.gate.Token(addr, time.Duration(now))
+// GateToken returns the token the Server's cookie gate gives addr and a
+// join attempt's nonce at now.
+func (s *Server) GateToken(addr netip.AddrPort, nonce uint64, now Time) uint64 {
+	return s.gate.Token(addr, nonce, time.Duration(now))
 }
 
 // SeatToken returns the token a seated player's datagrams must carry, or 0.
@@ -33,3 +34,6 @@ func (s *Server) SeatToken(player uint16) uint64 {
 func (s *Server) QueueCaps() (out, events int) {
 	return cap(s.out.buf) + cap(s.out.at) + cap(s.out.to), cap(s.events.buf) + cap(s.events.q)
 }
+
+// AttemptNonce returns the nonce of the Client's current join attempt.
+func (c *Client) AttemptNonce() uint64 { return c.nonce }

@@ -1,6 +1,8 @@
 package transport
 
 import (
+	crand "crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -274,12 +276,42 @@ type player struct {
 	joinedAt Time
 	bytesIn  uint64
 	bytesOut uint64
+	// attempt is the nonce of the Hello that seated it (or took it back):
+	// its cookie is bound to it.
+	attempt uint64
 	// With Auth: the token's client id and nonce, and the seals of the
 	// two directions (nil without Auth).
 	client uint64
 	nonce  [token.NonceSize]byte
 	tx     *seal.Sender
 	rx     *seal.Receiver
+	// attempts are the nonces of the join attempts that seated it or took
+	// it back, newest at attempts[0]: a Hello of one of them, replayed by
+	// someone who saw it, takes nothing again.
+	attempts [seatAttempts]uint64
+}
+
+// seatAttempts is how many join attempts a seat remembers. A cookie lives
+// at most two windows (20 s) and a takeover needs a held seat, so a
+// replayed Hello older than the last few attempts no longer proves its
+// address anyway.
+const seatAttempts = 8
+
+// tookBy reports whether the join attempt nonce seated p or took it back.
+func (p *player) tookBy(nonce uint64) bool {
+	for _, n := range p.attempts {
+		if n == nonce && n != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// took remembers that the join attempt nonce seated p or took it back.
+func (p *player) took(nonce uint64) {
+	copy(p.attempts[1:], p.attempts[:])
+	p.attempts[0] = nonce
+	p.attempt = nonce
 }
 
 // Server is the sans-IO server half of a session: it answers joins, holds
@@ -345,6 +377,9 @@ type Server struct {
 	used     *token.Used
 	byClient map[uint64]*player
 	plain    []byte
+	// refusals counts the sealed Refuses sent, from a random start, for
+	// their counters (handshake.SealedRefuseBit set).
+	refusals uint64
 }
 
 // NewServer returns a Server with no players. It fails if MaxPlayers is out
@@ -388,6 +423,15 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		s.used = token.NewUsed(remember)
 		s.byClient = make(map[uint64]*player)
 		s.plain = make([]byte, 0, MaxDatagram)
+		// A random start keeps two server processes under one token's
+		// keys (a restart, a second server it names) from choosing the
+		// same counter for a sealed Refuse.
+		// It comes from crypto/rand whatever Rand is: no test reads it.
+		var start [8]byte
+		if _, err := io.ReadFull(crand.Reader, start[:]); err != nil {
+			return nil, fmt.Errorf("transport: drawing the sealed refusals' counter: %w", err)
+		}
+		s.refusals = binary.LittleEndian.Uint64(start[:]) >> 2
 	}
 	return s, nil
 }

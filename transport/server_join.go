@@ -36,7 +36,7 @@ func (s *Server) Receive(from netip.AddrPort, datagram []byte, now Time) {
 		s.stats.Oversize++
 		return
 	}
-	h, body, verdict := handshake.Classify(datagram)
+	h, _, verdict := handshake.Classify(datagram)
 	switch verdict {
 	case handshake.VerdictRead:
 	case handshake.VerdictAnswerVersion:
@@ -45,7 +45,7 @@ func (s *Server) Receive(from netip.AddrPort, datagram []byte, now Time) {
 			return
 		}
 		r := handshake.VersionRefusal(handshake.Version, h.Version)
-		s.refuse(from, h.Token, r, len(datagram))
+		s.refuse(asker{addr: from, cookie: h.Token, limit: len(datagram)}, r)
 		s.logRefusal(from, r, nil, now)
 		return
 	case handshake.VerdictRefusedVersion:
@@ -61,7 +61,7 @@ func (s *Server) Receive(from netip.AddrPort, datagram []byte, now Time) {
 			s.stats.HelloLimited++
 			return
 		}
-		s.receiveHello(from, h.Token, body, len(datagram), now)
+		s.receiveHello(from, h.Token, datagram, now)
 	case handshake.KindData:
 		s.receiveData(from, h.Token, datagram, now)
 	case handshake.KindGoodbye:
@@ -71,16 +71,52 @@ func (s *Server) Receive(from netip.AddrPort, datagram []byte, now Time) {
 	}
 }
 
-// receiveHello applies the join rules to a Hello body from from. size is the
-// whole datagram's length, the most any answer may be.
-func (s *Server) receiveHello(from netip.AddrPort, cookie uint64, body []byte, size int, now Time) {
-	hello, err := handshake.ParseHello(body)
+// asker is the Hello an answer goes to: its source address, the cookie it
+// echoed (0 for none), its nonce, the datagram's length (the most an answer
+// may be) and, once its connect token has been opened and proven, the
+// token's claims, whose keys seal every refusal from then on.
+type asker struct {
+	addr   netip.AddrPort
+	cookie uint64
+	nonce  uint64
+	limit  int
+	keys   *token.Claims
+}
+
+// receiveHello applies the join rules to the Hello datagram from from.
+func (s *Server) receiveHello(from netip.AddrPort, cookie uint64, datagram []byte, now Time) {
+	hello, err := handshake.ParseHello(datagram[handshake.HeaderSize:])
 	if err != nil {
 		s.stats.Malformed++
 		return
 	}
+	size := len(datagram)
+	a := asker{addr: from, cookie: cookie, nonce: hello.Nonce, limit: size}
+	proven := s.gate.Check(from, hello.Nonce, cookie, time.Duration(now))
+	// With a key, a proven Hello's connect token is opened first. A
+	// genuine token whose proof fails is a copy without its keys, sent by
+	// someone who saw it: nothing it asks for is answered. A proven one
+	// gives the keys every refusal from here on is sealed under.
+	var claims token.Claims
+	var openErr error = token.ErrMalformed
+	if s.cfg.Auth != nil && proven && hello.Token != nil {
+		claims, openErr = s.openClaims(hello.Token, s.cfg.Auth.Epoch.Add(time.Duration(now)))
+		if openErr == nil || errors.Is(openErr, token.ErrExpired) || errors.Is(openErr, token.ErrWrongServer) {
+			if !handshake.Proven(datagram, &claims.ClientToServer) {
+				s.stats.Unproven++
+				return
+			}
+			a.keys = &claims
+		}
+	}
 	if r, ok := handshake.Check(s.cfg.Hello, hello); !ok {
-		s.refuse(from, cookie, r, size)
+		if s.cfg.Auth != nil && !proven {
+			// A server with a key refuses only a proven Hello, so that
+			// a client with a token hears the refusal sealed.
+			s.challenge(a, now)
+			return
+		}
+		s.refuse(a, r)
 		s.logRefusal(from, r, &hello, now)
 		return
 	}
@@ -90,11 +126,11 @@ func (s *Server) receiveHello(from netip.AddrPort, cookie uint64, body []byte, s
 		s.retired.forget(from)
 	}
 	seat := s.byAddr[from]
-	if s.cfg.RejoinWindow > 0 && s.cfg.Auth != nil && hello.Token != nil && (seat == nil || seat.played) &&
-		cookie != 0 && s.gate.Check(from, cookie, time.Duration(now)) && s.tryRejoin(from, cookie, hello, size, now) {
+	if s.cfg.RejoinWindow > 0 && a.keys != nil && openErr == nil && (seat == nil || seat.played) &&
+		s.tryRejoin(a, hello, now) {
 		return
 	}
-	if seat != nil && seat.playing && s.gate.Check(from, cookie, time.Duration(now)) {
+	if seat != nil && seat.playing && proven {
 		// A playing client never says Hello again: this is a client
 		// restarted on the same address:port within the cookie's window.
 		// The old seat stays until it times out; the new join waits for it
@@ -102,11 +138,11 @@ func (s *Server) receiveHello(from netip.AddrPort, cookie uint64, body []byte, s
 		s.stats.BadToken++
 		return
 	}
-	if seat != nil && s.seatToken(seat, cookie, now, false) {
-		if seat.rx != nil && !sameToken(seat, hello.Token) {
-			// The seat's cookie with another connect token, or none:
-			// a client restarted on the same port. The seat stays
-			// until it times out.
+	if seat != nil && hello.Nonce == seat.attempt && s.seatToken(seat, cookie, now, false) {
+		if seat.rx != nil && (a.keys == nil || !sameToken(seat, hello.Token)) {
+			// The seat's cookie with another connect token, or none,
+			// or one not proven: a client restarted on the same port, or
+			// a copy. The seat stays until it times out.
 			s.stats.BadToken++
 			return
 		}
@@ -115,7 +151,6 @@ func (s *Server) receiveHello(from netip.AddrPort, cookie uint64, body []byte, s
 		s.welcome(seat, size) // the Welcome was lost, or the cookie changed
 		return
 	}
-	proven := s.gate.Check(from, cookie, time.Duration(now))
 	switch {
 	case seat != nil && proven:
 		// A proven join from an address whose seat plays under another
@@ -129,34 +164,45 @@ func (s *Server) receiveHello(from netip.AddrPort, cookie uint64, body []byte, s
 		// Kick. It must not seat a player who is gone.
 		s.stats.Retired++
 		return
+	case !proven && s.cfg.Auth != nil:
+		// With a key, proof comes first: a stopping or full server
+		// answers only once it can seal the answer.
+		s.challenge(a, now)
+		return
 	case seat == nil && s.closedTo != nil:
 		// Stopping: a new player hears that, full or not.
-		s.refuse(from, cookie, *s.closedTo, size)
+		s.refuse(a, *s.closedTo)
 		s.logRefusal(from, *s.closedTo, &hello, now)
 		return
 	case seat == nil && len(s.seated) >= s.cfg.MaxPlayers:
 		full := handshake.Refuse{Reason: handshake.ReasonFull, MaxPlayers: uint16(s.cfg.MaxPlayers)}
-		s.refuse(from, cookie, full, size)
+		s.refuse(a, full)
 		s.logRefusal(from, full, &hello, now)
 		return
 	case !proven:
 		// Nothing proven, nothing kept: the cookie is a hash, not a record.
-		if s.answer(from, s.gate.Token(from, time.Duration(now)), handshake.Challenge{}, size) > 0 {
-			s.stats.Challenges++
-		}
+		s.challenge(a, now)
 		return
 	}
-	var claims *token.Claims
+	var seatClaims *token.Claims
 	if s.cfg.Auth != nil {
-		c, r, ok := s.openToken(from, hello.Token, now)
-		if !ok {
-			s.refuse(from, cookie, r, size)
+		if r, ok := s.judgeToken(hello.Token, claims, openErr, now); !ok {
+			s.refuse(a, r)
 			s.logRefusal(from, r, &hello, now)
 			return
 		}
-		claims = &c
+		seatClaims = &claims
 	}
-	s.admit(from, cookie, hello, claims, size, now)
+	s.admit(a, hello, seatClaims, now)
+}
+
+// challenge answers the Hello a with a Challenge carrying a fresh cookie
+// for its address and nonce.
+func (s *Server) challenge(a asker, now Time) {
+	c := s.gate.Token(a.addr, a.nonce, time.Duration(now))
+	if s.answer(a.addr, c, handshake.Challenge{Nonce: a.nonce}, a.limit) > 0 {
+		s.stats.Challenges++
+	}
 }
 
 // sameToken reports whether sealed is the connect token p was seated with:
@@ -168,19 +214,18 @@ func sameToken(p *player, sealed *[handshake.TokenSize]byte) bool {
 	return sealed != nil && bytes.Equal(sealed[at:at+token.NonceSize], p.nonce[:])
 }
 
-// openToken checks the connect token a proven Hello from from carries, at
-// now, and returns its claims, or the Refuse that says what is wrong. Only
-// a Hello that echoed a valid cookie gets here, so a forged source address
-// costs the server no decryption; and nothing is kept of a token refused.
-func (s *Server) openToken(from netip.AddrPort, sealed *[handshake.TokenSize]byte, now Time) (token.Claims, handshake.Refuse, bool) {
-	a := s.cfg.Auth
+// judgeToken says whether the connect token a proven Hello carries may
+// seat a player at now, given what opening it gave (claims and err), and
+// otherwise returns the Refuse that says what is wrong. Only a Hello that
+// echoed a valid cookie gets here, so a forged source address costs the
+// server no decryption; and nothing is kept of a token refused.
+func (s *Server) judgeToken(sealed *[handshake.TokenSize]byte, c token.Claims, err error, now Time) (handshake.Refuse, bool) {
 	if sealed == nil {
-		return token.Claims{}, handshake.Refuse{Reason: handshake.ReasonNoToken}, false
+		return handshake.Refuse{Reason: handshake.ReasonNoToken}, false
 	}
-	wall := a.Epoch.Add(time.Duration(now))
-	c, err := s.openClaims(sealed, wall)
-	refuse := func(r handshake.Reason, detail string) (token.Claims, handshake.Refuse, bool) {
-		return token.Claims{}, handshake.Refuse{Reason: r, Detail: detail}, false
+	wall := s.cfg.Auth.Epoch.Add(time.Duration(now))
+	refuse := func(r handshake.Reason, detail string) (handshake.Refuse, bool) {
+		return handshake.Refuse{Reason: r, Detail: detail}, false
 	}
 	switch {
 	case errors.Is(err, token.ErrExpired):
@@ -191,7 +236,7 @@ func (s *Server) openToken(from netip.AddrPort, sealed *[handshake.TokenSize]byt
 		return refuse(handshake.ReasonBadToken, "forged or minted with another key")
 	case err != nil:
 		return refuse(handshake.ReasonBadToken, "malformed")
-	case c.Protocol != a.Protocol:
+	case c.Protocol != s.cfg.Auth.Protocol:
 		return refuse(handshake.ReasonBadToken, "minted for another game")
 	case s.used.Has(c.Nonce, wall):
 		return refuse(handshake.ReasonTokenUsed, "")
@@ -202,7 +247,7 @@ func (s *Server) openToken(from netip.AddrPort, sealed *[handshake.TokenSize]byt
 		// played yet.
 		return refuse(handshake.ReasonClientSeated, "")
 	}
-	return c, handshake.Refuse{}, true
+	return handshake.Refuse{}, true
 }
 
 // openClaims opens a sealed connect token at wall-clock time wall, trying
@@ -220,18 +265,19 @@ func (s *Server) openClaims(sealed *[handshake.TokenSize]byte, wall time.Time) (
 	return c, err
 }
 
-// tryRejoin gives a held seat back to the client whose proven Hello from
-// from carries a connect token for the seat's client id, and reports
-// whether it dealt with the Hello. The token is the seat's own (already
-// used, by this seat: the one use it may be put to again) or a fresh one
-// for the same client id. A seat still heard is refused to it
-// (ReasonClientSeated); a token that does not open, a client not seated
-// and a fresh token used before are left to the join rules, which refuse
-// them as they would any join.
-func (s *Server) tryRejoin(from netip.AddrPort, cookie uint64, hello handshake.Hello, size int, now Time) bool {
+// tryRejoin gives a held seat back to the client whose proven Hello a
+// carries a connect token for the seat's client id (a.keys, opened and its
+// proof checked), and reports whether it dealt with the Hello. The token is
+// the seat's own (already used, by this seat: the one use it may be put to
+// again) or a fresh one for the same client id. A seat still heard is
+// refused to it (ReasonClientSeated); a token of another game, a client not
+// seated and a fresh token used before are left to the join rules, which
+// refuse them as they would any join. A Hello of a join attempt that
+// already took the seat, replayed, takes nothing.
+func (s *Server) tryRejoin(a asker, hello handshake.Hello, now Time) bool {
+	c := a.keys
 	wall := s.cfg.Auth.Epoch.Add(time.Duration(now))
-	c, err := s.openClaims(hello.Token, wall)
-	if err != nil || c.Protocol != s.cfg.Auth.Protocol {
+	if c.Protocol != s.cfg.Auth.Protocol {
 		return false
 	}
 	p := s.byClient[c.Client]
@@ -240,39 +286,46 @@ func (s *Server) tryRejoin(from netip.AddrPort, cookie uint64, hello handshake.H
 		return false
 	case c.Nonce != p.nonce && s.used.Has(c.Nonce, wall):
 		return false
-	case p.held && !p.playing && p.addr == from && p.token == cookie:
+	case p.held && !p.playing && p.addr == a.addr && p.token == a.cookie:
 		// The rejoin's Welcome was lost, or this is another of the Hellos
 		// the client said before it arrived: welcomed again, on the same
 		// new Conn.
-		p.bytesIn += uint64(size)
-		s.welcome(p, size)
+		p.bytesIn += uint64(a.limit)
+		s.welcome(p, a.limit)
 		return true
 	case !p.held:
 		r := handshake.Refuse{Reason: handshake.ReasonClientSeated}
-		s.refuse(from, cookie, r, size)
-		s.logRefusal(from, r, &hello, now)
+		s.refuse(a, r)
+		s.logRefusal(a.addr, r, &hello, now)
 		return true
-	case s.byAddr[from] != nil && s.byAddr[from] != p:
+	case p.tookBy(hello.Nonce):
+		// A Hello of an attempt that already took the seat, from
+		// another address or under another cookie: a copy.
+		s.stats.Replayed++
+		return true
+	case s.byAddr[a.addr] != nil && s.byAddr[a.addr] != p:
 		// Another seat answers to this address: a client restarted on a
 		// port a seated player still holds. It waits for that seat to go.
 		s.stats.BadToken++
 		return true
 	}
-	s.rejoin(p, from, cookie, &c, size, now)
+	s.rejoin(p, a, now)
 	return true
 }
 
-// rejoin moves the held seat p to from under cookie and the token claims
-// c: a new Conn, and with a fresh token its seals; the seals of the same
-// token carry on, so neither end repeats a counter under its keys. The
+// rejoin moves the held seat p to the proven Hello a and its token's
+// claims: a new Conn, and with a fresh token its seals; the seals of the
+// same token carry on, so neither end repeats a counter under its keys. The
 // player's number, name and everything the game holds for it stay.
-func (s *Server) rejoin(p *player, from netip.AddrPort, cookie uint64, c *token.Claims, size int, now Time) {
-	if p.addr != from {
+func (s *Server) rejoin(p *player, a asker, now Time) {
+	c := a.keys
+	if p.addr != a.addr {
 		delete(s.byAddr, p.addr)
-		p.addr = from
-		s.byAddr[from] = p
+		p.addr = a.addr
+		s.byAddr[a.addr] = p
 	}
-	p.token, p.seatedBy = cookie, cookie
+	p.token, p.seatedBy = a.cookie, a.cookie
+	p.took(a.nonce)
 	if c.Nonce != p.nonce {
 		tx, rx := sealers(c)
 		s.used.Seen(c.Nonce, c.Expires, s.cfg.Auth.Epoch.Add(time.Duration(now)))
@@ -280,20 +333,20 @@ func (s *Server) rejoin(p *player, from netip.AddrPort, cookie uint64, c *token.
 	}
 	p.conn = NewConn(s.cfg.Conn, now)
 	p.playing = false
-	p.bytesIn += uint64(size)
+	p.bytesIn += uint64(a.limit)
 	s.stats.Rejoins++
-	s.events.push(ServerEvent{Kind: EventRejoined, Player: p.num, Addr: from, Name: p.name}, nil)
-	s.log.Debug("player rejoined", "player", p.num, "addr", from)
-	s.welcome(p, size)
+	s.events.push(ServerEvent{Kind: EventRejoined, Player: p.num, Addr: a.addr, Name: p.name}, nil)
+	s.log.Debug("player rejoined", "player", p.num, "addr", a.addr)
+	s.welcome(p, a.limit)
 }
 
 // admit seats from, whose Hello echoed a valid cookie (and, with Auth,
 // whose connect token claims says who it is), if the game accepts it.
-func (s *Server) admit(from netip.AddrPort, cookie uint64, hello handshake.Hello, claims *token.Claims, size int, now Time) {
-	token := cookie
+func (s *Server) admit(a asker, hello handshake.Hello, claims *token.Claims, now Time) {
+	from, token, size := a.addr, a.cookie, a.limit
 	num, ok := s.nums.peek()
 	if !ok { // 65535 seated: only reachable with MaxPlayers 65535
-		s.refuse(from, token, handshake.Refuse{Reason: handshake.ReasonFull, MaxPlayers: uint16(s.cfg.MaxPlayers)}, size)
+		s.refuse(a, handshake.Refuse{Reason: handshake.ReasonFull, MaxPlayers: uint16(s.cfg.MaxPlayers)})
 		return
 	}
 	name := hello.Name
@@ -310,7 +363,7 @@ func (s *Server) admit(from netip.AddrPort, cookie uint64, hello handshake.Hello
 			if r.Reason == 0 {
 				r.Reason = handshake.ReasonDeclined
 			}
-			s.refuse(from, token, r, size)
+			s.refuse(a, r)
 			s.logRefusal(from, r, &hello, now)
 			return
 		}
@@ -319,6 +372,7 @@ func (s *Server) admit(from netip.AddrPort, cookie uint64, hello handshake.Hello
 		num: num, addr: from, token: token, seatedBy: token, name: name, dev: hello.Dev,
 		joinedAt: now, bytesIn: uint64(size),
 	}
+	p.took(a.nonce)
 	if claims != nil {
 		tx, rx := sealers(claims)
 		// openToken asked Has; Seen now remembers the token, so no other
@@ -348,7 +402,7 @@ func (s *Server) seatToken(p *player, token uint64, now Time, adopt bool) bool {
 	if token == p.token {
 		return true
 	}
-	if p.playing || !s.gate.Check(p.addr, token, time.Duration(now)) {
+	if p.playing || !s.gate.Check(p.addr, p.attempt, token, time.Duration(now)) {
 		return false
 	}
 	if adopt {
@@ -387,10 +441,29 @@ func (s *Server) welcome(p *player, limit int) {
 	}
 }
 
-// refuse queues a Refuse to a Hello, in a header carrying the Hello's token
-// so the client can tell it from a forgery.
-func (s *Server) refuse(to netip.AddrPort, token uint64, r handshake.Refuse, limit int) {
-	if s.answer(to, token, r, limit) > 0 && r.Reason.Known() {
+// refuse queues the Refuse r to the Hello a, carrying the Hello's cookie
+// and nonce so the client can tell it from a forgery; sealed under the
+// connect token's server-to-client key once the token has been opened and
+// proven (a.keys), so nobody but this server can end the join.
+func (s *Server) refuse(a asker, r handshake.Refuse) {
+	r.Nonce = a.nonce
+	sent := 0
+	if a.keys != nil {
+		var hdr [handshake.HeaderSize]byte
+		handshake.Header{Version: handshake.Version, Kind: handshake.KindSealedRefuse, Token: a.cookie}.Append(hdr[:0])
+		counter := handshake.SealedRefuseBit | s.refusals
+		s.refusals = (s.refusals + 1) &^ handshake.SealedRefuseBit
+		buf := s.out.open()
+		start := len(buf)
+		buf = seal.SealOnce(buf, &a.keys.ServerToClient, hdr[:], counter, r.Append(s.plain[:0]))
+		if n := len(buf) - start; n <= a.limit {
+			s.out.commit(a.addr, buf)
+			sent = n
+		}
+	} else {
+		sent = s.answer(a.addr, a.cookie, r, a.limit)
+	}
+	if sent > 0 && r.Reason.Known() {
 		s.stats.Refusals[r.Reason]++
 	}
 }

@@ -400,7 +400,7 @@ func TestAnUnreadableWelcomeEndsTheJoin(t *testing.T) {
 	c := transport.NewClient(transport.ClientConfig{Hello: clientHello("ada")}, 0)
 	c.Poll(0)
 	const token = 0x1234
-	c.Receive(handshake.AppendDatagram(nil, token, handshake.Challenge{}), at(time.Millisecond))
+	c.Receive(handshake.AppendDatagram(nil, token, handshake.Challenge{Nonce: c.AttemptNonce()}), at(time.Millisecond))
 	bad := handshake.Header{Version: handshake.Version, Kind: handshake.KindWelcome, Token: token}.Append(nil)
 	c.Receive(append(bad, 1, 2, 3), at(2*time.Millisecond))
 	if c.State() != transport.StateDisconnected || c.LastError() != transport.UnreadableWelcome {

@@ -124,7 +124,7 @@ func FuzzServerReceive(f *testing.F) {
 		from := fuzzAddr(sel)
 		datagram = bytes.Clone(datagram)
 		if stamp && len(datagram) >= handshake.HeaderSize {
-			binary.LittleEndian.PutUint64(datagram[4:], s.gate.Token(from, time.Duration(fuzzNow)))
+			binary.LittleEndian.PutUint64(datagram[4:], s.gate.Token(from, fuzzNonce(datagram), time.Duration(fuzzNow)))
 		}
 		real := s.byAddr[fuzzSeated]
 		connBefore := real.conn.Stats()
@@ -212,7 +212,7 @@ func FuzzSealedServerReceive(f *testing.F) {
 		from := fuzzAddr(sel)
 		datagram = bytes.Clone(datagram)
 		if stamp && len(datagram) >= handshake.HeaderSize {
-			binary.LittleEndian.PutUint64(datagram[4:], s.gate.Token(from, time.Duration(fuzzNow)))
+			binary.LittleEndian.PutUint64(datagram[4:], s.gate.Token(from, fuzzNonce(datagram), time.Duration(fuzzNow)))
 		}
 		real := s.byAddr[fuzzSeated]
 		connBefore := real.conn.Stats()
@@ -263,4 +263,13 @@ func FuzzSealedClientReceive(f *testing.F) {
 			t.Fatalf("a datagram the server did not seal changed the session: %v %+v", c.state, c.conn.Stats())
 		}
 	})
+}
+
+// fuzzNonce returns the nonce a Hello datagram carries, or 0 for a datagram
+// too short to hold one: the one its cookie is bound to.
+func fuzzNonce(datagram []byte) uint64 {
+	if len(datagram) < 48 {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(datagram[40:48])
 }

@@ -249,7 +249,7 @@ func TestForgedHelloFlood(t *testing.T) {
 		case 1:
 			token = rng.Uint64()
 		case 2:
-			token = s.srv.GateToken(elsewhere, now) // heard by someone else
+			token = s.srv.GateToken(elsewhere, 0, now) // heard by someone else
 		}
 		hello := serverHello
 		if i%10 == 9 {
@@ -345,7 +345,7 @@ func TestExpiredEchoGetsFreshChallenge(t *testing.T) {
 	t.Logf("%v", s)
 	t.Logf("first token %#x (window 0); %d hellos before the link came back; after it: %+v", first, lost, after[:min(len(after), 3)])
 	if len(after) < 2 || after[0].kind != handshake.KindChallenge || after[0].token == first ||
-		after[0].token != s.srv.GateToken(p.addr, after[0].at) {
+		after[0].token != s.srv.GateToken(p.addr, p.c.AttemptNonce(), after[0].at) {
 		t.Fatalf("the stale echo was answered with %+v, want a fresh Challenge", after)
 	}
 	if s.srv.SeatToken(1) != after[0].token || s.admits != 1 {
@@ -440,7 +440,7 @@ func TestPlayerNumbersWrapOnServer(t *testing.T) {
 	join := func(from netip.AddrPort) uint16 {
 		s.srv.Receive(from, first, now) // a fresh client starts without a token
 		s.srv.NextDatagram()
-		echo := handshake.AppendDatagram(nil, s.srv.GateToken(from, now), clientHello(""))
+		echo := handshake.AppendDatagram(nil, s.srv.GateToken(from, 0, now), clientHello(""))
 		s.srv.Receive(from, echo, now)
 		_, b, _ := s.srv.NextDatagram()
 		_, body, _ := handshake.Classify(b)
@@ -453,7 +453,7 @@ func TestPlayerNumbersWrapOnServer(t *testing.T) {
 	a := join(netip.MustParseAddrPort("192.0.2.1:1"))
 	b := join(netip.MustParseAddrPort("192.0.2.2:1"))
 	cycler := netip.MustParseAddrPort("192.0.2.3:1")
-	bye := handshake.AppendDatagram(nil, s.srv.GateToken(cycler, now), handshake.Goodbye{Reason: handshake.GoodbyeQuit})
+	bye := handshake.AppendDatagram(nil, s.srv.GateToken(cycler, 0, now), handshake.Goodbye{Reason: handshake.GoodbyeQuit})
 	var last uint16
 	var prevConn *transport.Conn
 	var got []uint16
@@ -488,7 +488,7 @@ func TestStaleHelloAfterLeaveSeatsNobody(t *testing.T) {
 	s := newSim(t, seed, transport.ServerConfig{})
 	from := netip.MustParseAddrPort("192.0.2.10:7000")
 	now := at(time.Second)
-	token := s.srv.GateToken(from, now)
+	token := s.srv.GateToken(from, 0, now)
 	welcomed := func() uint16 {
 		t.Helper()
 		_, b, ok := s.srv.NextDatagram()
@@ -531,7 +531,7 @@ func TestUnconfirmedSeatTimesOutAndRejoins(t *testing.T) {
 	s := newSim(t, seed, transport.ServerConfig{})
 	from := netip.MustParseAddrPort("192.0.2.11:7000")
 	start := at(2 * time.Second)
-	echo := handshake.AppendDatagram(nil, s.srv.GateToken(from, start), clientHello("unlucky"))
+	echo := handshake.AppendDatagram(nil, s.srv.GateToken(from, 0, start), clientHello("unlucky"))
 	s.srv.Receive(from, echo, start)
 	s.flushServer()
 	deadline, ok := s.srv.NextDeadline()

@@ -132,7 +132,10 @@ func TestTokenRefusals(t *testing.T) {
 			s := sealSim(t, seed, transport.ServerConfig{})
 			s.now = at(2 * time.Second) // past the "expired" token's expiry
 			p := s.addClient("bob", memnet.Broadband, transport.ClientConfig{Token: tc.tok(t)})
-			s.run(s.now.Add(3*time.Second), func() bool { return p.c.State() != transport.StateJoining })
+			// A refusal the server cannot seal (it could not open the
+			// token) is advice to a client with a token: the join ends
+			// with it at its deadline, 10 s after it began.
+			s.run(s.now.Add(11*time.Second), func() bool { return p.c.State() != transport.StateJoining })
 			r, refused := p.c.Refusal()
 			t.Logf("%v", s)
 			t.Logf("client %v: %q", p.c.State(), p.c.LastError())
@@ -379,13 +382,12 @@ func TestSeatRewelcomesOnlyItsOwnToken(t *testing.T) {
 	s.flushServer()
 	cookie := s.srv.SeatToken(1)
 	hello := clientHello("a")
-	hello.Token = &mintToken(t, sealKey, 8, "", seed, nil).Sealed
+	hello.Nonce = a.c.AttemptNonce()
 	before := s.srv.Stats()
-	s.srv.Receive(a.addr, handshake.AppendDatagram(nil, cookie, hello), s.now)
+	s.srv.Receive(a.addr, provenHello(cookie, hello, mintToken(t, sealKey, 8, "", seed, nil)), s.now)
 	_, _, queued := s.srv.NextDatagram()
 	other := s.srv.Stats()
-	hello.Token = &tok.Sealed
-	s.srv.Receive(a.addr, handshake.AppendDatagram(nil, cookie, hello), s.now)
+	s.srv.Receive(a.addr, provenHello(cookie, hello, tok), s.now)
 	_, w, welcomed := s.srv.NextDatagram()
 	t.Logf("%v", s)
 	if queued || other.BadToken != before.BadToken+1 || other.Welcomes != before.Welcomes {
@@ -394,6 +396,15 @@ func TestSeatRewelcomesOnlyItsOwnToken(t *testing.T) {
 	if h, _, _ := handshake.Classify(w); !welcomed || h.Kind != handshake.KindWelcome || s.srv.Stats().Joins != 1 {
 		t.Fatalf("the seat's own token: %v %v", welcomed, h.Kind)
 	}
+}
+
+// provenHello returns the Hello datagram a client holding tok sends
+// echoing cookie: with the sealed token and its proof.
+func provenHello(cookie uint64, hello handshake.Hello, tok *token.Token) []byte {
+	hello.Token = &tok.Sealed
+	d := handshake.AppendDatagram(nil, cookie, hello)
+	handshake.Prove(d, &tok.ClientToServer)
+	return d
 }
 
 // dropWelcomes is a peer's dropDown that loses every Welcome.

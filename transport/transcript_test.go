@@ -68,6 +68,10 @@ func transcriptSnapshot() []byte {
 	return append([]byte{0}, peer.Write(nil, r, entity.ID{Slot: 60, Gen: 1}, transport.MaxDataPayload-1)...)
 }
 
+// transcriptNonce is the join attempt's nonce the transcript's client
+// draws: 0x8877665544332211.
+var transcriptNonce = []byte{0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88}
+
 // runTranscript joins a Client holding a connect token to a Server with
 // the key, then has each send one Data, and returns what went by.
 func runTranscript(t *testing.T) (*token.Token, []transcriptStep) {
@@ -83,7 +87,7 @@ func runTranscript(t *testing.T) (*token.Token, []transcriptStep) {
 	srv.SetTick(1000)
 	ch := hello
 	ch.Name = "ada"
-	cl := transport.NewClient(transport.ClientConfig{Hello: ch, Token: tok}, 0)
+	cl := transport.NewClient(transport.ClientConfig{Hello: ch, Token: tok, Rand: bytes.NewReader(transcriptNonce)}, 0)
 	rx, err := seal.NewReceiver(&tok.ServerToClient, handshake.HeaderSize)
 	if err != nil {
 		t.Fatal(err)
@@ -129,10 +133,10 @@ func runTranscript(t *testing.T) (*token.Token, []transcriptStep) {
 	}
 	ms := time.Millisecond
 	cl.Poll(0)
-	up(0, "Hello: the first, token 0, no connect token; padded to 1200 bytes")
-	down(20*ms, "Challenge: the cookie for 198.51.100.7:50000 in the window of time 0")
+	up(0, "Hello: the first, token 0, no connect token, the join attempt's nonce 0x8877665544332211 at offset 40; padded to 1200 bytes")
+	down(20*ms, "Challenge: the cookie for 198.51.100.7:50000 and the nonce in the window of time 0, echoing the nonce")
 	cl.Poll(transport.Time(20 * ms))
-	up(20*ms, "Hello: echoing the cookie, carrying the sealed connect token at offset 73 (flags bit 1)")
+	up(20*ms, "Hello: echoing the cookie, carrying the sealed connect token at offset 81 (flags bit 1) and at 404 its proof under the client-to-server key")
 	down(40*ms, "Welcome, sealed with the server-to-client key, counter 0: tick 1000, player 1 of 4, 64 Hz")
 	cl.Poll(transport.Time(40 * ms))
 	up(40*ms, "Data, sealed with the client-to-server key, counter 0: the first, an empty payload (keep-alive); seq 0, ack 65535 (nothing received), ack bits 0")
@@ -220,7 +224,8 @@ func TestTranscriptMatchesDoc(t *testing.T) {
 	if len(steps) != 7 {
 		t.Fatalf("%d datagrams", len(steps))
 	}
-	if len(steps[0].b) != handshake.HelloSize || len(steps[1].b) != handshake.HeaderSize {
+	if len(steps[0].b) != handshake.HelloSize || len(steps[1].b) != handshake.HeaderSize+8 ||
+		!bytes.Equal(steps[1].b[12:], transcriptNonce) || !bytes.Equal(steps[0].b[40:48], transcriptNonce) {
 		t.Fatalf("Hello %d bytes, Challenge %d", len(steps[0].b), len(steps[1].b))
 	}
 	if w := steps[3]; len(w.b) != handshake.HeaderSize+handshake.WelcomeSize+seal.Overhead ||

@@ -30,8 +30,9 @@ const Window = 10 * time.Second
 const KeySize = 16
 
 // msgSize is the length of the hashed message: the address as 16 bytes
-// (IPv4 in its IPv4-mapped IPv6 form), the port, and the window number.
-const msgSize = 16 + 2 + 8
+// (IPv4 in its IPv4-mapped IPv6 form), the port, the window number and the
+// client's nonce.
+const msgSize = 16 + 2 + 8 + 8
 
 // Gate issues and checks join tokens under one secret key.
 //
@@ -59,38 +60,42 @@ func New(rand io.Reader) (*Gate, error) {
 	}, nil
 }
 
-// Token returns the token for addr in the window that contains now (time
-// since the caller's epoch). It is SipHash-2-4, under the Gate's key, of the
-// address's 16-byte IP, its port and the window number. The IP's zone is
+// Token returns the token for addr and the client's nonce in the window
+// that contains now (time since the caller's epoch). It is SipHash-2-4,
+// under the Gate's key, of the address's 16-byte IP, its port, the window
+// number and the nonce: bound to the join attempt that asked for it as
+// well as to the address, so a token seen by one attempt proves nothing
+// for another. The IP's zone is
 // ignored, and an IPv4 address gets the same token as its IPv4-mapped IPv6
 // form. Token never returns 0, which a Hello uses to say it holds no token,
 // and it does not allocate.
-func (g *Gate) Token(addr netip.AddrPort, now time.Duration) uint64 {
-	return g.tokenIn(addr, windowOf(now))
+func (g *Gate) Token(addr netip.AddrPort, nonce uint64, now time.Duration) uint64 {
+	return g.tokenIn(addr, nonce, windowOf(now))
 }
 
-// Check reports whether token is the one Token gave addr in now's window or
-// in the window before it. A token of 0 never passes.
-func (g *Gate) Check(addr netip.AddrPort, token uint64, now time.Duration) bool {
+// Check reports whether token is the one Token gave addr and nonce in now's
+// window or in the window before it. A token of 0 never passes.
+func (g *Gate) Check(addr netip.AddrPort, nonce, token uint64, now time.Duration) bool {
 	if token == 0 {
 		return false
 	}
 	w := windowOf(now)
 	// Both hashes are always computed, so the time Check takes does not say
 	// which window a near miss was for.
-	cur := g.tokenIn(addr, w)
-	prev := g.tokenIn(addr, w-1)
+	cur := g.tokenIn(addr, nonce, w)
+	prev := g.tokenIn(addr, nonce, w-1)
 	return token == cur || token == prev
 }
 
-// tokenIn hashes addr with window number w. The message lives on the stack:
+// tokenIn hashes addr and nonce with window number w. The message lives on the stack:
 // siphash.Hash does not let its argument escape.
-func (g *Gate) tokenIn(addr netip.AddrPort, w int64) uint64 {
+func (g *Gate) tokenIn(addr netip.AddrPort, nonce uint64, w int64) uint64 {
 	var msg [msgSize]byte
 	ip := addr.Addr().As16()
 	copy(msg[0:16], ip[:])
 	binary.LittleEndian.PutUint16(msg[16:18], addr.Port())
 	binary.LittleEndian.PutUint64(msg[18:26], uint64(w))
+	binary.LittleEndian.PutUint64(msg[26:34], nonce)
 	return nonzero(siphash.Hash(g.k0, g.k1, msg[:]))
 }
 

@@ -34,25 +34,29 @@ var (
 	addr6 = netip.MustParseAddrPort("[2001:db8::7]:27960")
 )
 
-func TestTokenIsSipHashOfAddressPortAndWindow(t *testing.T) {
+// nonceA and nonceB are two join attempts' nonces.
+const nonceA, nonceB = 0x0123456789abcdef, 0x0123456789abcdee
+
+func TestTokenIsSipHashOfAddressPortWindowAndNonce(t *testing.T) {
 	g := newGate(t, 1)
 	now := 35 * time.Second // window 3
-	var msg [26]byte
+	var msg [34]byte
 	ip := addrA.Addr().As16()
 	copy(msg[:16], ip[:])
 	binary.LittleEndian.PutUint16(msg[16:], addrA.Port())
 	binary.LittleEndian.PutUint64(msg[18:], 3)
+	binary.LittleEndian.PutUint64(msg[26:], nonceA)
 	k0 := binary.LittleEndian.Uint64([]byte{1, 2, 3, 4, 5, 6, 7, 8})
 	k1 := binary.LittleEndian.Uint64([]byte{9, 10, 11, 12, 13, 14, 15, 16})
-	if got, want := g.Token(addrA, now), nonzero(siphash.Hash(k0, k1, msg[:])); got != want {
+	if got, want := g.Token(addrA, nonceA, now), nonzero(siphash.Hash(k0, k1, msg[:])); got != want {
 		t.Fatalf("Token = %#x, want SipHash-2-4 of the documented message %#x", got, want)
 	}
 }
 
 func TestSameAddressAndWindowGiveSameToken(t *testing.T) {
 	g := newGate(t, 1)
-	a := g.Token(addrA, 20*time.Second)
-	b := g.Token(addrA, 29*time.Second+999*time.Millisecond)
+	a := g.Token(addrA, nonceA, 20*time.Second)
+	b := g.Token(addrA, nonceA, 29*time.Second+999*time.Millisecond)
 	if a != b {
 		t.Fatalf("two times in one window gave %#x and %#x", a, b)
 	}
@@ -60,16 +64,17 @@ func TestSameAddressAndWindowGiveSameToken(t *testing.T) {
 
 func TestTokenDependsOnIPPortAndWindow(t *testing.T) {
 	g := newGate(t, 1)
-	base := g.Token(addrA, 20*time.Second)
+	base := g.Token(addrA, nonceA, 20*time.Second)
 	for _, c := range []struct {
 		name string
 		tok  uint64
 	}{
-		{"other IP", g.Token(addrB, 20*time.Second)},
-		{"other port", g.Token(addrC, 20*time.Second)},
-		{"IPv6", g.Token(addr6, 20*time.Second)},
-		{"next window", g.Token(addrA, 30*time.Second)},
-		{"previous window", g.Token(addrA, 19*time.Second)},
+		{"other IP", g.Token(addrB, nonceA, 20*time.Second)},
+		{"other port", g.Token(addrC, nonceA, 20*time.Second)},
+		{"other nonce", g.Token(addrA, nonceB, 20*time.Second)},
+		{"IPv6", g.Token(addr6, nonceA, 20*time.Second)},
+		{"next window", g.Token(addrA, nonceA, 30*time.Second)},
+		{"previous window", g.Token(addrA, nonceA, 19*time.Second)},
 	} {
 		if c.tok == base {
 			t.Errorf("%s: token %#x equals the base token", c.name, c.tok)
@@ -78,8 +83,8 @@ func TestTokenDependsOnIPPortAndWindow(t *testing.T) {
 }
 
 func TestDifferentKeysGiveDifferentTokens(t *testing.T) {
-	a := newGate(t, 1).Token(addrA, time.Minute)
-	b := newGate(t, 2).Token(addrA, time.Minute)
+	a := newGate(t, 1).Token(addrA, nonceA, time.Minute)
+	b := newGate(t, 2).Token(addrA, nonceA, time.Minute)
 	if a == b {
 		t.Fatalf("two keys gave the same token %#x", a)
 	}
@@ -88,7 +93,7 @@ func TestDifferentKeysGiveDifferentTokens(t *testing.T) {
 func TestCheckAcceptsItsWindowAndTheNextOnly(t *testing.T) {
 	g := newGate(t, 1)
 	issued := 42 * time.Second // window 4: [40 s, 50 s)
-	tok := g.Token(addrA, issued)
+	tok := g.Token(addrA, nonceA, issued)
 	for _, c := range []struct {
 		now  time.Duration
 		want bool
@@ -101,24 +106,27 @@ func TestCheckAcceptsItsWindowAndTheNextOnly(t *testing.T) {
 		{75 * time.Second, false},
 		{39 * time.Second, false}, // before it was issued
 	} {
-		if got := g.Check(addrA, tok, c.now); got != c.want {
+		if got := g.Check(addrA, nonceA, tok, c.now); got != c.want {
 			t.Errorf("Check at %v = %v, want %v", c.now, got, c.want)
 		}
 	}
-	if g.Check(addrB, tok, issued) || g.Check(addrC, tok, issued) {
+	if g.Check(addrB, nonceA, tok, issued) || g.Check(addrC, nonceA, tok, issued) {
 		t.Error("a token passed for another address")
 	}
-	if newGate(t, 2).Check(addrA, tok, issued) {
+	if g.Check(addrA, nonceB, tok, issued) {
+		t.Error("a token passed for another join attempt's nonce")
+	}
+	if newGate(t, 2).Check(addrA, nonceA, tok, issued) {
 		t.Error("a token passed under another key")
 	}
 }
 
 func TestNegativeTimeHasItsOwnWindows(t *testing.T) {
 	g := newGate(t, 1)
-	if g.Token(addrA, -time.Second) == g.Token(addrA, time.Second) {
+	if g.Token(addrA, nonceA, -time.Second) == g.Token(addrA, nonceA, time.Second) {
 		t.Fatal("the second before the epoch shares a window with the second after")
 	}
-	if !g.Check(addrA, g.Token(addrA, -time.Second), time.Second) {
+	if !g.Check(addrA, nonceA, g.Token(addrA, nonceA, -time.Second), time.Second) {
 		t.Fatal("a token from window -1 is refused in window 0")
 	}
 }
@@ -130,12 +138,12 @@ func TestZeroIsNeverIssuedNorAccepted(t *testing.T) {
 	g := newGate(t, 1)
 	for i := range 10000 {
 		ap := netip.AddrPortFrom(addrA.Addr(), uint16(i))
-		if g.Token(ap, time.Duration(i)*Window) == 0 {
+		if g.Token(ap, nonceA, time.Duration(i)*Window) == 0 {
 			t.Fatalf("token 0 issued for %v", ap)
 		}
 	}
 	var zero Gate
-	if zero.Check(addrA, 0, 0) || g.Check(addrA, 0, 0) {
+	if zero.Check(addrA, nonceA, 0, 0) || g.Check(addrA, nonceA, 0, 0) {
 		t.Fatal("Check accepted token 0")
 	}
 }
@@ -163,7 +171,7 @@ func TestNewWithNilUsesCryptoRand(t *testing.T) {
 
 func TestTokenDoesNotAllocate(t *testing.T) {
 	g := newGate(t, 1)
-	if n := testing.AllocsPerRun(100, func() { g.Check(addr6, g.Token(addr6, time.Hour), time.Hour) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { g.Check(addr6, nonceA, g.Token(addr6, nonceA, time.Hour), time.Hour) }); n != 0 {
 		t.Fatalf("Token+Check allocate %v times", n)
 	}
 }
@@ -173,17 +181,17 @@ func BenchmarkToken(b *testing.B) {
 	b.ReportAllocs()
 	var sink uint64
 	for b.Loop() {
-		sink += g.Token(addr6, time.Hour)
+		sink += g.Token(addr6, nonceA, time.Hour)
 	}
 	_ = sink
 }
 
 func BenchmarkCheck(b *testing.B) {
 	g := newGate(b, 1)
-	tok := g.Token(addr6, time.Hour)
+	tok := g.Token(addr6, nonceA, time.Hour)
 	b.ReportAllocs()
 	for b.Loop() {
-		if !g.Check(addr6, tok, time.Hour+Window) {
+		if !g.Check(addr6, nonceA, tok, time.Hour+Window) {
 			b.Fatal("refused")
 		}
 	}

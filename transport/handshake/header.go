@@ -22,8 +22,16 @@ const (
 	// Version is the protocol version this build speaks. Raise it whenever
 	// a message body or the meaning of a field changes; a peer at another
 	// version is then refused with ReasonVersion rather than misread.
-	Version uint8 = 7
+	Version uint8 = 8
 )
+
+// SealedRefuseBit is set in the counter of every sealed Refuse. A
+// connection's own datagrams count from 0 and never come near it, so the
+// nonce of a sealed Refuse is never one a Welcome, Data or Goodbye used
+// under the same key; its other 63 bits are the server's to choose (the Go
+// server starts them at a random number and counts up), and the client
+// opens it apart from its connection's replay window.
+const SealedRefuseBit = uint64(1) << 63
 
 // Kind says which message a datagram carries.
 type Kind uint8
@@ -44,6 +52,11 @@ const (
 	// KindData carries the connection core's packets; its body is not
 	// this package's business.
 	KindData Kind = 6
+	// KindSealedRefuse declines a join whose connect token the server
+	// opened: a Refuse body sealed under the token's server-to-client key
+	// (transport/seal's layout, with a counter of its own; see
+	// SealedRefuseCounter), so nobody but that server can end the join.
+	KindSealedRefuse Kind = 7
 )
 
 // String returns the kind's name, or "kind(N)" for a number this build does
@@ -63,12 +76,14 @@ func (k Kind) String() string {
 		return "goodbye"
 	case KindData:
 		return "data"
+	case KindSealedRefuse:
+		return "sealed_refuse"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
 
 // known reports whether k is a kind of this protocol version.
-func (k Kind) known() bool { return k >= KindHello && k <= KindData }
+func (k Kind) known() bool { return k >= KindHello && k <= KindSealedRefuse }
 
 // Header is the first HeaderSize bytes of every datagram. The tag is not a
 // field: Append always writes it and ParseHeader always checks it.

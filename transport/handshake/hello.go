@@ -25,7 +25,11 @@ const helloBody = HelloSize - HeaderSize
 
 // helloFixed is the length of a Hello body's fixed fields, up to and
 // including the name's length byte.
-const helloFixed = 29
+const helloFixed = 37
+
+// nonceAt is where the client's nonce sits in a Hello's body: datagram
+// offset 40.
+const nonceAt = 28
 
 // flagDev is the Hello flag bit saying the client runs in dev mode.
 const flagDev = 1 << 0
@@ -39,8 +43,20 @@ const flagToken = 1 << 1
 const TokenSize = 323
 
 // tokenAt is where a carried token starts in a Hello's body, after the
-// longest name: datagram offset 73.
+// longest name: datagram offset 81.
 const tokenAt = helloFixed + NameMax
+
+// ProofSize is the length of the proof a Hello carrying a connect token
+// ends its fields with (see Prove).
+const ProofSize = 16
+
+// proofAt is where a carried token's proof starts in a Hello's body, right
+// after the token: datagram offset 404.
+const proofAt = tokenAt + TokenSize
+
+// ProofEnd is the datagram offset where a Hello's proof ends: the proof
+// covers the datagram's bytes before ProofEnd-ProofSize.
+const ProofEnd = HeaderSize + proofAt + ProofSize
 
 // Hello asks to join. Its token travels in the header: 0 on a first Hello,
 // the Challenge's token when echoed. It says what the client holds, so the
@@ -49,8 +65,9 @@ const tokenAt = helloFixed + NameMax
 // Body layout (offsets from the start of the datagram, integers little
 // endian): 12 SchemaFP u64, 20 ActionFP u64, 28 WorldFP u64, 36 TickRate
 // u16, 38 ActionCount u8, 39 flags u8 (bit 0 Dev, bit 1 token, others
-// zero), 40 name length u8 (at most NameMax), 41 name, zeros up to 73; with
-// the token bit, 73 the sealed connect token (TokenSize bytes, to 396);
+// zero), 40 Nonce u64, 48 name length u8 (at most NameMax), 49
+// name, zeros up to 81; with the token bit, 81 the sealed connect token
+// (TokenSize bytes, to 404) and 404 its proof (ProofSize bytes, to 420);
 // then zeros up to HelloSize.
 type Hello struct {
 	// SchemaFP is the replication schema's fingerprint.
@@ -71,12 +88,22 @@ type Hello struct {
 	Name string
 	// Dev says the client runs in dev mode (scripts hot-reloaded).
 	Dev bool
+	// Nonce is drawn at random by the client for each join attempt. The server's cookie is bound to it and every answer to the
+	// Hello echoes it, so a Challenge or Refuse from anyone who did not
+	// see the Hello is told from the server's at once.
+	Nonce uint64
 	// Token is the client's sealed connect token (transport/token), or
 	// nil. A client sends it only in a Hello that echoes a Challenge's
 	// token, so a server opens tokens only for an address that has proven
 	// it receives. ParseHello returns it aliasing the body. A pointer keeps
 	// Hello comparable and cheap to copy.
 	Token *[TokenSize]byte
+	// Proof, with Token, proves the sender holds the token's
+	// client-to-server key (Prove, Proven): the sealed token alone, which
+	// anyone on the path can copy, seats nobody and moves no seat. Append
+	// writes it as it is; a client leaves it zero and has Prove fill it
+	// in once the datagram is whole.
+	Proof [ProofSize]byte
 }
 
 // Kind returns KindHello.
@@ -99,13 +126,16 @@ func (h Hello) Append(b []byte) []byte {
 		flags |= flagToken
 	}
 	name := CleanName(h.Name)
-	b = append(b, h.ActionCount, flags, byte(len(name)))
+	b = append(b, h.ActionCount, flags)
+	b = binary.LittleEndian.AppendUint64(b, h.Nonce)
+	b = append(b, byte(len(name)))
 	b = append(b, name...)
 	// The compiler turns append of a fresh make into a grow-and-clear, so
 	// padding allocates nothing beyond b's own growth.
 	if carry {
 		b = append(b, make([]byte, tokenAt-(len(b)-start))...)
 		b = append(b, h.Token[:]...)
+		b = append(b, h.Proof[:]...)
 	}
 	return append(b, make([]byte, helloBody-(len(b)-start))...)
 }
@@ -125,7 +155,8 @@ func ParseHello(body []byte) (Hello, error) {
 	if flags&^(flagDev|flagToken) != 0 {
 		return Hello{}, fail(KindHello, ProblemFlags)
 	}
-	n := int(body[28])
+	nonce := binary.LittleEndian.Uint64(body[nonceAt:])
+	n := int(body[helloFixed-1])
 	if n > NameMax {
 		return Hello{}, fail(KindHello, ProblemName)
 	}
@@ -134,19 +165,23 @@ func ParseHello(body []byte) (Hello, error) {
 		return Hello{}, fail(KindHello, ProblemName)
 	}
 	var tok *[TokenSize]byte
+	var proof [ProofSize]byte
 	pad := body[helloFixed+n:]
 	if flags&flagToken != 0 {
-		tok = (*[TokenSize]byte)(body[tokenAt : tokenAt+TokenSize])
+		tok = (*[TokenSize]byte)(body[tokenAt:proofAt])
+		proof = [ProofSize]byte(body[proofAt : proofAt+ProofSize])
 		if !zero(body[helloFixed+n : tokenAt]) {
 			return Hello{}, fail(KindHello, ProblemPadding)
 		}
-		pad = body[tokenAt+TokenSize:]
+		pad = body[proofAt+ProofSize:]
 	}
 	if !zero(pad) {
 		return Hello{}, fail(KindHello, ProblemPadding)
 	}
 	return Hello{
 		Token:       tok,
+		Proof:       proof,
+		Nonce:       nonce,
 		SchemaFP:    binary.LittleEndian.Uint64(body[0:8]),
 		ActionFP:    binary.LittleEndian.Uint64(body[8:16]),
 		WorldFP:     binary.LittleEndian.Uint64(body[16:24]),

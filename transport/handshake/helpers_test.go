@@ -1,6 +1,8 @@
 package handshake
 
 import (
+	"vkm/transport/seal"
+
 	"errors"
 	"testing"
 )
@@ -22,6 +24,11 @@ func parseDatagram(b []byte) (Header, Message, error) {
 		m, err = ParseWelcome(body)
 	case KindRefuse:
 		m, err = ParseRefuse(body)
+	case KindSealedRefuse:
+		var plain []byte
+		if _, _, plain, err = seal.OpenOnce(nil, sampleKey, HeaderSize, b); err == nil {
+			m, err = ParseRefuse(plain)
+		}
 	case KindGoodbye:
 		m, err = ParseGoodbye(body)
 	default:
@@ -51,7 +58,20 @@ var sampleHello = Hello{
 	TickRate:    64,
 	Name:        "ada",
 	Dev:         true,
+	Nonce:       sampleNonce,
 }
+
+// sampleNonce is the join attempt's nonce the sample messages carry.
+const sampleNonce = 0x1f2e3d4c5b6a7988
+
+// sampleKey stands for a connect token's session key: 0x40, 0x41, ...
+var sampleKey = func() *[32]byte {
+	var k [32]byte
+	for i := range k {
+		k[i] = byte(0x40 + i)
+	}
+	return &k
+}()
 
 // sampleToken stands for a sealed connect token: TokenSize bytes, none of
 // them zero, so a misplaced copy shows.

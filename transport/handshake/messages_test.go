@@ -97,7 +97,7 @@ func TestHelloRefusesBadNames(t *testing.T) {
 		{"right-to-left override", []byte("a\u202eb"), 5},
 	} {
 		b := Hello{}.Append(nil)
-		b[28] = c.n
+		b[helloFixed-1] = c.n
 		copy(b[helloFixed:], c.raw)
 		_, err := ParseHello(b)
 		if err == nil {
@@ -170,7 +170,13 @@ func TestWelcomeRefusesZeroesAndFlags(t *testing.T) {
 	wantProblem(t, err, ProblemFlags)
 }
 
-func TestChallengeBodyIsEmpty(t *testing.T) {
-	_, err := ParseChallenge([]byte{0})
+func TestChallengeBodyIsItsNonce(t *testing.T) {
+	_, err := ParseChallenge(make([]byte, 9))
 	wantProblem(t, err, ProblemLength)
+	_, err = ParseChallenge(make([]byte, 7))
+	wantProblem(t, err, ProblemShort)
+	c, err := ParseChallenge(Challenge{Nonce: sampleNonce}.Append(nil))
+	if err != nil || c.Nonce != sampleNonce {
+		t.Fatalf("Challenge round trip = %+v, %v", c, err)
+	}
 }

@@ -136,24 +136,31 @@ func (r Reason) Sentence() string {
 }
 
 // refuseBody is the length of a Refuse's body without a detail.
-const refuseBody = 10
+const refuseBody = 18
 
 // DetailMax is the longest detail a Refuse carries, in bytes of UTF-8.
 const DetailMax = 255
 
 // Refuse declines a join. Its header carries the token of the Hello it
-// answers (0 for a first Hello), so a client that holds a token can tell a
-// forged refusal from a real one. It carries details a player can be shown; each is
+// answers (0 for a first Hello) and its body the Hello's nonce, so a client
+// takes a refusal only from someone who saw its Hello. A server with a key
+// seals the refusals it makes once it has opened the Hello's connect token
+// (KindSealedRefuse, the same body sealed under the token's
+// server-to-client key); a client holding a token takes an unsealed one as
+// advice only. It carries details a player can be shown; each is
 // 0 when unknown or when the reason is another one, and Sentence then leaves
 // it out.
 //
 // Body layout (offsets from the start of the datagram, little endian):
-// 12 Reason u8 (at this offset in every protocol version), 13 MaxPlayers
-// u16, 15 ServerTickRate u16, 17 ClientTickRate u16, 19 ServerVersion u8,
-// 20 ClientVersion u8, 21 detail length u8 (at most DetailMax), 22 detail
-// (UTF-8). 22 bytes and the detail in all.
+// 12 Reason u8 (at this offset in every protocol version), 13 Nonce u64,
+// 21 MaxPlayers u16, 23 ServerTickRate u16, 25 ClientTickRate u16, 27
+// ServerVersion u8, 28 ClientVersion u8, 29 detail length u8 (at most
+// DetailMax), 30 detail (UTF-8). 30 bytes and the detail in all.
 type Refuse struct {
 	Reason Reason
+	// Nonce is the nonce of the Hello this Refuse answers (0 when that
+	// Hello, of another protocol version, could not be read).
+	Nonce uint64
 	// MaxPlayers is the server's seat count, for ReasonFull.
 	MaxPlayers uint16
 	// ServerTickRate and ClientTickRate are both ends' tick rates, for
@@ -184,6 +191,7 @@ func (Refuse) Kind() Kind { return KindRefuse }
 // Append appends the Refuse's body to b and returns the longer slice.
 func (r Refuse) Append(b []byte) []byte {
 	b = append(b, byte(r.Reason))
+	b = binary.LittleEndian.AppendUint64(b, r.Nonce)
 	b = binary.LittleEndian.AppendUint16(b, r.MaxPlayers)
 	b = binary.LittleEndian.AppendUint16(b, r.ServerTickRate)
 	b = binary.LittleEndian.AppendUint16(b, r.ClientTickRate)
@@ -211,11 +219,12 @@ func ParseRefuse(body []byte) (Refuse, error) {
 	return Refuse{
 		Detail:         detail,
 		Reason:         Reason(body[0]),
-		MaxPlayers:     binary.LittleEndian.Uint16(body[1:3]),
-		ServerTickRate: binary.LittleEndian.Uint16(body[3:5]),
-		ClientTickRate: binary.LittleEndian.Uint16(body[5:7]),
-		ServerVersion:  body[7],
-		ClientVersion:  body[8],
+		Nonce:          binary.LittleEndian.Uint64(body[1:9]),
+		MaxPlayers:     binary.LittleEndian.Uint16(body[9:11]),
+		ServerTickRate: binary.LittleEndian.Uint16(body[11:13]),
+		ClientTickRate: binary.LittleEndian.Uint16(body[13:15]),
+		ServerVersion:  body[15],
+		ClientVersion:  body[16],
 	}, nil
 }
 

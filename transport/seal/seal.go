@@ -244,3 +244,45 @@ func newAEAD(key *Key, headerLen int) (cipher.AEAD, error) {
 	}
 	return aead, nil
 }
+
+// SealOnce appends to dst the sealed datagram of header and payload under
+// key with the given counter, outside any Sender: for a message sent once,
+// whose counter the caller keeps apart from every Sender's under the same
+// key (vkm's sealed Refuse sets the counter's top bit, which a Sender never
+// reaches). A counter must never be used twice under one key.
+func SealOnce(dst []byte, key *Key, header []byte, counter uint64, payload []byte) []byte {
+	aead, err := chacha20poly1305.New(key[:])
+	if err != nil {
+		panic(err) // a Key is always the right length
+	}
+	var nonce [chacha20poly1305.NonceSize]byte
+	binary.LittleEndian.PutUint64(nonce[4:], counter)
+	start := len(dst)
+	dst = append(dst, header...)
+	dst = binary.LittleEndian.AppendUint64(dst, counter)
+	return aead.Seal(dst, nonce[:], payload, dst[start:])
+}
+
+// OpenOnce opens a datagram SealOnce sealed under key with a cleartext
+// header of headerLen bytes, appending the payload to dst; it returns the
+// header (aliasing datagram), the counter and the payload. It keeps no
+// replay window: a caller that must refuse a second copy checks the
+// counter itself. Errors are ErrMalformed and ErrForged.
+func OpenOnce(dst []byte, key *Key, headerLen int, datagram []byte) (header []byte, counter uint64, payload []byte, err error) {
+	if headerLen < 0 || len(datagram) < headerLen+Overhead {
+		return nil, 0, nil, ErrMalformed
+	}
+	aead, err := chacha20poly1305.New(key[:])
+	if err != nil {
+		panic(err)
+	}
+	authenticated := datagram[:headerLen+CounterSize]
+	counter = binary.LittleEndian.Uint64(authenticated[headerLen:])
+	var nonce [chacha20poly1305.NonceSize]byte
+	binary.LittleEndian.PutUint64(nonce[4:], counter)
+	out, err := aead.Open(dst, nonce[:], datagram[len(authenticated):], authenticated)
+	if err != nil {
+		return nil, 0, nil, ErrForged
+	}
+	return datagram[:headerLen], counter, out[len(dst):], nil
+}

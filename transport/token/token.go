@@ -254,6 +254,8 @@ func Mint(key *Key, c Claims, now time.Time, rand io.Reader) (Token, error) {
 // expired, and names addr; otherwise an error wrapping ErrMalformed,
 // ErrForged, ErrExpired or ErrWrongServer, checked in that order, so that
 // nothing a forger can change is believed before the tag has been checked.
+// With ErrExpired and ErrWrongServer it returns the claims too: the token
+// is genuine, so a server may seal its refusal under the token's keys.
 // Open never panics on any input. It does not consult a Used cache: the
 // caller does, with the claims' Nonce and Expires.
 func Open(key *Key, sealed []byte, now time.Time, addr netip.AddrPort) (Claims, error) {
@@ -284,10 +286,10 @@ func Open(key *Key, sealed []byte, now time.Time, addr netip.AddrPort) (Claims, 
 		return Claims{}, fmt.Errorf("%w: name %q", ErrMalformed, c.Name)
 	}
 	if !now.Before(c.Expires) {
-		return Claims{}, fmt.Errorf("%w: at %s", ErrExpired, c.Expires.Format(time.RFC3339))
+		return c, fmt.Errorf("%w: at %s", ErrExpired, c.Expires.Format(time.RFC3339))
 	}
 	if !names(c.Servers, addr) {
-		return Claims{}, fmt.Errorf("%w: %s", ErrWrongServer, addr)
+		return c, fmt.Errorf("%w: %s", ErrWrongServer, addr)
 	}
 	return c, nil
 }
