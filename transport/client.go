@@ -154,9 +154,9 @@ type ClientStats struct {
 	// Advised counts unsealed Refuses a client with a connect token took
 	// as advice only: a server with a key seals the refusals that count,
 	// and anyone who saw the Hello can write an unsealed one.
-	Advised uint64
-	BytesIn    uint64 // whole datagrams acted on, headers included
-	BytesOut   uint64 // whole datagrams sent, headers included
+	Advised  uint64
+	BytesIn  uint64 // whole datagrams acted on, headers included
+	BytesOut uint64 // whole datagrams sent, headers included
 }
 
 // Client is the sans-IO client half of a session: it joins one server and
@@ -193,7 +193,11 @@ type Client struct {
 	welcome   handshake.Welcome
 	refusal   handshake.Refuse
 	refused   bool
-	advice    *handshake.Refuse // the last unsealed Refuse, with a token
+	// With a token, the last unsealed answer that would have ended the
+	// join: the sentence it ends with at the deadline, and the Refuse
+	// (nil for an unsealed Welcome).
+	advice        string
+	adviceRefusal *handshake.Refuse
 	rand      io.Reader
 	conn      *Conn
 	lastErr   string
@@ -265,7 +269,7 @@ func (c *Client) newAttempt() {
 			c.rand = crand.Reader
 		}
 	}
-	c.token, c.advice = 0, nil
+	c.token, c.advice, c.adviceRefusal = 0, "", nil
 }
 
 // Poll does what is due at now. While joining it says Hello (with the token
@@ -282,9 +286,11 @@ func (c *Client) Poll(now Time) {
 	switch c.state {
 	case StateJoining:
 		if now >= c.deadline {
-			if c.advice != nil {
-				c.refusal, c.refused = *c.advice, true
-				c.end(StateRefused, c.advice.Sentence())
+			if c.advice != "" {
+				if r := c.adviceRefusal; r != nil {
+					c.refusal, c.refused = *r, true
+				}
+				c.end(StateRefused, c.advice)
 				return
 			}
 			c.end(StateDisconnected, c.silenceSentence())

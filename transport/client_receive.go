@@ -97,9 +97,10 @@ func (c *Client) receiveChallenge(token uint64, body []byte, size int, now Time)
 // Welcome does not decode.
 const UnreadableWelcome = "The server's welcome could not be read; it may run another build of the game."
 
-// Unsealed is the sentence a client with a connect token ends with when
-// the server seats it without sealing: a server without a key, which checks
-// no tokens and whose datagrams anyone on the path could forge.
+// Unsealed is the sentence a client with a connect token ends with, at its
+// join's deadline, when the server would seat it without sealing: a server
+// without a key, which checks no tokens and whose datagrams anyone on the
+// path could forge (and so could such a Welcome: it ends nothing sooner).
 const Unsealed = "The server does not check connect tokens (it runs without a key), so this client, which has one, will not play on it unsealed; join it without a token."
 
 // body returns the body of a datagram from the server: for a client with a
@@ -132,9 +133,12 @@ func (c *Client) receiveWelcome(token uint64, datagram []byte, now Time) {
 		return
 	case c.rx != nil && size == handshake.HeaderSize+handshake.WelcomeSize:
 		// An unsealed Welcome carrying our cookie: a server without a
-		// key. Playing on would give up what the token is for.
+		// key, or someone who saw the Hello. Playing on would give up
+		// what the token is for; ending here would let anyone on the
+		// path end the join. Keep saying Hello, and say this at the
+		// deadline if nothing sealed comes.
 		c.stats.Forged++
-		c.end(StateRefused, Unsealed)
+		c.advice, c.adviceRefusal = Unsealed, nil
 		return
 	}
 	body := c.body(datagram)
@@ -183,7 +187,7 @@ func (c *Client) receiveRefuse(token uint64, r handshake.Refuse, sealed bool, si
 		// this one if nothing better comes by the deadline.
 		c.stats.Advised++
 		c.stats.BytesIn += uint64(size)
-		c.advice = &r
+		c.advice, c.adviceRefusal = r.Sentence(), &r
 		return
 	}
 	c.hear(size)

@@ -286,10 +286,12 @@ func (s *Server) tryRejoin(a asker, hello handshake.Hello, now Time) bool {
 		return false
 	case c.Nonce != p.nonce && s.used.Has(c.Nonce, wall):
 		return false
-	case p.held && !p.playing && p.addr == a.addr && p.token == a.cookie:
+	case p.held && !p.playing && p.addr == a.addr && p.attempt == a.nonce:
 		// The rejoin's Welcome was lost, or this is another of the Hellos
-		// the client said before it arrived: welcomed again, on the same
-		// new Conn.
+		// the client said before it arrived (perhaps echoing a newer
+		// cookie of the same attempt, as a window turned): welcomed
+		// again, on the same new Conn.
+		p.token, p.seatedBy = a.cookie, a.cookie
 		p.bytesIn += uint64(a.limit)
 		s.welcome(p, a.limit)
 		return true

@@ -273,3 +273,57 @@ func fuzzNonce(datagram []byte) uint64 {
 	}
 	return binary.LittleEndian.Uint64(datagram[40:48])
 }
+
+// A joining client with a connect token and a cookie, handed any datagram:
+// only the server's sealed Refuse ends its join, and nothing it is sent
+// makes it play but a Welcome sealed by that server.
+func FuzzJoiningClientReceive(f *testing.F) {
+	c, refusal := joiningClient(f)
+	f.Add(refusal, false)
+	f.Add(handshake.AppendDatagram(nil, c.token, handshake.Refuse{Reason: handshake.ReasonFull, Nonce: c.nonce}), false)
+	f.Add(handshake.AppendDatagram(nil, 0, handshake.Challenge{Nonce: c.nonce}), true)
+	f.Add(handshake.AppendDatagram(nil, 1, handshake.Welcome{ServerTick: 1, Player: 1, MaxPlayers: 1, TickRate: 64}), true)
+	f.Fuzz(func(t *testing.T, datagram []byte, stamp bool) {
+		c, refusal := joiningClient(t)
+		datagram = bytes.Clone(datagram)
+		if stamp && len(datagram) >= handshake.HeaderSize {
+			binary.LittleEndian.PutUint64(datagram[4:], c.token)
+		}
+		c.Receive(datagram, fuzzNow)
+		switch {
+		case c.state == StatePlaying:
+			t.Fatal("a datagram the server did not seal seated the client")
+		case c.state != StateJoining && !bytes.Equal(datagram, refusal):
+			t.Fatalf("a datagram the server did not seal ended the join: %v %q", c.state, c.lastErr)
+		}
+	})
+}
+
+// joiningClient returns a client with a connect token that has taken a
+// server's Challenge, and the sealed Refuse (TokenUsed) that server sends
+// its next Hello.
+func joiningClient(tb testing.TB) (*Client, []byte) {
+	tb.Helper()
+	s, c, _ := seatedServerAuth(tb, true)
+	c2 := NewClient(ClientConfig{Hello: fuzzHello, Token: c.cfg.Token, Rand: bytes.NewReader(make([]byte, 8))}, fuzzNow)
+	from := netip.MustParseAddrPort("10.9.8.6:4000")
+	var refusal []byte
+	for range 3 { // Hello, Challenge, Hello with the token, sealed Refuse
+		c2.Poll(fuzzNow)
+		for b, ok := c2.NextDatagram(); ok; b, ok = c2.NextDatagram() {
+			s.Receive(from, b, fuzzNow)
+		}
+		for _, b, ok := s.NextDatagram(); ok; _, b, ok = s.NextDatagram() {
+			if handshake.Kind(b[3]) == handshake.KindSealedRefuse {
+				refusal = bytes.Clone(b)
+				continue
+			}
+			c2.Receive(b, fuzzNow)
+		}
+		c2.lastHello = 0
+	}
+	if c2.state != StateJoining || c2.token == 0 || refusal == nil {
+		tb.Fatalf("client %v token %#x refusal %x", c2.state, c2.token, refusal)
+	}
+	return c2, refusal
+}

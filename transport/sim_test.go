@@ -82,6 +82,8 @@ type sim struct {
 	events []transport.ServerEvent // payloads copied
 	admits int
 	stray  int // server datagrams to an address no peer has
+	// strayTo, when set, sees each of those: an attacker's own address.
+	strayTo func(to netip.AddrPort, b []byte)
 
 	every     time.Duration
 	nextEvery transport.Time
@@ -171,6 +173,9 @@ func (s *sim) flush() {
 		p := s.byAddr[to]
 		if p == nil {
 			s.stray++
+			if s.strayTo != nil {
+				s.strayTo(to, bytes.Clone(b))
+			}
 			continue
 		}
 		if p.sniffDown != nil {

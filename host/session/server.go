@@ -105,6 +105,8 @@ type Server struct {
 // seat is everything about one seated player, made when they join and
 // dropped when they leave: never reused for the next player.
 type seat struct {
+	// rejoinLog limits the "player rejoined" lines of this seat.
+	rejoinLog  lineLimit
 	player     uint16
 	name       string
 	entity     entity.ID
@@ -501,7 +503,9 @@ func (s *Server) events() {
 			}
 		case transport.EventRejoined:
 			if st, ok := s.seats[ev.Player]; ok {
-				s.log.Info("player rejoined", "player", ev.Player, "addr", ev.Addr.String())
+				if held, ok := st.rejoinLog.allow(s.now); ok {
+					s.log.Info("player rejoined", "player", ev.Player, "addr", ev.Addr.String(), "held_back", held)
+				}
 				s.rejoined(st)
 			}
 		case transport.EventResumed:
@@ -516,6 +520,31 @@ func (s *Server) events() {
 			}
 		}
 	}
+}
+
+// rejoinLogEvery is the least time between two "player rejoined" lines of
+// one seat: a link that keeps dropping says so every few seconds, with the
+// count of the lines held back, rather than once a rejoin.
+const rejoinLogEvery = 5 * time.Second
+
+// lineLimit lets a log line through at most once every rejoinLogEvery,
+// counting the ones it held back.
+type lineLimit struct {
+	last   transport.Time
+	logged bool
+	held   int
+}
+
+// allow reports whether a line may be written at now and, if so, how many
+// were held back since the last.
+func (l *lineLimit) allow(now transport.Time) (held int, ok bool) {
+	if l.logged && now.Sub(l.last) < rejoinLogEvery {
+		l.held++
+		return 0, false
+	}
+	held = l.held
+	l.last, l.logged, l.held = now, true, 0
+	return held, true
 }
 
 // rejoined starts a held seat's player over on the new connection its

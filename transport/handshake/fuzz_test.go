@@ -101,7 +101,7 @@ func FuzzParseHello(f *testing.F) {
 		if h, ok := c.msg.(Hello); ok {
 			end := helloFixed + len(h.Name)
 			if h.Token != nil {
-				end = tokenAt + TokenSize
+				end = proofAt + ProofSize
 			}
 			fields := h.Append(nil)[:end]
 			f.Add(fields)
@@ -137,4 +137,37 @@ func FuzzParseRefuse(f *testing.F) {
 func FuzzParseGoodbye(f *testing.F) {
 	seedBodies(f, KindGoodbye)
 	f.Fuzz(func(t *testing.T, b []byte) { fuzzBody(t, b, ParseGoodbye) })
+}
+
+// Proven never panics, and is true for exactly the datagram Prove wrote
+// under the same key: changing any byte it covers, or the key, fails it.
+func FuzzProven(f *testing.F) {
+	for _, c := range sampleMessages {
+		if h, ok := c.msg.(Hello); ok && h.Token != nil {
+			d := AppendDatagram(nil, c.token, h)
+			Prove(d, sampleKey)
+			f.Add(d, uint16(0))
+			f.Add(d, uint16(41))
+		}
+	}
+	f.Add([]byte{}, uint16(0))
+	f.Fuzz(func(t *testing.T, d []byte, flip uint16) {
+		_ = Proven(d, sampleKey)
+		if len(d) < ProofEnd {
+			return
+		}
+		d = bytes.Clone(d)
+		Prove(d, sampleKey)
+		if !Proven(d, sampleKey) {
+			t.Fatal("a proof Prove wrote does not check")
+		}
+		var other [32]byte
+		if Proven(d, &other) {
+			t.Fatal("a proof checks under another key")
+		}
+		d[int(flip)%(ProofEnd-ProofSize)] ^= 1
+		if Proven(d, sampleKey) {
+			t.Fatal("a proof checks after a byte it covers changed")
+		}
+	})
 }

@@ -56,3 +56,29 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
+
+// OpenOnce never panics, opens exactly what SealOnce sealed under its key,
+// and refuses a datagram with any byte changed.
+func FuzzOpenOnce(f *testing.F) {
+	f.Add(SealOnce(nil, &keyA, header(1), 1<<63|5, []byte("refused")), uint16(0))
+	f.Add(SealOnce(nil, &keyA, header(2), 7, nil), uint16(3))
+	f.Add([]byte{}, uint16(0))
+	f.Fuzz(func(t *testing.T, d []byte, flip uint16) {
+		h, counter, p, err := OpenOnce(nil, &keyA, len(header(0)), d)
+		if err != nil {
+			if !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrForged) {
+				t.Fatalf("error %v", err)
+			}
+			return
+		}
+		again := SealOnce(nil, &keyA, h, counter, p)
+		if !bytes.Equal(again, d) {
+			t.Fatal("an opened datagram does not seal back to itself")
+		}
+		d = bytes.Clone(d)
+		d[int(flip)%len(d)] ^= 1
+		if _, _, _, err := OpenOnce(nil, &keyA, len(header(0)), d); !errors.Is(err, ErrForged) {
+			t.Fatalf("a changed datagram opened: %v", err)
+		}
+	})
+}
