@@ -198,11 +198,11 @@ type Client struct {
 	// (nil for an unsealed Welcome).
 	advice        string
 	adviceRefusal *handshake.Refuse
-	rand      io.Reader
-	conn      *Conn
-	lastErr   string
-	resume    time.Duration // ResumeAfter, 0 for never
-	resuming  bool          // joining again to take back a seat
+	rand          io.Reader
+	conn          *Conn
+	lastErr       string
+	resume        time.Duration // ResumeAfter, 0 for never
+	resuming      bool          // joining again to take back a seat
 
 	out    outbox
 	events eventQueue[ClientEvent]
