@@ -93,8 +93,7 @@ func (f *adminFeed) fillSnapshot(snap *admin.Snapshot) {
 	f.seenErrs = len(errs)
 	snap.Reloads = uint64(g.Reloads())
 	if f.web != nil {
-		w := f.web()
-		snap.Web = &admin.WebSnapshot{PeersWebRTC: w.PeersWebRTC, PeersWebSocket: w.PeersWebSocket, Drops: w.Drops, Refused: w.Refused}
+		snap.Web = &f.web().WebSnapshot
 	}
 	f.snap = snap
 	f.s.EachEvent(f.event)

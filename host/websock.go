@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"vkm/host/admin"
 	"vkm/host/web"
 )
 
@@ -161,13 +162,14 @@ func (s *webSocket) Flush() error {
 	return nil
 }
 
-// webReport returns the gateway's counts for the server's report.
+// webReport returns the gateway's counts for the server's report, the
+// status line and /metrics: the one copy of what the gateway gathers.
 func (s *webSocket) webReport() *WebReport {
 	st := s.g.Stats()
 	return &WebReport{
-		PeersWebRTC: st.PeersRTC, PeersWebSocket: st.PeersWS,
+		WebSnapshot: admin.WebSnapshot{Peers: st.Peers, Connecting: st.Connecting, Admitted: st.Admitted, Closed: st.Closed,
+			Drops: st.Drops, Refused: st.Refused},
 		DatagramsIn: st.DatagramsIn, DatagramsOut: st.DatagramsOut, BytesIn: st.BytesIn, BytesOut: st.BytesOut,
-		Drops: st.Drops, Refused: st.Refused,
 	}
 }
 
