@@ -74,7 +74,8 @@ func listenWeb(cfg ServeConfig, u socket, log *slog.Logger) (*webSocket, error) 
 		ln.Close()
 		return nil, err
 	}
-	s := &webSocket{udp: u, g: g, http: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
+	s := &webSocket{udp: u, g: g, http: &http.Server{Handler: mux,
+		ReadHeaderTimeout: web.ReadHeaderTimeout, ReadTimeout: web.ReadTimeout, IdleTimeout: web.IdleTimeout}}
 	s.udpOnly = func(from netip.AddrPort, b []byte) {
 		if !web.Synthetic(from.Addr()) {
 			s.fn(from, b)
