@@ -214,18 +214,25 @@ func dialWeb(ctx context.Context, base string) (socket, error) {
 		dialFn, target = web.DialWS, u.String()
 	}
 	// A listener not up yet (a server still starting) is tried again, as
-	// a UDP client says Hello until it is answered; a refusal is final.
-	retry := time.NewTicker(webDialRetry)
+	// a UDP client says Hello until it is answered; a refusal is final
+	// unless it says when to try again (a household's players connecting
+	// at once, over the gateway's cap for one address).
+	retry := time.NewTimer(webDialRetry)
 	defer retry.Stop()
 	var p *web.Peer
 	for {
 		if p, err = dialFn(ctx, target, web.DialOptions{}); err == nil {
 			break
 		}
+		wait := webDialRetry
 		var refused *web.RefusedError
-		if errors.As(err, &refused) || ctx.Err() != nil {
+		if errors.As(err, &refused) {
+			wait = refused.RetryAfter
+		}
+		if wait == 0 || ctx.Err() != nil {
 			return nil, fmt.Errorf("host: joining over the web at %s: %w", base, err)
 		}
+		retry.Reset(wait)
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("host: joining over the web at %s: %w", base, err)
