@@ -32,6 +32,16 @@ type adminFeed struct {
 	web func() *WebReport
 }
 
+// Limits of the admin listener's HTTP server. Its requests have no body,
+// so a whole request is bounded as its headers are; a kept-alive
+// connection outlives a scraper's interval (Prometheus's default is a
+// minute) so each scrape need not connect anew. There is no write
+// timeout: a CPU profile answers after the seconds it is asked for.
+const (
+	adminReadTimeout = 10 * time.Second
+	adminIdleTimeout = 2 * time.Minute
+)
+
 // startAdmin listens on cfg.Admin and serves the admin handler there from
 // a goroutine of its own, until close.
 func startAdmin(cfg ServeConfig, s *session.Server) (*adminFeed, error) {
@@ -42,7 +52,7 @@ func startAdmin(cfg ServeConfig, s *session.Server) (*adminFeed, error) {
 	rate := s.Game().TickRate()
 	f := &adminFeed{s: s, a: admin.New(admin.Config{Seats: cfg.Project.Players, TickPeriod: time.Second / time.Duration(rate)})}
 	f.fill, f.event = f.fillSnapshot, f.countEvent
-	f.http = &http.Server{Handler: f.a.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	f.http = &http.Server{Handler: f.a.Handler(), ReadHeaderTimeout: adminReadTimeout, ReadTimeout: adminReadTimeout, IdleTimeout: adminIdleTimeout}
 	go func() {
 		if err := f.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			cfg.Logger.Error("admin listener failed", "err", err)
@@ -93,8 +103,7 @@ func (f *adminFeed) fillSnapshot(snap *admin.Snapshot) {
 	f.seenErrs = len(errs)
 	snap.Reloads = uint64(g.Reloads())
 	if f.web != nil {
-		w := f.web()
-		snap.Web = &admin.WebSnapshot{PeersWebRTC: w.PeersWebRTC, PeersWebSocket: w.PeersWebSocket, Drops: w.Drops, Refused: w.Refused}
+		snap.Web = &f.web().WebSnapshot
 	}
 	f.snap = snap
 	f.s.EachEvent(f.event)

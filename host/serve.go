@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"vkm/host/admin"
 	"vkm/host/game"
 	"vkm/host/project"
 	"vkm/host/session"
@@ -171,19 +172,16 @@ type ServerReport struct {
 	Web *WebReport `json:"web,omitempty"`
 }
 
-// WebReport is what the web listener carried: its peers open at the end,
-// datagrams and bytes each way, the datagrams it dropped (too large, a
-// reader or a peer's queue too far behind) and the offers and upgrades it
-// refused.
+// WebReport is what the web listener carried: what /metrics serves of it
+// (its peers welcomed and connecting at the end, the peers welcomed and
+// the attempts ended by reason, the datagrams dropped and the requests
+// refused; see admin.WebSnapshot), and datagrams and bytes each way.
 type WebReport struct {
-	PeersWebRTC    int    `json:"peers_webrtc"`
-	PeersWebSocket int    `json:"peers_websocket"`
-	DatagramsIn    uint64 `json:"datagrams_in"`
-	DatagramsOut   uint64 `json:"datagrams_out"`
-	BytesIn        uint64 `json:"bytes_in"`
-	BytesOut       uint64 `json:"bytes_out"`
-	Drops          uint64 `json:"drops"`
-	Refused        uint64 `json:"refused"`
+	admin.WebSnapshot
+	DatagramsIn  uint64 `json:"datagrams_in"`
+	DatagramsOut uint64 `json:"datagrams_out"`
+	BytesIn      uint64 `json:"bytes_in"`
+	BytesOut     uint64 `json:"bytes_out"`
 }
 
 // webCounts is a socket with a web listener behind it (vkmd --web): its
@@ -554,7 +552,7 @@ func (srv *server) status() {
 	}
 	if w, ok := srv.sock.(webCounts); ok {
 		r := w.webReport()
-		fmt.Fprintf(&b, " web webrtc %d websocket %d", r.PeersWebRTC, r.PeersWebSocket)
+		fmt.Fprintf(&b, " web webrtc %d websocket %d connecting %d", r.Peers["webrtc"], r.Peers["websocket"], r.Connecting["webrtc"]+r.Connecting["websocket"])
 	}
 	for _, p := range srv.s.Peers(srv.now()) {
 		fmt.Fprintf(&b, " | p%d rtt %.0fms loss %.1f%% in %.0fB/s out %.0fB/s repeats %d skips %d", p.Player, p.RTTms, p.LossPermille/10, p.BytesInPerS, p.BytesOutPerS, p.Repeats, p.Skips)

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -26,17 +27,19 @@ func TestWebPeersAreCountedInTheStatusLineAndMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	sock := &countedWeb{rep: WebReport{PeersWebRTC: 2, PeersWebSocket: 1, Drops: 5, Refused: 3}}
+	counts := admin.WebSnapshot{Peers: map[string]int{"webrtc": 2, "websocket": 1}, Connecting: map[string]int{"webrtc": 3, "websocket": 1},
+		Admitted: map[string]uint64{"webrtc": 4}, Closed: map[string]uint64{"idle": 6}, Drops: 5, Refused: 3}
+	sock := &countedWeb{rep: WebReport{WebSnapshot: counts, DatagramsIn: 9}}
 	var line strings.Builder
 	srv := &server{cfg: ServeConfig{Project: p, Status: &line}, s: s, sock: sock}
 	srv.status()
-	if !strings.Contains(line.String(), " web webrtc 2 websocket 1") {
+	if !strings.Contains(line.String(), " web webrtc 2 websocket 1 connecting 4") {
 		t.Errorf("status line %q does not count the web peers", line.String())
 	}
 	f := &adminFeed{s: s, web: sock.webReport}
 	var snap admin.Snapshot
 	f.fillSnapshot(&snap)
-	if w := snap.Web; w == nil || *w != (admin.WebSnapshot{PeersWebRTC: 2, PeersWebSocket: 1, Drops: 5, Refused: 3}) {
+	if w := snap.Web; w == nil || !reflect.DeepEqual(*w, counts) {
 		t.Errorf("the admin snapshot's web counts are %+v", snap.Web)
 	}
 

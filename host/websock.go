@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"vkm/host/admin"
 	"vkm/host/web"
 )
 
@@ -73,7 +74,8 @@ func listenWeb(cfg ServeConfig, u socket, log *slog.Logger) (*webSocket, error) 
 		ln.Close()
 		return nil, err
 	}
-	s := &webSocket{udp: u, g: g, http: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
+	s := &webSocket{udp: u, g: g, http: &http.Server{Handler: mux,
+		ReadHeaderTimeout: web.ReadHeaderTimeout, ReadTimeout: web.ReadTimeout, IdleTimeout: web.IdleTimeout}}
 	s.udpOnly = func(from netip.AddrPort, b []byte) {
 		if !web.Synthetic(from.Addr()) {
 			s.fn(from, b)
@@ -161,13 +163,14 @@ func (s *webSocket) Flush() error {
 	return nil
 }
 
-// webReport returns the gateway's counts for the server's report.
+// webReport returns the gateway's counts for the server's report, the
+// status line and /metrics: the one copy of what the gateway gathers.
 func (s *webSocket) webReport() *WebReport {
 	st := s.g.Stats()
 	return &WebReport{
-		PeersWebRTC: st.PeersRTC, PeersWebSocket: st.PeersWS,
+		WebSnapshot: admin.WebSnapshot{Peers: st.Peers, Connecting: st.Connecting, Admitted: st.Admitted, Closed: st.Closed,
+			Drops: st.Drops, Refused: st.Refused},
 		DatagramsIn: st.DatagramsIn, DatagramsOut: st.DatagramsOut, BytesIn: st.BytesIn, BytesOut: st.BytesOut,
-		Drops: st.Drops, Refused: st.Refused,
 	}
 }
 
@@ -211,18 +214,25 @@ func dialWeb(ctx context.Context, base string) (socket, error) {
 		dialFn, target = web.DialWS, u.String()
 	}
 	// A listener not up yet (a server still starting) is tried again, as
-	// a UDP client says Hello until it is answered; a refusal is final.
-	retry := time.NewTicker(webDialRetry)
+	// a UDP client says Hello until it is answered; a refusal is final
+	// unless it says when to try again (a household's players connecting
+	// at once, over the gateway's cap for one address).
+	retry := time.NewTimer(webDialRetry)
 	defer retry.Stop()
 	var p *web.Peer
 	for {
 		if p, err = dialFn(ctx, target, web.DialOptions{}); err == nil {
 			break
 		}
+		wait := webDialRetry
 		var refused *web.RefusedError
-		if errors.As(err, &refused) || ctx.Err() != nil {
+		if errors.As(err, &refused) {
+			wait = refused.RetryAfter
+		}
+		if wait == 0 || ctx.Err() != nil {
 			return nil, fmt.Errorf("host: joining over the web at %s: %w", base, err)
 		}
+		retry.Reset(wait)
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("host: joining over the web at %s: %w", base, err)

@@ -27,12 +27,20 @@ type Snapshot struct {
 	Web *WebSnapshot
 }
 
-// WebSnapshot is what a server's web listener (vkmd --web) carries: the
-// browser peers open now over each transport, and the datagrams it dropped
-// and the offers and upgrades it refused since it started.
+// WebSnapshot is what a server's web listener (vkmd --web) carries, as
+// its gateway gathers it: the browser peers open now that the vkm
+// handshake has welcomed and the attempts it has not yet, by transport
+// ("webrtc", "websocket"); the peers it welcomed, by transport; every
+// offer and upgrade that ended, by reason; and the datagrams it dropped
+// and the offers and upgrades it refused since it started. The host's
+// report embeds it, hence the JSON names.
 type WebSnapshot struct {
-	PeersWebRTC, PeersWebSocket int
-	Drops, Refused              uint64
+	Peers      map[string]int    `json:"peers"`
+	Connecting map[string]int    `json:"connecting"`
+	Admitted   map[string]uint64 `json:"admitted"`
+	Closed     map[string]uint64 `json:"closed"`
+	Drops      uint64            `json:"drops"`
+	Refused    uint64            `json:"refused"`
 }
 
 // NoBehavior is the behavior label of a script error outside any
@@ -58,9 +66,12 @@ var (
 	skipsDesc       = prometheus.NewDesc("vkm_command_skips_total", "Player commands dropped to keep a command queue shallow.", nil, nil)
 	scriptErrorDesc = prometheus.NewDesc("vkm_script_errors_total", "Script errors, by the behavior whose callback failed (\"none\" outside one).", []string{"behavior"}, nil)
 	reloadsDesc     = prometheus.NewDesc("vkm_reloads_total", "Script reloads that took effect (dev servers).", nil, nil)
-	webPeersDesc    = prometheus.NewDesc("vkm_web_peers", "Browser peers open on the web listener now, by transport (webrtc, websocket).", []string{"transport"}, nil)
+	webPeersDesc    = prometheus.NewDesc("vkm_web_peers", "Browser peers open on the web listener now that the vkm handshake has welcomed, by transport (webrtc, websocket).", []string{"transport"}, nil)
+	webConnDesc     = prometheus.NewDesc("vkm_web_connecting", "Offers and WebSocket upgrades on the web listener the vkm handshake has not welcomed yet, by transport.", []string{"transport"}, nil)
+	webAdmitDesc    = prometheus.NewDesc("vkm_web_admitted_total", "Browser peers the vkm handshake welcomed, by transport.", []string{"transport"}, nil)
+	webClosedDesc   = prometheus.NewDesc("vkm_web_closed_total", "Offers and WebSocket upgrades that ended, turned away or closed, by reason (rate, address_cap, full, bad_request, offer_timeout, handshake_deadline, idle, client_closed, protocol, failed, shutdown).", []string{"reason"}, nil)
 	webDropsDesc    = prometheus.NewDesc("vkm_web_dropped_datagrams_total", "Datagrams the web listener dropped: too large, or a reader or a peer's queue too far behind.", nil, nil)
-	webRefusedDesc  = prometheus.NewDesc("vkm_web_refused_total", "Offers and WebSocket upgrades the web listener refused.", nil, nil)
+	webRefusedDesc  = prometheus.NewDesc("vkm_web_refused_total", "Offers and WebSocket upgrades the web listener answered with an error status.", nil, nil)
 	eventsDesc      = prometheus.NewDesc("vkm_events_total", "Presentation events the game emitted, by name.", []string{"name"}, nil)
 )
 
@@ -68,7 +79,7 @@ var (
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{joinsDesc, leavesDesc, refusalsDesc, packetsInDesc, packetsOutDesc, bytesInDesc, bytesOutDesc,
 		badPacketsDesc, repeatsDesc, skipsDesc, scriptErrorDesc, reloadsDesc, eventsDesc,
-		webPeersDesc, webDropsDesc, webRefusedDesc} {
+		webPeersDesc, webConnDesc, webAdmitDesc, webClosedDesc, webDropsDesc, webRefusedDesc} {
 		ch <- d
 	}
 }
@@ -101,8 +112,19 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		count(eventsDesc, n, name)
 	}
 	if w := s.Web; w != nil {
-		ch <- prometheus.MustNewConstMetric(webPeersDesc, prometheus.GaugeValue, float64(w.PeersWebRTC), "webrtc")
-		ch <- prometheus.MustNewConstMetric(webPeersDesc, prometheus.GaugeValue, float64(w.PeersWebSocket), "websocket")
+		gauge := func(d *prometheus.Desc, byLabel map[string]int) {
+			for l, n := range byLabel {
+				ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(n), l)
+			}
+		}
+		gauge(webPeersDesc, w.Peers)
+		gauge(webConnDesc, w.Connecting)
+		for l, n := range w.Admitted {
+			count(webAdmitDesc, n, l)
+		}
+		for l, n := range w.Closed {
+			count(webClosedDesc, n, l)
+		}
 		count(webDropsDesc, w.Drops)
 		count(webRefusedDesc, w.Refused)
 	}

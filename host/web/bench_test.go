@@ -2,9 +2,13 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net"
+	"net/netip"
 	"testing"
 	"time"
+
+	"vkm/transport/handshake"
 )
 
 // benchRoundTrip times one datagram of 100 bytes (about a command's size)
@@ -106,3 +110,81 @@ func BenchmarkRoundTripUDP(b *testing.B) {
 
 func BenchmarkRoundTripWebRTC(b *testing.B)    { benchRoundTrip(b, Dial) }
 func BenchmarkRoundTripWebSocket(b *testing.B) { benchRoundTrip(b, DialWS) }
+
+// BenchmarkDoor times the per-address admission every offer and upgrade
+// passes before anything else. "1_source" and "4096_sources" take one
+// attempt through the door (enter: the caps and the offer rate; admit;
+// welcome; leave), with one source or with 4096 each with an attempt
+// under way. "flood" is one attempt from a new address while the offer
+// table holds maxTracked sources that have all spent their burst, as in
+// a flood from many addresses: it is refused.
+func BenchmarkDoor(b *testing.B) {
+	for _, n := range []int{1, maxTracked} {
+		b.Run(fmt.Sprintf("%d_source%s", n, map[bool]string{true: "s"}[n > 1]), func(b *testing.B) {
+			d := newDoor(Config{OffersPerIPPerSecond: 1 << 20}.withDefaults())
+			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			srcs := make([]netip.Addr, n)
+			for i := range srcs {
+				srcs[i] = netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
+				if n > 1 && d.enter(srcs[i], now) != reasonNone {
+					b.Fatal("refused filling the table")
+				}
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				now = now.Add(time.Microsecond)
+				src := srcs[i%n]
+				i++
+				if d.enter(src, now) != reasonNone || d.admit(src) != reasonNone {
+					b.Fatal("refused")
+				}
+				d.welcome(src)
+				d.leave(src, true, true)
+			}
+		})
+	}
+	b.Run("flood", func(b *testing.B) {
+		d := newDoor(Config{}.withDefaults())
+		now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		addr := func(i int) netip.Addr { return netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}) }
+		for i := range maxTracked {
+			for d.enter(addr(i), now) == reasonNone {
+				d.leave(addr(i), false, false)
+			}
+		}
+		// Far in debt, so that none refills while the benchmark's clock
+		// runs on: every sweep (one a second, at 1 µs an attempt one in
+		// a million) reads them all and forgets none.
+		for a, bk := range d.offers {
+			bk.tokens = -1e12
+			d.offers[a] = bk
+		}
+		b.ReportAllocs()
+		i := maxTracked
+		for b.Loop() {
+			now = now.Add(time.Microsecond)
+			if d.enter(addr(i), now) != reasonRate {
+				b.Fatal("a new source let in with every tracked one busy")
+			}
+			i = maxTracked + (i+1)%(1<<20)
+		}
+	})
+}
+
+// BenchmarkWelcomes times the check WriteTo makes of every datagram to a
+// peer the handshake has not welcomed yet (a welcomed one costs only an
+// atomic load).
+func BenchmarkWelcomes(b *testing.B) {
+	dg := handshake.Header{Version: handshake.Version, Kind: handshake.KindChallenge}.Append(make([]byte, 0, 1200))
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		if welcomes(dg) {
+			n++
+		}
+	}
+	if n != 0 {
+		b.Fatal("a challenge welcomed")
+	}
+}

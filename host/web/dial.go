@@ -179,7 +179,7 @@ func postOffer(ctx context.Context, hc *http.Client, baseURL string, offer Descr
 		return Description{}, fmt.Errorf("web: %s: %w", u, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return Description{}, &RefusedError{Status: resp.StatusCode, Reason: strings.TrimSpace(string(b))}
+		return Description{}, refusedBy(resp, b)
 	}
 	var a Description
 	if err := json.Unmarshal(b, &a); err != nil || a.Type != "answer" {
@@ -189,14 +189,43 @@ func postOffer(ctx context.Context, hc *http.Client, baseURL string, offer Descr
 }
 
 // RefusedError is a gateway's refusal of an offer or upgrade: its HTTP
-// status and the reason it gave.
+// status and the reason it gave, and when it said trying again may
+// succeed (its Retry-After; 0 when it did not say).
 type RefusedError struct {
-	Status int
-	Reason string
+	Status     int
+	Reason     string
+	RetryAfter time.Duration
 }
 
 func (e *RefusedError) Error() string {
 	return fmt.Sprintf("web: the gateway refused: %d %s: %s", e.Status, http.StatusText(e.Status), e.Reason)
+}
+
+// refusedBy is the refusal resp says, with body b.
+func refusedBy(resp *http.Response, b []byte) *RefusedError {
+	return &RefusedError{Status: resp.StatusCode, Reason: strings.TrimSpace(string(b)), RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"))}
+}
+
+// maxRetryAfter bounds the wait a Retry-After may ask for: a gateway asks
+// for seconds, and a longer wait is no use to a player.
+const maxRetryAfter = time.Minute
+
+// parseRetryAfter reads a Retry-After header of delay-seconds (the form
+// the gateway sends; RFC 9110 §10.2.3), at most maxRetryAfter; 0 for
+// anything else, an HTTP date included.
+func parseRetryAfter(v string) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" || len(v) > 6 {
+		return 0
+	}
+	n := 0
+	for _, c := range []byte(v) {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	return min(time.Duration(n)*time.Second, maxRetryAfter)
 }
 
 // DialWS connects to the gateway at baseURL ("http://host:port" or
@@ -207,7 +236,7 @@ func DialWS(ctx context.Context, baseURL string, opts DialOptions) (*Peer, error
 	if err != nil {
 		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
 			b, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-			return nil, &RefusedError{Status: resp.StatusCode, Reason: strings.TrimSpace(string(b))}
+			return nil, refusedBy(resp, b)
 		}
 		return nil, fmt.Errorf("web: %w", err)
 	}

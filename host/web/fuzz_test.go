@@ -1,11 +1,16 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pion/sdp/v3"
+
+	"vkm/transport/handshake"
 )
 
 // browserOffer is an offer as a browser makes it for one data channel,
@@ -54,5 +59,45 @@ func FuzzParseOffer(f *testing.F) {
 		}
 		var s sdp.SessionDescription
 		_ = s.UnmarshalString(d.SDP)
+	})
+}
+
+// FuzzWelcomes feeds the welcome check arbitrary datagrams: it must not
+// panic, and it says welcomed exactly for a vkm header of kind Welcome or
+// Data, whatever follows.
+func FuzzWelcomes(f *testing.F) {
+	for _, k := range []handshake.Kind{handshake.KindHello, handshake.KindChallenge, handshake.KindWelcome, handshake.KindRefuse, handshake.KindGoodbye, handshake.KindData, 0, 7, 255} {
+		f.Add(handshake.Header{Version: handshake.Version, Kind: k, Token: 0x0102030405060708}.Append(nil))
+	}
+	f.Add(append(handshake.Header{Version: handshake.Version, Kind: handshake.KindWelcome}.Append(nil), 1, 2, 3))
+	f.Add([]byte("vk\x07\x03"))
+	f.Add([]byte{})
+	f.Add(bytes.Repeat([]byte{7}, 1200))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got := welcomes(b)
+		want := len(b) >= handshake.HeaderSize && b[0] == 'v' && b[1] == 'k' && (b[3] == byte(handshake.KindWelcome) || b[3] == byte(handshake.KindData))
+		if got != want {
+			t.Fatalf("welcomes(%x) = %v, want %v", b, got, want)
+		}
+	})
+}
+
+// FuzzParseRetryAfter feeds the dialer's reading of a refusal's
+// Retry-After arbitrary header values: it must not panic, and what it
+// gives is a whole number of seconds within maxRetryAfter.
+func FuzzParseRetryAfter(f *testing.F) {
+	for _, s := range []string{"", "0", "1", "5", " 5 ", "60", "61", "999999", "9999999", "-1", "1.5", "Wed, 21 Oct 2026 07:28:00 GMT", "0x10", "+5"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d := parseRetryAfter(s)
+		if d < 0 || d > maxRetryAfter || d%time.Second != 0 {
+			t.Fatalf("parseRetryAfter(%q) = %v", s, d)
+		}
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n >= 0 && len(strings.TrimSpace(s)) <= 6 && !strings.HasPrefix(strings.TrimSpace(s), "+") {
+			if want := min(time.Duration(n)*time.Second, maxRetryAfter); d != want {
+				t.Fatalf("parseRetryAfter(%q) = %v, want %v", s, d, want)
+			}
+		}
 	})
 }

@@ -1,12 +1,15 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/pion/webrtc/v4"
@@ -16,18 +19,20 @@ import (
 // ordered, or retransmitting, is closed.
 const Label = "vkm"
 
-// serveOffer answers POST /vkm/offer: it admits the source, checks the
-// offer, makes a peer connection for it, gathers, and answers. The peer
-// then lives on its own goroutine until its channel closes, its connection
-// fails, it never opens (ConnectTimeout) or the gateway closes.
+// serveOffer answers POST /vkm/offer: it counts the attempt at the door,
+// reads and checks the offer under OfferTimeout, admits it (a slot and an
+// address), makes a peer connection for it, gathers, and answers. The
+// peer then lives on its own goroutine until its channel closes, its
+// connection fails, a deadline of its passes (watch) or the gateway
+// closes.
 func (g *Gateway) serveOffer(w http.ResponseWriter, r *http.Request) {
 	if !sameOrigin(r) {
-		g.refuse(w, r, http.StatusForbidden, "the offer comes from another site's page")
+		g.refuse(w, r, nil, refusal{http.StatusForbidden, "the offer comes from another site's page", reasonBadRequest, 0})
 		return
 	}
-	p, status, why := g.admit(sourceOf(r), kindRTC, g.now())
-	if p == nil {
-		g.refuse(w, r, status, why)
+	p, no := g.enter(sourceOf(r), kindRTC)
+	if no != nil {
+		g.refuse(w, r, nil, *no)
 		return
 	}
 	live := false
@@ -36,24 +41,23 @@ func (g *Gateway) serveOffer(w http.ResponseWriter, r *http.Request) {
 			g.forget(p)
 		}
 	}()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxOfferBytes))
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			g.refuse(w, r, http.StatusRequestEntityTooLarge, "the offer is over 32 KiB")
-		} else {
-			g.refuse(w, r, http.StatusBadRequest, "reading the offer: "+err.Error())
-		}
+	body, no := g.readOffer(w, r, p)
+	if no != nil {
+		g.refuse(w, r, p, *no)
 		return
 	}
 	offer, err := ParseOffer(body)
 	if err != nil {
-		g.refuse(w, r, http.StatusBadRequest, err.Error())
+		g.refuse(w, r, p, refusal{http.StatusBadRequest, err.Error(), reasonBadRequest, 0})
+		return
+	}
+	if no := g.admit(p); no != nil {
+		g.refuse(w, r, p, *no)
 		return
 	}
 	pc, err := g.api.NewPeerConnection(webrtc.Configuration{})
 	if err != nil {
-		g.refuse(w, r, http.StatusInternalServerError, "making a peer connection: "+err.Error())
+		g.refuse(w, r, p, refusal{http.StatusInternalServerError, "making a peer connection: " + err.Error(), reasonFailed, 0})
 		return
 	}
 	defer func() {
@@ -61,7 +65,58 @@ func (g *Gateway) serveOffer(w http.ResponseWriter, r *http.Request) {
 			pc.Close()
 		}
 	}()
-	opened := make(chan struct{})
+	g.handleChannel(p, pc)
+	answer, no := g.answer(r, p, pc, offer)
+	if no != nil {
+		g.refuse(w, r, p, *no)
+		return
+	}
+	if answer == nil {
+		return // the request went away
+	}
+	live = true
+	go g.runRTC(p, pc)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(answer)
+}
+
+// aLongTimeAgo is a read deadline that has passed: setting it ends a read
+// under way.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// readOffer reads an offer's body, at most MaxOfferBytes, within
+// OfferTimeout of now on the gateway's clock (or until p ends, with the
+// gateway), or says why not. The deadline ends a read under way by
+// setting the connection's read deadline in the past.
+func (g *Gateway) readOffer(w http.ResponseWriter, r *http.Request, p *peer) ([]byte, *refusal) {
+	rc := http.NewResponseController(w)
+	var timedOut atomic.Bool
+	t := g.clock.AfterFunc(g.cfg.OfferTimeout, func() {
+		timedOut.Store(true)
+		rc.SetReadDeadline(aLongTimeAgo)
+	})
+	defer t.Stop()
+	stop := context.AfterFunc(p.ctx, func() { rc.SetReadDeadline(aLongTimeAgo) })
+	defer stop()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxOfferBytes))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case err == nil:
+		return body, nil
+	case errors.As(err, &tooLarge):
+		return nil, &refusal{http.StatusRequestEntityTooLarge, "the offer is over 32 KiB", reasonBadRequest, 0}
+	case timedOut.Load():
+		return nil, &refusal{http.StatusRequestTimeout, fmt.Sprintf("the offer did not arrive within %v", g.cfg.OfferTimeout), reasonOfferTimeout, 0}
+	case p.ctx.Err() != nil:
+		return nil, &closing
+	}
+	return nil, &refusal{http.StatusBadRequest, "reading the offer: " + err.Error(), reasonClientClosed, 0}
+}
+
+// handleChannel opens p as its channel arrives, if it is the one a vkm
+// page opens, and ends p with its connection.
+func (g *Gateway) handleChannel(p *peer, pc *webrtc.PeerConnection) {
 	pc.OnDataChannel(func(dc *webrtc.DataChannel) {
 		mr := dc.MaxRetransmits()
 		if dc.Label() != Label || dc.Ordered() || mr == nil || *mr != 0 || p.dc.Load() != nil {
@@ -69,85 +124,73 @@ func (g *Gateway) serveOffer(w http.ResponseWriter, r *http.Request) {
 			// another is not one, and goes.
 			g.log.Debug("web channel refused", "addr", p.addr.String(), "label", dc.Label(), "ordered", dc.Ordered())
 			dc.Close()
-			p.close()
+			p.end(reasonProtocol)
 			return
 		}
 		// The peer opens now, not in OnOpen: its first message may be
 		// handed on before that runs, and WriteTo must know its sender.
 		if !p.dc.CompareAndSwap(nil, dc) || !g.open(p) {
-			p.close()
+			p.end(reasonShutdown)
 			return
 		}
-		close(opened)
 		dc.OnMessage(func(m webrtc.DataChannelMessage) {
 			if m.IsString {
 				g.drops.Add(1)
 				return
 			}
-			g.deliver(p.addr, m.Data)
+			g.deliver(p, m.Data)
 		})
-		dc.OnClose(p.close)
+		dc.OnClose(func() { p.end(reasonClientClosed) })
 	})
 	pc.OnConnectionStateChange(func(s webrtc.PeerConnectionState) {
-		if s == webrtc.PeerConnectionStateFailed || s == webrtc.PeerConnectionStateClosed {
-			p.close()
+		switch s {
+		case webrtc.PeerConnectionStateFailed:
+			p.end(reasonFailed)
+		case webrtc.PeerConnectionStateClosed:
+			p.end(reasonClientClosed)
 		}
 	})
+}
+
+// answer takes the offer, gathers and returns the answer's body, or says
+// why not; nil and no refusal when the request went away first.
+func (g *Gateway) answer(r *http.Request, p *peer, pc *webrtc.PeerConnection, offer Description) ([]byte, *refusal) {
 	if err := pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeOffer, SDP: offer.SDP}); err != nil {
-		g.refuse(w, r, http.StatusBadRequest, "the offer: "+err.Error())
-		return
+		return nil, &refusal{http.StatusBadRequest, "the offer: " + err.Error(), reasonBadRequest, 0}
 	}
 	answer, err := pc.CreateAnswer(nil)
 	if err != nil {
-		g.refuse(w, r, http.StatusBadRequest, "answering the offer: "+err.Error())
-		return
+		return nil, &refusal{http.StatusBadRequest, "answering the offer: " + err.Error(), reasonBadRequest, 0}
 	}
 	gathered := webrtc.GatheringCompletePromise(pc)
 	if err := pc.SetLocalDescription(answer); err != nil {
-		g.refuse(w, r, http.StatusInternalServerError, "the answer: "+err.Error())
-		return
+		return nil, &refusal{http.StatusInternalServerError, "the answer: " + err.Error(), reasonFailed, 0}
 	}
 	timer := time.NewTimer(GatherTimeout)
 	defer timer.Stop()
 	select {
 	case <-gathered:
 	case <-timer.C:
-		g.refuse(w, r, http.StatusServiceUnavailable, "gathering candidates took too long")
-		return
+		return nil, &refusal{http.StatusServiceUnavailable, "gathering candidates took too long", reasonFailed, 0}
 	case <-r.Context().Done():
 		g.refused.Add(1)
-		return
+		p.end(reasonClientClosed)
+		return nil, nil
 	case <-p.ctx.Done():
-		g.refuse(w, r, http.StatusServiceUnavailable, "the gateway is closing")
-		return
+		// Closing, or past its handshake deadline while gathering.
+		return nil, &closing
 	}
 	out, err := json.Marshal(Description{Type: "answer", SDP: pc.LocalDescription().SDP})
 	if err != nil {
-		g.refuse(w, r, http.StatusInternalServerError, err.Error())
-		return
+		return nil, &refusal{http.StatusInternalServerError, err.Error(), reasonFailed, 0}
 	}
-	live = true
-	go g.runRTC(p, pc, opened)
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Write(out)
+	return out, nil
 }
 
-// runRTC waits for a peer's channel to open (at most ConnectTimeout) and
-// then for its end, and forgets it.
-func (g *Gateway) runRTC(p *peer, pc *webrtc.PeerConnection, opened <-chan struct{}) {
+// runRTC waits for an answered peer's end, and forgets it.
+func (g *Gateway) runRTC(p *peer, pc *webrtc.PeerConnection) {
 	defer g.forget(p)
 	defer pc.Close()
-	timer := time.NewTimer(ConnectTimeout)
-	defer timer.Stop()
-	select {
-	case <-opened:
-	case <-p.ctx.Done():
-		return
-	case <-timer.C:
-		g.log.Debug("web peer never opened its channel", "addr", p.addr.String())
-		return
-	}
 	<-p.ctx.Done()
 }
 

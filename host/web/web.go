@@ -22,9 +22,16 @@
 // The host drops UDP datagrams that claim an address in the range
 // (Synthetic), so a real UDP peer never shares one with a web peer.
 //
-// The limits on offers are per source IP, the HTTP connection's: behind a
-// reverse proxy every browser would share the proxy's, so the listener is
-// meant to be reached directly.
+// Nothing in front of the vkm handshake is authenticated, so the gateway
+// keeps its door narrow (door.go): an offer's body is read, under a
+// deadline, before the offer takes a slot; a source (an IPv4 address, an
+// IPv6 /64) may have only a few attempts connecting and a bounded number
+// of peers at once; and a peer the handshake has not welcomed within
+// WelcomeTimeout, or that has sent nothing for IdleTimeout, is closed.
+// The gateway learns of the welcome from the datagrams the serving loop
+// sends the peer (welcomes). The limits are per source as the HTTP
+// connection shows it: behind a reverse proxy every browser would share
+// the proxy's, so the listener is meant to be reached directly.
 package web
 
 import (
@@ -34,9 +41,11 @@ import (
 	"fmt"
 	"hash/maphash"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,21 +72,68 @@ type Config struct {
 	// Public are addresses announced to browsers besides the local ones,
 	// with the ICE port (a host behind a 1:1 NAT); optional.
 	Public []netip.Addr
-	// MaxPeers bounds the peers connected or connecting at once, over
-	// WebRTC and WebSocket together; 0 means DefaultMaxPeers.
+	// MaxPeers bounds the peers admitted at once, welcomed or still
+	// connecting, over WebRTC and WebSocket together; 0 means
+	// DefaultMaxPeers.
 	MaxPeers int
+	// MaxPeersPerAddress bounds the peers one source (an IPv4 address,
+	// an IPv6 /64) may have admitted at once; 0 means
+	// DefaultMaxPeersPerAddress.
+	MaxPeersPerAddress int
+	// MaxConnectingPerAddress bounds one source's attempts the vkm
+	// handshake has not welcomed yet, offers whose body is still being
+	// read included; 0 means DefaultMaxConnectingPerAddress.
+	MaxConnectingPerAddress int
 	// OffersPerIPPerSecond bounds the offers and WebSocket upgrades one
-	// source IP may make, after a burst of OfferBurst times as many (the
+	// source may make, after a burst of OfferBurst times as many (the
 	// players of a household or a LAN opening the page at once); 0 means
 	// DefaultOffersPerIPPerSecond.
 	OffersPerIPPerSecond int
-	Logger               *slog.Logger
+	// OfferTimeout bounds the reading of an offer's body, from the
+	// handler's start; 0 means DefaultOfferTimeout.
+	OfferTimeout time.Duration
+	// WelcomeTimeout is how long an admitted peer has until the vkm
+	// handshake welcomes it; 0 means DefaultWelcomeTimeout.
+	WelcomeTimeout time.Duration
+	// IdleTimeout closes a peer that has sent nothing for this long; 0
+	// means transport.DefaultTimeout.
+	IdleTimeout time.Duration
+	Logger      *slog.Logger
 }
 
 // Defaults for the zero Config.
 const (
-	DefaultMaxPeers             = 256
+	// DefaultMaxPeers bounds a gateway's peers: far more than a match's
+	// seats, so that players refused a seat, or rejoining, are not kept
+	// from being told why.
+	DefaultMaxPeers = 256
+	// DefaultMaxPeersPerAddress is 16: a vkmd serves one match, and a
+	// household, a LAN party or a café behind one NAT rarely brings more
+	// of its players; one address then holds at most 1/16 of the slots.
+	DefaultMaxPeersPerAddress = 16
+	// DefaultMaxConnectingPerAddress is 4: a real player is welcomed
+	// within a second or two of its admission, so four at once from one
+	// address covers a household opening the page together (the Go
+	// client retries after the Retry-After of a 429). At 4, filling the
+	// DefaultMaxPeers slots with attempts that never finish the
+	// handshake takes 64 addresses, and each is gone within
+	// WelcomeTimeout.
+	DefaultMaxConnectingPerAddress = 4
+	// DefaultOffersPerIPPerSecond is 2 a second, after a burst of
+	// OfferBurst seconds' worth: a page makes one offer, and one
+	// upgrade when WebRTC fails.
 	DefaultOffersPerIPPerSecond = 2
+	// DefaultOfferTimeout is 3 s: a browser's offer (1 to 3 KB) arrives
+	// with its headers, in one round trip; 3 s leaves room for a segment
+	// lost twice (TCP's first retransmission timeout is 1 s, then 2 s).
+	DefaultOfferTimeout = 3 * time.Second
+	// DefaultWelcomeTimeout is 5 s: from its admission a WebRTC peer
+	// needs ICE, DTLS and SCTP (a few round trips), then the vkm join
+	// (Hello, Challenge, Hello, Welcome: two), under a second on most
+	// links and about two at a 300 ms round trip; 5 s leaves room for a
+	// slow device starting its client, and is half the time a client
+	// waits before it gives up a join.
+	DefaultWelcomeTimeout = 5 * time.Second
 )
 
 // Limits of the signalling exchange.
@@ -91,33 +147,63 @@ const (
 	// GatherTimeout bounds the gateway's own candidate gathering before
 	// it answers (host candidates only: it is quick).
 	GatherTimeout = 5 * time.Second
-	// ConnectTimeout is how long an answered offer has to open its data
-	// channel before the gateway drops it and frees its slot.
-	ConnectTimeout = 20 * time.Second
 	// maxBuffered is how much a peer's data channel may hold unsent
 	// before the gateway drops what it is given: a peer that is not
 	// reading gains nothing from a queue of stale snapshots.
 	maxBuffered = 256 << 10
 )
 
+// Limits of the HTTP server a gateway is served by (the host sets them).
+// There is no write timeout: the same server sends the browser client
+// (megabytes, to links of any speed; a dev server builds it on the first
+// request), and a WebSocket's writes have their own.
+const (
+	// ReadHeaderTimeout bounds a request's headers: a browser sends them
+	// at once.
+	ReadHeaderTimeout = 5 * time.Second
+	// ReadTimeout bounds a whole request, body included: a backstop
+	// behind the offer's own OfferTimeout. It does not bound a
+	// WebSocket: net/http clears it on the connection it hands over.
+	ReadTimeout = 10 * time.Second
+	// IdleTimeout closes a kept-alive connection with no request: a page
+	// makes its few requests within seconds of each other.
+	IdleTimeout = 30 * time.Second
+)
+
 // Stats counts what a Gateway has carried since it started, and the
-// peers open now.
+// peers and attempts it has now. Its maps are the caller's; transports
+// are "webrtc" and "websocket", and Closed has every reason.
 type Stats struct {
-	PeersRTC, PeersWS         int
+	// Peers are the open peers the vkm handshake has welcomed, by
+	// transport.
+	Peers map[string]int
+	// Connecting are the attempts it has not welcomed yet, by transport:
+	// offers being read or answered, channels opening, and channels and
+	// sockets that have not finished the handshake.
+	Connecting map[string]int
+	// Admitted counts the peers the handshake welcomed, by transport.
+	Admitted map[string]uint64
+	// Closed counts every offer and upgrade that ended, turned away at the
+	// door or closed after it, by reason: rate, address_cap, full,
+	// bad_request, offer_timeout, handshake_deadline, idle, client_closed,
+	// protocol, failed, shutdown.
+	Closed                    map[string]uint64
 	DatagramsIn, DatagramsOut uint64
 	BytesIn, BytesOut         uint64
 	// Drops are datagrams lost at the gateway: too large, not binary,
 	// the reader too far behind, a peer's queue full.
 	Drops uint64
-	// Refused are offers and upgrades turned away: malformed, from
-	// another site, over a limit, failed.
+	// Refused are offers and upgrades answered with an error status:
+	// malformed, from another site, over a limit, too slow, failed.
 	Refused uint64
 }
 
-// kinds of peer, the K of a synthetic address.
+// kinds of peer, the K of a synthetic address; numKinds sizes a table
+// indexed by kind.
 const (
-	kindRTC = 1
-	kindWS  = 2
+	kindRTC  = 1
+	kindWS   = 2
+	numKinds = 3
 )
 
 // prefix is the synthetic addresses' first 32 bits.
@@ -134,14 +220,32 @@ func Synthetic(a netip.Addr) bool {
 	return [4]byte(b[:4]) == prefix
 }
 
-// peer is one connected (or connecting) browser.
+// peer is one attempt of a browser to connect, from its request's
+// arrival to its end: entered (counted at the door), admitted (a slot and
+// an address), open (in the table WriteTo and Owns read), welcomed.
 type peer struct {
-	addr netip.AddrPort
 	kind int
-	// ctx ends with the peer's connection; close ends it (any number of
-	// times; the gateway's Close ends every peer's).
-	ctx   context.Context
-	close context.CancelFunc
+	// source is what the door counts it under (sourceKey).
+	source netip.Addr
+	// addr is set as it is admitted and not changed after.
+	addr netip.AddrPort
+	// ctx ends with the peer's connection; cancel ends it (any number of
+	// times; the gateway's Close ends every peer's). end ends it for a
+	// reason.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// why is the reason it ended, set by the first end.
+	why atomic.Uint32
+	// admitted, open and gone are under the gateway's mu; welcomed is
+	// set under it too, and read without it by WriteTo.
+	admitted, open, gone bool
+	welcomed             atomic.Bool
+	// admittedAt is when it was admitted and heard when it last sent a
+	// datagram, as Gateway.since; timer is its deadlines' (watch.go).
+	admittedAt time.Duration
+	heard      atomic.Int64
+	timerMu    sync.Mutex
+	timer      timer
 	// dc is a WebRTC peer's channel, set before the peer opens; wsq a
 	// WebSocket peer's queue to its writer.
 	dc  atomic.Pointer[webrtc.DataChannel]
@@ -149,6 +253,16 @@ type peer struct {
 	// wsUnsent counts the datagrams queued for a WebSocket peer and not
 	// yet written.
 	wsUnsent atomic.Int32
+}
+
+// end ends the peer's connection for r, unless it has ended already: for
+// another reason, or with the gateway (forget counts that as shutdown,
+// whatever its connection's closing then calls end with).
+func (p *peer) end(r reason) {
+	if p.ctx.Err() == nil {
+		p.why.CompareAndSwap(uint32(reasonNone), uint32(r))
+	}
+	p.cancel()
 }
 
 // send queues b for the peer without blocking.
@@ -190,21 +304,35 @@ type Gateway struct {
 	in     chan Datagram
 	closed bool
 
-	mu      sync.RWMutex
-	peers   map[netip.AddrPort]*peer // open ones
-	slots   int                      // open and connecting
-	ports   map[netip.Addr]uint16    // the last port given, by synthetic IP
-	taken   map[netip.AddrPort]bool  // given to a peer, open or connecting
-	offers  map[netip.Addr]*bucket
-	pending map[*peer]bool // connecting: closed by Close too
-	wg      sync.WaitGroup
+	// clock is what the limits and deadlines run on, epoch its time at
+	// the start.
+	clock clock
+	epoch time.Time
 
-	// now is the clock of the offer limit; forgotten, if set, hears
-	// every peer forgotten (tests).
-	now       func() time.Time
-	forgotten chan<- netip.AddrPort
+	mu    sync.RWMutex
+	door  *door
+	peers map[netip.AddrPort]*peer // open ones
+	ports map[netip.Addr]uint16    // the last port given, by synthetic IP
+	taken map[netip.AddrPort]bool  // given to an admitted peer
+	// connecting counts the attempts not welcomed yet, by kind.
+	connecting [numKinds]int
+	wg         sync.WaitGroup // every attempt entered and not forgotten
+
+	// forgotten, if set, hears every attempt forgotten (tests).
+	forgotten chan<- ended
 
 	datagramsIn, datagramsOut, bytesIn, bytesOut, drops, refused atomic.Uint64
+	// admittedTotal counts the peers welcomed, by kind; ends the attempts
+	// ended, by reason.
+	admittedTotal [numKinds]atomic.Uint64
+	ends          [numReasons]atomic.Uint64
+}
+
+// ended is an attempt the gateway has forgotten: its address (zero if it
+// was never admitted) and why it ended.
+type ended struct {
+	addr netip.AddrPort
+	why  reason
 }
 
 // incomingDepth is how many datagrams may wait for the reader before the
@@ -212,16 +340,36 @@ type Gateway struct {
 const incomingDepth = 1024
 
 // NewGateway opens the ICE port and returns a gateway ready to serve.
-func NewGateway(cfg Config) (*Gateway, error) {
+func NewGateway(cfg Config) (*Gateway, error) { return newGateway(cfg, wallClock{}) }
+
+// withDefaults is cfg with every zero field given its default.
+func (cfg Config) withDefaults() Config {
 	if cfg.ICEAddr == "" {
 		cfg.ICEAddr = "127.0.0.1:0"
 	}
-	if cfg.MaxPeers <= 0 {
-		cfg.MaxPeers = DefaultMaxPeers
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
 	}
-	if cfg.OffersPerIPPerSecond <= 0 {
-		cfg.OffersPerIPPerSecond = DefaultOffersPerIPPerSecond
+	def(&cfg.MaxPeers, DefaultMaxPeers)
+	def(&cfg.MaxPeersPerAddress, DefaultMaxPeersPerAddress)
+	def(&cfg.MaxConnectingPerAddress, DefaultMaxConnectingPerAddress)
+	def(&cfg.OffersPerIPPerSecond, DefaultOffersPerIPPerSecond)
+	dur := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
 	}
+	dur(&cfg.OfferTimeout, DefaultOfferTimeout)
+	dur(&cfg.WelcomeTimeout, DefaultWelcomeTimeout)
+	dur(&cfg.IdleTimeout, transport.DefaultTimeout)
+	return cfg
+}
+
+// newGateway is NewGateway on clk.
+func newGateway(cfg Config, clk clock) (*Gateway, error) {
+	cfg = cfg.withDefaults()
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -260,8 +408,8 @@ func NewGateway(cfg Config) (*Gateway, error) {
 	g := &Gateway{
 		cfg: cfg, log: log, api: webrtc.NewAPI(webrtc.WithSettingEngine(se)), conn: conn, mux: mux,
 		seed: maphash.MakeSeed(), ctx: ctx, stop: stop, in: make(chan Datagram, incomingDepth),
+		clock: clk, epoch: clk.Now(), door: newDoor(cfg),
 		peers: map[netip.AddrPort]*peer{}, ports: map[netip.Addr]uint16{}, taken: map[netip.AddrPort]bool{},
-		offers: map[netip.Addr]*bucket{}, pending: map[*peer]bool{}, now: time.Now,
 	}
 	return g, nil
 }
@@ -295,7 +443,8 @@ var (
 
 // WriteTo sends b to the peer at to, as one message. It does not block:
 // a datagram the peer's connection cannot take now is dropped, as UDP
-// would.
+// would. The first Welcome or Data datagram sent to a peer marks it
+// welcomed (see welcomes).
 func (g *Gateway) WriteTo(b []byte, to netip.AddrPort) error {
 	if len(b) > transport.MaxDatagram {
 		g.drops.Add(1)
@@ -306,6 +455,9 @@ func (g *Gateway) WriteTo(b []byte, to netip.AddrPort) error {
 	g.mu.RUnlock()
 	if p == nil {
 		return ErrNoPeer
+	}
+	if !p.welcomed.Load() && welcomes(b) {
+		g.welcome(p)
 	}
 	if err := p.send(b); err != nil {
 		g.drops.Add(1)
@@ -323,22 +475,30 @@ func (g *Gateway) Owns(a netip.AddrPort) bool {
 	return g.peers[a] != nil
 }
 
-// Stats returns the gateway's counts so far.
+// Stats returns the gateway's counts so far: the one place its figures
+// are gathered, for the report, the status line and /metrics.
 func (g *Gateway) Stats() Stats {
 	s := Stats{
+		Peers: map[string]int{}, Connecting: map[string]int{}, Admitted: map[string]uint64{}, Closed: map[string]uint64{},
 		DatagramsIn: g.datagramsIn.Load(), DatagramsOut: g.datagramsOut.Load(),
 		BytesIn: g.bytesIn.Load(), BytesOut: g.bytesOut.Load(),
 		Drops: g.drops.Load(), Refused: g.refused.Load(),
 	}
+	for r := reasonNone + 1; r < numReasons; r++ {
+		s.Closed[r.String()] = g.ends[r].Load()
+	}
 	g.mu.RLock()
+	defer g.mu.RUnlock()
+	for _, k := range []int{kindRTC, kindWS} {
+		s.Peers[kindName(k)] = 0
+		s.Connecting[kindName(k)] = g.connecting[k]
+		s.Admitted[kindName(k)] = g.admittedTotal[k].Load()
+	}
 	for _, p := range g.peers {
-		if p.kind == kindRTC {
-			s.PeersRTC++
-		} else {
-			s.PeersWS++
+		if p.welcomed.Load() {
+			s.Peers[kindName(p.kind)]++
 		}
 	}
-	g.mu.RUnlock()
 	return s
 }
 
@@ -387,8 +547,10 @@ func (g *Gateway) flush() {
 	})
 }
 
-// deliver hands a peer's message to the reader, or drops it.
-func (g *Gateway) deliver(from netip.AddrPort, b []byte) {
+// deliver hands a peer's message to the reader, or drops it; either way
+// the peer has been heard from.
+func (g *Gateway) deliver(p *peer, b []byte) {
+	p.heard.Store(int64(g.since()))
 	if len(b) > transport.MaxDatagram {
 		g.drops.Add(1)
 		return
@@ -399,7 +561,7 @@ func (g *Gateway) deliver(from netip.AddrPort, b []byte) {
 		return
 	}
 	select {
-	case g.in <- Datagram{From: from, Bytes: b}:
+	case g.in <- Datagram{From: p.addr, Bytes: b}:
 		g.datagramsIn.Add(1)
 		g.bytesIn.Add(uint64(len(b)))
 	default:
@@ -407,21 +569,56 @@ func (g *Gateway) deliver(from netip.AddrPort, b []byte) {
 	}
 }
 
-// admit takes a slot and a synthetic address for a peer of kind from
-// source, or says why not (an HTTP status and a reason).
-func (g *Gateway) admit(source netip.Addr, kind int, now time.Time) (*peer, int, string) {
+// refusal is why a request is turned away: its answer, and the reason it
+// is counted under.
+type refusal struct {
+	status int
+	why    string
+	reason reason
+	// retry, if set, is sent as Retry-After: when trying again may
+	// succeed.
+	retry time.Duration
+}
+
+// closing is the refusal of every request once the gateway is closing.
+var closing = refusal{http.StatusServiceUnavailable, "the gateway is closing", reasonShutdown, 0}
+
+// enter counts a new attempt of kind from source at the door, or says why
+// it may not come in: the gateway is closing, the source is over its
+// offer rate, or it has as many attempts connecting or peers admitted as
+// one source may. The attempt holds no slot yet.
+func (g *Gateway) enter(source netip.Addr, kind int) (*peer, *refusal) {
+	src := sourceKey(source)
+	now := g.clock.Now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.ctx.Err() != nil {
-		return nil, http.StatusServiceUnavailable, "the gateway is closing"
+		return nil, &closing
 	}
-	if !g.allowOffer(source, now) {
-		return nil, http.StatusTooManyRequests, fmt.Sprintf("more than %d offers a second from one address", g.cfg.OffersPerIPPerSecond)
+	switch g.door.enter(src, now) {
+	case reasonRate:
+		return nil, &refusal{http.StatusTooManyRequests, fmt.Sprintf("more than %d offers a second from one address", g.cfg.OffersPerIPPerSecond), reasonRate, time.Second}
+	case reasonAddressCap:
+		why := fmt.Sprintf("one address may have %d connections connecting and %d peers at once", g.cfg.MaxConnectingPerAddress, g.cfg.MaxPeersPerAddress)
+		return nil, &refusal{http.StatusTooManyRequests, why, reasonAddressCap, g.cfg.WelcomeTimeout}
 	}
-	if g.slots >= g.cfg.MaxPeers {
-		return nil, http.StatusServiceUnavailable, fmt.Sprintf("the gateway has its %d peers", g.cfg.MaxPeers)
+	p := &peer{kind: kind, source: src}
+	p.ctx, p.cancel = context.WithCancel(g.ctx)
+	g.connecting[kind]++
+	g.wg.Add(1) // done by forget
+	return p, nil
+}
+
+// admit gives an entered attempt a slot and a synthetic address, and arms
+// its deadlines, or says why not: the gateway has its peers, or the
+// source has as many as one source may.
+func (g *Gateway) admit(p *peer) *refusal {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ctx.Err() != nil {
+		return &closing
 	}
-	ip := g.syntheticIP(source, kind)
+	ip := g.syntheticIP(p.source, p.kind)
 	if len(g.ports) >= maxTracked && g.ports[ip] == 0 {
 		// The ports given are remembered so that a host's next peer
 		// does not take an address its last one left moments ago;
@@ -440,46 +637,85 @@ func (g *Gateway) admit(source netip.Addr, kind int, now time.Time) (*peer, int,
 	}
 	a := netip.AddrPortFrom(ip, port)
 	if g.taken[a] {
-		return nil, http.StatusServiceUnavailable, "no free address for this host"
+		return &refusal{http.StatusServiceUnavailable, "no free address for this host", reasonFull, 0}
+	}
+	switch g.door.admit(p.source) {
+	case reasonFull:
+		// A slot held by an attempt that never finishes the handshake
+		// is free within WelcomeTimeout.
+		return &refusal{http.StatusServiceUnavailable, fmt.Sprintf("the gateway has its %d peers", g.cfg.MaxPeers), reasonFull, g.cfg.WelcomeTimeout}
+	case reasonAddressCap:
+		return &refusal{http.StatusTooManyRequests, fmt.Sprintf("one address may have %d peers at once", g.cfg.MaxPeersPerAddress), reasonAddressCap, g.cfg.WelcomeTimeout}
 	}
 	g.ports[ip], g.taken[a] = port, true
-	g.slots++
-	p := &peer{addr: a, kind: kind}
-	p.ctx, p.close = context.WithCancel(g.ctx)
-	g.pending[p] = true
-	g.wg.Add(1) // done by whoever forgets p
-	return p, 0, ""
+	p.addr, p.admitted = a, true
+	g.startWatch(p)
+	return nil
 }
 
-// open moves a connecting peer into the table WriteTo and Owns read; it
-// reports false once the gateway is closing.
+// open moves an admitted peer into the table WriteTo and Owns read; it
+// reports false once the peer or the gateway has ended.
 func (g *Gateway) open(p *peer) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !g.pending[p] || g.ctx.Err() != nil {
+	if !p.admitted || p.gone || p.ctx.Err() != nil {
 		return false
 	}
-	delete(g.pending, p)
+	p.open = true
 	g.peers[p.addr] = p
-	g.log.Info("web peer open", "addr", p.addr.String(), "kind", kindName(p.kind))
+	g.log.Debug("web peer open", "addr", p.addr.String(), "kind", kindName(p.kind))
 	return true
 }
 
-// forget drops a peer, open or connecting, ends its connection and frees
-// its slot. It is called once for every peer admit returned.
-func (g *Gateway) forget(p *peer) {
-	p.close()
+// welcome marks an open peer welcomed by the vkm handshake: it is no
+// longer connecting, and its handshake deadline is lifted.
+func (g *Gateway) welcome(p *peer) {
 	g.mu.Lock()
-	if g.peers[p.addr] == p {
-		delete(g.peers, p.addr)
-		g.log.Info("web peer gone", "addr", p.addr.String(), "kind", kindName(p.kind))
+	defer g.mu.Unlock()
+	if p.gone || p.welcomed.Load() {
+		return
 	}
-	delete(g.pending, p)
-	delete(g.taken, p.addr)
-	g.slots--
+	p.welcomed.Store(true)
+	g.door.welcome(p.source)
+	g.connecting[p.kind]--
+	g.admittedTotal[p.kind].Add(1)
+	g.log.Info("web peer welcomed", "addr", p.addr.String(), "kind", kindName(p.kind))
+}
+
+// forget drops an attempt at whatever point it ended, ends its connection,
+// frees what it held and counts why it ended. It is called once for every
+// peer enter returned.
+func (g *Gateway) forget(p *peer) {
+	p.cancel()
+	p.stopWatch()
+	why := reason(p.why.Load())
+	if why == reasonNone {
+		// Ended by the gateway's Close (a peer's own end records why);
+		// or by the handler's return, which no path takes without one.
+		why = reasonShutdown
+	}
+	g.mu.Lock()
+	p.gone = true
+	if p.open && g.peers[p.addr] == p {
+		delete(g.peers, p.addr)
+	}
+	if p.admitted {
+		delete(g.taken, p.addr)
+	}
+	welcomed := p.welcomed.Load()
+	g.door.leave(p.source, p.admitted, welcomed)
+	if !welcomed {
+		g.connecting[p.kind]--
+	}
 	g.mu.Unlock()
+	g.ends[why].Add(1)
+	if welcomed {
+		g.log.Info("web peer gone", "addr", p.addr.String(), "kind", kindName(p.kind), "why", why.String())
+	} else {
+		g.log.Debug("web attempt ended", "addr", p.addr.String(), "kind", kindName(p.kind), "why", why.String())
+	}
 	if g.forgotten != nil {
-		g.forgotten <- p.addr
+		g.forgotten <- ended{p.addr, why}
 	}
 	g.wg.Done()
 }
@@ -492,7 +728,7 @@ func kindName(k int) string {
 }
 
 // syntheticIP is the address of a source's peers of kind: the prefix, the
-// kind, and a keyed hash of the source.
+// kind, and a keyed hash of the source (an IPv4 address, an IPv6 /64).
 func (g *Gateway) syntheticIP(source netip.Addr, kind int) netip.Addr {
 	src := source.Unmap().As16()
 	var b [16]byte
@@ -502,49 +738,20 @@ func (g *Gateway) syntheticIP(source netip.Addr, kind int) netip.Addr {
 	return netip.AddrFrom16(b)
 }
 
-// bucket is one source's offer allowance: a token bucket.
-type bucket struct {
-	tokens float64
-	at     time.Time
-}
-
-// maxTracked bounds the sources the offer limit remembers; past it, the
-// ones whose allowance has refilled are forgotten.
-const maxTracked = 4096
-
-// allowOffer takes one offer from source's allowance at now. g.mu is held.
-func (g *Gateway) allowOffer(source netip.Addr, now time.Time) bool {
-	rate := float64(g.cfg.OffersPerIPPerSecond)
-	burst := rate * OfferBurst
-	if len(g.offers) >= maxTracked {
-		for a, b := range g.offers {
-			if b.tokens+now.Sub(b.at).Seconds()*rate >= burst {
-				delete(g.offers, a)
-			}
-		}
-	}
-	b := g.offers[source]
-	if b == nil {
-		if len(g.offers) >= maxTracked {
-			return false // every tracked source is busy: an attack
-		}
-		b = &bucket{tokens: burst, at: now}
-		g.offers[source] = b
-	}
-	b.tokens = min(burst, b.tokens+now.Sub(b.at).Seconds()*rate)
-	b.at = now
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
-}
-
-// refuse answers a refused request and counts it.
-func (g *Gateway) refuse(w http.ResponseWriter, r *http.Request, status int, why string) {
+// refuse answers a refused request and counts it, and ends p for f's
+// reason; an attempt never let in (p nil) is counted as ended here.
+func (g *Gateway) refuse(w http.ResponseWriter, r *http.Request, p *peer, f refusal) {
 	g.refused.Add(1)
-	g.log.Debug("web request refused", "remote", r.RemoteAddr, "path", r.URL.Path, "status", status, "why", why)
-	http.Error(w, why, status)
+	if p != nil {
+		p.end(f.reason)
+	} else {
+		g.ends[f.reason].Add(1)
+	}
+	g.log.Debug("web request refused", "remote", r.RemoteAddr, "path", r.URL.Path, "status", f.status, "why", f.why)
+	if f.retry > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(f.retry.Seconds()))))
+	}
+	http.Error(w, f.why, f.status)
 }
 
 // sourceOf is the request's source IP.

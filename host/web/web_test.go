@@ -14,6 +14,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/pion/webrtc/v4"
+
+	"vkm/transport/handshake"
 )
 
 // testTimeout bounds every wait of these tests: a connection over
@@ -22,24 +24,23 @@ import (
 const testTimeout = 20 * time.Second
 
 // start serves a gateway with cfg on an httptest server on 127.0.0.1,
-// with its forgotten peers reported on the returned channel and its offer
-// clock fixed (a test moves it).
-func start(t *testing.T, cfg Config) (*Gateway, *httptest.Server, chan netip.AddrPort, *time.Time) {
+// with its forgotten attempts reported on the returned channel and its
+// clock a fake one a test moves.
+func start(t *testing.T, cfg Config) (*Gateway, *httptest.Server, chan ended, *fakeClock) {
 	t.Helper()
-	g, err := NewGateway(cfg)
+	clock := newFakeClock()
+	g, err := newGateway(cfg, clock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	forgotten := make(chan netip.AddrPort, 64)
-	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	forgotten := make(chan ended, 1024)
 	g.forgotten = forgotten
-	g.now = func() time.Time { return clock }
 	srv := newServer(g)
 	t.Cleanup(func() {
 		srv.Close()
 		g.Close()
 	})
-	return g, srv, forgotten, &clock
+	return g, srv, forgotten, clock
 }
 
 // newServer serves g's handler over HTTP on 127.0.0.1.
@@ -110,22 +111,36 @@ func roundTrip(t *testing.T, g *Gateway, p *Peer, kind int) netip.AddrPort {
 	return d.From
 }
 
-// forgets waits until the gateway has forgotten a.
-func forgets(t *testing.T, g *Gateway, forgotten <-chan netip.AddrPort, a netip.AddrPort) {
+// forgets waits until the gateway has forgotten a, and returns why it
+// ended.
+func forgets(t *testing.T, g *Gateway, forgotten <-chan ended, a netip.AddrPort) reason {
 	t.Helper()
 	for {
 		select {
 		case f := <-forgotten:
-			if f != a {
+			if f.addr != a {
 				continue
 			}
 			if g.Owns(a) {
 				t.Fatalf("%v forgotten but still owned", a)
 			}
-			return
+			return f.why
 		case <-time.After(testTimeout):
 			t.Fatalf("the gateway never forgot %v", a)
 		}
+	}
+}
+
+// welcome sends a the header of a Welcome, as a server would once the
+// handshake has seated the peer at a, and takes it off the peer.
+func welcome(t *testing.T, g *Gateway, p *Peer, a netip.AddrPort) {
+	t.Helper()
+	w := handshake.Header{Version: handshake.Version, Kind: handshake.KindWelcome}.Append(nil)
+	if err := g.WriteTo(w, a); err != nil {
+		t.Fatal(err)
+	}
+	if b := peerReceive(t, p); !bytes.Equal(b, w) {
+		t.Fatalf("the peer got %x, want the welcome %x", b, w)
 	}
 }
 
@@ -136,19 +151,25 @@ func TestAPeerPlaysOverWebRTCAndIsForgottenOnClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := roundTrip(t, g, p, kindRTC)
-	if st := g.Stats(); st.PeersRTC != 1 || st.PeersWS != 0 || st.DatagramsIn != 1 || st.DatagramsOut != 1 || st.BytesOut != 1200 {
+	if st := g.Stats(); st.Connecting["webrtc"] != 1 || st.Peers["webrtc"] != 0 || st.DatagramsIn != 1 || st.DatagramsOut != 1 || st.BytesOut != 1200 {
 		t.Errorf("stats %+v", st)
+	}
+	welcome(t, g, p, a)
+	if st := g.Stats(); st.Connecting["webrtc"] != 0 || st.Peers["webrtc"] != 1 || st.Peers["websocket"] != 0 || st.Admitted["webrtc"] != 1 {
+		t.Errorf("stats once welcomed %+v", st)
 	}
 	if err := g.WriteTo(make([]byte, 1201), a); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("a 1201-byte datagram: %v, want ErrTooLarge", err)
 	}
 	p.Close()
-	forgets(t, g, forgotten, a)
+	if why := forgets(t, g, forgotten, a); why != reasonClientClosed {
+		t.Errorf("the peer that closed ended for %v", why)
+	}
 	if err := g.WriteTo([]byte("x"), a); !errors.Is(err, ErrNoPeer) {
 		t.Errorf("writing to a forgotten peer: %v, want ErrNoPeer", err)
 	}
-	if st := g.Stats(); st.PeersRTC != 0 {
-		t.Errorf("%d WebRTC peers after the only one closed", st.PeersRTC)
+	if st := g.Stats(); st.Peers["webrtc"] != 0 || st.Closed["client_closed"] != 1 {
+		t.Errorf("stats after the only peer closed: %+v", st)
 	}
 }
 
@@ -159,11 +180,14 @@ func TestAPeerPlaysOverWebSocketAndIsForgottenOnClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := roundTrip(t, g, p, kindWS)
-	if st := g.Stats(); st.PeersWS != 1 || st.PeersRTC != 0 {
+	welcome(t, g, p, a)
+	if st := g.Stats(); st.Peers["websocket"] != 1 || st.Peers["webrtc"] != 0 || st.Connecting["websocket"] != 0 {
 		t.Errorf("stats %+v", st)
 	}
 	p.Close()
-	forgets(t, g, forgotten, a)
+	if why := forgets(t, g, forgotten, a); why != reasonClientClosed {
+		t.Errorf("the peer that closed ended for %v", why)
+	}
 }
 
 func TestPeersOfOneHostShareAnAddressAndDifferInPort(t *testing.T) {
@@ -177,7 +201,7 @@ func TestPeersOfOneHostShareAnAddressAndDifferInPort(t *testing.T) {
 		}
 		defer p.Close()
 		addrs = append(addrs, roundTrip(t, g, p, kindWS))
-		*clock = clock.Add(time.Second)
+		clock.Advance(time.Second)
 	}
 	if addrs[0].Addr() != addrs[1].Addr() || addrs[0].Port() == addrs[1].Port() {
 		t.Errorf("two peers from one host at %v and %v: want one IP, two ports", addrs[0], addrs[1])
@@ -191,7 +215,7 @@ func TestTheGatewayClosesEveryPeerAndIncoming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	*clock = clock.Add(time.Second)
+	clock.Advance(time.Second)
 	ws, err := DialWS(ctx, srv.URL, DialOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +256,7 @@ func TestBadRequestsAreRefused(t *testing.T) {
 		{"elsewhere", "GET", "/vkm/other", "", "", 404},
 	}
 	for _, c := range cases {
-		*clock = clock.Add(time.Second)
+		clock.Advance(time.Second)
 		req, _ := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(c.body))
 		if c.origin != "" {
 			req.Header.Set("Origin", c.origin)
@@ -252,7 +276,7 @@ func TestBadRequestsAreRefused(t *testing.T) {
 			t.Errorf("%s: status %d, want %d", c.name, resp.StatusCode, c.status)
 		}
 	}
-	if st := g.Stats(); st.Refused < 8 || st.PeersRTC+st.PeersWS != 0 {
+	if st := g.Stats(); st.Refused < 8 || st.Connecting["webrtc"]+st.Connecting["websocket"] != 0 || st.Closed["bad_request"] < 8 {
 		t.Errorf("stats after bad requests: %+v", st)
 	}
 }
@@ -273,12 +297,15 @@ func TestAChannelOtherThanVkmEndsThePeer(t *testing.T) {
 			p.Close()
 		}
 		select {
-		case <-forgotten:
+		case e := <-forgotten:
+			if e.why != reasonProtocol {
+				t.Errorf("channel %q ordered %v: ended for %v", c.label, c.ordered, e.why)
+			}
 		case <-time.After(testTimeout):
 			t.Fatalf("channel %q ordered %v: the peer was never forgotten", c.label, c.ordered)
 		}
-		if st := g.Stats(); st.PeersRTC != 0 {
-			t.Errorf("channel %q ordered %v: %d peers open", c.label, c.ordered, st.PeersRTC)
+		if st := g.Stats(); st.Connecting["webrtc"] != 0 {
+			t.Errorf("channel %q ordered %v: %d attempts open", c.label, c.ordered, st.Connecting["webrtc"])
 		}
 	}
 }
@@ -291,18 +318,18 @@ func TestPeersPastMaxPeersAreRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := roundTrip(t, g, p, kindRTC)
-	*clock = clock.Add(time.Second)
+	clock.Advance(time.Second)
 	var refused *RefusedError
 	if _, err := Dial(ctx, srv.URL, DialOptions{}); !errors.As(err, &refused) || refused.Status != http.StatusServiceUnavailable {
 		t.Fatalf("a second WebRTC peer: %v, want a 503 refusal", err)
 	}
-	*clock = clock.Add(time.Second)
+	clock.Advance(time.Second)
 	if _, err := DialWS(ctx, srv.URL, DialOptions{}); !errors.As(err, &refused) || refused.Status != http.StatusServiceUnavailable {
 		t.Fatalf("a second WebSocket peer: %v, want a 503 refusal", err)
 	}
 	p.Close()
 	forgets(t, g, forgotten, a)
-	*clock = clock.Add(time.Second)
+	clock.Advance(time.Second)
 	q, err := DialWS(ctx, srv.URL, DialOptions{})
 	if err != nil {
 		t.Fatalf("a peer once the first has gone: %v", err)
@@ -329,7 +356,7 @@ func TestOffersPastTheRateAreRefused(t *testing.T) {
 	if _, err := DialWS(ctxFor(t), srv.URL, DialOptions{}); !errors.As(err, &refused) || refused.Status != http.StatusTooManyRequests {
 		t.Fatalf("an upgrade over the rate: %v, want a 429 refusal", err)
 	}
-	*clock = clock.Add(time.Second / 2)
+	clock.Advance(time.Second / 2)
 	if got := post(); got != 400 {
 		t.Fatalf("an offer half a second later: status %d, want 400 (one allowed again)", got)
 	}
@@ -390,7 +417,9 @@ func TestAWebSocketPeerBreakingTheRulesIsEnded(t *testing.T) {
 		if err := ws.Write(ctx, c.typ, make([]byte, c.size)); err != nil {
 			t.Fatal(err)
 		}
-		forgets(t, g, forgotten, a)
+		if why := forgets(t, g, forgotten, a); why != reasonProtocol {
+			t.Errorf("%s: ended for %v", c.name, why)
+		}
 		if _, _, err := ws.Read(ctx); err == nil {
 			t.Errorf("%s: the connection is still open", c.name)
 		}

@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"errors"
+	"io"
 	"net/http"
 	"time"
 
@@ -22,17 +24,26 @@ const (
 
 // serveWS answers GET /vkm/ws: it admits the source, upgrades (the
 // library refuses another site's page), and carries one binary message
-// per datagram until the connection ends.
+// per datagram until the connection ends or a deadline of the peer's
+// passes (watch).
 func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
-	p, status, why := g.admit(sourceOf(r), kindWS, g.now())
-	if p == nil {
-		g.refuse(w, r, status, why)
+	p, no := g.enter(sourceOf(r), kindWS)
+	if no != nil {
+		g.refuse(w, r, nil, *no)
 		return
 	}
 	defer g.forget(p)
+	if no := g.admit(p); no != nil {
+		g.refuse(w, r, p, *no)
+		return
+	}
+	// net/http clears the server's deadlines (ReadTimeout) on the
+	// connection it hands over: the socket's silence is judged by the
+	// peer's deadlines (watch) instead.
 	ws, err := websocket.Accept(w, r, nil)
 	if err != nil {
 		g.refused.Add(1)
+		p.end(reasonBadRequest)
 		g.log.Debug("web socket refused", "remote", r.RemoteAddr, "err", err)
 		return
 	}
@@ -47,21 +58,30 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 	wrote := make(chan struct{})
 	go func() {
 		defer close(wrote)
-		defer p.close()
 		g.writeWS(p, ws)
 	}()
+	p.end(g.readWS(p, ws))
+	<-wrote
+}
+
+// readWS hands on a WebSocket peer's messages until its connection ends,
+// and says why it did.
+func (g *Gateway) readWS(p *peer, ws *websocket.Conn) reason {
 	for {
 		typ, b, err := ws.Read(p.ctx)
-		if err != nil {
-			break
+		switch {
+		case err == nil && typ != websocket.MessageBinary:
+			return reasonProtocol // not a vkm client: ended without a closing handshake
+		case err == nil:
+			g.deliver(p, b)
+		case errors.Is(err, websocket.ErrMessageTooBig):
+			return reasonProtocol
+		case websocket.CloseStatus(err) != -1 || errors.Is(err, io.EOF):
+			return reasonClientClosed
+		default:
+			return reasonFailed // or ended already, whose reason stands
 		}
-		if typ != websocket.MessageBinary {
-			break // not a vkm client: ended without a closing handshake
-		}
-		g.deliver(p.addr, b)
 	}
-	p.close()
-	<-wrote
 }
 
 // writeWS sends a WebSocket peer's queue until the peer ends.
@@ -76,6 +96,7 @@ func (g *Gateway) writeWS(p *peer, ws *websocket.Conn) {
 			cancel()
 			p.wsUnsent.Add(-1)
 			if err != nil {
+				p.end(reasonFailed)
 				return
 			}
 		}

@@ -78,7 +78,7 @@ var house = []layer{
 	{dir: "host/fleet", uses: []string{"transport/handshake", "transport/token"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// The browsers' gateway: WebRTC data channels and WebSocket carrying
 	// datagrams; goroutines, sockets and the wall clock of its own.
-	{dir: "host/web", uses: []string{"transport"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
+	{dir: "host/web", uses: []string{"transport", "transport/handshake"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// The composing root: goroutines, timers, sockets and the wall clock.
 	{dir: "host", uses: []string{"transport", "transport/handshake", "transport/token", "transport/memnet", "transport/udp", "replication", "prediction",
 		"host/project", "host/bot", "host/game", "host/watch", "host/session", "host/view", "host/admin", "host/web"}},

@@ -1,9 +1,10 @@
 // The browser client's start: served by `vkmd --web` before vkm.js, which
 // then draws for a client running in this tab instead of one behind the
-// WebSocket at /ws. It fetches the project and the client (WebAssembly),
-// opens the link to the server (a WebRTC data channel, or the WebSocket
-// at /vkm/ws when WebRTC does not connect within RTC_TIMEOUT_MS), and runs
-// the client with both in window.vkmWeb (cmd/webclient describes it).
+// WebSocket at /ws. It fetches the project and compiles the client
+// (WebAssembly), then opens the link to the server (a WebRTC data channel,
+// or the WebSocket at /vkm/ws when WebRTC does not connect within
+// RTC_TIMEOUT_MS), and runs the client at once with both in window.vkmWeb
+// (cmd/webclient describes it).
 //
 // The address may carry ?name=NAME (the player's name; "web" when absent)
 // and #token=TEXT (a connect token's text form, from the game's backend or
@@ -161,6 +162,13 @@
     ]);
     web.config.dev = !!cfg.dev;
     web.project = new Uint8Array(zip);
+    // The client is compiled before the link opens: the server closes a
+    // link the handshake has not welcomed within a few seconds
+    // (web.DefaultWelcomeTimeout), and the client is megabytes, which a
+    // dev server builds on its first request.
+    web.status = 'loading the client';
+    const go = new Go();
+    const { instance } = await WebAssembly.instantiateStreaming(wasm, go.importObject);
     web.status = 'connecting';
     const l = await link();
     web.sendDatagram = (b) => { web.datagramsOut++; l.send(b); };
@@ -178,9 +186,6 @@
       pending.push(b);
       if (pending.length === 1) flush.port2.postMessage(0);
     }, (why) => { if (web.onNetClose) web.onNetClose(why); });
-    web.status = 'loading the client';
-    const go = new Go();
-    const { instance } = await WebAssembly.instantiateStreaming(wasm, go.importObject);
     web.status = 'playing';
     await go.run(instance);
     if (web.status === 'playing') web.status = 'stopped';
