@@ -20,13 +20,13 @@ import (
 // socket, it forwards to the server from its back socket, and it sees
 // everything. It forges a Refuse (unsealed, with the Hello's cookie and
 // nonce) for every Hello the client sends, drops everything while blip is
-// set, and, while attack is set, replays the newest Hello it saw carrying
-// the connect token to the server from a third socket of its own, at 400 a
-// second, echoing each Challenge that socket is sent.
+// set, and (replay) sends the newest Hello it saw carrying the connect
+// token to the server from a third socket of its own, at 400 a second,
+// echoing each Challenge that socket is sent.
 type mitm struct {
 	front, back, third *net.UDPConn
 	server             *net.UDPAddr
-	blip, attack       atomic.Bool
+	blip               atomic.Bool
 
 	mu      sync.Mutex
 	client  *net.UDPAddr
