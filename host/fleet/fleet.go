@@ -100,6 +100,9 @@ type Registration struct {
 	wake chan struct{}
 	stop chan struct{}
 	done chan struct{}
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Register writes s into the directory and refreshes it every heartbeat
@@ -134,19 +137,32 @@ func (r *Registration) Err() error {
 	return r.err
 }
 
-// Close stops the heartbeat and removes the entry.
+// Close stops the heartbeat, then removes the entry, so no lobby hands
+// the server out from then on: a server calls it as the first act of a
+// drain or a stop. It waits for a write under way to end first, so none
+// puts the entry back. Later calls do nothing and return the first's
+// error. Safe from any goroutine.
 func (r *Registration) Close() error {
-	close(r.stop)
-	<-r.done
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.ZRem(ctx, serversKey(r.s.Project), r.s.Addr)
-		p.Del(ctx, serverKey(r.s.Addr), reservedKey(r.s.Addr))
-		return nil
+	r.closeOnce.Do(func() {
+		close(r.stop)
+		<-r.done
+		ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
+		defer cancel()
+		_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.ZRem(ctx, serversKey(r.s.Project), r.s.Addr)
+			p.Del(ctx, serverKey(r.s.Addr), reservedKey(r.s.Addr))
+			return nil
+		})
+		if err != nil {
+			r.closeErr = fmt.Errorf("fleet: removing %s: %v", r.s.Addr, err)
+		}
 	})
-	return err
+	return r.closeErr
 }
+
+// leaveTimeout bounds Close's removal: a server whose Redis does not
+// answer drains all the same, and its entry lapses after TTL.
+const leaveTimeout = 2 * time.Second
 
 func (r *Registration) loop(ctx context.Context, heartbeat time.Duration) {
 	defer close(r.done)
