@@ -7,6 +7,7 @@ require (
 	github.com/ByteArena/box2d v1.0.2
 	github.com/coder/websocket v1.8.15
 	github.com/dchest/siphash v1.2.3
+	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/pion/ice/v4 v4.4.8
 	github.com/pion/logging v0.2.4
 	github.com/pion/sdp/v3 v3.0.20

@@ -1,11 +1,14 @@
 // Command client is vkm's reference client. With --connect it joins a vkmd
-// server; with --lobby it asks a lobby (cmd/lobby) for a server and a token; with no --connect it plays a project offline. --headless --bot
+// server; with --lobby it asks a lobby (cmd/lobby) for a server and a token
+// (sending the JWT in --lobby-jwt, if given), waits out a lobby's
+// Retry-After, and asks it for another server when the one it named does
+// not seat it; with no --connect it plays a project offline. --headless --bot
 // wander plays with a seeded bot, --bots N runs N such clients in one process
 // (the load generator), and --report writes a JSON summary.
 //
 // Usage:
 //
-//	client <project-dir> [--connect ADDR[:PORT] [--web URL] [--token FILE | --key FILE [--client-id N]] | --web URL | --lobby URL] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
+//	client <project-dir> [--connect ADDR[:PORT] [--web URL] [--token FILE | --key FILE [--client-id N]] | --web URL | --lobby URL [--lobby-jwt FILE]] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
 //	client -h | --version
 //
 // It exits 0 when its run ends with every client offline or seated
@@ -17,10 +20,13 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"vkm/host"
 	"vkm/host/bot"
@@ -57,6 +63,8 @@ type options struct {
 	token    string
 	keyFile  string
 	lobby    string
+	lobbyJWT string
+	bearer   string     // the JWT --lobby-jwt holds
 	want     fleet.Want // what the lobby is asked for
 }
 
@@ -84,6 +92,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.keyFile, "key", "", "for development: the game's key FILE; the client (and each bot) mints its own token")
 	fs.Uint64Var(&o.play.ClientID, "client-id", 0, "with --key: the client id the minted token carries (default: random; bot i gets i)")
 	fs.StringVar(&o.lobby, "lobby", "", "join through the lobby at URL (http://HOST:PORT): it names a server with a free seat and hands a token for it; with --bots, one request per bot")
+	fs.StringVar(&o.lobbyJWT, "lobby-jwt", "", "with --lobby: a file holding the JWT the game's backend gave this player, which the lobby checks (its subject is the player's client id)")
 	fs.StringVar(&o.report, "report", "", "write a JSON summary of the run to this file")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	var err error
@@ -105,6 +114,10 @@ func (o *options) check() error {
 	switch {
 	case o.lobby != "" && (o.play.Connect != "" || o.play.Web != "" || o.token != "" || o.keyFile != ""):
 		return cli.Usagef("--lobby names the server and hands the token: drop --connect, --web, --token and --key")
+	case o.lobbyJWT != "" && o.lobby == "":
+		return cli.Usagef("--lobby-jwt is the lobby's: give --lobby URL")
+	case o.lobbyJWT != "" && o.bots > 1:
+		return cli.Usagef("--lobby-jwt is one player's: a lobby seats one client id once, so --bots N through it needs a JWT each (or a lobby run with --insecure)")
 	case o.lite && (o.bots == 0 || (o.play.Connect == "" && o.play.Web == "" && o.lobby == "")):
 		return cli.Usagef("--lite is for bot clients of a server: it needs --bots N and --connect, --web or --lobby")
 	case headless && view:
@@ -140,9 +153,9 @@ func (o *options) validate() error {
 func (o *options) botsConfig() *host.BotsConfig {
 	c := &host.BotsConfig{Play: o.play, Kind: o.bot, Seed: o.botSeed, Count: o.bots, Lite: o.lite}
 	if o.lobby != "" {
-		lobby := o.lobby
+		lobby, want := o.lobbyClient(), o.want
 		c.Join = func(ctx context.Context, _ int, name string) (string, *token.Token, error) {
-			addr, tok, err := fleet.Join(ctx, lobby, o.want, name)
+			addr, tok, err := lobby.Join(ctx, want, name)
 			if err != nil {
 				return "", nil, err
 			}
@@ -187,17 +200,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		o.want = fleet.Want{Project: p.Name, Fingerprint: id.Fingerprint, Protocol: id.Protocol}
+		if o.lobbyJWT != "" {
+			if o.bearer, err = readJWT(o.lobbyJWT); err != nil {
+				return err
+			}
+		}
 	}
 	if o.bots != 0 {
 		return runBots(ctx, o, logger)
-	}
-	if o.lobby != "" {
-		addr, tok, err := fleet.Join(ctx, o.lobby, o.want, o.play.Name)
-		if err != nil {
-			return err
-		}
-		logger.Info("the lobby seats us", "server", addr.String())
-		o.play.Connect, o.play.Token = addr.String(), &tok
 	}
 	if o.bot != "" {
 		bot, err := bot.New(o.bot, o.botSeed, len(p.Axes), len(p.Buttons))
@@ -206,7 +216,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		o.play.Input = bot // with --view the page watches it play
 	}
-	rep, err := host.Play(ctx, o.play)
+	var rep host.ClientReport
+	if o.lobby != "" {
+		var played bool
+		if rep, played, err = playThroughLobby(ctx, o, logger); !played {
+			return err
+		}
+	} else {
+		rep, err = host.Play(ctx, o.play)
+	}
 	logger.Info("run done", "state", rep.State, "exit", rep.Exit, "ticks", rep.Ticks, "distance_m", rep.DistanceM, "events", rep.Events, "errors", rep.Errors, "last_error", rep.LastError)
 	reps := host.NewReport(rep)
 	if werr := cli.WriteJSON(o.report, reps); err == nil {
@@ -236,4 +254,107 @@ func runBots(ctx context.Context, o options, logger *slog.Logger) error {
 		err = werr
 	}
 	return err
+}
+
+// maxServers bounds how many servers a client sent by a lobby tries: the
+// lobby's first and, each time one does not seat it, another the lobby
+// names passing over those tried. Tuning constant: a server that does not
+// answer costs the join's timeout (10 s) each, and two in a row already
+// say more about the client's network than about the servers.
+const maxServers = 3
+
+// playThroughLobby asks the lobby for a server and plays there. When the
+// server does not seat the client (it did not answer the join, or refused
+// it as full or shutting down), it asks the lobby again for another,
+// passing over the servers tried, up to maxServers; a run with a
+// --duration shares it among the tries. played is false when the lobby
+// named no server at all (err says why).
+func playThroughLobby(ctx context.Context, o options, logger *slog.Logger) (rep host.ClientReport, played bool, err error) {
+	lobby, want := o.lobbyClient(), o.want
+	start := time.Now()
+	for tried := 1; ; tried++ {
+		addr, tok, jerr := lobby.Join(ctx, want, o.play.Name)
+		if jerr != nil {
+			if played {
+				logger.Warn("the lobby named no other server", "err", jerr)
+				return rep, true, err
+			}
+			return rep, false, jerr
+		}
+		logger.Info("the lobby seats us", "server", addr.String())
+		pc := o.play
+		pc.Connect, pc.Token = addr.String(), &tok
+		if pc.Duration > 0 {
+			if pc.Duration -= time.Since(start); pc.Duration <= 0 {
+				return rep, played, err
+			}
+		}
+		var seated atomic.Bool
+		pc.OnState = func(state, why string) {
+			if state == statePlaying {
+				seated.Store(true)
+			}
+			if o.play.OnState != nil {
+				o.play.OnState(state, why)
+			}
+		}
+		rep, err = host.Play(ctx, pc)
+		played = true
+		if err != nil || seated.Load() || !unseated(rep) || tried == maxServers || ctx.Err() != nil || len(want.Skip) == fleet.MaxSkip {
+			return rep, true, err
+		}
+		logger.Warn("the server did not seat us: asking the lobby for another", "server", addr.String(), "state", rep.State, "why", rep.LastError)
+		want.Skip = append(want.Skip, addr)
+	}
+}
+
+// The words of a session's state and a refusal's reason, as OnState and
+// the report's state and refusal spell them (transport.ClientState's and
+// handshake.Reason's String), that tell a client it may do better on
+// another server.
+const (
+	statePlaying      = "playing"
+	stateDisconnected = "disconnected"
+	stateRefused      = "refused"
+	refusedFull       = "full"
+	refusedStopping   = "shutting_down"
+)
+
+// unseated reports whether a run that never got a seat ended in a way
+// another server may answer better: the server did not answer the join
+// (the session ended, silent), or refused it as full or shutting down.
+func unseated(rep host.ClientReport) bool {
+	switch rep.State {
+	case stateDisconnected:
+		return true
+	case stateRefused:
+		return rep.Refusal == refusedFull || rep.Refusal == refusedStopping
+	}
+	return false
+}
+
+func (o *options) lobbyClient() *fleet.LobbyClient {
+	return &fleet.LobbyClient{URL: o.lobby, Bearer: o.bearer}
+}
+
+// maxJWTFile bounds a --lobby-jwt file: a JWT is a few hundred bytes.
+const maxJWTFile = 8192
+
+// readJWT reads a --lobby-jwt file: one JWT, white space around it
+// ignored.
+func readJWT(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("client: --lobby-jwt: %v", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxJWTFile+1))
+	if err != nil {
+		return "", fmt.Errorf("client: --lobby-jwt: %v", err)
+	}
+	jwt := strings.TrimSpace(string(b))
+	if len(b) > maxJWTFile || jwt == "" || strings.Count(jwt, ".") != 2 || strings.ContainsAny(jwt, " \t\r\n") {
+		return "", fmt.Errorf("client: --lobby-jwt %s does not hold one JWT (header.payload.signature)", path)
+	}
+	return jwt, nil
 }

@@ -45,6 +45,8 @@ func TestUsageErrorsExitTwoWithAReason(t *testing.T) {
 		{[]string{"../../projects/arena", "--headless", "--bots", "2", "--lobby", "http://127.0.0.1:8088", "--connect", "10.0.0.4"}, "--lobby names the server"},
 		{[]string{"../../projects/arena", "--headless", "--bots", "2", "--lobby", "http://127.0.0.1:8088", "--web", "http://10.0.0.4:8080"}, "drop --connect, --web"},
 		{[]string{"../../projects/arena", "--headless", "--bot", "wander", "--web", "udp://10.0.0.4:8080"}, "the scheme is not http"},
+		{[]string{"../../projects/arena", "--headless", "--bot", "wander", "--lobby-jwt", "ann.jwt"}, "--lobby-jwt is the lobby's"},
+		{[]string{"../../projects/arena", "--headless", "--bots", "2", "--lobby", "http://127.0.0.1:8088", "--lobby-jwt", "ann.jwt"}, "--lobby-jwt is one player's"},
 	} {
 		code, stdout, stderr := runMain(t, context.Background(), tc.args...)
 		if code != 2 {

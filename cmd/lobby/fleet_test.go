@@ -168,7 +168,7 @@ func TestLobbySeatsBotsAcrossTheFleet(t *testing.T) {
 		servers = append(servers, start(t, bin, "vkmd", "../../projects/arena", "--port", fmt.Sprint(port),
 			"--key", keyFile, "--public", addr, "--fleet", url))
 	}
-	lobby := start(t, bin, "lobby", "--fleet", url, "--key", keyFile, "--listen", "127.0.0.1:0")
+	lobby := start(t, bin, "lobby", "--fleet", url, "--key", keyFile, "--listen", "127.0.0.1:0", "--insecure")
 	lobbyURL := "http://" + lobbyAddr(t, lobby)
 
 	rdb, err := fleet.Open(context.Background(), url)
@@ -237,22 +237,32 @@ func TestLobbySeatsBotsAcrossTheFleet(t *testing.T) {
 // lobbyAddr reads the address the lobby prints once it listens.
 func lobbyAddr(t *testing.T, lobby *exec.Cmd) string {
 	t.Helper()
-	log := lobby.Stdout.(*os.File).Name()
-	deadline := time.Now().Add(30 * time.Second)
+	line := waitLog(t, lobby, "lobby listening on ", 30*time.Second)
+	a, _ := strings.CutPrefix(line, "lobby listening on ")
+	return a
+}
+
+// waitLog waits until a program start ran has written a line containing
+// substr to its log, and returns the line; it fails the test after limit.
+func waitLog(t *testing.T, c *exec.Cmd, substr string, limit time.Duration) string {
+	t.Helper()
+	log := c.Stdout.(*os.File).Name()
+	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		f, err := os.Open(log)
 		if err == nil {
 			sc := bufio.NewScanner(f)
 			for sc.Scan() {
-				if a, ok := strings.CutPrefix(sc.Text(), "lobby listening on "); ok {
+				if strings.Contains(sc.Text(), substr) {
 					f.Close()
-					return a
+					return sc.Text()
 				}
 			}
 			f.Close()
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatal("the lobby never said where it listens")
+	b, _ := os.ReadFile(log)
+	t.Fatalf("%s never wrote %q within %v:\n%s", filepath.Base(c.Path), substr, limit, tail(string(b), 2000))
 	return ""
 }

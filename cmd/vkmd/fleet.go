@@ -4,26 +4,53 @@ import (
 	"context"
 	"log/slog"
 	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"vkm/host"
 	"vkm/host/fleet"
 	"vkm/host/project"
 )
 
+// member is the server's entry in the fleet directory: registered once
+// the server listens, removed (for good) as it starts to drain or stop.
+// Safe for concurrent use: the serving goroutine registers, the signal
+// relay removes.
+type member struct {
+	rdb    *redis.Client
+	url    string
+	logger *slog.Logger
+
+	mu   sync.Mutex
+	reg  *fleet.Registration
+	left bool
+}
+
 // joinFleet makes cfg register the server in the fleet directory at url
-// once it listens, keep its seats up to date, and heartbeat until the
-// returned function, which removes it, is called.
-func joinFleet(ctx context.Context, url string, cfg *host.ServeConfig, p *project.Project, logger *slog.Logger) (func(), error) {
+// once it listens, and keep its seats up to date. The server leaves the
+// directory as the first thing it does on the way out: on the first
+// SIGTERM or Ctrl-C, before the drain begins (so no lobby hands out a
+// server that seats no one new), and when --duration ends it, before its
+// goodbyes. It returns the context to serve under and the function that
+// leaves (if not left already) and closes the connection; call it once
+// Serve returns.
+func joinFleet(ctx context.Context, url string, cfg *host.ServeConfig, p *project.Project, logger *slog.Logger) (context.Context, func(), error) {
 	id, err := host.ProjectIdentity(p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rdb, err := fleet.Open(ctx, url)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var reg *fleet.Registration
+	m := &member{rdb: rdb, url: url, logger: logger}
+	ctx, stop := context.WithCancel(ctx)
 	ready := cfg.Ready
+	duration := cfg.Duration
+	cfg.Duration = 0 // ended here instead, after leaving
+	var timer *time.Timer
 	cfg.Ready = func(addr netip.AddrPort) {
 		if ready != nil {
 			ready(addr)
@@ -34,30 +61,94 @@ func joinFleet(ctx context.Context, url string, cfg *host.ServeConfig, p *projec
 		} else if addr.Addr().IsUnspecified() {
 			public = netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), addr.Port())
 		}
-		s := fleet.Server{Addr: public.String(), Project: p.Name, Fingerprint: id.Fingerprint, Protocol: id.Protocol, Seats: p.Players}
-		r, err := fleet.Register(ctx, rdb, s, fleet.Heartbeat, fleet.TTL)
-		if err != nil {
-			logger.Error("fleet: not registered", "err", err)
-			return
+		m.register(ctx, fleet.Server{Addr: public.String(), Project: p.Name, Fingerprint: id.Fingerprint, Protocol: id.Protocol, Seats: p.Players})
+		if duration > 0 {
+			timer = time.AfterFunc(duration, func() {
+				m.leave("the run's duration has passed")
+				stop()
+			})
 		}
-		reg = r
-		logger.Info("fleet: registered", "addr", s.Addr, "fleet", url)
 	}
 	seated := cfg.Seated
 	cfg.Seated = func(n int) {
 		if seated != nil {
 			seated(n)
 		}
-		if reg != nil {
-			reg.SetPlayers(n)
-		}
+		m.setPlayers(n)
 	}
-	return func() {
-		if reg != nil {
-			if err := reg.Close(); err != nil {
-				logger.Warn("fleet: leaving the directory", "err", err)
-			}
+	relayed := make(chan struct{})
+	if stops := cfg.Drain; stops != nil {
+		drains := make(chan struct{}, cap(stops)+1)
+		cfg.Drain = drains
+		go m.relay(stops, drains, relayed)
+	}
+	return ctx, func() {
+		if timer != nil {
+			timer.Stop()
 		}
+		close(relayed)
+		stop()
+		m.leave("the server stopped")
 		rdb.Close()
 	}, nil
+}
+
+// relay hands each stop signal on to the server once the server has left
+// the directory, until done closes.
+func (m *member) relay(stops <-chan struct{}, drains chan<- struct{}, done <-chan struct{}) {
+	for {
+		select {
+		case <-done:
+			return
+		case <-stops:
+		}
+		m.leave("the server is draining")
+		select {
+		case drains <- struct{}{}:
+		default: // two are waiting: the server stops at the first
+		}
+	}
+}
+
+// register lists the server, unless it has already left.
+func (m *member) register(ctx context.Context, s fleet.Server) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.left {
+		return
+	}
+	r, err := fleet.Register(ctx, m.rdb, s, fleet.Heartbeat, fleet.TTL)
+	if err != nil {
+		m.logger.Error("fleet: not registered", "err", err)
+		return
+	}
+	m.reg = r
+	m.logger.Info("fleet: registered", "addr", s.Addr, "fleet", m.url)
+}
+
+func (m *member) setPlayers(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.reg != nil {
+		m.reg.SetPlayers(n)
+	}
+}
+
+// leave removes the entry and stops its heartbeat; the server is not
+// registered after. Only the first call does anything.
+func (m *member) leave(why string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.left {
+		return
+	}
+	m.left = true
+	if m.reg == nil {
+		return
+	}
+	if err := m.reg.Close(); err != nil {
+		m.logger.Warn("fleet: leaving the directory", "err", err)
+		return
+	}
+	m.logger.Info("fleet: left the directory", "why", why)
 }

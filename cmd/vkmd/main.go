@@ -18,7 +18,9 @@
 // addresses players reach the server at, which their tokens must name.
 // --insecure serves every interface without a key. --fleet (with --key)
 // lists the server, its first public address and its seats free, in a
-// fleet directory in Redis, where lobbies (cmd/lobby) find it.
+// fleet directory in Redis, where lobbies (cmd/lobby) find it; the server
+// leaves the directory as the first thing it does on the way out (a
+// drain's start, a stop), so no lobby sends a player to it after.
 //
 // --web serves browsers on an HTTP address: the game's page, and the
 // same datagrams, handshake and tokens over WebRTC data channels (ICE on
@@ -247,8 +249,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	cfg.Drain = cli.Stops(ctx)
 	if o.fleet != "" {
-		leave, err := joinFleet(ctx, o.fleet, &cfg, p, logger)
-		if err != nil {
+		var leave func()
+		if ctx, leave, err = joinFleet(ctx, o.fleet, &cfg, p, logger); err != nil {
 			return err
 		}
 		defer leave()

@@ -29,7 +29,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -100,6 +102,9 @@ type Registration struct {
 	wake chan struct{}
 	stop chan struct{}
 	done chan struct{}
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Register writes s into the directory and refreshes it every heartbeat
@@ -134,19 +139,32 @@ func (r *Registration) Err() error {
 	return r.err
 }
 
-// Close stops the heartbeat and removes the entry.
+// Close stops the heartbeat, then removes the entry, so no lobby hands
+// the server out from then on: a server calls it as the first act of a
+// drain or a stop. It waits for a write under way to end first, so none
+// puts the entry back. Later calls do nothing and return the first's
+// error. Safe from any goroutine.
 func (r *Registration) Close() error {
-	close(r.stop)
-	<-r.done
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.ZRem(ctx, serversKey(r.s.Project), r.s.Addr)
-		p.Del(ctx, serverKey(r.s.Addr), reservedKey(r.s.Addr))
-		return nil
+	r.closeOnce.Do(func() {
+		close(r.stop)
+		<-r.done
+		ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
+		defer cancel()
+		_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.ZRem(ctx, serversKey(r.s.Project), r.s.Addr)
+			p.Del(ctx, serverKey(r.s.Addr), reservedKey(r.s.Addr))
+			return nil
+		})
+		if err != nil {
+			r.closeErr = fmt.Errorf("fleet: removing %s: %v", r.s.Addr, err)
+		}
 	})
-	return err
+	return r.closeErr
 }
+
+// leaveTimeout bounds Close's removal: a server whose Redis does not
+// answer drains all the same, and its entry lapses after TTL.
+const leaveTimeout = 2 * time.Second
 
 func (r *Registration) loop(ctx context.Context, heartbeat time.Duration) {
 	defer close(r.done)
@@ -242,18 +260,24 @@ func atoi(s string) int {
 // a reservation to it that lives until ARGV[2]. Expired servers and
 // reservations are swept as it goes. KEYS[1] is the project's set; ARGV:
 // now in ms, the reservation's deadline in ms, its id, the key prefix, the
-// fingerprint and protocol wanted ("" for any). It returns the chosen
-// address, or false.
+// fingerprint and protocol wanted ("" for any), the addresses to pass
+// over joined by commas, and "1" when the id is a client's: its
+// reservation on any server is then dropped first, so one client holds
+// one seat however often it asks. It returns the chosen address, or
+// false.
 var reserve = redis.NewScript(`
 local now, deadline, id, prefix, fp, proto = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local skip, mine = {}, ARGV[8] == '1'
+for a in string.gmatch(ARGV[7], '[^,]+') do skip[a] = true end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local best, bestFree
 for _, addr in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
   local h = redis.call('HMGET', prefix .. 'server:' .. addr, 'seats', 'players', 'fingerprint', 'protocol')
+  local resv = prefix .. 'reserved:' .. addr
+  if mine then redis.call('ZREM', resv, id) end
   if not h[1] then
     redis.call('ZREM', KEYS[1], addr)
-  elseif (fp == '' or h[3] == fp) and (proto == '' or h[4] == proto) then
-    local resv = prefix .. 'reserved:' .. addr
+  elseif not skip[addr] and (fp == '' or h[3] == fp) and (proto == '' or h[4] == proto) then
     redis.call('ZREMRANGEBYSCORE', resv, '-inf', now)
     local free = tonumber(h[1]) - tonumber(h[2]) - redis.call('ZCARD', resv)
     if free > 0 and (best == nil or free < bestFree or (free == bestFree and addr < best)) then
@@ -274,28 +298,67 @@ type Want struct {
 	Project     string
 	Fingerprint string
 	Protocol    int
+	// Skip lists servers not to pick: those the client was sent to and
+	// found did not seat it. At most MaxSkip.
+	Skip []netip.AddrPort
 }
+
+// MaxSkip is how many servers a Want may pass over: a client tries a few
+// servers before it gives up, not the fleet.
+const MaxSkip = 8
 
 // Reserve holds a seat for one player on one of the servers w matches
 // until the reservation's deadline (the token's expiry), and returns the
 // server's address. It picks the fullest server that has a free seat, so
 // servers fill one after another and emptied ones can be stopped; it
-// fails with ErrNoSeat when none has one.
-func (d *Directory) Reserve(ctx context.Context, w Want, until time.Time) (string, error) {
-	var id [8]byte
-	rand.Read(id[:])
+// fails with ErrNoSeat when none has one. A client id (not 0) holds one
+// seat at a time: its earlier reservation, on any of the project's
+// servers, is given back first. With 0 the reservation is anonymous.
+func (d *Directory) Reserve(ctx context.Context, w Want, client uint64, until time.Time) (string, error) {
+	var idb [8]byte
+	rand.Read(idb[:])
+	id, mine := "r:"+hex.EncodeToString(idb[:]), ""
+	if client != 0 {
+		id, mine = "c:"+strconv.FormatUint(client, 10), "1"
+	}
 	proto := ""
 	if w.Protocol != 0 {
 		proto = strconv.Itoa(w.Protocol)
 	}
+	skip := make([]string, 0, len(w.Skip))
+	for _, a := range w.Skip {
+		skip = append(skip, a.String())
+	}
 	v, err := reserve.Run(ctx, d.rdb, []string{serversKey(w.Project)},
-		time.Now().UnixMilli(), until.UnixMilli(), hex.EncodeToString(id[:]), prefix, w.Fingerprint, proto).Result()
+		time.Now().UnixMilli(), until.UnixMilli(), id, prefix, w.Fingerprint, proto, strings.Join(skip, ","), mine).Result()
 	if errors.Is(err, redis.Nil) {
 		return "", ErrNoSeat
 	}
 	if err != nil {
-		return "", fmt.Errorf("fleet: reserving a seat: %v", err)
+		return "", fmt.Errorf("fleet: reserving a seat: %w", err)
 	}
 	addr, _ := v.(string)
 	return addr, nil
+}
+
+// Once reports whether key is new to the directory, and makes it known
+// until until (the Seen a lobby's HMAC check keeps replays in): one Redis
+// command, so lobbies sharing the Redis agree.
+func (d *Directory) Once(ctx context.Context, key string, until time.Time) (bool, error) {
+	ttl := max(time.Until(until), time.Millisecond)
+	fresh, err := d.rdb.SetNX(ctx, prefix+"seen:"+key, 1, ttl).Result()
+	if err != nil {
+		return false, fmt.Errorf("fleet: remembering a signature: %w", err)
+	}
+	return fresh, nil
+}
+
+var _ Seen = (*Directory)(nil)
+
+// Ping reports whether the directory's Redis answers.
+func (d *Directory) Ping(ctx context.Context) error {
+	if err := d.rdb.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("fleet: the directory does not answer: %w", err)
+	}
+	return nil
 }

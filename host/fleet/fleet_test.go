@@ -16,7 +16,7 @@ import (
 	"vkm/transport/token"
 )
 
-func open(t *testing.T, url string) *redis.Client {
+func open(t testing.TB, url string) *redis.Client {
 	t.Helper()
 	c, err := Open(context.Background(), url)
 	if err != nil {
@@ -88,7 +88,7 @@ func TestSilentServerExpires(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if _, err := d.Reserve(context.Background(), Want{Project: "arena"}, time.Now().Add(time.Minute)); !errors.Is(err, ErrNoSeat) {
+	if _, err := d.Reserve(context.Background(), Want{Project: "arena"}, 0, time.Now().Add(time.Minute)); !errors.Is(err, ErrNoSeat) {
 		t.Fatalf("Reserve on an expired server: %v", err)
 	}
 }
@@ -105,7 +105,7 @@ func TestReserveFillsTheFullestFirst(t *testing.T) {
 	until := time.Now().Add(time.Minute)
 	var got []string
 	for range 6 {
-		addr, err := d.Reserve(context.Background(), Want{Project: "arena"}, until)
+		addr, err := d.Reserve(context.Background(), Want{Project: "arena"}, 0, until)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +117,7 @@ func TestReserveFillsTheFullestFirst(t *testing.T) {
 			t.Fatalf("reservation %d went to %s, want %s (all: %v)", i, got[i], w, got)
 		}
 	}
-	if addr, err := d.Reserve(context.Background(), Want{Project: "arena"}, until); !errors.Is(err, ErrNoSeat) {
+	if addr, err := d.Reserve(context.Background(), Want{Project: "arena"}, 0, until); !errors.Is(err, ErrNoSeat) {
 		t.Fatalf("a seventh reservation on six free seats: %q, %v", addr, err)
 	}
 }
@@ -153,7 +153,7 @@ func TestConcurrentReservesNeverOverfill(t *testing.T) {
 		d := NewDirectory(open(t, url))
 		for range 5 {
 			wg.Go(func() {
-				addr, err := d.Reserve(context.Background(), Want{Project: "arena"}, until)
+				addr, err := d.Reserve(context.Background(), Want{Project: "arena"}, 0, until)
 				if errors.Is(err, ErrNoSeat) {
 					return
 				}
@@ -189,17 +189,17 @@ func TestReservationsExpireOrAreConfirmed(t *testing.T) {
 	defer r.Close()
 	short := time.Now().Add(200 * time.Millisecond)
 	for range 2 {
-		if _, err := d.Reserve(context.Background(), Want{Project: "arena"}, short); err != nil {
+		if _, err := d.Reserve(context.Background(), Want{Project: "arena"}, 0, short); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := d.Reserve(context.Background(), Want{Project: "arena"}, short); !errors.Is(err, ErrNoSeat) {
+	if _, err := d.Reserve(context.Background(), Want{Project: "arena"}, 0, short); !errors.Is(err, ErrNoSeat) {
 		t.Fatalf("a third reservation of two seats: %v", err)
 	}
 	time.Sleep(time.Until(short) + 10*time.Millisecond) // the deadline is the wall clock Redis compares
 	long := time.Now().Add(time.Minute)
 	for range 2 {
-		if _, err := d.Reserve(context.Background(), Want{Project: "arena"}, long); err != nil {
+		if _, err := d.Reserve(context.Background(), Want{Project: "arena"}, 0, long); err != nil {
 			t.Fatalf("after the reservations expired: %v", err)
 		}
 	}
@@ -219,9 +219,9 @@ func TestLobbyAnswersASeatWithAToken(t *testing.T) {
 	key[0] = 7
 	r := register(t, rdb, "127.0.0.1:4000", 1, TTL)
 	defer r.Close()
-	ts := httptest.NewServer(&Lobby{Dir: NewDirectory(rdb), Key: &key, Life: time.Minute})
+	ts := httptest.NewServer(&Lobby{Dir: NewDirectory(rdb), Key: &key, Life: time.Minute, Anonymous: true})
 	defer ts.Close()
-	addr, tok, err := Join(context.Background(), ts.URL, Want{Project: "arena"}, "ann")
+	addr, tok, err := joinOnce(ts.URL, Want{Project: "arena"}, "ann")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,10 +232,10 @@ func TestLobbyAnswersASeatWithAToken(t *testing.T) {
 	if err != nil || c.Name != "ann" {
 		t.Fatalf("the token opens as %+v, %v", c, err)
 	}
-	if _, _, err := Join(context.Background(), ts.URL, Want{Project: "arena"}, "bob"); err == nil {
+	if _, _, err := joinOnce(ts.URL, Want{Project: "arena"}, "bob"); err == nil {
 		t.Fatal("a second join of a one-seat server was answered")
 	}
-	if _, _, err := Join(context.Background(), ts.URL, Want{}, "bob"); err == nil {
+	if _, _, err := joinOnce(ts.URL, Want{}, "bob"); err == nil {
 		t.Fatal("a join without a project was answered")
 	}
 }
@@ -247,22 +247,22 @@ func TestReserveMatchesTheBuild(t *testing.T) {
 	defer register(t, rdb, "127.0.0.1:4000", 4, TTL).Close()
 	until := time.Now().Add(time.Minute)
 	for _, w := range []Want{{Project: "arena", Fingerprint: "cd"}, {Project: "arena", Protocol: 2}, {Project: "coins"}} {
-		if addr, err := d.Reserve(context.Background(), w, until); !errors.Is(err, ErrNoSeat) {
+		if addr, err := d.Reserve(context.Background(), w, 0, until); !errors.Is(err, ErrNoSeat) {
 			t.Errorf("%+v: reserved %q, %v; want no seat", w, addr, err)
 		}
 	}
 	for _, w := range []Want{{Project: "arena", Fingerprint: "ab", Protocol: 1}, {Project: "arena", Fingerprint: "ab"}, {Project: "arena"}} {
-		if addr, err := d.Reserve(context.Background(), w, until); err != nil || addr != "127.0.0.1:4000" {
+		if addr, err := d.Reserve(context.Background(), w, 0, until); err != nil || addr != "127.0.0.1:4000" {
 			t.Errorf("%+v: reserved %q, %v", w, addr, err)
 		}
 	}
 	var key token.Key
-	ts := httptest.NewServer(&Lobby{Dir: d, Key: &key, Life: time.Minute})
+	ts := httptest.NewServer(&Lobby{Dir: d, Key: &key, Life: time.Minute, Anonymous: true})
 	defer ts.Close()
-	if _, _, err := Join(context.Background(), ts.URL, Want{Project: "arena", Fingerprint: "cd"}, "ann"); err == nil || !strings.Contains(err.Error(), "503") {
+	if _, _, err := joinOnce(ts.URL, Want{Project: "arena", Fingerprint: "cd"}, "ann"); err == nil || !strings.Contains(err.Error(), "503") {
 		t.Fatalf("a join for another build: %v", err)
 	}
-	if _, _, err := Join(context.Background(), ts.URL, Want{Project: "arena", Fingerprint: "ab", Protocol: 1}, "ann"); err != nil {
+	if _, _, err := joinOnce(ts.URL, Want{Project: "arena", Fingerprint: "ab", Protocol: 1}, "ann"); err != nil {
 		t.Fatal(err)
 	}
 }
