@@ -13,7 +13,7 @@
 #
 # Where no registry can be reached, deploy/Containerfile builds the same final
 # image from a binary built on the host; or --build-arg GO_IMAGE=... names a
-# local image with the Go toolchain. README.md, "Deploying", has the rest.
+# local image with the Go toolchain. docs/operating.md, "Deploying", has the rest.
 ARG GO_IMAGE=golang:1.26
 FROM ${GO_IMAGE} AS build
 WORKDIR /src
