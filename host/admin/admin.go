@@ -1,7 +1,7 @@
 // Package admin is a server's admin listener: an HTTP handler serving its
 // Prometheus metrics (/metrics), whether its serving loop is alive
 // (/healthz) and whether it takes players (/readyz), and the runtime's
-// profiles (/debug/pprof/). See README.md, "The admin listener".
+// profiles (/debug/pprof/). See docs/operating.md, "The admin listener".
 //
 // The serving loop owns the session, which is not safe for concurrent
 // use, so the loop hands this package what it knows: durations as it times
