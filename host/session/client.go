@@ -7,6 +7,7 @@ import (
 
 	"vkm/host/game"
 	"vkm/host/project"
+	"vkm/host/session/netmsg"
 	"vkm/internal/entity"
 	"vkm/physics"
 	"vkm/prediction"
@@ -56,7 +57,7 @@ type Client struct {
 	// from their newest word for each tick predicted (see reckon).
 	others []reckoned
 	// relay is the intents the newest snapshot relayed (see relay.go).
-	relay []intent
+	relay netmsg.Relay
 
 	interp interpolation
 	// drawnNewest is what this client drew when it made its newest
@@ -67,7 +68,7 @@ type Client struct {
 	// reloadAt is a reload waiting for its tick, and snapshots older than
 	// schemaFrom (0: none) were written under a schema replaced since.
 	dev        bool
-	reloadAt   *scriptBundle
+	reloadAt   *netmsg.Bundle
 	schemaFrom uint32
 	reloads    int
 	reloadTick uint32 // the tick the last reload took effect at
@@ -91,10 +92,13 @@ type Client struct {
 	leases prediction.Leases
 	// roster is every seated player as the server last listed them, in
 	// number order, with the round trips it last told; rosterBy names the
-	// player of each listed entity. rosterNext is decoding's scratch.
+	// player of each listed entity. rosterNext, listed and rtts are
+	// parsing's scratch.
 	roster     []scripting.PlayerInfo
 	rosterNext []scripting.PlayerInfo
 	rosterBy   map[entity.ID]uint16
+	listed     netmsg.Players
+	rtts       netmsg.RoundTrips
 }
 
 // recordingInput hands the game each tick's command as the wire will carry
@@ -275,7 +279,7 @@ func (c *Client) sendCommands(now transport.Time) {
 	if conn := c.net.Conn(); conn != nil {
 		c.rel.Acknowledge(conn, now)
 	}
-	c.payload = framePayload(c.payload, c.rel, c.cmdBuf, now)
+	c.payload = netmsg.AppendPayload(c.payload[:0], c.rel, nil, c.cmdBuf, now)
 	if seq, err := c.net.Send(c.payload, now); err == nil {
 		c.rel.Sent(seq)
 	}

@@ -8,4 +8,9 @@
 // queues, so tests run a server and its clients in one process on a
 // synthetic clock. Server and Client are each the Authority of the
 // game.Game they run.
+//
+// The package decides who sends what, and when; the bytes of its own
+// formats (the payload's framing, the relay section, and the messages a
+// server sends on the reliable channel: script bundles, no reload, the
+// players and their round trips) are package netmsg's.
 package session

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"vkm/host/game"
+	"vkm/host/session/netmsg"
 	"vkm/internal/entity"
 	"vkm/replication"
 	"vkm/transport"
@@ -39,12 +40,12 @@ func FuzzClientAppliesSnapshots(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
-	primer := replication.NewPeer(h.server.Game().Schema()).Write(nil, h.server.round, st.entity, transport.MaxDataPayload-payloadOverhead)
+	primer := replication.NewPeer(h.server.Game().Schema()).Write(nil, h.server.round, st.entity, transport.MaxDataPayload-netmsg.PayloadOverhead)
 	// Every seed reads after the primer; those a reader with no snapshot
 	// before refuses are the short forms.
 	short := 0
 	for _, s := range seeds {
-		p, err := unframePayload(s, mustReliable())
+		p, err := netmsg.ParseServerPayload(s, mustReliable(), new(netmsg.Relay))
 		if err != nil {
 			f.Fatal(err)
 		}

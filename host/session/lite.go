@@ -7,6 +7,7 @@ import (
 
 	"vkm/host/game"
 	"vkm/host/project"
+	"vkm/host/session/netmsg"
 	"vkm/prediction"
 	"vkm/replication"
 	"vkm/transport"
@@ -41,7 +42,7 @@ type Lite struct {
 	cmdBuf   []byte
 	payload  []byte
 	rel      *transport.Reliable // the server's message channel, framed as a full client frames it
-	relay    []intent            // scratch for the relay sections snapshots carry
+	relay    netmsg.Relay        // scratch for the relay sections snapshots carry
 	snap     replication.Snapshot
 	bad      int // snapshots that did not decode
 }
@@ -117,7 +118,7 @@ func (l *Lite) Step(elapsed time.Duration, now transport.Time) time.Duration {
 		if conn := l.net.Conn(); conn != nil {
 			l.rel.Acknowledge(conn, now)
 		}
-		l.payload = framePayload(l.payload, l.rel, l.cmdBuf, now)
+		l.payload = netmsg.AppendPayload(l.payload[:0], l.rel, nil, l.cmdBuf, now)
 		if seq, err := l.net.Send(l.payload, now); err == nil {
 			l.rel.Sent(seq)
 		}
@@ -155,8 +156,7 @@ func (l *Lite) events() {
 func (l *Lite) snapshot(payload []byte) {
 	// A lite client carries no other character, so it reads a relay
 	// section only to find the snapshot after it.
-	payload, relay, err := unframeRelayed(payload, l.rel, l.relay)
-	l.relay = relay
+	payload, err := netmsg.ParseServerPayload(payload, l.rel, &l.relay)
 	if err != nil {
 		l.bad++
 		return

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"vkm/host/session/netmsg"
 	"vkm/internal/entity"
 	"vkm/replication"
 )
@@ -60,7 +61,7 @@ type reckoned struct {
 // character near this client's own, what its words imply for any other. A
 // character it did not mention is where its last word left it, or out of
 // the snapshot's reach: its word keeps its own tick.
-func (c *Client) heard(sn *replication.Snapshot, relay []intent) {
+func (c *Client) heard(sn *replication.Snapshot, relay netmsg.Relay) {
 	if !sn.HasCommands {
 		return
 	}
@@ -87,9 +88,9 @@ func (c *Client) heard(sn *replication.Snapshot, relay []intent) {
 		case relayed && judged >= r.relayOf:
 			free := true
 			if r.heard && judged > r.of {
-				free = runsFree(ctl, r.vx, rb.VX, float64(judged-r.of)*step, e.moveX)
+				free = runsFree(ctl, r.vx, rb.VX, float64(judged-r.of)*step, e.MoveX)
 			}
-			r.intent, r.free, r.relayOf = e.moveX, free, judged
+			r.intent, r.free, r.relayOf = e.MoveX, free, judged
 		case r.heard && judged > r.of:
 			r.intent, r.free = runIntent(ctl, r.vx, rb.VX, float64(judged-r.of)*step, r.intent)
 		}
@@ -98,12 +99,12 @@ func (c *Client) heard(sn *replication.Snapshot, relay []intent) {
 	// A character the snapshot relayed but did not describe moves as it
 	// was (the server has nothing new to say of it) on the run relayed.
 	for _, e := range relay {
-		i, found := slices.BinarySearchFunc(c.others, e.id, cmpReckoned)
+		i, found := slices.BinarySearchFunc(c.others, e.ID, cmpReckoned)
 		if !found {
 			continue
 		}
-		if r := &c.others[i]; r.id == e.id && sn.Commands.Judged > r.relayOf {
-			r.intent, r.relayOf = e.moveX, sn.Commands.Judged
+		if r := &c.others[i]; r.id == e.ID && sn.Commands.Judged > r.relayOf {
+			r.intent, r.relayOf = e.MoveX, sn.Commands.Judged
 		}
 	}
 	c.others = slices.DeleteFunc(c.others, func(r reckoned) bool {
@@ -142,13 +143,13 @@ func runIntent(ctl *entity.CharacterController, v0, v1, s, was float64) (run flo
 }
 
 // relayedIntent returns the intent relay holds for id.
-func relayedIntent(relay []intent, id entity.ID) (intent, bool) {
+func relayedIntent(relay netmsg.Relay, id entity.ID) (netmsg.Intent, bool) {
 	for _, e := range relay {
-		if e.id == id {
+		if e.ID == id {
 			return e, true
 		}
 	}
-	return intent{}, false
+	return netmsg.Intent{}, false
 }
 
 // runsFree reports whether a side-view character's velocity along x went

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"vkm/host/game"
+	"vkm/host/session/netmsg"
 	"vkm/transport"
 )
 
@@ -18,11 +19,12 @@ const PollEvery = 100 * time.Millisecond
 // and when scripts or prefabs change it schedules a reload far enough
 // ahead for every dev client to have the bundle, then applies it at that
 // tick, as every dev client does at the tick of its own the server will
-// run then.
+// run then. The bundle travels as a netmsg.Bundle; a client that did not
+// join with --dev is sent a netmsg.NoReload instead.
 type devServer struct {
 	watch    Changes
 	nextPoll transport.Time
-	pending  *scriptBundle
+	pending  *netmsg.Bundle
 	lastHash uint64 // the bundle last scheduled, so a save that changes nothing is not sent
 }
 
@@ -42,7 +44,7 @@ func (s *Server) devPoll(now transport.Time) {
 		s.log.Error("reload: cannot read the project", "err", err)
 		return
 	}
-	h := bundleHash(files)
+	h := netmsg.BundleHash(files)
 	if h == d.lastHash {
 		return
 	}
@@ -60,18 +62,12 @@ func (s *Server) devPoll(now transport.Time) {
 // limits a client reads a bundle with: a bundle past them would end every
 // dev client, or not fit the message channel at all.
 func checkBundle(g *game.Game, files map[string][]byte) error {
-	if len(files) > maxBundleFiles {
-		return fmt.Errorf("%w: %d files changed, at most %d", errBundle, len(files), maxBundleFiles)
+	b := &netmsg.Bundle{Files: files}
+	if err := b.Check(); err != nil {
+		return err
 	}
-	size := bundleHeader
-	for p, b := range files {
-		if err := checkBundlePath(p); err != nil {
-			return err
-		}
-		size += 2 + len(p) + 4 + len(b)
-	}
-	if size > transport.DefaultReliableMaxMessage {
-		return fmt.Errorf("%w: %d bytes, at most %d", errBundle, size, transport.DefaultReliableMaxMessage)
+	if size := b.Size(); size > transport.DefaultReliableMaxMessage {
+		return fmt.Errorf("session: a script bundle of %d bytes, at most %d", size, transport.DefaultReliableMaxMessage)
 	}
 	return g.CheckFiles(files)
 }
@@ -80,25 +76,25 @@ func checkBundle(g *game.Game, files map[string][]byte) error {
 // takes effect at, and tells every other client why it cannot follow.
 func (s *Server) scheduleReload(files map[string][]byte) {
 	g := s.game
-	b := &scriptBundle{hash: bundleHash(files), files: files}
-	size := len(b.encode(nil))
+	b := &netmsg.Bundle{Hash: netmsg.BundleHash(files), Files: files}
+	size := b.Size()
 	var maxRTT time.Duration
 	for _, st := range s.seats {
 		if c := s.net.Conn(st.player); st.dev && c != nil {
 			maxRTT = max(maxRTT, c.RTT())
 		}
 	}
-	b.serverTick = g.Tick() + reloadLead(g.Project().TickRate, maxRTT, size)
+	b.ServerTick = g.Tick() + reloadLead(g.Project().TickRate, maxRTT, size)
 	for _, st := range s.seats {
 		var msg []byte
 		if st.dev {
 			// This player's commands run one a tick: the server tick b
 			// names runs the client tick this many ticks past the one it
 			// judged last.
-			b.clientTick = st.queue.Judged() + (b.serverTick - g.Tick())
-			msg = b.encode(nil)
+			b.ClientTick = st.queue.Judged() + (b.ServerTick - g.Tick())
+			msg = b.Append(nil)
 		} else {
-			msg = noReloadMessage("The server reloaded its scripts, and this client did not join with --dev: it runs no code a server sends. Rejoin with --dev to follow a dev server's reloads.")
+			msg = netmsg.NoReload{Sentence: "The server reloaded its scripts, and this client did not join with --dev: it runs no code a server sends. Rejoin with --dev to follow a dev server's reloads."}.Append(nil)
 		}
 		if err := st.rel.Send(msg); err != nil {
 			// Past the channel's window the player has not been taking
@@ -108,8 +104,8 @@ func (s *Server) scheduleReload(files map[string][]byte) {
 		}
 	}
 	s.dev.pending = b
-	s.log.Info("reload scheduled", "files", slices.Sorted(maps.Keys(files)), "hash", fmt.Sprintf("%016x", b.hash),
-		"at_tick", b.serverTick, "lead_ticks", b.serverTick-g.Tick(), "bytes", size)
+	s.log.Info("reload scheduled", "files", slices.Sorted(maps.Keys(files)), "hash", fmt.Sprintf("%016x", b.Hash),
+		"at_tick", b.ServerTick, "lead_ticks", b.ServerTick-g.Tick(), "bytes", size)
 }
 
 // devTick applies a scheduled reload when its tick comes. A changed schema
@@ -117,12 +113,12 @@ func (s *Server) scheduleReload(files map[string][]byte) {
 // a joiner, rather than dropping anyone.
 func (s *Server) devTick() {
 	d := s.dev
-	if d == nil || d.pending == nil || s.game.Tick() < d.pending.serverTick {
+	if d == nil || d.pending == nil || s.game.Tick() < d.pending.ServerTick {
 		return
 	}
 	b := d.pending
 	d.pending = nil
-	res, err := s.game.Reload(b.files)
+	res, err := s.game.Reload(b.Files)
 	if err != nil {
 		s.log.Error("reload failed: the old code keeps running", "err", err)
 		return
@@ -133,8 +129,21 @@ func (s *Server) devTick() {
 			st.peer = nil
 		}
 	}
-	s.log.Info("reloaded", "files", slices.Sorted(maps.Keys(b.files)), "hash", fmt.Sprintf("%016x", b.hash),
+	s.log.Info("reloaded", "files", slices.Sorted(maps.Keys(b.Files)), "hash", fmt.Sprintf("%016x", b.Hash),
 		"tick", s.game.Tick(), "schema_changed", res.SchemaChanged, "behaviors", res.Instances, "new_props", res.Props)
+}
+
+// reloadLead is how many ticks ahead of the present a reload is scheduled
+// so that its bundle reaches every dev client before that client runs the
+// tick: the client runs ahead of the server by about a round trip plus
+// its queue, and the bundle needs another one-way trip plus the time to
+// trickle through the datagrams' spare room.
+func reloadLead(tickRate int, maxRTT time.Duration, bundleBytes int) uint32 {
+	// bytesPerSecond is what the channel can count on at 64 packets a
+	// second with half of each datagram taken by snapshots.
+	const bytesPerSecond = 64 * transport.MaxDataPayload / 2
+	lead := 2*maxRTT + 100*time.Millisecond + time.Duration(bundleBytes)*time.Second/bytesPerSecond
+	return uint32(lead.Seconds()*float64(tickRate)+0.999) + 10 // + the queue's deepest
 }
 
 // readMessages takes what the server sent on the reliable channel.
@@ -147,31 +156,32 @@ func (c *Client) readMessages() {
 		if len(msg) == 0 {
 			continue
 		}
-		switch msg[0] {
-		case msgNoReload:
-			c.end(string(msg[1:]))
+		switch k := netmsg.KindOf(msg); k {
+		case netmsg.KindNoReload:
+			n, _ := netmsg.ParseNoReload(msg) // refuses only another kind
+			c.end(n.Sentence)
 			return
-		case msgReload:
+		case netmsg.KindBundle:
 			if !c.dev {
 				c.end("The server sent code to run, and this client did not join with --dev: it runs no code a server sends.")
 				return
 			}
-			b, err := decodeBundle(msg)
+			b, err := netmsg.ParseBundle(msg)
 			if err != nil {
 				c.end("The server sent a script bundle this client cannot read: " + err.Error())
 				return
 			}
 			c.reloadAt = b
-			if t := c.game.Tick(); t >= b.clientTick {
-				c.log.Warn("reload arrived late: applying it now", "tick", t, "due", b.clientTick)
+			if t := c.game.Tick(); t >= b.ClientTick {
+				c.log.Warn("reload arrived late: applying it now", "tick", t, "due", b.ClientTick)
 			}
-		case msgRoster, msgRoundTrips:
+		case netmsg.KindPlayers, netmsg.KindRoundTrips:
 			c.takeRoster(msg)
 			if c.ended {
 				return
 			}
 		default:
-			c.log.Debug("unknown message from the server", "kind", msg[0])
+			c.log.Debug("unknown message from the server", "kind", uint8(k))
 		}
 	}
 }
@@ -187,11 +197,11 @@ func (c *Client) beforeTick() {
 		g.UseOldCode(g.IsReplaying() && g.Tick() < c.oldCodeBefore)
 	}
 	b := c.reloadAt
-	if b == nil || g.IsReplaying() || g.Tick() < b.clientTick {
+	if b == nil || g.IsReplaying() || g.Tick() < b.ClientTick {
 		return
 	}
 	c.reloadAt = nil
-	res, err := g.Reload(b.files)
+	res, err := g.Reload(b.Files)
 	if err != nil {
 		c.log.Error("reload failed: the old code keeps running", "err", err)
 		return
@@ -202,7 +212,7 @@ func (c *Client) beforeTick() {
 		// the old schema: they are dropped until the new ones arrive.
 		// The old code read components the new schema has reshaped, so
 		// a replay from before the reload runs the new code too.
-		c.schemaFrom = b.serverTick
+		c.schemaFrom = b.ServerTick
 		// The components were reshaped: what was predicted and said of
 		// them before is in the old shapes. The word is taken again from
 		// the store at the next frame, and ticks before this one are
@@ -216,8 +226,8 @@ func (c *Client) beforeTick() {
 	}
 	c.reloads++
 	c.reloadTick = g.Tick()
-	c.log.Info("reloaded", "files", slices.Sorted(maps.Keys(b.files)), "hash", fmt.Sprintf("%016x", b.hash),
-		"tick", g.Tick(), "server_tick", b.serverTick, "schema_changed", res.SchemaChanged, "new_props", res.Props)
+	c.log.Info("reloaded", "files", slices.Sorted(maps.Keys(b.Files)), "hash", fmt.Sprintf("%016x", b.Hash),
+		"tick", g.Tick(), "server_tick", b.ServerTick, "schema_changed", res.SchemaChanged, "new_props", res.Props)
 }
 
 // end ends the session from this side with a sentence saying why.

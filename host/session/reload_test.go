@@ -13,6 +13,7 @@ import (
 
 	"vkm/host/bot"
 	"vkm/host/project"
+	"vkm/host/session/netmsg"
 	"vkm/host/watch"
 	"vkm/internal/entity"
 	"vkm/prediction"
@@ -462,7 +463,7 @@ func TestDevReloadRefusesWhatClientsCannotRead(t *testing.T) {
 	}
 	a := h.join(p, memnet.Lan, 7)
 	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
-	long := filepath.Join(dir, "scripts", strings.Repeat("a", maxBundlePath)+".lua")
+	long := filepath.Join(dir, "scripts", strings.Repeat("a", netmsg.MaxBundlePath)+".lua")
 	if err := os.WriteFile(long, []byte("return 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -482,11 +483,11 @@ func TestCheckBundleLimits(t *testing.T) {
 	g := h.server.Game()
 	half := append([]byte("return 1\n--"), strings.Repeat("x", transport.DefaultReliableMaxMessage/2)...)
 	many := map[string][]byte{}
-	for i := range maxBundleFiles + 1 {
+	for i := range netmsg.MaxBundleFiles + 1 {
 		many[fmt.Sprintf("scripts/s%d.lua", i)] = []byte("return 1\n")
 	}
 	for name, files := range map[string]map[string][]byte{
-		"long path": {"scripts/" + strings.Repeat("a", maxBundlePath) + ".lua": []byte("return 1\n")},
+		"long path": {"scripts/" + strings.Repeat("a", netmsg.MaxBundlePath) + ".lua": []byte("return 1\n")},
 		"too large": {"scripts/a.lua": half, "scripts/b.lua": half},
 		"too many":  many,
 	} {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"vkm/host/session/netmsg"
 	"vkm/host/store"
 	"vkm/internal/entity"
 	"vkm/replication"
@@ -97,7 +98,7 @@ func (s *Server) sendRound(now transport.Time) {
 		st.peer.Acknowledge(conn)
 		st.rel.Acknowledge(conn, now)
 		relay := s.relayFor(st)
-		s.snap = st.peer.Write(s.snap[:0], s.round, st.entity, transport.MaxDataPayload-payloadOverhead-len(relay))
+		s.snap = st.peer.Write(s.snap[:0], s.round, st.entity, transport.MaxDataPayload-netmsg.PayloadOverhead-len(relay))
 		quiet := conn.AckSilent(now) // its link is down, or it is gone
 		if quiet && st.held < QuietEvery-1 ||
 			!quiet && !st.peer.Stats().News && st.rel.PendingMessages() == 0 && st.held < SettledEvery-1 {
@@ -105,7 +106,7 @@ func (s *Server) sendRound(now transport.Time) {
 			continue
 		}
 		st.held, st.lowHeld = 0, false
-		s.payload = frameRelayed(s.payload, st.rel, relay, s.snap, now)
+		s.payload = netmsg.AppendPayload(s.payload[:0], st.rel, relay, s.snap, now)
 		seq, err := s.net.Send(player, s.payload, now)
 		if err != nil {
 			s.log.Warn("snapshot not sent", "player", player, "err", err)
@@ -121,8 +122,7 @@ func (s *Server) sendRound(now transport.Time) {
 // Spawned prefabs are built later, after the frame's snapshots are read.
 func (c *Client) applySnapshot(payload []byte) {
 	g := c.game
-	payload, relay, err := unframeRelayed(payload, c.rel, c.relay)
-	c.relay = relay
+	payload, err := netmsg.ParseServerPayload(payload, c.rel, &c.relay)
 	if errors.Is(err, transport.ErrReliableProtocol) {
 		c.end("The server broke the message channel: " + err.Error())
 		return

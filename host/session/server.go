@@ -11,6 +11,7 @@ import (
 
 	"vkm/host/game"
 	"vkm/host/project"
+	"vkm/host/session/netmsg"
 	"vkm/internal/entity"
 	"vkm/physics"
 	"vkm/prediction"
@@ -90,15 +91,17 @@ type Server struct {
 	// byEntity names the player each seat's entity belongs to.
 	// rosterChanged says a player joined or left since the roster was last
 	// sent; roundTripsAt is when the round trips are next due (see
-	// tellPlayers); roster is its scratch.
+	// tellPlayers); roster, listed and rtts are its scratch.
 	byEntity      map[entity.ID]uint16
 	rosterChanged bool
 	roundTripsAt  transport.Time
 	roster        []scripting.PlayerInfo
+	listed        netmsg.Players
+	rtts          netmsg.RoundTrips
 
 	// relayNear, relayIntents and relayBuf are relayFor's scratch.
 	relayNear    []relayCandidate
-	relayIntents []intent
+	relayIntents netmsg.Relay
 	relayBuf     []byte
 }
 
@@ -336,7 +339,7 @@ func (s *Server) takeCommands() {
 // command takes a player's command packet into their queue.
 func (s *Server) command(st *seat, payload []byte) {
 	p := s.game.Project()
-	payload, err := unframePayload(payload, st.rel)
+	payload, err := netmsg.ParseClientPayload(payload, st.rel)
 	if errors.Is(err, transport.ErrReliableProtocol) {
 		// The channel's state is past repair: the connection ends.
 		s.log.Warn("player broke the message channel", "player", st.player, "err", err)

@@ -9,6 +9,7 @@ import (
 
 	"vkm/host/bot"
 	"vkm/host/project"
+	"vkm/host/session/netmsg"
 	"vkm/internal/entity"
 	"vkm/prediction"
 	"vkm/replication"
@@ -156,7 +157,7 @@ func BenchmarkSeatedSendRound(b *testing.B) {
 		seq++
 		for i, pr := range peers {
 			pr.Acknowledge(acks)
-			buf = pr.Write(buf[:0], s.round, owns[i], transport.MaxDataPayload-payloadOverhead)
+			buf = pr.Write(buf[:0], s.round, owns[i], transport.MaxDataPayload-netmsg.PayloadOverhead)
 			pr.Sent(seq)
 			bytes += len(buf)
 			snaps++

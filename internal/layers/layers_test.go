@@ -37,6 +37,10 @@ var (
 	noOS       = "the host owns the process, its files and its clock"
 	noSyscalls = "system calls are transport/udp's, named through x/sys"
 	pure       = map[string]string{"net": noSockets, "os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}
+	// The session decides who sends what and when; the bytes are netmsg's.
+	noBytes = "the session's datagram formats are host/session/netmsg's"
+	session = map[string]string{"net": noSockets, "os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls,
+		"encoding/binary": noBytes, "hash/fnv": noBytes}
 )
 
 // house is every package of the module, in layering order.
@@ -67,7 +71,10 @@ var house = []layer{
 	{dir: "host/game", uses: []string{"wire", "transport/handshake", "replication", "prediction", "physics", "scripting", "host/project", "host/store"}, bans: pure, sansIO: true},
 	// Polls a project's files through its fs.FS.
 	{dir: "host/watch", uses: []string{"transport"}, bans: pure, sansIO: true},
-	{dir: "host/session", uses: []string{"transport", "transport/handshake", "transport/token", "replication", "prediction", "physics", "scripting", "host/project", "host/store", "host/game"}, bans: pure, sansIO: true},
+	// The session's own datagram formats: the payload's framing around the
+	// reliable channel's sections, the relay, the messages a server sends.
+	{dir: "host/session/netmsg", uses: []string{"wire", "transport", "transport/handshake"}, bans: pure, sansIO: true},
+	{dir: "host/session", uses: []string{"transport", "transport/handshake", "transport/token", "replication", "prediction", "physics", "scripting", "host/project", "host/store", "host/game", "host/session/netmsg"}, bans: session, sansIO: true},
 	// The reference client's web page: an HTTP server of its own.
 	{dir: "host/view", bans: map[string]string{"syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// The admin listener: an HTTP handler of metrics, health and profiles,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"vkm/host/session/netmsg"
 	"vkm/transport"
 )
 
@@ -23,9 +24,9 @@ func TestSeatRefusesLargeMessages(t *testing.T) {
 		seat := seatReliable()
 		var err error
 		for i := 0; i < 100 && err == nil; i++ {
-			p := framePayload(nil, client, []byte{0xC0}, 0)
+			p := netmsg.AppendPayload(nil, client, nil, []byte{0xC0}, 0)
 			client.Sent(0)
-			_, err = unframePayload(p, seat)
+			_, err = netmsg.ParseClientPayload(p, seat)
 			if _, got := seat.Receive(); got {
 				break
 			}

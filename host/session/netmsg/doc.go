@@ -1,0 +1,39 @@
+// Package netmsg encodes and decodes the session's own datagram formats,
+// as docs/protocol.md lays them out: the framing of every Data payload
+// ("Data: the payload"), the relay section a server's payload may carry
+// ("The relay section"), and the messages a server sends on the reliable
+// channel ("Messages a server sends"): a script bundle, no reload, the
+// players and their round trips. Package session decides who sends which,
+// and when; this package only says what the bytes are.
+//
+// The package is sans-IO and keeps no state. Each format has an Append
+// that writes it after what a slice already holds and a ParseXxx that reads
+// it back. Parsers are strict (every field canonical, nothing left over
+// where the layout ends) and never panic on any input, so bytes from
+// anyone can be handed to them; what they refuse is a *ParseError naming
+// the format, except a reliable section the channel refuses, whose error is
+// transport.Reliable's.
+//
+// A Data payload, after the connection header, both ways:
+//
+//	flags u8 | reliable section     | relay section   | the packet proper, to the end:
+//	         | with bit 0: written  | with bit 1: a   | a snapshot from the server,
+//	         | and read by          | Relay, from the | a command packet from a client
+//	         | transport.Reliable   | server only     |
+//
+// The packet proper and the relay are planned first; the reliable section
+// gets the bytes of the datagram they leave (see AppendPayload).
+//
+// A reliable message's first byte is its Kind, and the rest its body:
+//
+//	1 Bundle      a dev server's hot reload: its files and the tick they take effect at
+//	2 NoReload    why a client that did not join with --dev cannot follow one
+//	3 Players     every seated player: number, entity, name
+//	4 RoundTrips  the round trip to each player, about once a second
+//
+// A client ignores a kind it does not know and an empty message, so a later
+// server can add kinds. Integers are little endian, bar the relay's slots
+// and generations (LEB128). Each format has an example in
+// testdata/vectors.txt, written by the encoders and read back by the
+// parsers.
+package netmsg

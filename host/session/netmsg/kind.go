@@ -1,0 +1,46 @@
+package netmsg
+
+import "strconv"
+
+// Kind is the first byte of a message on the reliable channel, saying which
+// message it is. Protocol constants: a kind's number never changes meaning.
+type Kind uint8
+
+// The kinds of message a server sends.
+const (
+	// KindBundle is a script bundle (Bundle): a dev server's hot reload.
+	KindBundle Kind = 1
+	// KindNoReload tells a client that did not join with --dev why it
+	// cannot follow the reload the server is about to make (NoReload).
+	KindNoReload Kind = 2
+	// KindPlayers lists every seated player (Players).
+	KindPlayers Kind = 3
+	// KindRoundTrips gives the round trip the server measures to each
+	// player (RoundTrips).
+	KindRoundTrips Kind = 4
+)
+
+// KindOf returns the kind of msg, or 0 (no kind) for an empty message.
+func KindOf(msg []byte) Kind {
+	if len(msg) == 0 {
+		return 0
+	}
+	return Kind(msg[0])
+}
+
+// String returns the kind's name, or "kind(N)" for a number this build
+// does not know.
+// Not made by stringer, which would spell that Kind(N).
+func (k Kind) String() string {
+	switch k {
+	case KindBundle:
+		return "bundle"
+	case KindNoReload:
+		return "no reload"
+	case KindPlayers:
+		return "players"
+	case KindRoundTrips:
+		return "round trips"
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
