@@ -42,7 +42,7 @@ type transcriptStep struct {
 // transcriptCommands is the command packet the client sends: two
 // commands of a project with axes x, y and buttons jump, fire.
 func transcriptCommands() []byte {
-	p := prediction.Packet{FirstSeq: 1, FirstTick: 5000, DrawnTick: 998, DrawnFrac: 128}
+	p := prediction.Packet{FirstSeq: 1, FirstTick: 1000} // drawn 0: no snapshot has arrived yet
 	var a, b prediction.Command
 	a.Axes[0], a.Axes[1] = 1, -0.5
 	b.Axes[0], b.Held, b.Pressed = 1, 1, 1 // jump held, pressed this command
@@ -64,7 +64,7 @@ func transcriptSnapshot() []byte {
 	r.Transform(entity.Transform{X: -4, Y: 0.5, Scale: 1})
 	r.CharacterController(entity.CharacterController{Grounded: true})
 	peer := replication.NewPeer(&s)
-	peer.SetCommands(replication.Commands{Newest: 2, Judged: 5001, LowWater: 1})
+	peer.SetCommands(replication.Commands{Newest: 2, Judged: 1000, LowWater: 1})
 	return append([]byte{0}, peer.Write(nil, r, entity.ID{Slot: 60, Gen: 1}, transport.MaxDataPayload-1)...)
 }
 
@@ -77,7 +77,7 @@ var transcriptNonce = []byte{0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88}
 func runTranscript(t *testing.T) (*token.Token, []transcriptStep) {
 	t.Helper()
 	tok := mintToken(t, sealKey, 7, "ada", 0x7a11, nil)
-	hello := handshake.Hello{SchemaFP: 0x1122334455667788, ActionCount: 4, ActionFP: 0x49a09188576b1b18, TickRate: 64}
+	hello := handshake.Hello{SchemaFP: 0xb90e184b09a7db2c, ActionCount: 4, ActionFP: 0x49a09188576b1b18, TickRate: 64}
 	srv, err := transport.NewServer(transport.ServerConfig{
 		Hello: hello, MaxPlayers: 4, Rand: bytes.NewReader(transcriptCookieKey), Auth: sealAuth(),
 	})
@@ -256,12 +256,12 @@ func TestTranscriptMatchesDoc(t *testing.T) {
 		t.Errorf("snapshot Data %+v", snap)
 	}
 	var p prediction.Packet
-	if err := prediction.ParsePacket(cmd.payload[1:], 2, 2, &p); err != nil || len(p.Commands) != 2 || p.FirstTick != 5000 {
+	if err := prediction.ParsePacket(cmd.payload[1:], 2, 2, &p); err != nil || len(p.Commands) != 2 || p.FirstTick != 1000 {
 		t.Errorf("command packet %+v, %v", p, err)
 	}
 	var sn replication.Snapshot
-	if err := sn.Decode(&replication.Schema{}, snap.payload[1:], replication.Refs{Sequence: 2, ClientTick: 5002}); err != nil ||
-		sn.Tick != 1000 || len(sn.Entries) != 2 || sn.Own != (entity.ID{Slot: 60, Gen: 1}) || sn.Commands.Judged != 5001 {
+	if err := sn.Decode(&replication.Schema{}, snap.payload[1:], replication.Refs{Sequence: 2, ClientTick: 1002}); err != nil ||
+		sn.Tick != 1000 || len(sn.Entries) != 2 || sn.Own != (entity.ID{Slot: 60, Gen: 1}) || sn.Commands.Judged != 1000 {
 		t.Errorf("snapshot %+v, %v", sn, err)
 	}
 }
