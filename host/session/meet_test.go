@@ -242,6 +242,9 @@ func TestRelayedRunsKeepHeadOnMeetingsSmall(t *testing.T) {
 // on the floor; carried on their words alone, the same seeds cost twice
 // the corrections.
 func TestFourWanderersAreRarelyCorrected(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long seeded match: runs without -short")
+	}
 	const (
 		seed  = 3
 		bound = 110 // corrections in all, teleports aside (78 now; 166 carried on their words alone)

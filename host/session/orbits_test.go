@@ -30,6 +30,9 @@ func loadOrbits(t testing.TB) *project.Project {
 // so a mover is drawn frozen in at most one frame a second, and no drawn
 // body jumps when its next pose arrives.
 func TestOrbitsAreDrawnWithoutStalls(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long seeded match: runs without -short")
+	}
 	if raceEnabled {
 		t.Skip("500 scripted bodies for 10 s take minutes under the race detector, which finds nothing on one goroutine")
 	}

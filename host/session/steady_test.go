@@ -49,6 +49,9 @@ func TestACorrectionLandsOnTheServersAnswerExactly(t *testing.T) {
 // client predicts all of it, so on a link that loses no command nothing is
 // ever corrected.
 func TestPredictionHoldsWhileCratesAreKnockedAbout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long seeded match: runs without -short")
+	}
 	for _, profile := range []memnet.Profile{memnet.Perfect, memnet.Broadband} {
 		seeds := []uint64{5, 7, 8, 42, 99, 2024}
 		if raceEnabled {
