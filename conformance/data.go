@@ -169,7 +169,8 @@ type Relayed struct {
 
 // parseRelay reads a relay section: a count 1..4, then the characters in
 // rising slot order, no slot twice, each slot (LEB128, below 2^24),
-// generation (LEB128, 1..2^32 − 1) and the two run bytes.
+// generation (LEB128, 1..2^32 − 1) and the two run bytes, command-axis
+// codes of which 0 is "never written and refused".
 func parseRelay(b []byte) ([]Relayed, []byte, error) {
 	if len(b) < 1 || b[0] < 1 || b[0] > 4 {
 		return nil, nil, errors.New("conformance: relay count not 1..4")
@@ -195,6 +196,9 @@ func parseRelay(b []byte) ([]Relayed, []byte, error) {
 		}
 		if len(b) < 2 {
 			return nil, nil, errors.New("conformance: relay run cut short")
+		}
+		if b[0] == 0 || b[1] == 0 {
+			return nil, nil, fmt.Errorf("conformance: relayed %d#%d with run code 0", slot, gen)
 		}
 		c = Relayed{Slot: uint32(slot), Generation: uint32(gen), RunX: b[0], RunY: b[1]}
 		b = b[2:]

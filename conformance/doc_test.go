@@ -3,7 +3,6 @@ package conformance
 import (
 	"bytes"
 	"encoding/hex"
-	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -90,6 +89,14 @@ func TestDocRelayExample(t *testing.T) {
 	if _, err := ParsePayload(append([]byte{FlagRelay}, section...), false); err == nil {
 		t.Error("a client's payload with a relay section is accepted")
 	}
+	// A run code 0 is "never written and refused", along x and along y.
+	for _, at := range []int{3, 4, 8, 9} {
+		bad := bytes.Clone(section)
+		bad[at] = 0
+		if _, err := ParsePayload(append([]byte{FlagRelay}, bad...), true); err == nil {
+			t.Errorf("a relay section with run code 0 at byte %d is accepted", at)
+		}
+	}
 	for n := range len(section) {
 		if p, err := ParsePayload(append([]byte{FlagRelay}, section[:n]...), true); err == nil && len(p.Relay) == 2 {
 			t.Errorf("the %d-byte prefix reads two characters", n)
@@ -146,11 +153,11 @@ func TestDocPlayersExample(t *testing.T) {
 }
 
 // TestDocVarintExample reads the doc's bit string for slot 60 generation 1
-// in the order it says it is written. Finding varint-example-order: the
-// string shows each group most significant bit first, while the wire (and
-// the transcript's own 60#1) has each group's bit 0 first.
+// in the order it says the bits are written: it must be 60#1, exactly those
+// 12 bits, and the transcript's own 60#1 (the stated own entity of its
+// snapshot's header) must be written so.
 func TestDocVarintExample(t *testing.T) {
-	m := regexp.MustCompile("slot 60 generation 1 is `([01 ]+)`, written in that order").FindStringSubmatch(docWords(t))
+	m := regexp.MustCompile("slot 60 generation 1 is, bit by bit in the order written, `([01 ]+)`").FindStringSubmatch(docWords(t))
 	if m == nil {
 		t.Fatal("the doc's group varint example is gone")
 	}
@@ -159,37 +166,24 @@ func TestDocVarintExample(t *testing.T) {
 	for _, c := range printed {
 		inOrder.flag(c == '1')
 	}
-	e := readEntity(newBitReader(inOrder.b))
-	known(t, "varint-example-order", entityIs(e, Entity{60, 1}))
+	r := newBitReader(inOrder.b)
+	if e := readEntity(r); r.err != nil || e != (Entity{60, 1}) || r.pos != len(printed) {
+		t.Errorf("the doc's bits %s, in the order written, read %v in %d of %d bits (%v); want 60#1 in all of them", m[1], e, r.pos, len(printed), r.err)
+	}
+	if want := (&bitWriter{}).entity(Entity{60, 1}); want.n != len(printed) || !bytes.Equal(want.b, inOrder.b) {
+		t.Errorf("the doc's bits %s are not 60#1 as \"Conventions\" writes it", m[1])
+	}
 
 	// The transcript's header states 60#1 at bit 35 (full 1, tick 32,
-	// stated 1, has-own 1): its 12 bits are the groups bit 0 first.
+	// stated 1, has-own 1).
 	b, _ := transcriptSnapshot(t)
 	var wire strings.Builder
-	r := newBitReader(b)
+	r = newBitReader(b)
 	r.read(35)
 	for range len(printed) {
 		wire.WriteByte('0' + byte(r.read(1)))
 	}
-	if got, want := wire.String(), reverseGroups(m[1]); got != want {
-		t.Errorf("the transcript's 60#1 is %s on the wire; the doc's groups each reversed are %s", got, want)
+	if got := wire.String(); got != printed {
+		t.Errorf("the transcript's 60#1 is %s on the wire; the doc says %s", got, printed)
 	}
-}
-
-func entityIs(got, want Entity) error {
-	if got != want {
-		return fmt.Errorf("conformance: the bits in the order printed read %v, not %v", got, want)
-	}
-	return nil
-}
-
-// reverseGroups reverses the bits of each space-separated group.
-func reverseGroups(s string) string {
-	var out strings.Builder
-	for _, g := range strings.Fields(s) {
-		for i := len(g) - 1; i >= 0; i-- {
-			out.WriteByte(g[i])
-		}
-	}
-	return out.String()
 }

@@ -279,7 +279,7 @@ func TestHandshakeRefuses(t *testing.T) {
 
 // TestSealedRefuse opens the sealed Refuse under the server-to-client key
 // 40 41 ... 5f. Its length is also checked against the length the doc
-// states in words (finding sealed-refuse-length).
+// states in words, "54 bytes and the detail", which its parts add up to.
 func TestSealedRefuse(t *testing.T) {
 	v := handshakeVectors(t)["sealed-refuse-token-expired"]
 	r, counter, err := OpenSealedRefuse(counting(0x40, 32), v.datagram)
@@ -293,7 +293,15 @@ func TestSealedRefuse(t *testing.T) {
 	if got, want := len(v.datagram), RefuseLen+len(r.Detail)+sealedOverhead; got != want {
 		t.Errorf("%d bytes; a sealed Refuse body (header, counter, body as above, tag) is %d", got, want)
 	}
-	known(t, "sealed-refuse-length", CheckSealedRefuseStatedLen(v.datagram, len(r.Detail)))
+	if m := regexp.MustCompile(`the 16-byte tag; (\d+) bytes and the detail\.`).FindStringSubmatch(docWords(t)); m == nil || m[1] != strconv.Itoa(SealedRefuseStatedLen) {
+		t.Errorf("the doc states a sealed Refuse's length as %q; the decoder has %d bytes and the detail", m, SealedRefuseStatedLen)
+	}
+	if SealedRefuseStatedLen != RefuseLen+sealedOverhead {
+		t.Errorf("the stated %d bytes are not the header, counter, Refuse body and tag's %d", SealedRefuseStatedLen, RefuseLen+sealedOverhead)
+	}
+	if err := CheckSealedRefuseStatedLen(v.datagram, len(r.Detail)); err != nil {
+		t.Error(err)
+	}
 	tampered := bytes.Clone(v.datagram)
 	tampered[12] ^= 1 // the counter is associated data
 	if _, _, err := OpenSealedRefuse(counting(0x40, 32), tampered); err == nil {
@@ -365,6 +373,23 @@ func TestHelloRefusals(t *testing.T) {
 	} {
 		if _, err := ParseHello(c.edit(bytes.Clone(base))); err == nil {
 			t.Errorf("a Hello with %s is accepted", c.what)
+		}
+	}
+}
+
+// TestNameRule: a name is graphic characters only, as Go's
+// unicode.IsGraphic has them: letters, marks, numbers, punctuation,
+// symbols and space separators (U+00A0 and U+3000 with the space), and no
+// control or format character, line or paragraph separator.
+func TestNameRule(t *testing.T) {
+	for _, n := range []string{"", "ada", "a b", " ", "a\u00a0b", "\u3000", "e\u0301", "日本", "٣", "a-b!", "€"} {
+		if err := checkName([]byte(n)); err != nil {
+			t.Errorf("name %q: %v", n, err)
+		}
+	}
+	for _, n := range []string{"a\nb", "tab\t", "\x00", "\u0085", "zero\u200bwidth", "\u00ad", "\u2028", "\u2029", "\ufeff", "\xff", "\xc3"} {
+		if checkName([]byte(n)) == nil {
+			t.Errorf("name %q is accepted", n)
 		}
 	}
 }

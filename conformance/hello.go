@@ -89,13 +89,15 @@ func ParseHello(b []byte) (Hello, error) {
 }
 
 // checkName applies the Hello's name rule: valid UTF-8 of graphic
-// characters and the space only, no control or format characters.
+// characters only (Unicode's letters, marks, numbers, punctuation, symbols
+// and space separators: unicode.IsGraphic), so no control or format
+// characters.
 func checkName(name []byte) error {
 	if !utf8.Valid(name) {
 		return errors.New("conformance: name is not valid UTF-8")
 	}
 	for _, r := range string(name) {
-		if r != ' ' && (!unicode.IsGraphic(r) || unicode.IsSpace(r)) {
+		if !unicode.IsGraphic(r) {
 			return fmt.Errorf("conformance: name has the character %U", r)
 		}
 	}

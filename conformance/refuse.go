@@ -17,8 +17,9 @@ const (
 	refuseBodyLen  = RefuseLen - HeaderLen
 	sealedOverhead = 8 + 16 // counter and tag ("Sealed datagrams")
 	// SealedRefuseStatedLen is the sealed Refuse's length without a
-	// detail as "Messages" states it in words: "46 bytes and the detail".
-	SealedRefuseStatedLen = 46
+	// detail as "Messages" states it in words: "54 bytes and the detail"
+	// (the header, the counter, the Refuse body, the tag).
+	SealedRefuseStatedLen = 54
 	sealedRefuseTopBit    = 1 << 63
 )
 
@@ -159,10 +160,10 @@ func OpenSealedRefuse(s2c []byte, b []byte) (Refuse, uint64, error) {
 }
 
 // CheckSealedRefuseStatedLen compares a sealed Refuse's length with the
-// one "Messages" states for it: 46 bytes and the detail.
+// one "Messages" states for it: 54 bytes and the detail.
 func CheckSealedRefuseStatedLen(b []byte, detailLen int) error {
 	if want := SealedRefuseStatedLen + detailLen; len(b) != want {
-		return fmt.Errorf("conformance: sealed refuse of %d bytes with a %d-byte detail; the doc says %d (46 and the detail)", len(b), detailLen, want)
+		return fmt.Errorf("conformance: sealed refuse of %d bytes with a %d-byte detail; the doc says %d (54 and the detail)", len(b), detailLen, want)
 	}
 	return nil
 }

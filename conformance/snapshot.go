@@ -171,8 +171,8 @@ func readSnapshotHeader(r *bitReader, ctx SnapshotContext) (Snapshot, error) {
 	} else {
 		s.HasOwn, s.Own = ctx.LastHasOwn, ctx.LastOwn
 	}
-	// "a bit, then the command feedback": read here as whether the
-	// feedback follows (FINDINGS.md, the feedback bit).
+	// "a bit saying whether command feedback follows (0 until the server
+	// holds a command of the client's)".
 	if s.HasFeedback = r.flag(); s.HasFeedback {
 		s.Newest = uint32(r.read(w))
 		s.Judged = uint32(r.read(w))
@@ -273,8 +273,8 @@ func readEngineComponent(r *bitReader, e *Entry, i int) {
 	}
 }
 
-// carried reads a "carried" bit; 0 (the entity no longer has the type) is
-// refused in a fresh entry.
+// carried reads a "carried" bit, which a fresh entry has too: 0 (the
+// entity no longer has the type) is refused there, its bit "always 1".
 func carried(r *bitReader, e *Entry, name string) bool {
 	if r.flag() {
 		return true
@@ -301,6 +301,8 @@ func readTransform(r *bitReader) Transform {
 		}
 		t.Scale = math.Max(-MaxScale, math.Min(MaxScale, s))
 	}
+	// Refused when its values are angle 0 and scale 1, a scale bit set with
+	// a float32 of exactly 1 included; at another angle that is accepted.
 	if r.err == nil && t.AngleCode == AngleCodec.mid() && t.Scale == 1 {
 		r.fail(errors.New("conformance: turned transform at angle 0 and scale 1"))
 	}

@@ -3,14 +3,14 @@ package conformance
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"math"
 	"testing"
 )
 
 // transcriptSnapshot is the packet proper of the transcript's first
 // snapshot, and the context its client reads it in: nothing read before,
-// two commands made.
+// and the commands of the last command packet it sent (its newest command
+// and, at least, that command's tick on its clock).
 func transcriptSnapshot(t testing.TB) ([]byte, SnapshotContext) {
 	t.Helper()
 	tr := readTranscript(t)
@@ -21,14 +21,44 @@ func transcriptSnapshot(t testing.TB) ([]byte, SnapshotContext) {
 	if err != nil || p.Flags != 0 {
 		t.Fatalf("datagram %d payload: flags %#x, %v", d.n, p.Flags, err)
 	}
-	return p.Packet, SnapshotContext{NewestCommand: 2, ClientTick: 5001}
+	var ctx SnapshotContext
+	if cp, ok := lastCommands(t, trace, d); ok {
+		n := uint32(len(cp.Commands))
+		ctx.NewestCommand, ctx.ClientTick = cp.FirstSequence+n-1, cp.FirstTick+n-1
+	}
+	return p.Packet, ctx
+}
+
+// lastCommands is the last command packet the client sent before
+// datagram d, if any.
+func lastCommands(t testing.TB, trace dataTrace, d datagram) (CommandPacket, bool) {
+	t.Helper()
+	var cp CommandPacket
+	found := false
+	for _, c := range trace.commands {
+		if c.at >= d.at {
+			continue
+		}
+		p, err := ParsePayload(trace.conns[c.n].Payload, false)
+		if err != nil {
+			t.Fatalf("datagram %d: %v", c.n, err)
+		}
+		axes, buttons := transcriptActions(t)
+		if cp, err = ParseCommandPacket(p.Packet, axes, buttons); err != nil {
+			t.Fatalf("datagram %d: %v", c.n, err)
+		}
+		found = true
+	}
+	return cp, found
 }
 
 // TestTranscriptSnapshot decodes the transcript's snapshot whole and
 // compares it with what the doc's example says of it: the first of a
-// connection, so full; own entity 60#1 running at (1.5, −2) with velocity
-// (3, 0.25); entity 61#3, a grounded character at rest at (−4, 0.5);
-// command feedback newest 2, judged 5001, low water 1.
+// connection, so full; the schema has no project types; own entity 60#1,
+// a body moving at (1.5, −2) with velocity (3, 0.25), written as a moving
+// body; entity 61#3 at rest at (−4, 0.5), a Transform and a grounded
+// CharacterController and no Rigidbody; command feedback newest 2, judged
+// 1000, low water 1.
 func TestTranscriptSnapshot(t *testing.T) {
 	b, ctx := transcriptSnapshot(t)
 	s, err := ParseSnapshot(b, ctx)
@@ -39,9 +69,10 @@ func TestTranscriptSnapshot(t *testing.T) {
 	if !s.Full || !s.Stated || !s.HasOwn || s.Own != own {
 		t.Errorf("header full %v stated %v own %v %v; the first snapshot is full and states 60#1", s.Full, s.Stated, s.HasOwn, s.Own)
 	}
-	if !s.HasFeedback || s.Newest != 2 || s.Judged != 5001 || s.LowWater != 1 {
-		t.Errorf("feedback %v: newest %d judged %d low water %d; want 2, 5001, 1", s.HasFeedback, s.Newest, s.Judged, s.LowWater)
+	if !s.HasFeedback || s.Newest != 2 || s.Judged != 1000 || s.LowWater != 1 {
+		t.Errorf("feedback %v: newest %d judged %d low water %d; want 2, 1000, 1", s.HasFeedback, s.Newest, s.Judged, s.LowWater)
 	}
+	checkFeedback(t, s)
 	if len(s.Removals) != 0 || len(s.Entries) != 2 || s.Entries[0].Entity != own || s.Entries[1].Entity != other {
 		t.Fatalf("removals %v, entries %v; want none and 60#1 (first: the own entity's) and 61#3", s.Removals, s.Entries)
 	}
@@ -51,14 +82,40 @@ func TestTranscriptSnapshot(t *testing.T) {
 	if (wantBits+7)/8 != len(b) {
 		t.Errorf("%d bits in %d bytes", wantBits, len(b))
 	}
-	known(t, "transcript-schema-fingerprint", engineOnlySchema(t))
+	checkEngineOnlySchema(t)
 }
 
-// checkOwnEntry: 60#1 is a fresh moving body, 93 bits: at (1.5, −2),
-// upright, velocity (3, 0.25), not spinning.
+// checkFeedback holds the header's feedback to "Snapshots": the bit before
+// it is 0 until the server holds a command of the client's, the newest
+// sequence is not above the newest the client made, and the judged tick is
+// one of its commands' ticks or at most 10 past one.
+func checkFeedback(t *testing.T, s Snapshot) {
+	t.Helper()
+	tr := readTranscript(t)
+	trace := walkData(t, tr, decodeJoin(t, tr))
+	d := trace.snapshots[0]
+	cp, held := lastCommands(t, trace, d)
+	if s.HasFeedback != held {
+		t.Errorf("datagram %d: the feedback bit is %v; the server holds a command of the client's: %v", d.n, s.HasFeedback, held)
+	}
+	if !held || !s.HasFeedback {
+		return
+	}
+	n := uint32(len(cp.Commands))
+	if s.Newest < cp.FirstSequence || s.Newest > cp.FirstSequence+n-1 {
+		t.Errorf("newest %d; the server holds commands %d..%d", s.Newest, cp.FirstSequence, cp.FirstSequence+n-1)
+	}
+	if s.Judged < cp.FirstTick || s.Judged > cp.FirstTick+n-1+10 {
+		t.Errorf("judged %d; the commands' ticks are %d..%d, and a judged tick at most 10 past one", s.Judged, cp.FirstTick, cp.FirstTick+n-1)
+	}
+}
+
+// checkOwnEntry: 60#1 is a fresh body written as a moving body, 93 bits:
+// at (1.5, −2), upright, velocity (3, 0.25), not spinning; a moving body
+// has no CharacterController or NetSpawn.
 func checkOwnEntry(t *testing.T, e Entry) {
 	t.Helper()
-	if !e.Fresh || !e.Moving || e.Bits != 93 || e.Grounded != nil || e.NetSpawn != nil {
+	if !e.Fresh || !e.Moving || e.Bits != 93 || e.Grounded != nil || e.NetSpawn != nil || len(e.Project) != 0 {
 		t.Errorf("60#1: fresh %v moving %v, %d bits; a fresh moving body of 93 bits", e.Fresh, e.Moving, e.Bits)
 	}
 	tf, rb := e.Transform, e.Rigidbody
@@ -73,11 +130,11 @@ func checkOwnEntry(t *testing.T, e Entry) {
 	}
 }
 
-// checkRestingCharacter: 61#3 is fresh, at (−4, 0.5), grounded, and at
-// rest (no moving Rigidbody).
+// checkRestingCharacter: 61#3 is fresh and at rest at (−4, 0.5): a
+// Transform and a grounded CharacterController, and no Rigidbody.
 func checkRestingCharacter(t *testing.T, e Entry) {
 	t.Helper()
-	if !e.Fresh || e.Moving || len(e.Removed) != 0 {
+	if !e.Fresh || e.Moving || len(e.Removed) != 0 || e.NetSpawn != nil || len(e.Project) != 0 {
 		t.Errorf("61#3: fresh %v moving %v removed %v", e.Fresh, e.Moving, e.Removed)
 	}
 	if e.Transform == nil || e.Transform.XCode != PositionCodec.code(-4) || e.Transform.YCode != PositionCodec.code(0.5) || e.Transform.Turned {
@@ -86,16 +143,16 @@ func checkRestingCharacter(t *testing.T, e Entry) {
 	if e.Grounded == nil || !*e.Grounded {
 		t.Error("61#3 is not a grounded character")
 	}
-	if e.Rigidbody != nil && e.Rigidbody.Moving {
-		t.Errorf("61#3 rigidbody %+v is moving; the doc says at rest", *e.Rigidbody)
+	if e.Rigidbody != nil {
+		t.Errorf("61#3 has a Rigidbody %+v; the doc says none", *e.Rigidbody)
 	}
 }
 
-// engineOnlySchema: the snapshot decodes (whole, exactly) only under a
-// schema without project types; the transcript's Hello should then name
-// the engine-only schema's fingerprint. The disagreement is finding
-// transcript-schema-fingerprint.
-func engineOnlySchema(t *testing.T) error {
+// checkEngineOnlySchema: the doc's example says the snapshot's schema has
+// no project types, so it decodes (whole, exactly) under a schema with
+// none and not under one with a project type, and the transcript's Hellos
+// name that schema: the engine-only vector's fingerprint.
+func checkEngineOnlySchema(t *testing.T) {
 	t.Helper()
 	b, ctx := transcriptSnapshot(t)
 	ctx.Project = []SchemaType{{Name: "P", Project: []ProjectField{{Name: "b", Kind: CodecBool, Width: 1}}}}
@@ -104,10 +161,11 @@ func engineOnlySchema(t *testing.T) error {
 	}
 	j := decodeJoin(t, readTranscript(t))
 	want := fingerprintVectors(t, schemaFile)["engine-only"].want
-	if j.first.SchemaFP != want {
-		return fmt.Errorf("conformance: the Hello's schema fingerprint is %#x, not the engine-only schema's %#x", j.first.SchemaFP, want)
+	for _, h := range []Hello{j.first, j.echo} {
+		if h.SchemaFP != want {
+			t.Errorf("a Hello's schema fingerprint is %#x, not the engine-only schema's %#x: the snapshot decodes under a schema with no project types", h.SchemaFP, want)
+		}
 	}
-	return nil
 }
 
 // TestSnapshotPrefixes: every strict prefix of the transcript's snapshot
@@ -263,6 +321,9 @@ func TestSnapshotRefusals(t *testing.T) {
 		{"a turned transform at angle 0 and scale 1", settled, entry().
 			put(PositionCodec.code(1), 22).put(PositionCodec.code(1), 22).flag(true).put(AngleCodec.mid(), 18).flag(false).
 			movingBody(1, 0, 0).flag(false)},
+		{"a turned transform at angle 0 with a scale float32 of 1", settled, entry().
+			put(PositionCodec.code(1), 22).put(PositionCodec.code(1), 22).flag(true).put(AngleCodec.mid(), 18).
+			flag(true).put(uint64(math.Float32bits(1)), 32).movingBody(1, 0, 0).flag(false)},
 		{"code 0 in an engine field", settled, entry().put(0, 22).put(1, 22).flag(false).movingBody(1, 0, 0).flag(false)},
 		{"a fresh entry with a type not carried", settled,
 			head().flag(false).flag(true).entity(Entity{5, 1}).flag(true).flag(false).put(0b0100, 4).flag(false).flag(false)},
@@ -277,6 +338,15 @@ func TestSnapshotRefusals(t *testing.T) {
 	}
 	if _, err := ParseSnapshot(body(head().flag(false), Entity{5, 1}).flag(false).b, settled); err != nil {
 		t.Errorf("the refusals' valid base is refused: %v", err)
+	}
+	// With a non-zero angle, a scale bit set with a float32 of exactly 1 is
+	// accepted, and reads as scale 1.
+	turned := entry().put(PositionCodec.code(1), 22).put(PositionCodec.code(1), 22).flag(true).put(AngleCodec.code(0.5), 18).
+		flag(true).put(uint64(math.Float32bits(1)), 32).movingBody(1, 0, 0).flag(false)
+	if s, err := ParseSnapshot(turned.b, settled); err != nil {
+		t.Errorf("a turned transform at angle 0.5 with a scale float32 of 1 is refused: %v", err)
+	} else if tf := s.Entries[0].Transform; !tf.ScaleSet || tf.Scale != 1 {
+		t.Errorf("it reads %+v; want the scale bit set and scale 1", *tf)
 	}
 }
 
