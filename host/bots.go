@@ -73,7 +73,7 @@ func PlayBots(ctx context.Context, cfg BotsConfig) (Report, error) {
 		if err != nil {
 			return Report{}, err
 		}
-		hello, schema := c.Game().Hello(), c.Game().Schema()
+		hello, schema := session.Hello(c.Game()), c.Game().Schema()
 		c.Close()
 		play = func(ctx context.Context, pc PlayConfig) (ClientReport, error) {
 			return playLite(ctx, pc, hello, schema)

@@ -26,7 +26,7 @@ func ProjectIdentity(p *project.Project) (Identity, error) {
 		return Identity{}, err
 	}
 	defer s.Close()
-	h := s.Game().Hello()
+	h := session.Hello(s.Game())
 	return Identity{
 		Fingerprint: fmt.Sprintf("%016x-%016x-%016x-%d", h.SchemaFP, h.ActionFP, h.WorldFP, h.TickRate),
 		Protocol:    int(handshake.Version),

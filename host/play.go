@@ -10,6 +10,7 @@ import (
 	"vkm/host/project"
 	"vkm/host/session"
 	"vkm/internal/entity"
+	"vkm/transport/handshake"
 	"vkm/transport/token"
 )
 
@@ -295,7 +296,7 @@ func playOnce(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	if cfg.Connect != "" || cfg.Web != "" {
 		return playConnected(ctx, cfg)
 	}
-	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger, Seed: cfg.Seed, Name: cfg.Name})
+	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger, Seed: cfg.Seed, Name: handshake.CleanName(cfg.Name)})
 	if err != nil {
 		return ClientReport{}, err
 	}

@@ -8,10 +8,12 @@ import (
 )
 
 // Authority is the end of a session a Game runs on, as the rules see it: it
-// answers who decides what, and does what that end does around each tick.
-// A Game never asks which part it plays; it asks its Authority. A Game
-// made with no Authority plays offline, deciding and owning everything;
-// the server and client sessions (package session) each give their own.
+// answers who decides what. Its methods are questions (and Rewind, which
+// runs a function against the world a player saw); what an end does around
+// each tick is its Hooks. A Game never asks which part it plays; it asks
+// its Authority. A Game made with no Authority plays offline, deciding and
+// owning everything; the server and client sessions (package session) each
+// give their own.
 //
 // The Game calls it on the goroutine that ticks it.
 type Authority interface {
@@ -26,10 +28,6 @@ type Authority interface {
 	// RollTick returns the tick that keys id's random rolls in the tick
 	// being run, when it is not that tick (ok false).
 	RollTick(id entity.ID) (tick uint32, ok bool)
-	// BeforeTick runs at the top of every tick, replays included, before
-	// any behavior; AfterTick after its physics step.
-	BeforeTick()
-	AfterTick()
 	// Spawning says how behaviors on this end create entities.
 	Spawning() Spawning
 	// Lease is asked when a behavior of by pushes id, which this end does
@@ -60,12 +58,22 @@ type Authority interface {
 	LocalPlayer() uint16
 }
 
-// IntentWatcher is an Authority that hears, in every tick, when the
-// behaviors have written the character controllers' intent, before the
-// controllers take it (and clear it): a server tells the clients near a
-// player what that player's character was told to do.
-type IntentWatcher interface {
+// Hooks is what the end a Game runs on does around each tick, replays
+// included, at fixed points of RunTick (see the package documentation for
+// the whole order). Offline there are none.
+type Hooks interface {
+	// BeforeTick runs at the top of the tick, before any behavior: a
+	// server takes each player's command for it (and applies a reload
+	// scheduled for it), a client puts its relayed characters on their
+	// runs.
+	BeforeTick()
+	// IntentsWritten runs once the behaviors have written the character
+	// controllers' intent, before the controllers take it (and clear it):
+	// a server keeps what each player's character was told to do, for the
+	// clients near it.
 	IntentsWritten()
+	// AfterTick runs after the tick's physics step.
+	AfterTick()
 }
 
 // Spawning is how an end creates entities a behavior spawns.
@@ -100,8 +108,6 @@ func (o offline) Command(id entity.ID) *prediction.Command {
 	return nil
 }
 func (o offline) RollTick(entity.ID) (uint32, bool) { return 0, false }
-func (o offline) BeforeTick()                       {}
-func (o offline) AfterTick()                        {}
 func (o offline) Spawning() Spawning                { return SpawnHere }
 func (o offline) Lease(by, id entity.ID) bool       { return false }
 func (o offline) Told() bool                        { return false }

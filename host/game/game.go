@@ -17,7 +17,6 @@ import (
 	"vkm/prediction"
 	"vkm/replication"
 	"vkm/scripting"
-	"vkm/transport/handshake"
 	"vkm/wire"
 )
 
@@ -34,9 +33,13 @@ type Config struct {
 	// local player is seated at once, as player 1, through the join handler,
 	// exactly as a server seats its first player.
 	Authority func(*Game) Authority
-	// Name is the local player's name offline, as net.players() gives it,
-	// made fit as a server makes a joining player's (handshake.CleanName);
-	// empty is "Player 1", the name a server gives a player who sends none.
+	// Hooks is what the end does around each tick (Hooks); nil is none,
+	// as offline.
+	Hooks Hooks
+	// Name is the local player's name offline, as net.players() gives it;
+	// the caller makes it fit as a server makes a joining player's
+	// (handshake.CleanName). Empty is "Player 1", the name a server gives
+	// a player who sends none.
 	Name string
 	// BudgetClock is the clock the behaviors' calls are budgeted on
 	// (scripting.Config.BudgetClock); nil is wall time.
@@ -60,7 +63,8 @@ type Game struct {
 
 	// auth answers who decides what on this end.
 	auth      Authority
-	worldFP   uint64                      // the entry scene file's fingerprint: slots name entities only in the same world
+	sceneFile []byte                      // the entry scene file: slots name entities only in the same world
+	hooks     Hooks                       // what the end does around each tick; nil offline
 	sceneIDs  []entity.ID                 // what the entry scene built, which every end of a session holds from the start
 	looks     map[entity.ID]*project.Look // [entity.look] of the scene's entities that have one
 	tick      uint32
@@ -132,7 +136,8 @@ func open(cfg Config, sceneData []byte, scene *project.Scene) (*Game, error) {
 		dt:      1 / float64(p.TickRate),
 		prefabs: map[string]*project.Prefab{},
 		schema:  &replication.Schema{},
-		name:    handshake.CleanName(cfg.Name),
+		name:    cfg.Name,
+		hooks:   cfg.Hooks,
 	}
 	if g.name == "" {
 		g.name = "Player 1"
@@ -141,7 +146,7 @@ func open(cfg Config, sceneData []byte, scene *project.Scene) (*Game, error) {
 	if cfg.Authority != nil {
 		g.auth = cfg.Authority(g)
 	}
-	g.worldFP = handshake.WorldFingerprint(sceneData)
+	g.sceneFile = sceneData
 	g.phys = physics.New(physics.Config{GravityX: scene.GravityX, GravityY: scene.GravityY, Step: g.dt, Quantize: wirePose})
 
 	axes := make([]string, len(p.Axes))
@@ -351,26 +356,10 @@ func (g *Game) Store() *store.Store { return g.store }
 // Schema is the project's replicated component types.
 func (g *Game) Schema() *replication.Schema { return g.schema }
 
-// Hello describes what this end holds, for the join checks: the schema, the
-// input actions in slot order, the world it loaded and its tick rate. Two
-// ends that differ in any of these would read each other's packets as
-// plausible nonsense, so a join compares them first.
-func (g *Game) Hello() handshake.Hello {
-	names := make([]string, 0, len(g.project.Axes)+len(g.project.Buttons))
-	for _, a := range g.project.Axes {
-		names = append(names, "axis:"+a.Name)
-	}
-	for _, b := range g.project.Buttons {
-		names = append(names, "button:"+b.Name)
-	}
-	return handshake.Hello{
-		SchemaFP:    g.schema.Fingerprint(),
-		ActionCount: uint8(len(names)),
-		ActionFP:    handshake.ActionFingerprint(names),
-		WorldFP:     g.worldFP,
-		TickRate:    uint16(g.project.TickRate),
-	}
-}
+// SceneFile is the entry scene file's bytes as the project holds them: the
+// world a join compares (handshake.WorldFingerprint), so that slots name
+// the same entities on every end.
+func (g *Game) SceneFile() []byte { return g.sceneFile }
 
 // HasNetwork reports whether the project defines vkmSetupNetwork, without
 // which it plays offline only and a server refuses to serve it.
@@ -438,11 +427,13 @@ func (g *Game) Advance(elapsed time.Duration, in Input, afterTick func(*Game)) i
 // character controller, then physics.
 func (g *Game) RunTick() {
 	g.tick++
-	g.auth.BeforeTick()
+	if g.hooks != nil {
+		g.hooks.BeforeTick()
+	}
 	t0 := g.timer.mark()
 	g.scripts.FixedUpdate(g.dt, g.replaying)
-	if w, ok := g.auth.(IntentWatcher); ok {
-		w.IntentsWritten()
+	if g.hooks != nil {
+		g.hooks.IntentsWritten()
 	}
 	t1 := g.timer.mark()
 	g.updateControllers()
@@ -455,7 +446,9 @@ func (g *Game) RunTick() {
 		g.phys.Step((*world)(g))
 	}
 	g.timer.done(t0, t1, t2, g.timer.mark(), g.phys.LastStep())
-	g.auth.AfterTick()
+	if g.hooks != nil {
+		g.hooks.AfterTick()
+	}
 }
 
 // Replay runs the ticks from..to again, each on the command cmd gives for

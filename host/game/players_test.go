@@ -31,7 +31,7 @@ func TestOfflineSeatsTheLocalPlayerAsPlayerOne(t *testing.T) {
 	for _, join := range []bool{true, false} {
 		src := "JOIN = " + fmt.Sprint(join) + "\n" + playersMain
 		p := miniProject(t, map[string]string{"scene.toml": probeScene, "scripts/main.lua": src})
-		g, err := New(Config{Project: p, Name: "ada\x07"})
+		g, err := New(Config{Project: p, Name: "ada"}) // the caller cleans the name (handshake.CleanName)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -157,11 +157,12 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 		rel: mustReliable(), rosterBy: map[entity.ID]uint16{},
 	}
 	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger, Seed: cfg.Seed,
-		Authority: func(g *game.Game) game.Authority { c.game = g; return (*clientAuthority)(c) }})
+		Authority: func(g *game.Game) game.Authority { c.game = g; return (*clientAuthority)(c) },
+		Hooks:     (*clientHooks)(c)})
 	if err != nil {
 		return nil, err
 	}
-	hello := g.Hello()
+	hello := Hello(g)
 	hello.Name, hello.Dev = cfg.Name, cfg.Dev
 	c.net = transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.Logger, Token: cfg.Token}, cfg.Now)
 	c.interp = newInterpolation(g.TickRate())
@@ -193,11 +194,6 @@ func (a *clientAuthority) Command(id entity.ID) *prediction.Command {
 	return nil
 }
 func (a *clientAuthority) RollTick(entity.ID) (uint32, bool) { return 0, false }
-func (a *clientAuthority) BeforeTick() {
-	(*Client)(a).beforeTick()
-	(*Client)(a).reckon()
-}
-func (a *clientAuthority) AfterTick() { (*Client)(a).unreckon() }
 func (a *clientAuthority) Spawning() game.Spawning {
 	if a.playing || a.ended {
 		return game.SpawnRefused
@@ -434,3 +430,18 @@ func (c *Client) EachSample(fn func(entity.ID, entity.Transform)) {
 		}
 	}
 }
+
+// clientHooks is a client session as its Game's Hooks: before each tick it
+// applies a reload that has come due and carries the other players'
+// characters on their relayed runs; after the tick's physics step it takes
+// them back off.
+type clientHooks Client
+
+var _ game.Hooks = (*clientHooks)(nil)
+
+func (h *clientHooks) BeforeTick() {
+	(*Client)(h).beforeTick()
+	(*Client)(h).reckon()
+}
+func (h *clientHooks) IntentsWritten() {}
+func (h *clientHooks) AfterTick()      { (*Client)(h).unreckon() }

@@ -31,8 +31,8 @@ const RelayReach = 8.0
 
 // IntentsWritten keeps, each tick, the intent the behaviors gave every
 // seated player's character, for the snapshots to relay.
-func (a *serverAuthority) IntentsWritten() {
-	s := (*Server)(a)
+func (h *serverHooks) IntentsWritten() {
+	s := (*Server)(h)
 	st := s.game.Store()
 	for _, seat := range s.seats {
 		seat.intentOK = false

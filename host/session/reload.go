@@ -108,10 +108,10 @@ func (s *Server) scheduleReload(files map[string][]byte) {
 		"at_tick", b.ServerTick, "lead_ticks", b.ServerTick-g.Tick(), "bytes", size)
 }
 
-// devTick applies a scheduled reload when its tick comes. A changed schema
+// applyScheduledReload applies a scheduled reload when its tick comes. A changed schema
 // starts every player's snapshots afresh, describing the world whole as to
 // a joiner, rather than dropping anyone.
-func (s *Server) devTick() {
+func (s *Server) applyScheduledReload() {
 	d := s.dev
 	if d == nil || d.pending == nil || s.game.Tick() < d.pending.ServerTick {
 		return

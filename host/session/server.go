@@ -179,7 +179,8 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		driven: map[entity.ID]*prediction.Command{}, drivenTick: map[entity.ID]uint32{}, lag: newLagComp(),
 		byEntity: map[entity.ID]uint16{}}
 	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger, BudgetClock: cfg.BudgetClock,
-		Authority: func(g *game.Game) game.Authority { s.game = g; return (*serverAuthority)(s) }})
+		Authority: func(g *game.Game) game.Authority { s.game = g; return (*serverAuthority)(s) },
+		Hooks:     (*serverHooks)(s)})
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +194,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if dev {
 		s.dev = &devServer{watch: cfg.Changes}
 	}
-	hello := g.Hello()
+	hello := Hello(g)
 	hello.Dev = dev
 	s.net, err = transport.NewServer(transport.ServerConfig{
 		Hello: hello, MaxPlayers: g.Project().Players, Logger: cfg.Logger,
@@ -228,12 +229,6 @@ func (a *serverAuthority) RollTick(id entity.ID) (uint32, bool) {
 	t, ok := a.drivenTick[a.game.Root(id)]
 	return t, ok
 }
-func (a *serverAuthority) BeforeTick() {
-	s := (*Server)(a)
-	s.consumeEvents()
-	s.takeCommands()
-}
-func (a *serverAuthority) AfterTick()                  { a.lag.record(a.game, a.driven) }
 func (a *serverAuthority) Spawning() game.Spawning     { return game.SpawnShared }
 func (a *serverAuthority) Lease(by, id entity.ID) bool { return false }
 func (a *serverAuthority) Told() bool                  { return false }
@@ -318,7 +313,6 @@ func joinErrorDetail(err error) string {
 // takeCommands gives every player's entity its command for the tick about
 // to run: one from their queue, in the order they made them.
 func (s *Server) takeCommands() {
-	s.devTick()
 	for _, st := range s.seats {
 		if st.away {
 			// Held for a rejoin: the entity runs on the empty command,
@@ -679,3 +673,20 @@ type PeerReport struct {
 
 // round1 rounds f to one decimal place, as reports give rates.
 func round1(f float64) float64 { return math.Round(f*10) / 10 }
+
+// serverHooks is a server session as its Game's Hooks: before each tick it
+// hears what the transport reported, applies a reload scheduled for the
+// tick (dev) and takes every player's command; after the tick's behaviors
+// it keeps the intents to relay (IntentsWritten, relay.go); after its
+// physics step it records every player's pose for lag compensation.
+type serverHooks Server
+
+var _ game.Hooks = (*serverHooks)(nil)
+
+func (h *serverHooks) BeforeTick() {
+	s := (*Server)(h)
+	s.consumeEvents()
+	s.applyScheduledReload()
+	s.takeCommands()
+}
+func (h *serverHooks) AfterTick() { h.lag.record(h.game, h.driven) }
