@@ -11,6 +11,8 @@
 //   - store: the entities, their hierarchy and components;
 //   - game: one world and its fixed tick, asking an Authority who decides;
 //   - session: the server's and a client's halves of a match, sans-IO;
+//   - loop: the serving loop's clock and CPU machinery: how it waits, the
+//     thread CPU clock, what ticks take, the collector run between them;
 //   - watch: a dev server's view of a project's saved files;
 //   - bot: a seeded player of any project's input actions;
 //   - view: the reference client's web page.

@@ -14,6 +14,7 @@ import (
 
 	"vkm/host/admin"
 	"vkm/host/game"
+	"vkm/host/loop"
 	"vkm/host/project"
 	"vkm/host/session"
 	"vkm/host/watch"
@@ -97,7 +98,7 @@ type ServeConfig struct {
 	// tick, for tools and tests that watch the game.
 	AfterTick func(*game.Game)
 	// TickLog, if set, receives a row for every tick (CSV with a header:
-	// the columns are TickRecord's), and the report lists the slowest
+	// the columns are loop.TickRecord's), and the report lists the slowest
 	// ticks: what their phases took on the wall and on the serving
 	// thread's CPU clock, what they allocated, and whether the collector
 	// was marking. Timing the phases costs a few clock reads a tick,
@@ -107,7 +108,7 @@ type ServeConfig struct {
 	// waits, once the heap has used half the room the collector's pacing
 	// gives it, where the collection fits before the next tick; where it
 	// does not, the collector runs by itself as it would otherwise (see
-	// idleGC). The heap is bounded as without it. Off by default: the
+	// loop.IdleGC). The heap is bounded as without it. Off by default: the
 	// collector is the process's, which another server in the same
 	// process would share.
 	IdleGC bool
@@ -148,7 +149,7 @@ type ServerReport struct {
 	AllocsPerTick float64 `json:"allocs_per_tick"`
 	// SlowestTicks are the slowest ticks by wall time, slowest first,
 	// when the run traced its ticks (ServeConfig.TickLog).
-	SlowestTicks []TickRecord `json:"slowest_ticks,omitempty"`
+	SlowestTicks []loop.TickRecord `json:"slowest_ticks,omitempty"`
 	// GCs counts the collections the process ran while serving; IdleGCs
 	// those run between ticks (ServeConfig.IdleGC), IdleGCLate those of
 	// them that ended more than 2 ms after the next tick or send round
@@ -195,8 +196,8 @@ type server struct {
 	s     *session.Server
 	sock  socket
 	start time.Time
-	stats *serverStats
-	// afterTick is stats.tickDone, bound once so a tick makes no closure.
+	stats *loop.Stats
+	// afterTick is stats.TickDone, bound once so a tick makes no closure.
 	afterTick func(*game.Game)
 	// drainAt is the time drain gives the datagrams it reads, and recv
 	// their receiver.
@@ -210,7 +211,7 @@ type server struct {
 	drainEnd time.Time
 	// gc runs the collector between ticks (nil: cfg.IdleGC is off), and
 	// gcsBefore is the collections the process had run before serving.
-	gc        *idleGC
+	gc        *loop.IdleGC
 	gcsBefore uint64
 }
 
@@ -226,7 +227,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	}
 	// One thread runs the game from its loading on, so that thread's CPU
 	// clock times the ticks (stats) and bounds the behaviors' calls
-	// (scriptClock).
+	// (loop.ScriptClock).
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	p := cfg.Project
@@ -234,14 +235,14 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	srv := &server{cfg: cfg, log: logger, start: time.Now(), stats: newServerStats(), gcsBefore: gcCycles()}
+	srv := &server{cfg: cfg, log: logger, start: time.Now(), stats: loop.NewStats(), gcsBefore: loop.GCCycles()}
 	if cfg.IdleGC {
-		srv.gc = newIdleGC()
+		srv.gc = loop.NewIdleGC()
 	}
-	srv.afterTick = srv.stats.tickDone
+	srv.afterTick = srv.stats.TickDone
 	if hook := cfg.AfterTick; hook != nil {
 		srv.afterTick = func(g *game.Game) {
-			srv.stats.tickDone(g)
+			srv.stats.TickDone(g)
 			hook(g)
 		}
 	}
@@ -261,7 +262,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	}
 	defer srv.sock.Close()
 	srv.note = cfg.securityNote(srv.sock.LocalAddr())
-	sc := session.ServerConfig{Project: p, Logger: logger, BudgetClock: scriptClock(), Auth: cfg.serverAuth(srv.sock.LocalAddr(), srv.start, logger)}
+	sc := session.ServerConfig{Project: p, Logger: logger, BudgetClock: loop.ScriptClock(), Auth: cfg.serverAuth(srv.sock.LocalAddr(), srv.start, logger)}
 	if cfg.Dev {
 		w, err := watch.New(p.FS)
 		if err != nil {
@@ -279,7 +280,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 			return nil, err
 		}
 		defer srv.admin.close()
-		srv.stats.admin = srv.admin.a
+		srv.stats.Observer = srv.admin.a
 		if w, ok := srv.sock.(webCounts); ok {
 			srv.admin.web = w.webReport
 		}
@@ -295,21 +296,21 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	if cfg.TickLog == nil {
 		return srv.run(ctx)
 	}
-	tr := newTickTrace(cfg.TickLog, srv.start)
-	srv.stats.trace = tr
+	tr := loop.NewTrace(cfg.TickLog, srv.start)
+	srv.stats.Trace = tr
 	srv.s.Game().TimePhases(func() game.PhaseTime {
-		c, _ := threadCPU()
+		c, _ := loop.ThreadCPU()
 		return game.PhaseTime{Wall: time.Since(srv.start), CPU: c}
 	})
 	rep, err := srv.run(ctx)
-	if cerr := tr.close(); cerr != nil {
+	if cerr := tr.Close(); cerr != nil {
 		logger.Warn("the tick log was not written whole", "err", cerr)
 	}
 	return rep, err
 }
 
 // awake is a closed channel: a select on it does not wait. The loop that
-// waited on its loopTimer selects on it in place of its Go timer.
+// waited on its loop.Timer selects on it in place of its Go timer.
 var awake = func() <-chan time.Time {
 	c := make(chan time.Time)
 	close(c)
@@ -329,7 +330,7 @@ func (srv *server) now() transport.Time { return transport.Time(time.Since(srv.s
 // a goroutine hand-off, cost more than the datagrams themselves.
 //
 // Where it reads its socket itself, on Linux, it waits on a timerfd in the
-// runtime's poller (sleepUntil, loopTimer) rather than on a Go timer, and
+// runtime's poller (loop.Timer) rather than on a Go timer, and
 // looks at its channels (the context, the duration, a drain) as it wakes:
 // the longest wait is to the next send round or status line, so none waits
 // long to be seen.
@@ -351,20 +352,20 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 	// Only where the loop reads its socket itself: a socket with a reader
 	// goroutine is an in-process one or the web's, and a test's fake clock
 	// (testing/synctest) moves Go timers, not a timerfd.
-	var lt *loopTimer
+	var lt *loop.Timer
 	if _, direct := srv.sock.(directIO); direct {
 		var err error
-		if lt, err = newLoopTimer(); err != nil {
+		if lt, err = loop.NewTimer(); err != nil {
 			srv.log.Debug("the serving loop waits on a Go timer", "err", err)
 		} else {
-			defer lt.close()
+			defer lt.Close()
 		}
 	}
 	var wake time.Time
 	for {
 		tick := timer.C
 		if lt != nil {
-			sleepUntil(lt, wake)
+			lt.SleepUntil(wake)
 			tick = awake
 		}
 		select {
@@ -385,8 +386,8 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 		now := time.Now()
 		ticks := srv.step(now.Sub(last), srv.now())
 		srv.flush()
-		if srv.stats.trace != nil {
-			srv.stats.trace.write()
+		if srv.stats.Trace != nil {
+			srv.stats.Trace.Write()
 		}
 		last = now
 		if srv.cfg.Seated != nil {
@@ -403,10 +404,10 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 			srv.admin.wake(now, ticks)
 		}
 		if srv.gc != nil {
-			srv.gc.maybe(func() time.Duration { return srv.s.Until(srv.now()) - time.Since(now) })
+			srv.gc.Maybe(func() time.Duration { return srv.s.Until(srv.now()) - time.Since(now) })
 		}
 		if !now.Before(nextStatus) {
-			srv.stats.sample(srv.s.Game().Tick())
+			srv.stats.Sample(srv.s.Game().Tick())
 			srv.status()
 			if srv.admin != nil {
 				srv.admin.snapshot()
@@ -414,7 +415,7 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 			nextStatus = nextStatus.Add(time.Second)
 		}
 		until := srv.s.Until(srv.now())
-		if srv.stats.slowest > pairedTickMax {
+		if srv.stats.Slowest() > pairedTickMax {
 			until = srv.s.UntilTick(srv.now())
 		}
 		wait := min(until, time.Until(nextStatus))
@@ -436,16 +437,6 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 // for every tick (session.Server.UntilTick). Tuning constant: the arena's
 // ticks take 0.05–0.2 ms, a crowd's 2–5 ms.
 const pairedTickMax = time.Millisecond
-
-// sleepUntil is the serving loop's wait until wake, on its timer (see
-// loopTimer). The loop lets go of its thread while it waits, so that
-// parking does not hand the P between threads, and locks it again on
-// waking, before anything reads the thread's CPU clock.
-func sleepUntil(lt *loopTimer, wake time.Time) {
-	runtime.UnlockOSThread()
-	lt.wait(time.Until(wake))
-	runtime.LockOSThread()
-}
 
 // startDrain begins a drain at now: no one new is seated, /readyz turns
 // not ready, and the game's drain handler is told the time left. The loop
@@ -496,11 +487,11 @@ func (srv *server) drain() error {
 // own order (poll, events, the send round if one is due). It returns the
 // ticks run.
 func (srv *server) step(elapsed time.Duration, now transport.Time) int {
-	srv.stats.begin()
+	srv.stats.Begin()
 	ticks := srv.s.RunTicks(elapsed, now, srv.afterTick)
 	start := time.Now()
 	if srv.s.Advance(0, now) {
-		srv.stats.sent(time.Since(start))
+		srv.stats.Sent(time.Since(start))
 	}
 	return ticks
 }
@@ -594,15 +585,34 @@ func (srv *server) report() *ServerReport {
 		Events:   srv.s.Events(),
 		Peers:    srv.s.Peers(srv.now()),
 	}
-	srv.stats.fill(rep)
-	rep.GCs = gcCycles() - srv.gcsBefore
-	if srv.gc != nil {
-		srv.gc.fill(rep)
-	}
+	srv.fillLoop(rep)
 	if w, ok := srv.sock.(webCounts); ok {
 		rep.Web = w.webReport()
 	}
 	return rep
+}
+
+// fillLoop writes the loop's timings and collections into a report.
+func (srv *server) fillLoop(r *ServerReport) {
+	st := srv.stats
+	r.TickP50us = loop.Micros(st.Ticks().Quantile(0.5))
+	r.TickP99us = loop.Micros(st.Ticks().Quantile(0.99))
+	r.TickMaxUs = loop.Micros(st.Ticks().Max())
+	if cpu, ok := st.CPU(); ok {
+		r.TickCPUP50us = loop.Micros(cpu.Quantile(0.5))
+		r.TickCPUP99us = loop.Micros(cpu.Quantile(0.99))
+	}
+	r.SendP50us = loop.Micros(st.Sends().Quantile(0.5))
+	r.SendP99us = loop.Micros(st.Sends().Quantile(0.99))
+	r.AllocsPerTick = st.AllocsPerTick()
+	if st.Trace != nil {
+		r.SlowestTicks = st.Trace.Slowest()
+	}
+	r.GCs = loop.GCCycles() - srv.gcsBefore
+	if g := srv.gc; g != nil {
+		r.IdleGCs, r.IdleGCLate = g.Runs(), g.Late()
+		r.IdleGCP50us, r.IdleGCMaxUs = loop.Micros(g.Took().Quantile(0.5)), loop.Micros(g.Took().Max())
+	}
 }
 
 // DescribeSchema loads p as a server would and describes what it puts on

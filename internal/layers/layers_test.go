@@ -65,6 +65,10 @@ var house = []layer{
 	{dir: "host/store", uses: []string{"replication", "host/project"}, bans: pure, sansIO: true},
 	{dir: "host/bot", uses: []string{"prediction"}, bans: pure, sansIO: true},
 	{dir: "host/game", uses: []string{"wire", "transport/handshake", "replication", "prediction", "physics", "scripting", "host/project", "host/store"}, bans: pure, sansIO: true},
+	// The serving loop's clock and CPU machinery: a timerfd on the
+	// runtime's poller, the thread CPU clock, the collector run between
+	// ticks; the wall clock and the kernel, but no sockets.
+	{dir: "host/loop", uses: []string{"host/game"}, bans: map[string]string{"net": noSockets}},
 	// Polls a project's files through its fs.FS.
 	{dir: "host/watch", uses: []string{"transport"}, bans: pure, sansIO: true},
 	{dir: "host/session", uses: []string{"transport", "transport/handshake", "transport/token", "replication", "prediction", "physics", "scripting", "host/project", "host/store", "host/game"}, bans: pure, sansIO: true},
@@ -81,7 +85,7 @@ var house = []layer{
 	{dir: "host/web", uses: []string{"transport", "transport/handshake"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// The composing root: goroutines, timers, sockets and the wall clock.
 	{dir: "host", uses: []string{"transport", "transport/handshake", "transport/token", "transport/memnet", "transport/udp", "replication", "prediction",
-		"host/project", "host/bot", "host/game", "host/watch", "host/session", "host/view", "host/admin", "host/web"}},
+		"host/project", "host/bot", "host/game", "host/loop", "host/watch", "host/session", "host/view", "host/admin", "host/web"}},
 	{dir: "cmd/vkmd", uses: []string{"host", "host/project", "host/fleet"}},
 	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project", "host/fleet", "transport/token"}},
 	{dir: "cmd/lobby", uses: []string{"host", "host/fleet"}},

@@ -1,4 +1,4 @@
-package host
+package loop
 
 import (
 	"math"
@@ -7,16 +7,15 @@ import (
 	"slices"
 	"time"
 
-	"vkm/host/admin"
 	"vkm/host/game"
 )
 
-// durations is a fixed-size histogram of durations for percentiles: log
+// Durations is a fixed-size histogram of durations for percentiles: log
 // buckets, durSub to each power of two of nanoseconds, so a percentile is
 // within 1/durSub (about 6 %) of the true value and the memory is the same
 // after a second or a week. The largest value is kept exactly. The zero
 // value is empty and ready; it is not safe for concurrent use.
-type durations struct {
+type Durations struct {
 	counts [durBuckets]uint32
 	n      uint64
 	max    time.Duration
@@ -54,16 +53,17 @@ func durUpper(i int) time.Duration {
 	return time.Duration(lo + 1<<(exp-durSubBits) - 1)
 }
 
-func (h *durations) add(d time.Duration) {
+// Add counts one duration.
+func (h *Durations) Add(d time.Duration) {
 	h.counts[durBucket(d)]++
 	h.n++
 	h.max = max(h.max, d)
 }
 
-// quantile returns the duration below which share q (0..1) of the samples
+// Quantile returns the duration below which share q (0..1) of the samples
 // fall, as its bucket's upper bound, never above the largest seen; 0 when
 // there are none.
-func (h *durations) quantile(q float64) time.Duration {
+func (h *Durations) Quantile(q float64) time.Duration {
 	if h.n == 0 {
 		return 0
 	}
@@ -79,29 +79,36 @@ func (h *durations) quantile(q float64) time.Duration {
 	return h.max
 }
 
-// micros is d in microseconds, to one decimal.
-func micros(d time.Duration) float64 { return round1(float64(d) / float64(time.Microsecond)) }
+// Max is the largest duration counted (0 when there are none).
+func (h *Durations) Max() time.Duration { return h.max }
 
-// serverStats times what a server does when it wakes: each tick's
-// simulation (behaviors, controller, physics, the commands taken for it),
-// each send round (connection polling included), and the heap allocations
-// the process makes per tick, sampled once a second. What it keeps is fixed
-// in size however long the server runs.
-type serverStats struct {
-	ticks durations
-	sends durations
+// Micros is d in microseconds, to one decimal: how reports give durations.
+func Micros(d time.Duration) float64 { return round1(float64(d) / float64(time.Microsecond)) }
+
+func round1(f float64) float64 { return math.Round(f*10) / 10 }
+
+// Stats times what a server does when it wakes: each tick's simulation
+// (behaviors, controller, physics, the commands taken for it), each send
+// round (connection polling included), and the heap allocations the
+// process makes per tick, sampled once a second. What it keeps is fixed in
+// size however long the server runs. Make one with NewStats and set its
+// fields before the first tick; it is not safe for concurrent use.
+type Stats struct {
+	// Observer, if set, is handed every duration too.
+	Observer Observer
+	// Trace, if set, records every tick's phases.
+	Trace *Trace
+
+	ticks Durations
+	sends Durations
 	mark  time.Time // when the tick being timed began
 	// cpu is each tick's CPU time on the serving thread, from cpuMark:
 	// a tick whose wall time is far above its CPU time waited for a core.
-	cpu     durations
+	cpu     Durations
 	cpuMark time.Duration
 	hasCPU  bool
-	// slowest is the longest tick of the last run of ticks (begin resets it).
+	// slowest is the longest tick of the last run of ticks (Begin resets it).
 	slowest time.Duration
-	// admin, if set, is handed every duration too.
-	admin *admin.Admin
-	// trace, if set, records every tick's phases (ServeConfig.TickLog).
-	trace *tickTrace
 
 	// Allocation windows: once a second, the allocations and ticks since
 	// the last sample; the report gives the median rate of the newest
@@ -118,60 +125,72 @@ type serverStats struct {
 // ten minutes.
 const allocWindows = 600
 
-func newServerStats() *serverStats {
-	st := &serverStats{}
+// Observer is what Stats hands each tick's and send round's duration to
+// as it takes them (the admin listener's histograms). Its methods must
+// not allocate: they run in every tick.
+type Observer interface {
+	ObserveTick(time.Duration)
+	ObserveSend(time.Duration)
+}
+
+// NewStats returns empty Stats.
+func NewStats() *Stats {
+	st := &Stats{}
 	st.samples[0].Name = "/gc/heap/allocs:objects"
 	st.samples[1].Name = "/gc/heap/tiny/allocs:objects"
 	return st
 }
 
-// begin marks the start of a run of ticks.
-func (st *serverStats) begin() {
-	if st.trace != nil {
-		st.trace.begin(time.Now())
+// Begin marks the start of a run of ticks.
+func (st *Stats) Begin() {
+	if st.Trace != nil {
+		st.Trace.Begin(time.Now())
 	}
 	st.mark = time.Now()
-	st.cpuMark, st.hasCPU = threadCPU()
+	st.cpuMark, st.hasCPU = ThreadCPU()
 	st.slowest = 0
 }
 
-// tickDone records the tick that just ended and starts timing the next.
-// It is a Game.Advance afterTick hook.
-func (st *serverStats) tickDone(g *game.Game) {
+// TickDone records the tick that just ended and starts timing the next.
+// It is an afterTick hook (session.Server.RunTicks).
+func (st *Stats) TickDone(g *game.Game) {
 	now := time.Now()
 	d := now.Sub(st.mark)
-	st.ticks.add(d)
+	st.ticks.Add(d)
 	st.slowest = max(st.slowest, d)
-	if st.admin != nil {
-		st.admin.ObserveTick(d)
+	if st.Observer != nil {
+		st.Observer.ObserveTick(d)
 	}
 	st.mark = now
 	var cpu time.Duration
 	if st.hasCPU {
-		c, _ := threadCPU()
+		c, _ := ThreadCPU()
 		cpu = c - st.cpuMark
-		st.cpu.add(cpu)
+		st.cpu.Add(cpu)
 		st.cpuMark = c
 	}
-	if st.trace != nil {
+	if st.Trace != nil {
 		// The trace's own reads between two ticks are timed in neither.
-		st.trace.done(g.Tick(), g.Phases(), d, cpu)
+		st.Trace.Done(g.Tick(), g.Phases(), d, cpu)
 		slowest := st.slowest
-		st.begin()
+		st.Begin()
 		st.slowest = slowest
 	}
 }
 
-// sent records a send round that took d.
-func (st *serverStats) sent(d time.Duration) {
-	st.sends.add(d)
-	if st.admin != nil {
-		st.admin.ObserveSend(d)
+// Slowest is the longest tick of the last run of ticks (since Begin).
+func (st *Stats) Slowest() time.Duration { return st.slowest }
+
+// Sent records a send round that took d.
+func (st *Stats) Sent(d time.Duration) {
+	st.sends.Add(d)
+	if st.Observer != nil {
+		st.Observer.ObserveSend(d)
 	}
 }
 
 // allocs is every heap allocation the process has made so far.
-func (st *serverStats) allocs() uint64 {
+func (st *Stats) allocs() uint64 {
 	metrics.Read(st.samples[:])
 	var n uint64
 	for _, s := range st.samples {
@@ -182,8 +201,9 @@ func (st *serverStats) allocs() uint64 {
 	return n
 }
 
-// sample closes a one-second allocation window at tick.
-func (st *serverStats) sample(tick uint32) {
+// Sample closes a one-second allocation window at tick; the loop calls it
+// once a second.
+func (st *Stats) Sample(tick uint32) {
 	a := st.allocs()
 	if st.sampled && tick != st.lastTick {
 		st.windows[st.nWindows%allocWindows] = float64(a-st.lastAlloc) / float64(tick-st.lastTick)
@@ -192,9 +212,9 @@ func (st *serverStats) sample(tick uint32) {
 	st.lastAlloc, st.lastTick, st.sampled = a, tick, true
 }
 
-// allocsPerTick is the median allocations per tick over the kept windows
+// AllocsPerTick is the median allocations per tick over the kept windows
 // (0 before the first whole window).
-func (st *serverStats) allocsPerTick() float64 {
+func (st *Stats) AllocsPerTick() float64 {
 	n := min(st.nWindows, allocWindows)
 	if n == 0 {
 		return 0
@@ -204,19 +224,12 @@ func (st *serverStats) allocsPerTick() float64 {
 	return round1(w[n/2])
 }
 
-// fill writes the timings into a report.
-func (st *serverStats) fill(r *ServerReport) {
-	r.TickP50us = micros(st.ticks.quantile(0.5))
-	r.TickP99us = micros(st.ticks.quantile(0.99))
-	r.TickMaxUs = micros(st.ticks.max)
-	if st.hasCPU {
-		r.TickCPUP50us = micros(st.cpu.quantile(0.5))
-		r.TickCPUP99us = micros(st.cpu.quantile(0.99))
-	}
-	r.SendP50us = micros(st.sends.quantile(0.5))
-	r.SendP99us = micros(st.sends.quantile(0.99))
-	r.AllocsPerTick = st.allocsPerTick()
-	if st.trace != nil {
-		r.SlowestTicks = st.trace.slowest
-	}
-}
+// Ticks is what each tick took on the wall.
+func (st *Stats) Ticks() *Durations { return &st.ticks }
+
+// Sends is what each send round took on the wall.
+func (st *Stats) Sends() *Durations { return &st.sends }
+
+// CPU is what each tick took on the serving thread's CPU clock, and
+// whether there is one (Linux; elsewhere it counts nothing).
+func (st *Stats) CPU() (*Durations, bool) { return &st.cpu, st.hasCPU }
