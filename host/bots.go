@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"vkm/host/bot"
+	"vkm/host/netio"
 	"vkm/host/session"
 	"vkm/replication"
 	"vkm/transport"
@@ -148,7 +149,7 @@ func playLite(ctx context.Context, cfg PlayConfig, hello handshake.Hello, schema
 		return ClientReport{}, err
 	}
 	if cfg.Sim != "" {
-		sim, err := simulate(sock, cfg.Sim, cfg.SimSeed, false)
+		sim, err := netio.Simulate(sock, cfg.Sim, cfg.SimSeed, false)
 		if err != nil {
 			sock.Close()
 			return ClientReport{}, err
@@ -169,8 +170,8 @@ func playLite(ctx context.Context, cfg PlayConfig, hello handshake.Hello, schema
 			sock.WriteTo(b, sock.LocalAddr())
 		}
 	}
-	err = pump(ctx, cfg.Duration, sock,
-		func(d datagram) { l.Receive(d.Bytes, now()) },
+	err = netio.Pump(ctx, cfg.Duration, sock,
+		func(d netio.Datagram) { l.Receive(d.Bytes, now()) },
 		func(elapsed time.Duration) time.Duration {
 			wait := l.Step(elapsed, now())
 			flush()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"vkm/host/game"
+	"vkm/host/netio"
 	"vkm/host/session"
 	"vkm/transport"
 	"vkm/transport/memnet"
@@ -43,11 +44,11 @@ func (c *PlayConfig) serverAddr() string {
 
 // dialServer opens the client's socket to the server at addr: through
 // its web listener when Web is set, on Net or UDP otherwise.
-func (c *PlayConfig) dialServer(ctx context.Context, addr string) (socket, error) {
+func (c *PlayConfig) dialServer(ctx context.Context, addr string) (netio.Socket, error) {
 	if c.Web != "" {
 		return dialWeb(ctx, c.Web)
 	}
-	return dial(c.Net, addr)
+	return netio.Dial(c.Net, addr)
 }
 
 // refusedLogEvery is how often a refused or disconnected client says why:
@@ -59,7 +60,7 @@ const refusedLogEvery = time.Second
 type client struct {
 	cfg   PlayConfig
 	c     *session.Client
-	sock  socket
+	sock  netio.Socket
 	start time.Time
 	tally tally
 	view  *viewer // nil without --view
@@ -107,14 +108,14 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 		// perfect: nothing changes until a slider moves.
 		profile, seed = memnet.Perfect.Name, 1
 	}
-	var sim *simSocket
+	var sim *netio.Sim
 	if profile != "" {
-		s, err := simulate(sock, profile, seed, false)
+		s, err := netio.Simulate(sock, profile, seed, false)
 		if err != nil {
 			sock.Close()
 			return ClientReport{}, err
 		}
-		sock, sim = s, s.(*simSocket)
+		sock, sim = s, s
 	}
 	defer sock.Close()
 	cl.sock = sock
@@ -142,8 +143,8 @@ func (cl *client) run(ctx context.Context) (ClientReport, error) {
 	// player reads why on it, so the client stays until told to quit.
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	err := pump(ctx, cl.cfg.Duration, cl.sock,
-		func(d datagram) {
+	err := netio.Pump(ctx, cl.cfg.Duration, cl.sock,
+		func(d netio.Datagram) {
 			t0 := time.Now()
 			cl.c.Receive(d.Bytes, cl.now())
 			if cl.timed != nil {

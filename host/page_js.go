@@ -12,6 +12,7 @@ import (
 	"syscall/js"
 	"time"
 
+	"vkm/host/netio"
 	"vkm/host/session"
 	"vkm/host/view"
 	"vkm/transport"
@@ -59,12 +60,12 @@ func PlayInPage(ctx context.Context, cfg PlayConfig, page js.Value) (ClientRepor
 	link := newJSSocket(page)
 	// The page's link sliders act on a simulator, as a native client's
 	// view's do; it starts out perfect.
-	s, err := simulate(link, memnet.Perfect.Name, 1, false)
+	s, err := netio.Simulate(link, memnet.Perfect.Name, 1, false)
 	if err != nil {
 		link.Close()
 		return ClientReport{}, err
 	}
-	sim := s.(*simSocket)
+	sim := s
 	defer sim.Close()
 	cl.sock = sim
 
@@ -129,7 +130,7 @@ type jsSocket struct {
 	page js.Value
 	send js.Value // page.sendDatagram
 	out  js.Value // a Uint8Array of MaxDatagram bytes, reused for every send
-	in   chan datagram
+	in   chan netio.Datagram
 	fns  []js.Func // handed to the page; they stay valid as long as it is
 
 	mu     sync.Mutex
@@ -157,7 +158,7 @@ func (s *jsSocket) staleDropped() uint64 {
 var serverAddr = netip.AddrPortFrom(netip.IPv6Unspecified(), 0)
 
 func newJSSocket(page js.Value) *jsSocket {
-	s := &jsSocket{page: page, send: page.Get("sendDatagram"), in: make(chan datagram, incomingDepth)}
+	s := &jsSocket{page: page, send: page.Get("sendDatagram"), in: make(chan netio.Datagram, netio.IncomingDepth)}
 	s.out = js.Global().Get("Uint8Array").New(transport.MaxDatagram)
 	page.Set("onDatagrams", s.funcOf(func(args []js.Value) {
 		if len(args) == 0 || args[0].Type() != js.TypeObject {
@@ -181,7 +182,7 @@ func newJSSocket(page js.Value) *jsSocket {
 			b := make([]byte, size)
 			js.CopyBytesToGo(b, u8)
 			select {
-			case s.in <- datagram{From: serverAddr, Bytes: b}:
+			case s.in <- netio.Datagram{From: serverAddr, Bytes: b}:
 			default: // the loop is behind: drop, as the network would
 			}
 		}
@@ -207,8 +208,8 @@ func (s *jsSocket) funcOf(fn func(args []js.Value)) js.Func {
 	return f
 }
 
-func (s *jsSocket) Incoming() <-chan datagram { return s.in }
-func (s *jsSocket) LocalAddr() netip.AddrPort { return serverAddr }
+func (s *jsSocket) Incoming() <-chan netio.Datagram { return s.in }
+func (s *jsSocket) LocalAddr() netip.AddrPort       { return serverAddr }
 
 func (s *jsSocket) WriteTo(b []byte, _ netip.AddrPort) error {
 	if len(b) > transport.MaxDatagram {

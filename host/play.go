@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"vkm/host/game"
+	"vkm/host/netio"
 	"vkm/host/project"
 	"vkm/host/session"
 	"vkm/internal/entity"
@@ -29,7 +30,7 @@ type PlayConfig struct {
 	Connect string
 	// Net, if set, is the in-process network to join the server on
 	// instead of UDP.
-	Net *Loopback
+	Net *netio.Loopback
 	// Web, if set, is the base URL of the server's web listener
 	// ("http://host:port"): the client plays over a WebRTC data channel
 	// through it instead of UDP, or over its WebSocket fall-back with a

@@ -15,6 +15,7 @@ import (
 	"vkm/host/admin"
 	"vkm/host/game"
 	"vkm/host/loop"
+	"vkm/host/netio"
 	"vkm/host/project"
 	"vkm/host/session"
 	"vkm/host/watch"
@@ -42,7 +43,7 @@ type ServeConfig struct {
 	// listening on every interface, the loopback addresses.
 	Public []netip.AddrPort
 	// Net, if set, is the in-process network to serve on instead of UDP.
-	Net *Loopback
+	Net *netio.Loopback
 	// Web, if set, is the TCP address ("host:port") of the web listener:
 	// browsers (and PlayConfig.Web clients) play over WebRTC data
 	// channels or WebSocket through it, and the browser client's page is
@@ -194,7 +195,7 @@ type server struct {
 	cfg   ServeConfig
 	log   *slog.Logger
 	s     *session.Server
-	sock  socket
+	sock  netio.Socket
 	start time.Time
 	stats *loop.Stats
 	// afterTick is stats.TickDone, bound once so a tick makes no closure.
@@ -249,7 +250,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	// The socket first: a server with a key names its bound address in
 	// the session's Auth.
 	var err error
-	if srv.sock, err = listen(cfg.Net, cfg.listenAddr(p.Port), cfg.Sim, cfg.SimSeed); err != nil {
+	if srv.sock, err = netio.Listen(cfg.Net, cfg.listenAddr(p.Port), cfg.Sim, cfg.SimSeed); err != nil {
 		return nil, err
 	}
 	if cfg.Web != "" {
@@ -353,7 +354,7 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 	// goroutine is an in-process one or the web's, and a test's fake clock
 	// (testing/synctest) moves Go timers, not a timerfd.
 	var lt *loop.Timer
-	if _, direct := srv.sock.(directIO); direct {
+	if _, direct := srv.sock.(netio.Direct); direct {
 		var err error
 		if lt, err = loop.NewTimer(); err != nil {
 			srv.log.Debug("the serving loop waits on a Go timer", "err", err)
@@ -457,7 +458,7 @@ func (srv *server) startDrain(now time.Time) {
 // reads itself is read in batches, into one reused buffer; otherwise its
 // reader goroutine's channel is emptied.
 func (srv *server) drain() error {
-	if d, ok := srv.sock.(directIO); ok {
+	if d, ok := srv.sock.(netio.Direct); ok {
 		if srv.recv == nil {
 			srv.recv = srv.receive // bound once: a wake-up makes no closure
 		}
@@ -505,7 +506,7 @@ func (srv *server) receive(from netip.AddrPort, b []byte) {
 // loop writes itself (the datagrams stay in the session's queue until the
 // next datagram it receives, after this), one by one otherwise.
 func (srv *server) flush() {
-	d, batch := srv.sock.(directIO)
+	d, batch := srv.sock.(netio.Direct)
 	for {
 		to, b, ok := srv.s.Net().NextDatagram()
 		if !ok {

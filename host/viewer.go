@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"vkm/host/game"
+	"vkm/host/netio"
 	"vkm/host/project"
 	"vkm/host/session"
 	"vkm/host/view"
@@ -114,14 +115,14 @@ func viewActions(p *project.Project) view.Actions {
 
 // linkSetter returns what the page's link sliders call to set sim, or nil
 // without a simulator.
-func linkSetter(cfg PlayConfig, sim *simSocket) func(view.Link) {
+func linkSetter(cfg PlayConfig, sim *netio.Sim) func(view.Link) {
 	if sim == nil {
 		return nil
 	}
 	return func(l view.Link) {
-		lc := sim.link()
+		lc := sim.Link()
 		lc.Latency, lc.Jitter, lc.Loss = l.Latency, l.Jitter, l.Loss
-		if err := sim.setLink(lc); err != nil {
+		if err := sim.SetLink(lc); err != nil {
 			cfg.logger().Warn("link setting refused", "err", err)
 		}
 	}
@@ -129,7 +130,7 @@ func linkSetter(cfg PlayConfig, sim *simSocket) func(view.Link) {
 
 // startViewer serves cfg.View for g. sim, if set, is the socket the link
 // sliders reconfigure.
-func startViewer(ctx context.Context, cfg PlayConfig, g *game.Game, sim *simSocket) (*viewer, error) {
+func startViewer(ctx context.Context, cfg PlayConfig, g *game.Game, sim *netio.Sim) (*viewer, error) {
 	p := cfg.Project
 	vc := view.Config{Addr: cfg.View, Actions: viewActions(p), ViewWidth: p.ViewWidth, Logger: cfg.logger(), OnLink: linkSetter(cfg, sim)}
 	srv, err := view.Start(ctx, vc)
@@ -144,9 +145,9 @@ func startViewer(ctx context.Context, cfg PlayConfig, g *game.Game, sim *simSock
 
 // newViewer ties g to pg; sim, if set, is the socket the link sliders
 // reconfigure.
-func newViewer(cfg PlayConfig, g *game.Game, pg page, sim *simSocket) *viewer {
+func newViewer(cfg PlayConfig, g *game.Game, pg page, sim *netio.Sim) *viewer {
 	if sim != nil {
-		lc := sim.link()
+		lc := sim.Link()
 		pg.SetLink(view.Link{Latency: lc.Latency, Jitter: lc.Jitter, Loss: lc.Loss})
 	}
 	v := &viewer{srv: pg, g: g, rateAt: time.Now(), scoreboard: cfg.Project.Scoreboard}

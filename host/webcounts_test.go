@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"vkm/host/admin"
+	"vkm/host/netio"
 	"vkm/host/session"
 )
 
 // countedWeb is a socket with a web listener's counts behind it.
 type countedWeb struct {
-	socket
+	netio.Socket
 	rep WebReport
 }
 
@@ -45,7 +46,10 @@ func TestWebPeersAreCountedInTheStatusLineAndMetrics(t *testing.T) {
 
 	// Without a web listener, neither says anything of one.
 	line.Reset()
-	srv.sock = &udpSocket{}
+	if srv.sock, err = netio.Listen(netio.NewLoopback(), "127.0.0.1:0", "", 0); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.sock.Close()
 	srv.status()
 	if strings.Contains(line.String(), "web") {
 		t.Errorf("status line %q speaks of a web listener the server has not", line.String())

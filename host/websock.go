@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"vkm/host/admin"
+	"vkm/host/netio"
 	"vkm/host/web"
 )
 
@@ -25,7 +26,7 @@ import (
 // gateway's datagrams wait on its channel until the loop drains them at
 // its next wake-up, as UDP datagrams wait in the kernel.
 type webSocket struct {
-	udp socket
+	udp netio.Socket
 	g   *web.Gateway
 	// http serves the gateway's signalling and the browser's page.
 	http *http.Server
@@ -35,14 +36,14 @@ type webSocket struct {
 	fn      func(netip.AddrPort, []byte)
 }
 
-var _ directIO = (*webSocket)(nil)
+var _ netio.Direct = (*webSocket)(nil)
 
 // listenWeb starts the web listener of cfg.Web beside the server's UDP
 // socket u: a gateway whose ICE port is the web address's host and port
 // number, over UDP (a free one when that is taken and the web port was
 // left to the system), and an HTTP server of the gateway and the page.
 // It calls cfg.WebReady and logs the address it listens on.
-func listenWeb(cfg ServeConfig, u socket, log *slog.Logger) (*webSocket, error) {
+func listenWeb(cfg ServeConfig, u netio.Socket, log *slog.Logger) (*webSocket, error) {
 	addr := cfg.webAddr()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -93,9 +94,9 @@ func listenWeb(cfg ServeConfig, u socket, log *slog.Logger) (*webSocket, error) 
 	return s, nil
 }
 
-func (s *webSocket) Incoming() <-chan datagram { return nil }
-func (s *webSocket) LocalAddr() netip.AddrPort { return s.udp.LocalAddr() }
-func (s *webSocket) Err() error                { return s.udp.Err() }
+func (s *webSocket) Incoming() <-chan netio.Datagram { return nil }
+func (s *webSocket) LocalAddr() netip.AddrPort       { return s.udp.LocalAddr() }
+func (s *webSocket) Err() error                      { return s.udp.Err() }
 
 // WriteTo sends b to a web peer through the gateway, and to anyone else
 // over UDP.
@@ -110,7 +111,7 @@ func (s *webSocket) WriteTo(b []byte, to netip.AddrPort) error {
 // (none that claims a web peer's address) and then the gateway's.
 func (s *webSocket) ReadWaiting(fn func(from netip.AddrPort, b []byte)) error {
 	s.fn = fn
-	if d, ok := s.udp.(directIO); ok {
+	if d, ok := s.udp.(netio.Direct); ok {
 		if err := d.ReadWaiting(s.udpOnly); err != nil {
 			return err
 		}
@@ -149,7 +150,7 @@ func (s *webSocket) Queue(b []byte, to netip.AddrPort) error {
 	if s.g.Owns(to) {
 		return s.g.WriteTo(b, to)
 	}
-	if d, ok := s.udp.(directIO); ok {
+	if d, ok := s.udp.(netio.Direct); ok {
 		return d.Queue(b, to)
 	}
 	return s.udp.WriteTo(b, to)
@@ -157,7 +158,7 @@ func (s *webSocket) Queue(b []byte, to netip.AddrPort) error {
 
 // Flush sends what the UDP socket has queued.
 func (s *webSocket) Flush() error {
-	if d, ok := s.udp.(directIO); ok {
+	if d, ok := s.udp.(netio.Direct); ok {
 		return d.Flush()
 	}
 	return nil
@@ -186,7 +187,7 @@ func (s *webSocket) Close() error {
 // listener: a WebRTC data channel, or the WebSocket fall-back.
 type peerSocket struct {
 	p      *web.Peer
-	in     chan datagram
+	in     chan netio.Datagram
 	remote netip.AddrPort
 }
 
@@ -201,7 +202,7 @@ const webDialRetry = 250 * time.Millisecond
 // dialWeb connects to the web listener at base: over its WebSocket
 // fall-back for a ws:// or wss:// URL (as http:// or https://), over
 // WebRTC otherwise.
-func dialWeb(ctx context.Context, base string) (socket, error) {
+func dialWeb(ctx context.Context, base string) (netio.Socket, error) {
 	ctx, cancel := context.WithTimeout(ctx, webDialTimeout)
 	defer cancel()
 	u, err := url.Parse(base)
@@ -239,11 +240,11 @@ func dialWeb(ctx context.Context, base string) (socket, error) {
 		case <-retry.C:
 		}
 	}
-	s := &peerSocket{p: p, in: make(chan datagram, incomingDepth)}
+	s := &peerSocket{p: p, in: make(chan netio.Datagram, netio.IncomingDepth)}
 	go func() {
 		for b := range p.Incoming() {
 			select {
-			case s.in <- datagram{From: s.remote, Bytes: b}:
+			case s.in <- netio.Datagram{From: s.remote, Bytes: b}:
 			default:
 			}
 		}
@@ -255,7 +256,7 @@ func dialWeb(ctx context.Context, base string) (socket, error) {
 // connection ends, as a UDP socket does when its server goes: the session
 // reads the goodbye that came before the end, or notices the silence,
 // and says which.
-func (s *peerSocket) Incoming() <-chan datagram { return s.in }
+func (s *peerSocket) Incoming() <-chan netio.Datagram { return s.in }
 
 func (s *peerSocket) WriteTo(b []byte, _ netip.AddrPort) error { return s.p.Send(b) }
 func (s *peerSocket) LocalAddr() netip.AddrPort                { return netip.AddrPort{} }

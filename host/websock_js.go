@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+
+	"vkm/host/netio"
 )
 
 // In a browser the client's link is the page's (PlayInPage), and there is
@@ -14,6 +16,8 @@ import (
 
 var errNoWebHere = errors.New("host: the web listener and web dialling are not available in a browser build")
 
-func listenWeb(ServeConfig, socket, *slog.Logger) (socket, error) { return nil, errNoWebHere }
+func listenWeb(ServeConfig, netio.Socket, *slog.Logger) (netio.Socket, error) {
+	return nil, errNoWebHere
+}
 
-func dialWeb(context.Context, string) (socket, error) { return nil, errNoWebHere }
+func dialWeb(context.Context, string) (netio.Socket, error) { return nil, errNoWebHere }

@@ -69,6 +69,9 @@ var house = []layer{
 	// runtime's poller, the thread CPU clock, the collector run between
 	// ticks; the wall clock and the kernel, but no sockets.
 	{dir: "host/loop", uses: []string{"host/game"}, bans: map[string]string{"net": noSockets}},
+	// The loops' datagram sockets: UDP, an in-process network, the link
+	// simulator in real time; goroutines and the wall clock of their own.
+	{dir: "host/netio", uses: []string{"transport", "transport/memnet", "transport/udp"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// Polls a project's files through its fs.FS.
 	{dir: "host/watch", uses: []string{"transport"}, bans: pure, sansIO: true},
 	{dir: "host/session", uses: []string{"transport", "transport/handshake", "transport/token", "replication", "prediction", "physics", "scripting", "host/project", "host/store", "host/game"}, bans: pure, sansIO: true},
@@ -85,7 +88,7 @@ var house = []layer{
 	{dir: "host/web", uses: []string{"transport", "transport/handshake"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// The composing root: goroutines, timers, sockets and the wall clock.
 	{dir: "host", uses: []string{"transport", "transport/handshake", "transport/token", "transport/memnet", "transport/udp", "replication", "prediction",
-		"host/project", "host/bot", "host/game", "host/loop", "host/watch", "host/session", "host/view", "host/admin", "host/web"}},
+		"host/project", "host/bot", "host/game", "host/loop", "host/netio", "host/watch", "host/session", "host/view", "host/admin", "host/web"}},
 	{dir: "cmd/vkmd", uses: []string{"host", "host/project", "host/fleet"}},
 	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project", "host/fleet", "transport/token"}},
 	{dir: "cmd/lobby", uses: []string{"host", "host/fleet"}},
