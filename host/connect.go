@@ -3,12 +3,12 @@ package host
 import (
 	"context"
 	"log/slog"
-	"math"
 	"net"
 	"net/url"
 	"strconv"
 	"time"
 
+	"vkm/host/figures"
 	"vkm/host/game"
 	"vkm/host/netio"
 	"vkm/host/session"
@@ -64,6 +64,13 @@ type client struct {
 	start time.Time
 	tally tally
 	view  *viewer // nil without --view
+	// figures are the client's, vals what was last read of them, and
+	// stats the session's figures as the last read took them; args are
+	// the status line's attributes.
+	figures *figures.Set
+	vals    figures.Values
+	stats   session.ClientStats
+	args    []any
 	// timed, if set, hears how long each call into the session took:
 	// a datagram received (a snapshot, and the replay it may start) or a
 	// frame (ticks), and then the whole step (with sending and drawing).
@@ -97,6 +104,7 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 		return ClientReport{}, err
 	}
 	defer cl.c.Close()
+	cl.figures = cl.newFigures()
 	g := cl.c.Game()
 	sock, err := cfg.dialServer(ctx, addr)
 	if err != nil {
@@ -216,48 +224,19 @@ func (cl *client) leave() ClientReport {
 	return rep
 }
 
+// report is the client's report now: its figures, its session's state
+// and its latest corrections.
 func (cl *client) report() ClientReport {
 	n := cl.c.Net()
-	r := cl.tally.Report(cl.c.Game(), n.State().String())
-	r.State = n.State().String()
-	r.Player = n.Player()
-	r.LastError = n.LastError()
-	if ref, ok := n.Refusal(); ok {
-		r.Refusal = ref.Reason.String()
-	}
-	if conn := n.Conn(); conn != nil {
-		r.RTTms = round1(float64(conn.RTT()) / float64(time.Millisecond))
-		r.LossPermille = round1(conn.Loss(cl.now()) * 1000)
-	}
-	cs := cl.c.Stats(cl.now())
-	r.Corrections, r.ReplayedTicks, r.AdoptedSnapshots = cs.Corrections, cs.ReplayedTicks, cs.Adopted
-	r.BadSnapshots, r.UnmadeEntities = cs.BadSnapshots, cs.UnmadeEntities
-	r.MaxCorrectionMM = round1(cs.MaxCorrection * 1000)
-	r.CorrectionsByCause = make(map[string]uint64, session.NumCauses)
-	r.LargestCorrectionByCause = make(map[string]float64, session.NumCauses)
-	for cause, f := range cs.ByCause {
-		name := session.Cause(cause).String()
-		r.CorrectionsByCause[name] = f.Count
-		r.LargestCorrectionByCause[name] = correctionSize(session.Cause(cause), f.Largest)
-	}
-	r.RecentCorrections = make([]CorrectionReport, 0, len(cs.Recent))
-	for _, x := range cs.Recent {
+	r := readReport(n.State().String(), cl.figures, &cl.vals, cl.c.Game())
+	r.readNet(n)
+	r.RecentCorrections = make([]CorrectionReport, 0, len(cl.stats.Recent))
+	for _, x := range cl.stats.Recent {
 		r.RecentCorrections = append(r.RecentCorrections, CorrectionReport{
 			Tick: x.Tick, Entity: x.Entity.String(), What: x.What, Distance: correctionSize(x.Cause, x.Distance),
 			Cause: x.Cause.String(), Touched: x.Touched,
 		})
 	}
-	r.PacingLowWater = cs.PacingLowWater
-	r.PacingTarget = round1(cs.PacingTarget)
-	r.TickSpeed = math.Round(cl.c.Game().Clock().Pace()*1000) / 1000
-	r.InterpDelayTicks = round1(cs.InterpDelay)
-	r.InterpStalls = cs.InterpStalls
-	r.InterpExtrapolated = cs.InterpExtrapolated
-	r.LookBehindTicks = round1(cs.LookBehind)
-	secs := math.Max(time.Since(cl.start).Seconds(), 1e-3)
-	st := n.Stats()
-	r.BytesInPerS = round1(float64(st.BytesIn) / secs)
-	r.BytesOutPerS = round1(float64(st.BytesOut) / secs)
 	return r
 }
 
@@ -271,14 +250,12 @@ func correctionSize(cause session.Cause, v float64) float64 {
 }
 
 // status logs the once-a-second line (at Info, so --log-level warn quiets
-// it): the link and the pacing.
+// it): the figures with a Status (tick, the link, the pacing...).
 func (cl *client) status(log *slog.Logger) {
 	if cl.c.Net().State() != transport.StatePlaying {
 		return
 	}
-	r := cl.report()
-	log.Info("status", "tick", cl.c.Game().Tick(), "rtt_ms", r.RTTms, "loss_permille", r.LossPermille,
-		"in_bps", r.BytesInPerS, "out_bps", r.BytesOutPerS,
-		"corrections", r.Corrections, "low_water", r.PacingLowWater, "target", r.PacingTarget, "tick_speed", r.TickSpeed,
-		"interp_delay", r.InterpDelayTicks, "stalls", r.InterpStalls, "look_behind", r.LookBehindTicks)
+	cl.figures.Read(&cl.vals, figures.InStatus)
+	cl.args = cl.vals.Attrs(cl.args[:0])
+	log.Info("status", cl.args...)
 }

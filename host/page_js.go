@@ -57,6 +57,7 @@ func PlayInPage(ctx context.Context, cfg PlayConfig, page js.Value) (ClientRepor
 		return ClientReport{}, err
 	}
 	defer cl.c.Close()
+	cl.figures = cl.newFigures()
 	link := newJSSocket(page)
 	// The page's link sliders act on a simulator, as a native client's
 	// view's do; it starts out perfect.

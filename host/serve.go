@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,10 +10,9 @@ import (
 	"net"
 	"net/netip"
 	"runtime"
-	"strings"
 	"time"
 
-	"vkm/host/admin"
+	"vkm/host/figures"
 	"vkm/host/game"
 	"vkm/host/loop"
 	"vkm/host/netio"
@@ -117,9 +117,17 @@ type ServeConfig struct {
 	// of seated players, once at the start and whenever it changes (a
 	// fleet directory's seats free). It must not block.
 	Seated func(players int)
+	// Figures are figures of the program's own, which the report, the
+	// status line and /metrics show beside the server's (package figures:
+	// each where it names); their readers are called on the serving
+	// goroutine.
+	Figures []figures.Figure
 }
 
-// ServerReport is the JSON summary `vkmd --report` writes at exit.
+// ServerReport is the JSON summary `vkmd --report` writes at exit. Its
+// figures are the server's (host/figures.go), each under its key: its
+// fields are filled from them, and a figure it has no field for is
+// written beside them.
 type ServerReport struct {
 	State    string  `json:"state"`
 	Ticks    uint32  `json:"ticks"`
@@ -172,23 +180,40 @@ type ServerReport struct {
 	Peers  []session.PeerReport `json:"peers"`
 	// Web is the web listener's counts (with Web set).
 	Web *WebReport `json:"web,omitempty"`
+
+	// other are the figures it has no field for, by key.
+	other figures.Extra
 }
 
-// WebReport is what the web listener carried: what /metrics serves of it
-// (its peers welcomed and connecting at the end, the peers welcomed and
-// the attempts ended by reason, the datagrams dropped and the requests
-// refused; see admin.WebSnapshot), and datagrams and bytes each way.
+// MarshalJSON writes the report's fields and then the figures it has no
+// field for.
+func (r ServerReport) MarshalJSON() ([]byte, error) {
+	type fields ServerReport
+	b, err := json.Marshal(fields(r))
+	if err != nil {
+		return nil, err
+	}
+	return r.other.AppendTo(b)
+}
+
+// WebReport is what the web listener carried, as its gateway counts it:
+// the browser peers open at the end that the vkm handshake has welcomed,
+// and the attempts it has not yet, by transport ("webrtc", "websocket");
+// the peers it welcomed, by transport; every offer and upgrade that ended,
+// by reason; the datagrams it dropped and the offers and upgrades it
+// refused; and datagrams and bytes each way.
 type WebReport struct {
-	admin.WebSnapshot
-	DatagramsIn  uint64 `json:"datagrams_in"`
-	DatagramsOut uint64 `json:"datagrams_out"`
-	BytesIn      uint64 `json:"bytes_in"`
-	BytesOut     uint64 `json:"bytes_out"`
+	Peers        map[string]int    `json:"peers"`
+	Connecting   map[string]int    `json:"connecting"`
+	Admitted     map[string]uint64 `json:"admitted"`
+	Closed       map[string]uint64 `json:"closed"`
+	Drops        uint64            `json:"drops"`
+	Refused      uint64            `json:"refused"`
+	DatagramsIn  uint64            `json:"datagrams_in"`
+	DatagramsOut uint64            `json:"datagrams_out"`
+	BytesIn      uint64            `json:"bytes_in"`
+	BytesOut     uint64            `json:"bytes_out"`
 }
-
-// webCounts is a socket with a web listener behind it (vkmd --web): its
-// counts go into the report, the status line and /metrics.
-type webCounts interface{ webReport() *WebReport }
 
 // server runs a session.Server on a socket and the wall clock.
 type server struct {
@@ -210,10 +235,13 @@ type server struct {
 	note string
 	// drainEnd is when a drain started by cfg.Drain ends (zero: none has).
 	drainEnd time.Time
-	// gc runs the collector between ticks (nil: cfg.IdleGC is off), and
-	// gcsBefore is the collections the process had run before serving.
-	gc        *loop.IdleGC
-	gcsBefore uint64
+	// gc runs the collector between ticks (nil: cfg.IdleGC is off).
+	gc *loop.IdleGC
+	// figures are the server's, and vals what was last read of them;
+	// line is the status line's buffer.
+	figures *figures.Set
+	vals    figures.Values
+	line    []byte
 }
 
 // Serve runs cfg.Project as a dedicated server until ctx ends (or
@@ -236,7 +264,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	srv := &server{cfg: cfg, log: logger, start: time.Now(), stats: loop.NewStats(), gcsBefore: loop.GCCycles()}
+	srv := &server{cfg: cfg, log: logger, start: time.Now(), stats: loop.NewStats()}
 	if cfg.IdleGC {
 		srv.gc = loop.NewIdleGC()
 	}
@@ -275,16 +303,14 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 		return nil, err
 	}
 	defer srv.s.Close()
+	srv.figures = srv.newFigures()
 	if cfg.Admin != "" {
 		cfg.Logger = logger
-		if srv.admin, err = startAdmin(cfg, srv.s); err != nil {
+		if srv.admin, err = startAdmin(cfg, srv.s, srv.figures); err != nil {
 			return nil, err
 		}
 		defer srv.admin.close()
 		srv.stats.Observer = srv.admin.a
-		if w, ok := srv.sock.(webCounts); ok {
-			srv.admin.web = w.webReport
-		}
 		logger.Info("admin listening", "addr", cfg.Admin)
 	}
 	if cfg.Ready != nil {
@@ -346,9 +372,7 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 		defer t.Stop()
 		stop = t.C
 	}
-	if srv.admin != nil {
-		srv.admin.snapshot()
-	}
+	srv.publish(figures.InMetrics)
 	seated := -1
 	// Only where the loop reads its socket itself: a socket with a reader
 	// goroutine is an in-process one or the web's, and a test's fake clock
@@ -409,10 +433,7 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 		}
 		if !now.Before(nextStatus) {
 			srv.stats.Sample(srv.s.Game().Tick())
-			srv.status()
-			if srv.admin != nil {
-				srv.admin.snapshot()
-			}
+			srv.publish(figures.InStatus | figures.InMetrics)
 			nextStatus = nextStatus.Add(time.Second)
 		}
 		until := srv.s.Until(srv.now())
@@ -446,8 +467,8 @@ func (srv *server) startDrain(now time.Time) {
 	srv.drainEnd = now.Add(srv.cfg.DrainTime)
 	if srv.admin != nil {
 		srv.admin.a.Closing()
-		srv.admin.snapshot()
 	}
+	srv.publish(figures.InMetrics)
 	srv.log.Info("draining: seating no one new; stopping once every player has left", "players", srv.s.Net().PlayerCount(), "within", srv.cfg.DrainTime)
 	srv.s.Drain(srv.cfg.DrainTime.Seconds())
 	srv.flush()
@@ -529,27 +550,38 @@ func (srv *server) flush() {
 	}
 }
 
-// status prints the once-a-second line: tick, players, each player's link.
-func (srv *server) status() {
+// publish reads the server's figures for parts and hands them on: the
+// status line (figures.InStatus) to cfg.Status, /metrics's
+// (figures.InMetrics) to the admin listener. A part with no reader is not
+// read.
+func (srv *server) publish(parts figures.Part) {
 	if srv.cfg.Status == nil {
+		parts &^= figures.InStatus
+	}
+	if srv.admin == nil {
+		parts &^= figures.InMetrics
+	}
+	if parts == 0 {
 		return
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "tick %d players %d/%d", srv.s.Game().Tick(), srv.s.Net().PlayerCount(), srv.cfg.Project.Players)
-	if srv.note != "" {
-		fmt.Fprintf(&b, " (%s)", srv.note)
+	srv.figures.Read(&srv.vals, parts)
+	if parts&figures.InStatus != 0 {
+		srv.status()
 	}
-	if !srv.drainEnd.IsZero() {
-		fmt.Fprintf(&b, " draining, %.0fs left", max(0, time.Until(srv.drainEnd).Seconds()))
+	if parts&figures.InMetrics != 0 {
+		srv.admin.a.Update(&srv.vals)
 	}
-	if w, ok := srv.sock.(webCounts); ok {
-		r := w.webReport()
-		fmt.Fprintf(&b, " web webrtc %d websocket %d connecting %d", r.Peers["webrtc"], r.Peers["websocket"], r.Connecting["webrtc"]+r.Connecting["websocket"])
-	}
+}
+
+// status prints the once-a-second line: the figures read for it (tick,
+// players...), then each player's link.
+func (srv *server) status() {
+	b := srv.vals.AppendStatus(srv.line[:0])
 	for _, p := range srv.s.Peers(srv.now()) {
-		fmt.Fprintf(&b, " | p%d rtt %.0fms loss %.1f%% in %.0fB/s out %.0fB/s repeats %d skips %d", p.Player, p.RTTms, p.LossPermille/10, p.BytesInPerS, p.BytesOutPerS, p.Repeats, p.Skips)
+		b = fmt.Appendf(b, " | p%d rtt %.0fms loss %.1f%% in %.0fB/s out %.0fB/s repeats %d skips %d", p.Player, p.RTTms, p.LossPermille/10, p.BytesInPerS, p.BytesOutPerS, p.Repeats, p.Skips)
 	}
-	fmt.Fprintln(srv.cfg.Status, b.String())
+	srv.line = append(b, '\n')
+	srv.cfg.Status.Write(srv.line)
 }
 
 func round1(f float64) float64 { return math.Round(f*10) / 10 }
@@ -558,62 +590,24 @@ func round1(f float64) float64 { return math.Round(f*10) / 10 }
 func (srv *server) shutdown() *ServerReport {
 	if srv.admin != nil {
 		srv.admin.a.Closing()
-		srv.admin.snapshot()
 	}
+	srv.publish(figures.InMetrics)
 	rep := srv.report()
 	srv.s.Net().Goodbye(srv.now())
 	srv.flush()
 	return rep
 }
 
+// report is the server's report now: its figures, its players' links and
+// the slowest ticks traced.
 func (srv *server) report() *ServerReport {
-	st := srv.s.Net().Stats()
-	var refused uint64
-	for _, n := range st.Refusals {
-		refused += n
-	}
-	g := srv.s.Game()
-	rep := &ServerReport{
-		State:    "served",
-		Ticks:    g.Tick(),
-		TickRate: g.TickRate(),
-		WallS:    round1(time.Since(srv.start).Seconds()),
-		Joins:    st.Joins,
-		Leaves:   st.Leaves,
-		Refused:  refused,
-		Players:  srv.s.Net().PlayerCount(),
-		Errors:   len(g.ScriptErrors()) + srv.s.JoinErrors(),
-		Events:   srv.s.Events(),
-		Peers:    srv.s.Peers(srv.now()),
-	}
-	srv.fillLoop(rep)
-	if w, ok := srv.sock.(webCounts); ok {
-		rep.Web = w.webReport()
+	srv.figures.Read(&srv.vals, figures.InReport)
+	rep := &ServerReport{State: "served", Peers: srv.s.Peers(srv.now())}
+	rep.other = figures.Fill(rep, &srv.vals)
+	if srv.stats.Trace != nil {
+		rep.SlowestTicks = srv.stats.Trace.Slowest()
 	}
 	return rep
-}
-
-// fillLoop writes the loop's timings and collections into a report.
-func (srv *server) fillLoop(r *ServerReport) {
-	st := srv.stats
-	r.TickP50us = loop.Micros(st.Ticks().Quantile(0.5))
-	r.TickP99us = loop.Micros(st.Ticks().Quantile(0.99))
-	r.TickMaxUs = loop.Micros(st.Ticks().Max())
-	if cpu, ok := st.CPU(); ok {
-		r.TickCPUP50us = loop.Micros(cpu.Quantile(0.5))
-		r.TickCPUP99us = loop.Micros(cpu.Quantile(0.99))
-	}
-	r.SendP50us = loop.Micros(st.Sends().Quantile(0.5))
-	r.SendP99us = loop.Micros(st.Sends().Quantile(0.99))
-	r.AllocsPerTick = st.AllocsPerTick()
-	if st.Trace != nil {
-		r.SlowestTicks = st.Trace.Slowest()
-	}
-	r.GCs = loop.GCCycles() - srv.gcsBefore
-	if g := srv.gc; g != nil {
-		r.IdleGCs, r.IdleGCLate = g.Runs(), g.Late()
-		r.IdleGCP50us, r.IdleGCMaxUs = loop.Micros(g.Took().Quantile(0.5)), loop.Micros(g.Took().Max())
-	}
 }
 
 // DescribeSchema loads p as a server would and describes what it puts on

@@ -116,10 +116,10 @@ func TestIdleWebAttemptsDoNotKeepWebPlayersOut(t *testing.T) {
 		}
 	}
 	w := stop().Web
-	t.Logf("web: %+v", w.WebSnapshot)
+	t.Logf("web: %+v", *w)
 	if w.Closed["offer_timeout"] != uint64(timedOut) || w.Closed["handshake_deadline"] != uint64(len(sockets)) ||
 		w.Closed["address_cap"] != uint64(refused) || w.Admitted["webrtc"] != 1 || w.Admitted["websocket"] != 1 {
-		t.Errorf("the report's web counts: %+v", w.WebSnapshot)
+		t.Errorf("the report's web counts: %+v", *w)
 	}
 }
 

@@ -15,14 +15,14 @@ import (
 	"strings"
 	"time"
 
-	"vkm/host/admin"
+	"vkm/host/figures"
 	"vkm/host/netio"
 	"vkm/host/web"
 )
 
 // webSocket is the server's socket with browsers beside its UDP peers:
 // the UDP socket and a web gateway, read and written as one. The serving
-// loop reads it in batches (directIO) whatever the UDP socket is: the
+// loop reads it in batches (netio.Direct) whatever the UDP socket is: the
 // gateway's datagrams wait on its channel until the loop drains them at
 // its next wake-up, as UDP datagrams wait in the kernel.
 type webSocket struct {
@@ -164,15 +164,49 @@ func (s *webSocket) Flush() error {
 	return nil
 }
 
-// webReport returns the gateway's counts for the server's report, the
-// status line and /metrics: the one copy of what the gateway gathers.
-func (s *webSocket) webReport() *WebReport {
-	st := s.g.Stats()
-	return &WebReport{
-		WebSnapshot: admin.WebSnapshot{Peers: st.Peers, Connecting: st.Connecting, Admitted: st.Admitted, Closed: st.Closed,
-			Drops: st.Drops, Refused: st.Refused},
-		DatagramsIn: st.DatagramsIn, DatagramsOut: st.DatagramsOut, BytesIn: st.BytesIn, BytesOut: st.BytesOut,
+// AddFigures adds the web listener's figures to set (package figures),
+// read from its gateway's counts once a read: the report's "web" object,
+// /metrics's vkm_web_*, and on the status line its peers by transport and
+// the attempts connecting.
+func (s *webSocket) AddFigures(set *figures.Set) {
+	var st web.Stats
+	set.Prepare(func() { st = s.g.Stats() })
+	uint := func(n *uint64) func() uint64 { return func() uint64 { return *n } }
+	ints := func(m *map[string]int) func(func(string, uint64)) {
+		return func(each func(string, uint64)) {
+			for l, n := range *m {
+				each(l, uint64(n))
+			}
+		}
 	}
+	counts := func(m *map[string]uint64) func(func(string, uint64)) {
+		return func(each func(string, uint64)) {
+			for l, n := range *m {
+				each(l, n)
+			}
+		}
+	}
+	set.Add([]figures.Figure{
+		{Status: "web webrtc %d", Uint: func() uint64 { return uint64(st.Peers["webrtc"]) }},
+		{Status: "websocket %d", Uint: func() uint64 { return uint64(st.Peers["websocket"]) }},
+		{Status: "connecting %d", Uint: func() uint64 { return uint64(st.Connecting["webrtc"] + st.Connecting["websocket"]) }},
+		{Key: "web.peers", Metric: "vkm_web_peers", Kind: figures.Gauge, Label: "transport", Uints: ints(&st.Peers),
+			Help: "Browser peers open on the web listener now that the vkm handshake has welcomed, by transport (webrtc, websocket)."},
+		{Key: "web.connecting", Metric: "vkm_web_connecting", Kind: figures.Gauge, Label: "transport", Uints: ints(&st.Connecting),
+			Help: "Offers and WebSocket upgrades on the web listener the vkm handshake has not welcomed yet, by transport."},
+		{Key: "web.admitted", Metric: "vkm_web_admitted_total", Label: "transport", Uints: counts(&st.Admitted),
+			Help: "Browser peers the vkm handshake welcomed, by transport."},
+		{Key: "web.closed", Metric: "vkm_web_closed_total", Label: "reason", Uints: counts(&st.Closed),
+			Help: "Offers and WebSocket upgrades that ended, turned away or closed, by reason (rate, address_cap, full, bad_request, offer_timeout, handshake_deadline, idle, client_closed, protocol, failed, shutdown)."},
+		{Key: "web.drops", Metric: "vkm_web_dropped_datagrams_total", Uint: uint(&st.Drops),
+			Help: "Datagrams the web listener dropped: too large, or a reader or a peer's queue too far behind."},
+		{Key: "web.refused", Metric: "vkm_web_refused_total", Uint: uint(&st.Refused),
+			Help: "Offers and WebSocket upgrades the web listener answered with an error status."},
+		{Key: "web.datagrams_in", Uint: uint(&st.DatagramsIn)},
+		{Key: "web.datagrams_out", Uint: uint(&st.DatagramsOut)},
+		{Key: "web.bytes_in", Uint: uint(&st.BytesIn)},
+		{Key: "web.bytes_out", Uint: uint(&st.BytesOut)},
+	}...)
 }
 
 // Close stops the web listener, then every web peer, then the UDP

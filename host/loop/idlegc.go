@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"time"
+
+	"vkm/host/figures"
 )
 
 // IdleGC runs the garbage collector between ticks, in the time the loop
@@ -35,7 +37,7 @@ type IdleGC struct {
 	// machine busy) does not put off the rest for good.
 	expect time.Duration
 	// runs, late: the collections run here, and those that ended more
-	// than LateBy after the loop's next tick or send round was due.
+	// than lateBy after the loop's next tick or send round was due.
 	runs, late uint64
 	took       Durations
 }
@@ -44,11 +46,11 @@ const (
 	// idleGCSpare is what must be left of the wait beyond twice the
 	// collection expected.
 	idleGCSpare = time.Millisecond
-	// LateBy is how far past the next tick or send round a
+	// lateBy is how far past the next tick or send round a
 	// collection may end before it counts as late: a tick begun that
 	// much after its time is sent that much later, which a client's
 	// interpolation absorbs as it does the network's jitter.
-	LateBy = 2 * time.Millisecond
+	lateBy = 2 * time.Millisecond
 )
 
 // NewIdleGC returns an IdleGC that counts the heap's room from now.
@@ -114,7 +116,7 @@ func (g *IdleGC) Maybe(left func() time.Duration) {
 	runtime.LockOSThread()
 	took := time.Since(start)
 	g.since, _, _, g.cycles = g.read()
-	g.record(took, left() < -LateBy)
+	g.record(took, left() < -lateBy)
 }
 
 // record keeps the time one collection took, and whether it ran late.
@@ -127,18 +129,21 @@ func (g *IdleGC) record(took time.Duration, late bool) {
 	}
 }
 
-// Runs is how many collections it ran.
-func (g *IdleGC) Runs() uint64 { return g.runs }
+// Figures are its figures, as a server's report gives them (package
+// figures): the collections run between ticks (idle_gcs), those that ended
+// late (idle_gc_late), and what one took in µs (idle_gc_p50_us,
+// idle_gc_max_us).
+func (g *IdleGC) Figures() []figures.Figure {
+	return []figures.Figure{
+		{Key: "idle_gcs", Uint: func() uint64 { return g.runs }},
+		{Key: "idle_gc_late", Uint: func() uint64 { return g.late }},
+		{Key: "idle_gc_p50_us", Float: func() float64 { return micros(g.took.Quantile(0.5)) }},
+		{Key: "idle_gc_max_us", Float: func() float64 { return micros(g.took.max) }},
+	}
+}
 
-// Late is how many of its collections ended more than LateBy after the
-// loop's next tick or send round was due.
-func (g *IdleGC) Late() uint64 { return g.late }
-
-// Took is what its collections took.
-func (g *IdleGC) Took() *Durations { return &g.took }
-
-// GCCycles is how many collections the process has run.
-func GCCycles() uint64 {
+// gcCycles is how many collections the process has run.
+func gcCycles() uint64 {
 	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {

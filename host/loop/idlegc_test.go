@@ -5,6 +5,8 @@ import (
 	"runtime/debug"
 	"testing"
 	"time"
+
+	"vkm/host/figures"
 )
 
 // garbage allocates n bytes the collector may take back at once.
@@ -45,10 +47,10 @@ func TestIdleGCCollectsWhenDueAndItFits(t *testing.T) {
 		t.Fatalf("a wait of 100 ms, a collection expected to take 64: %d ran, now expecting %v", g.runs, g.expect)
 	}
 	g.expect = 0
-	before := GCCycles()
+	before := gcCycles()
 	g.Maybe(long)
-	if g.runs != 1 || GCCycles() == before || g.late != 0 {
-		t.Fatalf("due and fitting: %d ran (%d cycles), %d late", g.runs, GCCycles()-before, g.late)
+	if g.runs != 1 || gcCycles() == before || g.late != 0 {
+		t.Fatalf("due and fitting: %d ran (%d cycles), %d late", g.runs, gcCycles()-before, g.late)
 	}
 	if g.due() {
 		t.Error("due again straight after a collection")
@@ -71,12 +73,22 @@ func TestIdleGCCollectsWhenDueAndItFits(t *testing.T) {
 		if calls == 1 {
 			return time.Second
 		}
-		return -LateBy - time.Millisecond // the next tick came due meanwhile
+		return -lateBy - time.Millisecond // the next tick came due meanwhile
 	})
 	if g.runs != 2 || g.late != 1 {
 		t.Errorf("%d ran, %d late; want 2 and 1", g.runs, g.late)
 	}
-	if g.Runs() != 2 || g.Late() != 1 || g.Took().Quantile(0.5) <= 0 || g.Took().Max() < g.Took().Quantile(0.5) {
-		t.Errorf("%d runs, %d late, taking %v at the median and %v at most", g.Runs(), g.Late(), g.Took().Quantile(0.5), g.Took().Max())
+	var v figures.Values
+	s := &figures.Set{}
+	s.Add(g.Figures()...)
+	s.Read(&v, figures.InReport)
+	var rep struct {
+		Runs uint64  `json:"idle_gcs"`
+		Late uint64  `json:"idle_gc_late"`
+		P50  float64 `json:"idle_gc_p50_us"`
+		Max  float64 `json:"idle_gc_max_us"`
+	}
+	if figures.Fill(&rep, &v); rep.Runs != 2 || rep.Late != 1 || rep.P50 <= 0 || rep.Max < rep.P50 {
+		t.Errorf("figures %+v", rep)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"vkm/host/figures"
 	"vkm/host/game"
 )
 
@@ -82,8 +83,8 @@ func (h *Durations) Quantile(q float64) time.Duration {
 // Max is the largest duration counted (0 when there are none).
 func (h *Durations) Max() time.Duration { return h.max }
 
-// Micros is d in microseconds, to one decimal: how reports give durations.
-func Micros(d time.Duration) float64 { return round1(float64(d) / float64(time.Microsecond)) }
+// micros is d in microseconds, to one decimal: how reports give durations.
+func micros(d time.Duration) float64 { return round1(float64(d) / float64(time.Microsecond)) }
 
 func round1(f float64) float64 { return math.Round(f*10) / 10 }
 
@@ -109,6 +110,8 @@ type Stats struct {
 	hasCPU  bool
 	// slowest is the longest tick of the last run of ticks (Begin resets it).
 	slowest time.Duration
+	// gcsBefore is the collections the process had run before NewStats.
+	gcsBefore uint64
 
 	// Allocation windows: once a second, the allocations and ticks since
 	// the last sample; the report gives the median rate of the newest
@@ -135,7 +138,7 @@ type Observer interface {
 
 // NewStats returns empty Stats.
 func NewStats() *Stats {
-	st := &Stats{}
+	st := &Stats{gcsBefore: gcCycles()}
 	st.samples[0].Name = "/gc/heap/allocs:objects"
 	st.samples[1].Name = "/gc/heap/tiny/allocs:objects"
 	return st
@@ -212,9 +215,9 @@ func (st *Stats) Sample(tick uint32) {
 	st.lastAlloc, st.lastTick, st.sampled = a, tick, true
 }
 
-// AllocsPerTick is the median allocations per tick over the kept windows
+// allocsPerTick is the median allocations per tick over the kept windows
 // (0 before the first whole window).
-func (st *Stats) AllocsPerTick() float64 {
+func (st *Stats) allocsPerTick() float64 {
 	n := min(st.nWindows, allocWindows)
 	if n == 0 {
 		return 0
@@ -224,12 +227,33 @@ func (st *Stats) AllocsPerTick() float64 {
 	return round1(w[n/2])
 }
 
-// Ticks is what each tick took on the wall.
-func (st *Stats) Ticks() *Durations { return &st.ticks }
-
-// Sends is what each send round took on the wall.
-func (st *Stats) Sends() *Durations { return &st.sends }
-
-// CPU is what each tick took on the serving thread's CPU clock, and
-// whether there is one (Linux; elsewhere it counts nothing).
-func (st *Stats) CPU() (*Durations, bool) { return &st.cpu, st.hasCPU }
+// Figures are the timings' figures, as a server's report gives them
+// (package figures), in µs: a tick's wall time (tick_p50_us, tick_p99_us,
+// tick_max_us) and its CPU time on the serving thread (tick_cpu_p50_us,
+// tick_cpu_p99_us; 0 without a thread clock), a send round's
+// (send_p50_us, send_p99_us), the allocations per tick (allocs_per_tick)
+// and the collections the process ran since NewStats (gcs).
+func (st *Stats) Figures() []figures.Figure {
+	quantile := func(key string, h *Durations, q float64) figures.Figure {
+		return figures.Figure{Key: key, Float: func() float64 { return micros(h.Quantile(q)) }}
+	}
+	cpu := func(key string, q float64) figures.Figure {
+		return figures.Figure{Key: key, Float: func() float64 {
+			if !st.hasCPU {
+				return 0
+			}
+			return micros(st.cpu.Quantile(q))
+		}}
+	}
+	return []figures.Figure{
+		quantile("tick_p50_us", &st.ticks, 0.5),
+		quantile("tick_p99_us", &st.ticks, 0.99),
+		{Key: "tick_max_us", Float: func() float64 { return micros(st.ticks.max) }},
+		cpu("tick_cpu_p50_us", 0.5),
+		cpu("tick_cpu_p99_us", 0.99),
+		quantile("send_p50_us", &st.sends, 0.5),
+		quantile("send_p99_us", &st.sends, 0.99),
+		{Key: "allocs_per_tick", Float: st.allocsPerTick},
+		{Key: "gcs", Uint: func() uint64 { return gcCycles() - st.gcsBefore }},
+	}
+}
