@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"vkm/host/browser"
 	"vkm/host/figures"
 	"vkm/host/game"
 	"vkm/host/netio"
@@ -46,7 +47,7 @@ func (c *PlayConfig) serverAddr() string {
 // its web listener when Web is set, on Net or UDP otherwise.
 func (c *PlayConfig) dialServer(ctx context.Context, addr string) (netio.Socket, error) {
 	if c.Web != "" {
-		return dialWeb(ctx, c.Web)
+		return browser.Dial(ctx, c.Web)
 	}
 	return netio.Dial(c.Net, addr)
 }
@@ -63,7 +64,7 @@ type client struct {
 	sock  netio.Socket
 	start time.Time
 	tally tally
-	view  *viewer // nil without --view
+	view  *browser.Viewer // nil without --view
 	// figures are the client's, vals what was last read of them, and
 	// stats the session's figures as the last read took them; args are
 	// the status line's attributes.
@@ -74,17 +75,8 @@ type client struct {
 	// timed, if set, hears how long each call into the session took:
 	// a datagram received (a snapshot, and the replay it may start) or a
 	// frame (ticks), and then the whole step (with sending and drawing).
-	timed func(call timedCall, took time.Duration)
+	timed func(call browser.Call, took time.Duration)
 }
-
-// timedCall says what client.timed times.
-type timedCall uint8
-
-const (
-	timedReceive timedCall = iota
-	timedFrame
-	timedStep
-)
 
 func (cl *client) now() transport.Time { return transport.Time(time.Since(cl.start)) }
 
@@ -128,12 +120,13 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	defer sock.Close()
 	cl.sock = sock
 	if cfg.View != "" {
-		v, err := startViewer(ctx, cfg, g, sim)
+		v, err := browser.StartViewer(ctx, cfg.View, g, browser.ViewerConfig{Sim: sim, Logger: cfg.Logger, OnListen: cfg.OnView})
 		if err != nil {
 			return ClientReport{}, err
 		}
-		defer v.close()
-		v.c, v.now, cl.view = cl.c, cl.now, v
+		defer v.Close()
+		v.Watch(cl.c, cl.now)
+		cl.view = v
 		if cl.cfg.Input == nil {
 			cl.cfg.Input = v
 		}
@@ -156,23 +149,23 @@ func (cl *client) run(ctx context.Context) (ClientReport, error) {
 			t0 := time.Now()
 			cl.c.Receive(d.Bytes, cl.now())
 			if cl.timed != nil {
-				cl.timed(timedReceive, time.Since(t0))
+				cl.timed(browser.CallReceive, time.Since(t0))
 			}
 		},
 		func(elapsed time.Duration) time.Duration {
 			t0 := time.Now()
 			cl.c.Frame(elapsed, cl.cfg.Input, cl.afterTick, cl.now())
 			if cl.timed != nil {
-				cl.timed(timedFrame, time.Since(t0))
+				cl.timed(browser.CallFrame, time.Since(t0))
 			}
 			cl.flush()
 			until := cl.c.Until(cl.now())
 			if cl.view != nil {
-				cl.view.publish()
-				until = min(until, time.Second/drawRate)
+				cl.view.Publish()
+				until = min(until, time.Second/browser.DrawRate)
 			}
 			if cl.timed != nil {
-				cl.timed(timedStep, time.Since(t0))
+				cl.timed(browser.CallStep, time.Since(t0))
 			}
 			if now := time.Now(); cl.c.Game().Disconnected() && !now.Before(nextWhy) {
 				log.Warn("not playing", "state", cl.c.Net().State().String(), "why", cl.c.Game().LastError())

@@ -154,7 +154,7 @@ func TestTheServersFiguresKeepTheirNames(t *testing.T) {
 	}
 	cancel()
 	rep := <-served
-	if len(rep.other) != 0 || rep.Web == nil || rep.Web.Peers == nil || rep.Web.Closed == nil || rep.Events == nil {
+	if rep.other.Len() != 0 || rep.Web == nil || rep.Web.Peers == nil || rep.Web.Closed == nil || rep.Events == nil {
 		t.Errorf("the report's figures without a field: %v; web %+v; events %v", rep.other, rep.Web, rep.Events)
 	}
 	b, err := json.Marshal(rep)
@@ -194,12 +194,12 @@ func TestTheClientsFiguresKeepTheirNames(t *testing.T) {
 	if !slices.Equal(keys, want) {
 		t.Errorf("the status line logs %v, want %v", keys, want)
 	}
-	if r := cl.report(); len(r.other) != 0 || r.CorrectionsByCause["shove"] != 0 || len(r.CorrectionsByCause) != int(session.NumCauses) {
+	if r := cl.report(); r.other.Len() != 0 || r.CorrectionsByCause["shove"] != 0 || len(r.CorrectionsByCause) != int(session.NumCauses) {
 		t.Errorf("a client's report: figures without a field %v; by cause %v", r.other, r.CorrectionsByCause)
 	}
 	l := session.NewLite(session.LiteConfig{Project: p, Hello: c.Game().Hello(), Schema: c.Game().Schema()})
 	start := time.Now()
-	if r := liteReport(l, liteFigures(l, p.TickRate, start, cl.now)); len(r.other) != 0 || r.TickRate != p.TickRate {
+	if r := liteReport(l, liteFigures(l, p.TickRate, start, cl.now)); r.other.Len() != 0 || r.TickRate != p.TickRate {
 		t.Errorf("a lite client's report: figures without a field %v; %+v", r.other, r)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"vkm/host/browser"
 	"vkm/host/figures"
 	"vkm/host/game"
 	"vkm/host/netio"
@@ -318,12 +319,12 @@ func playOnce(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	}
 	defer g.Close()
 	in := cfg.Input
-	var v *viewer
+	var v *browser.Viewer
 	if cfg.View != "" {
-		if v, err = startViewer(ctx, cfg, g, nil); err != nil {
+		if v, err = browser.StartViewer(ctx, cfg.View, g, browser.ViewerConfig{Logger: cfg.Logger, OnListen: cfg.OnView}); err != nil {
 			return ClientReport{}, err
 		}
-		defer v.close()
+		defer v.Close()
 		if in == nil {
 			in = v
 		}
@@ -354,8 +355,8 @@ func playOnce(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 		last = now
 		until := g.Clock().Until()
 		if v != nil {
-			v.publish()
-			until = min(until, time.Second/drawRate)
+			v.Publish()
+			until = min(until, time.Second/browser.DrawRate)
 		}
 		timer.Reset(until)
 	}

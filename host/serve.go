@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"time"
 
+	"vkm/host/browser"
 	"vkm/host/figures"
 	"vkm/host/game"
 	"vkm/host/loop"
@@ -282,7 +283,8 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 		return nil, err
 	}
 	if cfg.Web != "" {
-		ws, err := listenWeb(cfg, srv.sock, logger)
+		ws, err := browser.Listen(browser.ListenConfig{Addr: cfg.webAddr(), Public: cfg.Public, Ready: cfg.WebReady, Logger: logger,
+			Page: browser.PageConfig{Project: p, Dev: cfg.Dev, WebClient: cfg.WebClient}}, srv.sock)
 		if err != nil {
 			srv.sock.Close()
 			return nil, err

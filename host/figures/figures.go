@@ -14,6 +14,20 @@
 //     logged as a record takes them as attributes (Values.Attrs);
 //   - an admin listener copies them under its lock (Values.CopyFrom) and
 //     serves them when scraped (Values.Samples).
+//
+// A figure is one Figure in the Set, whatever reads it:
+//
+//	set.Add(figures.Figure{
+//		Key:    "joins",           // the report's "joins" (and its Joins field, if it has one)
+//		Metric: "vkm_joins_total", // /metrics, with Help and Kind
+//		Help:   "Players seated.",
+//		Status: "joins %d",        // the status line's words
+//		Uint:   func() uint64 { return stats.Joins },
+//	})
+//
+// host/figures.go holds the server's and the clients' figures; the
+// packages whose figures they are add their own (loop.Stats.Figures, the
+// web listener's).
 package figures
 
 import (

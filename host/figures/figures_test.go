@@ -92,7 +92,7 @@ func TestFillDecodesTheReportAndKeepsTheRest(t *testing.T) {
 	if extra, err := (Extra{}).AppendTo([]byte("{}")); err != nil || string(extra) != "{}" {
 		t.Errorf("nothing appended to {}: %s, %v", extra, err)
 	}
-	if b, err := (Extra{{"a", 1}}).AppendTo([]byte("{} ")); err != nil || string(b) != `{"a":1}` {
+	if b, err := (Extra{[]keyed{{"a", 1}}}).AppendTo([]byte("{} ")); err != nil || string(b) != `{"a":1}` {
 		t.Errorf("one appended to an empty object: %s, %v", b, err)
 	}
 }

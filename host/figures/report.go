@@ -66,7 +66,7 @@ func (v *Values) json(i int) (any, bool) {
 func Fill(dst any, v *Values) Extra {
 	known := keysOf(reflect.TypeOf(dst).Elem())
 	obj := map[string]any{}
-	var extra Extra
+	var extra []keyed
 	for i := range v.vals {
 		key := v.figs[i].Key
 		val, ok := v.json(i)
@@ -99,12 +99,16 @@ func Fill(dst any, v *Values) Extra {
 	if err != nil {
 		panic(fmt.Sprintf("figures: a figure does not fit its report's field: %v", err))
 	}
-	return extra
+	return Extra{extra}
 }
 
 // Extra is the figures a report has no field for, in the set's order:
-// what Fill returns and the report's MarshalJSON appends.
-type Extra []keyed
+// what Fill returns and the report's MarshalJSON appends. The zero value
+// holds none.
+type Extra struct{ figs []keyed }
+
+// Len is how many figures e holds.
+func (e Extra) Len() int { return len(e.figs) }
 
 type keyed struct {
 	key string
@@ -115,7 +119,7 @@ type keyed struct {
 // closing brace, each under its whole Key (a dotted one is not nested):
 // what a report's MarshalJSON writes after its typed fields.
 func (e Extra) AppendTo(obj []byte) ([]byte, error) {
-	if len(e) == 0 {
+	if len(e.figs) == 0 {
 		return obj, nil
 	}
 	obj = bytes.TrimRight(obj, " \t\r\n")
@@ -124,7 +128,7 @@ func (e Extra) AppendTo(obj []byte) ([]byte, error) {
 	}
 	obj = bytes.TrimRight(obj[:len(obj)-1], " \t\r\n")
 	empty := obj[len(obj)-1] == '{'
-	for _, kv := range e {
+	for _, kv := range e.figs {
 		if !empty {
 			obj = append(obj, ',')
 		}

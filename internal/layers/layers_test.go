@@ -90,9 +90,15 @@ var house = []layer{
 	// The browsers' gateway: WebRTC data channels and WebSocket carrying
 	// datagrams; goroutines, sockets and the wall clock of its own.
 	{dir: "host/web", uses: []string{"transport", "transport/handshake"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
-	// The composing root: goroutines, timers, sockets and the wall clock.
-	{dir: "host", uses: []string{"transport", "transport/handshake", "transport/token", "transport/memnet", "transport/udp", "replication", "prediction",
-		"host/project", "host/bot", "host/game", "host/figures", "host/loop", "host/netio", "host/watch", "host/session", "host/view", "host/admin", "host/web"}},
+	// The host's side of a browser: a client's view, the browser client's
+	// page and build, the web listener as a server's socket and a native
+	// client's link through it, the in-page client's link.
+	{dir: "host/browser", uses: []string{"transport", "prediction", "host/project", "host/game", "host/figures", "host/netio", "host/session", "host/view", "host/web"},
+		bans: map[string]string{"syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
+	// The composing root: the programs' serving and playing loops, wired
+	// from the packages above; goroutines, timers and the wall clock.
+	{dir: "host", uses: []string{"transport", "transport/handshake", "transport/token", "transport/memnet", "replication",
+		"host/project", "host/bot", "host/game", "host/figures", "host/loop", "host/netio", "host/watch", "host/session", "host/admin", "host/browser"}},
 	{dir: "cmd/vkmd", uses: []string{"host", "host/project", "host/fleet"}},
 	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project", "host/fleet", "transport/token"}},
 	{dir: "cmd/lobby", uses: []string{"host", "host/fleet"}},

@@ -1,31 +1,27 @@
 //go:build !js
 
-package host
+package browser
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"strconv"
-	"strings"
-	"time"
 
 	"vkm/host/figures"
 	"vkm/host/netio"
 	"vkm/host/web"
 )
 
-// webSocket is the server's socket with browsers beside its UDP peers:
+// listener is the server's socket with browsers beside its UDP peers:
 // the UDP socket and a web gateway, read and written as one. The serving
 // loop reads it in batches (netio.Direct) whatever the UDP socket is: the
 // gateway's datagrams wait on its channel until the loop drains them at
 // its next wake-up, as UDP datagrams wait in the kernel.
-type webSocket struct {
+type listener struct {
 	udp netio.Socket
 	g   *web.Gateway
 	// http serves the gateway's signalling and the browser's page.
@@ -36,18 +32,24 @@ type webSocket struct {
 	fn      func(netip.AddrPort, []byte)
 }
 
-var _ netio.Direct = (*webSocket)(nil)
+var _ netio.Direct = (*listener)(nil)
 
-// listenWeb starts the web listener of cfg.Web beside the server's UDP
-// socket u: a gateway whose ICE port is the web address's host and port
-// number, over UDP (a free one when that is taken and the web port was
-// left to the system), and an HTTP server of the gateway and the page.
-// It calls cfg.WebReady and logs the address it listens on.
-func listenWeb(cfg ServeConfig, u netio.Socket, log *slog.Logger) (*webSocket, error) {
-	addr := cfg.webAddr()
+// Listen starts the web listener of cfg beside the server's UDP socket u
+// (vkmd --web): a gateway of WebRTC data channels and WebSocket (package
+// web), and an HTTP server of the gateway's signalling and the browser
+// client's page. It returns the two sockets as one, which the serving
+// loop reads itself (netio.Direct) and which adds the gateway's counts to
+// the server's figures (AddFigures); closing it closes u. It calls
+// cfg.Ready and logs the address it listens on.
+func Listen(cfg ListenConfig, u netio.Socket) (netio.Socket, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	addr := cfg.Addr
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("host: the web listener: %w", err)
+		return nil, fmt.Errorf("browser: the web listener: %w", err)
 	}
 	bound := ln.Addr().(*net.TCPAddr)
 	host, port, _ := net.SplitHostPort(addr)
@@ -66,16 +68,19 @@ func listenWeb(cfg ServeConfig, u netio.Socket, log *slog.Logger) (*webSocket, e
 	}
 	if err != nil {
 		ln.Close()
-		return nil, fmt.Errorf("host: the web listener's ICE port: %w", err)
+		return nil, fmt.Errorf("browser: the web listener's ICE port: %w", err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/vkm/", g.Handler())
-	if err := registerWebPage(mux, cfg); err != nil {
+	if cfg.Page.Logger == nil {
+		cfg.Page.Logger = log
+	}
+	if err := registerPage(mux, cfg.Page); err != nil {
 		g.Close()
 		ln.Close()
 		return nil, err
 	}
-	s := &webSocket{udp: u, g: g, http: &http.Server{Handler: mux,
+	s := &listener{udp: u, g: g, http: &http.Server{Handler: mux,
 		ReadHeaderTimeout: web.ReadHeaderTimeout, ReadTimeout: web.ReadTimeout, IdleTimeout: web.IdleTimeout}}
 	s.udpOnly = func(from netip.AddrPort, b []byte) {
 		if !web.Synthetic(from.Addr()) {
@@ -87,20 +92,20 @@ func listenWeb(cfg ServeConfig, u netio.Socket, log *slog.Logger) (*webSocket, e
 			log.Error("web listener failed", "err", err)
 		}
 	}()
-	if cfg.WebReady != nil {
-		cfg.WebReady(ln.Addr())
+	if cfg.Ready != nil {
+		cfg.Ready(ln.Addr())
 	}
 	log.Info("web listening", "addr", ln.Addr().String(), "ice", g.ICEAddr().String())
 	return s, nil
 }
 
-func (s *webSocket) Incoming() <-chan netio.Datagram { return nil }
-func (s *webSocket) LocalAddr() netip.AddrPort       { return s.udp.LocalAddr() }
-func (s *webSocket) Err() error                      { return s.udp.Err() }
+func (s *listener) Incoming() <-chan netio.Datagram { return nil }
+func (s *listener) LocalAddr() netip.AddrPort       { return s.udp.LocalAddr() }
+func (s *listener) Err() error                      { return s.udp.Err() }
 
 // WriteTo sends b to a web peer through the gateway, and to anyone else
 // over UDP.
-func (s *webSocket) WriteTo(b []byte, to netip.AddrPort) error {
+func (s *listener) WriteTo(b []byte, to netip.AddrPort) error {
 	if s.g.Owns(to) {
 		return s.g.WriteTo(b, to)
 	}
@@ -109,7 +114,7 @@ func (s *webSocket) WriteTo(b []byte, to netip.AddrPort) error {
 
 // ReadWaiting calls fn with every datagram waiting on the UDP socket
 // (none that claims a web peer's address) and then the gateway's.
-func (s *webSocket) ReadWaiting(fn func(from netip.AddrPort, b []byte)) error {
+func (s *listener) ReadWaiting(fn func(from netip.AddrPort, b []byte)) error {
 	s.fn = fn
 	if d, ok := s.udp.(netio.Direct); ok {
 		if err := d.ReadWaiting(s.udpOnly); err != nil {
@@ -146,7 +151,7 @@ func (s *webSocket) ReadWaiting(fn func(from netip.AddrPort, b []byte)) error {
 
 // Queue sends b to a web peer at once (the gateway copies it) and queues
 // it on the UDP socket otherwise.
-func (s *webSocket) Queue(b []byte, to netip.AddrPort) error {
+func (s *listener) Queue(b []byte, to netip.AddrPort) error {
 	if s.g.Owns(to) {
 		return s.g.WriteTo(b, to)
 	}
@@ -157,7 +162,7 @@ func (s *webSocket) Queue(b []byte, to netip.AddrPort) error {
 }
 
 // Flush sends what the UDP socket has queued.
-func (s *webSocket) Flush() error {
+func (s *listener) Flush() error {
 	if d, ok := s.udp.(netio.Direct); ok {
 		return d.Flush()
 	}
@@ -168,7 +173,7 @@ func (s *webSocket) Flush() error {
 // read from its gateway's counts once a read: the report's "web" object,
 // /metrics's vkm_web_*, and on the status line its peers by transport and
 // the attempts connecting.
-func (s *webSocket) AddFigures(set *figures.Set) {
+func (s *listener) AddFigures(set *figures.Set) {
 	var st web.Stats
 	set.Prepare(func() { st = s.g.Stats() })
 	uint := func(n *uint64) func() uint64 { return func() uint64 { return *n } }
@@ -211,88 +216,8 @@ func (s *webSocket) AddFigures(set *figures.Set) {
 
 // Close stops the web listener, then every web peer, then the UDP
 // socket.
-func (s *webSocket) Close() error {
+func (s *listener) Close() error {
 	err := s.http.Close()
 	err = errors.Join(err, s.g.Close())
 	return errors.Join(err, s.udp.Close())
 }
-
-// peerSocket is a client's socket to its server through the server's web
-// listener: a WebRTC data channel, or the WebSocket fall-back.
-type peerSocket struct {
-	p      *web.Peer
-	in     chan netio.Datagram
-	remote netip.AddrPort
-}
-
-// webDialTimeout bounds connecting to a web listener: signalling, ICE and
-// the channel's opening.
-const webDialTimeout = 15 * time.Second
-
-// webDialRetry is how often a client tries a web listener that did not
-// answer.
-const webDialRetry = 250 * time.Millisecond
-
-// dialWeb connects to the web listener at base: over its WebSocket
-// fall-back for a ws:// or wss:// URL (as http:// or https://), over
-// WebRTC otherwise.
-func dialWeb(ctx context.Context, base string) (netio.Socket, error) {
-	ctx, cancel := context.WithTimeout(ctx, webDialTimeout)
-	defer cancel()
-	u, err := url.Parse(base)
-	if err != nil {
-		return nil, fmt.Errorf("host: web URL %q: %w", base, err)
-	}
-	dialFn, target := web.Dial, base
-	if u.Scheme == "ws" || u.Scheme == "wss" {
-		u.Scheme = "http" + strings.TrimPrefix(u.Scheme, "ws")
-		dialFn, target = web.DialWS, u.String()
-	}
-	// A listener not up yet (a server still starting) is tried again, as
-	// a UDP client says Hello until it is answered; a refusal is final
-	// unless it says when to try again (a household's players connecting
-	// at once, over the gateway's cap for one address).
-	retry := time.NewTimer(webDialRetry)
-	defer retry.Stop()
-	var p *web.Peer
-	for {
-		if p, err = dialFn(ctx, target, web.DialOptions{}); err == nil {
-			break
-		}
-		wait := webDialRetry
-		var refused *web.RefusedError
-		if errors.As(err, &refused) {
-			wait = refused.RetryAfter
-		}
-		if wait == 0 || ctx.Err() != nil {
-			return nil, fmt.Errorf("host: joining over the web at %s: %w", base, err)
-		}
-		retry.Reset(wait)
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("host: joining over the web at %s: %w", base, err)
-		case <-retry.C:
-		}
-	}
-	s := &peerSocket{p: p, in: make(chan netio.Datagram, netio.IncomingDepth)}
-	go func() {
-		for b := range p.Incoming() {
-			select {
-			case s.in <- netio.Datagram{From: s.remote, Bytes: b}:
-			default:
-			}
-		}
-	}()
-	return s, nil
-}
-
-// Incoming delivers the server's datagrams. It stays open when the
-// connection ends, as a UDP socket does when its server goes: the session
-// reads the goodbye that came before the end, or notices the silence,
-// and says which.
-func (s *peerSocket) Incoming() <-chan netio.Datagram { return s.in }
-
-func (s *peerSocket) WriteTo(b []byte, _ netip.AddrPort) error { return s.p.Send(b) }
-func (s *peerSocket) LocalAddr() netip.AddrPort                { return netip.AddrPort{} }
-func (s *peerSocket) Close() error                             { return s.p.Close() }
-func (s *peerSocket) Err() error                               { return nil }
