@@ -9,6 +9,7 @@ import (
 
 	"vkm/host/admin"
 	"vkm/host/figures"
+	"vkm/host/loop"
 	"vkm/host/session"
 )
 
@@ -22,6 +23,8 @@ type adminFeed struct {
 	http *http.Server
 	s    *session.Server
 }
+
+var _ loop.Observer = (*admin.Admin)(nil) // the tick and send timings reach /metrics
 
 // Limits of the admin listener's HTTP server. Its requests have no body,
 // so a whole request is bounded as its headers are; a kept-alive
