@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"vkm/host/netio"
 	"vkm/transport"
 	"vkm/transport/handshake"
 	"vkm/transport/token"
@@ -114,13 +115,9 @@ func MintToken(key *token.Key, r TokenRequest, now time.Time) ([]byte, error) {
 
 // resolveServer turns a server address a client sends to into the address a
 // token names: on n as it is, otherwise resolved as UDP does.
-func resolveServer(n *Loopback, addr string) (netip.AddrPort, error) {
+func resolveServer(n *netio.Loopback, addr string) (netip.AddrPort, error) {
 	if n != nil {
-		a, err := netip.ParseAddrPort(addr)
-		if err != nil {
-			return netip.AddrPort{}, fmt.Errorf("%w: %q", errLoopbackAddr, addr)
-		}
-		return a, nil
+		return n.Resolve(addr)
 	}
 	u, err := net.ResolveUDPAddr("udp", addr)
 	if err != nil {

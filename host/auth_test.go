@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"vkm/host/netio"
 	"vkm/transport/token"
 )
 
@@ -42,7 +43,7 @@ func playWith(t *testing.T, cfg PlayConfig) ClientReport {
 // are refused and get no seat.
 func TestSealedServerOnLoopback(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		n := NewLoopback()
+		n := netio.NewLoopback()
 		p := loadArena(t)
 		addr, stop := servedWith(t, n, ServeConfig{Project: p, Key: &testKeys[0]})
 		rep := playWith(t, PlayConfig{Project: p, Connect: addr, Net: n, Name: "keyed", Key: &testKeys[0]})

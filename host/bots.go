@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"time"
 
 	"vkm/host/bot"
+	"vkm/host/figures"
+	"vkm/host/netio"
 	"vkm/host/session"
 	"vkm/replication"
 	"vkm/transport"
@@ -148,7 +149,7 @@ func playLite(ctx context.Context, cfg PlayConfig, hello handshake.Hello, schema
 		return ClientReport{}, err
 	}
 	if cfg.Sim != "" {
-		sim, err := simulate(sock, cfg.Sim, cfg.SimSeed, false)
+		sim, err := netio.Simulate(sock, cfg.Sim, cfg.SimSeed, false)
 		if err != nil {
 			sock.Close()
 			return ClientReport{}, err
@@ -169,15 +170,15 @@ func playLite(ctx context.Context, cfg PlayConfig, hello handshake.Hello, schema
 			sock.WriteTo(b, sock.LocalAddr())
 		}
 	}
-	err = pump(ctx, cfg.Duration, sock,
-		func(d datagram) { l.Receive(d.Bytes, now()) },
+	err = netio.Pump(ctx, cfg.Duration, sock,
+		func(d netio.Datagram) { l.Receive(d.Bytes, now()) },
 		func(elapsed time.Duration) time.Duration {
 			wait := l.Step(elapsed, now())
 			flush()
 			return wait
 		},
 		func() {})
-	rep := liteReport(l, cfg.Project.TickRate, start, now())
+	rep := liteReport(l, liteFigures(l, cfg.Project.TickRate, start, now))
 	if err == nil && l.Net().State() == transport.StatePlaying {
 		l.Net().Leave(now())
 		flush()
@@ -185,27 +186,11 @@ func playLite(ctx context.Context, cfg PlayConfig, hello handshake.Hello, schema
 	return rep, err
 }
 
-// liteReport is what a full client reports, less what needs a world: no
-// events, distance, corrections or interpolation.
-func liteReport(l *session.Lite, tickRate int, start time.Time, now transport.Time) ClientReport {
-	n := l.Net()
-	st := l.Stats()
-	r := ClientReport{
-		State: n.State().String(), Ticks: st.Ticks, TickRate: tickRate, Events: map[string]int{},
-		Player: n.Player(), LastError: n.LastError(), BadSnapshots: st.BadSnapshots,
-		PacingLowWater: st.PacingLowWater, PacingTarget: round1(st.PacingTarget),
-		TickSpeed: math.Round(st.TickSpeed*1000) / 1000,
-	}
-	if ref, ok := n.Refusal(); ok {
-		r.Refusal = ref.Reason.String()
-	}
-	if conn := n.Conn(); conn != nil {
-		r.RTTms = round1(float64(conn.RTT()) / float64(time.Millisecond))
-		r.LossPermille = round1(conn.Loss(now) * 1000)
-	}
-	secs := math.Max(time.Since(start).Seconds(), 1e-3)
-	ns := n.Stats()
-	r.BytesInPerS = round1(float64(ns.BytesIn) / secs)
-	r.BytesOutPerS = round1(float64(ns.BytesOut) / secs)
+// liteReport is a lite client's report: its figures (liteFigures) and its
+// session's state.
+func liteReport(l *session.Lite, set *figures.Set) ClientReport {
+	var vals figures.Values
+	r := readReport(l.Net().State().String(), set, &vals, nil)
+	r.readNet(l.Net())
 	return r
 }

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+
+	"vkm/host/netio"
 )
 
 // TestSixBotsOnAFourSeatArena runs six bot clients in one process against
@@ -15,7 +17,7 @@ import (
 func TestSixBotsOnAFourSeatArena(t *testing.T) {
 	for _, lite := range []bool{false, true} {
 		t.Run(map[bool]string{false: "full", true: "lite"}[lite], func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) { sixBots(t, NewLoopback(), lite) })
+			synctest.Test(t, func(t *testing.T) { sixBots(t, netio.NewLoopback(), lite) })
 		})
 	}
 }
@@ -23,7 +25,7 @@ func TestSixBotsOnAFourSeatArena(t *testing.T) {
 // TestSixLiteBotsOverUDP is the same crowd on real sockets, as a smoke test.
 func TestSixLiteBotsOverUDP(t *testing.T) { sixBots(t, nil, true) }
 
-func sixBots(t *testing.T, n *Loopback, lite bool) {
+func sixBots(t *testing.T, n *netio.Loopback, lite bool) {
 	addr, stop := served(t, n, loadArena(t))
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	defer cancel()
@@ -88,7 +90,7 @@ func TestSixtyFourLiteBotsFillTheCrowd(t *testing.T) {
 }
 
 func testFillTheCrowd(t *testing.T) {
-	n := NewLoopback()
+	n := netio.NewLoopback()
 	addr, stop := served(t, n, loadCrowd(t))
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	defer cancel()

@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"vkm/host/netio"
 	"vkm/host/project"
 )
 
@@ -31,7 +32,7 @@ func testCoinsRounds(t *testing.T) {
 		"props = { length = 60 }", "props = { length = 3 }",
 		"every = 0.5, most = 8", "every = 0.05, most = 30")
 	var logs lockedBuffer
-	n := NewLoopback()
+	n := netio.NewLoopback()
 	addr, stop := servedLogging(t, n, p, slog.New(slog.NewTextHandler(&logs, nil)))
 	defer func() {
 		if t.Failed() {

@@ -3,13 +3,15 @@ package host
 import (
 	"context"
 	"log/slog"
-	"math"
 	"net"
 	"net/url"
 	"strconv"
 	"time"
 
+	"vkm/host/browser"
+	"vkm/host/figures"
 	"vkm/host/game"
+	"vkm/host/netio"
 	"vkm/host/session"
 	"vkm/transport"
 	"vkm/transport/memnet"
@@ -43,11 +45,11 @@ func (c *PlayConfig) serverAddr() string {
 
 // dialServer opens the client's socket to the server at addr: through
 // its web listener when Web is set, on Net or UDP otherwise.
-func (c *PlayConfig) dialServer(ctx context.Context, addr string) (socket, error) {
+func (c *PlayConfig) dialServer(ctx context.Context, addr string) (netio.Socket, error) {
 	if c.Web != "" {
-		return dialWeb(ctx, c.Web)
+		return browser.Dial(ctx, c.Web)
 	}
-	return dial(c.Net, addr)
+	return netio.Dial(c.Net, addr)
 }
 
 // refusedLogEvery is how often a refused or disconnected client says why:
@@ -59,24 +61,22 @@ const refusedLogEvery = time.Second
 type client struct {
 	cfg   PlayConfig
 	c     *session.Client
-	sock  socket
+	sock  netio.Socket
 	start time.Time
 	tally tally
-	view  *viewer // nil without --view
+	view  *browser.Viewer // nil without --view
+	// figures are the client's, vals what was last read of them, and
+	// stats the session's figures as the last read took them; args are
+	// the status line's attributes.
+	figures *figures.Set
+	vals    figures.Values
+	stats   session.ClientStats
+	args    []any
 	// timed, if set, hears how long each call into the session took:
 	// a datagram received (a snapshot, and the replay it may start) or a
 	// frame (ticks), and then the whole step (with sending and drawing).
-	timed func(call timedCall, took time.Duration)
+	timed func(call browser.Call, took time.Duration)
 }
-
-// timedCall says what client.timed times.
-type timedCall uint8
-
-const (
-	timedReceive timedCall = iota
-	timedFrame
-	timedStep
-)
 
 func (cl *client) now() transport.Time { return transport.Time(time.Since(cl.start)) }
 
@@ -96,6 +96,7 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 		return ClientReport{}, err
 	}
 	defer cl.c.Close()
+	cl.figures = cl.newFigures()
 	g := cl.c.Game()
 	sock, err := cfg.dialServer(ctx, addr)
 	if err != nil {
@@ -107,24 +108,25 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 		// perfect: nothing changes until a slider moves.
 		profile, seed = memnet.Perfect.Name, 1
 	}
-	var sim *simSocket
+	var sim *netio.Sim
 	if profile != "" {
-		s, err := simulate(sock, profile, seed, false)
+		s, err := netio.Simulate(sock, profile, seed, false)
 		if err != nil {
 			sock.Close()
 			return ClientReport{}, err
 		}
-		sock, sim = s, s.(*simSocket)
+		sock, sim = s, s
 	}
 	defer sock.Close()
 	cl.sock = sock
 	if cfg.View != "" {
-		v, err := startViewer(ctx, cfg, g, sim)
+		v, err := browser.StartViewer(ctx, cfg.View, g, browser.ViewerConfig{Sim: sim, Logger: cfg.Logger, OnListen: cfg.OnView})
 		if err != nil {
 			return ClientReport{}, err
 		}
-		defer v.close()
-		v.c, v.now, cl.view = cl.c, cl.now, v
+		defer v.Close()
+		v.Watch(cl.c, cl.now)
+		cl.view = v
 		if cl.cfg.Input == nil {
 			cl.cfg.Input = v
 		}
@@ -142,28 +144,28 @@ func (cl *client) run(ctx context.Context) (ClientReport, error) {
 	// player reads why on it, so the client stays until told to quit.
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	err := pump(ctx, cl.cfg.Duration, cl.sock,
-		func(d datagram) {
+	err := netio.Pump(ctx, cl.cfg.Duration, cl.sock,
+		func(d netio.Datagram) {
 			t0 := time.Now()
 			cl.c.Receive(d.Bytes, cl.now())
 			if cl.timed != nil {
-				cl.timed(timedReceive, time.Since(t0))
+				cl.timed(browser.CallReceive, time.Since(t0))
 			}
 		},
 		func(elapsed time.Duration) time.Duration {
 			t0 := time.Now()
 			cl.c.Frame(elapsed, cl.cfg.Input, cl.afterTick, cl.now())
 			if cl.timed != nil {
-				cl.timed(timedFrame, time.Since(t0))
+				cl.timed(browser.CallFrame, time.Since(t0))
 			}
 			cl.flush()
 			until := cl.c.Until(cl.now())
 			if cl.view != nil {
-				cl.view.publish()
-				until = min(until, time.Second/drawRate)
+				cl.view.Publish()
+				until = min(until, time.Second/browser.DrawRate)
 			}
 			if cl.timed != nil {
-				cl.timed(timedStep, time.Since(t0))
+				cl.timed(browser.CallStep, time.Since(t0))
 			}
 			if now := time.Now(); cl.c.Game().Disconnected() && !now.Before(nextWhy) {
 				log.Warn("not playing", "state", cl.c.Net().State().String(), "why", cl.c.Game().LastError())
@@ -215,48 +217,19 @@ func (cl *client) leave() ClientReport {
 	return rep
 }
 
+// report is the client's report now: its figures, its session's state
+// and its latest corrections.
 func (cl *client) report() ClientReport {
 	n := cl.c.Net()
-	r := cl.tally.Report(cl.c.Game(), n.State().String())
-	r.State = n.State().String()
-	r.Player = n.Player()
-	r.LastError = n.LastError()
-	if ref, ok := n.Refusal(); ok {
-		r.Refusal = ref.Reason.String()
-	}
-	if conn := n.Conn(); conn != nil {
-		r.RTTms = round1(float64(conn.RTT()) / float64(time.Millisecond))
-		r.LossPermille = round1(conn.Loss(cl.now()) * 1000)
-	}
-	cs := cl.c.Stats(cl.now())
-	r.Corrections, r.ReplayedTicks, r.AdoptedSnapshots = cs.Corrections, cs.ReplayedTicks, cs.Adopted
-	r.BadSnapshots, r.UnmadeEntities = cs.BadSnapshots, cs.UnmadeEntities
-	r.MaxCorrectionMM = round1(cs.MaxCorrection * 1000)
-	r.CorrectionsByCause = make(map[string]uint64, session.NumCauses)
-	r.LargestCorrectionByCause = make(map[string]float64, session.NumCauses)
-	for cause, f := range cs.ByCause {
-		name := session.Cause(cause).String()
-		r.CorrectionsByCause[name] = f.Count
-		r.LargestCorrectionByCause[name] = correctionSize(session.Cause(cause), f.Largest)
-	}
-	r.RecentCorrections = make([]CorrectionReport, 0, len(cs.Recent))
-	for _, x := range cs.Recent {
+	r := readReport(n.State().String(), cl.figures, &cl.vals, cl.c.Game())
+	r.readNet(n)
+	r.RecentCorrections = make([]CorrectionReport, 0, len(cl.stats.Recent))
+	for _, x := range cl.stats.Recent {
 		r.RecentCorrections = append(r.RecentCorrections, CorrectionReport{
 			Tick: x.Tick, Entity: x.Entity.String(), What: x.What, Distance: correctionSize(x.Cause, x.Distance),
 			Cause: x.Cause.String(), Touched: x.Touched,
 		})
 	}
-	r.PacingLowWater = cs.PacingLowWater
-	r.PacingTarget = round1(cs.PacingTarget)
-	r.TickSpeed = math.Round(cl.c.Game().Clock().Pace()*1000) / 1000
-	r.InterpDelayTicks = round1(cs.InterpDelay)
-	r.InterpStalls = cs.InterpStalls
-	r.InterpExtrapolated = cs.InterpExtrapolated
-	r.LookBehindTicks = round1(cs.LookBehind)
-	secs := math.Max(time.Since(cl.start).Seconds(), 1e-3)
-	st := n.Stats()
-	r.BytesInPerS = round1(float64(st.BytesIn) / secs)
-	r.BytesOutPerS = round1(float64(st.BytesOut) / secs)
 	return r
 }
 
@@ -270,14 +243,12 @@ func correctionSize(cause session.Cause, v float64) float64 {
 }
 
 // status logs the once-a-second line (at Info, so --log-level warn quiets
-// it): the link and the pacing.
+// it): the figures with a Status (tick, the link, the pacing...).
 func (cl *client) status(log *slog.Logger) {
 	if cl.c.Net().State() != transport.StatePlaying {
 		return
 	}
-	r := cl.report()
-	log.Info("status", "tick", cl.c.Game().Tick(), "rtt_ms", r.RTTms, "loss_permille", r.LossPermille,
-		"in_bps", r.BytesInPerS, "out_bps", r.BytesOutPerS,
-		"corrections", r.Corrections, "low_water", r.PacingLowWater, "target", r.PacingTarget, "tick_speed", r.TickSpeed,
-		"interp_delay", r.InterpDelayTicks, "stalls", r.InterpStalls, "look_behind", r.LookBehindTicks)
+	cl.figures.Read(&cl.vals, figures.InStatus)
+	cl.args = cl.vals.Attrs(cl.args[:0])
+	log.Info("status", cl.args...)
 }

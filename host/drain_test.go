@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"vkm/host/netio"
 	"vkm/transport/handshake"
 )
 
@@ -33,7 +34,7 @@ func TestDrainPlaysOnThenSaysGoodbye(t *testing.T) {
 
 func testDrain(t *testing.T) {
 	const drainTime = 3 * time.Second
-	n := NewLoopback()
+	n := netio.NewLoopback()
 	p := arenaCopy(t, func(name string, data []byte) []byte {
 		if name != "scripts/main.lua" {
 			return data
@@ -138,7 +139,7 @@ func TestDrainEndsOnceEveryoneLeft(t *testing.T) {
 			drain := make(chan struct{}, 2)
 			done := make(chan *ServerReport, 1)
 			go func() {
-				rep, err := Serve(context.Background(), ServeConfig{Project: loadArena(t), Addr: "127.0.0.1:0", Net: NewLoopback(),
+				rep, err := Serve(context.Background(), ServeConfig{Project: loadArena(t), Addr: "127.0.0.1:0", Net: netio.NewLoopback(),
 					Drain: drain, DrainTime: c.drainTime, Logger: testLogger(t)})
 				if err != nil {
 					t.Error(err)
@@ -165,7 +166,7 @@ func TestDrainEndsOnceEveryoneLeft(t *testing.T) {
 // with a player says goodbye at once and returns its report.
 func TestSecondDrainStopsAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		n := NewLoopback()
+		n := netio.NewLoopback()
 		p := loadArena(t)
 		drain := make(chan struct{}, 2)
 		ready := make(chan netip.AddrPort, 1)

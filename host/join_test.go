@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"vkm/host/netio"
 	"vkm/transport/token"
 )
 
@@ -16,7 +17,7 @@ import (
 // that bot alone), and Seated follows the server's player count.
 func TestBotsJoinWhereTheyAreToldAndSeatedCounts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		n := NewLoopback()
+		n := netio.NewLoopback()
 		var mu sync.Mutex
 		var counts []int
 		addr, stop := servedWith(t, n, ServeConfig{Project: loadArena(t), Seated: func(p int) {

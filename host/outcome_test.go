@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+
+	"vkm/host/netio"
 )
 
 func TestSettleSaysHowARunEnded(t *testing.T) {
@@ -91,7 +93,7 @@ func TestABotClientTurnedAwaySaysSoInTheReport(t *testing.T) {
 }
 
 func testBotTurnedAway(t *testing.T) {
-	net := NewLoopback()
+	net := netio.NewLoopback()
 	one := loadArena(t)
 	one.Players = 1
 	addr, stop := served(t, net, one)
@@ -133,7 +135,7 @@ func testBotTurnedAway(t *testing.T) {
 // signal, and reports the refusal.
 func TestHeadlessClientEndsWhenRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		net := NewLoopback()
+		net := netio.NewLoopback()
 		addr, stop := served(t, net, loadArena(t))
 		defer stop()
 		other := loadArena(t)

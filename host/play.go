@@ -2,15 +2,20 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"math"
 	"time"
 
+	"vkm/host/browser"
+	"vkm/host/figures"
 	"vkm/host/game"
+	"vkm/host/netio"
 	"vkm/host/project"
 	"vkm/host/session"
 	"vkm/internal/entity"
 	"vkm/transport/handshake"
+	"vkm/transport"
 	"vkm/transport/token"
 )
 
@@ -30,7 +35,7 @@ type PlayConfig struct {
 	Connect string
 	// Net, if set, is the in-process network to join the server on
 	// instead of UDP.
-	Net *Loopback
+	Net *netio.Loopback
 	// Web, if set, is the base URL of the server's web listener
 	// ("http://host:port"): the client plays over a WebRTC data channel
 	// through it instead of UDP, or over its WebSocket fall-back with a
@@ -76,7 +81,9 @@ func (c *PlayConfig) logger() *slog.Logger {
 }
 
 // ClientReport is the JSON summary of one client's run. Its fields are kept
-// as they are when later features add more.
+// as they are when later features add more. Its figures are the client's
+// (host/figures.go), each under its key: its fields are filled from them,
+// and a figure it has no field for is written beside them.
 type ClientReport struct {
 	State string `json:"state"`
 	// Exit says how the run ended for this client: "ok" when it played
@@ -151,6 +158,43 @@ type ClientReport struct {
 	// player's name) moved as this client saw it, in metres, jumps of a
 	// teleport left out: what one player sees of another.
 	OthersDistanceM map[string]float64 `json:"others_distance_m,omitempty"`
+
+	// other are the figures it has no field for, by key.
+	other figures.Extra
+}
+
+// MarshalJSON writes the report's fields and then the figures it has no
+// field for.
+func (r ClientReport) MarshalJSON() ([]byte, error) {
+	type fields ClientReport
+	b, err := json.Marshal(fields(r))
+	if err != nil {
+		return nil, err
+	}
+	return r.other.AppendTo(b)
+}
+
+// readReport is a client's report in state: the report's figures of set,
+// read into vals, and the script errors of g (nil: none) behind Errors.
+func readReport(state string, set *figures.Set, vals *figures.Values, g *game.Game) ClientReport {
+	set.Read(vals, figures.InReport)
+	r := ClientReport{State: state}
+	r.other = figures.Fill(&r, vals)
+	if g != nil {
+		for _, e := range g.ScriptErrors() {
+			r.ErrorMessages = append(r.ErrorMessages, e.Error())
+		}
+	}
+	return r
+}
+
+// readNet fills in a connected client's session: its player number, its
+// last error and why it was refused.
+func (r *ClientReport) readNet(n *transport.Client) {
+	r.Player, r.LastError = n.Player(), n.LastError()
+	if ref, ok := n.Refusal(); ok {
+		r.Refusal = ref.Reason.String()
+	}
 }
 
 // CorrectionReport is one of a client's latest corrections: the tick the
@@ -248,32 +292,6 @@ func (t *tally) observeOthers(g *game.Game) {
 	}
 }
 
-// Report summarises the tally and g as a client report whose session is in
-// state.
-func (t *tally) Report(g *game.Game, state string) ClientReport {
-	r := ClientReport{
-		State:     state,
-		Ticks:     g.Tick(),
-		TickRate:  g.TickRate(),
-		Events:    t.Events,
-		DistanceM: math.Round(t.Distance*1000) / 1000,
-	}
-	if r.Events == nil {
-		r.Events = map[string]int{}
-	}
-	for _, e := range g.ScriptErrors() {
-		r.ErrorMessages = append(r.ErrorMessages, e.Error())
-	}
-	r.Errors = len(r.ErrorMessages)
-	for name, k := range t.others {
-		if r.OthersDistanceM == nil {
-			r.OthersDistanceM = map[string]float64{}
-		}
-		r.OthersDistanceM[name] = math.Round(k.distance*1000) / 1000
-	}
-	return r
-}
-
 // offlineState is an offline run's report state.
 const offlineState = "offline"
 
@@ -302,17 +320,21 @@ func playOnce(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	}
 	defer g.Close()
 	in := cfg.Input
-	var v *viewer
+	var v *browser.Viewer
 	if cfg.View != "" {
-		if v, err = startViewer(ctx, cfg, g, nil); err != nil {
+		if v, err = browser.StartViewer(ctx, cfg.View, g, browser.ViewerConfig{Logger: cfg.Logger, OnListen: cfg.OnView}); err != nil {
 			return ClientReport{}, err
 		}
-		defer v.close()
+		defer v.Close()
 		if in == nil {
 			in = v
 		}
 	}
 	var seen tally
+	var figs figures.Set
+	figs.Add(seen.figures(g)...)
+	var vals figures.Values
+	report := func() ClientReport { return readReport(offlineState, &figs, &vals, g) }
 	start := time.Now()
 	last := start
 	timer := time.NewTimer(0)
@@ -320,7 +342,7 @@ func playOnce(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	for {
 		select {
 		case <-ctx.Done():
-			return seen.Report(g, offlineState), nil
+			return report(), nil
 		case <-timer.C:
 		}
 		now := time.Now()
@@ -328,14 +350,14 @@ func playOnce(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 			// Run exactly the ticks the duration bought.
 			now = start.Add(cfg.Duration)
 			g.Frame(now.Sub(last), in, seen.Observe)
-			return seen.Report(g, offlineState), nil
+			return report(), nil
 		}
 		g.Frame(now.Sub(last), in, seen.Observe)
 		last = now
 		until := g.Clock().Until()
 		if v != nil {
-			v.publish()
-			until = min(until, time.Second/drawRate)
+			v.Publish()
+			until = min(until, time.Second/browser.DrawRate)
 		}
 		timer.Reset(until)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"vkm/host/game"
+	"vkm/host/netio"
 	"vkm/host/project"
 	"vkm/internal/entity"
 	"vkm/prediction"
@@ -40,7 +41,7 @@ func (p *pacer) Next() prediction.Command {
 // in-process network under testing/synctest, so its seconds are the
 // bubble's and a busy machine cannot stretch them.
 func TestDevReload(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) { devReload(t, NewLoopback(), true) })
+	synctest.Test(t, func(t *testing.T) { devReload(t, netio.NewLoopback(), true) })
 }
 
 // TestDevReloadOverUDP is the same on real UDP sockets on 127.0.0.1 and
@@ -53,7 +54,7 @@ func TestDevReloadOverUDP(t *testing.T) {
 
 // devReload plays the reload on n (nil: UDP); strict also holds the reload
 // to a second and the five seconds after it to no correction.
-func devReload(t *testing.T, n *Loopback, strict bool) {
+func devReload(t *testing.T, n *netio.Loopback, strict bool) {
 	dir := copyProject(t, "../projects/arena")
 	sp, err := project.LoadProject(dir)
 	if err != nil {

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,11 +10,13 @@ import (
 	"net"
 	"net/netip"
 	"runtime"
-	"strings"
 	"time"
 
-	"vkm/host/admin"
+	"vkm/host/browser"
+	"vkm/host/figures"
 	"vkm/host/game"
+	"vkm/host/loop"
+	"vkm/host/netio"
 	"vkm/host/project"
 	"vkm/host/session"
 	"vkm/host/watch"
@@ -41,7 +44,7 @@ type ServeConfig struct {
 	// listening on every interface, the loopback addresses.
 	Public []netip.AddrPort
 	// Net, if set, is the in-process network to serve on instead of UDP.
-	Net *Loopback
+	Net *netio.Loopback
 	// Web, if set, is the TCP address ("host:port") of the web listener:
 	// browsers (and PlayConfig.Web clients) play over WebRTC data
 	// channels or WebSocket through it, and the browser client's page is
@@ -97,7 +100,7 @@ type ServeConfig struct {
 	// tick, for tools and tests that watch the game.
 	AfterTick func(*game.Game)
 	// TickLog, if set, receives a row for every tick (CSV with a header:
-	// the columns are TickRecord's), and the report lists the slowest
+	// the columns are loop.TickRecord's), and the report lists the slowest
 	// ticks: what their phases took on the wall and on the serving
 	// thread's CPU clock, what they allocated, and whether the collector
 	// was marking. Timing the phases costs a few clock reads a tick,
@@ -107,7 +110,7 @@ type ServeConfig struct {
 	// waits, once the heap has used half the room the collector's pacing
 	// gives it, where the collection fits before the next tick; where it
 	// does not, the collector runs by itself as it would otherwise (see
-	// idleGC). The heap is bounded as without it. Off by default: the
+	// loop.IdleGC). The heap is bounded as without it. Off by default: the
 	// collector is the process's, which another server in the same
 	// process would share.
 	IdleGC bool
@@ -115,9 +118,17 @@ type ServeConfig struct {
 	// of seated players, once at the start and whenever it changes (a
 	// fleet directory's seats free). It must not block.
 	Seated func(players int)
+	// Figures are figures of the program's own, which the report, the
+	// status line and /metrics show beside the server's (package figures:
+	// each where it names); their readers are called on the serving
+	// goroutine.
+	Figures []figures.Figure
 }
 
-// ServerReport is the JSON summary `vkmd --report` writes at exit.
+// ServerReport is the JSON summary `vkmd --report` writes at exit. Its
+// figures are the server's (host/figures.go), each under its key: its
+// fields are filled from them, and a figure it has no field for is
+// written beside them.
 type ServerReport struct {
 	State    string  `json:"state"`
 	Ticks    uint32  `json:"ticks"`
@@ -148,7 +159,7 @@ type ServerReport struct {
 	AllocsPerTick float64 `json:"allocs_per_tick"`
 	// SlowestTicks are the slowest ticks by wall time, slowest first,
 	// when the run traced its ticks (ServeConfig.TickLog).
-	SlowestTicks []TickRecord `json:"slowest_ticks,omitempty"`
+	SlowestTicks []loop.TickRecord `json:"slowest_ticks,omitempty"`
 	// GCs counts the collections the process ran while serving; IdleGCs
 	// those run between ticks (ServeConfig.IdleGC), IdleGCLate those of
 	// them that ended more than 2 ms after the next tick or send round
@@ -170,33 +181,50 @@ type ServerReport struct {
 	Peers  []session.PeerReport `json:"peers"`
 	// Web is the web listener's counts (with Web set).
 	Web *WebReport `json:"web,omitempty"`
+
+	// other are the figures it has no field for, by key.
+	other figures.Extra
 }
 
-// WebReport is what the web listener carried: what /metrics serves of it
-// (its peers welcomed and connecting at the end, the peers welcomed and
-// the attempts ended by reason, the datagrams dropped and the requests
-// refused; see admin.WebSnapshot), and datagrams and bytes each way.
+// MarshalJSON writes the report's fields and then the figures it has no
+// field for.
+func (r ServerReport) MarshalJSON() ([]byte, error) {
+	type fields ServerReport
+	b, err := json.Marshal(fields(r))
+	if err != nil {
+		return nil, err
+	}
+	return r.other.AppendTo(b)
+}
+
+// WebReport is what the web listener carried, as its gateway counts it:
+// the browser peers open at the end that the vkm handshake has welcomed,
+// and the attempts it has not yet, by transport ("webrtc", "websocket");
+// the peers it welcomed, by transport; every offer and upgrade that ended,
+// by reason; the datagrams it dropped and the offers and upgrades it
+// refused; and datagrams and bytes each way.
 type WebReport struct {
-	admin.WebSnapshot
-	DatagramsIn  uint64 `json:"datagrams_in"`
-	DatagramsOut uint64 `json:"datagrams_out"`
-	BytesIn      uint64 `json:"bytes_in"`
-	BytesOut     uint64 `json:"bytes_out"`
+	Peers        map[string]int    `json:"peers"`
+	Connecting   map[string]int    `json:"connecting"`
+	Admitted     map[string]uint64 `json:"admitted"`
+	Closed       map[string]uint64 `json:"closed"`
+	Drops        uint64            `json:"drops"`
+	Refused      uint64            `json:"refused"`
+	DatagramsIn  uint64            `json:"datagrams_in"`
+	DatagramsOut uint64            `json:"datagrams_out"`
+	BytesIn      uint64            `json:"bytes_in"`
+	BytesOut     uint64            `json:"bytes_out"`
 }
-
-// webCounts is a socket with a web listener behind it (vkmd --web): its
-// counts go into the report, the status line and /metrics.
-type webCounts interface{ webReport() *WebReport }
 
 // server runs a session.Server on a socket and the wall clock.
 type server struct {
 	cfg   ServeConfig
 	log   *slog.Logger
 	s     *session.Server
-	sock  socket
+	sock  netio.Socket
 	start time.Time
-	stats *serverStats
-	// afterTick is stats.tickDone, bound once so a tick makes no closure.
+	stats *loop.Stats
+	// afterTick is stats.TickDone, bound once so a tick makes no closure.
 	afterTick func(*game.Game)
 	// drainAt is the time drain gives the datagrams it reads, and recv
 	// their receiver.
@@ -208,10 +236,13 @@ type server struct {
 	note string
 	// drainEnd is when a drain started by cfg.Drain ends (zero: none has).
 	drainEnd time.Time
-	// gc runs the collector between ticks (nil: cfg.IdleGC is off), and
-	// gcsBefore is the collections the process had run before serving.
-	gc        *idleGC
-	gcsBefore uint64
+	// gc runs the collector between ticks (nil: cfg.IdleGC is off).
+	gc *loop.IdleGC
+	// figures are the server's, and vals what was last read of them;
+	// line is the status line's buffer.
+	figures *figures.Set
+	vals    figures.Values
+	line    []byte
 }
 
 // Serve runs cfg.Project as a dedicated server until ctx ends (or
@@ -226,7 +257,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	}
 	// One thread runs the game from its loading on, so that thread's CPU
 	// clock times the ticks (stats) and bounds the behaviors' calls
-	// (scriptClock).
+	// (loop.ScriptClock).
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	p := cfg.Project
@@ -234,25 +265,26 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	srv := &server{cfg: cfg, log: logger, start: time.Now(), stats: newServerStats(), gcsBefore: gcCycles()}
+	srv := &server{cfg: cfg, log: logger, start: time.Now(), stats: loop.NewStats()}
 	if cfg.IdleGC {
-		srv.gc = newIdleGC()
+		srv.gc = loop.NewIdleGC()
 	}
-	srv.afterTick = srv.stats.tickDone
+	srv.afterTick = srv.stats.TickDone
 	if hook := cfg.AfterTick; hook != nil {
 		srv.afterTick = func(g *game.Game) {
-			srv.stats.tickDone(g)
+			srv.stats.TickDone(g)
 			hook(g)
 		}
 	}
 	// The socket first: a server with a key names its bound address in
 	// the session's Auth.
 	var err error
-	if srv.sock, err = listen(cfg.Net, cfg.listenAddr(p.Port), cfg.Sim, cfg.SimSeed); err != nil {
+	if srv.sock, err = netio.Listen(cfg.Net, cfg.listenAddr(p.Port), cfg.Sim, cfg.SimSeed); err != nil {
 		return nil, err
 	}
 	if cfg.Web != "" {
-		ws, err := listenWeb(cfg, srv.sock, logger)
+		ws, err := browser.Listen(browser.ListenConfig{Addr: cfg.webAddr(), Public: cfg.Public, Ready: cfg.WebReady, Logger: logger,
+			Page: browser.PageConfig{Project: p, Dev: cfg.Dev, WebClient: cfg.WebClient}}, srv.sock)
 		if err != nil {
 			srv.sock.Close()
 			return nil, err
@@ -261,7 +293,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	}
 	defer srv.sock.Close()
 	srv.note = cfg.securityNote(srv.sock.LocalAddr())
-	sc := session.ServerConfig{Project: p, Logger: logger, BudgetClock: scriptClock(), Auth: cfg.serverAuth(srv.sock.LocalAddr(), srv.start, logger)}
+	sc := session.ServerConfig{Project: p, Logger: logger, BudgetClock: loop.ScriptClock(), Auth: cfg.serverAuth(srv.sock.LocalAddr(), srv.start, logger)}
 	if cfg.Dev {
 		w, err := watch.New(p.FS)
 		if err != nil {
@@ -273,16 +305,14 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 		return nil, err
 	}
 	defer srv.s.Close()
+	srv.figures = srv.newFigures()
 	if cfg.Admin != "" {
 		cfg.Logger = logger
-		if srv.admin, err = startAdmin(cfg, srv.s); err != nil {
+		if srv.admin, err = startAdmin(cfg, srv.s, srv.figures); err != nil {
 			return nil, err
 		}
 		defer srv.admin.close()
-		srv.stats.admin = srv.admin.a
-		if w, ok := srv.sock.(webCounts); ok {
-			srv.admin.web = w.webReport
-		}
+		srv.stats.Observer = srv.admin.a
 		logger.Info("admin listening", "addr", cfg.Admin)
 	}
 	if cfg.Ready != nil {
@@ -295,21 +325,21 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	if cfg.TickLog == nil {
 		return srv.run(ctx)
 	}
-	tr := newTickTrace(cfg.TickLog, srv.start)
-	srv.stats.trace = tr
+	tr := loop.NewTrace(cfg.TickLog, srv.start)
+	srv.stats.Trace = tr
 	srv.s.Game().TimePhases(func() game.PhaseTime {
-		c, _ := threadCPU()
+		c, _ := loop.ThreadCPU()
 		return game.PhaseTime{Wall: time.Since(srv.start), CPU: c}
 	})
 	rep, err := srv.run(ctx)
-	if cerr := tr.close(); cerr != nil {
+	if cerr := tr.Close(); cerr != nil {
 		logger.Warn("the tick log was not written whole", "err", cerr)
 	}
 	return rep, err
 }
 
 // awake is a closed channel: a select on it does not wait. The loop that
-// waited on its loopTimer selects on it in place of its Go timer.
+// waited on its loop.Timer selects on it in place of its Go timer.
 var awake = func() <-chan time.Time {
 	c := make(chan time.Time)
 	close(c)
@@ -329,7 +359,7 @@ func (srv *server) now() transport.Time { return transport.Time(time.Since(srv.s
 // a goroutine hand-off, cost more than the datagrams themselves.
 //
 // Where it reads its socket itself, on Linux, it waits on a timerfd in the
-// runtime's poller (sleepUntil, loopTimer) rather than on a Go timer, and
+// runtime's poller (loop.Timer) rather than on a Go timer, and
 // looks at its channels (the context, the duration, a drain) as it wakes:
 // the longest wait is to the next send round or status line, so none waits
 // long to be seen.
@@ -344,27 +374,25 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 		defer t.Stop()
 		stop = t.C
 	}
-	if srv.admin != nil {
-		srv.admin.snapshot()
-	}
+	srv.publish(figures.InMetrics)
 	seated := -1
 	// Only where the loop reads its socket itself: a socket with a reader
 	// goroutine is an in-process one or the web's, and a test's fake clock
 	// (testing/synctest) moves Go timers, not a timerfd.
-	var lt *loopTimer
-	if _, direct := srv.sock.(directIO); direct {
+	var lt *loop.Timer
+	if _, direct := srv.sock.(netio.Direct); direct {
 		var err error
-		if lt, err = newLoopTimer(); err != nil {
+		if lt, err = loop.NewTimer(); err != nil {
 			srv.log.Debug("the serving loop waits on a Go timer", "err", err)
 		} else {
-			defer lt.close()
+			defer lt.Close()
 		}
 	}
 	var wake time.Time
 	for {
 		tick := timer.C
 		if lt != nil {
-			sleepUntil(lt, wake)
+			lt.SleepUntil(wake)
 			tick = awake
 		}
 		select {
@@ -385,8 +413,8 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 		now := time.Now()
 		ticks := srv.step(now.Sub(last), srv.now())
 		srv.flush()
-		if srv.stats.trace != nil {
-			srv.stats.trace.write()
+		if srv.stats.Trace != nil {
+			srv.stats.Trace.Write()
 		}
 		last = now
 		if srv.cfg.Seated != nil {
@@ -403,18 +431,15 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 			srv.admin.wake(now, ticks)
 		}
 		if srv.gc != nil {
-			srv.gc.maybe(func() time.Duration { return srv.s.Until(srv.now()) - time.Since(now) })
+			srv.gc.Maybe(func() time.Duration { return srv.s.Until(srv.now()) - time.Since(now) })
 		}
 		if !now.Before(nextStatus) {
-			srv.stats.sample(srv.s.Game().Tick())
-			srv.status()
-			if srv.admin != nil {
-				srv.admin.snapshot()
-			}
+			srv.stats.Sample(srv.s.Game().Tick())
+			srv.publish(figures.InStatus | figures.InMetrics)
 			nextStatus = nextStatus.Add(time.Second)
 		}
 		until := srv.s.Until(srv.now())
-		if srv.stats.slowest > pairedTickMax {
+		if srv.stats.Slowest() > pairedTickMax {
 			until = srv.s.UntilTick(srv.now())
 		}
 		wait := min(until, time.Until(nextStatus))
@@ -437,16 +462,6 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 // ticks take 0.05–0.2 ms, a crowd's 2–5 ms.
 const pairedTickMax = time.Millisecond
 
-// sleepUntil is the serving loop's wait until wake, on its timer (see
-// loopTimer). The loop lets go of its thread while it waits, so that
-// parking does not hand the P between threads, and locks it again on
-// waking, before anything reads the thread's CPU clock.
-func sleepUntil(lt *loopTimer, wake time.Time) {
-	runtime.UnlockOSThread()
-	lt.wait(time.Until(wake))
-	runtime.LockOSThread()
-}
-
 // startDrain begins a drain at now: no one new is seated, /readyz turns
 // not ready, and the game's drain handler is told the time left. The loop
 // runs a wake-up straight after, so a server with no players stops at once.
@@ -454,8 +469,8 @@ func (srv *server) startDrain(now time.Time) {
 	srv.drainEnd = now.Add(srv.cfg.DrainTime)
 	if srv.admin != nil {
 		srv.admin.a.Closing()
-		srv.admin.snapshot()
 	}
+	srv.publish(figures.InMetrics)
 	srv.log.Info("draining: seating no one new; stopping once every player has left", "players", srv.s.Net().PlayerCount(), "within", srv.cfg.DrainTime)
 	srv.s.Drain(srv.cfg.DrainTime.Seconds())
 	srv.flush()
@@ -466,7 +481,7 @@ func (srv *server) startDrain(now time.Time) {
 // reads itself is read in batches, into one reused buffer; otherwise its
 // reader goroutine's channel is emptied.
 func (srv *server) drain() error {
-	if d, ok := srv.sock.(directIO); ok {
+	if d, ok := srv.sock.(netio.Direct); ok {
 		if srv.recv == nil {
 			srv.recv = srv.receive // bound once: a wake-up makes no closure
 		}
@@ -496,11 +511,11 @@ func (srv *server) drain() error {
 // own order (poll, events, the send round if one is due). It returns the
 // ticks run.
 func (srv *server) step(elapsed time.Duration, now transport.Time) int {
-	srv.stats.begin()
+	srv.stats.Begin()
 	ticks := srv.s.RunTicks(elapsed, now, srv.afterTick)
 	start := time.Now()
 	if srv.s.Advance(0, now) {
-		srv.stats.sent(time.Since(start))
+		srv.stats.Sent(time.Since(start))
 	}
 	return ticks
 }
@@ -514,7 +529,7 @@ func (srv *server) receive(from netip.AddrPort, b []byte) {
 // loop writes itself (the datagrams stay in the session's queue until the
 // next datagram it receives, after this), one by one otherwise.
 func (srv *server) flush() {
-	d, batch := srv.sock.(directIO)
+	d, batch := srv.sock.(netio.Direct)
 	for {
 		to, b, ok := srv.s.Net().NextDatagram()
 		if !ok {
@@ -537,27 +552,38 @@ func (srv *server) flush() {
 	}
 }
 
-// status prints the once-a-second line: tick, players, each player's link.
-func (srv *server) status() {
+// publish reads the server's figures for parts and hands them on: the
+// status line (figures.InStatus) to cfg.Status, /metrics's
+// (figures.InMetrics) to the admin listener. A part with no reader is not
+// read.
+func (srv *server) publish(parts figures.Part) {
 	if srv.cfg.Status == nil {
+		parts &^= figures.InStatus
+	}
+	if srv.admin == nil {
+		parts &^= figures.InMetrics
+	}
+	if parts == 0 {
 		return
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "tick %d players %d/%d", srv.s.Game().Tick(), srv.s.Net().PlayerCount(), srv.cfg.Project.Players)
-	if srv.note != "" {
-		fmt.Fprintf(&b, " (%s)", srv.note)
+	srv.figures.Read(&srv.vals, parts)
+	if parts&figures.InStatus != 0 {
+		srv.status()
 	}
-	if !srv.drainEnd.IsZero() {
-		fmt.Fprintf(&b, " draining, %.0fs left", max(0, time.Until(srv.drainEnd).Seconds()))
+	if parts&figures.InMetrics != 0 {
+		srv.admin.a.Update(&srv.vals)
 	}
-	if w, ok := srv.sock.(webCounts); ok {
-		r := w.webReport()
-		fmt.Fprintf(&b, " web webrtc %d websocket %d connecting %d", r.Peers["webrtc"], r.Peers["websocket"], r.Connecting["webrtc"]+r.Connecting["websocket"])
-	}
+}
+
+// status prints the once-a-second line: the figures read for it (tick,
+// players...), then each player's link.
+func (srv *server) status() {
+	b := srv.vals.AppendStatus(srv.line[:0])
 	for _, p := range srv.s.Peers(srv.now()) {
-		fmt.Fprintf(&b, " | p%d rtt %.0fms loss %.1f%% in %.0fB/s out %.0fB/s repeats %d skips %d", p.Player, p.RTTms, p.LossPermille/10, p.BytesInPerS, p.BytesOutPerS, p.Repeats, p.Skips)
+		b = fmt.Appendf(b, " | p%d rtt %.0fms loss %.1f%% in %.0fB/s out %.0fB/s repeats %d skips %d", p.Player, p.RTTms, p.LossPermille/10, p.BytesInPerS, p.BytesOutPerS, p.Repeats, p.Skips)
 	}
-	fmt.Fprintln(srv.cfg.Status, b.String())
+	srv.line = append(b, '\n')
+	srv.cfg.Status.Write(srv.line)
 }
 
 func round1(f float64) float64 { return math.Round(f*10) / 10 }
@@ -566,41 +592,22 @@ func round1(f float64) float64 { return math.Round(f*10) / 10 }
 func (srv *server) shutdown() *ServerReport {
 	if srv.admin != nil {
 		srv.admin.a.Closing()
-		srv.admin.snapshot()
 	}
+	srv.publish(figures.InMetrics)
 	rep := srv.report()
 	srv.s.Net().Goodbye(srv.now())
 	srv.flush()
 	return rep
 }
 
+// report is the server's report now: its figures, its players' links and
+// the slowest ticks traced.
 func (srv *server) report() *ServerReport {
-	st := srv.s.Net().Stats()
-	var refused uint64
-	for _, n := range st.Refusals {
-		refused += n
-	}
-	g := srv.s.Game()
-	rep := &ServerReport{
-		State:    "served",
-		Ticks:    g.Tick(),
-		TickRate: g.TickRate(),
-		WallS:    round1(time.Since(srv.start).Seconds()),
-		Joins:    st.Joins,
-		Leaves:   st.Leaves,
-		Refused:  refused,
-		Players:  srv.s.Net().PlayerCount(),
-		Errors:   len(g.ScriptErrors()) + srv.s.JoinErrors(),
-		Events:   srv.s.Events(),
-		Peers:    srv.s.Peers(srv.now()),
-	}
-	srv.stats.fill(rep)
-	rep.GCs = gcCycles() - srv.gcsBefore
-	if srv.gc != nil {
-		srv.gc.fill(rep)
-	}
-	if w, ok := srv.sock.(webCounts); ok {
-		rep.Web = w.webReport()
+	srv.figures.Read(&srv.vals, figures.InReport)
+	rep := &ServerReport{State: "served", Peers: srv.s.Peers(srv.now())}
+	rep.other = figures.Fill(rep, &srv.vals)
+	if srv.stats.Trace != nil {
+		rep.SlowestTicks = srv.stats.Trace.Slowest()
 	}
 	return rep
 }

@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 	"testing/synctest"
 	"time"
+	"vkm/host/netio"
 	"vkm/host/project"
 )
 
@@ -26,21 +27,21 @@ const testDeadline = 20 * time.Second
 // served starts Serve for p on a free loopback port of n (nil: UDP on
 // 127.0.0.1) and returns its address and a function that stops it and
 // returns its report.
-func served(t *testing.T, n *Loopback, p *project.Project) (string, func() *ServerReport) {
+func served(t *testing.T, n *netio.Loopback, p *project.Project) (string, func() *ServerReport) {
 	t.Helper()
 	return servedLogging(t, n, p, nil)
 }
 
 // servedLogging is served with the server's log going to log (nil: the
 // test's output, warnings and worse).
-func servedLogging(t *testing.T, n *Loopback, p *project.Project, log *slog.Logger) (string, func() *ServerReport) {
+func servedLogging(t *testing.T, n *netio.Loopback, p *project.Project, log *slog.Logger) (string, func() *ServerReport) {
 	t.Helper()
 	return servedWith(t, n, ServeConfig{Project: p, Logger: log})
 }
 
 // servedWith is served for cfg, whose Addr, Net and Ready it sets, and
 // Logger when it is nil.
-func servedWith(t *testing.T, n *Loopback, cfg ServeConfig) (string, func() *ServerReport) {
+func servedWith(t *testing.T, n *netio.Loopback, cfg ServeConfig) (string, func() *ServerReport) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	ready := make(chan netip.AddrPort, 1)
@@ -77,7 +78,7 @@ func servedWith(t *testing.T, n *Loopback, cfg ServeConfig) (string, func() *Ser
 
 // join plays p as a client of addr on n until its session reaches a state
 // in until (then it leaves) and returns the report.
-func join(t *testing.T, n *Loopback, p *project.Project, addr string, until ...string) ClientReport {
+func join(t *testing.T, n *netio.Loopback, p *project.Project, addr string, until ...string) ClientReport {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	defer cancel()
@@ -130,12 +131,12 @@ func projectCopy(t *testing.T, p *project.Project, edit func(name string, data [
 }
 
 func TestAClientJoinsAServerAndLeaves(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) { joinAndLeave(t, NewLoopback()) })
+	synctest.Test(t, func(t *testing.T) { joinAndLeave(t, netio.NewLoopback()) })
 }
 
 func TestAClientJoinsAServerAndLeavesOverUDP(t *testing.T) { joinAndLeave(t, nil) }
 
-func joinAndLeave(t *testing.T, n *Loopback) {
+func joinAndLeave(t *testing.T, n *netio.Loopback) {
 	addr, stop := served(t, n, loadArena(t))
 	rep := join(t, n, loadArena(t), addr, "playing")
 	t.Logf("client: %+v", rep)
@@ -183,7 +184,7 @@ func TestRefusalsReachThePlayerAsSentences(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				n := NewLoopback()
+				n := netio.NewLoopback()
 				addr, stop := served(t, n, tc.server)
 				defer stop()
 				rep := join(t, n, tc.client, addr, "refused")
@@ -204,7 +205,7 @@ func TestAServerGoodbyeLeavesTheClientDisconnected(t *testing.T) {
 }
 
 func testServerGoodbye(t *testing.T) {
-	n := NewLoopback()
+	n := netio.NewLoopback()
 	addr, stop := served(t, n, loadArena(t))
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	defer cancel()
@@ -238,7 +239,7 @@ func TestAJoinSurvivesASimulatedBadLink(t *testing.T) {
 
 func testBadLink(t *testing.T) {
 	const seed = 20261129
-	n := NewLoopback()
+	n := netio.NewLoopback()
 	t.Logf("sim seed %d", seed)
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	defer cancel()

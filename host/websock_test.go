@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"vkm/host/game"
+	"vkm/host/netio"
 	"vkm/transport"
 )
 
@@ -167,7 +168,7 @@ func TestWebListenerSecurityRules(t *testing.T) {
 		{PlayConfig{Web: "wss://example.org"}, ""},
 		{PlayConfig{Web: "udp://127.0.0.1:8080"}, "the scheme is not"},
 		{PlayConfig{Web: "http://"}, "names no host"},
-		{PlayConfig{Web: "http://127.0.0.1:8080", Net: NewLoopback()}, "in-process network"},
+		{PlayConfig{Web: "http://127.0.0.1:8080", Net: netio.NewLoopback()}, "in-process network"},
 	} {
 		err := c.cfg.Validate()
 		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {

@@ -5,9 +5,9 @@
 //
 // The serving loop owns the session, which is not safe for concurrent
 // use, so the loop hands this package what it knows: durations as it times
-// them, its last tick and player count after each wake-up, and a Snapshot of
-// its cumulative figures now and then. Handlers read only what was handed
-// over.
+// them, its last tick and player count after each wake-up, and its figures
+// (package figures) as it read them, now and then. Handlers read only what
+// was handed over.
 package admin
 
 import (
@@ -21,6 +21,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"vkm/host/figures"
 )
 
 // Config says what an Admin reports on.
@@ -33,6 +35,10 @@ type Config struct {
 	// Now is the clock the health check reads, the serving loop's; nil
 	// means time.Now.
 	Now func() time.Time
+	// Figures are the server's figures: /metrics serves those with a
+	// Metric, as Update last handed them over. Figures added to the set
+	// after New are not served. Nil means none.
+	Figures *figures.Set
 }
 
 // Admin holds what the serving loop has handed over and serves it. Make
@@ -51,17 +57,20 @@ type Admin struct {
 	players  atomic.Int64
 	closing  atomic.Bool
 
-	mu   sync.Mutex
-	snap Snapshot
+	// descs describe cfg.Figures' metrics, by their place in the set.
+	descs []*prometheus.Desc
+
+	mu      sync.Mutex
+	figures figures.Values
 }
 
 // New returns an Admin with its own metrics registry: the Go runtime's and
-// the process's collectors, the loop's timings and the session's figures.
+// the process's collectors, the loop's timings and the server's figures.
 func New(cfg Config) *Admin {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	a := &Admin{cfg: cfg, reg: prometheus.NewRegistry()}
+	a := &Admin{cfg: cfg, reg: prometheus.NewRegistry(), descs: describe(cfg.Figures)}
 	a.tick = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "vkm_tick_duration_seconds",
 		Help:    "Wall time one tick's simulation took: the commands taken for it, behaviors, controller, physics.",
@@ -109,13 +118,13 @@ func (a *Admin) SetPlayers(n int) { a.players.Store(int64(n)) }
 // players.
 func (a *Admin) Closing() { a.closing.Store(true) }
 
-// Update calls fill with the snapshot the collector reports, under the
-// lock the collector takes: fill updates it in place, so its maps are
-// reused from one update to the next.
-func (a *Admin) Update(fill func(*Snapshot)) {
+// Update hands over the server's figures as the loop read them
+// (Config.Figures, read with figures.InMetrics): the collector reports a
+// copy of v from now on. It makes no allocation once the copy has room.
+func (a *Admin) Update(v *figures.Values) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	fill(&a.snap)
+	a.figures.CopyFrom(v)
 }
 
 // Handler serves /metrics, /healthz, /readyz and /debug/pprof/ on a mux of

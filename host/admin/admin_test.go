@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"vkm/host/figures"
 )
 
 // get serves one GET of path from h and returns its status and body.
@@ -92,67 +94,73 @@ func samples(t testing.TB, body string) map[string]float64 {
 }
 
 // TestMetricsReportWhatTheLoopHandedOver: the timings, the players and
-// the last snapshot's counters, by their names and labels, with HELP, and
-// the Go and process collectors beside them.
+// the figures last handed over, by their names and labels, with HELP and
+// TYPE, and the Go and process collectors beside them; what the figures
+// read after the hand-over is not served until the next.
 func TestMetricsReportWhatTheLoopHandedOver(t *testing.T) {
-	a := New(Config{Seats: 4, TickPeriod: time.Second / 64})
+	joins := uint64(5)
+	set := &figures.Set{}
+	set.Add(
+		figures.Figure{Key: "joins", Metric: "vkm_joins_total", Help: "Players seated.", Uint: func() uint64 { return joins }},
+		figures.Figure{Key: "refused", Uint: func() uint64 { return 1 }},
+		figures.Figure{Metric: "vkm_refusals_total", Help: "Joins refused, by reason.", Label: "reason", Uints: func(each func(string, uint64)) {
+			each("full", 1)
+			each("version", 0)
+		}},
+		figures.Figure{Metric: "vkm_web_peers", Help: "Browser peers.", Kind: figures.Gauge, Label: "transport", Uints: func(each func(string, uint64)) {
+			each("webrtc", 2)
+		}},
+		figures.Figure{Metric: "vkm_wall_seconds", Help: "Wall time served.", Kind: figures.Gauge, Float: func() float64 { return 1.5 }},
+	)
+	a := New(Config{Seats: 4, TickPeriod: time.Second / 64, Figures: set})
 	a.ObserveTick(40 * time.Microsecond)
 	a.ObserveTick(60 * time.Microsecond)
 	a.ObserveSend(100 * time.Microsecond)
 	a.SetPlayers(3)
-	a.Update(func(s *Snapshot) {
-		*s = Snapshot{Joins: 5, Leaves: 2, Refusals: map[string]uint64{"full": 1}, PacketsIn: 10, PacketsOut: 20,
-			BytesIn: 300, BytesOut: 4000, BadPackets: 1, Repeats: 6, Skips: 7,
-			ScriptErrors: map[string]uint64{"walker": 2, NoBehavior: 1}, Reloads: 3, Events: map[string]uint64{"hit": 9},
-			Web: &WebSnapshot{Peers: map[string]int{"webrtc": 2, "websocket": 1}, Connecting: map[string]int{"webrtc": 0, "websocket": 3},
-				Admitted: map[string]uint64{"webrtc": 5, "websocket": 6}, Closed: map[string]uint64{"idle": 7, "handshake_deadline": 9},
-				Drops: 4, Refused: 8}}
-	})
+	var v figures.Values
+	set.Read(&v, figures.InMetrics)
+	a.Update(&v)
+	joins = 6
+	set.Read(&v, figures.InMetrics) // read, not handed over
 	code, body := get(t, a.Handler(), "/metrics")
 	if code != http.StatusOK {
 		t.Fatalf("/metrics: %d %s", code, body)
 	}
 	m := samples(t, body)
 	for name, want := range map[string]float64{
-		"vkm_tick_duration_seconds_count":                   2,
-		`vkm_tick_duration_seconds_bucket{le="+Inf"}`:       2,
-		"vkm_tick_duration_seconds_sum":                     100e-6,
-		"vkm_send_round_duration_seconds_count":             1,
-		"vkm_ticks_total":                                   2,
-		"vkm_players":                                       3,
-		"vkm_player_seats":                                  4,
-		"vkm_joins_total":                                   5,
-		"vkm_leaves_total":                                  2,
-		`vkm_refusals_total{reason="full"}`:                 1,
-		"vkm_packets_received_total":                        10,
-		"vkm_packets_sent_total":                            20,
-		"vkm_bytes_received_total":                          300,
-		"vkm_bytes_sent_total":                              4000,
-		"vkm_bad_packets_total":                             1,
-		"vkm_command_repeats_total":                         6,
-		"vkm_command_skips_total":                           7,
-		`vkm_script_errors_total{behavior="walker"}`:        2,
-		`vkm_script_errors_total{behavior="none"}`:          1,
-		"vkm_reloads_total":                                 3,
-		`vkm_events_total{name="hit"}`:                      9,
-		`vkm_web_peers{transport="webrtc"}`:                 2,
-		`vkm_web_peers{transport="websocket"}`:              1,
-		`vkm_web_connecting{transport="websocket"}`:         3,
-		`vkm_web_admitted_total{transport="webrtc"}`:        5,
-		`vkm_web_closed_total{reason="idle"}`:               7,
-		`vkm_web_closed_total{reason="handshake_deadline"}`: 9,
-		"vkm_web_dropped_datagrams_total":                   4,
-		"vkm_web_refused_total":                             8,
+		"vkm_tick_duration_seconds_count":             2,
+		`vkm_tick_duration_seconds_bucket{le="+Inf"}`: 2,
+		"vkm_tick_duration_seconds_sum":               100e-6,
+		"vkm_send_round_duration_seconds_count":       1,
+		"vkm_ticks_total":                             2,
+		"vkm_players":                                 3,
+		"vkm_player_seats":                            4,
+		"vkm_joins_total":                             5,
+		`vkm_refusals_total{reason="full"}`:           1,
+		`vkm_refusals_total{reason="version"}`:        0,
+		`vkm_web_peers{transport="webrtc"}`:           2,
+		"vkm_wall_seconds":                            1.5,
 	} {
 		got, ok := m[name]
 		if !ok || got < want*0.999 || got > want*1.001 {
 			t.Errorf("%s = %v (found %v), want %v", name, got, ok, want)
 		}
 	}
-	for _, want := range []string{"# HELP vkm_tick_duration_seconds ", "# TYPE vkm_joins_total counter", "go_goroutines", "process_cpu_seconds_total"} {
+	for _, want := range []string{"# HELP vkm_tick_duration_seconds ", "# HELP vkm_joins_total Players seated.\n", "# TYPE vkm_joins_total counter",
+		"# TYPE vkm_web_peers gauge", "# TYPE vkm_wall_seconds gauge", "go_goroutines", "process_cpu_seconds_total"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics does not have %q", want)
 		}
+	}
+	// The figure without a Metric is not served.
+	families := map[string]bool{}
+	for name := range m {
+		if family, _, _ := strings.Cut(name, "{"); strings.HasPrefix(family, "vkm_") {
+			families[family] = true
+		}
+	}
+	if len(families) != 13 { // the two histograms' three, and seven more
+		t.Errorf("/metrics serves %d vkm_ families: %v", len(families), families)
 	}
 }
 

@@ -71,6 +71,16 @@ var house = []layer{
 	// The world and its tick; the session builds the handshake, so the game
 	// knows nothing of the transport.
 	{dir: "host/game", uses: []string{"wire", "replication", "prediction", "physics", "scripting", "host/project", "host/store"}, bans: pure, sansIO: true},
+	// An end's figures, described once for its report, its status line
+	// and /metrics.
+	{dir: "host/figures", bans: pure, sansIO: true},
+	// The serving loop's clock and CPU machinery: a timerfd on the
+	// runtime's poller, the thread CPU clock, the collector run between
+	// ticks; the wall clock and the kernel, but no sockets.
+	{dir: "host/loop", uses: []string{"host/game", "host/figures"}, bans: map[string]string{"net": noSockets}},
+	// The loops' datagram sockets: UDP, an in-process network, the link
+	// simulator in real time; goroutines and the wall clock of their own.
+	{dir: "host/netio", uses: []string{"transport", "transport/memnet", "transport/udp"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// Polls a project's files through its fs.FS.
 	{dir: "host/watch", uses: []string{"transport"}, bans: pure, sansIO: true},
 	// The session's own datagram formats: the payload's framing around the
@@ -80,17 +90,24 @@ var house = []layer{
 	// The reference client's web page: an HTTP server of its own.
 	{dir: "host/view", bans: map[string]string{"syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// The admin listener: an HTTP handler of metrics, health and profiles,
-	// fed by the serving loop; it knows nothing of the session.
-	{dir: "host/admin", bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
+	// fed by the serving loop (its figures among them); it knows nothing
+	// of the session.
+	{dir: "host/admin", uses: []string{"host/figures"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// The fleet's directory in Redis and the lobby's handler: goroutines,
 	// the wall clock and network clients of their own.
 	{dir: "host/fleet", uses: []string{"transport/handshake", "transport/token"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// The browsers' gateway: WebRTC data channels and WebSocket carrying
 	// datagrams; goroutines, sockets and the wall clock of its own.
 	{dir: "host/web", uses: []string{"transport", "transport/handshake"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
-	// The composing root: goroutines, timers, sockets and the wall clock.
-	{dir: "host", uses: []string{"transport", "transport/handshake", "transport/token", "transport/memnet", "transport/udp", "replication", "prediction",
-		"host/project", "host/bot", "host/game", "host/watch", "host/session", "host/view", "host/admin", "host/web"}},
+	// The host's side of a browser: a client's view, the browser client's
+	// page and build, the web listener as a server's socket and a native
+	// client's link through it, the in-page client's link.
+	{dir: "host/browser", uses: []string{"transport", "prediction", "host/project", "host/game", "host/figures", "host/netio", "host/session", "host/view", "host/web"},
+		bans: map[string]string{"syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
+	// The composing root: the programs' serving and playing loops, wired
+	// from the packages above; goroutines, timers and the wall clock.
+	{dir: "host", uses: []string{"transport", "transport/handshake", "transport/token", "transport/memnet", "replication",
+		"host/project", "host/bot", "host/game", "host/figures", "host/loop", "host/netio", "host/watch", "host/session", "host/admin", "host/browser"}},
 	{dir: "cmd/vkmd", uses: []string{"host", "host/project", "host/fleet"}},
 	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project", "host/fleet", "transport/token"}},
 	{dir: "cmd/lobby", uses: []string{"host", "host/fleet"}},

@@ -1,4 +1,4 @@
-package host
+package netio
 
 import (
 	"errors"
@@ -28,7 +28,7 @@ func NewLoopback() *Loopback {
 	return &Loopback{next: 40000, socks: map[netip.AddrPort]*loopSocket{}}
 }
 
-var errLoopbackAddr = errors.New("host: loopback addresses are 127.0.0.1:PORT")
+var errLoopbackAddr = errors.New("netio: loopback addresses are 127.0.0.1:PORT")
 
 // bind makes a socket at addr, or at a free port if addr's is 0.
 func (n *Loopback) bind(addr string) (*loopSocket, error) {
@@ -46,21 +46,21 @@ func (n *Loopback) bind(addr string) (*loopSocket, error) {
 		n.next++
 	}
 	if n.socks[ap] != nil {
-		return nil, fmt.Errorf("host: loopback %v is in use", ap)
+		return nil, fmt.Errorf("netio: loopback %v is in use", ap)
 	}
-	s := &loopSocket{net: n, local: ap, in: make(chan datagram, incomingDepth)}
+	s := &loopSocket{net: n, local: ap, in: make(chan Datagram, IncomingDepth)}
 	n.socks[ap] = s
 	return s, nil
 }
 
 // listen opens a server's socket at addr.
-func (n *Loopback) listen(addr string) (socket, error) { return n.bind(addr) }
+func (n *Loopback) listen(addr string) (Socket, error) { return n.bind(addr) }
 
 // dial opens a client's socket whose every datagram goes to addr.
-func (n *Loopback) dial(addr string) (socket, error) {
-	to, err := netip.ParseAddrPort(addr)
+func (n *Loopback) dial(addr string) (Socket, error) {
+	to, err := n.Resolve(addr)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %q", errLoopbackAddr, addr)
+		return nil, err
 	}
 	s, err := n.bind("127.0.0.1:0")
 	if err != nil {
@@ -68,6 +68,16 @@ func (n *Loopback) dial(addr string) (socket, error) {
 	}
 	s.peer = to
 	return s, nil
+}
+
+// Resolve parses addr ("127.0.0.1:PORT") as the address a client of n
+// sends to, as a name is resolved for UDP.
+func (n *Loopback) Resolve(addr string) (netip.AddrPort, error) {
+	a, err := netip.ParseAddrPort(addr)
+	if err != nil {
+		return netip.AddrPort{}, fmt.Errorf("%w: %q", errLoopbackAddr, addr)
+	}
+	return a, nil
 }
 
 // deliver hands a copy of b to the socket at to, if there is one with
@@ -80,7 +90,7 @@ func (n *Loopback) deliver(from, to netip.AddrPort, b []byte) {
 		return
 	}
 	select {
-	case s.in <- datagram{From: from, Bytes: append([]byte(nil), b...)}:
+	case s.in <- Datagram{From: from, Bytes: append([]byte(nil), b...)}:
 	default: // its loop is behind: dropped, as the network would
 	}
 }
@@ -90,10 +100,10 @@ type loopSocket struct {
 	net   *Loopback
 	local netip.AddrPort
 	peer  netip.AddrPort // a client's server; invalid for a server's socket
-	in    chan datagram
+	in    chan Datagram
 }
 
-func (s *loopSocket) Incoming() <-chan datagram { return s.in }
+func (s *loopSocket) Incoming() <-chan Datagram { return s.in }
 func (s *loopSocket) LocalAddr() netip.AddrPort { return s.local }
 func (s *loopSocket) Err() error                { return nil }
 
@@ -116,3 +126,5 @@ func (s *loopSocket) Close() error {
 	close(s.in)
 	return nil
 }
+
+var _ Socket = (*loopSocket)(nil)

@@ -1,7 +1,8 @@
-package host
+package loop
 
 import (
 	"os"
+	"runtime"
 	"syscall"
 	"time"
 	"unsafe"
@@ -9,9 +10,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// loopTimer is what the serving loop waits on between wake-ups: a timerfd
+// Timer is what the serving loop waits on between wake-ups: a timerfd
 // read through the runtime's network poller, with the goroutine parked
-// and its P idle meanwhile.
+// and its P idle meanwhile. Make one with NewTimer; it is not safe for
+// concurrent use.
 //
 // Each other way of waiting cost the loop more than the waiting was worth,
 // chiefly by keeping the runtime's monitor thread (sysmon) busy, each of
@@ -35,7 +37,7 @@ import (
 // waits. For the monitor to stay asleep, the loop's own system calls are
 // raw ones (the socket's, the thread CPU clock, the timer's): a plain
 // system call wakes the monitor whenever it sleeps that deeply.
-type loopTimer struct {
+type Timer struct {
 	fd   int
 	f    *os.File
 	rc   syscall.RawConn
@@ -43,14 +45,14 @@ type loopTimer struct {
 	read func(fd uintptr) bool
 }
 
-// newLoopTimer makes the loop's timer: a non-blocking timerfd on the
+// NewTimer makes the loop's timer: a non-blocking timerfd on the
 // monotonic clock, which os.NewFile hands to the poller.
-func newLoopTimer() (*loopTimer, error) {
+func NewTimer() (*Timer, error) {
 	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 	if err != nil {
 		return nil, err
 	}
-	t := &loopTimer{fd: fd, f: os.NewFile(uintptr(fd), "timerfd")}
+	t := &Timer{fd: fd, f: os.NewFile(uintptr(fd), "timerfd")}
 	if t.rc, err = t.f.SyscallConn(); err != nil {
 		t.f.Close()
 		return nil, err
@@ -67,7 +69,7 @@ func newLoopTimer() (*loopTimer, error) {
 // wait returns once d has passed (at once when d is not positive). The
 // caller should not be locked to its thread: a locked goroutine that parks
 // hands its thread's P to another.
-func (t *loopTimer) wait(d time.Duration) {
+func (t *Timer) wait(d time.Duration) {
 	if d <= 0 {
 		return // a zero time would disarm the timer, and the read never end
 	}
@@ -78,5 +80,15 @@ func (t *loopTimer) wait(d time.Duration) {
 	t.rc.Read(t.read)
 }
 
-// close releases the timer.
-func (t *loopTimer) close() { t.f.Close() }
+// SleepUntil is the serving loop's wait until wake. The loop lets go of
+// its thread while it waits, so that parking does not hand the P between
+// threads, and locks it again on waking, before anything reads the
+// thread's CPU clock. A wake already past is no wait.
+func (t *Timer) SleepUntil(wake time.Time) {
+	runtime.UnlockOSThread()
+	t.wait(time.Until(wake))
+	runtime.LockOSThread()
+}
+
+// Close releases the timer.
+func (t *Timer) Close() { t.f.Close() }

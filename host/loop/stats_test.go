@@ -1,4 +1,4 @@
-package host
+package loop
 
 import (
 	"math/rand/v2"
@@ -29,44 +29,27 @@ func TestDurationQuantilesAreWithinABucket(t *testing.T) {
 	const seed = 5
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
-	var h durations
+	var h Durations
 	var all []time.Duration
 	for range 10000 {
 		d := time.Duration(rng.ExpFloat64() * float64(200*time.Microsecond))
-		h.add(d)
+		h.Add(d)
 		all = append(all, d)
 	}
 	slices.Sort(all)
 	for _, q := range []float64{0.5, 0.9, 0.99} {
 		exact := all[int(q*float64(len(all)))-1]
-		got := h.quantile(q)
+		got := h.Quantile(q)
 		if got < exact || float64(got) > float64(exact)*(1+1.0/durSub)+1 {
 			t.Errorf("p%v = %v, exact %v: more than a bucket off", q*100, got, exact)
 		}
 	}
-	if h.quantile(1) != all[len(all)-1] || h.max != all[len(all)-1] {
-		t.Errorf("max %v / p100 %v, want %v", h.max, h.quantile(1), all[len(all)-1])
+	if h.Quantile(1) != all[len(all)-1] || h.max != all[len(all)-1] {
+		t.Errorf("max %v / p100 %v, want %v", h.max, h.Quantile(1), all[len(all)-1])
 	}
-	var empty durations
-	if empty.quantile(0.99) != 0 {
+	var empty Durations
+	if empty.Quantile(0.99) != 0 {
 		t.Error("an empty histogram has a percentile")
-	}
-}
-
-func TestServeReportsTicksAndSnapshotRates(t *testing.T) {
-	addr, stop := served(t, nil, loadArena(t))
-	rep := join(t, nil, loadArena(t), addr, "playing")
-	if rep.State != "playing" {
-		t.Fatalf("client %+v", rep)
-	}
-	srv := stop()
-	t.Logf("server: %+v", srv)
-	if srv.Ticks > 0 && (srv.TickP50us <= 0 || srv.TickMaxUs < srv.TickP99us || srv.TickP99us < srv.TickP50us) {
-		t.Errorf("%d ticks timed as p50 %v, p99 %v, max %v µs", srv.Ticks, srv.TickP50us, srv.TickP99us, srv.TickMaxUs)
-	}
-	// A tick's CPU time on the serving thread is part of its wall time.
-	if _, ok := threadCPU(); ok && srv.Ticks > 0 && (srv.TickCPUP50us <= 0 || srv.TickCPUP99us < srv.TickCPUP50us) {
-		t.Errorf("%d ticks' CPU timed as p50 %v, p99 %v µs", srv.Ticks, srv.TickCPUP50us, srv.TickCPUP99us)
 	}
 }
 
@@ -75,7 +58,7 @@ func TestServeReportsTicksAndSnapshotRates(t *testing.T) {
 func TestThreadCPUCountsWork(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	start, ok := threadCPU()
+	start, ok := ThreadCPU()
 	if !ok {
 		t.Skip("no thread CPU clock here")
 	}
@@ -83,7 +66,7 @@ func TestThreadCPUCountsWork(t *testing.T) {
 	for i := range 20_000_000 {
 		x = x*1.0000001 + float64(i&1)
 	}
-	worked, _ := threadCPU()
+	worked, _ := ThreadCPU()
 	if worked <= start {
 		t.Fatalf("the thread clock stood still through work (%v, %v; %v)", start, worked, x)
 	}
@@ -96,7 +79,7 @@ func BenchmarkThreadCPU(b *testing.B) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	for b.Loop() {
-		threadCPU()
+		ThreadCPU()
 	}
 }
 
@@ -104,16 +87,16 @@ func BenchmarkThreadCPU(b *testing.B) {
 // the slowest tick of the last wake-up: a run of ticks keeps its longest,
 // and the next run starts from nothing.
 func TestStatsKeepTheSlowestTickOfARun(t *testing.T) {
-	st := newServerStats()
-	st.begin()
+	st := NewStats()
+	st.Begin()
 	st.mark = time.Now().Add(-3 * time.Millisecond) // a tick of at least 3 ms
-	st.tickDone(nil)
-	st.tickDone(nil) // then one of next to nothing
+	st.TickDone(nil)
+	st.TickDone(nil) // then one of next to nothing
 	if st.slowest < 3*time.Millisecond {
 		t.Fatalf("slowest of a 3 ms tick and a quick one = %v", st.slowest)
 	}
-	st.begin()
-	st.tickDone(nil)
+	st.Begin()
+	st.TickDone(nil)
 	if st.slowest >= 3*time.Millisecond {
 		t.Fatalf("a new run kept the last run's slowest tick: %v", st.slowest)
 	}

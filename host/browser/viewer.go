@@ -1,13 +1,15 @@
-package host
+package browser
 
 import (
 	"context"
+	"log/slog"
 	"math"
 	"slices"
 	"strings"
 	"time"
 
 	"vkm/host/game"
+	"vkm/host/netio"
 	"vkm/host/project"
 	"vkm/host/session"
 	"vkm/host/view"
@@ -16,11 +18,11 @@ import (
 	"vkm/transport"
 )
 
-// drawRate is how many frames a second a client with a view runs, beside
-// its ticks: the page draws the interpolated and smoothed picture, which
-// moves between ticks, so frames come faster than a 64 Hz tick and a
-// 120 Hz screen gets one each refresh.
-const drawRate = 120
+// DrawRate is how many frames a second a client with a view runs, beside
+// its ticks (Viewer.Publish): the page draws the interpolated and smoothed
+// picture, which moves between ticks, so frames come faster than a 64 Hz
+// tick and a 120 Hz screen gets one each refresh.
+const DrawRate = 120
 
 // reloadNotice is how long the page tells of a hot reload.
 const reloadNotice = 3 * time.Second
@@ -38,10 +40,13 @@ const (
 	maxEffects   = 64
 )
 
-// viewer ties a client's game to its web view: it publishes what the
+// Viewer ties a client's game to its web view: it publishes what the
 // client draws every frame, gives the page's input to the game as
-// commands, and applies the page's link sliders to the simulator.
-type viewer struct {
+// commands (it is a game.Input), and applies the page's link sliders to
+// the simulator. Make one with StartViewer (a page of its own) or
+// NewPageViewer (the page the browser client runs in); it is used on the
+// client's loop, and is not safe for concurrent use.
+type Viewer struct {
 	srv page
 	g   *game.Game
 	c   *session.Client // nil offline
@@ -83,6 +88,24 @@ type viewer struct {
 	rateOut      uint64
 }
 
+// ViewerConfig is what a Viewer needs beside its game. The zero value is a
+// viewer without link sliders that logs nothing.
+type ViewerConfig struct {
+	// Sim, if set, is the simulated link the page's sliders set.
+	Sim *netio.Sim
+	// Logger hears of a link setting refused; nil logs nothing.
+	Logger *slog.Logger
+	// OnListen, if set, hears the address StartViewer's page listens on.
+	OnListen func(addr string)
+}
+
+func (c *ViewerConfig) logger() *slog.Logger {
+	if c.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return c.Logger
+}
+
 // page is where a viewer's messages go: a view.Server's WebSocket, or a
 // view.Sink in the page the client itself runs in.
 type page interface {
@@ -100,8 +123,8 @@ var (
 	_ page = (*view.Sink)(nil)
 )
 
-// viewActions returns the project's input actions as the page lists them.
-func viewActions(p *project.Project) view.Actions {
+// actions returns the project's input actions as the page lists them.
+func actions(p *project.Project) view.Actions {
 	var acts view.Actions
 	for _, a := range p.Axes {
 		acts.Axes = append(acts.Axes, view.Axis{Name: a.Name, Negative: a.Negative, Positive: a.Positive, Mouse: a.Mouse})
@@ -112,51 +135,56 @@ func viewActions(p *project.Project) view.Actions {
 	return acts
 }
 
-// linkSetter returns what the page's link sliders call to set sim, or nil
-// without a simulator.
-func linkSetter(cfg PlayConfig, sim *simSocket) func(view.Link) {
+// linkSetter returns what the page's link sliders call to set cfg.Sim, or
+// nil without a simulator.
+func linkSetter(cfg ViewerConfig) func(view.Link) {
+	sim := cfg.Sim
 	if sim == nil {
 		return nil
 	}
 	return func(l view.Link) {
-		lc := sim.link()
+		lc := sim.Link()
 		lc.Latency, lc.Jitter, lc.Loss = l.Latency, l.Jitter, l.Loss
-		if err := sim.setLink(lc); err != nil {
+		if err := sim.SetLink(lc); err != nil {
 			cfg.logger().Warn("link setting refused", "err", err)
 		}
 	}
 }
 
-// startViewer serves cfg.View for g. sim, if set, is the socket the link
-// sliders reconfigure.
-func startViewer(ctx context.Context, cfg PlayConfig, g *game.Game, sim *simSocket) (*viewer, error) {
-	p := cfg.Project
-	vc := view.Config{Addr: cfg.View, Actions: viewActions(p), ViewWidth: p.ViewWidth, Logger: cfg.logger(), OnLink: linkSetter(cfg, sim)}
+// StartViewer serves g's view as a web page of its own at addr
+// ("127.0.0.1:8080") until ctx ends or the Viewer closes.
+func StartViewer(ctx context.Context, addr string, g *game.Game, cfg ViewerConfig) (*Viewer, error) {
+	p := g.Project()
+	vc := view.Config{Addr: addr, Actions: actions(p), ViewWidth: p.ViewWidth, Logger: cfg.logger(), OnLink: linkSetter(cfg)}
 	srv, err := view.Start(ctx, vc)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.OnView != nil {
-		cfg.OnView(srv.Addr())
+	if cfg.OnListen != nil {
+		cfg.OnListen(srv.Addr())
 	}
-	return newViewer(cfg, g, srv, sim), nil
+	return newViewer(g, srv, cfg), nil
 }
 
-// newViewer ties g to pg; sim, if set, is the socket the link sliders
-// reconfigure.
-func newViewer(cfg PlayConfig, g *game.Game, pg page, sim *simSocket) *viewer {
-	if sim != nil {
-		lc := sim.link()
+// newViewer ties g to pg.
+func newViewer(g *game.Game, pg page, cfg ViewerConfig) *Viewer {
+	if sim := cfg.Sim; sim != nil {
+		lc := sim.Link()
 		pg.SetLink(view.Link{Latency: lc.Latency, Jitter: lc.Jitter, Loss: lc.Loss})
 	}
-	v := &viewer{srv: pg, g: g, rateAt: time.Now(), scoreboard: cfg.Project.Scoreboard}
+	v := &Viewer{srv: pg, g: g, rateAt: time.Now(), scoreboard: g.Project().Scoreboard}
 	g.WatchEvents(v.effect)
 	return v
 }
 
+// Watch shows c's figures, drawn picture, ghost and leases on the page: c
+// is the client whose game the Viewer draws, connected, and now its
+// session's time.
+func (v *Viewer) Watch(c *session.Client, now func() transport.Time) { v.c, v.now = c, now }
+
 // effect keeps a presentation event for the frames of the next
 // effectLinger.
-func (v *viewer) effect(name string, id entity.ID, fields map[string]any) {
+func (v *Viewer) effect(name string, id entity.ID, fields map[string]any) {
 	v.effectSeq++
 	if len(v.effects) == maxEffects {
 		v.effects, v.effectAt = v.effects[1:], v.effectAt[1:]
@@ -167,7 +195,7 @@ func (v *viewer) effect(name string, id entity.ID, fields map[string]any) {
 
 // recentEffects drops the effects older than effectLinger and returns the
 // rest.
-func (v *viewer) recentEffects() []view.Effect {
+func (v *Viewer) recentEffects() []view.Effect {
 	now := time.Now()
 	n := 0
 	for n < len(v.effectAt) && now.Sub(v.effectAt[n]) > effectLinger {
@@ -181,12 +209,13 @@ func (v *viewer) recentEffects() []view.Effect {
 	return v.effects
 }
 
-func (v *viewer) close() { v.srv.Close() }
+// Close stops the page.
+func (v *Viewer) Close() { v.srv.Close() }
 
 // Next is the page's input as the command for one tick: held buttons as
 // they are, and a press for every button that went down since the last
 // tick, even one already released again.
-func (v *viewer) Next() prediction.Command {
+func (v *Viewer) Next() prediction.Command {
 	axes, held, pressed := v.srv.TakeInput()
 	var c prediction.Command
 	for i := range min(len(axes), prediction.MaxAxes) {
@@ -207,8 +236,9 @@ func (v *viewer) Next() prediction.Command {
 	return c
 }
 
-// publish sends the frame the client draws now.
-func (v *viewer) publish() {
+// Publish sends the frame the client draws now; the client's loop calls it
+// at DrawRate.
+func (v *Viewer) Publish() {
 	g := v.g
 	v.updateScene()
 	v.updateBoard()
@@ -271,7 +301,7 @@ func (v *viewer) publish() {
 }
 
 // netStats fills the panel's figures from the client's, st.
-func (v *viewer) netStats(st session.ClientStats) {
+func (v *Viewer) netStats(st session.ClientStats) {
 	c := v.c
 	n := &v.net
 	if conn := c.Net().Conn(); conn != nil {
@@ -306,7 +336,7 @@ func (v *viewer) netStats(st session.ClientStats) {
 
 // updateScene sends the page the shapes and looks of every entity with a
 // body when that set, or the players who drive them, have changed.
-func (v *viewer) updateScene() {
+func (v *Viewer) updateScene() {
 	g := v.g
 	players := g.Players()
 	const prime = 1099511628211
@@ -367,7 +397,7 @@ func (v *viewer) updateScene() {
 // components its entity has, sorted by the first column (highest first)
 // and then by name, and the fields of any other entity that has one of
 // them (a round timer).
-func (v *viewer) updateBoard() {
+func (v *Viewer) updateBoard() {
 	now := time.Now()
 	if now.Sub(v.boardAt) < boardEvery {
 		return
@@ -448,6 +478,18 @@ func (v *viewer) updateBoard() {
 	}
 	v.srv.SetBoard(*b)
 }
+
+// correctionSize is a correction's size as the page and the client's
+// report give it: a pose's in millimetres, a component field's difference
+// as it is.
+func correctionSize(cause session.Cause, v float64) float64 {
+	if cause == session.CauseComponent {
+		return v
+	}
+	return round1(v * 1000)
+}
+
+func round1(f float64) float64 { return math.Round(f*10) / 10 }
 
 // boardField is one field the scoreboard shows: a field of a project
 // component type, and its label.

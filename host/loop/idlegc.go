@@ -1,12 +1,14 @@
-package host
+package loop
 
 import (
 	"runtime"
 	"runtime/metrics"
 	"time"
+
+	"vkm/host/figures"
 )
 
-// idleGC runs the garbage collector between ticks, in the time the loop
+// IdleGC runs the garbage collector between ticks, in the time the loop
 // would sleep, so that no tick shares its thread's core with the
 // collector's marking or runs with its write barrier on. Traced, a served
 // tick that a collection marked through took about 1.3 times the CPU of
@@ -22,8 +24,9 @@ import (
 // run into the next tick is put off, and should it be put off for long
 // the collector begins by itself, as it would without this: the heap is
 // bounded exactly as it is without it (GOGC, GOMEMLIMIT), and collections
-// come more often (up to twice), each off the ticks.
-type idleGC struct {
+// come more often (up to twice), each off the ticks. Make one with
+// NewIdleGC; it is not safe for concurrent use.
+type IdleGC struct {
 	samples [4]metrics.Sample
 	// since is the bytes allocated as of the end of the last collection,
 	// cycles the collections ended by then.
@@ -34,24 +37,25 @@ type idleGC struct {
 	// machine busy) does not put off the rest for good.
 	expect time.Duration
 	// runs, late: the collections run here, and those that ended more
-	// than idleGCLateBy after the loop's next tick or send round was due.
+	// than lateBy after the loop's next tick or send round was due.
 	runs, late uint64
-	took       durations
+	took       Durations
 }
 
 const (
 	// idleGCSpare is what must be left of the wait beyond twice the
 	// collection expected.
 	idleGCSpare = time.Millisecond
-	// idleGCLateBy is how far past the next tick or send round a
+	// lateBy is how far past the next tick or send round a
 	// collection may end before it counts as late: a tick begun that
 	// much after its time is sent that much later, which a client's
 	// interpolation absorbs as it does the network's jitter.
-	idleGCLateBy = 2 * time.Millisecond
+	lateBy = 2 * time.Millisecond
 )
 
-func newIdleGC() *idleGC {
-	g := &idleGC{}
+// NewIdleGC returns an IdleGC that counts the heap's room from now.
+func NewIdleGC() *IdleGC {
+	g := &IdleGC{}
 	g.samples[0].Name = "/gc/heap/allocs:bytes"
 	g.samples[1].Name = "/gc/heap/live:bytes"
 	g.samples[2].Name = "/gc/heap/goal:bytes"
@@ -63,7 +67,7 @@ func newIdleGC() *idleGC {
 // read is the bytes allocated so far, the heap the last collection found
 // live, the heap goal the collector paces itself to, and the collections
 // ended so far.
-func (g *idleGC) read() (allocs, live, goal, cycles uint64) {
+func (g *IdleGC) read() (allocs, live, goal, cycles uint64) {
 	metrics.Read(g.samples[:])
 	var v [4]uint64
 	for i, s := range g.samples {
@@ -76,7 +80,7 @@ func (g *idleGC) read() (allocs, live, goal, cycles uint64) {
 
 // due says whether the heap has used half its room since the last
 // collection, whoever ran it.
-func (g *idleGC) due() bool {
+func (g *IdleGC) due() bool {
 	allocs, live, goal, cycles := g.read()
 	if cycles != g.cycles {
 		// The collector ran by itself: count from about its end.
@@ -87,14 +91,15 @@ func (g *idleGC) due() bool {
 }
 
 // fits says whether a collection fits in a wait of left.
-func (g *idleGC) fits(left time.Duration) bool {
+func (g *IdleGC) fits(left time.Duration) bool {
 	return left >= 2*g.expect+idleGCSpare
 }
 
-// maybe collects if one is due and fits in what is left of the wait; left
+// Maybe collects if one is due and fits in what is left of the wait; left
 // reports that after the collection too (negative: the next tick or round
-// is already late).
-func (g *idleGC) maybe(left func() time.Duration) {
+// is already late). It is called on the serving goroutine, locked to its
+// thread, which it lets go of while it collects.
+func (g *IdleGC) Maybe(left func() time.Duration) {
 	if !g.due() {
 		return
 	}
@@ -111,25 +116,30 @@ func (g *idleGC) maybe(left func() time.Duration) {
 	runtime.LockOSThread()
 	took := time.Since(start)
 	g.since, _, _, g.cycles = g.read()
-	g.record(took, left() < -idleGCLateBy)
+	g.record(took, left() < -lateBy)
 }
 
 // record keeps the time one collection took, and whether it ran late.
-func (g *idleGC) record(took time.Duration, late bool) {
+func (g *IdleGC) record(took time.Duration, late bool) {
 	g.expect = max(took, g.expect-g.expect/4)
 	g.runs++
-	g.took.add(took)
+	g.took.Add(took)
 	if late {
 		g.late++
 	}
 }
 
-// fill writes the collections' figures into a report.
-func (g *idleGC) fill(r *ServerReport) {
-	r.IdleGCs = g.runs
-	r.IdleGCLate = g.late
-	r.IdleGCP50us = micros(g.took.quantile(0.5))
-	r.IdleGCMaxUs = micros(g.took.max)
+// Figures are its figures, as a server's report gives them (package
+// figures): the collections run between ticks (idle_gcs), those that ended
+// late (idle_gc_late), and what one took in µs (idle_gc_p50_us,
+// idle_gc_max_us).
+func (g *IdleGC) Figures() []figures.Figure {
+	return []figures.Figure{
+		{Key: "idle_gcs", Uint: func() uint64 { return g.runs }},
+		{Key: "idle_gc_late", Uint: func() uint64 { return g.late }},
+		{Key: "idle_gc_p50_us", Float: func() float64 { return micros(g.took.Quantile(0.5)) }},
+		{Key: "idle_gc_max_us", Float: func() float64 { return micros(g.took.max) }},
+	}
 }
 
 // gcCycles is how many collections the process has run.

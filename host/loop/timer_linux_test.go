@@ -1,4 +1,4 @@
-package host
+package loop
 
 import (
 	"runtime"
@@ -14,16 +14,16 @@ func TestSleepUntilLetsOthersRunAndWaits(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	lt, err := newLoopTimer()
+	lt, err := NewTimer()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lt.close()
+	defer lt.Close()
 	for i := range 20 {
 		ran := make(chan struct{})
 		go func() { close(ran) }()
 		wake := time.Now().Add(time.Millisecond)
-		sleepUntil(lt, wake)
+		lt.SleepUntil(wake)
 		if time.Now().Before(wake) {
 			t.Fatalf("wait %d: woke before the wake time", i)
 		}
@@ -35,5 +35,5 @@ func TestSleepUntilLetsOthersRunAndWaits(t *testing.T) {
 	}
 	// A wake time already past is no wait at all: the timer is not armed
 	// with zero, which would disarm it and leave the read waiting forever.
-	sleepUntil(lt, time.Now().Add(-time.Second))
+	lt.SleepUntil(time.Now().Add(-time.Second))
 }

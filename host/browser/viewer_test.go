@@ -1,4 +1,4 @@
-package host
+package browser
 
 import (
 	"context"
@@ -49,12 +49,12 @@ func TestViewStreamsTheDrawnPicture(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	wg := watcher.c.Game()
-	v, err := startViewer(ctx, PlayConfig{Project: wg.Project(), View: "127.0.0.1:0"}, wg, nil)
+	v, err := StartViewer(ctx, "127.0.0.1:0", wg, ViewerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer v.close()
-	v.c, v.now = watcher.c, func() transport.Time { return h.now }
+	defer v.Close()
+	v.Watch(watcher.c, func() transport.Time { return h.now })
 	ws, _, err := websocket.Dial(ctx, "ws://"+v.srv.(*view.Server).Addr()+"/ws", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +75,7 @@ func TestViewStreamsTheDrawnPicture(t *testing.T) {
 		var drawn entity.Transform
 		watcher.c.Drawn(func() { drawn = *wg.Store().Transform(other) })
 		raw := *wg.Store().Transform(other)
-		v.publish()
+		v.Publish()
 		pose, ok := readPose(t, ctx, ws, other)
 		if !ok {
 			t.Fatalf("frame %d carries no pose for %v", i, other)
@@ -221,12 +221,12 @@ func TestViewerBoardAndLooks(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	v, err := startViewer(ctx, PlayConfig{Project: wg.Project(), View: "127.0.0.1:0"}, wg, nil)
+	v, err := StartViewer(ctx, "127.0.0.1:0", wg, ViewerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer v.close()
-	v.c, v.now = watcher.c, func() transport.Time { return h.now }
+	defer v.Close()
+	v.Watch(watcher.c, func() transport.Time { return h.now })
 	v.updateBoard()
 	b := v.board
 	names := map[entity.ID]string{}
@@ -310,7 +310,7 @@ return Round
 // entity of its own, and the clock's seconds on the scoreboard.
 func arenaWithRound(t *testing.T) *project.Project {
 	t.Helper()
-	dir := copyProject(t, filepath.Join("..", "projects", "arena"))
+	dir := copyProject(t, filepath.Join(projects, "arena"))
 	edit := func(name, old, new string) {
 		t.Helper()
 		file := filepath.Join(dir, filepath.FromSlash(name))
@@ -375,12 +375,12 @@ func TestViewerShowsTheOwnShotAtOnce(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	g := pl.c.Game()
-	v, err := startViewer(ctx, PlayConfig{Project: g.Project(), View: "127.0.0.1:0"}, g, nil)
+	v, err := StartViewer(ctx, "127.0.0.1:0", g, ViewerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer v.close()
-	v.c, v.now = pl.c, func() transport.Time { return h.now }
+	defer v.Close()
+	v.Watch(pl.c, func() transport.Time { return h.now })
 	ws, _, err := websocket.Dial(ctx, "ws://"+v.srv.(*view.Server).Addr()+"/ws", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -400,7 +400,7 @@ func TestViewerShowsTheOwnShotAtOnce(t *testing.T) {
 	if in.armed {
 		t.Fatal("the tick did not take the command")
 	}
-	v.publish()
+	v.Publish()
 	rctx, rcancel := context.WithTimeout(ctx, 10*time.Second)
 	defer rcancel()
 	for {

@@ -1,4 +1,4 @@
-package host
+package browser
 
 import (
 	"bufio"
@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,6 +39,35 @@ import (
 //	                   takes what a dev server runs now
 //	/vkm/web.json      {"dev": the server is a dev server, "project": name}
 
+// ListenConfig says where a server's web listener listens and what it
+// serves.
+type ListenConfig struct {
+	// Addr is the TCP address ("host:port") it listens on; its ICE port
+	// is the same host and port number, over UDP (another when that is
+	// taken and the port was left to the system).
+	Addr string
+	// Public are the addresses players reach the server at, whose IP
+	// addresses the ICE candidates name (host.ServeConfig.Public).
+	Public []netip.AddrPort
+	// Ready, if set, is called with the address it listens on.
+	Ready func(net.Addr)
+	// Page is the browser client's page, served beside the gateway.
+	Page   PageConfig
+	Logger *slog.Logger
+}
+
+// PageConfig says what the browser client's page serves.
+type PageConfig struct {
+	Project *project.Project
+	// Dev tells the page the server is a development server.
+	Dev bool
+	// WebClient is host.ServeConfig.WebClient: the browser client's
+	// WebAssembly file, or empty to build it from the module's source.
+	WebClient string
+	// Logger hears of the client's build; nil logs nothing.
+	Logger *slog.Logger
+}
+
 // webClientPkg is the browser client's main package.
 const webClientPkg = "./cmd/webclient"
 
@@ -47,8 +78,8 @@ type webClient struct {
 	etag         string
 }
 
-// registerWebPage adds the browser client's page and files to mux.
-func registerWebPage(mux *http.ServeMux, cfg ServeConfig) error {
+// registerPage adds the browser client's page and files to mux.
+func registerPage(mux *http.ServeMux, cfg PageConfig) error {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -73,7 +104,7 @@ func registerWebPage(mux *http.ServeMux, cfg ServeConfig) error {
 	for name, ctype := range map[string]string{"vkm.js": "text/javascript; charset=utf-8", "vkm-web.js": "text/javascript; charset=utf-8", "vkm.css": "text/css; charset=utf-8"} {
 		b, err := fs.ReadFile(pageFiles, name)
 		if err != nil {
-			return fmt.Errorf("host: the page's %s: %w", name, err)
+			return fmt.Errorf("browser: the page's %s: %w", name, err)
 		}
 		mux.HandleFunc("GET /"+name, serveBytes(ctype, b))
 	}
@@ -178,7 +209,7 @@ func webClientFor(file string, log *slog.Logger) (func(ctx context.Context) (*we
 				execJS, err = goWasmExec(goBin)
 			}
 			if err != nil {
-				webBuild.err = fmt.Errorf("host: the browser client: %w", err)
+				webBuild.err = fmt.Errorf("browser: the browser client: %w", err)
 				log.Error("the browser client cannot be built", "err", err)
 				return
 			}
@@ -201,10 +232,10 @@ func webClientFor(file string, log *slog.Logger) (func(ctx context.Context) (*we
 func readWebClient(file string) (*webClient, error) {
 	wasm, err := os.ReadFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("host: the browser client (--wasm): %w", err)
+		return nil, fmt.Errorf("browser: the browser client (--wasm): %w", err)
 	}
 	if !bytes.HasPrefix(wasm, []byte("\x00asm")) {
-		return nil, fmt.Errorf("host: the browser client (--wasm) %s is not a WebAssembly file", file)
+		return nil, fmt.Errorf("browser: the browser client (--wasm) %s is not a WebAssembly file", file)
 	}
 	execJS, err := os.ReadFile(filepath.Join(filepath.Dir(file), "wasm_exec.js"))
 	if err != nil {
@@ -215,7 +246,7 @@ func readWebClient(file string) (*webClient, error) {
 			err = errNoGo
 		}
 		if err != nil {
-			return nil, fmt.Errorf("host: the browser client (--wasm) %s needs wasm_exec.js beside it (from the lib/wasm folder of the Go that built it): %s holds none, and %w", file, filepath.Dir(file), err)
+			return nil, fmt.Errorf("browser: the browser client (--wasm) %s needs wasm_exec.js beside it (from the lib/wasm folder of the Go that built it): %s holds none, and %w", file, filepath.Dir(file), err)
 		}
 	}
 	return readyWebClient(wasm, execJS), nil
@@ -240,11 +271,11 @@ func webClientSource() (goBin, src string, err error) {
 	howto := "; build it with `GOOS=js GOARCH=wasm go build -o client.wasm " + webClientPkg + "` in vkm's source and pass --wasm client.wasm (with wasm_exec.js from `go env GOROOT`/lib/wasm beside it)"
 	goBin, err = exec.LookPath("go")
 	if err != nil {
-		return "", "", fmt.Errorf("host: the browser client is built when the server starts, and %w%s", errNoGo, howto)
+		return "", "", fmt.Errorf("browser: the browser client is built when the server starts, and %w%s", errNoGo, howto)
 	}
 	src, err = moduleSource()
 	if err != nil {
-		return "", "", fmt.Errorf("host: the browser client is built from vkm's source, and %w%s", err, howto)
+		return "", "", fmt.Errorf("browser: the browser client is built from vkm's source, and %w%s", err, howto)
 	}
 	return goBin, src, nil
 }
@@ -255,7 +286,7 @@ func webClientSource() (goBin, src string, err error) {
 func buildWebClient(goBin, src string) ([]byte, error) {
 	tmp, err := os.MkdirTemp("", "vkm-webclient-")
 	if err != nil {
-		return nil, fmt.Errorf("host: building the browser client: %w", err)
+		return nil, fmt.Errorf("browser: building the browser client: %w", err)
 	}
 	defer os.RemoveAll(tmp)
 	out := filepath.Join(tmp, "client.wasm")

@@ -1,4 +1,4 @@
-package host
+package loop
 
 import (
 	"bufio"
@@ -10,7 +10,7 @@ import (
 	"vkm/host/game"
 )
 
-// TickRecord is one served tick as traced (ServeConfig.TickLog): when it
+// TickRecord is one served tick as traced (a Trace's row): when it
 // began, what it took on the wall and on the serving thread's CPU clock,
 // what its phases took on each, and what the collector did meanwhile.
 // Durations are in µs. The wall time left over from the phases is the
@@ -43,14 +43,15 @@ type TickRecord struct {
 	GCs    uint32 `json:"gcs"`
 }
 
-// slowestKept is how many of the slowest ticks a traced run's report lists.
-const slowestKept = 10
+// SlowestKept is how many of the slowest ticks a Trace keeps.
+const SlowestKept = 10
 
-// tickTrace records every tick's phases and the collector's state around
-// it, writes a row a tick, and keeps the slowest. It is what a run with
-// ServeConfig.TickLog pays for: a few clock reads and a runtime/metrics
-// read a tick.
-type tickTrace struct {
+// Trace records every tick's phases and the collector's state around it,
+// writes a row a tick (CSV with a header: the columns are TickRecord's),
+// and keeps the slowest. It is what a run with host.ServeConfig.TickLog
+// pays for: a few clock reads and a runtime/metrics read a tick. Make one
+// with NewTrace; it is not safe for concurrent use.
+type Trace struct {
 	w       *bufio.Writer
 	start   time.Time
 	samples [3]metrics.Sample
@@ -69,8 +70,10 @@ type tickTrace struct {
 	err     error
 }
 
-func newTickTrace(w io.Writer, start time.Time) *tickTrace {
-	tr := &tickTrace{w: bufio.NewWriter(w), start: start}
+// NewTrace returns a Trace writing its rows to w, which times its ticks
+// from start (the server's).
+func NewTrace(w io.Writer, start time.Time) *Trace {
+	tr := &Trace{w: bufio.NewWriter(w), start: start}
 	tr.samples[0].Name = "/gc/cycles/total:gc-cycles"
 	tr.samples[1].Name = "/gc/heap/allocs:bytes"
 	tr.samples[2].Name = "/sched/pauses/total/gc:seconds"
@@ -82,7 +85,7 @@ func newTickTrace(w io.Writer, start time.Time) *tickTrace {
 // its stop-the-world pauses. Each collection stops the world twice, as its
 // marking begins and as it ends, so an odd count (less the odd ones out)
 // means it is marking.
-func (tr *tickTrace) read() (cycles, bytes, pauses uint64) {
+func (tr *Trace) read() (cycles, bytes, pauses uint64) {
 	metrics.Read(tr.samples[:])
 	if v := tr.samples[0].Value; v.Kind() == metrics.KindUint64 {
 		cycles = v.Uint64()
@@ -98,15 +101,15 @@ func (tr *tickTrace) read() (cycles, bytes, pauses uint64) {
 	return cycles, bytes, pauses
 }
 
-// begin marks the start of a tick.
-func (tr *tickTrace) begin(now time.Time) {
+// Begin marks the start of a tick at now.
+func (tr *Trace) Begin(now time.Time) {
 	tr.at = now
 	tr.cycles, tr.bytes, tr.pauses = tr.read()
 }
 
-// done records the tick just run, whose phases were ph and which took wall
+// Done records the tick just run, whose phases were ph and which took wall
 // and cpu.
-func (tr *tickTrace) done(tick uint32, ph game.TickPhases, wall, cpu time.Duration) {
+func (tr *Trace) Done(tick uint32, ph game.TickPhases, wall, cpu time.Duration) {
 	cycles, bytes, pauses := tr.read()
 	r := TickRecord{
 		Tick:           tick,
@@ -137,24 +140,24 @@ func (tr *tickTrace) done(tick uint32, ph game.TickPhases, wall, cpu time.Durati
 }
 
 // keep puts r among the slowest ticks if it is one.
-func (tr *tickTrace) keep(r TickRecord) {
+func (tr *Trace) keep(r TickRecord) {
 	i := len(tr.slowest)
 	for i > 0 && tr.slowest[i-1].WallUs < r.WallUs {
 		i--
 	}
-	if i >= slowestKept {
+	if i >= SlowestKept {
 		return
 	}
-	if len(tr.slowest) < slowestKept {
+	if len(tr.slowest) < SlowestKept {
 		tr.slowest = append(tr.slowest, TickRecord{})
 	}
 	copy(tr.slowest[i+1:], tr.slowest[i:])
 	tr.slowest[i] = r
 }
 
-// write writes the rows of the ticks run since the last call; the loop
+// Write writes the rows of the ticks run since the last call; the loop
 // calls it after a wake-up's ticks, so no tick times it.
-func (tr *tickTrace) write() {
+func (tr *Trace) Write() {
 	for _, r := range tr.rows {
 		if tr.err != nil {
 			break
@@ -166,9 +169,14 @@ func (tr *tickTrace) write() {
 	tr.rows = tr.rows[:0]
 }
 
-// close writes what is left; the first write error, if any.
-func (tr *tickTrace) close() error {
-	tr.write()
+// Slowest is the slowest ticks so far by wall time, slowest first, at
+// most SlowestKept of them. The slice is the Trace's: the next tick may
+// change it.
+func (tr *Trace) Slowest() []TickRecord { return tr.slowest }
+
+// Close writes what is left; the first write error, if any.
+func (tr *Trace) Close() error {
+	tr.Write()
 	if err := tr.w.Flush(); tr.err == nil {
 		tr.err = err
 	}

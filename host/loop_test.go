@@ -7,77 +7,79 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
 
 	"vkm/host/game"
+	"vkm/host/loop"
 )
 
-// TestTickTraceKeepsTheSlowest: the report lists the slowest ticks by
-// wall time, slowest first, however many ran.
-func TestTickTraceKeepsTheSlowest(t *testing.T) {
-	tr := newTickTrace(io.Discard, time.Now())
-	walls := []float64{5, 1, 9, 9, 3, 12, 7, 2, 8, 4, 6, 11, 10, 0.5}
-	for i, w := range walls {
-		tr.keep(TickRecord{Tick: uint32(i), WallUs: w})
+// The serving loop's timings, collections and tick log, as a server
+// reports them (package loop tests the pieces).
+
+func TestServeReportsTicksAndSnapshotRates(t *testing.T) {
+	addr, stop := served(t, nil, loadArena(t))
+	rep := join(t, nil, loadArena(t), addr, "playing")
+	if rep.State != "playing" {
+		t.Fatalf("client %+v", rep)
 	}
-	var got []float64
-	for _, r := range tr.slowest {
-		got = append(got, r.WallUs)
+	srv := stop()
+	t.Logf("server: %+v", srv)
+	if srv.Ticks > 0 && (srv.TickP50us <= 0 || srv.TickMaxUs < srv.TickP99us || srv.TickP99us < srv.TickP50us) {
+		t.Errorf("%d ticks timed as p50 %v, p99 %v, max %v µs", srv.Ticks, srv.TickP50us, srv.TickP99us, srv.TickMaxUs)
 	}
-	want := slices.Clone(walls)
-	slices.Sort(want)
-	slices.Reverse(want)
-	if want = want[:slowestKept]; !slices.Equal(got, want) {
-		t.Errorf("kept %v, want %v", got, want)
+	// A tick's CPU time on the serving thread is part of its wall time.
+	if _, ok := loop.ThreadCPU(); ok && srv.Ticks > 0 && (srv.TickCPUP50us <= 0 || srv.TickCPUP99us < srv.TickCPUP50us) {
+		t.Errorf("%d ticks' CPU timed as p50 %v, p99 %v µs", srv.Ticks, srv.TickCPUP50us, srv.TickCPUP99us)
+	}
+}
+
+// garbage allocates n bytes the collector may take back at once.
+func garbage(n uint64) {
+	for range n / 1024 {
+		sink = make([]byte, 1024)
 	}
 }
 
 // sink keeps the garbage a test makes on the heap.
 var sink []byte
 
-// TestTickTraceSeesTheCollector: a tick through which a collection ran is
-// marked as marking and counts it; the ticks either side are not.
-func TestTickTraceSeesTheCollector(t *testing.T) {
-	// Only the collection the test runs: none of the collector's own.
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	runtime.GC()
-	var out bytes.Buffer
-	tr := newTickTrace(&out, time.Now())
-	garbage := func() {
-		for range 1000 {
-			sink = make([]byte, 1024)
+// heapRoom is the room the collector's pacing gives the heap now: its
+// goal less what the last collection found live.
+func heapRoom() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/heap/goal:bytes"}}
+	metrics.Read(s)
+	return s[1].Value.Uint64() - s[0].Value.Uint64()
+}
+
+// TestServeCollectsBetweenTicks: a server told to collects between its
+// ticks and counts the collections in its report; an untold one does not.
+func TestServeCollectsBetweenTicks(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	for _, idle := range []bool{false, true} {
+		// Each tick uses an eighth of the heap's room: due after four, and
+		// the collector's own start (at 0.7 of the room or later) a tick
+		// or more further on.
+		runtime.GC()
+		perTick := heapRoom() / 8
+		rep, err := Serve(context.Background(), ServeConfig{Project: loadArena(t), Addr: "127.0.0.1:0", Logger: testLogger(t), Duration: 300 * time.Millisecond, IdleGC: idle,
+			AfterTick: func(*game.Game) { garbage(perTick) }})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	tick := func(n uint32, during func()) {
-		tr.begin(time.Now())
-		during()
-		tr.done(n, game.TickPhases{}, time.Millisecond, time.Millisecond)
-	}
-	tick(1, garbage)
-	tick(2, runtime.GC)
-	tick(3, garbage)
-	if err := tr.close(); err != nil {
-		t.Fatal(err)
-	}
-	rows := readTickLog(t, &out)
-	if len(rows) != 3 {
-		t.Fatalf("%d rows: %v", len(rows), rows)
-	}
-	for i, want := range []struct {
-		mark string
-		gcs  string
-	}{{"false", "0"}, {"true", "1"}, {"false", "0"}} {
-		if r := rows[i]; r["gc_mark"] != want.mark || r["gcs"] != want.gcs {
-			t.Errorf("tick %s: gc_mark %s gcs %s, want %s %s", r["tick"], r["gc_mark"], r["gcs"], want.mark, want.gcs)
+		t.Logf("idle %v: %d KB a tick: %d ticks, %d collections, %d between ticks (%d late), %v µs each, at most %v", idle, perTick>>10, rep.Ticks, rep.GCs, rep.IdleGCs, rep.IdleGCLate, rep.IdleGCP50us, rep.IdleGCMaxUs)
+		if rep.GCs == 0 {
+			t.Errorf("idle %v: %d ticks allocating %d KB each ran no collection", idle, rep.Ticks, perTick>>10)
 		}
-	}
-	// The runtime counts small allocations as it hands out spans of them,
-	// so the figure is within a span or so.
-	if kb, _ := strconv.ParseFloat(rows[0]["alloc_kb"], 64); kb < 900 || kb > 1100 {
-		t.Errorf("a tick that allocated 1000 KB is logged as %v KB", kb)
+		if idle && (rep.IdleGCs == 0 || rep.IdleGCs > rep.GCs || rep.IdleGCLate > rep.IdleGCs) {
+			t.Errorf("told to collect between ticks: %d collections, %d between ticks, %d late", rep.GCs, rep.IdleGCs, rep.IdleGCLate)
+		}
+		if !idle && rep.IdleGCs != 0 {
+			t.Errorf("not told to: %d collections between ticks", rep.IdleGCs)
+		}
 	}
 }
 
@@ -122,7 +124,7 @@ func TestServeLogsEveryTicksPhases(t *testing.T) {
 		}
 		return f
 	}
-	_, hasCPU := threadCPU()
+	_, hasCPU := loop.ThreadCPU()
 	var walls []float64
 	contacts := 0.0
 	for i, r := range rows {
@@ -144,7 +146,7 @@ func TestServeLogsEveryTicksPhases(t *testing.T) {
 	}
 	slices.Sort(walls)
 	slices.Reverse(walls)
-	if n := min(len(walls), slowestKept); len(rep.SlowestTicks) != n {
+	if n := min(len(walls), loop.SlowestKept); len(rep.SlowestTicks) != n {
 		t.Fatalf("%d slowest ticks listed, want %d", len(rep.SlowestTicks), n)
 	}
 	for i, r := range rep.SlowestTicks {

@@ -1,4 +1,4 @@
-package host
+package browser
 
 import (
 	"bytes"
@@ -61,7 +61,7 @@ func TestWebPageServesTheClientInTheTab(t *testing.T) {
 	file, wasm := fakeClient(t)
 	p := loadCrowd(t)
 	mux := http.NewServeMux()
-	if err := registerWebPage(mux, ServeConfig{Project: p, Dev: true, WebClient: file}); err != nil {
+	if err := registerPage(mux, PageConfig{Project: p, Dev: true, WebClient: file}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -122,14 +122,14 @@ func TestWebPageServesTheClientInTheTab(t *testing.T) {
 func TestWebPageSaysWhyThereIsNoClient(t *testing.T) {
 	p := loadArena(t)
 	t.Setenv("PATH", t.TempDir())
-	err := registerWebPage(http.NewServeMux(), ServeConfig{Project: p})
+	err := registerPage(http.NewServeMux(), PageConfig{Project: p})
 	if err == nil || !strings.Contains(err.Error(), "not on PATH") || !strings.Contains(err.Error(), "--wasm") {
 		t.Fatalf("without go: %v", err)
 	}
 	t.Log(err)
 	notWasm := filepath.Join(t.TempDir(), "client.wasm")
 	os.WriteFile(notWasm, []byte("#!/bin/sh"), 0o644)
-	err = registerWebPage(http.NewServeMux(), ServeConfig{Project: p, WebClient: notWasm})
+	err = registerPage(http.NewServeMux(), PageConfig{Project: p, WebClient: notWasm})
 	if err == nil || !strings.Contains(err.Error(), "not a WebAssembly file") {
 		t.Fatalf("not wasm: %v", err)
 	}
