@@ -49,6 +49,9 @@ func TestDevReload(t *testing.T) {
 // on. Timing and corrections are left to TestDevReload, since a loaded
 // machine stretches real time.
 func TestDevReloadOverUDP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seconds of real sockets on the wall clock: runs without -short")
+	}
 	devReload(t, nil, false)
 }
 

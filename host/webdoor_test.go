@@ -29,6 +29,9 @@ const deadlineSlack = 2 * time.Second
 // socket closed no sooner than web.DefaultWelcomeTimeout after it opened
 // and not much later. The server's report counts them by reason.
 func TestIdleWebAttemptsDoNotKeepWebPlayersOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seconds of real sockets on the wall clock: runs without -short")
+	}
 	p := loadArena(t)
 	_, addr, stop := servedWeb(t, ServeConfig{Project: p})
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)

@@ -115,6 +115,9 @@ func TestClientsPlayOverUDPWebRTCAndWebSocketTogether(t *testing.T) {
 // over UDP does: minted under the key and naming the server's address, it
 // plays; without one, or under another key, it is refused for that reason.
 func TestTokensWorkOverTheWebAsOverUDP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seconds of real sockets on the wall clock: runs without -short")
+	}
 	p := loadArena(t)
 	key := &testKeys[0]
 	udp, web, stop := servedWeb(t, ServeConfig{Project: p, Key: key})

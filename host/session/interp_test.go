@@ -17,6 +17,7 @@ import (
 // bend), while the raw snapshot values it is drawn from stand still
 // between arrivals and then leap.
 func TestOthersAreDrawnSmoothly(t *testing.T) {
+	t.Parallel() // its own sessions, game and link; nothing shared
 	const seed = 23
 	h := newHarness(t, loadArena(t))
 	watcher := h.seated(memnet.Mobile, seed, false)

@@ -147,6 +147,7 @@ func meetingPair(t *testing.T, seed uint64, jumpA, jumpB int) (*harness, *peer, 
 // simulate: where the other stands in its world decides how often it is
 // corrected.
 func TestPlayersRunningIntoEachOtherAreRarelyCorrected(t *testing.T) {
+	t.Parallel() // its own sessions, game and link; nothing shared
 	const bound = 15 // corrections in the twenty seconds, each client, teleports aside
 	for _, seed := range []uint64{11, 12} {
 		h, a, b := meetingPair(t, seed, 3, 4)
@@ -203,6 +204,7 @@ func TestRunIntentReadsTheControllersRate(t *testing.T) {
 // character where the two meet: without either, every client has
 // corrections of a quarter of a metre, and nearly twice as many.
 func TestRelayedRunsKeepHeadOnMeetingsSmall(t *testing.T) {
+	t.Parallel() // its own sessions, game and link; nothing shared
 	const (
 		seeds = 6
 		bound = 200 // corrections in all, teleports aside (300 without either; 190 relayed alone, 223 stopped alone)
@@ -242,6 +244,7 @@ func TestRelayedRunsKeepHeadOnMeetingsSmall(t *testing.T) {
 // on the floor; carried on their words alone, the same seeds cost twice
 // the corrections.
 func TestFourWanderersAreRarelyCorrected(t *testing.T) {
+	t.Parallel() // its own sessions, game and link; nothing shared
 	if testing.Short() {
 		t.Skip("a long seeded match: runs without -short")
 	}

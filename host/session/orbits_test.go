@@ -30,6 +30,7 @@ func loadOrbits(t testing.TB) *project.Project {
 // so a mover is drawn frozen in at most one frame a second, and no drawn
 // body jumps when its next pose arrives.
 func TestOrbitsAreDrawnWithoutStalls(t *testing.T) {
+	t.Parallel() // its own sessions, game and link; nothing shared
 	if testing.Short() {
 		t.Skip("a long seeded match: runs without -short")
 	}

@@ -188,6 +188,7 @@ func TestEditingTheArenasWalker(t *testing.T) {
 // save of the arena's walker reloads on a crowd server and its dev client
 // as it does in the arena.
 func TestEditingTheArenasWalkerReloadsTheCrowd(t *testing.T) {
+	t.Parallel() // its own sessions, game and link; nothing shared
 	root := t.TempDir()
 	copyFolder(t, "../../projects/arena", filepath.Join(root, "arena"))
 	copyFolder(t, "../../projects/crowd", filepath.Join(root, "crowd"))

@@ -230,6 +230,7 @@ func TestAReusedSlotLeavesNothingOfItsOldOccupant(t *testing.T) {
 // world settled. It asserts only that the settled world costs less; the
 // figures are for BENCHMARKS.md.
 func TestArenaBandwidthPerPeer(t *testing.T) {
+	t.Parallel() // its own sessions, game and link; nothing shared
 	h := newHarness(t, loadArena(t))
 	var peers []*peer
 	for i := range 4 {
@@ -348,6 +349,7 @@ func TestABotsCommandsDriveItsCharacterOnTheServer(t *testing.T) {
 // the server run a command dry, which is a correction; it is printed, not
 // bounded.
 func TestPredictionHoldsInTheSteadyState(t *testing.T) {
+	t.Parallel() // its own sessions, game and link; nothing shared
 	for _, profile := range []memnet.Profile{memnet.Perfect, memnet.Broadband, memnet.Mobile} {
 		t.Run(profile.Name, func(t *testing.T) {
 			const seed = 77
@@ -498,6 +500,7 @@ func TestAWallOnlyTheServerHasIsReplayedAway(t *testing.T) {
 }
 
 func TestTwoClientsPushingConvergeOnTheServersAnswer(t *testing.T) {
+	t.Parallel() // its own sessions, game and link; nothing shared
 	h := newHarness(t, loadArena(t))
 	a := h.join(loadArena(t), memnet.Broadband, 31)
 	b := h.join(loadArena(t), memnet.Broadband, 32)
@@ -561,6 +564,7 @@ func countEvents(g *game.Game, name string) int {
 // the idle watcher nothing, since they have nothing to say), and it is
 // still drawn moving between the poses heard.
 func TestServedReach(t *testing.T) {
+	t.Parallel() // its own sessions, game and link; nothing shared
 	p := loadArena(t)
 	p.Reach = 16
 	h := newHarness(t, p)

@@ -49,6 +49,7 @@ func TestACorrectionLandsOnTheServersAnswerExactly(t *testing.T) {
 // client predicts all of it, so on a link that loses no command nothing is
 // ever corrected.
 func TestPredictionHoldsWhileCratesAreKnockedAbout(t *testing.T) {
+	t.Parallel() // its own sessions, game and link; nothing shared
 	if testing.Short() {
 		t.Skip("a long seeded match: runs without -short")
 	}
