@@ -14,8 +14,8 @@ import (
 	"vkm/host/project"
 	"vkm/host/session"
 	"vkm/internal/entity"
-	"vkm/transport/handshake"
 	"vkm/transport"
+	"vkm/transport/handshake"
 	"vkm/transport/token"
 )
 

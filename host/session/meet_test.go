@@ -147,7 +147,7 @@ func meetingPair(t *testing.T, seed uint64, jumpA, jumpB int) (*harness, *peer, 
 // simulate: where the other stands in its world decides how often it is
 // corrected.
 func TestPlayersRunningIntoEachOtherAreRarelyCorrected(t *testing.T) {
-	t.Parallel() // its own sessions, game and link; nothing shared
+	t.Parallel()     // its own sessions, game and link; nothing shared
 	const bound = 15 // corrections in the twenty seconds, each client, teleports aside
 	for _, seed := range []uint64{11, 12} {
 		h, a, b := meetingPair(t, seed, 3, 4)
