@@ -52,8 +52,12 @@ func TestIdleWebAttemptsDoNotKeepWebPlayersOut(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
+			// The time is taken before the bytes go: the gateway's deadline
+			// starts once it has read them, which can be before Fprintf
+			// returns here.
+			sent := time.Now()
 			fmt.Fprintf(c, "POST /vkm/offer HTTP/1.1\r\nHost: %s\r\nContent-Length: 3000\r\n\r\n{\"type\":\"offer\"", addr)
-			offers = append(offers, offer{c, time.Now()})
+			offers = append(offers, offer{c, sent})
 		}
 	}
 	type socket struct {
