@@ -22,7 +22,7 @@ import (
 // not symmetric in A and B.
 //
 // canonicalize takes that history out before every step: the body list is
-// put in slot order, a contact between two fixtures of one shape type is
+// put in slot order (the ground that joints to the world hold on to last), a contact between two fixtures of one shape type is
 // turned so that A is the fixture that comes first by body slot, fixture
 // and child (a contact between two shape types is already ordered by
 // box2d's registry), and the world's contact list and every body's contact
@@ -153,6 +153,12 @@ func (w *World) rankBodies() bool {
 			b = b.M_next
 		}
 	}
+	if w.ground != nil {
+		inOrder = inOrder && b == w.ground
+		if inOrder {
+			b = b.M_next
+		}
+	}
 	return inOrder && b == nil
 }
 
@@ -203,6 +209,16 @@ func (w *World) relink(cs []contactRank) {
 		}
 		prev = b
 		b.M_contactList = nil // rebuilt below, in contact order
+	}
+	if g := w.ground; g != nil {
+		// The joints' anchor in the world goes last: it has no fixtures,
+		// so no contacts, and no place in slot order.
+		g.M_prev, g.M_next = prev, nil
+		if prev == nil {
+			w.b2.M_bodyList = g
+		} else {
+			prev.M_next = g
+		}
 	}
 
 	var none box2d.B2ContactInterface

@@ -47,6 +47,10 @@ type Bodies interface {
 // awake bodies' contacts carry the same warm-starting impulses: those are
 // the history box2d keeps, and a sleeping body carries none.
 //
+// A body woken since the last step by what moves it from outside its
+// components (a joint changed by SetJoint) has its Rigidbody.Awake set
+// before it is gathered.
+//
 // A body whose entity is not simulated is neither gathered nor written back:
 // its components and its body drift apart until it is simulated again. A nil
 // b gathers and writes back nothing.
@@ -63,6 +67,8 @@ func (w *World) step(b Bodies, place bool) {
 	// change during the step: gather and writeback ask b once.
 	poses := w.poses[:0]
 	for _, r := range w.order {
+		wake := r.wake
+		r.wake = false
 		if b == nil || r.kind == entity.Static {
 			continue
 		}
@@ -74,6 +80,9 @@ func (w *World) step(b Bodies, place bool) {
 		switch {
 		case t == nil || rb == nil:
 		case sim:
+			if wake {
+				rb.Awake = true // woken since the last step (World.wake)
+			}
 			poses = append(poses, simPose{r: r, t: t, rb: rb})
 		default:
 			w.gather(r.b, t, rb)
