@@ -182,3 +182,20 @@ func BenchmarkSaveRestore(b *testing.B) {
 		}
 	})
 }
+
+// TestGatherTakesOnlyWhatIsSimulated gathers components into the bodies
+// an end simulates and leaves the others where they stand.
+func TestGatherTakesOnlyWhatIsSimulated(t *testing.T) {
+	w, s := gravityWorld(), newStore()
+	a := add(t, w, s, eid(1), def(entity.Dynamic, box(1, 1)), 0, 5)
+	b := add(t, w, s, eid(2), def(entity.Dynamic, box(1, 1)), 3, 5)
+	s.off[eid(2)] = true
+	a.t.X, b.t.X = 1, 4
+	w.Gather(s)
+	if x := w.byID[eid(1)].b.M_xf.P.X; x != 1 {
+		t.Errorf("the simulated body is at x = %g, want its component's 1", x)
+	}
+	if x := w.byID[eid(2)].b.M_xf.P.X; x != 3 {
+		t.Errorf("the body this end does not simulate moved to x = %g", x)
+	}
+}

@@ -116,6 +116,22 @@ func (w *World) step(b Bodies, place bool) {
 	w.restSleepers()
 }
 
+// Gather copies the components of every body b simulates into the body,
+// as a Step's gather does, without stepping. A client that restored a
+// State (Restore) to replay from calls it to put the server's answer,
+// which its components now hold, into the bodies it decides, before the
+// replayed tick's behaviors and controllers ask the world where they are.
+func (w *World) Gather(b Bodies) {
+	for _, r := range w.order {
+		if r.kind == entity.Static || !b.Simulates(r.id) {
+			continue
+		}
+		if t, rb := b.Pose(r.id); t != nil && rb != nil {
+			w.gather(r.b, t, rb)
+		}
+	}
+}
+
 // simPose is a body Step gathers and writes back, with its components.
 type simPose struct {
 	r  *body

@@ -79,6 +79,9 @@ type Game struct {
 	watch   func(name string, id entity.ID, fields map[string]any) // WatchEvents' fn, or nil
 	errs    []scripting.ScriptError
 	timer   phaseTimer // times each tick's phases when asked (TimePhases)
+	// rewind is the physics after each of the last rewindDepth ticks, on
+	// an end that replays (nil elsewhere).
+	rewind []rewindSlot
 }
 
 // New loads cfg.Project's entry script and scene into a new world and
@@ -454,6 +457,7 @@ func (g *Game) RunTick() {
 	} else {
 		g.phys.Step((*world)(g))
 	}
+	g.keepPhysics()
 	g.timer.done(t0, t1, t2, g.timer.mark(), g.phys.LastStep())
 	g.auth.AfterTick()
 }
@@ -463,12 +467,20 @@ func (g *Game) RunTick() {
 // the character controller and physics, nothing that presents. after runs
 // after each replayed tick. It stops early at a tick with no command and
 // returns how many ran; the tick counter ends where it was.
+//
+// The physics starts from where it stood after tick from-1, when this end
+// kept it (an end its Authority tells where bodies are keeps its last
+// rewindDepth ticks), with the components of what this end simulates put
+// back into their bodies: so the replayed ticks repeat, bit for bit, what
+// the same ticks computed given the same state, joints and contacts
+// included.
 func (g *Game) Replay(from, to uint32, cmd func(tick uint32) (prediction.Command, bool), after func(*Game)) int {
 	if from > to {
 		return 0
 	}
 	now, local := g.tick, g.local
 	g.replaying, g.replayTo = true, now
+	g.restorePhysics(from - 1)
 	g.tick = from - 1
 	n := 0
 	for t := from; t <= to; t++ {
