@@ -101,7 +101,7 @@ func (w *World) canonicalize() {
 		d := contactData(c)
 		k := w.contactKey(d)
 		if fixtureKeyCmp(k.a, k.b) > 0 && turnable(d) {
-			turn(c)
+			turn(c, w.b2.M_contactManager.M_contactListener)
 			k.a, k.b = k.b, k.a
 		}
 		if inOrder {
@@ -287,7 +287,7 @@ func turnable(c *box2d.B2Contact) bool {
 // already updated (one made for a time-of-impact sub-step) holds a
 // manifold in the old A's frame: it is computed again, without the
 // warm-starting impulses, which belonged to the old frame.
-func turn(c box2d.B2ContactInterface) {
+func turn(c box2d.B2ContactInterface, l box2d.B2ContactListenerInterface) {
 	fa, fb := c.GetFixtureA(), c.GetFixtureB()
 	c.SetFixtureA(fb)
 	c.SetFixtureB(fa)
@@ -298,13 +298,15 @@ func turn(c box2d.B2ContactInterface) {
 	c.SetNodeA(nb)
 	c.SetNodeB(na)
 	if c.GetManifold().PointCount > 0 || c.IsTouching() {
-		refresh(c)
+		refresh(c, l)
 	}
 }
 
 // refresh computes c's manifold from where its bodies stand now, clears its
-// warm-starting impulses and sets its touching flag from the manifold.
-func refresh(c box2d.B2ContactInterface) {
+// warm-starting impulses and sets its touching flag from the manifold,
+// telling l (when not nil) when that begins or ends a touch, as box2d's
+// own update would.
+func refresh(c box2d.B2ContactInterface, l box2d.B2ContactListenerInterface) {
 	fa, fb := c.GetFixtureA(), c.GetFixtureB()
 	m := c.GetManifold()
 	c.Evaluate(m, fa.GetBody().GetTransform(), fb.GetBody().GetTransform())
@@ -312,9 +314,17 @@ func refresh(c box2d.B2ContactInterface) {
 		m.Points[i].NormalImpulse = 0
 		m.Points[i].TangentImpulse = 0
 	}
+	was := c.IsTouching()
 	if m.PointCount > 0 {
 		c.SetFlags(c.GetFlags() | box2d.B2Contact_Flag.E_touchingFlag)
 	} else {
 		c.SetFlags(c.GetFlags() &^ box2d.B2Contact_Flag.E_touchingFlag)
+	}
+	switch now := m.PointCount > 0; {
+	case l == nil || now == was:
+	case now:
+		l.BeginContact(c)
+	default:
+		l.EndContact(c)
 	}
 }

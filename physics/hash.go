@@ -51,7 +51,7 @@ func (w *World) Hash() uint64 {
 		h.ref(c.k.lo)
 		h.ref(c.k.hi)
 		m := c.d.M_manifold
-		h.u64(uint64(c.d.M_flags&box2d.B2Contact_Flag.E_touchingFlag) | uint64(m.PointCount)<<32)
+		h.u64(uint64(c.d.M_flags&(box2d.B2Contact_Flag.E_touchingFlag|oneWayDecided|oneWayPassing)) | uint64(m.PointCount)<<32)
 		for i := range m.PointCount {
 			h.f64(m.Points[i].NormalImpulse, m.Points[i].TangentImpulse)
 		}

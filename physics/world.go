@@ -174,6 +174,11 @@ type World struct {
 	// entity's, and canonicalize keeps it last in box2d's body list.
 	ground *box2d.B2Body
 
+	// listener is box2d's contact listener (contact.go), and events the
+	// contacts it recorded since Contacts last ran.
+	listener listener
+	events   []Contact
+
 	// restoreWant, restoreHeld, restoreFound and restoreGone are Restore's
 	// scratch: the saved contacts by pair, the bodies the State holds, the
 	// World's contact for each saved one and those to destroy.
@@ -220,6 +225,9 @@ type body struct {
 	// components, and fixed whether that settle changed nothing.
 	settled settledPose
 	fixed   bool
+	// oneWay marks, by shape index, the body's one-way shapes; nil when it
+	// has none.
+	oneWay []bool
 	// wake says the body was woken since the last Step (a joint changed,
 	// a force): that Step's gather sets its Rigidbody.Awake before
 	// gathering it, which would otherwise put it back to sleep.
@@ -232,12 +240,15 @@ func New(cfg Config) *World {
 	warmUp()
 	cfg = cfg.withDefaults()
 	filter := new(countingFilter)
-	return &World{
+	w := &World{
 		cfg:    cfg,
 		b2:     newB2World(cfg.GravityX, cfg.GravityY, filter),
 		filter: filter,
 		byID:   make(map[entity.ID]*body),
 	}
+	w.listener.w = w
+	w.b2.SetContactListener(&w.listener)
+	return w
 }
 
 // newB2World is the one place box2d world settings are chosen. Settings stay

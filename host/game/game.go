@@ -94,7 +94,7 @@ func New(cfg Config) (*Game, error) {
 	if err != nil {
 		return nil, fmt.Errorf("game: entryScene: %w", err)
 	}
-	scene, err := project.ParseScene(p.Where(p.EntryScene), sceneData)
+	scene, err := p.ParseScene(p.Where(p.EntryScene), sceneData)
 	if err != nil {
 		return nil, err
 	}
@@ -690,7 +690,7 @@ func (g *Game) parsePrefab(file string) (*project.Prefab, error) {
 	if err != nil {
 		return nil, fmt.Errorf("game: prefab: %w", err)
 	}
-	p, err := project.ParsePrefab(g.project.Where(file), data)
+	p, err := g.project.ParsePrefab(g.project.Where(file), data)
 	if err != nil {
 		return nil, err
 	}

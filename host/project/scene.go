@@ -153,13 +153,29 @@ func (p *Prefab) Entity(uid uint32) *EntityDef {
 	return nil
 }
 
-// ParseScene parses a scene file. file is used only in messages. Every
-// mistake the file can contain comes back as a *ConfigError.
-func ParseScene(file string, data []byte) (*Scene, error) {
+// ParseScene parses a scene file of a project that declares no collision
+// categories. file is used only in messages. Every mistake the file can
+// contain comes back as a *ConfigError.
+func ParseScene(file string, data []byte) (*Scene, error) { return parseScene(file, data, nil) }
+
+// ParseScene parses a scene file of p, whose shapes may name p's collision
+// categories.
+func (p *Project) ParseScene(file string, data []byte) (*Scene, error) {
+	return parseScene(file, data, p.Categories)
+}
+
+// ParsePrefab parses a prefab file of p, whose shapes may name p's
+// collision categories.
+func (p *Project) ParsePrefab(file string, data []byte) (*Prefab, error) {
+	return parsePrefab(file, data, p.Categories)
+}
+
+func parseScene(file string, data []byte, cats Categories) (*Scene, error) {
 	doc, root, cerr := decodeTOML(file, sceneKind, data)
 	if cerr != nil {
 		return nil, cerr
 	}
+	doc.categories = cats
 	sc := &Scene{File: file, GravityY: DefaultGravityY}
 	root.only()
 	if ph, ok := root.table("physics"); ok {
@@ -178,13 +194,17 @@ func ParseScene(file string, data []byte) (*Scene, error) {
 	return sc, nil
 }
 
-// ParsePrefab parses a prefab file. file is used only in messages. Every
-// mistake the file can contain comes back as a *ConfigError.
-func ParsePrefab(file string, data []byte) (*Prefab, error) {
+// ParsePrefab parses a prefab file of a project that declares no
+// collision categories. file is used only in messages. Every mistake the
+// file can contain comes back as a *ConfigError.
+func ParsePrefab(file string, data []byte) (*Prefab, error) { return parsePrefab(file, data, nil) }
+
+func parsePrefab(file string, data []byte, cats Categories) (*Prefab, error) {
 	doc, root, cerr := decodeTOML(file, prefabKind, data)
 	if cerr != nil {
 		return nil, cerr
 	}
+	doc.categories = cats
 	p := &Prefab{File: file}
 	root.only()
 	p.Entities = readEntities(root, true)
@@ -456,6 +476,7 @@ func readShape(t *tomlTable) entity.Shape {
 		sh.Restitution = v
 	}
 	sh.Sensor, _ = t.boolean("sensor")
+	readFilter(t, &sh)
 	return sh
 }
 

@@ -182,6 +182,19 @@ type Shape struct {
 	Friction    float64
 	Restitution float64
 	Sensor      bool // reports overlaps, never pushes
+
+	// Category is the set of collision categories the shape is in, a bit
+	// each, and Mask the set it collides with: two shapes collide when
+	// each one's Mask holds a category of the other's. Zero is box2d's
+	// default for each: category 1, and every category. Two shapes of the
+	// same non-zero Group never collide when it is negative and always do
+	// when it is positive, whatever their categories say.
+	Category, Mask uint16
+	Group          int16
+	// OneWay makes the shape solid only to what meets it from the side
+	// its body's +y faces (turned with the body): a platform a character
+	// jumps up through and lands on.
+	OneWay bool
 }
 
 // BodyDef is the authored description of an entity's physics body. It is not
