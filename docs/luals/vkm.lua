@@ -275,6 +275,25 @@ function Behavior:on_destroy() end
 ---instance to its new code (its fields are kept).
 function Behavior:on_reload() end
 
+---What on_contact is told of a touch, from the side of the entity it runs for.
+---@class ContactInfo
+---@field begin boolean true when the shapes began to touch, false when they stopped
+---@field sensor boolean either shape is a sensor
+---@field shape integer which of this entity's shapes, from 1
+---@field other_shape integer which of the other's shapes, from 1
+---@field x number where they touch (at a begin; 0 at an end)
+---@field y number
+---@field nx number the unit normal from this entity toward the other (at a begin)
+---@field ny number
+---@field speed number how fast the two were closing along the normal, m/s (at a begin)
+
+---When one of the entity's shapes begins or stops touching another's, after
+---the tick's physics step, on the ends that simulate the entity, never during
+---a replay. `other` may already be destroyed at an end.
+---@param other Entity
+---@param info ContactInfo
+function Behavior:on_contact(other, info) end
+
 ---What vkmRegisterBehaviors receives: `r.walker = Walker` or
 ---`r:register("walker", Walker)` registers a behavior; `r.walker` reads it back.
 ---@class Registry

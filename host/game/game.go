@@ -82,6 +82,10 @@ type Game struct {
 	// rewind is the physics after each of the last rewindDepth ticks, on
 	// an end that replays (nil elsewhere).
 	rewind []rewindSlot
+	// touches are the touches on_contact was told began and not yet that
+	// they ended (presentContacts); contactFn is presentContact, made once.
+	touches   map[touch]bool
+	contactFn func(physics.Contact)
 }
 
 // New loads cfg.Project's entry script and scene into a new world and
@@ -135,6 +139,7 @@ func open(cfg Config, sceneData []byte, scene *project.Scene) (*Game, error) {
 		dt:      1 / float64(p.TickRate),
 		prefabs: map[string]*project.Prefab{},
 		schema:  &replication.Schema{},
+		touches: map[touch]bool{},
 		name:    handshake.CleanName(cfg.Name),
 	}
 	if g.name == "" {
@@ -438,7 +443,8 @@ func (g *Game) Advance(elapsed time.Duration, in Input, afterTick func(*Game)) i
 }
 
 // RunTick runs one fixed tick in the engine's order: behaviors, then the
-// character controller, then physics.
+// character controller, then physics, then on_contact for what the step
+// began and ended touching (not in a replay).
 func (g *Game) RunTick() {
 	g.tick++
 	g.auth.BeforeTick()
@@ -457,8 +463,9 @@ func (g *Game) RunTick() {
 	} else {
 		g.phys.Step((*world)(g))
 	}
-	g.keepPhysics()
 	g.timer.done(t0, t1, t2, g.timer.mark(), g.phys.LastStep())
+	g.presentContacts()
+	g.keepPhysics()
 	g.auth.AfterTick()
 }
 
