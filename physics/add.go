@@ -80,6 +80,7 @@ func (w *World) create(id entity.ID, def *entity.BodyDef, t entity.Transform, rb
 	if r.kind != entity.Static {
 		w.gather(b, &t, &rb)
 	}
+	r.left = isAwake(b)
 	w.insert(r)
 	return nil
 }
@@ -151,6 +152,8 @@ func (w *World) validateAdd(id entity.ID, def *entity.BodyDef, t entity.Transfor
 		return errors.New("physics: cannot add a body for the zero ID")
 	case w.Has(id):
 		return fmt.Errorf("physics: %v already has a body", id)
+	case def.Type == entity.Decoration:
+		return fmt.Errorf("physics: %v is a decoration: its shapes are drawn, and it has no physics body", id)
 	case def.Type > entity.Kinematic:
 		return fmt.Errorf("physics: %v has unknown body type %v", id, def.Type)
 	case !finite(t.X, t.Y, t.Angle):

@@ -76,6 +76,7 @@ type bodyState struct {
 	settled settledPose
 	fixed   bool
 	wake    bool
+	left    bool
 }
 
 // fixtureState is one fixture's part of a State: what a step reads of its
@@ -169,7 +170,7 @@ func (w *World) saveBody(s *State, r *body) {
 		mass: b.M_mass, invMass: b.M_invMass, inertia: b.M_I, invInertia: b.M_invI,
 		linearDamping: b.M_linearDamping, angularDamping: b.M_angularDamping, gravity: b.M_gravityScale,
 		asleep: b.M_sleepTime,
-		rest:   r.rest, settled: r.settled, fixed: r.fixed, wake: r.wake,
+		rest:   r.rest, settled: r.settled, fixed: r.fixed, wake: r.wake, left: r.left,
 	}
 	s.bodies = append(s.bodies, bs)
 	tree := &w.b2.M_contactManager.M_broadPhase.M_tree
@@ -300,7 +301,7 @@ func (w *World) restoreBody(s *State, bs *bodyState, r *body) {
 	b.M_mass, b.M_invMass, b.M_I, b.M_invI = bs.mass, bs.invMass, bs.inertia, bs.invInertia
 	b.M_linearDamping, b.M_angularDamping, b.M_gravityScale = bs.linearDamping, bs.angularDamping, bs.gravity
 	b.M_sleepTime = bs.asleep
-	r.rest, r.settled, r.fixed, r.wake = bs.rest, bs.settled, bs.fixed, bs.wake
+	r.rest, r.settled, r.fixed, r.wake, r.left = bs.rest, bs.settled, bs.fixed, bs.wake, bs.left
 }
 
 // fixtureAt returns b's fixture with shape index i, or nil.

@@ -48,8 +48,9 @@ type Bodies interface {
 // the history box2d keeps, and a sleeping body carries none.
 //
 // A body woken since the last step by what moves it from outside its
-// components (a joint changed by SetJoint) has its Rigidbody.Awake set
-// before it is gathered.
+// components (a joint changed by SetJoint, a force), or by box2d itself (a
+// body it rested on removed), has its Rigidbody.Awake set before it is
+// gathered.
 //
 // A body whose entity is not simulated is neither gathered nor written back:
 // its components and its body drift apart until it is simulated again. A nil
@@ -80,8 +81,8 @@ func (w *World) step(b Bodies, place bool) {
 		switch {
 		case t == nil || rb == nil:
 		case sim:
-			if wake {
-				rb.Awake = true // woken since the last step (World.wake)
+			if wake || !r.left && isAwake(r.b) {
+				rb.Awake = true // woken since the last step (World.wake, box2d)
 			}
 			poses = append(poses, simPose{r: r, t: t, rb: rb})
 		default:
@@ -114,6 +115,9 @@ func (w *World) step(b Bodies, place bool) {
 	}
 	w.poses = poses[:0]
 	w.restSleepers()
+	for _, r := range w.order {
+		r.left = isAwake(r.b)
+	}
 }
 
 // Gather copies the components of every body b simulates into the body,

@@ -230,8 +230,12 @@ type body struct {
 	oneWay []bool
 	// wake says the body was woken since the last Step (a joint changed,
 	// a force): that Step's gather sets its Rigidbody.Awake before
-	// gathering it, which would otherwise put it back to sleep.
-	wake bool
+	// gathering it, which would otherwise put it back to sleep. left is
+	// whether box2d had it awake when the last Step ended: one asleep then
+	// and awake now was woken by box2d itself in between (a body it rested
+	// on removed or disabled, a shape of its taken away), which the
+	// gather must not undo either.
+	wake, left bool
 }
 
 // New returns an empty World. It panics if cfg has a negative or non-finite

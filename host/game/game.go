@@ -249,7 +249,7 @@ func (g *Game) Drain(secondsLeft float64) error { return g.scripts.Drain(seconds
 // entity, by slot and name, and what of it failed.
 func (g *Game) Bring(ids []entity.ID, start bool) error {
 	for _, id := range ids {
-		if def := g.store.Body(id); def != nil {
+		if def := g.store.Body(id); def != nil && def.Type != entity.Decoration {
 			rb := entity.Rigidbody{Awake: true}
 			if p := g.store.Rigidbody(id); p != nil {
 				rb = *p

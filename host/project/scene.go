@@ -71,7 +71,9 @@ type EntityDef struct {
 	// or in a prefab, the pose it is instantiated at). Scale defaults to 1.
 	Transform entity.Transform
 
-	// Body is the physics body, nil for none. Only root entities have one.
+	// Body is the physics body, nil for none. Only root entities have one,
+	// but for a decoration (drawn shapes, no physics), which may hang from
+	// a parent.
 	Body *entity.BodyDef
 
 	// Controller is the character controller, nil for none. It needs a
@@ -391,7 +393,7 @@ func readBody(t *tomlTable) *entity.BodyDef {
 	t.only()
 	b := &entity.BodyDef{GravityScale: 1}
 	if !t.has("type") {
-		t.fail("type", "a body needs a type: static, dynamic or kinematic")
+		t.fail("type", "a body needs a type: static, dynamic, kinematic or decoration")
 	}
 	if s, ok := t.str("type"); ok {
 		switch s {
@@ -401,8 +403,10 @@ func readBody(t *tomlTable) *entity.BodyDef {
 			b.Type = entity.Dynamic
 		case "kinematic":
 			b.Type = entity.Kinematic
+		case "decoration":
+			b.Type = entity.Decoration
 		default:
-			t.fail("type", "%q is not a body type: static, dynamic or kinematic", s)
+			t.fail("type", "%q is not a body type: static, dynamic, kinematic or decoration", s)
 		}
 	}
 	b.FixedRotation, _ = t.boolean("fixedRotation")
@@ -599,8 +603,8 @@ func validateEntities(file string, prefab bool, defs []EntityDef, lines lineMap)
 		if _, ok := index[d.Parent]; !ok {
 			return -1, at(i, "parent", "no entity in this file has %s %d", idKey, d.Parent)
 		}
-		if d.Body != nil {
-			return -1, at(i, "body", "bodies must be on root entities: physics moves a body in world space, so it cannot follow a parent (this entity's parent is %s %d)", idKey, d.Parent)
+		if d.Body != nil && d.Body.Type != entity.Decoration {
+			return -1, at(i, "body", "bodies must be on root entities: physics moves a body in world space, so it cannot follow a parent (this entity's parent is %s %d); a decoration may hang from one", idKey, d.Parent)
 		}
 	}
 	if i, cycle := findCycle(defs, index); cycle != "" {
@@ -695,7 +699,7 @@ func checkDef(d *EntityDef) (sub, reason string) {
 		if sub, reason := checkController(c); reason != "" {
 			return joinPath("controller", sub), reason
 		}
-		if d.Body == nil || d.Body.Type == entity.Static {
+		if d.Body == nil || d.Body.Type == entity.Static || d.Body.Type == entity.Decoration {
 			return "controller", "a controller moves its entity's body: give the entity a dynamic or kinematic [entity.body]"
 		}
 		if c.Mode == entity.TopDown && d.Body.GravityScale != 0 {
@@ -759,8 +763,8 @@ func CheckTransform(t entity.Transform) (sub, reason string) {
 }
 
 func checkBody(b *entity.BodyDef) (sub, reason string) {
-	if b.Type > entity.Kinematic {
-		return "type", fmt.Sprintf("%v is not a body type: static, dynamic or kinematic", b.Type)
+	if b.Type > entity.Decoration {
+		return "type", fmt.Sprintf("%v is not a body type: static, dynamic, kinematic or decoration", b.Type)
 	}
 	for _, f := range []struct {
 		key string

@@ -146,6 +146,9 @@ const (
 	Dynamic // dynamic
 	// Kinematic is moved only by its velocity.
 	Kinematic // kinematic
+	// Decoration is no body at all: its shapes are drawn and never
+	// simulated, touched or found by a query (pitch markings, a sign).
+	Decoration // decoration
 )
 
 // ShapeKind names a collision shape's geometry. Its String is the name a
