@@ -112,6 +112,10 @@ const (
 	minAxis = 1e-6
 )
 
+// MinJointLength is the shortest a distance joint or a rope may be, in
+// metres: box2d's linear slop, the smallest length it resolves.
+const MinJointLength = minSize
+
 // CheckJoint reports what is wrong with def, or nil when AddJoint takes
 // it. The rules, by the key a file spells:
 //
@@ -330,6 +334,10 @@ func (w *World) b2JointDef(ba, bb *box2d.B2Body, d *entity.JointDef, jt *joint) 
 	case entity.Motor:
 		j := box2d.MakeB2MotorJointDef()
 		base(&j.B2JointDef)
+		if bb == w.ground {
+			// Driven toward a pose in the world: the world is box2d's A.
+			j.BodyA, j.BodyB = bb, ba
+		}
 		j.LinearOffset, j.AngularOffset = vec(d.LinearOffset), d.AngularOffset
 		j.MaxForce, j.MaxTorque, j.CorrectionFactor = d.MaxForce, d.MaxTorque, d.CorrectionFactor
 		return &j

@@ -441,6 +441,15 @@ func TestJointsHold(t *testing.T) {
 		if p := s.poses[eid(3)].t; math.Hypot(p.X-3, p.Y-2) > 0.05 || math.Abs(p.Angle-0.4) > 0.02 {
 			t.Errorf("motor joint's platform at (%g, %g, %g), want (3, 2, 0.4)", p.X, p.Y, p.Angle)
 		}
+		w, s = gravityWorld(), newStore()
+		add(t, w, s, eid(3), def(entity.Dynamic, box(1.5, 0.3)), 2, 0.5)
+		addJoint(t, w, eid(3), entity.None, entity.JointDef{Kind: entity.Motor,
+			LinearOffset: entity.Vec2{X: -3, Y: 4}, AngularOffset: -0.6,
+			MaxForce: 60, MaxTorque: 5, CorrectionFactor: 0.3})
+		steps(w, s, 192)
+		if p := s.poses[eid(3)].t; math.Hypot(p.X+3, p.Y-4) > 0.05 || math.Abs(p.Angle+0.6) > 0.02 {
+			t.Errorf("motor joint to the world left its box at (%g, %g, %g), want (-3, 4, -0.6)", p.X, p.Y, p.Angle)
+		}
 		w, s, id := jointWorld(t, jointScenes[7])
 		w.RemoveJoint(id + 0) // keep the scene's box, drag it alone
 		w.Remove(eid(4))

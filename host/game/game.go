@@ -86,6 +86,8 @@ type Game struct {
 	// they ended (presentContacts); contactFn is presentContact, made once.
 	touches   map[touch]bool
 	contactFn func(physics.Contact)
+	// jointNames are the names scenes and prefabs gave their joints.
+	jointNames map[physics.JointID]string
 }
 
 // New loads cfg.Project's entry script and scene into a new world and
@@ -132,15 +134,16 @@ func open(cfg Config, sceneData []byte, scene *project.Scene) (*Game, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	g := &Game{
-		project: p,
-		logger:  logger,
-		store:   store.NewStore(),
-		clock:   NewClock(p.TickRate),
-		dt:      1 / float64(p.TickRate),
-		prefabs: map[string]*project.Prefab{},
-		schema:  &replication.Schema{},
-		touches: map[touch]bool{},
-		name:    handshake.CleanName(cfg.Name),
+		project:    p,
+		logger:     logger,
+		store:      store.NewStore(),
+		clock:      NewClock(p.TickRate),
+		dt:         1 / float64(p.TickRate),
+		prefabs:    map[string]*project.Prefab{},
+		schema:     &replication.Schema{},
+		touches:    map[touch]bool{},
+		jointNames: map[physics.JointID]string{},
+		name:       handshake.CleanName(cfg.Name),
 	}
 	if g.name == "" {
 		g.name = "Player 1"
@@ -191,6 +194,13 @@ func (g *Game) populate(scene *project.Scene, join bool) error {
 	}
 	if err := g.Bring(ids, false); err != nil {
 		return locateBring(err, scene.File, "id", scene.Entities, func(i int) entity.ID { return ids[i] })
+	}
+	bySlot := make(map[uint32]entity.ID, len(ids))
+	for i, id := range ids {
+		bySlot[scene.Entities[i].ID] = id
+	}
+	if err := g.makeJoints(scene.File, scene.Joints, entity.Identity, func(slot uint32) entity.ID { return bySlot[slot] }); err != nil {
+		return err
 	}
 	if err := g.scripts.BuildScene(); err != nil {
 		return err
@@ -244,10 +254,14 @@ func (g *Game) Leave(player uint16, id entity.ID) (kept bool, err error) {
 // reported in err.
 func (g *Game) Drain(secondsLeft float64) error { return g.scripts.Drain(secondsLeft) }
 
-// Bring gives freshly stored entities their physics bodies and behaviors.
-// With start set their on_start runs too, root first. An error says which
-// entity, by slot and name, and what of it failed.
-func (g *Game) Bring(ids []entity.ID, start bool) error {
+// Bring gives freshly stored entities their physics bodies and behaviors,
+// and a prefab instance's root its prefab's joints (spawned where its
+// spawn record says). With start set their on_start runs too, root first.
+// An error says which entity, by slot and name, and what of it failed.
+func (g *Game) Bring(ids []entity.ID, start bool) error { return g.bring(ids, start, nil) }
+
+// bring is Bring, with the pose a spawn here was asked for (nil: none).
+func (g *Game) bring(ids []entity.ID, start bool, pose *entity.Transform) error {
 	for _, id := range ids {
 		if def := g.store.Body(id); def != nil && def.Type != entity.Decoration {
 			rb := entity.Rigidbody{Awake: true}
@@ -262,6 +276,18 @@ func (g *Game) Bring(ids []entity.ID, start bool) error {
 			if err := g.scripts.Attach(id, name, props); err != nil {
 				return &bringError{id: id, name: g.store.Name(id), key: "behavior", err: err}
 			}
+		}
+	}
+	for _, id := range ids {
+		if !g.store.Built(id) {
+			continue
+		}
+		at, err := g.spawnPose(id, pose)
+		if err == nil {
+			err = g.instanceJoints(id, at)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	if start {
@@ -643,7 +669,7 @@ func (g *Game) Spawn(file string, pose entity.Transform) (entity.ID, error) {
 		g.store.SetNetSpawn(root, g.spawnRecord(file, pose, root, slots))
 	}
 	ids := g.store.Subtree(root)
-	if err := g.Bring(ids, true); err != nil {
+	if err := g.bring(ids, true, &pose); err != nil {
 		g.Destroy(root)
 		return entity.None, locateBring(err, p.File, "uid", p.Entities, func(i int) entity.ID { return slots[p.Entities[i].ID] })
 	}
@@ -714,6 +740,7 @@ func (g *Game) Destroy(id entity.ID) {
 	}
 	for _, e := range g.store.Subtree(id) {
 		g.scripts.Detach(e)
+		g.forgetJoints(e)
 		g.phys.Remove(e)
 	}
 	g.store.Destroy(id)

@@ -43,11 +43,11 @@ var tableKeys = map[fileKind]map[string][]string{
 		"button":    {"name", "keys", "mouse"},
 	},
 	sceneKind: withEntityKeys("id", map[string][]string{
-		"":        {"physics", "entity"},
+		"":        {"physics", "entity", "joint"},
 		"physics": {"gravity"},
 	}),
 	prefabKind: withEntityKeys("uid", map[string][]string{
-		"": {"entity"},
+		"": {"entity", "joint"},
 	}),
 }
 
@@ -60,6 +60,9 @@ func withEntityKeys(idKey string, tables map[string][]string) map[string][]strin
 	tables["entity.body.shape"] = []string{"box", "circle", "polygon", "chain", "offset", "angle", "loop", "density", "friction", "restitution", "sensor", "category", "mask", "group", "oneWay"}
 	tables["entity.controller"] = []string{"mode", "speed", "accel", "airAccel", "jumpSpeed", "friction"}
 	tables["entity.look"] = []string{"color", "style", "label", "order"}
+	tables["joint"] = []string{"kind", "name", "a", "b", "collideConnected", "anchor", "anchorA", "anchorB", "axis",
+		"limits", "motorSpeed", "maxTorque", "maxForce", "length", "frequency", "damping",
+		"offset", "angularOffset", "correction", "target"}
 	return tables
 }
 

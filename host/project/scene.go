@@ -131,6 +131,9 @@ type Scene struct {
 	File               string  // the file as given, for messages
 	GravityX, GravityY float64 // m/s², y up; default 0, DefaultGravityY
 	Entities           []EntityDef
+	// Joints join the scene's bodies ([[joint]]), made once they are all
+	// built.
+	Joints []JointDef
 }
 
 // Prefab is a parsed prefab file: a tree of entities with one root, spawned
@@ -143,6 +146,9 @@ type Prefab struct {
 	Path     string
 	Root     int // index of the root entity in Entities
 	Entities []EntityDef
+	// Joints are the prefab's [[joint]]s, made when an instance is built.
+	// A prefab's only body is its root's, so each joins it to the world.
+	Joints []JointDef
 }
 
 // Entity returns the entity of uid, or nil.
@@ -193,6 +199,10 @@ func parseScene(file string, data []byte, cats Categories) (*Scene, error) {
 	if err := sc.validate(doc.lines); err != nil {
 		return nil, err
 	}
+	sc.Joints = readJoints(root, sc.Entities, false)
+	if doc.err != nil {
+		return nil, doc.err
+	}
 	return sc, nil
 }
 
@@ -218,6 +228,10 @@ func parsePrefab(file string, data []byte, cats Categories) (*Prefab, error) {
 		return nil, err
 	}
 	p.Root = r
+	p.Joints = readJoints(root, p.Entities, true)
+	if doc.err != nil {
+		return nil, doc.err
+	}
 	return p, nil
 }
 
@@ -235,8 +249,10 @@ func (sc *Scene) validate(lines lineMap) *ConfigError {
 		return &ConfigError{File: sc.File, Line: lines.find("physics.gravity"), Key: "physics.gravity",
 			Reason: fmt.Sprintf("[%v, %v] is out of range (finite, at most %g m/s² on each axis)", sc.GravityX, sc.GravityY, maxMagnitude)}
 	}
-	_, err := validateEntities(sc.File, false, sc.Entities, lines)
-	return err
+	if _, err := validateEntities(sc.File, false, sc.Entities, lines); err != nil {
+		return err
+	}
+	return validateJoints(sc.File, false, sc.Entities, sc.Joints)
 }
 
 // Validate checks what ParsePrefab checks of a prefab's contents, and that
@@ -244,6 +260,9 @@ func (sc *Scene) validate(lines lineMap) *ConfigError {
 func (p *Prefab) Validate() error {
 	r, err := validateEntities(p.File, true, p.Entities, nil)
 	if err != nil {
+		return err
+	}
+	if err := validateJoints(p.File, true, p.Entities, p.Joints); err != nil {
 		return err
 	}
 	if p.Root != r {

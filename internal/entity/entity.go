@@ -263,7 +263,8 @@ const (
 	Wheel // wheel
 	// Motor drives B toward LinearOffset and AngularOffset in A's frame
 	// with at most MaxForce and MaxTorque: a moving platform, a body held
-	// where a hand puts it.
+	// where a hand puts it. A motor joint to the world drives A toward
+	// that pose in the world.
 	Motor // motor
 	// Rope keeps the anchors at most Length apart, slack when closer.
 	Rope // rope
@@ -315,8 +316,9 @@ type JointDef struct {
 	Frequency, DampingRatio float64
 
 	// LinearOffset and AngularOffset are where a motor joint drives B: its
-	// origin's position and its angle in A's frame. CorrectionFactor
-	// (0..1) is how much of the way it goes in each step.
+	// origin's position and its angle in A's frame (for a motor joint to
+	// the world, A's in the world). CorrectionFactor (0..1) is how much of
+	// the way it goes in each step.
 	LinearOffset     Vec2
 	AngularOffset    float64
 	CorrectionFactor float64
