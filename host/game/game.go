@@ -86,8 +86,11 @@ type Game struct {
 	// they ended (presentContacts); contactFn is presentContact, made once.
 	touches   map[touch]bool
 	contactFn func(physics.Contact)
-	// jointNames are the names scenes and prefabs gave their joints.
+	// jointNames are the names scenes, prefabs and behaviors gave their
+	// joints; bodyEdits counts behaviors' changes to bodies' shapes and
+	// types (BodyEdits).
 	jointNames map[physics.JointID]string
+	bodyEdits  uint64
 }
 
 // New loads cfg.Project's entry script and scene into a new world and
@@ -167,7 +170,8 @@ func open(cfg Config, sceneData []byte, scene *project.Scene) (*Game, error) {
 	g.scripts, err = scripting.New(scripting.Config{
 		FS: p.FS, EntryScript: p.EntryScript, World: (*world)(g), Logger: logger, Seed: cfg.Seed,
 		Axes: axes, Buttons: buttons, TickRate: p.TickRate, BudgetClock: cfg.BudgetClock,
-		OnError: func(e scripting.ScriptError) { g.errs = append(g.errs, e) },
+		Categories: p.Categories,
+		OnError:    func(e scripting.ScriptError) { g.errs = append(g.errs, e) },
 	})
 	if err != nil {
 		return nil, err

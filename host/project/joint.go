@@ -129,29 +129,21 @@ func readJoints(root *tomlTable, defs []EntityDef, prefab bool) []JointDef {
 	return out
 }
 
-// jointReader reads one [[joint]].
-type jointReader struct {
-	t      *tomlTable
-	kind   entity.JointKind
-	idKey  string
-	prefab bool
-}
-
-// readJoint reads and resolves one [[joint]].
+// readJoint reads one [[joint]] and resolves it into its bodies' frames.
 func readJoint(t *tomlTable, defs []EntityDef, index map[uint32]int, prefab bool) (JointDef, bool) {
 	t.only()
 	j := JointDef{Line: t.line}
-	r := jointReader{t: t, idKey: "id", prefab: prefab}
+	idKey := "id"
 	if prefab {
-		r.idKey = "uid"
+		idKey = "uid"
 	}
 	if !t.has("kind") {
 		t.fail("kind", "a joint needs a kind: %s", strings.Join(jointKinds, ", "))
 		return j, false
 	}
 	k, _ := t.str("kind")
-	i := slices.Index(jointKinds, k)
-	if i < 0 {
+	kind, ok := JointKind(k)
+	if !ok {
 		hint := ""
 		if s := closestKey(k, jointKinds); s != "" {
 			hint = fmt.Sprintf("did you mean %q? ", s)
@@ -159,68 +151,84 @@ func readJoint(t *tomlTable, defs []EntityDef, index map[uint32]int, prefab bool
 		t.fail("kind", "%q is not a joint kind; %sthe kinds are %s", k, hint, strings.Join(jointKinds, ", "))
 		return j, false
 	}
-	r.kind = entity.JointKind(i)
-	allowed := append(slices.Clone(jointCommon), jointKeys[r.kind]...)
-	for _, key := range tableKeys[t.doc.kind]["joint"] {
-		if t.has(key) && !slices.Contains(allowed, key) {
-			t.fail(key, "a %s joint takes no %s; its keys are %s", r.kind, key, strings.Join(allowed, ", "))
-			return j, false
-		}
-	}
+	spec := readJointSpec(t, kind)
 	if n, ok := t.str("name"); ok {
 		j.Name = n
 	}
-	a, ok := r.body("a", defs, index)
+	if t.doc.err != nil {
+		return j, false
+	}
+	if key := disallowed(&spec); key != "" {
+		t.fail(key, "%s", kindKeysReason(kind, key))
+		return j, false
+	}
+	a, ok := jointBody(t, "a", idKey, defs, index, prefab)
 	if !ok {
 		return j, false
 	}
 	j.A = defs[a].ID
 	b := -1
 	if t.has("b") {
-		if b, ok = r.body("b", defs, index); !ok {
+		if b, ok = jointBody(t, "b", idKey, defs, index, prefab); !ok {
 			return j, false
 		}
 		j.B = defs[b].ID
 		if b == a {
-			t.fail("b", "joins %s %d to itself; a joint joins two different entities (leave b out to join a to the world)", r.idKey, j.A)
+			t.fail("b", "joins %s %d to itself; a joint joins two different entities (leave b out to join a to the world)", idKey, j.A)
 			return j, false
 		}
 	} else {
 		j.ToWorld = true
 	}
-	ta := defs[a].Transform
-	tb := entity.Identity // the world, in the file's frame
+	tb, dynB := entity.Identity, false
 	if b >= 0 {
-		tb = defs[b].Transform
+		tb, dynB = defs[b].Transform, defs[b].Body.Type == entity.Dynamic
 	}
-	switch {
-	case r.kind == entity.Mouse && b >= 0:
-		t.fail("b", "a mouse joint pulls one entity toward a point: leave b out")
-		return j, false
-	case defs[a].Body.Type != entity.Dynamic && (b < 0 || defs[b].Body.Type != entity.Dynamic):
-		key := "a"
-		if b >= 0 {
-			key = "b"
-		}
-		t.fail(key, "neither body is dynamic, so the joint would hold nothing: join a dynamic body")
+	if key, reason := CheckJointBodies(kind, defs[a].Body.Type == entity.Dynamic, dynB, b < 0); reason != "" {
+		t.fail(key, "%s", reason)
 		return j, false
 	}
-	j.Def = r.def(ta, tb, b < 0)
-	if t.doc.err != nil {
-		return j, false
-	}
-	if e := physics.CheckJoint(&j.Def); e != nil {
+	def, e := ResolveJoint(&spec, defs[a].Transform, tb, b < 0)
+	if e != nil {
 		t.fail(e.Key, "%s", e.Reason)
 		return j, false
 	}
+	j.Def = def
 	return j, true
 }
 
-// body reads key's entity and checks it has a physics body.
-func (r *jointReader) body(key string, defs []EntityDef, index map[uint32]int) (int, bool) {
-	t := r.t
+// JointKind returns the kind a file or a behavior names, and false for a
+// name that is not one.
+func JointKind(name string) (entity.JointKind, bool) {
+	i := slices.Index(jointKinds, name)
+	return entity.JointKind(i), i >= 0
+}
+
+// JointKinds are the names of the kinds of joint, in entity.JointKind
+// order.
+func JointKinds() []string { return slices.Clone(jointKinds) }
+
+// CheckJointBodies says what is wrong (the key, "a" or "b", and why) with
+// joining a body to another, or to the world, by which of them are
+// dynamic; empty strings when nothing is.
+func CheckJointBodies(kind entity.JointKind, dynA, dynB, toWorld bool) (key, reason string) {
+	switch {
+	case kind == entity.Mouse && !toWorld:
+		return "b", "a mouse joint pulls one entity toward a point: leave b out"
+	case !dynA && !dynB:
+		key = "a"
+		if !toWorld {
+			key = "b"
+		}
+		return key, "neither body is dynamic, so the joint would hold nothing: join a dynamic body"
+	}
+	return "", ""
+}
+
+// jointBody reads key's entity and checks it has a physics body.
+func jointBody(t *tomlTable, key, idKey string, defs []EntityDef, index map[uint32]int, prefab bool) (int, bool) {
 	if !t.has(key) {
-		t.fail(key, "a joint needs %s: the %s of the entity it joins", key, r.idKey)
+		t.fail(key, "a joint needs %s: the %s of the entity it joins", key, idKey)
 		return 0, false
 	}
 	n, ok := t.integer(key)
@@ -229,189 +237,233 @@ func (r *jointReader) body(key string, defs []EntityDef, index map[uint32]int) (
 	}
 	i, found := index[uint32(n)]
 	if n < 0 || n > math.MaxUint32 || !found {
-		t.fail(key, "no entity in this file has %s %d: a joint joins entities of its own file", r.idKey, n)
+		t.fail(key, "no entity in this file has %s %d: a joint joins entities of its own file", idKey, n)
 		return 0, false
 	}
 	d := &defs[i]
 	if d.Body == nil || d.Body.Type == entity.Decoration {
 		why := "give it an [entity.body]"
-		if r.prefab {
+		if prefab {
 			why = "in a prefab only the root may have a body, so a prefab's joints join its root to the world (leave b out); join several bodies in a scene"
 		}
-		t.fail(key, "%s %d (%s) has no physics body to join: %s", r.idKey, n, describeDef(defs, i), why)
+		t.fail(key, "%s %d (%s) has no physics body to join: %s", idKey, n, describeDef(defs, i), why)
 		return 0, false
 	}
 	return i, true
 }
 
-// def reads the kind's keys and turns what the file writes into the
-// bodies' frames, ta and tb being where the file has them (tb the world's
-// frame when toWorld).
-func (r *jointReader) def(ta, tb entity.Transform, toWorld bool) entity.JointDef {
-	t := r.t
-	d := entity.JointDef{Kind: r.kind}
-	d.CollideConnected, _ = t.boolean("collideConnected")
-	pa, pb := entity.Vec2{X: ta.X, Y: ta.Y}, entity.Vec2{X: tb.X, Y: tb.Y}
-	// One anchor for the kinds that pin the bodies at a point: by default
-	// where B's origin is (a wheel's axle), or A's for a joint to the
-	// world.
-	anchor := pb
-	if toWorld {
-		anchor = pa
-	}
-	if v, ok := t.vec2("anchor", "[x, y]"); ok {
-		anchor = v
-	}
-	// Two anchors for the kinds that hold them apart: by default the
-	// bodies' origins.
-	ea, eb := pa, pb
-	if v, ok := t.vec2("anchorA", "[x, y]"); ok {
-		ea = v
-	}
-	if v, ok := t.vec2("anchorB", "[x, y]"); ok {
-		eb = v
-	} else if toWorld && (r.kind == entity.Distance || r.kind == entity.Rope) {
-		t.fail("anchorB", "a %s joint to the world needs anchorB, the point in the world it holds a's anchor from", r.kind)
-	}
-	local := func(p entity.Vec2) (entity.Vec2, entity.Vec2) {
-		lb := p // the world's frame is the file's
-		if !toWorld {
-			lb = toLocal(tb, p)
+// readJointSpec reads what a [[joint]] writes of its kind's keys, checking
+// their types; ResolveJoint checks the rest.
+func readJointSpec(t *tomlTable, kind entity.JointKind) entity.JointSpec {
+	s := entity.JointSpec{Kind: kind}
+	s.CollideConnected, _ = t.boolean("collideConnected")
+	vec := func(key string) *entity.Vec2 {
+		if v, ok := t.vec2(key, "[x, y]"); ok {
+			return &v
 		}
-		return toLocal(ta, p), lb
+		return nil
 	}
-	refAngle := tb.Angle - ta.Angle
-	switch r.kind {
-	case entity.Revolute, entity.Weld, entity.Prismatic, entity.Wheel:
-		d.AnchorA, d.AnchorB = local(anchor)
-		d.ReferenceAngle = refAngle
-	case entity.Distance, entity.Rope:
-		d.AnchorA = toLocal(ta, ea)
-		d.AnchorB = eb
-		if !toWorld {
-			d.AnchorB = toLocal(tb, eb)
+	num := func(key string) *float64 {
+		if v, ok := t.number(key); ok {
+			return &v
 		}
-		d.Length = math.Hypot(eb.X-ea.X, eb.Y-ea.Y)
-	case entity.Mouse:
-		d.AnchorA = toLocal(ta, anchor)
-		d.Target = anchor
-	case entity.Motor:
-		d.LinearOffset, d.AngularOffset = toLocal(ta, pb), refAngle
-		if toWorld {
-			d.LinearOffset, d.AngularOffset = pa, ta.Angle
-		}
-		d.CorrectionFactor = DefaultMotorCorrection
+		return nil
 	}
-	r.axis(&d, ta)
-	r.limitsAndMotor(&d)
-	r.springAndForces(&d)
-	return d
-}
-
-// axis reads a prismatic or wheel joint's axis, in the file's frame, into
-// A's frame.
-func (r *jointReader) axis(d *entity.JointDef, ta entity.Transform) {
-	t := r.t
-	switch r.kind {
-	case entity.Prismatic:
-		if !t.has("axis") {
-			t.fail("axis", "a prismatic joint needs axis, the direction b slides along (in the file's frame), such as [0.0, 1.0]")
-			return
-		}
-		fallthrough
-	case entity.Wheel:
-		v := entity.Vec2{Y: 1} // a wheel's suspension travels up and down
-		if a, ok := t.vec2("axis", "[x, y]"); ok {
-			v = a
-		}
-		d.Axis = turn(v, ta.Angle)
-	}
-}
-
-// limitsAndMotor reads limits and the motor.
-func (r *jointReader) limitsAndMotor(d *entity.JointDef) {
-	t := r.t
+	s.Anchor, s.AnchorA, s.AnchorB, s.Axis = vec("anchor"), vec("anchorA"), vec("anchorB"), vec("axis")
+	s.Offset, s.Target = vec("offset"), vec("target")
 	if v, ok := t.m["limits"]; ok {
 		lim, reason := toVec2(v)
 		if reason != "" {
 			t.fail("limits", "must be [lower, upper], two numbers; %s", reason)
-			return
+		} else {
+			s.Limits = &[2]float64{lim.X, lim.Y}
 		}
-		d.EnableLimit, d.Lower, d.Upper = true, lim.X, lim.Y
 	}
-	maxKey := "maxTorque"
-	if r.kind == entity.Prismatic {
-		maxKey = "maxForce"
-	}
-	if r.kind != entity.Revolute && r.kind != entity.Prismatic && r.kind != entity.Wheel {
-		return
-	}
-	speed, hasSpeed := t.number("motorSpeed")
-	most, hasMost := t.number(maxKey)
-	if !hasSpeed && !hasMost {
-		return
-	}
-	if !(most > 0) {
-		t.fail(maxKey, "the motor needs %s above 0, the most it may apply: without it a motor moves nothing", maxKey)
-		return
-	}
-	d.EnableMotor, d.MotorSpeed = true, speed
-	if r.kind == entity.Prismatic {
-		d.MaxForce = most
-	} else {
-		d.MaxTorque = most
-	}
+	s.MotorSpeed, s.MaxTorque, s.MaxForce = num("motorSpeed"), num("maxTorque"), num("maxForce")
+	s.Length, s.Frequency, s.Damping = num("length"), num("frequency"), num("damping")
+	s.AngularOffset, s.Correction = num("angularOffset"), num("correction")
+	return s
 }
 
-// springAndForces reads length, frequency, damping, the motor joint's
-// offsets and correction, a mouse joint's target, and the forces of the
-// kinds that need one.
-func (r *jointReader) springAndForces(d *entity.JointDef) {
-	t := r.t
-	switch r.kind {
-	case entity.Wheel:
-		d.Frequency, d.DampingRatio = DefaultWheelFrequency, DefaultWheelDamping
+// specKeys names the keys a spec gives, as a file spells them.
+func specKeys(s *entity.JointSpec) []string {
+	var out []string
+	for _, f := range []struct {
+		key string
+		set bool
+	}{
+		{"anchor", s.Anchor != nil}, {"anchorA", s.AnchorA != nil}, {"anchorB", s.AnchorB != nil},
+		{"axis", s.Axis != nil}, {"limits", s.Limits != nil}, {"motorSpeed", s.MotorSpeed != nil},
+		{"maxTorque", s.MaxTorque != nil}, {"maxForce", s.MaxForce != nil}, {"length", s.Length != nil},
+		{"frequency", s.Frequency != nil}, {"damping", s.Damping != nil}, {"offset", s.Offset != nil},
+		{"angularOffset", s.AngularOffset != nil}, {"correction", s.Correction != nil}, {"target", s.Target != nil},
+	} {
+		if f.set {
+			out = append(out, f.key)
+		}
+	}
+	return out
+}
+
+// disallowed returns the first key s gives that its kind does not take,
+// or "".
+func disallowed(s *entity.JointSpec) string {
+	allowed := jointKeys[s.Kind]
+	for _, key := range specKeys(s) {
+		if !slices.Contains(allowed, key) {
+			return key
+		}
+	}
+	return ""
+}
+
+// kindKeysReason says that key is not one of kind's.
+func kindKeysReason(kind entity.JointKind, key string) string {
+	keys := append(slices.Clone(jointCommon), jointKeys[kind]...)
+	return fmt.Sprintf("a %s joint takes no %s; its keys are %s", kind, key, strings.Join(keys, ", "))
+}
+
+// ResolveJoint turns s, written in one frame where a body stands at ta and
+// the other at tb (toWorld: the other is the world, whose frame is the
+// one s is written in), into the definition physics takes, in each body's
+// own frame, with each field s leaves out at its kind's default. It is the
+// one set of rules [[joint]] files and behaviors' joints follow. A mistake
+// comes back as a *physics.JointError whose key is spelled as a file
+// spells it ("motorSpeed"). The bodies are not checked here: whether they
+// exist, and whether one is dynamic (CheckJointBodies), is the caller's.
+func ResolveJoint(s *entity.JointSpec, ta, tb entity.Transform, toWorld bool) (entity.JointDef, *physics.JointError) {
+	fail := func(key, format string, args ...any) (entity.JointDef, *physics.JointError) {
+		return entity.JointDef{}, &physics.JointError{Key: key, Reason: fmt.Sprintf(format, args...)}
+	}
+	kind := s.Kind
+	if kind > entity.Mouse {
+		return fail("kind", "%v is not a joint kind; the kinds are %s", kind, strings.Join(jointKinds, ", "))
+	}
+	if key := disallowed(s); key != "" {
+		return fail(key, "%s", kindKeysReason(kind, key))
+	}
+	or := func(p *entity.Vec2, def entity.Vec2) entity.Vec2 {
+		if p != nil {
+			return *p
+		}
+		return def
+	}
+	d := entity.JointDef{Kind: kind, CollideConnected: s.CollideConnected}
+	pa, pb := entity.Vec2{X: ta.X, Y: ta.Y}, entity.Vec2{X: tb.X, Y: tb.Y}
+	// The kinds that pin the bodies at a point pin them, by default, where
+	// B's origin is (a wheel's axle), or A's for a joint to the world.
+	anchorDefault := pb
+	if toWorld {
+		anchorDefault = pa
+	}
+	anchor := or(s.Anchor, anchorDefault)
+	inB := func(p entity.Vec2) entity.Vec2 {
+		if toWorld {
+			return p // the world's frame is the one s is written in
+		}
+		return toLocal(tb, p)
+	}
+	refAngle := tb.Angle - ta.Angle
+	switch kind {
+	case entity.Revolute, entity.Weld, entity.Prismatic, entity.Wheel:
+		d.AnchorA, d.AnchorB = toLocal(ta, anchor), inB(anchor)
+		if kind != entity.Wheel {
+			d.ReferenceAngle = refAngle
+		}
+	case entity.Distance, entity.Rope:
+		if toWorld && s.AnchorB == nil {
+			return fail("anchorB", "a %s joint to the world needs anchorB, the point in the world it holds a's end from", kind)
+		}
+		ea, eb := or(s.AnchorA, pa), or(s.AnchorB, pb)
+		d.AnchorA, d.AnchorB = toLocal(ta, ea), inB(eb)
+		d.Length = math.Hypot(eb.X-ea.X, eb.Y-ea.Y)
 	case entity.Mouse:
+		d.AnchorA, d.Target = toLocal(ta, anchor), anchor
 		d.Frequency, d.DampingRatio = DefaultMouseFrequency, DefaultMouseDamping
+	case entity.Motor:
+		d.LinearOffset, d.AngularOffset = toLocal(ta, pb), refAngle
+		if toWorld {
+			d.LinearOffset, d.AngularOffset = pa, ta.Angle // held where it stands
+		}
+		d.CorrectionFactor = DefaultMotorCorrection
 	}
-	if v, ok := t.number("length"); ok {
-		d.Length = v
+	switch kind {
+	case entity.Prismatic:
+		if s.Axis == nil {
+			return fail("axis", "a prismatic joint needs axis, the direction b slides along, such as [0.0, 1.0]")
+		}
+		d.Axis = turn(*s.Axis, ta.Angle)
+	case entity.Wheel:
+		d.Axis = turn(or(s.Axis, entity.Vec2{Y: 1}), ta.Angle) // a suspension travels up and down
+		d.Frequency, d.DampingRatio = DefaultWheelFrequency, DefaultWheelDamping
 	}
-	if v, ok := t.number("frequency"); ok {
-		d.Frequency = v
+	if s.Limits != nil {
+		d.EnableLimit, d.Lower, d.Upper = true, s.Limits[0], s.Limits[1]
 	}
-	if v, ok := t.number("damping"); ok {
-		d.DampingRatio = v
+	if err := resolveMotor(s, &d); err != nil {
+		return entity.JointDef{}, err
 	}
-	if v, ok := t.vec2("target", "[x, y]"); ok {
-		d.Target = v
+	set := func(dst *float64, p *float64) {
+		if p != nil {
+			*dst = *p
+		}
 	}
-	if v, ok := t.vec2("offset", "[x, y]"); ok {
-		d.LinearOffset = v
-	}
-	if v, ok := t.number("angularOffset"); ok {
-		d.AngularOffset = v
-	}
-	if v, ok := t.number("correction"); ok {
-		d.CorrectionFactor = v
-	}
-	if r.kind == entity.Motor || r.kind == entity.Mouse {
-		d.MaxForce, _ = t.number("maxForce")
-		d.MaxTorque, _ = t.number("maxTorque")
+	set(&d.Length, s.Length)
+	set(&d.Frequency, s.Frequency)
+	set(&d.DampingRatio, s.Damping)
+	set(&d.AngularOffset, s.AngularOffset)
+	set(&d.CorrectionFactor, s.Correction)
+	d.Target = or(s.Target, d.Target)
+	d.LinearOffset = or(s.Offset, d.LinearOffset)
+	if kind == entity.Motor || kind == entity.Mouse {
+		set(&d.MaxForce, s.MaxForce)
+		set(&d.MaxTorque, s.MaxTorque)
 		switch {
-		case r.kind == entity.Mouse && !(d.MaxForce > 0):
-			t.fail("maxForce", "a mouse joint needs maxForce above 0, the most it pulls with (a few times its body's weight drags it briskly)")
-		case r.kind == entity.Motor && !(d.MaxForce > 0) && !(d.MaxTorque > 0):
-			t.fail("maxForce", "a motor joint needs maxForce or maxTorque above 0, or it moves nothing")
+		case kind == entity.Mouse && !(d.MaxForce > 0):
+			return fail("maxForce", "a mouse joint needs maxForce above 0, the most it pulls with (a few times its body's weight drags it briskly)")
+		case kind == entity.Motor && !(d.MaxForce > 0) && !(d.MaxTorque > 0):
+			return fail("maxForce", "a motor joint needs maxForce or maxTorque above 0, or it moves nothing")
 		}
 	}
-	if (r.kind == entity.Distance || r.kind == entity.Rope) && t.doc.err == nil && d.Length >= 0 && d.Length < physics.MinJointLength {
-		if t.has("length") {
-			t.fail("length", "%v m is shorter than the %v m box2d can hold: pin the bodies with a revolute joint instead", d.Length, physics.MinJointLength)
-		} else {
-			t.fail("anchorB", "the anchors are %v m apart, less than the %v m box2d can hold: move them apart, give a length, or pin the bodies with a revolute joint", d.Length, physics.MinJointLength)
-		}
+	if e := physics.CheckJoint(&d); e != nil {
+		return entity.JointDef{}, e
 	}
+	if (kind == entity.Distance || kind == entity.Rope) && d.Length < physics.MinJointLength {
+		if s.Length != nil {
+			return fail("length", "%v m is shorter than the %v m box2d can hold: pin the bodies with a revolute joint instead", d.Length, physics.MinJointLength)
+		}
+		return fail("anchorB", "the anchors are %v m apart, less than the %v m box2d can hold: move them apart, give a length, or pin the bodies with a revolute joint", d.Length, physics.MinJointLength)
+	}
+	return d, nil
+}
+
+// resolveMotor sets a revolute, prismatic or wheel joint's motor from s:
+// it runs when s gives a speed or the most it may apply, which must then
+// be above 0 (a motor at speed 0 is a brake).
+func resolveMotor(s *entity.JointSpec, d *entity.JointDef) *physics.JointError {
+	if d.Kind != entity.Revolute && d.Kind != entity.Prismatic && d.Kind != entity.Wheel {
+		return nil
+	}
+	maxKey, most := "maxTorque", s.MaxTorque
+	if d.Kind == entity.Prismatic {
+		maxKey, most = "maxForce", s.MaxForce
+	}
+	if s.MotorSpeed == nil && most == nil {
+		return nil
+	}
+	if most == nil || !(*most > 0) {
+		return &physics.JointError{Key: maxKey, Reason: fmt.Sprintf("the motor needs %s above 0, the most it may apply: without it a motor moves nothing", maxKey)}
+	}
+	d.EnableMotor = true
+	if s.MotorSpeed != nil {
+		d.MotorSpeed = *s.MotorSpeed
+	}
+	if d.Kind == entity.Prismatic {
+		d.MaxForce = *most
+	} else {
+		d.MaxTorque = *most
+	}
+	return nil
 }
 
 // validateJoints checks joints built in code (a file's are checked as they

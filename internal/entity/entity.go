@@ -326,3 +326,35 @@ type JointDef struct {
 	// Target is where a mouse joint pulls A's anchor to, in the world.
 	Target Vec2
 }
+
+// JointSpec is a joint as an author writes it, every point and direction
+// in one frame (a file's, or the world's for a behavior's), each optional
+// field left nil taking its kind's default. The host turns it into a
+// JointDef in the bodies' own frames (project.ResolveJoint), with one set
+// of rules and defaults for files and behaviors alike.
+type JointSpec struct {
+	Kind             JointKind
+	CollideConnected bool
+	// Anchor is where a revolute, prismatic, weld or wheel joint pins the
+	// bodies, and the point of A a mouse joint pulls; AnchorA and AnchorB
+	// are a distance joint's or rope's two ends.
+	Anchor, AnchorA, AnchorB *Vec2
+	// Axis is the direction a prismatic joint slides along and a wheel's
+	// suspension travels along.
+	Axis *Vec2
+	// Limits are the lower and upper angle (revolute) or travel
+	// (prismatic); given, they hold.
+	Limits *[2]float64
+	// MotorSpeed, MaxTorque and MaxForce drive a motor, as JointDef says.
+	MotorSpeed, MaxTorque, MaxForce *float64
+	// Length, Frequency and Damping are JointDef's Length, Frequency and
+	// DampingRatio.
+	Length, Frequency, Damping *float64
+	// Offset, AngularOffset and Correction are a motor joint's
+	// LinearOffset, AngularOffset and CorrectionFactor; Target is where a
+	// mouse joint pulls.
+	Offset        *Vec2
+	AngularOffset *float64
+	Correction    *float64
+	Target        *Vec2
+}
