@@ -323,6 +323,7 @@ func (v *viewer) updateScene() {
 		}
 		return true
 	})
+	sig = (sig ^ g.BodyEdits()) * prime // shapes and types behaviors changed
 	if sig == v.sceneSig {
 		return
 	}
