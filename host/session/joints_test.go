@@ -85,6 +85,61 @@ func TestAPushedChainIsPredictedAsALooseBoxIs(t *testing.T) {
 	}
 }
 
+// TestOnContactOncePerTouchOnEachEnd counts, on the server and on the
+// client of the character pushing the chain over broadband, the touches
+// on_contact tells the character of: on each end every touch of the
+// character with another body is told it began, and then that it ended,
+// once each (a touch may still be on at the end), none during a replay,
+// though the client replayed.
+func TestOnContactOncePerTouchOnEachEnd(t *testing.T) {
+	p := loadChain(t, "scenes/chain.toml")
+	h := newHarness(t, p)
+	a := h.join(loadChain(t, "scenes/chain.toml"), memnet.Broadband, 5)
+	a.input = &pusher{}
+	type key struct {
+		end   string
+		other string
+	}
+	open := map[key]int{}
+	begins := map[key]int{}
+	watch := func(end string, g *game.Game) {
+		g.WatchEvents(func(name string, id entity.ID, f map[string]any) {
+			if name != "contact" || g.Store().Name(id) != "player" {
+				return
+			}
+			k := key{end, f["other"].(string)}
+			if f["replaying"] == true {
+				t.Errorf("%s: told of a touch of %s during a replay", end, k.other)
+			}
+			if f["begin"] == true {
+				begins[k]++
+				open[k]++
+				if open[k] > 1 {
+					t.Errorf("%s: the touch of %s began twice without ending", end, k.other)
+				}
+			} else {
+				open[k]--
+				if open[k] < 0 {
+					t.Errorf("%s: the touch of %s ended without beginning", end, k.other)
+				}
+			}
+		})
+	}
+	watch("server", h.server.Game())
+	watch("client", a.c.Game())
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
+	h.run(30 * time.Second)
+	t.Logf("touches begun: %v; still on: %v; the client replayed %d ticks in %d corrections", begins, open, a.c.rec.replayed, a.c.rec.corrections)
+	for _, end := range []string{"server", "client"} {
+		if begins[key{end, "floor"}] == 0 || begins[key{end, "link1"}] == 0 {
+			t.Errorf("%s: the character was never told it touched the floor and the chain's first link", end)
+		}
+	}
+	if a.c.rec.replayed == 0 {
+		t.Error("the client never replayed: the test shows nothing of replays")
+	}
+}
+
 // TestHaulServedWithFourBots serves the haul, the co-op example, to four
 // wandering bots over the broadband link for a minute: nobody's scripts
 // fail on any end, and each client's corrections are counted by cause.
