@@ -21,8 +21,11 @@ import (
 // Shapes are in the body frame: a Box is W×H centred on Offset and turned by
 // Angle, a Circle has Radius around Offset, and Polygon and Chain points are
 // shifted by Offset. Polygon points may go round either way: box2d orders
-// them counter-clockwise itself. Each fixture collides with everything
-// (box2d's default filter).
+// them counter-clockwise itself. Each fixture collides as its Category,
+// Mask and Group say (box2d's filter; 0 category and mask are box2d's
+// defaults, so a shape that says nothing collides with everything), and a
+// OneWay shape only with what meets it from its body's up side (see
+// World.SetFilter and contact.go).
 //
 // Add returns an error starting "physics: ", and leaves w unchanged, for a
 // nil def, the zero ID, an id that already has a body, an unknown body type,
@@ -65,10 +68,19 @@ func (w *World) create(id entity.ID, def *entity.BodyDef, t entity.Transform, rb
 	b.SetFixedRotation(def.FixedRotation)
 
 	r := &body{id: id, kind: def.Type, b: b}
+	for i := range def.Shapes {
+		if def.Shapes[i].OneWay {
+			if r.oneWay == nil {
+				r.oneWay = make([]bool, len(def.Shapes))
+			}
+			r.oneWay[i] = true
+		}
+	}
 	b.M_userData = r
 	if r.kind != entity.Static {
 		w.gather(b, &t, &rb)
 	}
+	r.left = isAwake(b)
 	w.insert(r)
 	return nil
 }
@@ -93,13 +105,28 @@ func fixtureDef(s *entity.Shape, shape box2d.B2ShapeInterface) *box2d.B2FixtureD
 	fd := box2d.MakeB2FixtureDef()
 	// MakeB2FixtureDef leaves Filter zero, which collides with nothing once
 	// the contact filter is installed.
-	fd.Filter = box2d.MakeB2Filter()
+	fd.Filter = b2Filter(s.Category, s.Mask, s.Group)
 	fd.Shape = shape
 	fd.Density = s.Density
 	fd.Friction = s.Friction
 	fd.Restitution = s.Restitution
 	fd.IsSensor = s.Sensor
 	return &fd
+}
+
+// b2Filter is box2d's filter for a shape's category, mask and group, 0
+// category and mask meaning box2d's defaults: category 1, and colliding
+// with every category.
+func b2Filter(category, mask uint16, group int16) box2d.B2Filter {
+	f := box2d.MakeB2Filter()
+	if category != 0 {
+		f.CategoryBits = category
+	}
+	if mask != 0 {
+		f.MaskBits = mask
+	}
+	f.GroupIndex = group
+	return f
 }
 
 // makeShapes builds the box2d shapes of validated shapes.
@@ -125,6 +152,8 @@ func (w *World) validateAdd(id entity.ID, def *entity.BodyDef, t entity.Transfor
 		return errors.New("physics: cannot add a body for the zero ID")
 	case w.Has(id):
 		return fmt.Errorf("physics: %v already has a body", id)
+	case def.Type == entity.Decoration:
+		return fmt.Errorf("physics: %v is a decoration: its shapes are drawn, and it has no physics body", id)
 	case def.Type > entity.Kinematic:
 		return fmt.Errorf("physics: %v has unknown body type %v", id, def.Type)
 	case !finite(t.X, t.Y, t.Angle):

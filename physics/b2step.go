@@ -63,7 +63,10 @@ func (w *World) stepB2(dt float64, velocityIterations, positionIterations int) {
 func (w *World) solve(step box2d.B2TimeStep) {
 	world := w.b2
 	island := w.islandFor(world.M_bodyCount, world.M_contactManager.M_contactCount, world.M_jointCount)
-	island.M_listener = world.M_contactManager.M_contactListener
+	// No listener for the island: its only call is PostSolve, which the
+	// World's listener does nothing with, and box2d's report of it
+	// allocates an impulse record for every contact of every island.
+	island.M_listener = nil
 
 	for b := world.M_bodyList; b != nil; b = b.M_next {
 		b.M_flags &^= box2d.B2Body_Flags.E_islandFlag
@@ -523,7 +526,7 @@ func (w *World) solveTOI(step box2d.B2TimeStep) {
 	if island.M_bodyCapacity == 0 {
 		*island = box2d.MakeB2Island(2*box2d.B2_maxTOIContacts, box2d.B2_maxTOIContacts, 0, nil)
 	}
-	island.M_listener = cm.M_contactListener
+	island.M_listener = nil // PostSolve only, as in solve
 	defer func() {
 		clear(island.M_bodies)
 		clear(island.M_contacts)

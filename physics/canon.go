@@ -22,7 +22,7 @@ import (
 // not symmetric in A and B.
 //
 // canonicalize takes that history out before every step: the body list is
-// put in slot order, a contact between two fixtures of one shape type is
+// put in slot order (the ground that joints to the world hold on to last), a contact between two fixtures of one shape type is
 // turned so that A is the fixture that comes first by body slot, fixture
 // and child (a contact between two shape types is already ordered by
 // box2d's registry), and the world's contact list and every body's contact
@@ -101,7 +101,7 @@ func (w *World) canonicalize() {
 		d := contactData(c)
 		k := w.contactKey(d)
 		if fixtureKeyCmp(k.a, k.b) > 0 && turnable(d) {
-			turn(c)
+			turn(c, w.b2.M_contactManager.M_contactListener)
 			k.a, k.b = k.b, k.a
 		}
 		if inOrder {
@@ -149,6 +149,12 @@ func (w *World) rankBodies() bool {
 		if inOrder && b != r.b {
 			inOrder = false
 		}
+		if inOrder {
+			b = b.M_next
+		}
+	}
+	if w.ground != nil {
+		inOrder = inOrder && b == w.ground
 		if inOrder {
 			b = b.M_next
 		}
@@ -203,6 +209,16 @@ func (w *World) relink(cs []contactRank) {
 		}
 		prev = b
 		b.M_contactList = nil // rebuilt below, in contact order
+	}
+	if g := w.ground; g != nil {
+		// The joints' anchor in the world goes last: it has no fixtures,
+		// so no contacts, and no place in slot order.
+		g.M_prev, g.M_next = prev, nil
+		if prev == nil {
+			w.b2.M_bodyList = g
+		} else {
+			prev.M_next = g
+		}
 	}
 
 	var none box2d.B2ContactInterface
@@ -271,7 +287,7 @@ func turnable(c *box2d.B2Contact) bool {
 // already updated (one made for a time-of-impact sub-step) holds a
 // manifold in the old A's frame: it is computed again, without the
 // warm-starting impulses, which belonged to the old frame.
-func turn(c box2d.B2ContactInterface) {
+func turn(c box2d.B2ContactInterface, l box2d.B2ContactListenerInterface) {
 	fa, fb := c.GetFixtureA(), c.GetFixtureB()
 	c.SetFixtureA(fb)
 	c.SetFixtureB(fa)
@@ -282,13 +298,15 @@ func turn(c box2d.B2ContactInterface) {
 	c.SetNodeA(nb)
 	c.SetNodeB(na)
 	if c.GetManifold().PointCount > 0 || c.IsTouching() {
-		refresh(c)
+		refresh(c, l)
 	}
 }
 
 // refresh computes c's manifold from where its bodies stand now, clears its
-// warm-starting impulses and sets its touching flag from the manifold.
-func refresh(c box2d.B2ContactInterface) {
+// warm-starting impulses and sets its touching flag from the manifold,
+// telling l (when not nil) when that begins or ends a touch, as box2d's
+// own update would.
+func refresh(c box2d.B2ContactInterface, l box2d.B2ContactListenerInterface) {
 	fa, fb := c.GetFixtureA(), c.GetFixtureB()
 	m := c.GetManifold()
 	c.Evaluate(m, fa.GetBody().GetTransform(), fb.GetBody().GetTransform())
@@ -296,9 +314,17 @@ func refresh(c box2d.B2ContactInterface) {
 		m.Points[i].NormalImpulse = 0
 		m.Points[i].TangentImpulse = 0
 	}
+	was := c.IsTouching()
 	if m.PointCount > 0 {
 		c.SetFlags(c.GetFlags() | box2d.B2Contact_Flag.E_touchingFlag)
 	} else {
 		c.SetFlags(c.GetFlags() &^ box2d.B2Contact_Flag.E_touchingFlag)
+	}
+	switch now := m.PointCount > 0; {
+	case l == nil || now == was:
+	case now:
+		l.BeginContact(c)
+	default:
+		l.EndContact(c)
 	}
 }

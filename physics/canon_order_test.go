@@ -12,7 +12,8 @@ import (
 
 // inCanonicalOrder reports how w's box2d lists differ from the order
 // canonicalize gives them, worked out from nothing: the body list in slot
-// order, every turnable contact with its lesser fixture as A, the contact
+// order (with the joints' ground last), every body's joint list by the
+// entities its joints join, every turnable contact with its lesser fixture as A, the contact
 // list sorted by key, and every body's contact list in contact-list order.
 func inCanonicalOrder(w *World) error {
 	rank := map[*box2d.B2Body]int32{}
@@ -24,8 +25,21 @@ func inCanonicalOrder(w *World) error {
 		rank[b] = int32(i)
 		b = b.M_next
 	}
+	if w.ground != nil {
+		if b != w.ground {
+			return fmt.Errorf("the joints' ground is not last in the body list")
+		}
+		b = b.M_next
+	}
 	if b != nil {
 		return fmt.Errorf("the body list holds more than the world's bodies")
+	}
+	for _, r := range w.order {
+		for e := r.b.M_jointList; e != nil && e.Next != nil; e = e.Next {
+			if edgeCmp(e, e.Next) >= 0 {
+				return fmt.Errorf("the joint list of %v is out of order", r.id)
+			}
+		}
 	}
 	key := func(f *box2d.B2Fixture, child int) fixtureKey {
 		return fixtureKey{rank[f.M_body], int32(f.M_userData.(int)), int32(child)}

@@ -133,7 +133,8 @@ const (
 // grounded reports whether b stands on something now: one of three short
 // rays cast down from its feet (its left edge, centre and right edge) meets
 // a solid fixture of another body whose surface faces up (normal y above
-// groundNormalY). It looks at where the bodies are now; box2d's contact
+// groundNormalY) and that b collides with (solidFor: filters, joints and
+// one-way shapes letting b through count). It looks at where the bodies are now; box2d's contact
 // list describes where they were one step earlier, which would ground a
 // character for a tick after it jumps.
 func (w *World) grounded(b *box2d.B2Body) bool {
@@ -166,17 +167,56 @@ func (w *World) grounded(b *box2d.B2Body) bool {
 }
 
 // groundBelow casts one probe ray down through (x, feet) and reports
-// whether the closest solid fixture of another body it meets faces up.
+// whether the closest fixture of another body it meets that b would stand
+// on (solidFor) faces up.
 func (w *World) groundBelow(b *box2d.B2Body, x, feet float64) bool {
 	hit, ny := false, 0.0
 	w.castRay(box2d.MakeB2Vec2(x, feet+probeUp), box2d.MakeB2Vec2(x, feet-probeDown), func(f *box2d.B2Fixture, fraction float64, n box2d.B2Vec2) float64 {
-		if f.IsSensor() || f.GetBody() == b {
+		if f.IsSensor() || f.GetBody() == b || !solidFor(b, f) {
 			return -1
 		}
 		hit, ny = true, n.Y
 		return fraction
 	})
 	return hit && ny > groundNormalY
+}
+
+// solidFor reports whether b's solid fixtures would collide with f: the
+// filters let them (a character whose mask leaves out a floor's category
+// falls through it), no joint between the two bodies keeps them apart,
+// and f is not a one-way shape letting b through.
+func solidFor(b *box2d.B2Body, f *box2d.B2Fixture) bool {
+	filtered := true
+	for own := b.M_fixtureList; own != nil; own = own.M_next {
+		if !own.M_isSensor && filterCollides(own.M_filter, f.M_filter) {
+			filtered = false
+			break
+		}
+	}
+	if filtered {
+		return false
+	}
+	for e := b.M_jointList; e != nil; e = e.Next {
+		if e.Other == f.M_body && !e.Joint.IsCollideConnected() {
+			return false
+		}
+	}
+	if oneWay(f) {
+		for e := b.M_contactList; e != nil; e = e.Next {
+			if d := contactData(e.Contact); (d.M_fixtureA == f || d.M_fixtureB == f) && letThrough(d) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// filterCollides is box2d's contact filter on two filters.
+func filterCollides(a, b box2d.B2Filter) bool {
+	if a.GroupIndex == b.GroupIndex && a.GroupIndex != 0 {
+		return a.GroupIndex > 0
+	}
+	return a.MaskBits&b.CategoryBits != 0 && a.CategoryBits&b.MaskBits != 0
 }
 
 // approach moves v toward target by at most step (step >= 0).

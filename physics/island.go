@@ -21,7 +21,8 @@ import (
 // the character reached in that step would join the island a step late,
 // and anything done to it in the step it is first pushed (a shot knocking
 // it) would be this end's to guess. A contact with a sensor fixture on
-// either side joins nothing: a sensor never pushes. Bodies
+// either side joins nothing: a sensor never pushes; nor does a contact a
+// one-way shape lets through. Bodies
 // a contact cannot move, static and kinematic ones, are neither reported nor
 // searched through: a floor under two piles does not join them. id's own
 // body is searched from unless it is static, and is never reported. Nothing
@@ -71,7 +72,7 @@ func (w *World) islandExpand(b *box2d.B2Body, s *islandScratch) {
 	for e := b.M_contactList; e != nil; e = e.Next {
 		c := e.Contact
 		d := contactData(c)
-		if d.M_fixtureA.M_isSensor || d.M_fixtureB.M_isSensor {
+		if d.M_fixtureA.M_isSensor || d.M_fixtureB.M_isSensor || letThrough(d) {
 			continue
 		}
 		live := box2d.B2Contact_Flag.E_touchingFlag | box2d.B2Contact_Flag.E_enabledFlag

@@ -56,7 +56,7 @@ func (w *World) restSleepers() {
 				d.M_fixtureA.M_isSensor || d.M_fixtureB.M_isSensor {
 				continue
 			}
-			refresh(e.Contact)
+			refresh(e.Contact, w.b2.M_contactManager.M_contactListener)
 		}
 	}
 }

@@ -47,6 +47,11 @@ type Bodies interface {
 // awake bodies' contacts carry the same warm-starting impulses: those are
 // the history box2d keeps, and a sleeping body carries none.
 //
+// A body woken since the last step by what moves it from outside its
+// components (a joint changed by SetJoint, a force), or by box2d itself (a
+// body it rested on removed), has its Rigidbody.Awake set before it is
+// gathered.
+//
 // A body whose entity is not simulated is neither gathered nor written back:
 // its components and its body drift apart until it is simulated again. A nil
 // b gathers and writes back nothing.
@@ -63,6 +68,8 @@ func (w *World) step(b Bodies, place bool) {
 	// change during the step: gather and writeback ask b once.
 	poses := w.poses[:0]
 	for _, r := range w.order {
+		wake := r.wake
+		r.wake = false
 		if b == nil || r.kind == entity.Static {
 			continue
 		}
@@ -74,6 +81,9 @@ func (w *World) step(b Bodies, place bool) {
 		switch {
 		case t == nil || rb == nil:
 		case sim:
+			if wake || !r.left && isAwake(r.b) {
+				rb.Awake = true // woken since the last step (World.wake, box2d)
+			}
 			poses = append(poses, simPose{r: r, t: t, rb: rb})
 		default:
 			w.gather(r.b, t, rb)
@@ -105,6 +115,25 @@ func (w *World) step(b Bodies, place bool) {
 	}
 	w.poses = poses[:0]
 	w.restSleepers()
+	for _, r := range w.order {
+		r.left = isAwake(r.b)
+	}
+}
+
+// Gather copies the components of every body b simulates into the body,
+// as a Step's gather does, without stepping. A client that restored a
+// State (Restore) to replay from calls it to put the server's answer,
+// which its components now hold, into the bodies it decides, before the
+// replayed tick's behaviors and controllers ask the world where they are.
+func (w *World) Gather(b Bodies) {
+	for _, r := range w.order {
+		if r.kind == entity.Static || !b.Simulates(r.id) {
+			continue
+		}
+		if t, rb := b.Pose(r.id); t != nil && rb != nil {
+			w.gather(r.b, t, rb)
+		}
+	}
 }
 
 // simPose is a body Step gathers and writes back, with its components.

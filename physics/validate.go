@@ -110,8 +110,10 @@ func shapeErr(key string, point int, format string, args ...any) *ShapeError {
 //   - A chain has at least 2 points (3 for a loop), each coordinate within
 //     1e6 m, with every edge longer than 5 mm, including a loop's closing
 //     edge.
+//   - A sensor is not one-way.
 //
-// Sensor and Loop are not checked (Loop matters to chains only).
+// Loop, Category, Mask and Group are not checked (Loop matters to chains
+// only; every filter is valid).
 func CheckShape(s *entity.Shape) *ShapeError {
 	if s.Kind > entity.Chain {
 		return shapeErr("", -1, "%v is not a shape: box, circle, polygon or chain", s.Kind)
@@ -132,6 +134,9 @@ func CheckShape(s *entity.Shape) *ShapeError {
 	}
 	if !finite(s.Angle) {
 		return shapeErr("angle", -1, "must be a finite number, not %v", s.Angle)
+	}
+	if s.OneWay && s.Sensor {
+		return shapeErr("oneWay", -1, "a sensor stops nothing, so it cannot stop things from one side only: leave out oneWay or sensor")
 	}
 	switch s.Kind {
 	case entity.Box:

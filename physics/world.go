@@ -1,8 +1,10 @@
 // Package physics wraps the box2d port (github.com/ByteArena/box2d) behind
-// vkm's own types: one body per entity, a fixed step, gather and writeback
-// gated by the one predicate simulates() (DESIGN.md, "The one predicate"),
-// the character controller (side view or top-down), ray casts and overlap
-// queries.
+// vkm's own types: one body per entity, joints between them (joint.go), a
+// fixed step, gather and writeback gated by the one predicate simulates()
+// (DESIGN.md, "The one predicate"), the character controller (side view or
+// top-down), ray casts and overlap queries, the islands a client leases
+// (over contacts and joints), and the State a client's replay restores so
+// that it steps to the bits it stepped to before (state.go).
 //
 // No box2d type crosses this package's API. The known defects of the port
 // are worked around here, in one place: the contact filter is installed
@@ -16,8 +18,9 @@
 // A client predicts with the same physics its server runs, so a step must
 // depend on the world's state and not on how a world came to hold it:
 // Step rounds what it writes back as the wire does (Config.Quantize),
-// orders box2d's lists by slot (canon.go), and keeps sleeping bodies free
-// of history (sleep.go).
+// orders box2d's lists by slot (canon.go) and each body's joints by the
+// entities they join (joint.go), and keeps sleeping bodies free of history
+// (sleep.go).
 package physics
 
 import (
@@ -160,6 +163,29 @@ type World struct {
 
 	// counts is what the last step did (LastStep).
 	counts StepCounts
+
+	// joints holds every joint by ID, and jointList the same in jointCmp
+	// order; nextJoint is the last ID given out.
+	joints    map[JointID]*joint
+	jointList []*joint
+	nextJoint JointID
+	// ground is the static body without fixtures that a joint to the
+	// world holds on to, made with the first such joint. It is no
+	// entity's, and canonicalize keeps it last in box2d's body list.
+	ground *box2d.B2Body
+
+	// listener is box2d's contact listener (contact.go), and events the
+	// contacts it recorded since Contacts last ran.
+	listener listener
+	events   []Contact
+
+	// restoreWant, restoreHeld, restoreFound and restoreGone are Restore's
+	// scratch: the saved contacts by pair, the bodies the State holds, the
+	// World's contact for each saved one and those to destroy.
+	restoreWant  map[pairKey]int
+	restoreHeld  map[entity.ID]bool
+	restoreFound []box2d.B2ContactInterface
+	restoreGone  []box2d.B2ContactInterface
 }
 
 // StepCounts is what one step of the world did: the work that sets its
@@ -199,6 +225,17 @@ type body struct {
 	// components, and fixed whether that settle changed nothing.
 	settled settledPose
 	fixed   bool
+	// oneWay marks, by shape index, the body's one-way shapes; nil when it
+	// has none.
+	oneWay []bool
+	// wake says the body was woken since the last Step (a joint changed,
+	// a force): that Step's gather sets its Rigidbody.Awake before
+	// gathering it, which would otherwise put it back to sleep. left is
+	// whether box2d had it awake when the last Step ended: one asleep then
+	// and awake now was woken by box2d itself in between (a body it rested
+	// on removed or disabled, a shape of its taken away), which the
+	// gather must not undo either.
+	wake, left bool
 }
 
 // New returns an empty World. It panics if cfg has a negative or non-finite
@@ -207,12 +244,15 @@ func New(cfg Config) *World {
 	warmUp()
 	cfg = cfg.withDefaults()
 	filter := new(countingFilter)
-	return &World{
+	w := &World{
 		cfg:    cfg,
 		b2:     newB2World(cfg.GravityX, cfg.GravityY, filter),
 		filter: filter,
 		byID:   make(map[entity.ID]*body),
 	}
+	w.listener.w = w
+	w.b2.SetContactListener(&w.listener)
+	return w
 }
 
 // newB2World is the one place box2d world settings are chosen. Settings stay
@@ -286,12 +326,16 @@ func (w *World) Has(id entity.ID) bool {
 // Len returns the number of bodies in w.
 func (w *World) Len() int { return len(w.order) }
 
-// Remove destroys id's body, with its fixtures and contacts. It does nothing
-// if id has no body. Bodies touching it are woken, as box2d does.
+// Remove destroys id's body, with its fixtures, contacts and joints. It
+// does nothing if id has no body. Bodies touching or joined to it are
+// woken, as box2d does.
 func (w *World) Remove(id entity.ID) {
 	r, ok := w.byID[id]
 	if !ok {
 		return
+	}
+	for e := r.b.M_jointList; e != nil; e = e.Next {
+		w.forgetJoint(e.Joint.GetUserData().(*joint)) // box2d destroys them with the body
 	}
 	w.b2.DestroyBody(r.b)
 	w.reordered = true

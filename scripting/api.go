@@ -1,6 +1,8 @@
 package scripting
 
 import (
+	"slices"
+
 	lua "github.com/yuin/gopher-lua"
 
 	"vkm/internal/entity"
@@ -30,7 +32,10 @@ func (r *Runtime) installAPI() {
 		"cooldown": r.luaCooldown, "remaining": r.luaRemaining,
 		"fresh": r.luaFresh,
 	}
-	for _, name := range worldWriters {
+	for name, fn := range r.physicsMethods() {
+		methods[name] = fn
+	}
+	for _, name := range slices.Concat(worldWriters, physicsWriters) {
 		methods[name] = r.simulationOnly(name, methods[name])
 	}
 	r.api = L.CreateTable(0, len(methods))
@@ -232,6 +237,11 @@ func (r *Runtime) luaApplyImpulse(L *lua.LState) int {
 		return 0
 	}
 	ix, iy := checkFinite(L, 2), checkFinite(L, 3)
+	if L.Get(4) != lua.LNil {
+		// At a point: it turns the body too.
+		r.world.Push(r.current, id, Push{Impulse: true, X: ix, Y: iy, At: true, PX: checkFinite(L, 4), PY: checkFinite(L, 5)})
+		return 0
+	}
 	r.world.ApplyImpulse(r.current, id, ix, iy)
 	return 0
 }

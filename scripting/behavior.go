@@ -24,6 +24,7 @@ const (
 	cbUpdate                      // on_update
 	cbDestroy                     // on_destroy
 	cbReload                      // on_reload
+	cbContact                     // on_contact
 	numCallbacks
 )
 

@@ -13,12 +13,13 @@ func _() {
 	_ = x[cbUpdate-2]
 	_ = x[cbDestroy-3]
 	_ = x[cbReload-4]
-	_ = x[numCallbacks-5]
+	_ = x[cbContact-5]
+	_ = x[numCallbacks-6]
 }
 
-const _callback_name = "on_starton_fixed_updateon_updateon_destroyon_reloadnumCallbacks"
+const _callback_name = "on_starton_fixed_updateon_updateon_destroyon_reloadon_contactnumCallbacks"
 
-var _callback_index = [...]uint8{0, 8, 23, 32, 42, 51, 63}
+var _callback_index = [...]uint8{0, 8, 23, 32, 42, 51, 61, 73}
 
 func (i callback) String() string {
 	idx := int(i) - 0

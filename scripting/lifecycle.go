@@ -247,7 +247,7 @@ func deleteDead(order []*instance) []*instance {
 }
 
 // callbackKeys keys math.random per lifecycle method (see random.go).
-var callbackKeys = [numCallbacks]uint64{keyStart, keyFixedUpdate, keyUpdate, keyDestroy, keyReload}
+var callbackKeys = [numCallbacks]uint64{keyStart, keyFixedUpdate, keyUpdate, keyDestroy, keyReload, keyContact}
 
 // run calls one lifecycle method of in, protected and under the call budget
 // (a nested call, made from inside another callback, shares the outer
@@ -255,6 +255,11 @@ var callbackKeys = [numCallbacks]uint64{keyStart, keyFixedUpdate, keyUpdate, key
 // the entity's slot. It builds nothing per call: the function, self and dt
 // are pushed as they are. A failure is reported and disables in.
 func (r *Runtime) run(in *instance, cb callback, key uint64, arg lua.LValue) {
+	r.call(in, cb, key, arg, nil)
+}
+
+// call is run with up to two arguments after self (nil: none).
+func (r *Runtime) call(in *instance, cb callback, key uint64, arg, arg2 lua.LValue) {
 	fn := in.fn[cb]
 	if fn == nil {
 		return
@@ -271,6 +276,10 @@ func (r *Runtime) run(in *instance, cb callback, key uint64, arg lua.LValue) {
 		L.Push(arg)
 		nargs = 2
 	}
+	if arg2 != nil {
+		L.Push(arg2)
+		nargs = 3
+	}
 	err := L.PCall(nargs, 0, nil)
 	stopped := r.dog.leave()
 	r.current = prev
@@ -280,4 +289,67 @@ func (r *Runtime) run(in *instance, cb callback, key uint64, arg lua.LValue) {
 	if err != nil {
 		r.report(in, cb, err, stopped)
 	}
+}
+
+// ContactInfo is what on_contact is told of a touch, from the side of the
+// entity it runs for.
+type ContactInfo struct {
+	// Begin is true when the shapes began to touch, false when they
+	// stopped.
+	Begin bool
+	// Sensor is true when either shape is a sensor.
+	Sensor bool
+	// Shape and OtherShape are the places of the touching shapes in the
+	// entity's and the other's lists of shapes, from 0.
+	Shape, OtherShape int
+	// At a begin: where they touch, the unit normal from the entity
+	// toward the other, and how fast the two were closing along it (m/s);
+	// zero at an end.
+	X, Y, NX, NY, Speed float64
+}
+
+// Contact calls on_contact(self, other, info) on each enabled behavior of
+// id that has one, in attach order: the host's report that one of id's
+// shapes began or stopped touching one of other's. info is a new table
+// {begin, sensor, shape, other_shape, x, y, nx, ny, speed}, shapes counted
+// from 1 as Lua counts. The host calls it after a tick's physics step, on
+// an end that simulates id, and never during a replay. A behavior not yet
+// started is started first; other may be dead (a contact that ended because
+// other was destroyed).
+func (r *Runtime) Contact(id, other entity.ID, info ContactInfo) {
+	e := r.entities[id]
+	if e == nil || r.closed || !r.world.Alive(id) {
+		return
+	}
+	var t *lua.LTable
+	for _, in := range e.instances {
+		if in.dead || in.disabled || in.fn[cbContact] == nil {
+			continue
+		}
+		if !in.started {
+			r.start(in)
+			if in.dead || in.disabled {
+				continue
+			}
+		}
+		if t == nil {
+			t = r.contactTable(info)
+		}
+		r.call(in, cbContact, uint64(r.world.Tick()), r.handle(other), t)
+	}
+}
+
+// contactTable builds on_contact's info table.
+func (r *Runtime) contactTable(info ContactInfo) *lua.LTable {
+	t := r.ls.CreateTable(0, 9)
+	t.RawSetString("begin", lua.LBool(info.Begin))
+	t.RawSetString("sensor", lua.LBool(info.Sensor))
+	t.RawSetString("shape", lua.LNumber(info.Shape+1))
+	t.RawSetString("other_shape", lua.LNumber(info.OtherShape+1))
+	t.RawSetString("x", lua.LNumber(info.X))
+	t.RawSetString("y", lua.LNumber(info.Y))
+	t.RawSetString("nx", lua.LNumber(info.NX))
+	t.RawSetString("ny", lua.LNumber(info.NY))
+	t.RawSetString("speed", lua.LNumber(info.Speed))
+	return t
 }

@@ -32,6 +32,7 @@ const (
 	keyReload
 	keyLeave
 	keyDrain
+	keyContact
 )
 
 // splitmix is SplitMix64 (Steele, Lea and Flood): one 64-bit word of state,

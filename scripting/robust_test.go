@@ -35,8 +35,8 @@ function vkmRegisterBehaviors(r) r.t = T end
 	if r.Errors() != 0 || len(got) != 1 || got[0]["bad"] != "" {
 		t.Fatalf("errors %d, events %v", r.Errors(), got)
 	}
-	if n := got[0]["n"].(float64); n != 37 {
-		t.Errorf("api has %v methods, want 37", n)
+	if n := got[0]["n"].(float64); n != 58 {
+		t.Errorf("api has %v methods, want 58", n)
 	}
 }
 

@@ -81,6 +81,10 @@ type Config struct {
 	// OnError, if set, is called once for each callback error, after which
 	// the failing behavior is disabled for that entity.
 	OnError func(ScriptError)
+	// Categories are the project's collision category names (project.toml's
+	// [collision] categories) in bit order after "default", which is
+	// always bit 0: self:set_filter and self:add_shape take them by name.
+	Categories []string
 }
 
 // Runtime is one Lua state running a project's behaviors. Create it with
@@ -137,6 +141,14 @@ type Runtime struct {
 	old      []codeSwap
 	usingOld bool
 
+	// jointMethods and jointMeta are the methods and metatable of joint
+	// handles; joints holds each joint's one handle, swept of joints that
+	// are gone when it has doubled (jointSweepAt).
+	jointMethods *lua.LTable
+	jointMeta    *lua.LTable
+	joints       map[uint32]*lua.LTable
+	jointSweepAt int
+
 	current entity.ID // the entity whose callback is running
 	frame   uint64
 	errors  int
@@ -158,6 +170,7 @@ func New(cfg Config) (*Runtime, error) {
 		dog:       newWatchdog(cfg.BudgetClock),
 		behaviors: map[string]*behavior{},
 		entities:  map[entity.ID]*entry{},
+		joints:    map[uint32]*lua.LTable{},
 		imports:   map[string]lua.LValue{},
 		loading:   map[string]bool{},
 		schema:    &replication.Schema{},

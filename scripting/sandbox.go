@@ -142,6 +142,7 @@ func (r *Runtime) installGlobals() {
 	vkm.RawSetString("find", L.NewFunction(r.luaFind))
 	r.installKinds(vkm)
 	r.installTimers(vkm)
+	r.installJoints(vkm)
 	g.RawSetString("vkm", vkm)
 }
 

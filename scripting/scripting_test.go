@@ -693,7 +693,7 @@ function vkmRegisterBehaviors(r) r.drawn = Drawn end
 // TestCallbackNames pins the lifecycle methods' names: scripts define
 // them, and errors name the one that failed.
 func TestCallbackNames(t *testing.T) {
-	want := []string{"on_start", "on_fixed_update", "on_update", "on_destroy", "on_reload"}
+	want := []string{"on_start", "on_fixed_update", "on_update", "on_destroy", "on_reload", "on_contact"}
 	for cb := range numCallbacks {
 		if cb.String() != want[cb] {
 			t.Errorf("callback %d is %q, want %q", cb, cb.String(), want[cb])

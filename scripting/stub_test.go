@@ -174,6 +174,58 @@ end`)
 		t.Fatal("self:raycast() returned no hit")
 	}
 	compare(t, "raycast hit field", keysOf(hit), s["Hit"])
+
+	// The joint handle, and the tables the physics methods take and give.
+	compare(t, "joint method", keysOf(r.jointMethods), s["Joint"])
+	var opts []string
+	for _, k := range jointOptKeys {
+		opts = append(opts, k[0])
+	}
+	compare(t, "vkm.joint option", opts, s["JointOptions"])
+	compare(t, "add_shape key", shapeKeys, s["ShapeSpec"])
+	compare(t, "filter key", []string{"category", "mask", "group"}, s["Filter"])
+	compare(t, "on_contact info field", keysOf(r.contactTable(ContactInfo{})), s["ContactInfo"])
+}
+
+// luaDoc is the page documenting the Lua API, from this package's folder.
+const luaDoc = "../docs/lua.md"
+
+// TestLuaDocNamesEveryFunction holds docs/lua.md to the runtime as the
+// stub is held: every entity method, every vkm and net function, every
+// joint method and every callback is written there as a call
+// ("`name(", ":name(" or ".name("), which is where the page says what it
+// does and returns.
+func TestLuaDocNamesEveryFunction(t *testing.T) {
+	data, err := os.ReadFile(luaDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	r, _ := newTest(t, "")
+	defer r.Close()
+	named := func(what, name string) {
+		for _, p := range []string{"`", ":", "."} {
+			if strings.Contains(doc, p+name+"(") {
+				return
+			}
+		}
+		t.Errorf("docs/lua.md never writes the %s %s as a call (`%s(...)`): document it", what, name, name)
+	}
+	for _, n := range keysOf(r.api) {
+		named("entity method", n)
+	}
+	for _, n := range keysOf(r.jointMethods) {
+		named("joint method", n)
+	}
+	vkm := r.ls.G.Global.RawGetString("vkm").(*lua.LTable)
+	for _, n := range keysOf(vkm) {
+		if _, ok := vkm.RawGetString(n).(*lua.LFunction); ok {
+			named("vkm function", n)
+		}
+	}
+	for cb := range numCallbacks {
+		named("callback", cb.String())
+	}
 }
 
 // replaced reports whether the runtime's global now differs from the bare

@@ -99,6 +99,36 @@ type World interface {
 	// there is nothing to rewind it just calls fn.
 	Rewind(caller entity.ID, fn func())
 
+	// Physics beyond the components (docs/lua.md, "Physics bodies" and
+	// "Joints"). Body describes id's body (false: it has none). Push
+	// applies a force or an impulse to id's body on behalf of by, as
+	// ApplyImpulse does. The setters change the body for the next step;
+	// each returns an error a behavior is told of.
+	Body(id entity.ID) (BodyInfo, bool)
+	Push(by, id entity.ID, p Push)
+	SetBodyType(id entity.ID, t entity.BodyType) error
+	SetEnabled(id entity.ID, on bool)
+	SetDamping(id entity.ID, linear, angular, gravityScale float64) error
+	// Shape returns shape i (from 0) of id's body or decoration; AddShape
+	// adds one (to an entity with no body, a decoration's) and returns
+	// its place; RemoveShape removes one; SetShapeFilter changes one's
+	// collision filter.
+	Shape(id entity.ID, i int) (entity.Shape, bool)
+	AddShape(id entity.ID, s entity.Shape) (int, error)
+	RemoveShape(id entity.ID, i int) error
+	SetShapeFilter(id entity.ID, i int, category, mask uint16, group int16) error
+
+	// Joints. MakeJoint joins a's body to b's (b None: to the world) as
+	// spec says, every point in it in the world where the bodies stand
+	// now, and returns the joint's number (never 0, never reused).
+	// Joint describes joint j, false once it is gone; SetJoint changes
+	// what a running joint may change; JointsOf calls fn with id's joints.
+	MakeJoint(a, b entity.ID, spec *entity.JointSpec, name string) (uint32, error)
+	RemoveJoint(j uint32)
+	Joint(j uint32) (JointInfo, bool)
+	SetJoint(j uint32, d entity.JointDef) error
+	JointsOf(id entity.ID, fn func(uint32) bool)
+
 	// Emit records a presentation event (a shot, a hit, a pickup).
 	Emit(ev Event)
 	// Log records a line a behavior wrote with self:log.
@@ -121,4 +151,46 @@ type Event struct {
 	Tick   uint32
 	// Fields holds the event's payload: float64, string and bool values.
 	Fields map[string]any
+}
+
+// BodyInfo is what a behavior reads of a body beyond its components.
+type BodyInfo struct {
+	Type    entity.BodyType
+	Enabled bool
+	// Mass (kg) and Inertia (kg·m², about the centre of mass), 0 for a
+	// body that is not dynamic; CenterX, CenterY is the centre of mass in
+	// the world.
+	Mass, Inertia    float64
+	CenterX, CenterY float64
+	// LinearDamping, AngularDamping and GravityScale as they are now.
+	LinearDamping, AngularDamping, GravityScale float64
+	// Shapes is how many shapes the body has.
+	Shapes int
+}
+
+// Push is a force or an impulse a behavior applies to a body: (X, Y)
+// through the centre of mass, or at the world point (PX, PY) when At, and
+// Turn about the centre of mass. A force (N, N·m) acts in the coming step;
+// an impulse (N·s, N·m·s) changes the velocity at once.
+type Push struct {
+	Impulse bool
+	X, Y    float64
+	At      bool
+	PX, PY  float64
+	Turn    float64
+}
+
+// JointInfo is a joint as a behavior reads it.
+type JointInfo struct {
+	Kind entity.JointKind
+	// A and B are the joined entities, B None for the world; Name is what
+	// a scene, a prefab or MakeJoint named it.
+	A, B entity.ID
+	Name string
+	// Def is the joint's definition as it stands.
+	Def entity.JointDef
+	// What it did in the last step and where it stands (physics.JointReading).
+	ForceX, ForceY, Torque, Motor     float64
+	Angle, Translation, Speed, Length float64
+	AX, AY, BX, BY                    float64
 }

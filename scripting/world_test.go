@@ -290,3 +290,24 @@ func attach(t testing.TB, r *Runtime, id entity.ID, behavior string) {
 		t.Fatal(err)
 	}
 }
+
+// The fake world has no physics beyond the components: the bindings of
+// forces, shapes and joints are tested against the real one, in host/game.
+func (w *fakeWorld) Body(entity.ID) (BodyInfo, bool)                       { return BodyInfo{}, false }
+func (w *fakeWorld) Push(_, _ entity.ID, _ Push)                           {}
+func (w *fakeWorld) SetBodyType(entity.ID, entity.BodyType) error          { return nil }
+func (w *fakeWorld) SetEnabled(entity.ID, bool)                            {}
+func (w *fakeWorld) SetDamping(entity.ID, float64, float64, float64) error { return nil }
+func (w *fakeWorld) Shape(entity.ID, int) (entity.Shape, bool)             { return entity.Shape{}, false }
+func (w *fakeWorld) AddShape(entity.ID, entity.Shape) (int, error)         { return 0, nil }
+func (w *fakeWorld) RemoveShape(entity.ID, int) error                      { return nil }
+func (w *fakeWorld) SetShapeFilter(entity.ID, int, uint16, uint16, int16) error {
+	return nil
+}
+func (w *fakeWorld) MakeJoint(_, _ entity.ID, _ *entity.JointSpec, _ string) (uint32, error) {
+	return 0, nil
+}
+func (w *fakeWorld) RemoveJoint(uint32)                     {}
+func (w *fakeWorld) Joint(uint32) (JointInfo, bool)         { return JointInfo{}, false }
+func (w *fakeWorld) SetJoint(uint32, entity.JointDef) error { return nil }
+func (w *fakeWorld) JointsOf(entity.ID, func(uint32) bool)  {}

@@ -104,11 +104,137 @@ function Entity:angular_velocity() end
 ---@param w number
 function Entity:set_angular_velocity(w) end
 
----An impulse (N·s) through the centre of mass of a dynamic body. On a client,
----pushing a body it does not simulate from something it does leases the body.
+---An impulse (N·s) through the centre of mass of a dynamic body, or at the
+---world point (px, py), which turns it too. On a client, pushing a body it does
+---not simulate from something it does leases the body.
 ---@param ix number
 ---@param iy number
-function Entity:apply_impulse(ix, iy) end
+---@param px? number
+---@param py? number
+function Entity:apply_impulse(ix, iy, px, py) end
+
+---A force (N) for this tick's step, through the centre of mass or at the world
+---point (px, py). A force lasts one step: apply it every tick it pushes.
+---@param fx number
+---@param fy number
+---@param px? number
+---@param py? number
+function Entity:apply_force(fx, fy, px, py) end
+
+---A torque (N·m, counter-clockwise) for this tick's step.
+---@param torque number
+function Entity:apply_torque(torque) end
+
+---An angular impulse (N·m·s): changes the spin at once.
+---@param impulse number
+function Entity:apply_angular_impulse(impulse) end
+
+---The body's mass in kg (0 unless dynamic).
+---@return number?
+function Entity:mass() end
+
+---The body's rotational inertia about its centre of mass, kg·m².
+---@return number?
+function Entity:inertia() end
+
+---The body's centre of mass in the world.
+---@return number x
+---@return number y
+function Entity:center_of_mass() end
+
+---"static", "dynamic", "kinematic" or "decoration".
+---@return string?
+function Entity:body_type() end
+
+---Makes the body static, dynamic or kinematic.
+---@param type "static"|"dynamic"|"kinematic"
+function Entity:set_body_type(type) end
+
+---Whether the body takes part in the world.
+---@return boolean?
+function Entity:enabled() end
+
+---Takes the body out of the world (false) or puts it back.
+---@param on boolean
+function Entity:set_enabled(on) end
+
+---The body's linear and angular damping (1/s).
+---@return number linear
+---@return number angular
+function Entity:damping() end
+
+---Sets the body's damping; angular stays as it is when left out.
+---@param linear number
+---@param angular? number
+function Entity:set_damping(linear, angular) end
+
+---How much of the scene's gravity pulls the body.
+---@return number?
+function Entity:gravity_scale() end
+
+---Sets how much of the scene's gravity pulls the body (0 floats).
+---@param scale number
+function Entity:set_gravity_scale(scale) end
+
+---How many shapes the body (or decoration) has.
+---@return integer
+function Entity:shape_count() end
+
+---A shape for add_shape: exactly one of box, circle, polygon, chain, and what a
+---scene file's [[entity.body.shape]] may say.
+---@class ShapeSpec
+---@field box? number[] {w, h}
+---@field circle? number radius
+---@field polygon? number[][] {{x, y}, ...}
+---@field chain? number[][] {{x, y}, ...}
+---@field loop? boolean
+---@field offset? number[] {x, y}
+---@field angle? number
+---@field density? number default 1
+---@field friction? number default 0.6
+---@field restitution? number default 0
+---@field sensor? boolean
+---@field category? string|string[]
+---@field mask? string|string[]
+---@field group? integer
+---@field one_way? boolean
+
+---Adds a shape to the body (to an entity with no body: a decoration's shape,
+---only drawn) and returns its number, from 1.
+---@param spec ShapeSpec
+---@return integer
+function Entity:add_shape(spec) end
+
+---Removes shape i (from 1); the later shapes move down one.
+---@param i integer
+function Entity:remove_shape(i) end
+
+---A shape's collision filter.
+---@class Filter
+---@field category? string|string[] the categories it is in
+---@field mask? string|string[] the categories it collides with
+---@field group? integer
+
+---Shape i's (default 1) collision filter, categories by name.
+---@param i? integer
+---@return Filter?
+function Entity:filter(i) end
+
+---Changes the collision filter of shape i, or of every shape; what the table
+---leaves out stays.
+---@param filter Filter
+---@param i? integer
+function Entity:set_filter(filter, i) end
+
+---The joints of the body, in the order they are solved.
+---@return Joint[]
+function Entity:joints() end
+
+---The first of the body's joints with that name (from its scene, its prefab or
+---vkm.joint), or nil.
+---@param name string
+---@return Joint?
+function Entity:joint(name) end
 
 ---Whether the character stood on something at the top of the last controller tick.
 ---@return boolean
@@ -247,6 +373,186 @@ function Entity:fresh(type, field) end
 function Entity:player() end
 
 -------------------------------------------------------------------------------
+-- Joints
+-------------------------------------------------------------------------------
+
+---What vkm.joint takes besides the kind and the bodies, every point in the
+---world where the bodies stand now; each key left out takes its kind's default,
+---as a scene's [[joint]] does.
+---@class JointOptions
+---@field anchor? number[] {x, y}: revolute, prismatic, weld, wheel; mouse: the point of a pulled
+---@field anchor_a? number[] distance, rope: a's end
+---@field anchor_b? number[] distance, rope: b's end, or the world point hung from
+---@field axis? number[] prismatic, wheel: the direction b moves along
+---@field limits? number[] {lower, upper}: revolute (radians), prismatic (m)
+---@field motor_speed? number rad/s (prismatic: m/s)
+---@field max_torque? number N·m
+---@field max_force? number N
+---@field length? number distance, rope
+---@field frequency? number Hz
+---@field damping? number
+---@field offset? number[] motor
+---@field angular_offset? number motor
+---@field correction? number motor, 0..1
+---@field target? number[] mouse
+---@field collide_connected? boolean
+---@field name? string
+
+---A joint between two bodies, or a body and the world: from vkm.joint,
+---self:joints() or self:joint(name). Handles compare with ==. Once the joint is
+---gone (destroyed, or one of its bodies), every method returns nil and alive()
+---false.
+---@class Joint
+local Joint = {}
+
+---Whether the joint still exists.
+---@return boolean
+function Joint:alive() end
+
+---"revolute", "prismatic", "distance", "weld", "wheel", "motor", "rope" or "mouse".
+---@return string?
+function Joint:kind() end
+
+---Its name ("" for none).
+---@return string?
+function Joint:name() end
+
+---The two joined entities; b is nil for the world.
+---@return Entity? a
+---@return Entity? b
+function Joint:bodies() end
+
+---Removes the joint.
+function Joint:destroy() end
+
+---The force (N) the joint applied to b in the last step (a mouse or motor joint
+---to the world: to a); break a joint pulled too hard with it.
+---@return number fx
+---@return number fy
+function Joint:reaction_force() end
+
+---The torque (N·m) it applied to b in the last step.
+---@return number?
+function Joint:reaction_torque() end
+
+---What its motor applied in the last step: N·m (prismatic: N).
+---@return number?
+function Joint:motor_torque() end
+
+---b's angle less a's less the reference angle, radians.
+---@return number?
+function Joint:angle() end
+
+---How fast it turns (rad/s) or slides (prismatic: m/s).
+---@return number?
+function Joint:speed() end
+
+---How far b's anchor stands along the axis (prismatic, wheel), m.
+---@return number?
+function Joint:translation() end
+
+---The distance between the anchors now, m.
+---@return number?
+function Joint:distance() end
+
+---The anchors in the world now (a mouse joint's b: its target).
+---@return number ax
+---@return number ay
+---@return number bx
+---@return number by
+function Joint:anchors() end
+
+---The motor's speed.
+---@return number?
+function Joint:motor_speed() end
+
+---Drives the motor at speed (and turns it on).
+---@param speed number
+function Joint:set_motor_speed(speed) end
+
+---Whether the motor runs.
+---@return boolean?
+function Joint:motor_enabled() end
+
+---Turns the motor on or off.
+---@param on boolean
+function Joint:set_motor_enabled(on) end
+
+---The most torque the motor (or a motor joint) applies, N·m.
+---@return number?
+function Joint:max_torque() end
+
+---@param torque number
+function Joint:set_max_torque(torque) end
+
+---The most force a prismatic motor, a motor joint or a mouse joint applies, N.
+---@return number?
+function Joint:max_force() end
+
+---@param force number
+function Joint:set_max_force(force) end
+
+---The limits: lower and upper.
+---@return number lower
+---@return number upper
+function Joint:limits() end
+
+---Sets the limits (lower first) and turns them on.
+---@param lower number
+---@param upper number
+function Joint:set_limits(lower, upper) end
+
+---Whether the limits hold.
+---@return boolean?
+function Joint:limits_enabled() end
+
+---@param on boolean
+function Joint:set_limits_enabled(on) end
+
+---A distance joint's rest length, a rope's longest, m.
+---@return number?
+function Joint:length() end
+
+---@param length number
+function Joint:set_length(length) end
+
+---The spring's frequency, Hz (0: rigid).
+---@return number?
+function Joint:frequency() end
+
+---@param hz number
+function Joint:set_frequency(hz) end
+
+---The spring's damping ratio.
+---@return number?
+function Joint:damping() end
+
+---@param ratio number
+function Joint:set_damping(ratio) end
+
+---Where a mouse joint pulls to, in the world.
+---@return number x
+---@return number y
+function Joint:target() end
+
+---Moves a mouse joint's target: drag it with the pointer.
+---@param x number
+---@param y number
+function Joint:set_target(x, y) end
+
+---A motor joint's offset: b's target position in a's frame (joined to the
+---world: a's in the world) and angle.
+---@return number x
+---@return number y
+---@return number angle
+function Joint:offset() end
+
+---@param x number
+---@param y number
+---@param angle? number
+function Joint:set_offset(x, y, angle) end
+
+-------------------------------------------------------------------------------
 -- Behaviors
 -------------------------------------------------------------------------------
 
@@ -274,6 +580,25 @@ function Behavior:on_destroy() end
 ---On a dev server and its dev clients, right after a hot reload re-pointed the
 ---instance to its new code (its fields are kept).
 function Behavior:on_reload() end
+
+---What on_contact is told of a touch, from the side of the entity it runs for.
+---@class ContactInfo
+---@field begin boolean true when the shapes began to touch, false when they stopped
+---@field sensor boolean either shape is a sensor
+---@field shape integer which of this entity's shapes, from 1
+---@field other_shape integer which of the other's shapes, from 1
+---@field x number where they touch (at a begin; 0 at an end)
+---@field y number
+---@field nx number the unit normal from this entity toward the other (at a begin)
+---@field ny number
+---@field speed number how fast the two were closing along the normal, m/s (at a begin)
+
+---When one of the entity's shapes begins or stops touching another's, after
+---the tick's physics step, on the ends that simulate the entity, never during
+---a replay. `other` may already be destroyed at an end.
+---@param other Entity
+---@param info ContactInfo
+function Behavior:on_contact(other, info) end
 
 ---What vkmRegisterBehaviors receives: `r.walker = Walker` or
 ---`r:register("walker", Walker)` registers a behavior; `r.walker` reads it back.
@@ -375,6 +700,17 @@ function vkm.seconds(ticks) end
 ---@param name string
 ---@return Entity?
 function vkm.find(name) end
+
+---Joins a's body to b's (nil: to the world) with a joint of kind, and returns
+---it. Every point in opts is in the world, where the bodies stand now; each
+---option left out takes its kind's default, as a scene's [[joint]] does. Make
+---joints where every end makes them (code every end runs), as bodies are.
+---@param kind "revolute"|"prismatic"|"distance"|"weld"|"wheel"|"motor"|"rope"|"mouse"
+---@param a Entity
+---@param b Entity?
+---@param opts? JointOptions
+---@return Joint
+function vkm.joint(kind, a, b, opts) end
 
 ---x limited to lo..hi.
 ---@param x number

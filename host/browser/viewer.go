@@ -353,6 +353,7 @@ func (v *Viewer) updateScene() {
 		}
 		return true
 	})
+	sig = (sig ^ g.BodyEdits()) * prime // shapes and types behaviors changed
 	if sig == v.sceneSig {
 		return
 	}

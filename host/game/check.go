@@ -81,7 +81,7 @@ func Check(p *project.Project) Checked {
 			add(fmt.Errorf("game: check: scene: %w", err))
 			continue
 		}
-		sc, err := project.ParseScene(p.Where(name), data)
+		sc, err := p.ParseScene(p.Where(name), data)
 		if err != nil {
 			add(err)
 			continue
@@ -97,7 +97,7 @@ func Check(p *project.Project) Checked {
 			add(fmt.Errorf("game: check: prefab: %w", err))
 			continue
 		}
-		pf, err := project.ParsePrefab(p.Where(name), data)
+		pf, err := p.ParsePrefab(p.Where(name), data)
 		if err != nil {
 			add(err)
 			continue

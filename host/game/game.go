@@ -83,6 +83,18 @@ type Game struct {
 	watch   func(name string, id entity.ID, fields map[string]any) // WatchEvents' fn, or nil
 	errs    []scripting.ScriptError
 	timer   phaseTimer // times each tick's phases when asked (TimePhases)
+	// rewind is the physics after each of the last rewindDepth ticks, on
+	// an end that replays (nil elsewhere).
+	rewind []rewindSlot
+	// touches are the touches on_contact was told began and not yet that
+	// they ended (presentContacts); contactFn is presentContact, made once.
+	touches   map[touch]bool
+	contactFn func(physics.Contact)
+	// jointNames are the names scenes, prefabs and behaviors gave their
+	// joints; bodyEdits counts behaviors' changes to bodies' shapes and
+	// types (BodyEdits).
+	jointNames map[physics.JointID]string
+	bodyEdits  uint64
 }
 
 // New loads cfg.Project's entry script and scene into a new world and
@@ -95,7 +107,7 @@ func New(cfg Config) (*Game, error) {
 	if err != nil {
 		return nil, fmt.Errorf("game: entryScene: %w", err)
 	}
-	scene, err := project.ParseScene(p.Where(p.EntryScene), sceneData)
+	scene, err := p.ParseScene(p.Where(p.EntryScene), sceneData)
 	if err != nil {
 		return nil, err
 	}
@@ -129,15 +141,17 @@ func open(cfg Config, sceneData []byte, scene *project.Scene) (*Game, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	g := &Game{
-		project: p,
-		logger:  logger,
-		store:   store.NewStore(),
-		clock:   NewClock(p.TickRate),
-		dt:      1 / float64(p.TickRate),
-		prefabs: map[string]*project.Prefab{},
-		schema:  &replication.Schema{},
-		name:    cfg.Name,
-		hooks:   cfg.Hooks,
+		project:    p,
+		logger:     logger,
+		store:      store.NewStore(),
+		clock:      NewClock(p.TickRate),
+		dt:         1 / float64(p.TickRate),
+		prefabs:    map[string]*project.Prefab{},
+		schema:     &replication.Schema{},
+		touches:    map[touch]bool{},
+		jointNames: map[physics.JointID]string{},
+		name:       cfg.Name,
+		hooks:      cfg.Hooks,
 	}
 	if g.name == "" {
 		g.name = "Player 1"
@@ -161,7 +175,8 @@ func open(cfg Config, sceneData []byte, scene *project.Scene) (*Game, error) {
 	g.scripts, err = scripting.New(scripting.Config{
 		FS: p.FS, EntryScript: p.EntryScript, World: (*world)(g), Logger: logger, Seed: cfg.Seed,
 		Axes: axes, Buttons: buttons, TickRate: p.TickRate, BudgetClock: cfg.BudgetClock,
-		OnError: func(e scripting.ScriptError) { g.errs = append(g.errs, e) },
+		Categories: p.Categories,
+		OnError:    func(e scripting.ScriptError) { g.errs = append(g.errs, e) },
 	})
 	if err != nil {
 		return nil, err
@@ -188,6 +203,13 @@ func (g *Game) populate(scene *project.Scene, join bool) error {
 	}
 	if err := g.Bring(ids, false); err != nil {
 		return locateBring(err, scene.File, "id", scene.Entities, func(i int) entity.ID { return ids[i] })
+	}
+	bySlot := make(map[uint32]entity.ID, len(ids))
+	for i, id := range ids {
+		bySlot[scene.Entities[i].ID] = id
+	}
+	if err := g.makeJoints(scene.File, scene.Joints, entity.Identity, func(slot uint32) entity.ID { return bySlot[slot] }); err != nil {
+		return err
 	}
 	if err := g.scripts.BuildScene(); err != nil {
 		return err
@@ -241,12 +263,16 @@ func (g *Game) Leave(player uint16, id entity.ID) (kept bool, err error) {
 // reported in err.
 func (g *Game) Drain(secondsLeft float64) error { return g.scripts.Drain(secondsLeft) }
 
-// Bring gives freshly stored entities their physics bodies and behaviors.
-// With start set their on_start runs too, root first. An error says which
-// entity, by slot and name, and what of it failed.
-func (g *Game) Bring(ids []entity.ID, start bool) error {
+// Bring gives freshly stored entities their physics bodies and behaviors,
+// and a prefab instance's root its prefab's joints (spawned where its
+// spawn record says). With start set their on_start runs too, root first.
+// An error says which entity, by slot and name, and what of it failed.
+func (g *Game) Bring(ids []entity.ID, start bool) error { return g.bring(ids, start, nil) }
+
+// bring is Bring, with the pose a spawn here was asked for (nil: none).
+func (g *Game) bring(ids []entity.ID, start bool, pose *entity.Transform) error {
 	for _, id := range ids {
-		if def := g.store.Body(id); def != nil {
+		if def := g.store.Body(id); def != nil && def.Type != entity.Decoration {
 			rb := entity.Rigidbody{Awake: true}
 			if p := g.store.Rigidbody(id); p != nil {
 				rb = *p
@@ -259,6 +285,18 @@ func (g *Game) Bring(ids []entity.ID, start bool) error {
 			if err := g.scripts.Attach(id, name, props); err != nil {
 				return &bringError{id: id, name: g.store.Name(id), key: "behavior", err: err}
 			}
+		}
+	}
+	for _, id := range ids {
+		if !g.store.Built(id) {
+			continue
+		}
+		at, err := g.spawnPose(id, pose)
+		if err == nil {
+			err = g.instanceJoints(id, at)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	if start {
@@ -424,7 +462,8 @@ func (g *Game) Advance(elapsed time.Duration, in Input, afterTick func(*Game)) i
 }
 
 // RunTick runs one fixed tick in the engine's order: behaviors, then the
-// character controller, then physics.
+// character controller, then physics, then on_contact for what the step
+// began and ended touching (not in a replay).
 func (g *Game) RunTick() {
 	g.tick++
 	if g.hooks != nil {
@@ -446,6 +485,8 @@ func (g *Game) RunTick() {
 		g.phys.Step((*world)(g))
 	}
 	g.timer.done(t0, t1, t2, g.timer.mark(), g.phys.LastStep())
+	g.presentContacts()
+	g.keepPhysics()
 	if g.hooks != nil {
 		g.hooks.AfterTick()
 	}
@@ -456,12 +497,20 @@ func (g *Game) RunTick() {
 // the character controller and physics, nothing that presents. after runs
 // after each replayed tick. It stops early at a tick with no command and
 // returns how many ran; the tick counter ends where it was.
+//
+// The physics starts from where it stood after tick from-1, when this end
+// kept it (an end its Authority tells where bodies are keeps its last
+// rewindDepth ticks), with the components of what this end simulates put
+// back into their bodies: so the replayed ticks repeat, bit for bit, what
+// the same ticks computed given the same state, joints and contacts
+// included.
 func (g *Game) Replay(from, to uint32, cmd func(tick uint32) (prediction.Command, bool), after func(*Game)) int {
 	if from > to {
 		return 0
 	}
 	now, local := g.tick, g.local
 	g.replaying, g.replayTo = true, now
+	g.restorePhysics(from - 1)
 	g.tick = from - 1
 	n := 0
 	for t := from; t <= to; t++ {
@@ -617,7 +666,7 @@ func (g *Game) Spawn(file string, pose entity.Transform) (entity.ID, error) {
 		g.store.SetNetSpawn(root, g.spawnRecord(file, pose, root, slots))
 	}
 	ids := g.store.Subtree(root)
-	if err := g.Bring(ids, true); err != nil {
+	if err := g.bring(ids, true, &pose); err != nil {
 		g.Destroy(root)
 		return entity.None, locateBring(err, p.File, "uid", p.Entities, func(i int) entity.ID { return slots[p.Entities[i].ID] })
 	}
@@ -671,7 +720,7 @@ func (g *Game) parsePrefab(file string) (*project.Prefab, error) {
 	if err != nil {
 		return nil, fmt.Errorf("game: prefab: %w", err)
 	}
-	p, err := project.ParsePrefab(g.project.Where(file), data)
+	p, err := g.project.ParsePrefab(g.project.Where(file), data)
 	if err != nil {
 		return nil, err
 	}
@@ -688,6 +737,7 @@ func (g *Game) Destroy(id entity.ID) {
 	}
 	for _, e := range g.store.Subtree(id) {
 		g.scripts.Detach(e)
+		g.forgetJoints(e)
 		g.phys.Remove(e)
 	}
 	g.store.Destroy(id)

@@ -39,7 +39,7 @@ func (g *Game) Reload(changed map[string][]byte) (scripting.Reloaded, error) {
 		if path.Ext(p) != ".toml" {
 			continue
 		}
-		pf, err := project.ParsePrefab(g.project.Where(p), changed[p])
+		pf, err := g.project.ParsePrefab(g.project.Where(p), changed[p])
 		if err != nil {
 			return scripting.Reloaded{}, err
 		}
@@ -97,7 +97,7 @@ func (g *Game) CheckFiles(changed map[string][]byte) error {
 				return err
 			}
 		case ".toml":
-			if _, err := project.ParsePrefab(g.project.Where(p), changed[p]); err != nil {
+			if _, err := g.project.ParsePrefab(g.project.Where(p), changed[p]); err != nil {
 				return err
 			}
 		}

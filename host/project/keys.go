@@ -37,16 +37,17 @@ func (k fileKind) String() string {
 // entity.components.<Type> (that type's fields).
 var tableKeys = map[fileKind]map[string][]string{
 	projectKind: {
-		"":       {"name", "extends", "players", "port", "tickRate", "reach", "viewWidth", "scoreboard", "rejoinWindow", "entryScene", "entryScript", "axis", "button"},
-		"axis":   {"name", "negative", "positive", "mouse"},
-		"button": {"name", "keys", "mouse"},
+		"":          {"name", "extends", "players", "port", "tickRate", "reach", "viewWidth", "scoreboard", "rejoinWindow", "entryScene", "entryScript", "axis", "button", "collision"},
+		"collision": {"categories"},
+		"axis":      {"name", "negative", "positive", "mouse"},
+		"button":    {"name", "keys", "mouse"},
 	},
 	sceneKind: withEntityKeys("id", map[string][]string{
-		"":        {"physics", "entity"},
+		"":        {"physics", "entity", "joint"},
 		"physics": {"gravity"},
 	}),
 	prefabKind: withEntityKeys("uid", map[string][]string{
-		"": {"entity"},
+		"": {"entity", "joint"},
 	}),
 }
 
@@ -56,9 +57,12 @@ func withEntityKeys(idKey string, tables map[string][]string) map[string][]strin
 	tables["entity"] = []string{idKey, "name", "parent", "transform", "behavior", "props", "body", "controller", "components", "look"}
 	tables["entity.transform"] = []string{"x", "y", "angle", "scale"}
 	tables["entity.body"] = []string{"type", "fixedRotation", "bullet", "linearDamping", "angularDamping", "gravityScale", "shape"}
-	tables["entity.body.shape"] = []string{"box", "circle", "polygon", "chain", "offset", "angle", "loop", "density", "friction", "restitution", "sensor"}
+	tables["entity.body.shape"] = []string{"box", "circle", "polygon", "chain", "offset", "angle", "loop", "density", "friction", "restitution", "sensor", "category", "mask", "group", "oneWay"}
 	tables["entity.controller"] = []string{"mode", "speed", "accel", "airAccel", "jumpSpeed", "friction"}
 	tables["entity.look"] = []string{"color", "style", "label", "order"}
+	tables["joint"] = []string{"kind", "name", "a", "b", "collideConnected", "anchor", "anchorA", "anchorB", "axis",
+		"limits", "motorSpeed", "maxTorque", "maxForce", "length", "frequency", "damping",
+		"offset", "angularOffset", "correction", "target"}
 	return tables
 }
 

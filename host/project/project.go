@@ -96,6 +96,11 @@ type Project struct {
 	// axis i is Command.Axes[i] and button i is bit i of Held and Pressed.
 	Axes    []Axis
 	Buttons []Button
+
+	// Categories are the collision categories [collision] categories
+	// declares, which scenes' and prefabs' shapes name in category and
+	// mask (see Categories).
+	Categories Categories
 }
 
 // Axis is an input action with a value in -1..1. The reference client sets it
@@ -431,6 +436,9 @@ func (p *Project) inherit(base *Project, set map[string]bool) {
 	if !set["axis"] && !set["button"] {
 		p.Axes, p.Buttons = base.Axes, base.Buttons
 	}
+	if !set["collision"] {
+		p.Categories = base.Categories
+	}
 }
 
 // Where returns the path of the file FS reads name (a slash-separated path
@@ -532,6 +540,7 @@ func parseProject(file string, data []byte) (*Project, map[string]bool, error) {
 		p.EntryScript = readEntryPath(root, "entryScript", ".lua", "the script that registers the behaviors, e.g. \"scripts/main.lua\"")
 	}
 	readActions(root, p)
+	readCollision(root, p)
 	if doc.err != nil {
 		return nil, nil, doc.err
 	}

@@ -71,7 +71,9 @@ type EntityDef struct {
 	// or in a prefab, the pose it is instantiated at). Scale defaults to 1.
 	Transform entity.Transform
 
-	// Body is the physics body, nil for none. Only root entities have one.
+	// Body is the physics body, nil for none. Only root entities have one,
+	// but for a decoration (drawn shapes, no physics), which may hang from
+	// a parent.
 	Body *entity.BodyDef
 
 	// Controller is the character controller, nil for none. It needs a
@@ -129,6 +131,9 @@ type Scene struct {
 	File               string  // the file as given, for messages
 	GravityX, GravityY float64 // m/s², y up; default 0, DefaultGravityY
 	Entities           []EntityDef
+	// Joints join the scene's bodies ([[joint]]), made once they are all
+	// built.
+	Joints []JointDef
 }
 
 // Prefab is a parsed prefab file: a tree of entities with one root, spawned
@@ -141,6 +146,9 @@ type Prefab struct {
 	Path     string
 	Root     int // index of the root entity in Entities
 	Entities []EntityDef
+	// Joints are the prefab's [[joint]]s, made when an instance is built.
+	// A prefab's only body is its root's, so each joins it to the world.
+	Joints []JointDef
 }
 
 // Entity returns the entity of uid, or nil.
@@ -153,13 +161,29 @@ func (p *Prefab) Entity(uid uint32) *EntityDef {
 	return nil
 }
 
-// ParseScene parses a scene file. file is used only in messages. Every
-// mistake the file can contain comes back as a *ConfigError.
-func ParseScene(file string, data []byte) (*Scene, error) {
+// ParseScene parses a scene file of a project that declares no collision
+// categories. file is used only in messages. Every mistake the file can
+// contain comes back as a *ConfigError.
+func ParseScene(file string, data []byte) (*Scene, error) { return parseScene(file, data, nil) }
+
+// ParseScene parses a scene file of p, whose shapes may name p's collision
+// categories.
+func (p *Project) ParseScene(file string, data []byte) (*Scene, error) {
+	return parseScene(file, data, p.Categories)
+}
+
+// ParsePrefab parses a prefab file of p, whose shapes may name p's
+// collision categories.
+func (p *Project) ParsePrefab(file string, data []byte) (*Prefab, error) {
+	return parsePrefab(file, data, p.Categories)
+}
+
+func parseScene(file string, data []byte, cats Categories) (*Scene, error) {
 	doc, root, cerr := decodeTOML(file, sceneKind, data)
 	if cerr != nil {
 		return nil, cerr
 	}
+	doc.categories = cats
 	sc := &Scene{File: file, GravityY: DefaultGravityY}
 	root.only()
 	if ph, ok := root.table("physics"); ok {
@@ -175,16 +199,24 @@ func ParseScene(file string, data []byte) (*Scene, error) {
 	if err := sc.validate(doc.lines); err != nil {
 		return nil, err
 	}
+	sc.Joints = readJoints(root, sc.Entities, false)
+	if doc.err != nil {
+		return nil, doc.err
+	}
 	return sc, nil
 }
 
-// ParsePrefab parses a prefab file. file is used only in messages. Every
-// mistake the file can contain comes back as a *ConfigError.
-func ParsePrefab(file string, data []byte) (*Prefab, error) {
+// ParsePrefab parses a prefab file of a project that declares no
+// collision categories. file is used only in messages. Every mistake the
+// file can contain comes back as a *ConfigError.
+func ParsePrefab(file string, data []byte) (*Prefab, error) { return parsePrefab(file, data, nil) }
+
+func parsePrefab(file string, data []byte, cats Categories) (*Prefab, error) {
 	doc, root, cerr := decodeTOML(file, prefabKind, data)
 	if cerr != nil {
 		return nil, cerr
 	}
+	doc.categories = cats
 	p := &Prefab{File: file}
 	root.only()
 	p.Entities = readEntities(root, true)
@@ -196,6 +228,10 @@ func ParsePrefab(file string, data []byte) (*Prefab, error) {
 		return nil, err
 	}
 	p.Root = r
+	p.Joints = readJoints(root, p.Entities, true)
+	if doc.err != nil {
+		return nil, doc.err
+	}
 	return p, nil
 }
 
@@ -213,8 +249,10 @@ func (sc *Scene) validate(lines lineMap) *ConfigError {
 		return &ConfigError{File: sc.File, Line: lines.find("physics.gravity"), Key: "physics.gravity",
 			Reason: fmt.Sprintf("[%v, %v] is out of range (finite, at most %g m/s² on each axis)", sc.GravityX, sc.GravityY, maxMagnitude)}
 	}
-	_, err := validateEntities(sc.File, false, sc.Entities, lines)
-	return err
+	if _, err := validateEntities(sc.File, false, sc.Entities, lines); err != nil {
+		return err
+	}
+	return validateJoints(sc.File, false, sc.Entities, sc.Joints)
 }
 
 // Validate checks what ParsePrefab checks of a prefab's contents, and that
@@ -222,6 +260,9 @@ func (sc *Scene) validate(lines lineMap) *ConfigError {
 func (p *Prefab) Validate() error {
 	r, err := validateEntities(p.File, true, p.Entities, nil)
 	if err != nil {
+		return err
+	}
+	if err := validateJoints(p.File, true, p.Entities, p.Joints); err != nil {
 		return err
 	}
 	if p.Root != r {
@@ -371,7 +412,7 @@ func readBody(t *tomlTable) *entity.BodyDef {
 	t.only()
 	b := &entity.BodyDef{GravityScale: 1}
 	if !t.has("type") {
-		t.fail("type", "a body needs a type: static, dynamic or kinematic")
+		t.fail("type", "a body needs a type: static, dynamic, kinematic or decoration")
 	}
 	if s, ok := t.str("type"); ok {
 		switch s {
@@ -381,8 +422,10 @@ func readBody(t *tomlTable) *entity.BodyDef {
 			b.Type = entity.Dynamic
 		case "kinematic":
 			b.Type = entity.Kinematic
+		case "decoration":
+			b.Type = entity.Decoration
 		default:
-			t.fail("type", "%q is not a body type: static, dynamic or kinematic", s)
+			t.fail("type", "%q is not a body type: static, dynamic, kinematic or decoration", s)
 		}
 	}
 	b.FixedRotation, _ = t.boolean("fixedRotation")
@@ -456,6 +499,7 @@ func readShape(t *tomlTable) entity.Shape {
 		sh.Restitution = v
 	}
 	sh.Sensor, _ = t.boolean("sensor")
+	readFilter(t, &sh)
 	return sh
 }
 
@@ -578,8 +622,8 @@ func validateEntities(file string, prefab bool, defs []EntityDef, lines lineMap)
 		if _, ok := index[d.Parent]; !ok {
 			return -1, at(i, "parent", "no entity in this file has %s %d", idKey, d.Parent)
 		}
-		if d.Body != nil {
-			return -1, at(i, "body", "bodies must be on root entities: physics moves a body in world space, so it cannot follow a parent (this entity's parent is %s %d)", idKey, d.Parent)
+		if d.Body != nil && d.Body.Type != entity.Decoration {
+			return -1, at(i, "body", "bodies must be on root entities: physics moves a body in world space, so it cannot follow a parent (this entity's parent is %s %d); a decoration may hang from one", idKey, d.Parent)
 		}
 	}
 	if i, cycle := findCycle(defs, index); cycle != "" {
@@ -674,7 +718,7 @@ func checkDef(d *EntityDef) (sub, reason string) {
 		if sub, reason := checkController(c); reason != "" {
 			return joinPath("controller", sub), reason
 		}
-		if d.Body == nil || d.Body.Type == entity.Static {
+		if d.Body == nil || d.Body.Type == entity.Static || d.Body.Type == entity.Decoration {
 			return "controller", "a controller moves its entity's body: give the entity a dynamic or kinematic [entity.body]"
 		}
 		if c.Mode == entity.TopDown && d.Body.GravityScale != 0 {
@@ -738,8 +782,8 @@ func CheckTransform(t entity.Transform) (sub, reason string) {
 }
 
 func checkBody(b *entity.BodyDef) (sub, reason string) {
-	if b.Type > entity.Kinematic {
-		return "type", fmt.Sprintf("%v is not a body type: static, dynamic or kinematic", b.Type)
+	if b.Type > entity.Decoration {
+		return "type", fmt.Sprintf("%v is not a body type: static, dynamic, kinematic or decoration", b.Type)
 	}
 	for _, f := range []struct {
 		key string

@@ -171,7 +171,7 @@ var sceneErrorTests = []struct {
 	{"body without shape", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n", 3, "entity.body", []string{"a body needs at least one [[entity.body.shape]]"}},
 	{"body without type", "[[entity]]\nid = 1\n[entity.body]\n[[entity.body.shape]]\ncircle = 1.0\n", 3, "entity.body.type", []string{"a body needs a type"}},
 	{"unknown body type", "[[entity]]\nid = 1\n[entity.body]\ntype = \"floating\"\n[[entity.body.shape]]\ncircle = 1.0\n", 4, "entity.body.type",
-		[]string{`"floating" is not a body type: static, dynamic or kinematic`}},
+		[]string{`"floating" is not a body type: static, dynamic, kinematic or decoration`}},
 	{"shape with none", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\nfriction = 1.0\n", 5, "entity.body.shape",
 		[]string{"a shape needs one of box"}},
 	{"shape with two", "[[entity]]\nid = 1\n[entity.body]\ntype = \"static\"\n[[entity.body.shape]]\nbox = [1.0, 1.0]\ncircle = 1.0\n", 7, "entity.body.shape.circle",

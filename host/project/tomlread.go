@@ -33,6 +33,9 @@ type tomlDoc struct {
 	kind  fileKind
 	lines lineMap
 	err   *ConfigError
+	// categories are the collision categories shapes may name (a scene's
+	// or prefab's project's).
+	categories Categories
 }
 
 // decodeTOML decodes data, a file of kind, and returns a reader over its

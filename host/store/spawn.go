@@ -152,7 +152,7 @@ func fillEntity(s *Store, file string, id entity.ID, d *project.EntityDef, r Com
 	*s.Transform(id) = d.Transform
 	if d.Body != nil {
 		s.SetBody(id, cloneBody(d.Body))
-		if d.Body.Type != entity.Static {
+		if d.Body.Type != entity.Static && d.Body.Type != entity.Decoration {
 			s.SetRigidbody(id, &entity.Rigidbody{Awake: true})
 		}
 	}

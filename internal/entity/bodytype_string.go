@@ -11,11 +11,12 @@ func _() {
 	_ = x[Static-0]
 	_ = x[Dynamic-1]
 	_ = x[Kinematic-2]
+	_ = x[Decoration-3]
 }
 
-const _BodyType_name = "staticdynamickinematic"
+const _BodyType_name = "staticdynamickinematicdecoration"
 
-var _BodyType_index = [...]uint8{0, 6, 13, 22}
+var _BodyType_index = [...]uint8{0, 6, 13, 22, 32}
 
 func (i BodyType) String() string {
 	idx := int(i) - 0

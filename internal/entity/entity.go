@@ -146,6 +146,9 @@ const (
 	Dynamic // dynamic
 	// Kinematic is moved only by its velocity.
 	Kinematic // kinematic
+	// Decoration is no body at all: its shapes are drawn and never
+	// simulated, touched or found by a query (pitch markings, a sign).
+	Decoration // decoration
 )
 
 // ShapeKind names a collision shape's geometry. Its String is the name a
@@ -182,6 +185,19 @@ type Shape struct {
 	Friction    float64
 	Restitution float64
 	Sensor      bool // reports overlaps, never pushes
+
+	// Category is the set of collision categories the shape is in, a bit
+	// each, and Mask the set it collides with: two shapes collide when
+	// each one's Mask holds a category of the other's. Zero is box2d's
+	// default for each: category 1, and every category. Two shapes of the
+	// same non-zero Group never collide when it is negative and always do
+	// when it is positive, whatever their categories say.
+	Category, Mask uint16
+	Group          int16
+	// OneWay makes the shape solid only to what meets it from the side
+	// its body's +y faces (turned with the body): a platform a character
+	// jumps up through and lands on.
+	OneWay bool
 }
 
 // BodyDef is the authored description of an entity's physics body. It is not
@@ -217,4 +233,128 @@ type NetSpawn struct {
 type SpawnSlot struct {
 	UID  uint32
 	Slot uint32
+}
+
+// JointKind names the kind of a joint between two bodies. Its String is
+// the name a scene file writes ("revolute"), the line comment below; the
+// kinds and their words are box2d's.
+type JointKind uint8
+
+//go:generate go run golang.org/x/tools/cmd/stringer@v0.52.0 -type=JointKind -linecomment
+
+const (
+	// Revolute pins the two bodies together at one point, each free to
+	// turn about it: a hinge, a wheel's axle, a door. It may hold the
+	// angle between Lower and Upper and drive it with a motor.
+	Revolute JointKind = iota // revolute
+	// Prismatic lets B slide along an axis fixed in A, without turning
+	// against it: a piston, a lift, a drawer. It may hold the travel
+	// between Lower and Upper and drive it with a motor.
+	Prismatic // prismatic
+	// Distance keeps the two anchors Length apart, rigidly or as a spring
+	// (Frequency, DampingRatio).
+	Distance // distance
+	// Weld holds the bodies together at an anchor, neither sliding nor
+	// turning; with Frequency the angle gives like a spring.
+	Weld // weld
+	// Wheel keeps B's anchor on a line along Axis through A's, sprung
+	// along it (Frequency, DampingRatio), with B free to turn and driven by
+	// a motor: a car's wheel on its suspension.
+	Wheel // wheel
+	// Motor drives B toward LinearOffset and AngularOffset in A's frame
+	// with at most MaxForce and MaxTorque: a moving platform, a body held
+	// where a hand puts it. A motor joint to the world drives A toward
+	// that pose in the world.
+	Motor // motor
+	// Rope keeps the anchors at most Length apart, slack when closer.
+	Rope // rope
+	// Mouse pulls a point of A toward Target in the world with at most
+	// MaxForce, springy (Frequency, DampingRatio): dragging with a pointer.
+	Mouse // mouse
+)
+
+// JointDef is the authored description of a joint between two bodies, A
+// and B, each point given in its own body's frame (metres from the body's
+// origin, turning with it), so that it means the same whatever pose the
+// bodies stand in when the joint is made. Which fields a kind reads is
+// said on each; the rest are ignored.
+type JointDef struct {
+	Kind JointKind
+	// AnchorA and AnchorB are where the joint holds each body. Mouse: A's
+	// point that is pulled.
+	AnchorA, AnchorB Vec2
+	// Axis is the direction in A's frame along which a prismatic joint
+	// slides and a wheel's suspension travels; only its direction counts.
+	Axis Vec2
+	// ReferenceAngle is B's angle less A's when the joint is at its angle
+	// 0 (revolute, prismatic, weld), in radians.
+	ReferenceAngle float64
+	// CollideConnected lets the two bodies collide with each other, which
+	// joined bodies otherwise never do.
+	CollideConnected bool
+
+	// EnableLimit holds a revolute joint's angle (radians) or a prismatic
+	// joint's travel (metres) within Lower..Upper.
+	EnableLimit  bool
+	Lower, Upper float64
+	// EnableMotor drives a revolute, prismatic or wheel joint at
+	// MotorSpeed (rad/s; prismatic: m/s) with at most MaxTorque (N·m;
+	// prismatic: MaxForce, N).
+	EnableMotor bool
+	MotorSpeed  float64
+	// MaxForce and MaxTorque bound what a motor joint applies, what a
+	// mouse joint pulls with (MaxForce), and a revolute, wheel or
+	// prismatic joint's motor.
+	MaxForce, MaxTorque float64
+
+	// Length is a distance joint's rest length and a rope's longest, in
+	// metres.
+	Length float64
+	// Frequency (Hz) and DampingRatio (1 is critical) soften a distance
+	// joint or a weld into a spring (Frequency 0 is rigid), set a wheel's
+	// suspension and a mouse joint's pull.
+	Frequency, DampingRatio float64
+
+	// LinearOffset and AngularOffset are where a motor joint drives B: its
+	// origin's position and its angle in A's frame (for a motor joint to
+	// the world, A's in the world). CorrectionFactor (0..1) is how much of
+	// the way it goes in each step.
+	LinearOffset     Vec2
+	AngularOffset    float64
+	CorrectionFactor float64
+
+	// Target is where a mouse joint pulls A's anchor to, in the world.
+	Target Vec2
+}
+
+// JointSpec is a joint as an author writes it, every point and direction
+// in one frame (a file's, or the world's for a behavior's), each optional
+// field left nil taking its kind's default. The host turns it into a
+// JointDef in the bodies' own frames (project.ResolveJoint), with one set
+// of rules and defaults for files and behaviors alike.
+type JointSpec struct {
+	Kind             JointKind
+	CollideConnected bool
+	// Anchor is where a revolute, prismatic, weld or wheel joint pins the
+	// bodies, and the point of A a mouse joint pulls; AnchorA and AnchorB
+	// are a distance joint's or rope's two ends.
+	Anchor, AnchorA, AnchorB *Vec2
+	// Axis is the direction a prismatic joint slides along and a wheel's
+	// suspension travels along.
+	Axis *Vec2
+	// Limits are the lower and upper angle (revolute) or travel
+	// (prismatic); given, they hold.
+	Limits *[2]float64
+	// MotorSpeed, MaxTorque and MaxForce drive a motor, as JointDef says.
+	MotorSpeed, MaxTorque, MaxForce *float64
+	// Length, Frequency and Damping are JointDef's Length, Frequency and
+	// DampingRatio.
+	Length, Frequency, Damping *float64
+	// Offset, AngularOffset and Correction are a motor joint's
+	// LinearOffset, AngularOffset and CorrectionFactor; Target is where a
+	// mouse joint pulls.
+	Offset        *Vec2
+	AngularOffset *float64
+	Correction    *float64
+	Target        *Vec2
 }

@@ -5,14 +5,15 @@ import (
 	"testing"
 )
 
-// TestNames pins the names body types, shape kinds and controller modes print as: scene
+// TestNames pins the names body types, shape kinds, controller modes and joint kinds print as: scene
 // files, the view's page and error messages spell them so.
 func TestNames(t *testing.T) {
 	for _, tc := range []struct{ got, want string }{
 		{Static.String(), "static"},
 		{Dynamic.String(), "dynamic"},
 		{Kinematic.String(), "kinematic"},
-		{BodyType(3).String(), "BodyType(3)"},
+		{Decoration.String(), "decoration"},
+		{BodyType(4).String(), "BodyType(4)"},
 		{Box.String(), "box"},
 		{Circle.String(), "circle"},
 		{Polygon.String(), "polygon"},
@@ -20,6 +21,15 @@ func TestNames(t *testing.T) {
 		{ShapeKind(9).String(), "ShapeKind(9)"},
 		{SideView.String(), "side"},
 		{TopDown.String(), "topdown"},
+		{Revolute.String(), "revolute"},
+		{Prismatic.String(), "prismatic"},
+		{Distance.String(), "distance"},
+		{Weld.String(), "weld"},
+		{Wheel.String(), "wheel"},
+		{Motor.String(), "motor"},
+		{Rope.String(), "rope"},
+		{Mouse.String(), "mouse"},
+		{JointKind(8).String(), "JointKind(8)"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

@@ -1,0 +1,224 @@
+package session
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"vkm/host/bot"
+	"vkm/host/game"
+	"vkm/host/project"
+	"vkm/internal/entity"
+	"vkm/prediction"
+	"vkm/transport/memnet"
+)
+
+// loadChain loads the chain project with scene as its entry scene.
+func loadChain(t testing.TB, scene string) *project.Project {
+	t.Helper()
+	p, err := project.LoadProject("testdata/chain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.EntryScene = scene
+	return p
+}
+
+// pusher runs right for three seconds and back left for one, over and
+// over: into what lies ahead of the character, shoving it along the floor,
+// and away again.
+type pusher struct{ n int }
+
+func (p *pusher) Next() prediction.Command {
+	var c prediction.Command
+	c.Axes[0] = 1
+	if p.n%(4*64) >= 3*64 {
+		c.Axes[0] = -1
+	}
+	p.n++
+	return c
+}
+
+// TestAPushedChainIsPredictedAsALooseBoxIs has a client's character push
+// one end of a chain of six links pinned end to end, and, in another run,
+// a loose box of the chain's mass and length, over the broadband link for
+// thirty seconds, three seeds each. The client leases what it pushes: the
+// whole chain, joined into one island by its joints, as the one box. A
+// replay restores the joints' carried impulses with the rest of the
+// physics, so the chain is corrected no more often than the box.
+func TestAPushedChainIsPredictedAsALooseBoxIs(t *testing.T) {
+	corrections := map[string]uint64{}
+	for _, scene := range []string{"scenes/chain.toml", "scenes/box.toml"} {
+		for _, seed := range []uint64{1, 2, 3} {
+			p := loadChain(t, scene)
+			h := newHarness(t, p)
+			a := h.join(loadChain(t, scene), memnet.Broadband, seed)
+			a.input = &pusher{}
+			h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
+			first := h.server.Game().World().Find("link1")
+			if first.IsNone() {
+				first = h.server.Game().World().Find("box")
+			}
+			x0 := h.server.Game().Store().Transform(first).X
+			before := a.c.rec
+			leased := 0
+			a.afterTick = func(g *game.Game) {
+				if a.c.leases.Leased(first, g.Tick()) {
+					leased++
+				}
+			}
+			h.run(30 * time.Second)
+			r := a.c.rec
+			n := r.corrections - before.corrections
+			corrections[scene] += n
+			moved := h.server.Game().Store().Transform(first).X - x0
+			t.Logf("%s, seed %d: %d corrections (%d ticks replayed, largest error %.1f mm) in 30 s; the pushed end leased %d ticks, moved %.1f m on the server",
+				scene, seed, n, r.replayed-before.replayed, r.maxError*1000, leased, moved)
+			if leased == 0 || moved < 1 {
+				t.Errorf("%s, seed %d: the client never leased what it pushed (%d ticks) or it did not move (%.1f m)", scene, seed, leased, moved)
+			}
+		}
+	}
+	t.Logf("corrections over three seeds: chain %d, loose box %d", corrections["scenes/chain.toml"], corrections["scenes/box.toml"])
+	if corrections["scenes/chain.toml"] > corrections["scenes/box.toml"] {
+		t.Errorf("the chain was corrected %d times, the loose box %d", corrections["scenes/chain.toml"], corrections["scenes/box.toml"])
+	}
+}
+
+// TestOnContactOncePerTouchOnEachEnd counts, on the server and on the
+// client of the character pushing the chain over broadband, the touches
+// on_contact tells the character of: on each end every touch of the
+// character with another body is told it began, and then that it ended,
+// once each (a touch may still be on at the end), none during a replay,
+// though the client replayed.
+func TestOnContactOncePerTouchOnEachEnd(t *testing.T) {
+	p := loadChain(t, "scenes/chain.toml")
+	h := newHarness(t, p)
+	a := h.join(loadChain(t, "scenes/chain.toml"), memnet.Broadband, 5)
+	a.input = &pusher{}
+	type key struct {
+		end   string
+		other string
+	}
+	open := map[key]int{}
+	begins := map[key]int{}
+	watch := func(end string, g *game.Game) {
+		g.WatchEvents(func(name string, id entity.ID, f map[string]any) {
+			if name != "contact" || g.Store().Name(id) != "player" {
+				return
+			}
+			k := key{end, f["other"].(string)}
+			if f["replaying"] == true {
+				t.Errorf("%s: told of a touch of %s during a replay", end, k.other)
+			}
+			if f["begin"] == true {
+				begins[k]++
+				open[k]++
+				if open[k] > 1 {
+					t.Errorf("%s: the touch of %s began twice without ending", end, k.other)
+				}
+			} else {
+				open[k]--
+				if open[k] < 0 {
+					t.Errorf("%s: the touch of %s ended without beginning", end, k.other)
+				}
+			}
+		})
+	}
+	watch("server", h.server.Game())
+	watch("client", a.c.Game())
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
+	h.run(30 * time.Second)
+	t.Logf("touches begun: %v; still on: %v; the client replayed %d ticks in %d corrections", begins, open, a.c.rec.replayed, a.c.rec.corrections)
+	for _, end := range []string{"server", "client"} {
+		if begins[key{end, "floor"}] == 0 || begins[key{end, "link1"}] == 0 {
+			t.Errorf("%s: the character was never told it touched the floor and the chain's first link", end)
+		}
+	}
+	if a.c.rec.replayed == 0 {
+		t.Error("the client never replayed: the test shows nothing of replays")
+	}
+}
+
+// TestHaulServedWithFourBots serves the haul, the co-op example, to four
+// wandering bots over the broadband link for a minute: nobody's scripts
+// fail on any end, and each client's corrections are counted by cause.
+func TestHaulServedWithFourBots(t *testing.T) {
+	load := func() *project.Project {
+		p, err := project.LoadProject("../../projects/haul")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	h := newHarness(t, load())
+	var peers []*peer
+	for i := range 4 {
+		seed := uint64(11 + i)
+		a := h.join(load(), memnet.Broadband, seed)
+		p := load()
+		b, err := bot.New("wander", seed, len(p.Axes), len(p.Buttons))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.input = b
+		peers = append(peers, a)
+	}
+	h.runUntil(5*time.Second, "four joins", func() bool {
+		for _, a := range peers {
+			if !a.c.Playing() || a.c.Game().Own().IsNone() {
+				return false
+			}
+		}
+		return true
+	})
+	h.run(60 * time.Second)
+	var total [NumCauses]uint64
+	for i, a := range peers {
+		r := a.c.rec
+		line := ""
+		for c := range NumCauses {
+			total[c] += r.byCause[c].Count
+			line += fmt.Sprintf(" %s %d", c, r.byCause[c].Count)
+		}
+		t.Logf("bot %d (seed %d): %d corrections in the minute:%s; %d ticks replayed", i+1, 11+i, r.corrections, line, r.replayed)
+		for _, e := range a.c.Game().ScriptErrors() {
+			t.Errorf("bot %d: %v", i+1, e)
+		}
+	}
+	for _, e := range h.server.Game().ScriptErrors() {
+		t.Errorf("server: %v", e)
+	}
+	line := ""
+	for c := range NumCauses {
+		line += fmt.Sprintf(" %s %d", c, total[c])
+	}
+	t.Logf("all four, corrections per minute by cause:%s", line)
+}
+
+// BenchmarkReplay20TicksJointed is BenchmarkReplay20Ticks in a scene of
+// fifty joints: a chain of 26 links the client's character pushes (so it
+// leases and replays them) under a curtain of five hanging chains.
+func BenchmarkReplay20TicksJointed(b *testing.B) {
+	h := newHarness(b, loadChain(b, "scenes/joints50.toml"))
+	a := h.join(loadChain(b, "scenes/joints50.toml"), memnet.Perfect, 1)
+	a.input = &pusher{}
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
+	h.run(2 * time.Second)
+	g := a.c.Game()
+	if n := g.Physics().JointCount(); n != 50 {
+		b.Fatalf("%d joints, want 50", n)
+	}
+	leased := 0
+	a.c.leases.Each(g.Tick(), func(entity.ID) bool { leased++; return true })
+	to := g.Tick()
+	from := to - 19
+	b.ReportAllocs()
+	for b.Loop() {
+		if n := g.Replay(from, to, a.c.rec.command, a.c.recordPrediction); n != 20 {
+			b.Fatalf("replayed %d ticks, want 20", n)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/20, "µs/replayed-tick")
+	b.ReportMetric(float64(leased), "leased")
+}
