@@ -16,6 +16,7 @@ const (
 	FormatRoundTrips
 	FormatBundle
 	FormatNoReload
+	FormatMessage
 )
 
 // String returns what the format is called in a sentence.
@@ -34,6 +35,8 @@ func (f Format) String() string {
 		return "script bundle"
 	case FormatNoReload:
 		return "no-reload message"
+	case FormatMessage:
+		return "project message"
 	}
 	return "format(" + strconv.Itoa(int(f)) + ")"
 }

@@ -20,6 +20,14 @@ const (
 	KindRoundTrips Kind = 4
 )
 
+// The kind both ends send.
+const (
+	// KindMessage is a project message (Message): a client's net.send to
+	// the server, or the server's net.send_to and net.broadcast to
+	// players.
+	KindMessage Kind = 5
+)
+
 // KindOf returns the kind of msg, or 0 (no kind) for an empty message.
 func KindOf(msg []byte) Kind {
 	if len(msg) == 0 {
@@ -41,6 +49,8 @@ func (k Kind) String() string {
 		return "players"
 	case KindRoundTrips:
 		return "round trips"
+	case KindMessage:
+		return "message"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
