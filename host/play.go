@@ -154,6 +154,13 @@ type ClientReport struct {
 	InterpExtrapolated uint64  `json:"interp_extrapolated"`
 	LookBehindTicks    float64 `json:"look_behind_ticks"`
 
+	// MessagesOut are the project messages this client queued for the
+	// server, MessagesIn those it took from it, MessagesDropped those it
+	// could not queue.
+	MessagesOut     uint64 `json:"messages_out,omitempty"`
+	MessagesIn      uint64 `json:"messages_in,omitempty"`
+	MessagesDropped uint64 `json:"messages_dropped,omitempty"`
+
 	// OthersDistanceM is how far each other player's character (by the
 	// player's name) moved as this client saw it, in metres, jumps of a
 	// teleport left out: what one player sees of another.

@@ -175,6 +175,14 @@ type ServerReport struct {
 	Refused     uint64  `json:"refused"`
 	Players     int     `json:"players"`
 	Errors      int     `json:"errors"`
+	// MessagesIn are the project messages taken from players,
+	// MessagesOut those queued to them, MessagesDropped those dropped
+	// either way, MessageFloods the seats ended for sending over their
+	// bound.
+	MessagesIn      uint64 `json:"messages_in,omitempty"`
+	MessagesOut     uint64 `json:"messages_out,omitempty"`
+	MessagesDropped uint64 `json:"messages_dropped,omitempty"`
+	MessageFloods   uint64 `json:"message_floods,omitempty"`
 	// Events counts the presentation events the game emitted, by name; a
 	// server presents nothing, so it counts them and keeps none.
 	Events map[string]uint64    `json:"events"`

@@ -45,10 +45,14 @@ type Client struct {
 	// rel is the reliable message channel from the server: a dev
 	// server's script bundles, or its word that this client cannot take
 	// them.
-	rel    *transport.Reliable
-	input  recordingInput
-	rec    reconciler
-	smooth prediction.Smoother
+	rel   *transport.Reliable
+	input recordingInput
+	// msgs and msgValues are the project's messages' figures and
+	// scratch (messages.go).
+	msgs      messageCounts
+	msgValues []float64
+	rec       reconciler
+	smooth    prediction.Smoother
 
 	island      []entity.ID
 	heldScratch []heldBody
@@ -355,6 +359,10 @@ func (c *Client) Playing() bool { return c.playing }
 // ClientStats are a client's prediction, pacing and interpolation
 // figures since it started.
 type ClientStats struct {
+	// MessagesSent are the project's messages this client queued for the
+	// server, MessagesIn those it took from it, MessagesDropped those
+	// it could not queue (a full channel).
+	MessagesSent, MessagesIn, MessagesDropped uint64
 	// Snapshots taken, in order; Corrections are those whose answer for
 	// what this client predicts differed (the own entity's position by
 	// more than 3 mm, or any field of its components), ReplayedTicks the
@@ -410,6 +418,7 @@ func (c *Client) Stats(now transport.Time) ClientStats {
 		InterpExtrapolated: c.interp.extrapolated, LookBehind: c.lookBehind(now),
 		Reloads: c.reloads, ReloadTick: c.reloadTick,
 		ByCause: c.rec.byCause, Recent: c.rec.recentList(), Adopted: c.rec.adopted,
+		MessagesSent: c.msgs.Sent, MessagesIn: c.msgs.In, MessagesDropped: c.msgs.Dropped,
 	}
 }
 
@@ -444,4 +453,7 @@ func (h *clientHooks) BeforeTick() {
 	(*Client)(h).reckon()
 }
 func (h *clientHooks) IntentsWritten() {}
-func (h *clientHooks) AfterTick()      { (*Client)(h).unreckon() }
+func (h *clientHooks) AfterTick() {
+	(*Client)(h).unreckon()
+	(*Client)(h).sendMessages()
+}

@@ -103,6 +103,11 @@ type Server struct {
 	relayNear    []relayCandidate
 	relayIntents netmsg.Relay
 	relayBuf     []byte
+
+	// msgValues is takeMessage's scratch; floods counts the seats it
+	// ended.
+	msgValues []float64
+	floods    uint64
 }
 
 // seat is everything about one seated player, made when they join and
@@ -127,6 +132,10 @@ type seat struct {
 	// on a dev server).
 	rel *transport.Reliable
 	dev bool
+	// bound and msgs are what the player sends of the project's messages
+	// (messages.go).
+	bound messageBound
+	msgs  messageCounts
 	// held counts the send rounds in a row whose snapshot was held back
 	// (see SettledEvery); lowWater is the queue's low water over them,
 	// lowHeld whether it holds one.
@@ -346,9 +355,12 @@ func (s *Server) command(st *seat, payload []byte) {
 		return
 	}
 	for {
-		// Clients send no messages yet; what arrives is read and dropped.
-		if _, ok := st.rel.Receive(); !ok {
+		msg, ok := st.rel.Receive()
+		if !ok {
 			break
+		}
+		if !s.takeMessage(st, msg) {
+			return
 		}
 	}
 	if err := prediction.ParsePacket(payload, len(p.Axes), len(p.Buttons), &st.packet); err != nil {
@@ -427,6 +439,11 @@ type Totals struct {
 	// Repeats are ticks a player's entity ran dry on its last command;
 	// Skips are commands dropped to keep a queue shallow.
 	Repeats, Skips uint64
+	// Messages are the project's messages taken from players (In), sent
+	// to them (Sent), and dropped either way (Dropped); Floods are seats
+	// ended for sending over their bound for MessageFloodSeconds.
+	Messages messageCounts
+	Floods   uint64
 }
 
 func (t *Totals) add(st *seat) {
@@ -434,6 +451,9 @@ func (t *Totals) add(st *seat) {
 	t.BadPackets += st.badPackets
 	t.Repeats += q.Repeats
 	t.Skips += q.Skips
+	t.Messages.In += st.msgs.In
+	t.Messages.Sent += st.msgs.Sent
+	t.Messages.Dropped += st.msgs.Dropped
 }
 
 // Totals sums the command figures of every player seated now and every
@@ -443,6 +463,7 @@ func (s *Server) Totals() Totals {
 	for _, st := range s.seats {
 		t.add(st)
 	}
+	t.Floods = s.floods
 	return t
 }
 
@@ -689,4 +710,7 @@ func (h *serverHooks) BeforeTick() {
 	s.applyScheduledReload()
 	s.takeCommands()
 }
-func (h *serverHooks) AfterTick() { h.lag.record(h.game, h.driven) }
+func (h *serverHooks) AfterTick() {
+	h.lag.record(h.game, h.driven)
+	(*Server)(h).sendMessages()
+}
