@@ -79,6 +79,9 @@ func (srv *server) newFigures() *figures.Set {
 		figures.Figure{Key: "messages_out", Metric: "vkm_messages_sent_total", Help: "Project messages queued to players.", Uint: func() uint64 { return tot.Messages.Sent }},
 		figures.Figure{Key: "messages_dropped", Metric: "vkm_messages_dropped_total", Help: "Project messages dropped: over a player's bound, too large, unreadable, or a full channel.", Uint: func() uint64 { return tot.Messages.Dropped }},
 		figures.Figure{Key: "message_floods", Metric: "vkm_message_floods_total", Help: "Seats ended for sending messages over their bound for seconds on end.", Uint: func() uint64 { return tot.Floods }},
+		figures.Figure{Key: "chat_lines", Metric: "vkm_chat_lines_total", Help: "Chat lines sent to the players, the server's own among them.", Uint: func() uint64 { return tot.Chat.Lines }},
+		figures.Figure{Key: "chat_refused", Metric: "vkm_chat_refused_total", Help: "Chat lines the project's net.on_chat refused, or that did not parse.", Uint: func() uint64 { return tot.Chat.Refused }},
+		figures.Figure{Key: "chat_dropped", Metric: "vkm_chat_dropped_total", Help: "Chat lines dropped: over a player's rate, or from a muted player.", Uint: func() uint64 { return tot.Chat.Dropped }},
 		counter("vkm_message_errors_total", "Message handlers that failed.", func() uint64 { return uint64(s.Game().MessageErrors()) }),
 	)
 	if w, ok := srv.sock.(interface{ AddFigures(*figures.Set) }); ok {

@@ -183,6 +183,11 @@ type ServerReport struct {
 	MessagesOut     uint64 `json:"messages_out,omitempty"`
 	MessagesDropped uint64 `json:"messages_dropped,omitempty"`
 	MessageFloods   uint64 `json:"message_floods,omitempty"`
+	// ChatLines are the chat lines sent to the players, ChatRefused
+	// those the project refused, ChatDropped those over a rate or muted.
+	ChatLines   uint64 `json:"chat_lines,omitempty"`
+	ChatRefused uint64 `json:"chat_refused,omitempty"`
+	ChatDropped uint64 `json:"chat_dropped,omitempty"`
 	// Events counts the presentation events the game emitted, by name; a
 	// server presents nothing, so it counts them and keeps none.
 	Events map[string]uint64    `json:"events"`

@@ -54,6 +54,8 @@ type incoming struct {
 type messaging struct {
 	handlers    map[string]*lua.LFunction
 	newHandlers map[string]*lua.LFunction // while vkmSetupNetwork runs
+	chat        *lua.LFunction
+	newChat     *lua.LFunction // while vkmSetupNetwork runs
 	out         []Outgoing
 	in          []incoming
 	errors      int
@@ -67,6 +69,7 @@ func (r *Runtime) installMessages(net *lua.LTable) {
 	net.RawSetString("send", L.NewFunction(r.luaSend))
 	net.RawSetString("send_to", L.NewFunction(r.luaSendTo))
 	net.RawSetString("broadcast", L.NewFunction(r.luaBroadcast))
+	net.RawSetString("on_chat", L.NewFunction(r.luaOnChat))
 }
 
 // luaMessageType implements net.message(name, fields).
@@ -113,16 +116,18 @@ func (r *Runtime) luaOnMessage(L *lua.LState) int {
 }
 
 // beginMessages starts a vkmSetupNetwork run's handlers.
-func (r *Runtime) beginMessages() { r.msg.newHandlers = map[string]*lua.LFunction{} }
+func (r *Runtime) beginMessages() {
+	r.msg.newHandlers, r.msg.newChat = map[string]*lua.LFunction{}, nil
+}
 
 // endMessages keeps the run's handlers when it succeeded. Messages queued
 // under the old schema are dropped: their numbers may mean others now.
 func (r *Runtime) endMessages(ok bool) {
 	if ok {
-		r.msg.handlers = r.msg.newHandlers
+		r.msg.handlers, r.msg.chat = r.msg.newHandlers, r.msg.newChat
 		r.msg.out, r.msg.in = r.msg.out[:0], r.msg.in[:0]
 	}
-	r.msg.newHandlers = nil
+	r.msg.newHandlers, r.msg.newChat = nil, nil
 }
 
 // luaSend implements net.send(name, fields): true if the message goes.

@@ -167,3 +167,35 @@ func TestMessageDeclarationErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestChatHandler(t *testing.T) {
+	src := `function vkmRegisterBehaviors(r) end
+function vkmSetupNetwork(net)
+  net.on_chat(function(player, text)
+    if text:find("darn") then return false end
+    if text == "shout" then return string.upper(text) .. " from " .. player end
+    if text == "odd" then return 3 end
+  end)
+end`
+	r, _ := newTest(t, src)
+	if got, ok, err := r.Chat(1, "gg"); got != "gg" || !ok || err != nil {
+		t.Fatalf("before setup: %q %v %v", got, ok, err)
+	}
+	if _, err := r.SetupNetwork(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		in, out string
+		ok, err bool
+	}{
+		{"gg", "gg", true, false},
+		{"darn it", "", false, false},
+		{"shout", "SHOUT from 2", true, false},
+		{"odd", "", false, true},
+	} {
+		got, ok, err := r.Chat(2, c.in)
+		if got != c.out || ok != c.ok || (err != nil) != c.err {
+			t.Errorf("%q: %q %v %v", c.in, got, ok, err)
+		}
+	}
+}

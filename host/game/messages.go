@@ -19,3 +19,9 @@ func (g *Game) TakeMessages(fn func(scripting.Outgoing)) { g.scripts.TakeMessage
 
 // MessageErrors returns how many message handlers have failed.
 func (g *Game) MessageErrors() int { return g.scripts.MessageErrors() }
+
+// Chat asks the project's chat handler (net.on_chat) about a line player
+// typed: the line to send and whether to send it (scripting.Runtime.Chat).
+func (g *Game) Chat(player uint16, text string) (string, bool, error) {
+	return g.scripts.Chat(player, text)
+}

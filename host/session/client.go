@@ -51,8 +51,11 @@ type Client struct {
 	// scratch (messages.go).
 	msgs      messageCounts
 	msgValues []float64
-	rec       reconciler
-	smooth    prediction.Smoother
+	// chat is the chat log, onChat hears each line (chat.go).
+	chat   []ChatEntry
+	onChat func(ChatEntry)
+	rec    reconciler
+	smooth prediction.Smoother
 
 	island      []entity.ID
 	heldScratch []heldBody
@@ -142,6 +145,8 @@ type ClientConfig struct {
 	// OnState, if set, hears each change of the session's state
 	// ("playing", "refused", "disconnected") and why.
 	OnState func(state, why string)
+	// OnChat, if set, hears each chat line the server sends (see ChatLog).
+	OnChat func(ChatEntry)
 	// Now is the session's time at its start: its first Hello goes then.
 	Now transport.Time
 	// Token is the connect token to join a server with a key; nil joins
@@ -157,7 +162,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	}
 	c := &Client{
 		dev: cfg.Dev,
-		log: cfg.Logger, onState: cfg.OnState, placed: map[entity.ID]bool{}, bare: map[entity.ID]bool{}, lastWord: map[entity.ID]heldBody{},
+		log: cfg.Logger, onState: cfg.OnState, onChat: cfg.OnChat, placed: map[entity.ID]bool{}, bare: map[entity.ID]bool{}, lastWord: map[entity.ID]heldBody{},
 		rel: mustReliable(), rosterBy: map[entity.ID]uint16{},
 	}
 	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger, Seed: cfg.Seed,

@@ -46,8 +46,14 @@ type messageBound struct {
 // taken, and whether the seat has been over its bound for
 // MessageFloodSeconds seconds in a row.
 func (b *messageBound) admit(now transport.Time, size int) (ok, flood bool) {
+	return b.admitAt(now, size <= netmsg.MaxMessageBody, MessagesPerSecond, MessageBurst)
+}
+
+// admitAt is admit for a bucket of burst filled at rate a second, of a
+// message that fits (or not).
+func (b *messageBound) admitAt(now transport.Time, fits bool, rate, burst float64) (ok, flood bool) {
 	if !b.started {
-		b.started, b.tokens, b.at, b.windowAt = true, MessageBurst, now, now
+		b.started, b.tokens, b.at, b.windowAt = true, burst, now, now
 	}
 	if since := time.Duration(now - b.windowAt); since >= time.Second {
 		if b.windowDrops > 0 && since < 2*time.Second {
@@ -57,9 +63,9 @@ func (b *messageBound) admit(now transport.Time, size int) (ok, flood bool) {
 		}
 		b.windowAt, b.windowDrops = now, 0
 	}
-	b.tokens = min(MessageBurst, b.tokens+time.Duration(now-b.at).Seconds()*MessagesPerSecond)
+	b.tokens = min(burst, b.tokens+time.Duration(now-b.at).Seconds()*rate)
 	b.at = now
-	if size > netmsg.MaxMessageBody || b.tokens < 1 {
+	if !fits || b.tokens < 1 {
 		b.windowDrops++
 		return false, b.overSeconds >= MessageFloodSeconds
 	}
@@ -78,8 +84,13 @@ type messageCounts struct {
 // takeMessage takes one message a player sent. It returns false when it
 // ended the player's seat.
 func (s *Server) takeMessage(st *seat, msg []byte) bool {
-	if netmsg.KindOf(msg) != netmsg.KindMessage {
-		// No other kind goes from a client to the server (yet): a later
+	switch netmsg.KindOf(msg) {
+	case netmsg.KindMessage:
+	case netmsg.KindChat:
+		s.takeChat(st, msg)
+		return true
+	default:
+		// No other kind goes from a client to the server: a later
 		// client's is ignored.
 		return true
 	}

@@ -175,6 +175,11 @@ func (c *Client) readMessages() {
 			if t := c.game.Tick(); t >= b.ClientTick {
 				c.log.Warn("reload arrived late: applying it now", "tick", t, "due", b.ClientTick)
 			}
+		case netmsg.KindChatLine:
+			c.takeChatLine(msg)
+			if c.ended {
+				return
+			}
 		case netmsg.KindMessage:
 			c.takeMessage(msg)
 			if c.ended {

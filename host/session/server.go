@@ -108,6 +108,8 @@ type Server struct {
 	// ended.
 	msgValues []float64
 	floods    uint64
+	// chat is the chat's figures (chat.go).
+	chat ChatCounts
 }
 
 // seat is everything about one seated player, made when they join and
@@ -136,6 +138,12 @@ type seat struct {
 	// (messages.go).
 	bound messageBound
 	msgs  messageCounts
+	// chatBound bounds the player's chat lines, toldTooFast is when they
+	// may next be told they are over it, and muted drops them all
+	// (chat.go).
+	chatBound   messageBound
+	toldTooFast transport.Time
+	muted       bool
 	// held counts the send rounds in a row whose snapshot was held back
 	// (see SettledEvery); lowWater is the queue's low water over them,
 	// lowHeld whether it holds one.
@@ -444,6 +452,8 @@ type Totals struct {
 	// ended for sending over their bound for MessageFloodSeconds.
 	Messages messageCounts
 	Floods   uint64
+	// Chat is the chat's figures.
+	Chat ChatCounts
 }
 
 func (t *Totals) add(st *seat) {
@@ -463,7 +473,7 @@ func (s *Server) Totals() Totals {
 	for _, st := range s.seats {
 		t.add(st)
 	}
-	t.Floods = s.floods
+	t.Floods, t.Chat = s.floods, s.chat
 	return t
 }
 

@@ -32,6 +32,8 @@
 //	3 Players     every seated player: number, entity, name
 //	4 RoundTrips  the round trip to each player, about once a second
 //	5 Message     a project message, both ways: its number and its fields
+//	6 Chat        a line a player typed, client to server
+//	7 ChatLine    a line the server sends: a player's, or its own (from 0)
 //
 // A client ignores a kind it does not know and an empty message, so a later
 // server can add kinds. Integers are little endian, bar the relay's slots

@@ -17,6 +17,8 @@ const (
 	FormatBundle
 	FormatNoReload
 	FormatMessage
+	FormatChat
+	FormatChatLine
 )
 
 // String returns what the format is called in a sentence.
@@ -37,6 +39,10 @@ func (f Format) String() string {
 		return "no-reload message"
 	case FormatMessage:
 		return "project message"
+	case FormatChat:
+		return "chat message"
+	case FormatChatLine:
+		return "chat line"
 	}
 	return "format(" + strconv.Itoa(int(f)) + ")"
 }

@@ -28,6 +28,15 @@ const (
 	KindMessage Kind = 5
 )
 
+// The chat: a player's line to the server, and the lines the server sends.
+const (
+	// KindChat is a line a player typed (Chat), client to server.
+	KindChat Kind = 6
+	// KindChatLine is a line the server sends players (ChatLine): a
+	// player's, as the server kept it, or its own.
+	KindChatLine Kind = 7
+)
+
 // KindOf returns the kind of msg, or 0 (no kind) for an empty message.
 func KindOf(msg []byte) Kind {
 	if len(msg) == 0 {
@@ -51,6 +60,10 @@ func (k Kind) String() string {
 		return "round trips"
 	case KindMessage:
 		return "message"
+	case KindChat:
+		return "chat"
+	case KindChatLine:
+		return "chat line"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }

@@ -107,6 +107,10 @@ func vectors() []vector {
 			NoReload{Sentence: "Rejoin with --dev."}, ParseNoReload),
 		message("message", "A project message (kind 5), both ways: message 1 of the project's, with a body of two bytes (its fields through their codecs, which the schema reads).",
 			Message{Number: 1, Body: []byte{0x37, 0x01}}, ParseMessage),
+		message("chat", "A chat line a player typed (kind 6), client to server: its text to the end.",
+			Chat{Text: "gg"}, ParseChat),
+		message("chat-line", "A chat line from the server (kind 7): player 2's \"gg wp\"; from 0 it would be the server's own.",
+			ChatLine{From: 2, Text: "gg wp"}, ParseChatLine),
 	}
 }
 
@@ -145,7 +149,8 @@ func renderVectors(tb testing.TB) string {
 # "Messages a server sends". A Data payload follows the connection header:
 # flags (bit 0 a reliable section, bit 1 a relay section), the sections,
 # then the packet proper. A reliable message starts with its kind: 1 bundle,
-# 2 no reload, 3 players, 4 round trips, 5 a project message. Integers are little endian, bar
+# 2 no reload, 3 players, 4 round trips, 5 a project message, 6 chat,
+# 7 a chat line. Integers are little endian, bar
 # the relay's slots and generations (LEB128). The most a payload holds is
 # %d bytes.
 #

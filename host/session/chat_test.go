@@ -1,0 +1,86 @@
+package session
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"vkm/transport/memnet"
+)
+
+// chatJudge refuses lines with "darn" and rewrites "gg".
+const chatJudge = `net.on_chat(function(player, text)
+    if text:find("darn") then return false end
+    if text == "gg" then return "good game, from " .. player end
+  end)`
+
+// chatLines is a client's chat log as "from name: text" lines.
+func chatLines(p *peer) []string {
+	var out []string
+	for _, e := range p.c.ChatLog() {
+		out = append(out, fmt.Sprintf("%d %s: %s", e.From, e.Name, e.Text))
+	}
+	return out
+}
+
+func TestChatReachesEveryoneAsTheServerJudgesIt(t *testing.T) {
+	for _, profile := range []memnet.Profile{memnet.Broadband, memnet.Awful} {
+		for _, seed := range []uint64{51, 52, 53} {
+			t.Logf("seed %d, profile %s", seed, profile.Name)
+			h := newHarness(t, pingProject(t, 0, 4, 1, 0, chatJudge))
+			a := h.join(pingProject(t, 0, 4, 1, 0, chatJudge), profile, seed)
+			b := h.join(pingProject(t, 0, 4, 1, 0, chatJudge), profile, seed+100)
+			h.runUntil(5*time.Second, "the joins", func() bool { return a.c.Playing() && b.c.Playing() })
+			for _, line := range []string{"hello  ", "darn it", "gg", "\x00"} {
+				if err := a.c.Say(line); (err != nil) != (line == "\x00") {
+					t.Fatalf("Say(%q): %v", line, err)
+				}
+			}
+			if err := b.c.Say("hi a"); err != nil {
+				t.Fatal(err)
+			}
+			h.runUntil(10*time.Second, "the lines", func() bool { return len(a.c.ChatLog()) >= 3 && len(b.c.ChatLog()) >= 3 })
+			h.run(time.Second)
+			la, lb := chatLines(a), chatLines(b)
+			pa, pb := a.c.Net().Player(), b.c.Net().Player()
+			t.Logf("a is %d, b %d; a sees %q; b sees %q; server %+v", pa, pb, la, lb, h.server.Chat())
+			// a's lines in a's order, b's among them wherever it fell.
+			var fromA []string
+			for _, l := range lb {
+				if l[0] == byte('0'+pa) {
+					fromA = append(fromA, l)
+				}
+			}
+			wantA := []string{fmt.Sprintf("%d p1: hello", pa), fmt.Sprintf("%d p1: good game, from %d", pa, pa)}
+			if !slices.Equal(fromA, wantA) || !slices.Contains(la, fmt.Sprintf("%d p2: hi a", pb)) ||
+				len(la) != 3 || len(lb) != 3 || h.server.Chat() != (ChatCounts{Lines: 3, Refused: 1}) {
+				t.Fatal("want hello and the rewritten gg from a, hi a from b, on both, and darn refused")
+			}
+		}
+	}
+}
+
+func TestChatOverItsBoundDroppedAndTold(t *testing.T) {
+	const seed = 61
+	t.Logf("seed %d", seed)
+	h := newHarness(t, pingProject(t, 0, 4, 1, 0, ""))
+	a := h.join(pingProject(t, 0, 4, 1, 0, ""), memnet.Broadband, seed)
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() })
+	for i := range 12 {
+		if err := a.c.Say(fmt.Sprintf("spam %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.run(2 * time.Second)
+	got := chatLines(a)
+	t.Logf("a sees %q; server %+v", got, h.server.Chat())
+	if len(got) != ChatBurst+1 || got[ChatBurst] != "0 : "+tooFast || h.server.Chat().Dropped != 12-ChatBurst {
+		t.Fatalf("want the first %d lines and one word from the server", ChatBurst)
+	}
+	h.run(3 * time.Second)
+	if err := a.c.Say("later"); err != nil {
+		t.Fatal(err)
+	}
+	h.runUntil(2*time.Second, "a line after a pause", func() bool { return len(a.c.ChatLog()) == ChatBurst+2 })
+}
