@@ -37,7 +37,10 @@ type ServeConfig struct {
 	// connections. Without one the server admits anyone whose build
 	// matches, unsealed, and Validate refuses an address that is not
 	// loopback unless Insecure is set.
-	Key      *token.Key
+	Key *token.Key
+	// MOTD, if set, is the message of the day each player is sent as
+	// they join, in place of the project's motd.
+	MOTD     string
 	Insecure bool
 	// Public are the addresses players reach the server at, which their
 	// tokens name (with a Key). Empty means the address listened on, or,
@@ -306,7 +309,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	}
 	defer srv.sock.Close()
 	srv.note = cfg.securityNote(srv.sock.LocalAddr())
-	sc := session.ServerConfig{Project: p, Logger: logger, BudgetClock: loop.ScriptClock(), Auth: cfg.serverAuth(srv.sock.LocalAddr(), srv.start, logger)}
+	sc := session.ServerConfig{Project: p, Logger: logger, BudgetClock: loop.ScriptClock(), Auth: cfg.serverAuth(srv.sock.LocalAddr(), srv.start, logger), MOTD: cfg.MOTD}
 	if cfg.Dev {
 		w, err := watch.New(p.FS)
 		if err != nil {

@@ -165,6 +165,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.public, "public", "", "with --key: the addresses players reach this server at, IP:PORT[,IP:PORT] (default: the address served on)")
 	fs.BoolVar(&o.serve.Insecure, "insecure", false, "serve every interface without a key: anyone whose build matches may join, unsealed")
 	fs.StringVar(&o.fleet, "fleet", "", "with --key: register in the fleet directory in this Redis (redis://HOST:PORT), where lobbies find the server's free seats")
+	fs.StringVar(&o.serve.MOTD, "motd", "", "the message of the day each player is sent in the chat as they join (default: the project's motd)")
 	fs.BoolVar(&o.schema, "schema", false, "print what the project puts on the wire and its fingerprint (what a refused join compares), then exit")
 	for _, a := range args {
 		if name := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-"); strings.HasPrefix(a, "-") && name == "host" {

@@ -102,6 +102,19 @@ func (s *Server) Say(text string) bool {
 	return true
 }
 
+// greetNew sends the message of the day to every player seated since the
+// last call, after the player list that names them.
+func (s *Server) greetNew() {
+	for _, st := range s.seats {
+		if st.greet {
+			st.greet = false
+			if s.motd != "" {
+				s.tell(st, 0, s.motd)
+			}
+		}
+	}
+}
+
 // Chat returns the server's chat figures.
 func (s *Server) Chat() ChatCounts { return s.chat }
 

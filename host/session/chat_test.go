@@ -84,3 +84,25 @@ func TestChatOverItsBoundDroppedAndTold(t *testing.T) {
 	}
 	h.runUntil(2*time.Second, "a line after a pause", func() bool { return len(a.c.ChatLog()) == ChatBurst+2 })
 }
+
+func TestMessageOfTheDayAndSay(t *testing.T) {
+	const seed = 71
+	t.Logf("seed %d", seed)
+	p := pingProject(t, 0, 4, 1, 0, "")
+	p.MOTD = "Welcome: first to 10 wins."
+	h := newHarness(t, p)
+	a := h.join(pingProject(t, 0, 4, 1, 0, ""), memnet.Awful, seed)
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() })
+	h.runUntil(5*time.Second, "the message of the day", func() bool { return len(a.c.ChatLog()) == 1 })
+	if !h.server.Say("  round two\n") || h.server.Say("\n") {
+		t.Fatal("Say took the wrong lines")
+	}
+	b := h.join(pingProject(t, 0, 4, 1, 0, ""), memnet.Awful, seed+1)
+	h.runUntil(5*time.Second, "the say and b's greeting", func() bool { return len(a.c.ChatLog()) == 2 && len(b.c.ChatLog()) == 1 })
+	h.run(time.Second)
+	la, lb := chatLines(a), chatLines(b)
+	t.Logf("a sees %q; b sees %q", la, lb)
+	if !slices.Equal(la, []string{"0 : Welcome: first to 10 wins.", "0 : round two"}) || !slices.Equal(lb, []string{"0 : Welcome: first to 10 wins."}) {
+		t.Fatal("want the message of the day at each join and the say to those seated")
+	}
+}

@@ -108,8 +108,9 @@ type Server struct {
 	// ended.
 	msgValues []float64
 	floods    uint64
-	// chat is the chat's figures (chat.go).
+	// chat is the chat's figures, motd the message of the day (chat.go).
 	chat ChatCounts
+	motd string
 }
 
 // seat is everything about one seated player, made when they join and
@@ -144,6 +145,8 @@ type seat struct {
 	chatBound   messageBound
 	toldTooFast transport.Time
 	muted       bool
+	// greet says the player has yet to be sent the message of the day.
+	greet bool
 	// held counts the send rounds in a row whose snapshot was held back
 	// (see SettledEvery); lowWater is the queue's low water over them,
 	// lowHeld whether it holds one.
@@ -175,6 +178,9 @@ type ServerConfig struct {
 	// Auth, if set, admits only players with a connect token and seals
 	// their connections (transport.ServerConfig.Auth).
 	Auth *transport.Auth
+	// MOTD is the message of the day, sent each player as they join, in
+	// the chat from the server; empty means the project's motd.
+	MOTD string
 }
 
 // Changes is what a dev server learns saves from: watch.Watcher over the
@@ -207,6 +213,10 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		return nil, fmt.Errorf("session: %s has no vkmSetupNetwork in %s: a project that registers no network types and no join handler plays offline only, and vkmd serves networked projects", p.Name, p.EntryScript)
 	}
 	s.roundTick = g.Tick()
+	s.motd = cfg.MOTD
+	if s.motd == "" {
+		s.motd = g.Project().MOTD
+	}
 	dev := cfg.Changes != nil
 	if dev {
 		s.dev = &devServer{watch: cfg.Changes}
@@ -285,7 +295,7 @@ func (s *Server) admit(player uint16, name string, dev bool) (handshake.Refuse, 
 	if id.IsNone() {
 		return handshake.Refuse{Reason: handshake.ReasonDeclined}, false
 	}
-	st := &seat{player: player, name: name, entity: id, since: s.now, rel: seatReliable(), dev: dev}
+	st := &seat{player: player, name: name, entity: id, since: s.now, rel: seatReliable(), dev: dev, greet: true}
 	s.seats[player] = st
 	s.driven[id] = &st.cmd
 	s.byEntity[id] = player
@@ -403,6 +413,7 @@ func (s *Server) Advance(elapsed time.Duration, now transport.Time) (sent bool) 
 	s.net.Poll(now)
 	s.events()
 	s.tellPlayers(now)
+	s.greetNew()
 	if !s.roundDue() {
 		return false
 	}
