@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 	"testing"
 	"time"
@@ -104,5 +105,55 @@ func TestMessageOfTheDayAndSay(t *testing.T) {
 	t.Logf("a sees %q; b sees %q", la, lb)
 	if !slices.Equal(la, []string{"0 : Welcome: first to 10 wins.", "0 : round two"}) || !slices.Equal(lb, []string{"0 : Welcome: first to 10 wins."}) {
 		t.Fatal("want the message of the day at each join and the say to those seated")
+	}
+}
+
+func TestKickShowsTheReasonAndMuteDropsChat(t *testing.T) {
+	for _, profile := range []memnet.Profile{memnet.Broadband, memnet.Awful} {
+		seed := uint64(81)
+		t.Logf("seed %d, profile %s", seed, profile.Name)
+		h := newHarness(t, pingProject(t, 0, 4, 1, 0, ""))
+		a := h.join(pingProject(t, 0, 4, 1, 0, ""), profile, seed)
+		b := h.join(pingProject(t, 0, 4, 1, 0, ""), profile, seed+1)
+		h.runUntil(5*time.Second, "the joins", func() bool { return a.c.Playing() && b.c.Playing() })
+		pa, pb := a.c.Net().Player(), b.c.Net().Player()
+		if !h.server.Mute(pb, true) || h.server.Mute(999, true) {
+			t.Fatal("Mute found the wrong seats")
+		}
+		if err := b.c.Say("you can't hear me"); err != nil {
+			t.Fatal(err)
+		}
+		h.run(time.Second)
+		if !h.server.Kick(pa, "You were kicked: spawn camping.") {
+			t.Fatal("Kick did not find a")
+		}
+		h.runUntil(KickGrace+time.Second, "the kick", func() bool { return !a.c.Playing() && h.server.Net().PlayerCount() == 1 })
+		t.Logf("a told %q (kicked %v); b's log %q; server chat %+v, kicks %d", a.c.why, a.c.Kicked(), chatLines(b), h.server.Chat(), h.server.Kicks())
+		if a.c.why != "You were kicked: spawn camping." || !a.c.Kicked() || len(b.c.ChatLog()) != 0 || h.server.Chat().Dropped != 1 || h.server.Kicks() != 1 {
+			t.Fatal("want a told the reason, b's muted line dropped")
+		}
+	}
+}
+
+func TestGateKeepsOutWithItsSentence(t *testing.T) {
+	h := &harness{t: t}
+	s, err := NewServer(ServerConfig{Project: pingProject(t, 0, 4, 1, 0, ""), Logger: testLogger(t),
+		Gate: func(from netip.AddrPort, _ uint64, _ bool) (string, bool) {
+			if from.Addr() == netip.AddrFrom4([4]byte{10, 0, 0, 1}) {
+				return "You are banned from this server: spam", false
+			}
+			return "", true
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	h.server = s
+	a := h.join(pingProject(t, 0, 4, 1, 0, ""), memnet.Broadband, 91)
+	b := h.join(pingProject(t, 0, 4, 1, 0, ""), memnet.Broadband, 92)
+	h.runUntil(5*time.Second, "the refusal and the join", func() bool { return a.c.ended && b.c.Playing() })
+	t.Logf("a (10.0.0.1) told %q", a.c.why)
+	if a.c.why != "You are banned from this server: spam" {
+		t.Fatal("the gate's sentence did not reach the player")
 	}
 }

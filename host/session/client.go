@@ -54,6 +54,7 @@ type Client struct {
 	// chat is the chat log, onChat hears each line (chat.go).
 	chat   []ChatEntry
 	onChat func(ChatEntry)
+	kicked bool
 	rec    reconciler
 	smooth prediction.Smoother
 

@@ -109,8 +109,9 @@ type Server struct {
 	msgValues []float64
 	floods    uint64
 	// chat is the chat's figures, motd the message of the day (chat.go).
-	chat ChatCounts
-	motd string
+	chat  ChatCounts
+	motd  string
+	kicks uint64
 }
 
 // seat is everything about one seated player, made when they join and
@@ -147,6 +148,9 @@ type seat struct {
 	muted       bool
 	// greet says the player has yet to be sent the message of the day.
 	greet bool
+	// kickAt, once kicked, is when the seat ends at the latest
+	// (moderate.go).
+	kickAt transport.Time
 	// held counts the send rounds in a row whose snapshot was held back
 	// (see SettledEvery); lowWater is the queue's low water over them,
 	// lowHeld whether it holds one.
@@ -181,6 +185,12 @@ type ServerConfig struct {
 	// MOTD is the message of the day, sent each player as they join, in
 	// the chat from the server; empty means the project's motd.
 	MOTD string
+	// Gate, if set, is asked about each joining player before the join
+	// handler: their address and, with Auth, their connect token's client
+	// id. It returns false, with the sentence the player is shown, to keep
+	// them out (an access list's ban); the refusal is reason 2 (declined)
+	// with the sentence as its detail.
+	Gate func(from netip.AddrPort, client uint64, hasClient bool) (why string, ok bool)
 }
 
 // Changes is what a dev server learns saves from: watch.Watcher over the
@@ -225,7 +235,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	hello.Dev = dev
 	s.net, err = transport.NewServer(transport.ServerConfig{
 		Hello: hello, MaxPlayers: g.Project().Players, Logger: cfg.Logger,
-		Admit: s.admit, Auth: cfg.Auth, RejoinWindow: g.Project().RejoinWindow,
+		Admit: s.admit, Auth: cfg.Auth, RejoinWindow: g.Project().RejoinWindow, Gate: gate(cfg.Gate),
 	})
 	if err != nil {
 		g.Close()
@@ -414,6 +424,7 @@ func (s *Server) Advance(elapsed time.Duration, now transport.Time) (sent bool) 
 	s.events()
 	s.tellPlayers(now)
 	s.greetNew()
+	s.endKicked(now)
 	if !s.roundDue() {
 		return false
 	}

@@ -242,6 +242,9 @@ func (r Refuse) Sentence() string {
 	case r.Reason == ReasonVersion && r.ServerVersion != 0 && r.ClientVersion != 0:
 		return "The server speaks network protocol version " + strconv.Itoa(int(r.ServerVersion)) +
 			" and this game version " + strconv.Itoa(int(r.ClientVersion)) + "; update the older one."
+	case r.Reason == ReasonDeclined && r.Detail != "":
+		// An operator's access list says why (a ban's reason).
+		return r.Detail
 	case r.Reason == ReasonJoinFailed && r.Detail != "":
 		return "The server could not seat you: the game's join handler failed: " + r.Detail
 	case r.Reason == ReasonBadToken && r.Detail != "":

@@ -34,6 +34,7 @@
 //	5 Message     a project message, both ways: its number and its fields
 //	6 Chat        a line a player typed, client to server
 //	7 ChatLine    a line the server sends: a player's, or its own (from 0)
+//	8 Kicked      why the server is removing the player
 //
 // A client ignores a kind it does not know and an empty message, so a later
 // server can add kinds. Integers are little endian, bar the relay's slots

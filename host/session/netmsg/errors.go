@@ -19,6 +19,7 @@ const (
 	FormatMessage
 	FormatChat
 	FormatChatLine
+	FormatKicked
 )
 
 // String returns what the format is called in a sentence.
@@ -43,6 +44,8 @@ func (f Format) String() string {
 		return "chat message"
 	case FormatChatLine:
 		return "chat line"
+	case FormatKicked:
+		return "kicked message"
 	}
 	return "format(" + strconv.Itoa(int(f)) + ")"
 }

@@ -37,6 +37,10 @@ const (
 	KindChatLine Kind = 7
 )
 
+// KindKicked tells a player they are being removed, and why (Kicked),
+// server to client.
+const KindKicked Kind = 8
+
 // KindOf returns the kind of msg, or 0 (no kind) for an empty message.
 func KindOf(msg []byte) Kind {
 	if len(msg) == 0 {
@@ -64,6 +68,8 @@ func (k Kind) String() string {
 		return "chat"
 	case KindChatLine:
 		return "chat line"
+	case KindKicked:
+		return "kicked"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }

@@ -111,6 +111,8 @@ func vectors() []vector {
 			Chat{Text: "gg"}, ParseChat),
 		message("chat-line", "A chat line from the server (kind 7): player 2's \"gg wp\"; from 0 it would be the server's own.",
 			ChatLine{From: 2, Text: "gg wp"}, ParseChatLine),
+		message("kicked", "A kicked message (kind 8): the sentence the player is shown as the server removes them.",
+			Kicked{Sentence: "You were kicked: spam."}, ParseKicked),
 	}
 }
 
@@ -150,7 +152,7 @@ func renderVectors(tb testing.TB) string {
 # flags (bit 0 a reliable section, bit 1 a relay section), the sections,
 # then the packet proper. A reliable message starts with its kind: 1 bundle,
 # 2 no reload, 3 players, 4 round trips, 5 a project message, 6 chat,
-# 7 a chat line. Integers are little endian, bar
+# 7 a chat line, 8 kicked. Integers are little endian, bar
 # the relay's slots and generations (LEB128). The most a payload holds is
 # %d bytes.
 #
