@@ -223,6 +223,10 @@ func (cl *client) report() ClientReport {
 	n := cl.c.Net()
 	r := readReport(n.State().String(), cl.figures, &cl.vals, cl.c.Game())
 	r.readNet(n)
+	if ended, why := cl.c.Ended(); ended && why != "" {
+		// The session ended for a reason the server gave (a kick's).
+		r.LastError = why
+	}
 	r.RecentCorrections = make([]CorrectionReport, 0, len(cl.stats.Recent))
 	for _, x := range cl.stats.Recent {
 		r.RecentCorrections = append(r.RecentCorrections, CorrectionReport{

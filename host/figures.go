@@ -82,6 +82,13 @@ func (srv *server) newFigures() *figures.Set {
 		figures.Figure{Key: "chat_lines", Metric: "vkm_chat_lines_total", Help: "Chat lines sent to the players, the server's own among them.", Uint: func() uint64 { return tot.Chat.Lines }},
 		figures.Figure{Key: "chat_refused", Metric: "vkm_chat_refused_total", Help: "Chat lines the project's net.on_chat refused, or that did not parse.", Uint: func() uint64 { return tot.Chat.Refused }},
 		figures.Figure{Key: "chat_dropped", Metric: "vkm_chat_dropped_total", Help: "Chat lines dropped: over a player's rate, or from a muted player.", Uint: func() uint64 { return tot.Chat.Dropped }},
+		figures.Figure{Key: "kicks", Metric: "vkm_kicks_total", Help: "Players kicked by an operator (a ban's kick among them).", Uint: func() uint64 { return s.Kicks() }},
+		figures.Figure{Key: "bans", Metric: "vkm_bans_total", Help: "Bans an operator made.", Uint: func() uint64 {
+			if srv.mod == nil {
+				return 0
+			}
+			return srv.mod.bans
+		}},
 		counter("vkm_message_errors_total", "Message handlers that failed.", func() uint64 { return uint64(s.Game().MessageErrors()) }),
 	)
 	if w, ok := srv.sock.(interface{ AddFigures(*figures.Set) }); ok {

@@ -96,6 +96,8 @@ func TestTheServersFiguresKeepTheirNames(t *testing.T) {
 	want := []string{
 		`# HELP vkm_bad_packets_total Command packets from players that did not parse.`,
 		`# TYPE vkm_bad_packets_total counter`,
+		`# HELP vkm_bans_total Bans an operator made.`,
+		`# TYPE vkm_bans_total counter`,
 		`# HELP vkm_bytes_received_total Bytes of the datagrams received, headers included.`,
 		`# TYPE vkm_bytes_received_total counter`,
 		`# HELP vkm_bytes_sent_total Bytes of the datagrams sent, headers included.`,
@@ -112,6 +114,8 @@ func TestTheServersFiguresKeepTheirNames(t *testing.T) {
 		`# TYPE vkm_command_skips_total counter`,
 		`# HELP vkm_joins_total Players seated.`,
 		`# TYPE vkm_joins_total counter`,
+		`# HELP vkm_kicks_total Players kicked by an operator (a ban's kick among them).`,
+		`# TYPE vkm_kicks_total counter`,
 		`# HELP vkm_leaves_total Players gone, for any reason.`,
 		`# TYPE vkm_leaves_total counter`,
 		`# HELP vkm_message_errors_total Message handlers that failed.`,

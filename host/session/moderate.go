@@ -90,3 +90,7 @@ func (c *Client) takeKicked(msg []byte) {
 
 // Kicked reports whether the server removed this client with a kick.
 func (c *Client) Kicked() bool { return c.kicked }
+
+// Ended reports whether this end ended the session itself (a kick, a
+// message it could not read, a reload it cannot follow), and why.
+func (c *Client) Ended() (bool, string) { return c.ended, c.why }
