@@ -91,7 +91,8 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	if err != nil {
 		return ClientReport{}, err
 	}
-	cl.c, err = session.NewClient(session.ClientConfig{Project: cfg.Project, Seed: cfg.Seed, Name: cfg.Name, Dev: cfg.Dev, Logger: logger, OnState: cfg.OnState, Now: cl.now(), Token: tok})
+	cl.c, err = session.NewClient(session.ClientConfig{Project: cfg.Project, Seed: cfg.Seed, Name: cfg.Name, Dev: cfg.Dev, Logger: logger, OnState: cfg.OnState, Now: cl.now(), Token: tok,
+		Password: cfg.Password})
 	if err != nil {
 		return ClientReport{}, err
 	}

@@ -2,11 +2,13 @@ package host
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/netip"
+	"os"
 	"strconv"
 	"strings"
 
@@ -198,4 +200,19 @@ func console(ctx context.Context, in io.Reader, out io.Writer, cmds chan<- comma
 			fmt.Fprintln(out, r)
 		}
 	}
+}
+
+// ReadPasswordFile reads a server's password from the file at path: its
+// text, spaces and line breaks at either end trimmed. An empty one is an
+// error: it would let anyone in while seeming not to.
+func ReadPasswordFile(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("host: the password file: %w", err)
+	}
+	pw := bytes.TrimSpace(b)
+	if len(pw) == 0 {
+		return nil, fmt.Errorf("host: the password file %s is empty", path)
+	}
+	return pw, nil
 }

@@ -176,3 +176,21 @@ func TestAdminPostsNeedTheToken(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Over real UDP: a server with a password seats a client that knows it,
+// and refuses one with another, or none, with the password's own reason.
+func TestPasswordOverUDP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real sockets: without -short")
+	}
+	p := loadArena(t)
+	addr, stop := servedWith(t, nil, ServeConfig{Project: p, Password: []byte("hunter2")})
+	right := playWith(t, PlayConfig{Project: p, Connect: addr, Password: []byte("hunter2")})
+	wrong := playWith(t, PlayConfig{Project: p, Connect: addr, Password: []byte("hunter3")})
+	none := playWith(t, PlayConfig{Project: p, Connect: addr})
+	srv := stop()
+	t.Logf("right: %s; wrong: %s %q %q; none: %s %q; joins %d refused %d", right.State, wrong.State, wrong.Refusal, wrong.LastError, none.State, none.Refusal, srv.Joins, srv.Refused)
+	if right.State != "playing" || wrong.Refusal != "password" || none.Refusal != "password" || srv.Joins != 1 || srv.Refused != 2 {
+		t.Fatal("want the right password seated and the others refused as password")
+	}
+}

@@ -22,6 +22,9 @@ import (
 // PlayConfig says how to play a project offline.
 type PlayConfig struct {
 	Project *project.Project
+	// Password is the server's password, if it asks for one
+	// (--password-file).
+	Password []byte
 	// Input drives the local player; nil holds nothing.
 	Input game.Input
 	// Duration ends the run after this much wall time; 0 runs until ctx ends.

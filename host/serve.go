@@ -54,7 +54,10 @@ type ServeConfig struct {
 	// AdminToken is the bearer token the admin listener's POST endpoints
 	// require; empty refuses them all.
 	AdminToken string
-	Insecure   bool
+	// Password, if not empty, is the password every joining player must
+	// prove they know; the rest are refused with reason 14 (password).
+	Password []byte
+	Insecure bool
 	// Public are the addresses players reach the server at, which their
 	// tokens name (with a Key). Empty means the address listened on, or,
 	// listening on every interface, the loopback addresses.
@@ -328,7 +331,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	}
 	defer srv.sock.Close()
 	srv.note = cfg.securityNote(srv.sock.LocalAddr())
-	sc := session.ServerConfig{Project: p, Logger: logger, BudgetClock: loop.ScriptClock(), Auth: cfg.serverAuth(srv.sock.LocalAddr(), srv.start, logger), MOTD: cfg.MOTD}
+	sc := session.ServerConfig{Project: p, Logger: logger, BudgetClock: loop.ScriptClock(), Auth: cfg.serverAuth(srv.sock.LocalAddr(), srv.start, logger), MOTD: cfg.MOTD, Password: cfg.Password}
 	list, err := access.Load(cfg.AccessFile)
 	if err != nil {
 		return nil, err

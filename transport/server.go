@@ -92,6 +92,10 @@ type ServerConfig struct {
 	// keep them out (an operator's access list). Like Admit it runs
 	// inside Receive and must not call the Server.
 	Gate func(from netip.AddrPort, client uint64, hasClient bool) (handshake.Refuse, bool)
+	// Password, if not empty, is the password a joining Hello must prove
+	// it knows (handshake.PasswordProof); one that does not is refused
+	// with handshake.ReasonPassword, before Gate and Admit.
+	Password []byte
 
 	// Auth, when set, makes the server admit only players with a connect
 	// token minted under its key, and seal every datagram of a seated

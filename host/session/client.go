@@ -148,6 +148,8 @@ type ClientConfig struct {
 	OnState func(state, why string)
 	// OnChat, if set, hears each chat line the server sends (see ChatLog).
 	OnChat func(ChatEntry)
+	// Password is the server's password, if it asks for one.
+	Password []byte
 	// Now is the session's time at its start: its first Hello goes then.
 	Now transport.Time
 	// Token is the connect token to join a server with a key; nil joins
@@ -174,7 +176,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	}
 	hello := Hello(g)
 	hello.Name, hello.Dev = cfg.Name, cfg.Dev
-	c.net = transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.Logger, Token: cfg.Token}, cfg.Now)
+	c.net = transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.Logger, Token: cfg.Token, Password: cfg.Password}, cfg.Now)
 	c.interp = newInterpolation(g.TickRate())
 	return c, nil
 }

@@ -191,6 +191,9 @@ type ServerConfig struct {
 	// them out (an access list's ban); the refusal is reason 2 (declined)
 	// with the sentence as its detail.
 	Gate func(from netip.AddrPort, client uint64, hasClient bool) (why string, ok bool)
+	// Password, if not empty, is the password every joining player must
+	// know (transport.ServerConfig.Password).
+	Password []byte
 }
 
 // Changes is what a dev server learns saves from: watch.Watcher over the
@@ -235,7 +238,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	hello.Dev = dev
 	s.net, err = transport.NewServer(transport.ServerConfig{
 		Hello: hello, MaxPlayers: g.Project().Players, Logger: cfg.Logger,
-		Admit: s.admit, Auth: cfg.Auth, RejoinWindow: g.Project().RejoinWindow, Gate: gate(cfg.Gate),
+		Admit: s.admit, Auth: cfg.Auth, RejoinWindow: g.Project().RejoinWindow, Gate: gate(cfg.Gate), Password: cfg.Password,
 	})
 	if err != nil {
 		g.Close()
