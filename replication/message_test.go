@@ -3,6 +3,7 @@ package replication
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -123,4 +124,14 @@ func FuzzMessageBody(f *testing.F) {
 			t.Fatalf("message %d: % x parsed as %v, which writes % x", typ, b, v, again)
 		}
 	})
+}
+
+func TestDescribeListsMessages(t *testing.T) {
+	d := messageSchema(t).Describe()
+	t.Logf("%s", d)
+	for _, want := range []string{"message 0 buy (message)", "    item   int 0..15  4 bits", "message 2 ready (message)"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("Describe has no %q", want)
+		}
+	}
 }

@@ -18,6 +18,7 @@ import (
 //	net.send(name, fields)                        -- a client (or offline) to the server
 //	net.send_to(player | {players}, name, fields) -- the server (or offline) to players
 //	net.broadcast(name, fields)                   -- the server (or offline) to every player
+//	net.tell(player | "all" | {players}, name, fields) -- either of the two above
 //
 // A handler runs at the top of the next tick this end plays, before any
 // behavior, and never during a replay; on the server player is the sender,
@@ -69,6 +70,7 @@ func (r *Runtime) installMessages(net *lua.LTable) {
 	net.RawSetString("send", L.NewFunction(r.luaSend))
 	net.RawSetString("send_to", L.NewFunction(r.luaSendTo))
 	net.RawSetString("broadcast", L.NewFunction(r.luaBroadcast))
+	net.RawSetString("tell", L.NewFunction(r.luaTell))
 	net.RawSetString("on_chat", L.NewFunction(r.luaOnChat))
 }
 
@@ -168,6 +170,18 @@ func (r *Runtime) luaSendTo(L *lua.LState) int {
 		L.ArgError(1, "a player number or a list of them expected")
 	}
 	return r.tell(L, "net.send_to", 2, false, to)
+}
+
+// luaTell implements net.tell(player | "all" | {players}, name, fields):
+// net.broadcast for "all", net.send_to otherwise.
+func (r *Runtime) luaTell(L *lua.LState) int {
+	if s, ok := L.Get(1).(lua.LString); ok {
+		if s != "all" {
+			L.ArgError(1, fmt.Sprintf("a player number, a list of them or \"all\" expected, got %q", string(s)))
+		}
+		return r.tell(L, "net.tell", 2, true, nil)
+	}
+	return r.luaSendTo(L)
 }
 
 // luaBroadcast implements net.broadcast(name, fields).

@@ -141,15 +141,16 @@ func TestMessagesServerTells(t *testing.T) {
 	w.role = RoleServer
 	r.PostMessage(4, 0, []float64{9, 0})
 	r.FixedUpdate(1.0/64, false)
-	mustRun(t, r, `net.broadcast("ready"); net.send_to({1, 3}, "ready")`)
+	mustRun(t, r, `net.broadcast("ready"); net.send_to({1, 3}, "ready"); net.tell("all", "ready"); net.tell(2, "ready")`)
 	var out []string
 	r.TakeMessages(func(o Outgoing) { out = append(out, fmt.Sprintf("%d %v %v %v", o.Message, o.All, o.To, o.Values)) })
-	want := []string{"1 false [4] [9 2.5]", "2 true [] []", "2 false [1 3] []"}
+	want := []string{"1 false [4] [9 2.5]", "2 true [] []", "2 false [1 3] []", "2 true [] []", "2 false [2] []"}
 	if !slices.Equal(out, want) {
 		t.Fatalf("sent %q, want %q", out, want)
 	}
 	mustFail(t, r, `net.send("ready")`, "net.send is a client's")
 	mustFail(t, r, `net.send_to(0, "ready")`, "player number expected")
+	mustFail(t, r, `net.tell("everyone", "ready")`, "\"all\" expected")
 }
 
 func TestMessageDeclarationErrors(t *testing.T) {

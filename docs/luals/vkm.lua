@@ -505,6 +505,14 @@ function net.send(name, fields) end
 ---@return boolean
 function net.send_to(player, name, fields) end
 
+---Sends a message to a player, a list of them, or "all" (the server): net.send_to
+---or net.broadcast by its first argument.
+---@param to integer|integer[]|"all"
+---@param name string
+---@param fields? table<string, number|boolean>
+---@return boolean
+function net.tell(to, name, fields) end
+
 ---Sends a message to every seated player (the server; offline, to this end's
 ---handler).
 ---@param name string
