@@ -5,19 +5,18 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 )
 
-// TestBrowserChat: two players on their pages; one types two lines in
-// its chat box, the arena (with a chat judge that refuses "darn") serves
-// them, and the other page's log shows the first line, named, and never
-// the refused one. The message of the day greets both.
+// TestBrowserChat: two players on their pages; one types lines in its
+// chat box, the arena's chat judge (scripts/talk.lua, which refuses
+// "darn") serves them, and the other page's log shows the kept ones,
+// named, the "/ready" vote rewritten, and never the refused one. The
+// message of the day greets both.
 func TestBrowserChat(t *testing.T) {
 	chrome := findChromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -29,19 +28,8 @@ func TestBrowserChat(t *testing.T) {
 			t.Fatalf("go build %s: %v\n%s", cmd, err, out)
 		}
 	}
-	project := filepath.Join(t.TempDir(), "arena")
-	if err := os.CopyFS(project, os.DirFS(filepath.Join("..", "..", "projects", "arena"))); err != nil {
-		t.Fatal(err)
-	}
-	main := filepath.Join(project, "scripts", "main.lua")
-	src, err := os.ReadFile(main)
-	if err != nil || !strings.Contains(string(src), "  net.on_join(join)\n") {
-		t.Fatalf("the arena's main.lua: %v", err)
-	}
-	judged := strings.Replace(string(src), "  net.on_join(join)\n", "  net.on_chat(function(player, text) if text:find(\"darn\") then return false end end)\n  net.on_join(join)\n", 1)
-	if err := os.WriteFile(main, []byte(judged), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// The arena's chat judge (scripts/talk.lua) refuses "darn".
+	project := filepath.Join("..", "..", "projects", "arena")
 	port := freeUDPPort(t)
 	vkmd := start(t, ctx, filepath.Join(bin, "vkmd"), project, "--port", port, "--motd", "Welcome to the arena.")
 	waitLine(t, vkmd, regexp.MustCompile(`msg=serving`))
@@ -89,17 +77,17 @@ func TestBrowserChat(t *testing.T) {
 		until(tb, "the message of the day", func(ls []line) bool { return len(ls) >= 1 && ls[0].From == 0 && ls[0].Text == "Welcome to the arena." })
 	}
 	// ada types, as a player does: Enter focuses the box, the line, Enter sends.
-	for _, text := range []string{"darn it", "gg all"} {
+	for _, text := range []string{"darn it", "/ready", "gg all"} {
 		tabs[0].cdp.eval(t, `(() => { const b = document.getElementById('chat-input'); b.focus(); b.value = `+strconvQuote(text)+`;
 			b.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true})); return 'ok'; })()`)
 	}
 	// The lines go in order on one channel and are judged in order, so
 	// once "gg all" shows, a kept "darn it" would be showing before it.
-	got := until(tabs[1], "ada's line", func(ls []line) bool { return len(ls) >= 2 && ls[len(ls)-1].Text == "gg all" })
-	own := until(tabs[0], "ada's own line", func(ls []line) bool { return len(ls) >= 2 && ls[len(ls)-1].Text == "gg all" })
+	got := until(tabs[1], "ada's line", func(ls []line) bool { return len(ls) >= 3 && ls[len(ls)-1].Text == "gg all" })
+	own := until(tabs[0], "ada's own line", func(ls []line) bool { return len(ls) >= 3 && ls[len(ls)-1].Text == "gg all" })
 	t.Logf("bo's page shows %+v; ada's %+v", got, own)
-	if len(got) != 2 || got[1].Name != "ada" || got[1].Text != "gg all" || len(own) != 2 || own[1].Text != "gg all" {
-		t.Fatal("want ada's line on both pages, named, and the refused one on neither")
+	if len(got) != 3 || got[1].Name != "ada" || got[1].Text != "is ready (1 of 2)" || got[2].Name != "ada" || got[2].Text != "gg all" || len(own) != 3 {
+		t.Fatal("want ada's vote and line on both pages, named, and the refused one on neither")
 	}
 }
 
