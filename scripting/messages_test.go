@@ -176,10 +176,12 @@ function vkmSetupNetwork(net)
     if text:find("darn") then return false end
     if text == "shout" then return string.upper(text) .. " from " .. player end
     if text == "odd" then return 3 end
+    if text == "team" then return nil, {1, 3} end
+    if text == "badteam" then return text, {0} end
   end)
 end`
 	r, _ := newTest(t, src)
-	if got, ok, err := r.Chat(1, "gg"); got != "gg" || !ok || err != nil {
+	if got, ok, _, err := r.Chat(1, "gg"); got != "gg" || !ok || err != nil {
 		t.Fatalf("before setup: %q %v %v", got, ok, err)
 	}
 	if _, err := r.SetupNetwork(); err != nil {
@@ -188,15 +190,18 @@ end`
 	for _, c := range []struct {
 		in, out string
 		ok, err bool
+		to      string
 	}{
-		{"gg", "gg", true, false},
-		{"darn it", "", false, false},
-		{"shout", "SHOUT from 2", true, false},
-		{"odd", "", false, true},
+		{"gg", "gg", true, false, "[]"},
+		{"darn it", "", false, false, "[]"},
+		{"shout", "SHOUT from 2", true, false, "[]"},
+		{"odd", "", false, true, "[]"},
+		{"team", "team", true, false, "[1 3]"},
+		{"badteam", "", false, true, "[]"},
 	} {
-		got, ok, err := r.Chat(2, c.in)
-		if got != c.out || ok != c.ok || (err != nil) != c.err {
-			t.Errorf("%q: %q %v %v", c.in, got, ok, err)
+		got, ok, to, err := r.Chat(2, c.in)
+		if got != c.out || ok != c.ok || (err != nil) != c.err || fmt.Sprint(to) != c.to {
+			t.Errorf("%q: %q %v %v %v", c.in, got, ok, to, err)
 		}
 	}
 }

@@ -523,8 +523,9 @@ function net.broadcast(name, fields) end
 ---Sets the chat's judge (only inside vkmSetupNetwork): on the server,
 ---fn(player, text) runs for every line a player types, and returns the line to
 ---send every player (text, or another to rewrite it), false to refuse it, or
----nothing to keep it as typed.
----@param fn fun(player: integer, text: string): string|false|nil
+---nothing to keep it as typed; and after it, optionally, the player numbers to
+---send it to alone (a team's channel).
+---@param fn fun(player: integer, text: string): (string|false|nil), integer[]?
 function net.on_chat(fn) end
 
 ---One player as net.players() lists it. number, name and entity are the same

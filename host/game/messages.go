@@ -21,7 +21,8 @@ func (g *Game) TakeMessages(fn func(scripting.Outgoing)) { g.scripts.TakeMessage
 func (g *Game) MessageErrors() int { return g.scripts.MessageErrors() }
 
 // Chat asks the project's chat handler (net.on_chat) about a line player
-// typed: the line to send and whether to send it (scripting.Runtime.Chat).
-func (g *Game) Chat(player uint16, text string) (string, bool, error) {
+// typed: the line to send, whether to send it, and to whom (nil: everyone;
+// scripting.Runtime.Chat).
+func (g *Game) Chat(player uint16, text string) (string, bool, []uint16, error) {
 	return g.scripts.Chat(player, text)
 }

@@ -55,13 +55,25 @@ func (s *Server) takeChat(st *seat, msg []byte) {
 		}
 		return
 	}
-	text, keep, err := s.game.Chat(st.player, c.Text)
+	text, keep, to, err := s.game.Chat(st.player, c.Text)
 	if err != nil {
 		s.log.Warn("chat handler failed: line refused", "player", st.player, "err", err)
 	}
 	text = netmsg.CleanText(text)
 	if !keep || text == "" {
 		s.chat.Refused++
+		return
+	}
+	if to != nil {
+		// A channel of the game's (a team's): those players alone.
+		s.log.Info("chat", "player", st.player, "name", st.name, "text", text, "to", to)
+		msg := netmsg.ChatLine{From: st.player, Text: text}.Append(nil)
+		for _, p := range to {
+			if other := s.seats[p]; other != nil {
+				s.sendChat(other, msg)
+			}
+		}
+		s.chat.Lines++
 		return
 	}
 	s.log.Info("chat", "player", st.player, "name", st.name, "text", text)

@@ -157,3 +157,28 @@ func TestGateKeepsOutWithItsSentence(t *testing.T) {
 		t.Fatal("the gate's sentence did not reach the player")
 	}
 }
+
+// A line the game sends to some players alone (a team's channel) reaches
+// them and nobody else.
+func TestChatToTheGamesChannel(t *testing.T) {
+	const seed = 101
+	t.Logf("seed %d", seed)
+	judge := `net.on_chat(function(player, text)
+    if text:sub(1, 2) == "t:" then return text:sub(3), {player} end
+  end)`
+	h := newHarness(t, pingProject(t, 0, 4, 1, 0, judge))
+	a := h.join(pingProject(t, 0, 4, 1, 0, judge), memnet.Awful, seed)
+	b := h.join(pingProject(t, 0, 4, 1, 0, judge), memnet.Awful, seed+1)
+	h.runUntil(5*time.Second, "the joins", func() bool { return a.c.Playing() && b.c.Playing() })
+	for _, line := range []string{"t:to my team", "to all"} {
+		if err := a.c.Say(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.runUntil(5*time.Second, "the lines", func() bool { return len(a.c.ChatLog()) == 2 && len(b.c.ChatLog()) == 1 })
+	la, lb := chatLines(a), chatLines(b)
+	t.Logf("a sees %q; b sees %q", la, lb)
+	if a.c.ChatLog()[0].Text != "to my team" || b.c.ChatLog()[0].Text != "to all" {
+		t.Fatal("want the team's line at a alone, and the next at both")
+	}
+}
