@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -34,17 +35,26 @@ var _ loop.Observer = (*admin.Admin)(nil) // the tick and send timings reach /me
 const (
 	adminReadTimeout = 10 * time.Second
 	adminIdleTimeout = 2 * time.Minute
+	// adminCommandTimeout bounds how long a POST waits for the serving
+	// loop, which answers between ticks.
+	adminCommandTimeout = 5 * time.Second
 )
 
 // startAdmin listens on cfg.Admin and serves the admin handler there from
 // a goroutine of its own, until close; its /metrics serves set's figures.
-func startAdmin(cfg ServeConfig, s *session.Server, set *figures.Set) (*adminFeed, error) {
+// Its POST endpoints hand console lines to the serving loop through cmds.
+func startAdmin(cfg ServeConfig, s *session.Server, set *figures.Set, cmds chan<- command) (*adminFeed, error) {
 	ln, err := net.Listen("tcp", cfg.Admin)
 	if err != nil {
 		return nil, fmt.Errorf("host: the admin listener: %w", err)
 	}
 	rate := s.Game().TickRate()
-	f := &adminFeed{s: s, a: admin.New(admin.Config{Seats: cfg.Project.Players, TickPeriod: time.Second / time.Duration(rate), Figures: set})}
+	f := &adminFeed{s: s, a: admin.New(admin.Config{Seats: cfg.Project.Players, TickPeriod: time.Second / time.Duration(rate), Figures: set,
+		Token: cfg.AdminToken, Command: func(ctx context.Context, line string) (string, error) {
+			ctx, cancel := context.WithTimeout(ctx, adminCommandTimeout)
+			defer cancel()
+			return ask(ctx, cmds, line)
+		}})}
 	f.http = &http.Server{Handler: f.a.Handler(), ReadHeaderTimeout: adminReadTimeout, ReadTimeout: adminReadTimeout, IdleTimeout: adminIdleTimeout}
 	go func() {
 		if err := f.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -24,7 +24,7 @@ func TestCheckIsCleanOnEveryProject(t *testing.T) {
 			t.Errorf("%s: summary %q", dir, r.Summary())
 		}
 	}
-	if got, want := Check("../projects/arena").Summary(), "../projects/arena: ok (1 scene, 2 prefabs, 5 scripts)"; got != want {
+	if got, want := Check("../projects/arena").Summary(), "../projects/arena: ok (1 scene, 2 prefabs, 6 scripts)"; got != want {
 		t.Errorf("summary %q, want %q", got, want)
 	}
 }
@@ -158,7 +158,7 @@ func TestCheckReportsEveryMistakeInOneRun(t *testing.T) {
 			t.Errorf("no error says %s; got %q", want, r.Errors)
 		}
 	}
-	if s := r.Summary(); s != dir+": 3 errors (1 scene, 2 prefabs, 6 scripts)" {
+	if s := r.Summary(); s != dir+": 3 errors (1 scene, 2 prefabs, 7 scripts)" {
 		t.Errorf("summary %q", s)
 	}
 }

@@ -91,7 +91,8 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	if err != nil {
 		return ClientReport{}, err
 	}
-	cl.c, err = session.NewClient(session.ClientConfig{Project: cfg.Project, Seed: cfg.Seed, Name: cfg.Name, Dev: cfg.Dev, Logger: logger, OnState: cfg.OnState, Now: cl.now(), Token: tok})
+	cl.c, err = session.NewClient(session.ClientConfig{Project: cfg.Project, Seed: cfg.Seed, Name: cfg.Name, Dev: cfg.Dev, Logger: logger, OnState: cfg.OnState, Now: cl.now(), Token: tok,
+		Password: cfg.Password})
 	if err != nil {
 		return ClientReport{}, err
 	}
@@ -223,6 +224,10 @@ func (cl *client) report() ClientReport {
 	n := cl.c.Net()
 	r := readReport(n.State().String(), cl.figures, &cl.vals, cl.c.Game())
 	r.readNet(n)
+	if ended, why := cl.c.Ended(); ended && why != "" {
+		// The session ended for a reason the server gave (a kick's).
+		r.LastError = why
+	}
 	r.RecentCorrections = make([]CorrectionReport, 0, len(cl.stats.Recent))
 	for _, x := range cl.stats.Recent {
 		r.RecentCorrections = append(r.RecentCorrections, CorrectionReport{

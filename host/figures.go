@@ -75,6 +75,21 @@ func (srv *server) newFigures() *figures.Set {
 		counter("vkm_command_repeats_total", "Ticks a player's entity ran on a repeat of their last command, none having arrived.", func() uint64 { return tot.Repeats }),
 		counter("vkm_command_skips_total", "Player commands dropped to keep a command queue shallow.", func() uint64 { return tot.Skips }),
 		counter("vkm_reloads_total", "Script reloads that took effect (dev servers).", func() uint64 { return uint64(s.Game().Reloads()) }),
+		figures.Figure{Key: "messages_in", Metric: "vkm_messages_received_total", Help: "Project messages taken from players and handed to the handlers.", Uint: func() uint64 { return tot.Messages.In }},
+		figures.Figure{Key: "messages_out", Metric: "vkm_messages_sent_total", Help: "Project messages queued to players.", Uint: func() uint64 { return tot.Messages.Sent }},
+		figures.Figure{Key: "messages_dropped", Metric: "vkm_messages_dropped_total", Help: "Project messages dropped: over a player's bound, too large, unreadable, or a full channel.", Uint: func() uint64 { return tot.Messages.Dropped }},
+		figures.Figure{Key: "message_floods", Metric: "vkm_message_floods_total", Help: "Seats ended for sending messages over their bound for seconds on end.", Uint: func() uint64 { return tot.Floods }},
+		figures.Figure{Key: "chat_lines", Metric: "vkm_chat_lines_total", Help: "Chat lines sent to the players, the server's own among them.", Uint: func() uint64 { return tot.Chat.Lines }},
+		figures.Figure{Key: "chat_refused", Metric: "vkm_chat_refused_total", Help: "Chat lines the project's net.on_chat refused, or that did not parse.", Uint: func() uint64 { return tot.Chat.Refused }},
+		figures.Figure{Key: "chat_dropped", Metric: "vkm_chat_dropped_total", Help: "Chat lines dropped: over a player's rate, or from a muted player.", Uint: func() uint64 { return tot.Chat.Dropped }},
+		figures.Figure{Key: "kicks", Metric: "vkm_kicks_total", Help: "Players kicked by an operator (a ban's kick among them).", Uint: func() uint64 { return s.Kicks() }},
+		figures.Figure{Key: "bans", Metric: "vkm_bans_total", Help: "Bans an operator made.", Uint: func() uint64 {
+			if srv.mod == nil {
+				return 0
+			}
+			return srv.mod.bans
+		}},
+		counter("vkm_message_errors_total", "Message handlers that failed.", func() uint64 { return uint64(s.Game().MessageErrors()) }),
 	)
 	if w, ok := srv.sock.(interface{ AddFigures(*figures.Set) }); ok {
 		w.AddFigures(set)
@@ -197,6 +212,9 @@ func (cl *client) newFigures() *figures.Set {
 		figures.Figure{Key: "interp_stalls", Status: "stalls", Uint: func() uint64 { return cs.InterpStalls }},
 		figures.Figure{Key: "interp_extrapolated", Uint: func() uint64 { return cs.InterpExtrapolated }},
 		figures.Figure{Key: "look_behind_ticks", Status: "look_behind", Float: func() float64 { return round1(cs.LookBehind) }},
+		figures.Figure{Key: "messages_out", Uint: func() uint64 { return cs.MessagesSent }},
+		figures.Figure{Key: "messages_in", Uint: func() uint64 { return cs.MessagesIn }},
+		figures.Figure{Key: "messages_dropped", Uint: func() uint64 { return cs.MessagesDropped }},
 	)
 	return set
 }

@@ -22,6 +22,9 @@ import (
 // PlayConfig says how to play a project offline.
 type PlayConfig struct {
 	Project *project.Project
+	// Password is the server's password, if it asks for one
+	// (--password-file).
+	Password []byte
 	// Input drives the local player; nil holds nothing.
 	Input game.Input
 	// Duration ends the run after this much wall time; 0 runs until ctx ends.
@@ -153,6 +156,13 @@ type ClientReport struct {
 	InterpStalls       uint64  `json:"interp_stalls"`
 	InterpExtrapolated uint64  `json:"interp_extrapolated"`
 	LookBehindTicks    float64 `json:"look_behind_ticks"`
+
+	// MessagesOut are the project messages this client queued for the
+	// server, MessagesIn those it took from it, MessagesDropped those it
+	// could not queue.
+	MessagesOut     uint64 `json:"messages_out,omitempty"`
+	MessagesIn      uint64 `json:"messages_in,omitempty"`
+	MessagesDropped uint64 `json:"messages_dropped,omitempty"`
 
 	// OthersDistanceM is how far each other player's character (by the
 	// player's name) moved as this client saw it, in metres, jumps of a

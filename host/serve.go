@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"time"
 
+	"vkm/host/access"
 	"vkm/host/browser"
 	"vkm/host/figures"
 	"vkm/host/game"
@@ -37,7 +38,25 @@ type ServeConfig struct {
 	// connections. Without one the server admits anyone whose build
 	// matches, unsealed, and Validate refuses an address that is not
 	// loopback unless Insecure is set.
-	Key      *token.Key
+	Key *token.Key
+	// MOTD, if set, is the message of the day each player is sent as
+	// they join, in place of the project's motd.
+	MOTD string
+	// AccessFile, if set, is the access list's file (bans and allows by
+	// client id and address; host/access), read at start and written on
+	// every change. Empty: a list kept in memory for the run.
+	AccessFile string
+	// Console, if set, is read for console lines (players, kick, ban,
+	// unban, mute, unmute, say), each answered on ConsoleOut (nil:
+	// discarded).
+	Console    io.Reader
+	ConsoleOut io.Writer
+	// AdminToken is the bearer token the admin listener's POST endpoints
+	// require; empty refuses them all.
+	AdminToken string
+	// Password, if not empty, is the password every joining player must
+	// prove they know; the rest are refused with reason 14 (password).
+	Password []byte
 	Insecure bool
 	// Public are the addresses players reach the server at, which their
 	// tokens name (with a Key). Empty means the address listened on, or,
@@ -175,6 +194,22 @@ type ServerReport struct {
 	Refused     uint64  `json:"refused"`
 	Players     int     `json:"players"`
 	Errors      int     `json:"errors"`
+	// MessagesIn are the project messages taken from players,
+	// MessagesOut those queued to them, MessagesDropped those dropped
+	// either way, MessageFloods the seats ended for sending over their
+	// bound.
+	MessagesIn      uint64 `json:"messages_in,omitempty"`
+	MessagesOut     uint64 `json:"messages_out,omitempty"`
+	MessagesDropped uint64 `json:"messages_dropped,omitempty"`
+	MessageFloods   uint64 `json:"message_floods,omitempty"`
+	// ChatLines are the chat lines sent to the players, ChatRefused
+	// those the project refused, ChatDropped those over a rate or muted.
+	ChatLines   uint64 `json:"chat_lines,omitempty"`
+	ChatRefused uint64 `json:"chat_refused,omitempty"`
+	ChatDropped uint64 `json:"chat_dropped,omitempty"`
+	// Kicks are the players an operator kicked, Bans the bans made.
+	Kicks uint64 `json:"kicks,omitempty"`
+	Bans  uint64 `json:"bans,omitempty"`
 	// Events counts the presentation events the game emitted, by name; a
 	// server presents nothing, so it counts them and keeps none.
 	Events map[string]uint64    `json:"events"`
@@ -243,6 +278,9 @@ type server struct {
 	figures *figures.Set
 	vals    figures.Values
 	line    []byte
+	// mod answers console lines, which come through cmds (moderation.go).
+	mod  *moderator
+	cmds chan command
 }
 
 // Serve runs cfg.Project as a dedicated server until ctx ends (or
@@ -293,7 +331,14 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	}
 	defer srv.sock.Close()
 	srv.note = cfg.securityNote(srv.sock.LocalAddr())
-	sc := session.ServerConfig{Project: p, Logger: logger, BudgetClock: loop.ScriptClock(), Auth: cfg.serverAuth(srv.sock.LocalAddr(), srv.start, logger)}
+	sc := session.ServerConfig{Project: p, Logger: logger, BudgetClock: loop.ScriptClock(), Auth: cfg.serverAuth(srv.sock.LocalAddr(), srv.start, logger), MOTD: cfg.MOTD, Password: cfg.Password}
+	list, err := access.Load(cfg.AccessFile)
+	if err != nil {
+		return nil, err
+	}
+	srv.mod = &moderator{list: list, log: logger}
+	srv.cmds = make(chan command)
+	sc.Gate = srv.mod.gate
 	if cfg.Dev {
 		w, err := watch.New(p.FS)
 		if err != nil {
@@ -305,10 +350,20 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 		return nil, err
 	}
 	defer srv.s.Close()
+	srv.mod.s = srv.s
+	if cfg.Console != nil {
+		out := cfg.ConsoleOut
+		if out == nil {
+			out = io.Discard
+		}
+		cctx, stopConsole := context.WithCancel(ctx)
+		defer stopConsole()
+		go console(cctx, cfg.Console, out, srv.cmds)
+	}
 	srv.figures = srv.newFigures()
 	if cfg.Admin != "" {
 		cfg.Logger = logger
-		if srv.admin, err = startAdmin(cfg, srv.s, srv.figures); err != nil {
+		if srv.admin, err = startAdmin(cfg, srv.s, srv.figures, srv.cmds); err != nil {
 			return nil, err
 		}
 		defer srv.admin.close()
@@ -405,6 +460,9 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 				return srv.shutdown(), nil
 			}
 			srv.startDrain(time.Now())
+		case c := <-srv.cmds:
+			c.reply <- srv.mod.do(c.line)
+			continue
 		case <-tick:
 		}
 		if err := srv.drain(); err != nil {

@@ -8,7 +8,9 @@ import (
 
 // Describe returns the schema as `vkmd PROJECT --schema` prints it: a line
 // per wire type (its index, name and where it came from), an indented line
-// per field with what carries it, and last the fingerprint a join compares.
+// per field with what carries it, then the project's messages (numbered
+// from 0, as on the wire) likewise, and last the fingerprint a join
+// compares.
 func (s *Schema) Describe() string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
@@ -24,6 +26,16 @@ func (s *Schema) Describe() string {
 			where += ", " + t.Where
 		}
 		fmt.Fprintf(tw, "%d %s (%s)\n", EngineTypes+i, t.Name, where)
+		for _, f := range t.Fields {
+			fmt.Fprintf(tw, "    %s\t%s\t%s\n", f.Name, describeCodec(f.Codec), plural(f.Codec.Bits, "bit"))
+		}
+	}
+	for i, t := range s.Messages {
+		where := "message"
+		if t.Where != "" {
+			where += ", " + t.Where
+		}
+		fmt.Fprintf(tw, "message %d %s (%s)\n", i, t.Name, where)
 		for _, f := range t.Fields {
 			fmt.Fprintf(tw, "    %s\t%s\t%s\n", f.Name, describeCodec(f.Codec), plural(f.Codec.Bits, "bit"))
 		}

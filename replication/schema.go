@@ -195,6 +195,9 @@ type Type struct {
 // mutation.
 type Schema struct {
 	Types []Type
+	// Messages are the project's messages, in declared order (see
+	// AddMessage): not in snapshots, but in the fingerprint.
+	Messages []Type
 }
 
 // Add appends t to the schema. It refuses an empty or duplicate type name, an
@@ -259,7 +262,9 @@ func (s *Schema) Field(typ int, name string) int {
 // the project's types in order (names, field names, codec kinds, bounds,
 // steps and widths). It is what two ends compare at join: equal schemas
 // give equal fingerprints, and a reordered type or field, or a changed codec
-// or quantiser, gives another (registration lines do not count).
+// or quantiser, gives another (registration lines do not count). The
+// project's messages follow, when it declares any, so a peer with other
+// messages has another fingerprint.
 func (s *Schema) Fingerprint() uint64 {
 	h := fnv.New64a()
 	s.writeFingerprintInput(h)
@@ -295,6 +300,25 @@ func (s *Schema) writeFingerprintInput(w io.Writer) {
 	}
 	num(uint64(len(s.Types)))
 	for _, t := range s.Types {
+		str(t.Name)
+		num(uint64(len(t.Fields)))
+		for _, f := range t.Fields {
+			str(f.Name)
+			num(uint64(f.Codec.Kind))
+			num(math.Float64bits(f.Codec.Min))
+			num(math.Float64bits(f.Codec.Max))
+			num(math.Float64bits(f.Codec.Step))
+			num(uint64(f.Codec.Bits))
+		}
+	}
+	if len(s.Messages) == 0 {
+		// A schema without messages hashes as it did before messages
+		// were schema.
+		return
+	}
+	str("messages")
+	num(uint64(len(s.Messages)))
+	for _, t := range s.Messages {
 		str(t.Name)
 		num(uint64(len(t.Fields)))
 		for _, f := range t.Fields {

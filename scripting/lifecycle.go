@@ -144,6 +144,9 @@ func (r *Runtime) FixedUpdate(dt float64, onlySimulated bool) {
 	if r.closed {
 		return
 	}
+	if !r.world.IsReplaying() {
+		r.deliverMessages()
+	}
 	r.pass(cbFixedUpdate, uint64(r.world.Tick()), dt, onlySimulated)
 }
 

@@ -24,6 +24,7 @@ import (
 //	net.spawn(prefab, x, y [, angle [, scale]])   -- as self:spawn
 //	net.is_disconnected(), net.last_error()       -- the session, from any callback
 //	net.rewind(fn, ...)                           -- fn(...) with the players where the shooter saw them
+//	net.message, net.on_message, net.send, net.send_to, net.broadcast -- messages (messages.go)
 //
 // The same table is the global net, so behaviors can ask about the session.
 // Reading any other key of net is an error, so a typo such as net.uint8
@@ -77,9 +78,10 @@ func (r *Runtime) newNetTable() *lua.LTable {
 		return 1
 	}))
 	net.RawSetString("rewind", L.NewFunction(r.luaRewind))
+	r.installMessages(net)
 	meta := L.NewTable()
 	meta.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("net has no field %q (it has bool, component, fixed, float32, int, is_disconnected, last_error, local_player, on_drain, on_join, on_leave, players, rewind, role, spawn)", L.Get(2).String())
+		L.RaiseError("net has no field %q (it has bool, broadcast, component, fixed, float32, int, is_disconnected, last_error, local_player, message, on_chat, on_drain, on_join, on_leave, on_message, players, rewind, role, send, send_to, spawn, tell)", L.Get(2).String())
 		return 0
 	}))
 	net.Metatable = meta
@@ -198,7 +200,9 @@ func (r *Runtime) SetupNetwork() (*replication.Schema, error) {
 		return r.schema, nil
 	}
 	r.building, r.newJoin, r.newLeave, r.newDrain = &replication.Schema{}, nil, nil, nil
+	r.beginMessages()
 	err := r.callSetup("vkmSetupNetwork", keyNetwork, fn, 0, r.netTable)
+	r.endMessages(err == nil)
 	built, join, leave, drain := r.building, r.newJoin, r.newLeave, r.newDrain
 	r.building, r.newJoin, r.newLeave, r.newDrain = nil, nil, nil, nil
 	if err != nil {

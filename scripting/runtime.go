@@ -135,6 +135,7 @@ type Runtime struct {
 	drain    *lua.LFunction
 	drained  bool         // the drain handler has run
 	players  []PlayerInfo // net.players' scratch
+	msg      messaging    // messages' handlers and queues (messages.go)
 
 	// old is what the last reload replaced, kept for replays of the
 	// ticks before it; usingOld says it is switched in.

@@ -91,6 +91,9 @@ type ClientConfig struct {
 	// player's name (cleaned by handshake.CleanName; empty leaves it to the
 	// server) and whether it runs in dev mode.
 	Hello handshake.Hello
+	// Password, if not empty, is the server's password: every Hello that
+	// echoes a cookie proves it (handshake.PasswordProof).
+	Password []byte
 
 	// Conn configures the connection core made at the Welcome. Its Timeout
 	// (10 s by default) also bounds a join that hears nothing.
@@ -333,6 +336,11 @@ func (c *Client) sendHello(now Time) {
 	hello.Token, hello.Nonce = nil, c.nonce
 	if c.cfg.Token != nil && c.token != 0 {
 		hello.Token = &c.cfg.Token.Sealed
+	}
+	hello.Password = nil
+	if len(c.cfg.Password) > 0 && c.token != 0 {
+		proof := handshake.PasswordProof(c.cfg.Password, c.nonce, c.token)
+		hello.Password = &proof
 	}
 	buf = handshake.AppendDatagram(buf, c.token, hello)
 	if hello.Token != nil {

@@ -86,6 +86,16 @@ type ServerConfig struct {
 	// reaches it is asked about again. Admit runs inside Receive and must
 	// not call the Server. Nil admits everyone.
 	Admit func(player uint16, name string, dev bool) (handshake.Refuse, bool)
+	// Gate, if set, is asked before Admit about who is joining: the
+	// address, and with Auth the connect token's client id (hasClient
+	// false without one). It returns false, with the Refuse to send, to
+	// keep them out (an operator's access list). Like Admit it runs
+	// inside Receive and must not call the Server.
+	Gate func(from netip.AddrPort, client uint64, hasClient bool) (handshake.Refuse, bool)
+	// Password, if not empty, is the password a joining Hello must prove
+	// it knows (handshake.PasswordProof); one that does not is refused
+	// with handshake.ReasonPassword, before Gate and Admit.
+	Password []byte
 
 	// Auth, when set, makes the server admit only players with a connect
 	// token minted under its key, and seal every datagram of a seated
@@ -244,8 +254,11 @@ type ServerStats struct {
 
 // PlayerInfo describes one seated player, for a status line or a player list.
 type PlayerInfo struct {
-	Player   uint16
-	Addr     netip.AddrPort // the address its seat answers to
+	Player uint16
+	Addr   netip.AddrPort // the address its seat answers to
+	// Client is the connect token's client id, when Authed (with Auth).
+	Client   uint64
+	Authed   bool
 	Name     string
 	Dev      bool
 	JoinedAt Time // when it was seated
@@ -693,6 +706,7 @@ func (s *Server) Players(dst []PlayerInfo, now Time) []PlayerInfo {
 	for _, p := range s.seated {
 		dst = append(dst, PlayerInfo{
 			Player: p.num, Addr: p.addr, Name: p.name, Dev: p.dev,
+			Client: p.client, Authed: p.rx != nil,
 			JoinedAt: p.joinedAt, Playing: p.playing,
 			RTT: p.conn.RTT(), Loss: p.conn.Loss(now),
 			BytesIn: p.bytesIn, BytesOut: p.bytesOut,

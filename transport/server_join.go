@@ -360,6 +360,26 @@ func (s *Server) admit(a asker, hello handshake.Hello, claims *token.Claims, now
 	if name == "" {
 		name = "Player " + strconv.Itoa(int(num))
 	}
+	if len(s.cfg.Password) > 0 && !handshake.PasswordProven(hello, s.cfg.Password, a.cookie) {
+		r := handshake.Refuse{Reason: handshake.ReasonPassword}
+		s.refuse(a, r)
+		s.logRefusal(from, r, &hello, now)
+		return
+	}
+	if s.cfg.Gate != nil {
+		var client uint64
+		if claims != nil {
+			client = claims.Client
+		}
+		if r, ok := s.cfg.Gate(from, client, claims != nil); !ok {
+			if r.Reason == 0 {
+				r.Reason = handshake.ReasonDeclined
+			}
+			s.refuse(a, r)
+			s.logRefusal(from, r, &hello, now)
+			return
+		}
+	}
 	if s.cfg.Admit != nil {
 		if r, ok := s.cfg.Admit(num, name, hello.Dev); !ok {
 			if r.Reason == 0 {

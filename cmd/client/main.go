@@ -62,10 +62,12 @@ type options struct {
 	logLevel string
 	token    string
 	keyFile  string
-	lobby    string
-	lobbyJWT string
-	bearer   string     // the JWT --lobby-jwt holds
-	want     fleet.Want // what the lobby is asked for
+	// passwordFile holds the server's password (--password-file).
+	passwordFile string
+	lobby        string
+	lobbyJWT     string
+	bearer       string     // the JWT --lobby-jwt holds
+	want         fleet.Want // what the lobby is asked for
 }
 
 // parse reads the command line into the client's configuration, refusing
@@ -89,6 +91,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.Uint64Var(&o.botSeed, "bot-seed", 1, "the bot's seed (the same seed plays the same match)")
 	fs.DurationVar(&o.play.Duration, "duration", 0, "stop after this long (e.g. 10s); 0 runs until interrupted")
 	fs.StringVar(&o.token, "token", "", "join a server with a key using the connect token in FILE (- reads stdin)")
+	fs.StringVar(&o.passwordFile, "password-file", "", "the server's password, read from FILE (its text, trimmed), for a server run with --password-file")
 	fs.StringVar(&o.keyFile, "key", "", "for development: the game's key FILE; the client (and each bot) mints its own token")
 	fs.Uint64Var(&o.play.ClientID, "client-id", 0, "with --key: the client id the minted token carries (default: random; bot i gets i)")
 	fs.StringVar(&o.lobby, "lobby", "", "join through the lobby at URL (http://HOST:PORT): it names a server with a free seat and hands a token for it; with --bots, one request per bot")
@@ -179,6 +182,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	o.play.Project, o.play.Logger = p, logger
+	if o.passwordFile != "" {
+		pw, err := host.ReadPasswordFile(o.passwordFile)
+		if err != nil {
+			return err
+		}
+		o.play.Password = pw
+	}
 	if o.token != "" {
 		t, err := host.ReadTokenFile(o.token, os.Stdin)
 		if err != nil {

@@ -44,7 +44,7 @@ func TestCheckPrintsEveryMistakeAndExitsOne(t *testing.T) {
 	if code != 1 || !sameLines(stdout, want) {
 		t.Errorf("exit %d, stdout:\n%s\nwant 1 and:\n%s", code, stdout, want)
 	}
-	if wantErr := "vkmd: " + dir + ": 2 errors (1 scene, 2 prefabs, 5 scripts)\n"; stderr != wantErr {
+	if wantErr := "vkmd: " + dir + ": 2 errors (1 scene, 2 prefabs, 6 scripts)\n"; stderr != wantErr {
 		t.Errorf("stderr %q, want %q", stderr, wantErr)
 	}
 }
@@ -73,7 +73,7 @@ func TestAFolderNamedCheckIsStillServed(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "fingerprint") {
 		t.Errorf("vkmd ./check --schema: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	if code, stdout, _ := runMain(t, "check", "check"); code != 0 || stdout != "check: ok (1 scene, 2 prefabs, 5 scripts)\n" {
+	if code, stdout, _ := runMain(t, "check", "check"); code != 0 || stdout != "check: ok (1 scene, 2 prefabs, 6 scripts)\n" {
 		t.Errorf("vkmd check check: exit %d, stdout %q", code, stdout)
 	}
 	code, stdout, stderr = runMain(t, "check")

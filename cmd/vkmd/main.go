@@ -97,6 +97,11 @@ type options struct {
 	memProf  string
 	tickLog  string
 	fleet    string
+	// adminTokenFile holds the admin POST endpoints' bearer token;
+	// console reads console lines from standard input.
+	adminTokenFile string
+	console        bool
+	passwordFile   string
 }
 
 // command is vkmd's command line.
@@ -165,6 +170,11 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.public, "public", "", "with --key: the addresses players reach this server at, IP:PORT[,IP:PORT] (default: the address served on)")
 	fs.BoolVar(&o.serve.Insecure, "insecure", false, "serve every interface without a key: anyone whose build matches may join, unsealed")
 	fs.StringVar(&o.fleet, "fleet", "", "with --key: register in the fleet directory in this Redis (redis://HOST:PORT), where lobbies find the server's free seats")
+	fs.StringVar(&o.serve.MOTD, "motd", "", "the message of the day each player is sent in the chat as they join (default: the project's motd)")
+	fs.StringVar(&o.serve.AccessFile, "access-file", "", "the access list: bans and allows by client id and address, one a line (ban id 42 cheating; ban addr 203.0.113.7 spam; allow id 7), read at start and rewritten by every ban and unban")
+	fs.StringVar(&o.adminTokenFile, "admin-token-file", "", "a file holding the bearer token the admin listener's POST endpoints (kick, ban, unban, mute, unmute, say, players) require; without it they answer 401")
+	fs.StringVar(&o.passwordFile, "password-file", "", "admit only players who know the password in FILE (its text, trimmed; client --password-file): a Hello proves it without sending it, checked in constant time; others are refused with reason 14 (password)")
+	fs.BoolVar(&o.console, "console", false, "read console lines on standard input: players, kick N reason, ban N reason, ban id|addr VALUE reason, unban id|addr VALUE, mute N, unmute N, say TEXT")
 	fs.BoolVar(&o.schema, "schema", false, "print what the project puts on the wire and its fingerprint (what a refused join compares), then exit")
 	for _, a := range args {
 		if name := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-"); strings.HasPrefix(a, "-") && name == "host" {
@@ -189,6 +199,23 @@ func parse(args []string, stdout io.Writer) (options, error) {
 			return o, err
 		}
 		o.serve.Key = &k
+	}
+	if o.adminTokenFile != "" {
+		b, err := os.ReadFile(o.adminTokenFile)
+		if err != nil {
+			return o, err
+		}
+		if o.serve.AdminToken = strings.TrimSpace(string(b)); o.serve.AdminToken == "" {
+			return o, cli.Usagef("--admin-token-file %s is empty", o.adminTokenFile)
+		}
+	}
+	if o.passwordFile != "" {
+		if o.serve.Password, err = host.ReadPasswordFile(o.passwordFile); err != nil {
+			return o, err
+		}
+	}
+	if o.console {
+		o.serve.Console, o.serve.ConsoleOut = os.Stdin, os.Stdout
 	}
 	if err := o.serve.Validate(); err != nil {
 		return o, cli.Usagef("%v", err)

@@ -810,6 +810,60 @@ function net.on_leave(fn) end
 ---@param fn fun(seconds_left: number)
 function net.on_drain(fn) end
 
+---Declares a message type (only inside vkmSetupNetwork): fields is a list of
+---{name, codec} pairs, as a component's, at most 32; none is an empty message.
+---The project's messages are part of its schema: a peer with others is refused.
+---@param name string
+---@param fields? [string, Codec][]
+function net.message(name, fields) end
+
+---Sets the handler of a declared message (only inside vkmSetupNetwork). On the
+---server fn(player, fields) runs for each one a player sent; on a client
+---fn(nil, fields) for each one the server sent. It runs at the top of the next
+---tick, before behaviors, never during a replay.
+---@param name string
+---@param fn fun(player: integer?, fields: table<string, number|boolean>)
+function net.on_message(name, fn) end
+
+---Sends a message to the server (a client; offline, to this end's handler as
+---player 1). Returns false, sending nothing, during a replay or when the session
+---is lost. The server judges: a message is a request, not a command.
+---@param name string
+---@param fields? table<string, number|boolean>
+---@return boolean
+function net.send(name, fields) end
+
+---Sends a message to a player or a list of players (the server; offline, to
+---this end's handler when the local player is among them).
+---@param player integer|integer[]
+---@param name string
+---@param fields? table<string, number|boolean>
+---@return boolean
+function net.send_to(player, name, fields) end
+
+---Sends a message to a player, a list of them, or "all" (the server): net.send_to
+---or net.broadcast by its first argument.
+---@param to integer|integer[]|"all"
+---@param name string
+---@param fields? table<string, number|boolean>
+---@return boolean
+function net.tell(to, name, fields) end
+
+---Sends a message to every seated player (the server; offline, to this end's
+---handler).
+---@param name string
+---@param fields? table<string, number|boolean>
+---@return boolean
+function net.broadcast(name, fields) end
+
+---Sets the chat's judge (only inside vkmSetupNetwork): on the server,
+---fn(player, text) runs for every line a player types, and returns the line to
+---send every player (text, or another to rewrite it), false to refuse it, or
+---nothing to keep it as typed; and after it, optionally, the player numbers to
+---send it to alone (a team's channel).
+---@param fn fun(player: integer, text: string): (string|false|nil), integer[]?
+function net.on_chat(fn) end
+
 ---One player as net.players() lists it. number, name and entity are the same
 ---on every end; rtt is for showing only.
 ---@class vkm.Player

@@ -11,9 +11,13 @@
 package admin
 
 import (
+	"context"
+	"crypto/subtle"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/pprof"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,6 +43,13 @@ type Config struct {
 	// Metric, as Update last handed them over. Figures added to the set
 	// after New are not served. Nil means none.
 	Figures *figures.Set
+	// Token is the bearer token the POST endpoints (an operator's
+	// moderation) require; empty refuses every POST with 401.
+	Token string
+	// Command runs a console line on the serving loop and returns its
+	// answer (host's moderation: kick, ban, unban, mute, unmute, say,
+	// players); nil refuses every POST.
+	Command func(ctx context.Context, line string) (string, error)
 }
 
 // Admin holds what the serving loop has handed over and serves it. Make
@@ -134,6 +145,7 @@ func (a *Admin) Handler() http.Handler {
 	mux.Handle("GET /metrics", promhttp.HandlerFor(a.reg, promhttp.HandlerOpts{Registry: a.reg}))
 	mux.HandleFunc("GET /healthz", a.healthz)
 	mux.HandleFunc("GET /readyz", a.readyz)
+	mux.HandleFunc("POST /{verb}", a.command)
 	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
 	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
@@ -188,4 +200,36 @@ func answer(w http.ResponseWriter, ok bool, why string) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}
 	fmt.Fprintln(w, why)
+}
+
+// commandVerbs are the console's verbs the POST endpoints take.
+var commandVerbs = map[string]bool{"players": true, "kick": true, "ban": true, "unban": true, "mute": true, "unmute": true, "say": true}
+
+// command serves POST /VERB with the form value args, the rest of the
+// console line ("3 spamming" for POST /kick), behind the bearer token:
+// 401 without it, 404 for a verb the console does not have.
+func (a *Admin) command(w http.ResponseWriter, r *http.Request) {
+	want := "Bearer " + a.cfg.Token
+	if a.cfg.Token == "" || a.cfg.Command == nil || subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte(want)) != 1 {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="vkm"`)
+		http.Error(w, "a bearer token is required", http.StatusUnauthorized)
+		return
+	}
+	verb := r.PathValue("verb")
+	if !commandVerbs[verb] {
+		http.NotFound(w, r)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	answer, err := a.cfg.Command(r.Context(), strings.TrimSpace(verb+" "+r.PostForm.Get("args")))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	io.WriteString(w, answer+"\n")
 }

@@ -193,8 +193,9 @@ func NewPageViewer(link *PageSocket, g *game.Game, cfg ViewerConfig) *Viewer {
 	page := link.page
 	toPage := page.Get("toPage")
 	p := g.Project()
+	q := &typed{}
 	sink := view.NewSink(view.SinkConfig{
-		Actions: actions(p), ViewWidth: p.ViewWidth, OnLink: linkSetter(cfg),
+		Actions: actions(p), ViewWidth: p.ViewWidth, OnLink: linkSetter(cfg), OnChat: q.add,
 		Send: func(msg []byte) { toPage.Invoke(string(msg)) },
 	})
 	page.Set("fromPage", link.funcOf(func(args []js.Value) {
@@ -202,7 +203,9 @@ func NewPageViewer(link *PageSocket, g *game.Game, cfg ViewerConfig) *Viewer {
 			sink.Receive([]byte(args[0].String()))
 		}
 	}))
-	return newViewer(g, drawnPage{sink, page}, cfg)
+	v := newViewer(g, drawnPage{sink, page}, cfg)
+	v.typed = q
+	return v
 }
 
 // SetStats gives the page its stats(): the JSON of what figures returns,

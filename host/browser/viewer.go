@@ -86,6 +86,8 @@ type Viewer struct {
 	rateCorrects uint64
 	rateIn       uint64
 	rateOut      uint64
+
+	chatSeen // the page's chat (chat.go)
 }
 
 // ViewerConfig is what a Viewer needs beside its game. The zero value is a
@@ -114,6 +116,7 @@ type page interface {
 	SetBoard(view.Board)
 	SetLink(view.Link)
 	SetCorrections([]view.Correction)
+	SetChat([]view.ChatLine)
 	TakeInput() (axes []float64, held, pressed []bool)
 	Close() error
 }
@@ -155,7 +158,8 @@ func linkSetter(cfg ViewerConfig) func(view.Link) {
 // ("127.0.0.1:8080") until ctx ends or the Viewer closes.
 func StartViewer(ctx context.Context, addr string, g *game.Game, cfg ViewerConfig) (*Viewer, error) {
 	p := g.Project()
-	vc := view.Config{Addr: addr, Actions: actions(p), ViewWidth: p.ViewWidth, Logger: cfg.logger(), OnLink: linkSetter(cfg)}
+	q := &typed{}
+	vc := view.Config{Addr: addr, Actions: actions(p), ViewWidth: p.ViewWidth, Logger: cfg.logger(), OnLink: linkSetter(cfg), OnChat: q.add}
 	srv, err := view.Start(ctx, vc)
 	if err != nil {
 		return nil, err
@@ -163,7 +167,9 @@ func StartViewer(ctx context.Context, addr string, g *game.Game, cfg ViewerConfi
 	if cfg.OnListen != nil {
 		cfg.OnListen(srv.Addr())
 	}
-	return newViewer(g, srv, cfg), nil
+	v := newViewer(g, srv, cfg)
+	v.typed = q
+	return v, nil
 }
 
 // newViewer ties g to pg.
@@ -172,7 +178,7 @@ func newViewer(g *game.Game, pg page, cfg ViewerConfig) *Viewer {
 		lc := sim.Link()
 		pg.SetLink(view.Link{Latency: lc.Latency, Jitter: lc.Jitter, Loss: lc.Loss})
 	}
-	v := &Viewer{srv: pg, g: g, rateAt: time.Now(), scoreboard: g.Project().Scoreboard}
+	v := &Viewer{srv: pg, g: g, rateAt: time.Now(), scoreboard: g.Project().Scoreboard, chatSeen: chatSeen{typed: &typed{}}}
 	g.WatchEvents(v.effect)
 	return v
 }
@@ -242,6 +248,7 @@ func (v *Viewer) Publish() {
 	g := v.g
 	v.updateScene()
 	v.updateBoard()
+	v.updateChat()
 	f := &v.frame
 	f.Tick, f.Own = g.Tick(), g.Own()
 	f.Entities, f.HUD, f.Leased, f.Samples = f.Entities[:0], f.HUD[:0], f.Leased[:0], f.Samples[:0]

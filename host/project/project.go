@@ -85,6 +85,11 @@ type Project struct {
 	// none either: nothing proves a later join is the same player.
 	RejoinWindow time.Duration
 
+	// MOTD is the message of the day: a line a server sends each player
+	// as they join, from the server (player 0) in the chat. Empty: none.
+	// At most MaxMOTD bytes.
+	MOTD string
+
 	// EntryScene and EntryScript are slash-separated paths inside the
 	// folder, cleaned: the scene a match starts with and the script that
 	// registers the behaviors.
@@ -132,6 +137,9 @@ const (
 	// matches the 64-a-second snapshot and command packets, so every packet
 	// carries exactly one new tick.
 	DefaultTickRate = 64
+
+	// MaxMOTD bounds motd: a chat line's most (netmsg.MaxChat).
+	MaxMOTD = 200
 
 	// DefaultRejoinWindow is the rejoin window when project.toml sets
 	// none: the connection timeout, the time a phone changing networks or
@@ -427,6 +435,9 @@ func (p *Project) inherit(base *Project, set map[string]bool) {
 	if !set["rejoinWindow"] {
 		p.RejoinWindow = base.RejoinWindow
 	}
+	if !set["motd"] {
+		p.MOTD = base.MOTD
+	}
 	if !set["entryScene"] {
 		p.EntryScene = base.EntryScene
 	}
@@ -532,6 +543,12 @@ func parseProject(file string, data []byte) (*Project, map[string]bool, error) {
 			root.fail("rejoinWindow", "%v is not a time from 0 to %v seconds: how long a dropped player's seat is kept for them to rejoin; 0 keeps none", secs, MaxRejoinWindow.Seconds())
 		}
 		p.RejoinWindow = time.Duration(secs * float64(time.Second))
+	}
+	if motd, ok := root.str("motd"); ok {
+		if len(motd) > MaxMOTD {
+			root.fail("motd", "is %d bytes, at most %d: the message of the day is one chat line", len(motd), MaxMOTD)
+		}
+		p.MOTD = motd
 	}
 	if required || root.has("entryScene") {
 		p.EntryScene = readEntryPath(root, "entryScene", ".toml", "the scene a match starts with, e.g. \"scenes/arena.toml\"")

@@ -9,9 +9,11 @@ import "vkm/transport"
 // channels' limits.
 
 // seatReceiveWindow bounds what a server holds, for each player, of the
-// player's messages in reassembly: clients send none, so this is only what
-// a hostile client could make the server keep before its connection ends
-// (the default window is 8 MiB, for the bundles the server sends).
+// player's messages in reassembly: a client sends only the project's
+// messages (at most 3 + netmsg.MaxMessageBody bytes each, MessageBurst at
+// once), so this is well above what a game sends and what a hostile
+// client could make the server keep before its connection ends (the
+// default window is 8 MiB, for the bundles the server sends).
 // Tuning constant.
 const seatReceiveWindow = 16 << 10
 

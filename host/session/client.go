@@ -45,8 +45,16 @@ type Client struct {
 	// rel is the reliable message channel from the server: a dev
 	// server's script bundles, or its word that this client cannot take
 	// them.
-	rel    *transport.Reliable
-	input  recordingInput
+	rel   *transport.Reliable
+	input recordingInput
+	// msgs and msgValues are the project's messages' figures and
+	// scratch (messages.go).
+	msgs      messageCounts
+	msgValues []float64
+	// chat is the chat log, onChat hears each line (chat.go).
+	chat   []ChatEntry
+	onChat func(ChatEntry)
+	kicked bool
 	rec    reconciler
 	smooth prediction.Smoother
 
@@ -138,6 +146,10 @@ type ClientConfig struct {
 	// OnState, if set, hears each change of the session's state
 	// ("playing", "refused", "disconnected") and why.
 	OnState func(state, why string)
+	// OnChat, if set, hears each chat line the server sends (see ChatLog).
+	OnChat func(ChatEntry)
+	// Password is the server's password, if it asks for one.
+	Password []byte
 	// Now is the session's time at its start: its first Hello goes then.
 	Now transport.Time
 	// Token is the connect token to join a server with a key; nil joins
@@ -153,7 +165,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	}
 	c := &Client{
 		dev: cfg.Dev,
-		log: cfg.Logger, onState: cfg.OnState, placed: map[entity.ID]bool{}, bare: map[entity.ID]bool{}, lastWord: map[entity.ID]heldBody{},
+		log: cfg.Logger, onState: cfg.OnState, onChat: cfg.OnChat, placed: map[entity.ID]bool{}, bare: map[entity.ID]bool{}, lastWord: map[entity.ID]heldBody{},
 		rel: mustReliable(), rosterBy: map[entity.ID]uint16{},
 	}
 	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger, Seed: cfg.Seed,
@@ -164,7 +176,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	}
 	hello := Hello(g)
 	hello.Name, hello.Dev = cfg.Name, cfg.Dev
-	c.net = transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.Logger, Token: cfg.Token}, cfg.Now)
+	c.net = transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.Logger, Token: cfg.Token, Password: cfg.Password}, cfg.Now)
 	c.interp = newInterpolation(g.TickRate())
 	return c, nil
 }
@@ -355,6 +367,10 @@ func (c *Client) Playing() bool { return c.playing }
 // ClientStats are a client's prediction, pacing and interpolation
 // figures since it started.
 type ClientStats struct {
+	// MessagesSent are the project's messages this client queued for the
+	// server, MessagesIn those it took from it, MessagesDropped those
+	// it could not queue (a full channel).
+	MessagesSent, MessagesIn, MessagesDropped uint64
 	// Snapshots taken, in order; Corrections are those whose answer for
 	// what this client predicts differed (the own entity's position by
 	// more than 3 mm, or any field of its components), ReplayedTicks the
@@ -410,6 +426,7 @@ func (c *Client) Stats(now transport.Time) ClientStats {
 		InterpExtrapolated: c.interp.extrapolated, LookBehind: c.lookBehind(now),
 		Reloads: c.reloads, ReloadTick: c.reloadTick,
 		ByCause: c.rec.byCause, Recent: c.rec.recentList(), Adopted: c.rec.adopted,
+		MessagesSent: c.msgs.Sent, MessagesIn: c.msgs.In, MessagesDropped: c.msgs.Dropped,
 	}
 }
 
@@ -444,4 +461,7 @@ func (h *clientHooks) BeforeTick() {
 	(*Client)(h).reckon()
 }
 func (h *clientHooks) IntentsWritten() {}
-func (h *clientHooks) AfterTick()      { (*Client)(h).unreckon() }
+func (h *clientHooks) AfterTick() {
+	(*Client)(h).unreckon()
+	(*Client)(h).sendMessages()
+}

@@ -36,7 +36,7 @@ func TestHelloSaysWhatThisEndHolds(t *testing.T) {
 	q := *p
 	fsys := fstest.MapFS{}
 	for _, name := range []string{"scenes/arena.toml", "prefabs/player.toml", "prefabs/pickup.toml",
-		"scripts/walker.lua", "scripts/pickup.lua", "scripts/spawner.lua", "scripts/join.lua", "scripts/main.lua"} {
+		"scripts/walker.lua", "scripts/pickup.lua", "scripts/spawner.lua", "scripts/join.lua", "scripts/talk.lua", "scripts/main.lua"} {
 		data, err := fs.ReadFile(p.FS, name)
 		if err != nil {
 			t.Fatal(err)

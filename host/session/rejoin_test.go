@@ -104,7 +104,12 @@ func TestRejoinKeepsSeatAndEntity(t *testing.T) {
 	player := a.c.Net().Player()
 	st := h.server.seats[player]
 	runner := st.entity
-	wander, err := bot.New("wander", seed, len(p.Axes), len(p.Buttons))
+	// The bot presses shove, not boost: a boost would spend the coins the
+	// test counts.
+	wander, err := bot.New("wander", seed, len(p.Axes), len(p.Buttons)-1) // boost is the last button
+	if p.Buttons[len(p.Buttons)-1].Name != "boost" {
+		t.Fatal("coins' last button is no longer boost")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

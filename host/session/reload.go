@@ -175,6 +175,19 @@ func (c *Client) readMessages() {
 			if t := c.game.Tick(); t >= b.ClientTick {
 				c.log.Warn("reload arrived late: applying it now", "tick", t, "due", b.ClientTick)
 			}
+		case netmsg.KindKicked:
+			c.takeKicked(msg)
+			return
+		case netmsg.KindChatLine:
+			c.takeChatLine(msg)
+			if c.ended {
+				return
+			}
+		case netmsg.KindMessage:
+			c.takeMessage(msg)
+			if c.ended {
+				return
+			}
 		case netmsg.KindPlayers, netmsg.KindRoundTrips:
 			c.takeRoster(msg)
 			if c.ended {

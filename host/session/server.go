@@ -103,6 +103,15 @@ type Server struct {
 	relayNear    []relayCandidate
 	relayIntents netmsg.Relay
 	relayBuf     []byte
+
+	// msgValues is takeMessage's scratch; floods counts the seats it
+	// ended.
+	msgValues []float64
+	floods    uint64
+	// chat is the chat's figures, motd the message of the day (chat.go).
+	chat  ChatCounts
+	motd  string
+	kicks uint64
 }
 
 // seat is everything about one seated player, made when they join and
@@ -127,6 +136,21 @@ type seat struct {
 	// on a dev server).
 	rel *transport.Reliable
 	dev bool
+	// bound and msgs are what the player sends of the project's messages
+	// (messages.go).
+	bound messageBound
+	msgs  messageCounts
+	// chatBound bounds the player's chat lines, toldTooFast is when they
+	// may next be told they are over it, and muted drops them all
+	// (chat.go).
+	chatBound   messageBound
+	toldTooFast transport.Time
+	muted       bool
+	// greet says the player has yet to be sent the message of the day.
+	greet bool
+	// kickAt, once kicked, is when the seat ends at the latest
+	// (moderate.go).
+	kickAt transport.Time
 	// held counts the send rounds in a row whose snapshot was held back
 	// (see SettledEvery); lowWater is the queue's low water over them,
 	// lowHeld whether it holds one.
@@ -158,6 +182,18 @@ type ServerConfig struct {
 	// Auth, if set, admits only players with a connect token and seals
 	// their connections (transport.ServerConfig.Auth).
 	Auth *transport.Auth
+	// MOTD is the message of the day, sent each player as they join, in
+	// the chat from the server; empty means the project's motd.
+	MOTD string
+	// Gate, if set, is asked about each joining player before the join
+	// handler: their address and, with Auth, their connect token's client
+	// id. It returns false, with the sentence the player is shown, to keep
+	// them out (an access list's ban); the refusal is reason 2 (declined)
+	// with the sentence as its detail.
+	Gate func(from netip.AddrPort, client uint64, hasClient bool) (why string, ok bool)
+	// Password, if not empty, is the password every joining player must
+	// know (transport.ServerConfig.Password).
+	Password []byte
 }
 
 // Changes is what a dev server learns saves from: watch.Watcher over the
@@ -190,6 +226,10 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		return nil, fmt.Errorf("session: %s has no vkmSetupNetwork in %s: a project that registers no network types and no join handler plays offline only, and vkmd serves networked projects", p.Name, p.EntryScript)
 	}
 	s.roundTick = g.Tick()
+	s.motd = cfg.MOTD
+	if s.motd == "" {
+		s.motd = g.Project().MOTD
+	}
 	dev := cfg.Changes != nil
 	if dev {
 		s.dev = &devServer{watch: cfg.Changes}
@@ -198,7 +238,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	hello.Dev = dev
 	s.net, err = transport.NewServer(transport.ServerConfig{
 		Hello: hello, MaxPlayers: g.Project().Players, Logger: cfg.Logger,
-		Admit: s.admit, Auth: cfg.Auth, RejoinWindow: g.Project().RejoinWindow,
+		Admit: s.admit, Auth: cfg.Auth, RejoinWindow: g.Project().RejoinWindow, Gate: gate(cfg.Gate), Password: cfg.Password,
 	})
 	if err != nil {
 		g.Close()
@@ -268,7 +308,7 @@ func (s *Server) admit(player uint16, name string, dev bool) (handshake.Refuse, 
 	if id.IsNone() {
 		return handshake.Refuse{Reason: handshake.ReasonDeclined}, false
 	}
-	st := &seat{player: player, name: name, entity: id, since: s.now, rel: seatReliable(), dev: dev}
+	st := &seat{player: player, name: name, entity: id, since: s.now, rel: seatReliable(), dev: dev, greet: true}
 	s.seats[player] = st
 	s.driven[id] = &st.cmd
 	s.byEntity[id] = player
@@ -346,9 +386,12 @@ func (s *Server) command(st *seat, payload []byte) {
 		return
 	}
 	for {
-		// Clients send no messages yet; what arrives is read and dropped.
-		if _, ok := st.rel.Receive(); !ok {
+		msg, ok := st.rel.Receive()
+		if !ok {
 			break
+		}
+		if !s.takeMessage(st, msg) {
+			return
 		}
 	}
 	if err := prediction.ParsePacket(payload, len(p.Axes), len(p.Buttons), &st.packet); err != nil {
@@ -383,6 +426,8 @@ func (s *Server) Advance(elapsed time.Duration, now transport.Time) (sent bool) 
 	s.net.Poll(now)
 	s.events()
 	s.tellPlayers(now)
+	s.greetNew()
+	s.endKicked(now)
 	if !s.roundDue() {
 		return false
 	}
@@ -427,6 +472,13 @@ type Totals struct {
 	// Repeats are ticks a player's entity ran dry on its last command;
 	// Skips are commands dropped to keep a queue shallow.
 	Repeats, Skips uint64
+	// Messages are the project's messages taken from players (In), sent
+	// to them (Sent), and dropped either way (Dropped); Floods are seats
+	// ended for sending over their bound for MessageFloodSeconds.
+	Messages messageCounts
+	Floods   uint64
+	// Chat is the chat's figures.
+	Chat ChatCounts
 }
 
 func (t *Totals) add(st *seat) {
@@ -434,6 +486,9 @@ func (t *Totals) add(st *seat) {
 	t.BadPackets += st.badPackets
 	t.Repeats += q.Repeats
 	t.Skips += q.Skips
+	t.Messages.In += st.msgs.In
+	t.Messages.Sent += st.msgs.Sent
+	t.Messages.Dropped += st.msgs.Dropped
 }
 
 // Totals sums the command figures of every player seated now and every
@@ -443,6 +498,7 @@ func (s *Server) Totals() Totals {
 	for _, st := range s.seats {
 		t.add(st)
 	}
+	t.Floods, t.Chat = s.floods, s.chat
 	return t
 }
 
@@ -689,4 +745,7 @@ func (h *serverHooks) BeforeTick() {
 	s.applyScheduledReload()
 	s.takeCommands()
 }
-func (h *serverHooks) AfterTick() { h.lag.record(h.game, h.driven) }
+func (h *serverHooks) AfterTick() {
+	h.lag.record(h.game, h.driven)
+	(*Server)(h).sendMessages()
+}

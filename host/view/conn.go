@@ -17,6 +17,7 @@ var pageFS embed.FS
 var pageFiles = map[string]struct{ file, ctype string }{
 	"/":        {"page/index.html", "text/html; charset=utf-8"},
 	"/vkm.js":  {"page/vkm.js", "text/javascript; charset=utf-8"},
+	"/chat.js": {"page/chat.js", "text/javascript; charset=utf-8"},
 	"/vkm.css": {"page/vkm.css", "text/css; charset=utf-8"},
 }
 
@@ -142,7 +143,7 @@ type conn struct {
 
 	// Versions of the scene and link messages this page was last sent;
 	// only the writer goroutine uses them.
-	sceneVer, linkVer, boardVer, corrVer uint64
+	sceneVer, linkVer, boardVer, corrVer, chatVer uint64
 }
 
 // offer makes b the frame to write next, dropping the one it replaces.
@@ -214,6 +215,12 @@ func (c *conn) flush(ctx context.Context) error {
 		}
 		c.boardVer = bv
 	}
+	if chat, cv := c.s.chat.get(); cv != c.chatVer && chat != nil {
+		if err := c.write(ctx, chat); err != nil {
+			return err
+		}
+		c.chatVer = cv
+	}
 	if corr, cv := c.s.corrState(); cv != c.corrVer && corr != nil {
 		if err := c.write(ctx, corr); err != nil {
 			return err
@@ -270,6 +277,10 @@ func (s *Server) handle(c *conn, b []byte) error {
 	switch m.kind {
 	case msgInput:
 		s.in.apply(c, &m)
+	case msgChat:
+		if s.cfg.OnChat != nil && m.text != "" {
+			s.cfg.OnChat(m.text)
+		}
 	case msgLink:
 		if s.cfg.OnLink == nil {
 			return errNoLink

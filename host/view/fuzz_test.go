@@ -22,6 +22,9 @@ func FuzzInput(f *testing.F) {
 		`{"t":"link","latency_ms":80,"jitter_ms":10,"loss_pct":2}`,
 		`{"t":"link","latency_ms":-1,"jitter_ms":1e308,"loss_pct":100}`,
 		`{"t":"link"}`,
+		`{"t":"chat","text":"gg wp"}`,
+		`{"t":"chat","text":"\u0000\ud800 é"}`,
+		`{"t":"chat","text":7}`,
 		`{"t":"nope"}`,
 		`[]`, `null`, `"input"`, `{`, "\xff\xfe", ``,
 	} {
@@ -50,6 +53,10 @@ func FuzzInput(f *testing.F) {
 			axes, held, pressed := in.take()
 			if len(axes) != len(arenaActions.Axes) || len(held) != len(arenaActions.Buttons) || len(pressed) != len(held) {
 				t.Fatalf("take returned %d, %d, %d actions", len(axes), len(held), len(pressed))
+			}
+		case msgChat:
+			if len(m.text) > MaxChatText {
+				t.Fatalf("a chat text of %d bytes", len(m.text))
 			}
 		case msgLink:
 			l := m.link.apply(Link{})

@@ -20,6 +20,7 @@ type msgKind uint8
 const (
 	msgInput msgKind = iota + 1 // the page's input actions
 	msgLink                     // a new link simulator setting
+	msgChat                     // a chat line the player typed (chat.go)
 )
 
 // message is a validated message from the page: every index is in range and
@@ -29,6 +30,7 @@ type message struct {
 	axes []axisValue   // msgInput
 	held []buttonValue // msgInput
 	link linkUpdate    // msgLink
+	text string        // msgChat
 }
 
 type axisValue struct {
@@ -73,6 +75,7 @@ type rawMessage struct {
 	LatencyMS *float64           `json:"latency_ms"`
 	JitterMS  *float64           `json:"jitter_ms"`
 	LossPct   *float64           `json:"loss_pct"`
+	Text      *string            `json:"text"` // chat
 }
 
 var (
@@ -114,6 +117,8 @@ func parseMessage(b []byte, ix *actionIndex) (message, error) {
 		return parseInput(&raw, ix), nil
 	case "link":
 		return message{kind: msgLink, link: parseLink(&raw)}, nil
+	case "chat":
+		return message{kind: msgChat, text: chatText(&raw)}, nil
 	}
 	return message{}, errUnknownKind
 }

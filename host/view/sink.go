@@ -16,6 +16,7 @@ import "sync"
 type Sink struct {
 	send    func(msg []byte)
 	onLink  func(Link)
+	onChat  func(string)
 	actions *actionIndex
 	in      *inputState
 	bad     uint64
@@ -24,6 +25,7 @@ type Sink struct {
 	seq   uint64
 	scene []byte
 	board []byte
+	chat  []byte
 	corr  []byte
 	link  Link
 }
@@ -41,12 +43,14 @@ type SinkConfig struct {
 	// OnLink is Config.OnLink: the page's link sliders set the simulator
 	// through it. Nil shows no sliders.
 	OnLink func(Link)
+	// OnChat is Config.OnChat: what the page's player types in the chat.
+	OnChat func(text string)
 }
 
 // NewSink returns a Sink that has already sent the hello message and the
 // link setting: the page learns its input actions before any frame.
 func NewSink(cfg SinkConfig) *Sink {
-	s := &Sink{send: cfg.Send, onLink: cfg.OnLink, actions: newActionIndex(&cfg.Actions), in: newInputState(&cfg.Actions)}
+	s := &Sink{send: cfg.Send, onLink: cfg.OnLink, onChat: cfg.OnChat, actions: newActionIndex(&cfg.Actions), in: newInputState(&cfg.Actions)}
 	s.send(encodeHello(&cfg.Actions, cfg.ViewWidth))
 	s.send(encodeLink(Link{}, cfg.OnLink != nil))
 	return s
@@ -118,6 +122,10 @@ func (s *Sink) receive(msg []byte) error {
 	switch m.kind {
 	case msgInput:
 		s.in.apply(nil, &m)
+	case msgChat:
+		if s.onChat != nil && m.text != "" {
+			s.onChat(m.text)
+		}
 	case msgLink:
 		if s.onLink == nil {
 			return errNoLink

@@ -55,6 +55,11 @@ type Config struct {
 	// MaxJitter and MaxLoss. It is called from a connection's goroutine,
 	// one call at a time. When nil, the page shows no link sliders.
 	OnLink func(Link)
+
+	// OnChat, if set, is called with each chat line the page's player
+	// types (chat.go), from a connection's goroutine. When nil, chat
+	// messages from the page are ignored.
+	OnChat func(text string)
 }
 
 // Server serves the page and its WebSocket. Its methods are safe for
@@ -88,6 +93,7 @@ type Server struct {
 	linkVer  uint64
 	board    []byte // the board message, nil before SetBoard
 	boardVer uint64
+	chat     chatState // the chat log's message (chat.go)
 	// corr is the corrections message, nil before SetCorrections.
 	corr    []byte
 	corrVer uint64

@@ -85,8 +85,8 @@ func FuzzParseHeader(f *testing.F) {
 }
 
 // fuzzHelloMax bounds FuzzParseHello's inputs: every field, the longest
-// name, a connect token, and room to spare.
-const fuzzHelloMax = tokenAt + TokenSize + 16
+// name, a connect token and its proof, a password proof, and room to spare.
+const fuzzHelloMax = passwordAt + PasswordProofSize + 16
 
 // FuzzParseHello reads each input twice: as it is, and padded with zeros to
 // a full Hello body. Most of a Hello is padding, so inputs are kept to the
@@ -108,6 +108,8 @@ func FuzzParseHello(f *testing.F) {
 			f.Add(fields[:len(fields)-1])
 		}
 	}
+	pw := PasswordProof([]byte("pw"), 1, 2)
+	f.Add(Hello{Name: "ada", Password: &pw}.Append(nil)[:passwordAt+PasswordProofSize])
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > fuzzHelloMax {

@@ -104,6 +104,9 @@ type Hello struct {
 	// writes it as it is; a client leaves it zero and has Prove fill it
 	// in once the datagram is whole.
 	Proof [ProofSize]byte
+	// Password, if set, is the proof that the client knows the server's
+	// password (PasswordProof), at datagram offset 432 with flag bit 2.
+	Password *[PasswordProofSize]byte
 }
 
 // Kind returns KindHello.
@@ -125,6 +128,9 @@ func (h Hello) Append(b []byte) []byte {
 	if carry {
 		flags |= flagToken
 	}
+	if h.Password != nil {
+		flags |= flagPassword
+	}
 	name := CleanName(h.Name)
 	b = append(b, h.ActionCount, flags)
 	b = binary.LittleEndian.AppendUint64(b, h.Nonce)
@@ -136,6 +142,10 @@ func (h Hello) Append(b []byte) []byte {
 		b = append(b, make([]byte, tokenAt-(len(b)-start))...)
 		b = append(b, h.Token[:]...)
 		b = append(b, h.Proof[:]...)
+	}
+	if h.Password != nil {
+		b = append(b, make([]byte, passwordAt-(len(b)-start))...)
+		b = append(b, h.Password[:]...)
 	}
 	return append(b, make([]byte, helloBody-(len(b)-start))...)
 }
@@ -152,7 +162,7 @@ func ParseHello(body []byte) (Hello, error) {
 		return Hello{}, fail(KindHello, ProblemLength)
 	}
 	flags := body[27]
-	if flags&^(flagDev|flagToken) != 0 {
+	if flags&^(flagDev|flagToken|flagPassword) != 0 {
 		return Hello{}, fail(KindHello, ProblemFlags)
 	}
 	nonce := binary.LittleEndian.Uint64(body[nonceAt:])
@@ -175,10 +185,22 @@ func ParseHello(body []byte) (Hello, error) {
 		}
 		pad = body[proofAt+ProofSize:]
 	}
+	var password *[PasswordProofSize]byte
+	if flags&flagPassword != 0 {
+		// The proof sits at a fixed place: what lies between the fields
+		// before it and it is padding.
+		off := len(body) - len(pad)
+		if !zero(body[off:passwordAt]) {
+			return Hello{}, fail(KindHello, ProblemPadding)
+		}
+		password = (*[PasswordProofSize]byte)(body[passwordAt : passwordAt+PasswordProofSize])
+		pad = body[passwordAt+PasswordProofSize:]
+	}
 	if !zero(pad) {
 		return Hello{}, fail(KindHello, ProblemPadding)
 	}
 	return Hello{
+		Password:    password,
 		Token:       tok,
 		Proof:       proof,
 		Nonce:       nonce,

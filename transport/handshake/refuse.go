@@ -54,9 +54,12 @@ const (
 	// ReasonShuttingDown: the server is stopping (draining): it plays on
 	// with the players it has until they leave, and seats no one new.
 	ReasonShuttingDown Reason = 13
+	// ReasonPassword: the server asks for a password, and the Hello
+	// carried no proof of it or another's (see PasswordProof).
+	ReasonPassword Reason = 14
 
 	// reasonLast is the highest reason this build knows.
-	reasonLast = ReasonShuttingDown
+	reasonLast = ReasonPassword
 )
 
 // ReasonCount is one more than the highest reason this build knows: the
@@ -97,6 +100,8 @@ func (r Reason) String() string {
 		return "client_seated"
 	case ReasonShuttingDown:
 		return "shutting_down"
+	case ReasonPassword:
+		return "password"
 	}
 	return "reason(" + strconv.Itoa(int(r)) + ")"
 }
@@ -131,6 +136,8 @@ func (r Reason) Sentence() string {
 		return "A player with this account is already playing on the server from another address."
 	case ReasonShuttingDown:
 		return "The server is shutting down."
+	case ReasonPassword:
+		return "The server needs a password, and this one is missing or wrong."
 	}
 	return "The server refused to let you join (reason " + strconv.Itoa(int(r)) + ")."
 }
@@ -242,6 +249,9 @@ func (r Refuse) Sentence() string {
 	case r.Reason == ReasonVersion && r.ServerVersion != 0 && r.ClientVersion != 0:
 		return "The server speaks network protocol version " + strconv.Itoa(int(r.ServerVersion)) +
 			" and this game version " + strconv.Itoa(int(r.ClientVersion)) + "; update the older one."
+	case r.Reason == ReasonDeclined && r.Detail != "":
+		// An operator's access list says why (a ban's reason).
+		return r.Detail
 	case r.Reason == ReasonJoinFailed && r.Detail != "":
 		return "The server could not seat you: the game's join handler failed: " + r.Detail
 	case r.Reason == ReasonBadToken && r.Detail != "":

@@ -46,7 +46,7 @@ func TestEverySentenceIsOnePlayerFacingSentence(t *testing.T) {
 
 func TestKnownReasons(t *testing.T) {
 	for r := range Reason(16) {
-		want := r >= 1 && r <= 13
+		want := r >= 1 && r <= 14
 		if r.Known() != want {
 			t.Errorf("Reason(%d).Known() = %v", r, r.Known())
 		}

@@ -3,7 +3,8 @@
 // ("Data: the payload"), the relay section a server's payload may carry
 // ("The relay section"), and the messages a server sends on the reliable
 // channel ("Messages a server sends"): a script bundle, no reload, the
-// players and their round trips. Package session decides who sends which,
+// players and their round trips; and the project's messages, which go
+// both ways ("Project messages"). Package session decides who sends which,
 // and when; this package only says what the bytes are.
 //
 // The package is sans-IO and keeps no state. Each format has an Append
@@ -30,6 +31,10 @@
 //	2 NoReload    why a client that did not join with --dev cannot follow one
 //	3 Players     every seated player: number, entity, name
 //	4 RoundTrips  the round trip to each player, about once a second
+//	5 Message     a project message, both ways: its number and its fields
+//	6 Chat        a line a player typed, client to server
+//	7 ChatLine    a line the server sends: a player's, or its own (from 0)
+//	8 Kicked      why the server is removing the player
 //
 // A client ignores a kind it does not know and an empty message, so a later
 // server can add kinds. Integers are little endian, bar the relay's slots

@@ -16,6 +16,10 @@ const (
 	FormatRoundTrips
 	FormatBundle
 	FormatNoReload
+	FormatMessage
+	FormatChat
+	FormatChatLine
+	FormatKicked
 )
 
 // String returns what the format is called in a sentence.
@@ -34,6 +38,14 @@ func (f Format) String() string {
 		return "script bundle"
 	case FormatNoReload:
 		return "no-reload message"
+	case FormatMessage:
+		return "project message"
+	case FormatChat:
+		return "chat message"
+	case FormatChatLine:
+		return "chat line"
+	case FormatKicked:
+		return "kicked message"
 	}
 	return "format(" + strconv.Itoa(int(f)) + ")"
 }

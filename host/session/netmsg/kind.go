@@ -20,6 +20,27 @@ const (
 	KindRoundTrips Kind = 4
 )
 
+// The kind both ends send.
+const (
+	// KindMessage is a project message (Message): a client's net.send to
+	// the server, or the server's net.send_to and net.broadcast to
+	// players.
+	KindMessage Kind = 5
+)
+
+// The chat: a player's line to the server, and the lines the server sends.
+const (
+	// KindChat is a line a player typed (Chat), client to server.
+	KindChat Kind = 6
+	// KindChatLine is a line the server sends players (ChatLine): a
+	// player's, as the server kept it, or its own.
+	KindChatLine Kind = 7
+)
+
+// KindKicked tells a player they are being removed, and why (Kicked),
+// server to client.
+const KindKicked Kind = 8
+
 // KindOf returns the kind of msg, or 0 (no kind) for an empty message.
 func KindOf(msg []byte) Kind {
 	if len(msg) == 0 {
@@ -41,6 +62,14 @@ func (k Kind) String() string {
 		return "players"
 	case KindRoundTrips:
 		return "round trips"
+	case KindMessage:
+		return "message"
+	case KindChat:
+		return "chat"
+	case KindChatLine:
+		return "chat line"
+	case KindKicked:
+		return "kicked"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }

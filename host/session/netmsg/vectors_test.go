@@ -105,6 +105,14 @@ func vectors() []vector {
 			sampleBundle(), ParseBundle),
 		message("no-reload", "A no-reload message (kind 2) and its sentence.",
 			NoReload{Sentence: "Rejoin with --dev."}, ParseNoReload),
+		message("message", "A project message (kind 5), both ways: message 1 of the project's, with a body of two bytes (its fields through their codecs, which the schema reads).",
+			Message{Number: 1, Body: []byte{0x37, 0x01}}, ParseMessage),
+		message("chat", "A chat line a player typed (kind 6), client to server: its text to the end.",
+			Chat{Text: "gg"}, ParseChat),
+		message("chat-line", "A chat line from the server (kind 7): player 2's \"gg wp\"; from 0 it would be the server's own.",
+			ChatLine{From: 2, Text: "gg wp"}, ParseChatLine),
+		message("kicked", "A kicked message (kind 8): the sentence the player is shown as the server removes them.",
+			Kicked{Sentence: "You were kicked: spam."}, ParseKicked),
 	}
 }
 
@@ -143,7 +151,8 @@ func renderVectors(tb testing.TB) string {
 # "Messages a server sends". A Data payload follows the connection header:
 # flags (bit 0 a reliable section, bit 1 a relay section), the sections,
 # then the packet proper. A reliable message starts with its kind: 1 bundle,
-# 2 no reload, 3 players, 4 round trips. Integers are little endian, bar
+# 2 no reload, 3 players, 4 round trips, 5 a project message, 6 chat,
+# 7 a chat line, 8 kicked. Integers are little endian, bar
 # the relay's slots and generations (LEB128). The most a payload holds is
 # %d bytes.
 #

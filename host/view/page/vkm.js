@@ -82,6 +82,8 @@
     transport: '',
   };
   window.vkm = state;
+  // say sends a chat line the player typed (chat.js draws the box).
+  state.say = (text) => typeof text === 'string' && send(JSON.stringify({ t: 'chat', text: text }));
 
   const $ = (id) => document.getElementById(id);
   const canvas = $('game');
@@ -160,6 +162,7 @@
       case 'frame': onFrame(m); break;
       case 'board': state.board = m; break;
       case 'corrections': setCorrections(m); break;
+      case 'chat': if (window.vkmChat) window.vkmChat.show(m); break; // chat.js
     }
   }
 

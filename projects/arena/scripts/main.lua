@@ -10,6 +10,8 @@ local Spawner = import("scripts/spawner.lua")
 -- its own way by holding its own scripts/join.lua, with everything else
 -- here unchanged.
 local join = import("scripts/join.lua")
+-- The chat's judge and the "ready" vote.
+local talk = import("scripts/talk.lua")
 
 -- An entity with `behavior = "walker"` in a scene or prefab runs Walker.
 function vkmRegisterBehaviors(r)
@@ -48,5 +50,6 @@ function vkmSetupNetwork(net)
     {"tick", net.int(0, 4294967295)}, -- when the character last took a pack
   })
 
+  talk(net)
   net.on_join(join)
 end

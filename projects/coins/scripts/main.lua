@@ -9,6 +9,7 @@ local Mint = import("scripts/mint.lua")
 local Round = import("scripts/round.lua")
 local join = import("scripts/join.lua")
 local leave = import("scripts/leave.lua")
+local boost = import("scripts/boost.lua")
 
 function vkmRegisterBehaviors(r)
   r.runner = Runner
@@ -58,6 +59,14 @@ function vkmSetupNetwork(net)
     {"winner", net.int(0, 65535)},
     {"best", net.int(0, 65535)},
   })
+
+  -- A runner's speed boost: when it ends (see scripts/boost.lua).
+  net.component("Boost", {
+    {"until", TICK},
+  })
+  -- A player asks to buy a boost; the server judges (scripts/boost.lua).
+  net.message("boost")
+  net.on_message("boost", boost)
 
   net.on_join(join)
   net.on_leave(leave)

@@ -73,6 +73,17 @@ function Runner:on_fixed_update(dt)
     return
   end
   local c = self:command()
+  -- A boost (scripts/boost.lua) makes the controller faster while
+  -- Boost.until lies ahead: a component, so every end, and every replay,
+  -- runs at the speed the server's word says.
+  self.base_speed = self.base_speed or self:get("CharacterController", "speed")
+  local boosted = (self:remaining("Boost", "until") or 0) > 0
+  self:set("CharacterController", "speed", boosted and self.base_speed * 1.5 or self.base_speed)
+  -- Buying one is a request to the server, sent once, by the player's own
+  -- end, never from a replay.
+  if c.pressed.boost and self:is_mine() and not self:is_replaying() then
+    net.send("boost")
+  end
   -- The stick's two axes, as shares of the controller's speed; the
   -- controller scales a diagonal down so it is no faster than a straight
   -- run, and eases the velocity toward it (accel, friction).
