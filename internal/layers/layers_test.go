@@ -104,10 +104,13 @@ var house = []layer{
 	// client's link through it, the in-page client's link.
 	{dir: "host/browser", uses: []string{"transport", "prediction", "host/project", "host/game", "host/figures", "host/netio", "host/session", "host/view", "host/web"},
 		bans: map[string]string{"syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
+	// A server's access list (bans and allows by client id and address),
+	// kept in a file of its own that survives restarts.
+	{dir: "host/access", bans: map[string]string{"net": noSockets, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}, sansIO: true},
 	// The composing root: the programs' serving and playing loops, wired
 	// from the packages above; goroutines, timers and the wall clock.
 	{dir: "host", uses: []string{"transport", "transport/handshake", "transport/token", "transport/memnet", "replication",
-		"host/project", "host/bot", "host/game", "host/figures", "host/loop", "host/netio", "host/watch", "host/session", "host/admin", "host/browser"}},
+		"host/project", "host/bot", "host/game", "host/figures", "host/loop", "host/netio", "host/watch", "host/session", "host/admin", "host/browser", "host/access"}},
 	{dir: "cmd/vkmd", uses: []string{"host", "host/project", "host/fleet"}},
 	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project", "host/fleet", "transport/token"}},
 	{dir: "cmd/lobby", uses: []string{"host", "host/fleet"}},
