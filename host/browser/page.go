@@ -30,6 +30,7 @@ import (
 //
 //	/                  the page (host/view's, loading the client in the tab)
 //	/vkm.js, /vkm.css  its drawing and style
+//	/vkm-hud.js        the game's HUD
 //	/vkm-web.js        its start: the link to the server, the client's run
 //	/wasm_exec.js      Go's WebAssembly support, from the toolchain that
 //	                   built the client
@@ -101,7 +102,7 @@ func registerPage(mux *http.ServeMux, cfg PageConfig) error {
 		}
 	}
 	mux.HandleFunc("GET /{$}", serveBytes("text/html; charset=utf-8", index))
-	for name, ctype := range map[string]string{"vkm.js": "text/javascript; charset=utf-8", "vkm-web.js": "text/javascript; charset=utf-8", "vkm.css": "text/css; charset=utf-8"} {
+	for name, ctype := range map[string]string{"vkm.js": "text/javascript; charset=utf-8", "vkm-web.js": "text/javascript; charset=utf-8", "vkm-hud.js": "text/javascript; charset=utf-8", "vkm.css": "text/css; charset=utf-8"} {
 		b, err := fs.ReadFile(pageFiles, name)
 		if err != nil {
 			return fmt.Errorf("browser: the page's %s: %w", name, err)

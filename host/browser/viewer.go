@@ -244,7 +244,8 @@ func (v *Viewer) Publish() {
 	v.updateBoard()
 	f := &v.frame
 	f.Tick, f.Own = g.Tick(), g.Own()
-	f.Entities, f.HUD, f.Leased, f.Samples = f.Entities[:0], f.HUD[:0], f.Leased[:0], f.Samples[:0]
+	f.Entities, f.Dev, f.Leased, f.Samples = f.Entities[:0], f.Dev[:0], f.Leased[:0], f.Samples[:0]
+	f.HUD = v.hud(nil)
 	f.Ghost, f.Net = nil, nil
 	f.Effects = v.recentEffects()
 	draw := func() {
@@ -268,7 +269,7 @@ func (v *Viewer) Publish() {
 			t := g.Schema().Types[typ]
 			for i, fl := range t.Fields {
 				if i < len(vals) {
-					f.HUD = append(f.HUD, view.Stat{Label: t.Name + "." + fl.Name, Value: vals[i]})
+					f.Dev = append(f.Dev, view.Stat{Label: t.Name + "." + fl.Name, Value: vals[i]})
 				}
 			}
 		})
@@ -281,7 +282,7 @@ func (v *Viewer) Publish() {
 		}
 	}
 	if v.reloads > 0 && time.Since(v.reloadShow) < reloadNotice {
-		f.HUD = append(f.HUD, view.Stat{Label: "scripts reloaded at tick", Value: float64(st.ReloadTick)})
+		f.Dev = append(f.Dev, view.Stat{Label: "scripts reloaded at tick", Value: float64(st.ReloadTick)})
 	}
 	if c := v.c; c != nil && c.Playing() {
 		v.netStats(st)

@@ -77,6 +77,10 @@ type Project struct {
 	// rows. Empty: the board lists the players alone.
 	Scoreboard []string
 
+	// HUD is what the game shows on screen over the world, in file order
+	// ([[hud]] tables); empty shows nothing.
+	HUD []HUDItem
+
 	// RejoinWindow is how long a server with a key keeps the seat of a
 	// player whose link dropped, counted from the last datagram heard, for
 	// the player to take back with the same client id: same number, same
@@ -419,6 +423,9 @@ func (p *Project) inherit(base *Project, set map[string]bool) {
 	if !set["scoreboard"] {
 		p.Scoreboard = base.Scoreboard
 	}
+	if !set["hud"] {
+		p.HUD = base.HUD
+	}
 	if !set["rejoinWindow"] {
 		p.RejoinWindow = base.RejoinWindow
 	}
@@ -532,6 +539,7 @@ func parseProject(file string, data []byte) (*Project, map[string]bool, error) {
 		p.EntryScript = readEntryPath(root, "entryScript", ".lua", "the script that registers the behaviors, e.g. \"scripts/main.lua\"")
 	}
 	readActions(root, p)
+	readHUD(root, p)
 	if doc.err != nil {
 		return nil, nil, doc.err
 	}

@@ -15,9 +15,10 @@ var pageFS embed.FS
 
 // pageFiles are the page's files by URL path, with their content types.
 var pageFiles = map[string]struct{ file, ctype string }{
-	"/":        {"page/index.html", "text/html; charset=utf-8"},
-	"/vkm.js":  {"page/vkm.js", "text/javascript; charset=utf-8"},
-	"/vkm.css": {"page/vkm.css", "text/css; charset=utf-8"},
+	"/":           {"page/index.html", "text/html; charset=utf-8"},
+	"/vkm.js":     {"page/vkm.js", "text/javascript; charset=utf-8"},
+	"/vkm.css":    {"page/vkm.css", "text/css; charset=utf-8"},
+	"/vkm-hud.js": {"page/vkm-hud.js", "text/javascript; charset=utf-8"},
 }
 
 // contentSecurityPolicy lets the page load only itself and talk only to its

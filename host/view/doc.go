@@ -45,18 +45,23 @@
 //	{"t":"corrections","list":[[476,"9#1","pose",12.5,"shove",true],
 //	 [480,"9#1","Health.hp",40,"component",false], ...]}
 //	{"t":"frame","seq":812,"tick":4711,"own":16777236,"e":[[id,x,y,a,s], ...],
-//	 "hud":[["health",100],["kills",2]],
+//	 "dev":[["Health.hp",100],["Score.kills",2]],
 //	 "net":{"rtt_ms":40,"loss_permille":5,"bytes_in_per_s":12000,"bytes_out_per_s":3000,
 //	        "snapshots_per_s":64,"corrections_per_s":0,"pacing_low_water":2,"pacing_target":2.5,
 //	        "tick_speed":1.01,"interp_delay_ticks":2,"interp_stalls":0},
 //	 "ghost":[x,y,a,s],"leased":[id, ...],"samples":[[id,x,y,a,s], ...],
-//	 "fx":[[7,"shot",16777236,{"x1":0,"y1":1.2,"x2":9.5,"y2":1.2,"by":20}], ...]}
+//	 "fx":[[7,"shot",16777236,{"x1":0,"y1":1.2,"x2":9.5,"y2":1.2,"by":20}], ...],
+//	 "hud":[{"at":"top","k":"text","text":"round 2"},
+//	        {"at":"bottom-left","k":"bar","text":"health","v":75,"max":100},
+//	        {"at":"top-right","k":"list","text":"runners","lines":["ann 3","bo 1"]}]}
 //
 // view_width, style, label, order and role are left out when empty or 0:
 // the page then uses its defaults (32 m; a filled shape, no label, order 0,
 // no player's). role is "own" or "player" for a player's entity.
 //
-// seq counts Publish calls, so a gap is frames dropped for that page; net
+// dev is the developer panel's list (the own entity's component fields);
+// hud is the game's HUD, the project's [[hud]] items filled in, absent when
+// the project has none. seq counts Publish calls, so a gap is frames dropped for that page; net
 // is absent offline, ghost when there is none and fx when no effect is
 // recent. An effect is [seq, name, emitting entity, fields]: effects are
 // numbered from 1 and a frame repeats those of the last moment, so the page

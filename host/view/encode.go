@@ -86,7 +86,7 @@ type frameMsg struct {
 	Tick    uint32     `json:"tick"`
 	Own     uint64     `json:"own"`
 	E       []pose     `json:"e"`
-	HUD     [][2]any   `json:"hud"` // [label, value]
+	Dev     [][2]any   `json:"dev"` // [label, value]
 	Net     *netMsg    `json:"net,omitempty"`
 	Ghost   *transform `json:"ghost,omitempty"`
 	Leased  []uint64   `json:"leased"`
@@ -95,7 +95,18 @@ type frameMsg struct {
 	// appendEffect: maps through encoding/json cost a reflection walk and
 	// a key sort for every field of every effect, and each effect is sent
 	// again in the frames of the next quarter second.
-	FX json.RawMessage `json:"fx,omitempty"`
+	FX  json.RawMessage `json:"fx,omitempty"`
+	HUD []hudMsg        `json:"hud,omitempty"`
+}
+
+// hudMsg is one item of the game's HUD.
+type hudMsg struct {
+	At    string   `json:"at"`
+	K     string   `json:"k"`
+	Text  string   `json:"text"`
+	V     *float64 `json:"v,omitempty"`
+	Max   *float64 `json:"max,omitempty"`
+	Lines []string `json:"lines,omitempty"`
 }
 
 // pose is an entity's pose as [id,x,y,angle,scale].
@@ -120,7 +131,7 @@ type netMsg struct {
 
 // encodeFrame returns the frame message for f, numbered seq.
 func encodeFrame(seq uint64, f *Frame) []byte {
-	ns := make(nums, 0, 5*(len(f.Entities)+len(f.Samples))+len(f.HUD)+11+4)
+	ns := make(nums, 0, 5*(len(f.Entities)+len(f.Samples))+len(f.Dev)+2*len(f.HUD)+11+4)
 	poses := func(ps []Pose) []pose {
 		out := make([]pose, len(ps))
 		for i := range ps {
@@ -135,12 +146,19 @@ func encodeFrame(seq uint64, f *Frame) []byte {
 		Tick:    f.Tick,
 		Own:     packID(f.Own),
 		E:       poses(f.Entities),
-		HUD:     make([][2]any, len(f.HUD)),
+		Dev:     make([][2]any, len(f.Dev)),
 		Leased:  make([]uint64, len(f.Leased)),
 		Samples: poses(f.Samples),
 	}
-	for i, s := range f.HUD {
-		m.HUD[i] = [2]any{s.Label, ns.num(s.Value)}
+	for i, s := range f.Dev {
+		m.Dev[i] = [2]any{s.Label, ns.num(s.Value)}
+	}
+	for _, h := range f.HUD {
+		hm := hudMsg{At: h.At, K: h.Kind, Text: h.Text, Lines: h.Lines}
+		if h.Kind == "bar" {
+			hm.V, hm.Max = ns.num(h.Value), ns.num(h.Max)
+		}
+		m.HUD = append(m.HUD, hm)
 	}
 	if n := f.Net; n != nil {
 		m.Net = &netMsg{

@@ -148,8 +148,12 @@ type Frame struct {
 	// Entities are the drawn entities and their poses. A Scale of 0 draws
 	// as 1, so a zero Transform draws unscaled.
 	Entities []Pose
-	// HUD is shown in order as label and number, e.g. health and score.
-	HUD []Stat
+	// Dev is the developer panel's list of labelled numbers: the own
+	// entity's component fields, a reload's tick.
+	Dev []Stat
+	// HUD is the game's own HUD, the project's [[hud]] items resolved for
+	// this frame, drawn over the world.
+	HUD []HUDItem
 	// Net is the network panel's record; nil when playing offline.
 	Net *NetStats
 	// Debug overlays. Ghost is the server's last word on the own entity's
@@ -187,7 +191,16 @@ type Pose struct {
 	entity.Transform
 }
 
-// Stat is one labelled number of the HUD.
+// HUDItem is one item of the game's HUD as the page draws it: Kind "text"
+// is Text; "bar" is a bar filled Value/Max with Text beside it; "list" is
+// Lines under the heading Text. At is one of project.HUDPlaces.
+type HUDItem struct {
+	At, Kind, Text string
+	Value, Max     float64
+	Lines          []string
+}
+
+// Stat is one labelled number of the developer panel or the scoreboard.
 type Stat struct {
 	Label string
 	Value float64

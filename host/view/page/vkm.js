@@ -14,7 +14,8 @@
 // last input message sent), link, dropped (frames the server skipped for
 // this page), fx (effects by name: received, received from entities other
 // than the own one, drawn, and drawn from others), board (the last board
-// message), boardShown (whether Tab holds it open), corrections (the
+// message), dev (the developer panel's [label, value] list),
+// boardShown (whether Tab holds it open), corrections (the
 // last corrections message's list), transport ("webrtc" or "websocket" for
 // a client in this tab, "" otherwise) and drawTimes() ({n, p50_ms,
 // p99_ms}: how long the page's latest animation frames took to draw).
@@ -75,6 +76,7 @@
     board: null,
     boardShown: false,
     corrections: [],
+    dev: [],
     input: null,
     link: null,
     sent: 0,
@@ -239,6 +241,26 @@
     }
     recordNet(m.net);
     takeEffects(m);
+    setDev(m.dev);
+  }
+
+  // setDev lists the developer panel's numbers (the own entity's
+  // component fields), rewriting the list only when its text changes.
+  let devText = '';
+  function setDev(dev) {
+    const list = Array.isArray(dev) ? dev : [];
+    const text = list.map((d) => d[0] + ' ' + fmt(d[1])).join('\n');
+    if (text === devText) return;
+    devText = text;
+    state.dev = list;
+    const ol = $('dev');
+    if (!ol) return;
+    ol.textContent = '';
+    for (const line of text ? text.split('\n') : ['none']) {
+      const li = document.createElement('li');
+      li.textContent = line;
+      ol.appendChild(li);
+    }
   }
 
   // ---- effects ----
@@ -766,10 +788,9 @@
     const dpr = window.devicePixelRatio || 1;
     g.textAlign = 'left';
     g.textBaseline = 'top';
-    g.fillStyle = '#ffffff';
-    g.font = Math.round(18 * dpr) + 'px system-ui, sans-serif';
-    const hud = (f && f.hud) || [];
-    g.fillText(hud.map((h) => h[0] + ' ' + fmt(h[1])).join('    '), 12 * dpr, 10 * dpr);
+    if (window.vkmHUD) window.vkmHUD.draw(g, canvas, (f && f.hud) || [], dpr);
+    g.textAlign = 'left';
+    g.textBaseline = 'bottom';
     g.fillStyle = '#8a93a6';
     g.font = Math.round(12 * dpr) + 'px system-ui, sans-serif';
     const on = [];
@@ -779,7 +800,7 @@
       'frames ' + state.frames, 'dropped ' + state.dropped];
     if (state.transport) line.push('in this tab over ' + state.transport);
     if (on.length) line.push('showing ' + on.join(', '));
-    g.fillText(line.join(' \u00b7 '), 12 * dpr, 34 * dpr);
+    if (state.overlays.side) g.fillText(line.join(' \u00b7 '), 12 * dpr, canvas.height - 8 * dpr); // the developer's line
     if (!state.connected || !f) {
       g.textAlign = 'center';
       g.fillStyle = '#d8dce4';

@@ -8,7 +8,7 @@ const fs = require('fs');
 const vm = require('vm');
 const assert = require('assert');
 
-const src = fs.readFileSync(process.argv[2], 'utf8');
+const srcs = process.argv.slice(2); // the page's scripts, in the order index.html loads them
 
 function listeners() {
   const m = new Map();
@@ -56,7 +56,7 @@ function element(id, tagName) {
   };
   return el;
 }
-for (const id of ['game', 'net', 'side', 'net-section', 'link-off', 'bindings', 'latency-out', 'jitter-out', 'loss-out']) {
+for (const id of ['game', 'net', 'side', 'dev', 'net-section', 'link-off', 'bindings', 'latency-out', 'jitter-out', 'loss-out']) {
   elements.set(id, element(id, 'DIV'));
 }
 for (const id of ['latency', 'jitter', 'loss']) elements.set(id, element(id, 'INPUT'));
@@ -109,7 +109,7 @@ const sandbox = {
 };
 sandbox.window = sandbox;
 vm.createContext(sandbox);
-vm.runInContext(src, sandbox, { filename: 'vkm.js' });
+for (const f of srcs) vm.runInContext(fs.readFileSync(f, 'utf8'), sandbox, { filename: f });
 
 function tick() {
   now += 1000 / 60;
@@ -167,7 +167,8 @@ assert.strictEqual(vkm.scene.size, 4);
 const frame = (seq, x) => ({
   t: 'frame', seq, tick: 100 + seq, own,
   e: [[1 << 24 | 1, 0, 0, 0, 1], [own, x, 3, 0.5, 1], [1 << 24 | 9, 4, 0.5, 0.1, 1], [1 << 24 | 30, -3, 1, 0, 0], [77, 1, 1, null, 1]],
-  hud: [['health', 100], ['kills', 2]],
+  dev: [['health', 100], ['kills', 2]],
+  hud: [{ at: 'top', k: 'text', text: 'round 2' }, { at: 'bottom-left', k: 'bar', text: 'hp', v: 50, max: 100 }, { at: 'top-right', k: 'list', text: 'runners', lines: ['ann 3', 'bo 1'] }],
   net: { rtt_ms: 40, loss_permille: 5, bytes_in_per_s: 12000, bytes_out_per_s: 3000, snapshots_per_s: 64, corrections_per_s: 0, pacing_low_water: 2, pacing_target: 2.5, tick_speed: 1.01, interp_delay_ticks: 2, interp_stalls: null },
   ghost: [x + 0.1, 3, 0.5, 1],
   leased: [1 << 24 | 9],
@@ -178,7 +179,10 @@ assert.strictEqual(vkm.frames, 1);
 assert.deepStrictEqual(plain(vkm.own), { x: 2, y: 3, angle: 0.5 });
 assert.strictEqual(vkm.lastFrame.tick, 101);
 tick(); // the camera now follows the own entity at (2, 3)
-assert.ok(drawCalls.fillText.some((s) => s.includes('health 100')), 'HUD shows health');
+assert.ok(drawCalls.fillText.includes('round 2') && drawCalls.fillText.includes('bo 1') && drawCalls.fillText.includes('hp'), 'the game HUD is drawn');
+assert.ok(!drawCalls.fillText.some((s) => s.includes('health 100')), 'the component dump is not drawn over the game');
+assert.deepStrictEqual(plain(vkm.dev), [['health', 100], ['kills', 2]], 'the developer panel lists the component fields');
+assert.strictEqual(sandbox.vkmHUD.shown.length, 3);
 
 // Keys drive the run axis; the page's debug keys toggle overlays.
 assert.strictEqual(key('keydown', 'KeyD'), true, 'a bound key is kept from the browser');
