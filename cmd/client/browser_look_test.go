@@ -28,7 +28,8 @@ type hudItem struct {
 // HUD; in a copy whose runners are given a coin a second by the server, the page in the tab shows the round's seconds from the
 // scene entity, the player's own coins as the server counts them, and the
 // runners' list with the player's line. The component dump is in the
-// developer panel, not over the game. With VKM_BROWSER_SCREENSHOT set, the
+// developer panel, not over the game. The page has the project's title,
+// icon and controls, and shows the clients' script error (a dev server's). With VKM_BROWSER_SCREENSHOT set, the
 // page's screenshot is written there (docs/hud.png is one).
 func TestBrowserShowsTheGameHUD(t *testing.T) {
 	w := openWebProject(t, "coins", func(dir string) {
@@ -45,6 +46,21 @@ func TestBrowserShowsTheGameHUD(t *testing.T) {
 		// client's own runner shows what the snapshots carry.
 		gift := "  if not self:is_mine() then self:set(\"Score\", \"coins\", math.floor(vkm.tick() / 64) % 1000) end\n"
 		if err := os.WriteFile(file, []byte(strings.Replace(string(src), at, gift+at, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// And a script error on the clients, which a dev server's page
+		// shows: the round's on_update runs on the ends that draw.
+		file = filepath.Join(dir, "scripts", "round.lua")
+		src, err = os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const fn = "function Round:on_update(dt)\n"
+		boom := "  if not self.boomed then self.boomed = true; error(\"boom from the test\") end\n"
+		if !strings.Contains(string(src), fn) {
+			t.Fatalf("round.lua no longer holds %q", fn)
+		}
+		if err := os.WriteFile(file, []byte(strings.Replace(string(src), fn, fn+boom, 1)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}, nil, func(*webClient) string { return "?name=web" })
@@ -88,6 +104,43 @@ func TestBrowserShowsTheGameHUD(t *testing.T) {
 	if !strings.Contains(dev, "Score.coins") {
 		t.Errorf("the developer panel lists %q; want the own entity's Score.coins", dev)
 	}
+
+	// The page as the project names it: its title, its icon, its
+	// controls with the keys as a player reads them.
+	if title := w.cdp.eval(t, `document.title`); title != "Coin Yard" {
+		t.Errorf("the page's title is %q; want project.toml's", title)
+	}
+	var icon struct {
+		Result struct {
+			Value string `json:"value"`
+		} `json:"result"`
+	}
+	w.cdp.call(t, "Runtime.evaluate", map[string]any{"returnByValue": true, "awaitPromise": true,
+		"expression": `fetch('/favicon.ico').then((r) => r.arrayBuffer()).then((b) => btoa(String.fromCharCode(...new Uint8Array(b))))`}, &icon)
+	want, err := os.ReadFile(filepath.Join(w.project, "icon.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if icon.Result.Value != base64.StdEncoding.EncodeToString(want) {
+		t.Errorf("/favicon.ico is not the project's icon.png (%d base64 characters)", len(icon.Result.Value))
+	}
+	var controls struct {
+		Lines   []string `json:"lines"`
+		Visible bool     `json:"visible"`
+		Text    string   `json:"text"`
+	}
+	v := w.cdp.eval(t, `JSON.stringify({lines: vkmControls.lines, visible: vkmControls.visible, text: (document.getElementById('controls') || {}).textContent || ''})`)
+	if err := json.Unmarshal([]byte(v), &controls); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("controls: %q", controls.Lines)
+	if !controls.Visible || !slices.Contains(controls.Lines, "move_x: A / \u2190  \u2212  \u00b7  +  D / \u2192") ||
+		!slices.Contains(controls.Lines, "shove: Space / F / left mouse button") || !strings.Contains(controls.Text, "shove: Space / F") {
+		t.Errorf("the controls overlay %+v; want the coin game's keys by their names, shown", controls)
+	}
+	if e := w.cdp.eval(t, `vkmHUD.error`); !strings.Contains(e, "boom from the test") || !strings.Contains(e, "scripts/round.lua:") {
+		t.Errorf("the dev page's error banner shows %q; want round.lua's error", e)
+	}
 	if out := os.Getenv("VKM_BROWSER_SCREENSHOT"); out != "" {
 		var shot struct {
 			Data string `json:"data"`
@@ -100,5 +153,23 @@ func TestBrowserShowsTheGameHUD(t *testing.T) {
 		if err := os.WriteFile(out, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestBrowserTabThatClosesSaysGoodbye: a tab that leaves the game's page
+// says goodbye as it goes, so the server frees its seat at once rather
+// than when the link times out.
+func TestBrowserTabThatClosesSaysGoodbye(t *testing.T) {
+	w := openWebClient(t, "?name=web")
+	w.until("the page shows the player", 3*time.Minute, func(s webPageState) bool {
+		return s.Connected && s.Frames > 30 && s.Own != nil
+	})
+	t0 := time.Now()
+	w.cdp.call(t, "Page.navigate", map[string]any{"url": "about:blank"})
+	m := waitLine(t, w.vkmd, regexp.MustCompile(`msg="player left".*reason=(\S+)`))
+	took := time.Since(t0)
+	t.Logf("the server heard the player leave (%s) %v after the tab left", m[1], took.Round(time.Millisecond))
+	if strings.Contains(m[1], "timeout") || took > 3*time.Second {
+		t.Fatalf("the player left by %s after %v; want a goodbye within 3 s", m[1], took)
 	}
 }

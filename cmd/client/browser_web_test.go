@@ -239,6 +239,7 @@ type webClientStats struct {
 type webClient struct {
 	ctx                context.Context
 	bin, project, port string
+	vkmd               *proc
 	cdp                *devtools
 	read               func() webPageState
 	until              func(what string, within time.Duration, ok func(webPageState) bool) webPageState
@@ -281,7 +282,7 @@ func openWebProject(t *testing.T, name string, edit func(dir string), flags []st
 	port := freeUDPPort(t)
 	vkmd := start(t, ctx, filepath.Join(bin, "vkmd"), append([]string{project, "--port", port, "--web", "127.0.0.1:0", "--dev"}, flags...)...)
 	m := waitLine(t, vkmd, regexp.MustCompile(`msg="web listening" addr=(\S+)`))
-	w := &webClient{ctx: ctx, bin: bin, project: project, port: port}
+	w := &webClient{ctx: ctx, bin: bin, project: project, port: port, vkmd: vkmd}
 	url := "http://" + m[1] + "/" + query(w)
 	t.Logf("page at %s", url)
 

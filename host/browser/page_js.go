@@ -194,7 +194,7 @@ func NewPageViewer(link *PageSocket, g *game.Game, cfg ViewerConfig) *Viewer {
 	toPage := page.Get("toPage")
 	p := g.Project()
 	sink := view.NewSink(view.SinkConfig{
-		Actions: actions(p), ViewWidth: p.ViewWidth, OnLink: linkSetter(cfg),
+		Actions: actions(p), ViewWidth: p.ViewWidth, Title: p.Title, OnLink: linkSetter(cfg),
 		Send: func(msg []byte) { toPage.Invoke(string(msg)) },
 	})
 	page.Set("fromPage", link.funcOf(func(args []js.Value) {
@@ -203,6 +203,14 @@ func NewPageViewer(link *PageSocket, g *game.Game, cfg ViewerConfig) *Viewer {
 		}
 	}))
 	return newViewer(g, drawnPage{sink, page}, cfg)
+}
+
+// SetLeave gives the page its leave(): vkm-web.js calls it when the tab
+// closes (pagehide), so that the client says goodbye then and its seat
+// frees at once instead of when the rejoin window ends. Like stats(), it
+// runs on the browser's event loop while the session's loop waits.
+func (s *PageSocket) SetLeave(leave func()) {
+	s.page.Set("leave", s.funcOf(func([]js.Value) { leave() }))
 }
 
 // SetStats gives the page its stats(): the JSON of what figures returns,

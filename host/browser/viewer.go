@@ -155,7 +155,8 @@ func linkSetter(cfg ViewerConfig) func(view.Link) {
 // ("127.0.0.1:8080") until ctx ends or the Viewer closes.
 func StartViewer(ctx context.Context, addr string, g *game.Game, cfg ViewerConfig) (*Viewer, error) {
 	p := g.Project()
-	vc := view.Config{Addr: addr, Actions: actions(p), ViewWidth: p.ViewWidth, Logger: cfg.logger(), OnLink: linkSetter(cfg)}
+	vc := view.Config{Addr: addr, Actions: actions(p), ViewWidth: p.ViewWidth, Title: p.Title, Icon: projectIcon(p, cfg.logger()),
+		Logger: cfg.logger(), OnLink: linkSetter(cfg)}
 	srv, err := view.Start(ctx, vc)
 	if err != nil {
 		return nil, err
@@ -246,6 +247,13 @@ func (v *Viewer) Publish() {
 	f.Tick, f.Own = g.Tick(), g.Own()
 	f.Entities, f.Dev, f.Leased, f.Samples = f.Entities[:0], f.Dev[:0], f.Leased[:0], f.Samples[:0]
 	f.HUD = v.hud(nil)
+	f.Errors, f.Errs = f.Errors[:0], 0
+	if errs := g.ScriptErrors(); len(errs) > 0 {
+		for i := max(0, len(errs)-view.MaxErrors); i < len(errs); i++ {
+			f.Errors = append(f.Errors, errs[i].Error())
+		}
+		f.Errs = len(errs)
+	}
 	f.Ghost, f.Net = nil, nil
 	f.Effects = v.recentEffects()
 	draw := func() {

@@ -45,6 +45,14 @@ type Project struct {
 	// the folder's name.
 	Name string
 
+	// Title is what the game's page is called (its browser tab's title);
+	// Name when project.toml sets none.
+	Title string
+
+	// Icon is the slash-separated path inside the folder of a PNG image,
+	// cleaned: the page's icon (/favicon.ico); empty for the engine's.
+	Icon string
+
 	// Players is how many players a game is for. It is required: it belongs
 	// to the game, so there is no default.
 	Players int
@@ -338,7 +346,14 @@ func loadProject(from folders, dir string, chain []extendsLink) (*Project, error
 	if len(p.Folders) > 1 {
 		where = fmt.Sprintf("%s or the folders it extends (%s)", dir, strings.Join(p.Folders[1:], ", "))
 	}
-	for _, e := range []struct{ key, path string }{{"entryScene", p.EntryScene}, {"entryScript", p.EntryScript}} {
+	if p.Title == "" {
+		p.Title = p.Name
+	}
+	files := []struct{ key, path string }{{"entryScene", p.EntryScene}, {"entryScript", p.EntryScript}}
+	if p.Icon != "" {
+		files = append(files, struct{ key, path string }{"icon", p.Icon})
+	}
+	for _, e := range files {
 		info, err := fs.Stat(p.FS, e.path)
 		switch {
 		case err != nil:
@@ -403,7 +418,8 @@ func realDir(dir string) string {
 }
 
 // inherit takes from base every setting p's project.toml leaves out (set
-// holds the keys it sets), but the name; the input actions come as a whole.
+// holds the keys it sets), but the name and the title; the input actions
+// come as a whole.
 func (p *Project) inherit(base *Project, set map[string]bool) {
 	if !set["players"] {
 		p.Players = base.Players
@@ -422,6 +438,9 @@ func (p *Project) inherit(base *Project, set map[string]bool) {
 	}
 	if !set["scoreboard"] {
 		p.Scoreboard = base.Scoreboard
+	}
+	if !set["icon"] {
+		p.Icon = base.Icon
 	}
 	if !set["hud"] {
 		p.HUD = base.HUD
@@ -485,6 +504,15 @@ func parseProject(file string, data []byte) (*Project, map[string]bool, error) {
 		p.Name = name
 	}
 	p.Extends = readExtends(root)
+	if title, ok := root.str("title"); ok {
+		if strings.TrimSpace(title) == "" {
+			root.fail("title", "is empty; leave it out to use the game's name")
+		}
+		p.Title = title
+	}
+	if root.has("icon") {
+		p.Icon = readEntryPath(root, "icon", ".png", "a PNG image in the project folder, the page's icon, e.g. \"icon.png\"")
+	}
 	required := p.Extends == ""
 	if required || root.has("players") {
 		p.Players = readPlayers(root)

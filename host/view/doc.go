@@ -32,7 +32,7 @@
 // corrections again when they change and a frame each frame:
 //
 //	{"t":"hello","axes":[{"name":"run","negative":["KeyA"],"positive":["KeyD"],"mouse":""}, ...],
-//	 "buttons":[{"name":"fire","keys":["KeyF"],"mouse":"left"}, ...],"view_width":32}
+//	 "buttons":[{"name":"fire","keys":["KeyF"],"mouse":"left"}, ...],"view_width":32,"title":"Coin Yard"}
 //	{"t":"scene","bodies":[{"id":16777217,"name":"crate","kind":"dynamic","color":"",
 //	 "style":"outline","label":"ann","order":1,"role":"player",
 //	 "shapes":[{"k":"box","x":0,"y":0,"hx":0.5,"hy":0.5,"a":0,"sensor":false},
@@ -53,15 +53,18 @@
 //	 "fx":[[7,"shot",16777236,{"x1":0,"y1":1.2,"x2":9.5,"y2":1.2,"by":20}], ...],
 //	 "hud":[{"at":"top","k":"text","text":"round 2"},
 //	        {"at":"bottom-left","k":"bar","text":"health","v":75,"max":100},
-//	        {"at":"top-right","k":"list","text":"runners","lines":["ann 3","bo 1"]}]}
+//	        {"at":"top-right","k":"list","text":"runners","lines":["ann 3","bo 1"]}],
+//	 "errors":["scripting: walker.on_update on \"hero\" (slot 3): scripts/walker.lua:12: ..."],"errs":1}
 //
-// view_width, style, label, order and role are left out when empty or 0:
+// view_width, title, style, label, order and role are left out when empty or 0:
 // the page then uses its defaults (32 m; a filled shape, no label, order 0,
 // no player's). role is "own" or "player" for a player's entity.
 //
 // dev is the developer panel's list (the own entity's component fields);
 // hud is the game's HUD, the project's [[hud]] items filled in, absent when
-// the project has none. seq counts Publish calls, so a gap is frames dropped for that page; net
+// the project has none; errors (the newest three of this end's script
+// errors) and errs (how many in all) are absent when there are none, and a
+// developer's page shows them. seq counts Publish calls, so a gap is frames dropped for that page; net
 // is absent offline, ghost when there is none and fx when no effect is
 // recent. An effect is [seq, name, emitting entity, fields]: effects are
 // numbered from 1 and a frame repeats those of the last moment, so the page

@@ -95,8 +95,10 @@ type frameMsg struct {
 	// appendEffect: maps through encoding/json cost a reflection walk and
 	// a key sort for every field of every effect, and each effect is sent
 	// again in the frames of the next quarter second.
-	FX  json.RawMessage `json:"fx,omitempty"`
-	HUD []hudMsg        `json:"hud,omitempty"`
+	FX     json.RawMessage `json:"fx,omitempty"`
+	HUD    []hudMsg        `json:"hud,omitempty"`
+	Errors []string        `json:"errors,omitempty"`
+	Errs   int             `json:"errs,omitempty"`
 }
 
 // hudMsg is one item of the game's HUD.
@@ -152,6 +154,9 @@ func encodeFrame(seq uint64, f *Frame) []byte {
 	}
 	for i, s := range f.Dev {
 		m.Dev[i] = [2]any{s.Label, ns.num(s.Value)}
+	}
+	if len(f.Errors) > 0 {
+		m.Errors, m.Errs = f.Errors[max(0, len(f.Errors)-MaxErrors):], max(f.Errs, len(f.Errors))
 	}
 	for _, h := range f.HUD {
 		hm := hudMsg{At: h.At, K: h.Kind, Text: h.Text, Lines: h.Lines}
@@ -391,6 +396,7 @@ type helloMsg struct {
 	Axes      []axisMsg   `json:"axes"`
 	Buttons   []buttonMsg `json:"buttons"`
 	ViewWidth *float64    `json:"view_width,omitempty"`
+	Title     string      `json:"title,omitempty"`
 }
 
 type axisMsg struct {
@@ -406,10 +412,10 @@ type buttonMsg struct {
 	Mouse string   `json:"mouse"`
 }
 
-// encodeHello returns the hello message for a and a view width in metres
-// (0: the page's default).
-func encodeHello(a *Actions, viewWidth float64) []byte {
-	m := helloMsg{T: "hello", Axes: make([]axisMsg, len(a.Axes)), Buttons: make([]buttonMsg, len(a.Buttons))}
+// encodeHello returns the hello message for a, a view width in metres
+// (0: the page's default) and the page's title ("": the page's own).
+func encodeHello(a *Actions, viewWidth float64, title string) []byte {
+	m := helloMsg{T: "hello", Axes: make([]axisMsg, len(a.Axes)), Buttons: make([]buttonMsg, len(a.Buttons)), Title: title}
 	if viewWidth > 0 {
 		var ns nums
 		m.ViewWidth = ns.num(viewWidth)

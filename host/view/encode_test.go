@@ -161,7 +161,7 @@ func TestHelloJSON(t *testing.T) {
 			Keys        []string
 		}
 	}
-	b := encodeHello(&arenaActions, 0)
+	b := encodeHello(&arenaActions, 0, "")
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
@@ -273,6 +273,8 @@ func TestMessageText(t *testing.T) {
 		}}), `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"dev":[],"leased":[],"samples":[],"hud":[` +
 			`{"at":"top","k":"text","text":"round 2"},{"at":"bottom-left","k":"bar","text":"health","v":75,"max":100},` +
 			`{"at":"top-right","k":"list","text":"runners","lines":["ann 3","bo 1"]}]}`},
+		{"errors", encodeFrame(1, &Frame{Errors: []string{"a", "b", "c", "d"}, Errs: 9}),
+			`{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"dev":[],"leased":[],"samples":[],"errors":["b","c","d"],"errs":9}`},
 		{"net", encodeFrame(1, &Frame{Net: &NetStats{RTTms: 40, TickSpeed: 1.001}}), `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"dev":[],"net":{` +
 			`"rtt_ms":40,"loss_permille":0,"bytes_in_per_s":0,"bytes_out_per_s":0,"snapshots_per_s":0,"corrections_per_s":0,` +
 			`"pacing_low_water":0,"pacing_target":0,"tick_speed":1.001,"interp_delay_ticks":0,"interp_stalls":0},"leased":[],"samples":[]}`},
@@ -290,11 +292,12 @@ func TestMessageText(t *testing.T) {
 		{"empty board", encodeBoard(&Board{}), `{"t":"board","cols":[],"rows":[],"state":[]}`},
 		{"link", encodeLink(Link{Latency: 80 * time.Millisecond, Jitter: 1500 * time.Microsecond, Loss: 0.02}, true),
 			`{"t":"link","enabled":true,"latency_ms":80,"jitter_ms":1.5,"loss_pct":2}`},
-		{"hello", encodeHello(&Actions{Axes: []Axis{arenaActions.Axes[0], arenaActions.Axes[1]}, Buttons: arenaActions.Buttons[1:]}, 0),
+		{"hello", encodeHello(&Actions{Axes: []Axis{arenaActions.Axes[0], arenaActions.Axes[1]}, Buttons: arenaActions.Buttons[1:]}, 0, ""),
 			`{"t":"hello","axes":[{"name":"run","negative":["KeyA","ArrowLeft"],"positive":["KeyD","ArrowRight"],"mouse":""},` +
 				`{"name":"aim_x","negative":[],"positive":[],"mouse":"x"}],"buttons":[{"name":"fire","keys":["KeyF","Enter"],"mouse":"left"}]}`},
-		{"no actions", encodeHello(&Actions{}, 0), `{"t":"hello","axes":[],"buttons":[]}`},
-		{"view width", encodeHello(&Actions{}, 40), `{"t":"hello","axes":[],"buttons":[],"view_width":40}`},
+		{"no actions", encodeHello(&Actions{}, 0, ""), `{"t":"hello","axes":[],"buttons":[]}`},
+		{"view width", encodeHello(&Actions{}, 40, ""), `{"t":"hello","axes":[],"buttons":[],"view_width":40}`},
+		{"title", encodeHello(&Actions{}, 0, "Coin \"Yard\""), `{"t":"hello","axes":[],"buttons":[],"title":"Coin \"Yard\""}`},
 		{"looks", encodeScene(&Scene{Bodies: []Body{{ID: one, Name: "player", Kind: "dynamic", Color: "#3fb6ff", Style: "outline", Label: "ann", Order: -2, Role: "own"}}}),
 			`{"t":"scene","bodies":[{"id":16777217,"name":"player","kind":"dynamic","color":"#3fb6ff","style":"outline","label":"ann","order":-2,"role":"own","shapes":[]}]}`},
 	} {

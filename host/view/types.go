@@ -151,6 +151,11 @@ type Frame struct {
 	// Dev is the developer panel's list of labelled numbers: the own
 	// entity's component fields, a reload's tick.
 	Dev []Stat
+	// Errors are this end's newest script errors (at most MaxErrors, the
+	// newest last), which a developer's page shows over the game; Errs is
+	// how many there were in all.
+	Errors []string
+	Errs   int
 	// HUD is the game's own HUD, the project's [[hud]] items resolved for
 	// this frame, drawn over the world.
 	HUD []HUDItem
@@ -168,6 +173,10 @@ type Frame struct {
 	// few, since a page may miss a frame (see Effect.Seq).
 	Effects []Effect
 }
+
+// MaxErrors bounds Frame.Errors: the page shows the newest; the rest are in
+// the log.
+const MaxErrors = 3
 
 // Effect is one presentation event for the page to show once.
 type Effect struct {

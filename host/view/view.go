@@ -47,6 +47,13 @@ type Config struct {
 	// around the own entity; 0 leaves it to the page (32 m).
 	ViewWidth float64
 
+	// Title is the page's title (the project's); "" leaves the page's.
+	Title string
+
+	// Icon is the page's icon, PNG bytes served as /favicon.ico; nil
+	// serves DefaultIcon.
+	Icon []byte
+
 	// Logger receives connection events; nil discards them.
 	Logger *slog.Logger
 
@@ -140,7 +147,7 @@ func start(ctx context.Context, cfg Config, opt options) (*Server, error) {
 		}
 	}
 	s.actions = newActionIndex(&cfg.Actions)
-	s.hello = encodeHello(&cfg.Actions, cfg.ViewWidth)
+	s.hello = encodeHello(&cfg.Actions, cfg.ViewWidth, cfg.Title)
 	s.in = newInputState(&cfg.Actions)
 	s.linkMsg = encodeLink(Link{}, cfg.OnLink != nil)
 	s.linkVer = 1

@@ -4,7 +4,11 @@
 // no build step.
 //
 // window.vkmHUD.shown is what the latest draw put on screen, for tests and
-// the console: {at, k, text, v, max, lines} per item.
+// the console: {at, k, text, v, max, lines} per item; error is the script
+// error the developer's banner shows ("" for none).
+//
+// vkmHUD.drawErrors draws a developer's page's banner of this end's
+// newest script errors (the frame's errors), over the bottom of the game.
 (function () {
   'use strict';
 
@@ -20,7 +24,7 @@
     'bottom-left': [0, 1, 'left'], bottom: [0.5, 1, 'center'], 'bottom-right': [1, 1, 'right'],
   };
 
-  const hud = { shown: [] };
+  const hud = { shown: [], error: '' };
   window.vkmHUD = hud;
 
   // lines is how many lines an item takes.
@@ -47,6 +51,26 @@
       g.textAlign = align;
       for (const it of list) y = drawItem(g, it, x, y, align, dpr);
     }
+  };
+
+  hud.drawErrors = function (g, canvas, errors, count, dpr) {
+    const list = Array.isArray(errors) ? errors : [];
+    hud.error = list.length ? list[list.length - 1] : '';
+    if (!list.length) return;
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    const pad = 8 * dpr, line = 18 * dpr;
+    const h = pad * 2 + line * (list.length + 1);
+    const y0 = canvas.height - h - 28 * dpr;
+    g.fillStyle = 'rgba(120,16,16,0.88)';
+    g.fillRect(pad, y0, canvas.width - 2 * pad, h);
+    g.textAlign = 'left';
+    g.textBaseline = 'top';
+    g.fillStyle = '#ffffff';
+    g.font = 'bold ' + Math.round(13 * dpr) + 'px system-ui, sans-serif';
+    const n = Math.max(count || 0, list.length);
+    g.fillText(n === 1 ? 'script error (the log has its traceback)' : n + ' script errors, the newest last (the log has their tracebacks)', 2 * pad, y0 + pad);
+    g.font = Math.round(13 * dpr) + 'px ui-monospace, monospace';
+    list.forEach((e, i) => g.fillText(e, 2 * pad, y0 + pad + line * (i + 1), canvas.width - 4 * pad));
   };
 
   function text(g, s, x, y, size, color, dpr) {

@@ -401,6 +401,8 @@
     for (const b of buttons) for (const c of b.keys || []) boundKeys.add(c);
     for (const c of [...down]) if (!boundKeys.has(c)) down.delete(c);
     listBindings();
+    if (typeof m.title === 'string' && m.title) document.title = m.title;
+    if (window.vkmControls) window.vkmControls.setActions(m, boundKeys);
     lastInput = '';
     sendInput();
   }
@@ -471,6 +473,10 @@
       sendInput();
       return;
     }
+    if (window.vkmControls && !e.repeat && window.vkmControls.onKey(e.code)) {
+      e.preventDefault();
+      return;
+    }
     if (e.code === 'Tab') { // the scoreboard, while held
       e.preventDefault();
       state.boardShown = true;
@@ -536,12 +542,13 @@
       li.textContent = text;
       ul.appendChild(li);
     };
+    const name = window.vkmControls ? window.vkmControls.keyName : (k) => k;
     for (const a of state.actions.axes) {
       if (a.mouse) add(a.name + ': mouse ' + a.mouse + ' (aim)');
-      else add(a.name + ': ' + (a.negative || []).join('/') + ' \u2212, ' + (a.positive || []).join('/') + ' +');
+      else add(a.name + ': ' + (a.negative || []).map(name).join('/') + ' \u2212, ' + (a.positive || []).map(name).join('/') + ' +');
     }
     for (const b of state.actions.buttons) {
-      const keys = [...(b.keys || [])];
+      const keys = (b.keys || []).map(name);
       if (b.mouse) keys.push('mouse ' + b.mouse);
       add(b.name + ': ' + keys.join('/'));
     }
@@ -788,7 +795,12 @@
     const dpr = window.devicePixelRatio || 1;
     g.textAlign = 'left';
     g.textBaseline = 'top';
-    if (window.vkmHUD) window.vkmHUD.draw(g, canvas, (f && f.hud) || [], dpr);
+    if (window.vkmHUD) {
+      window.vkmHUD.draw(g, canvas, (f && f.hud) || [], dpr);
+      // Script errors are for the developer: a page of client --view, or
+      // one a dev server serves.
+      if (!web || (web.config && web.config.dev)) window.vkmHUD.drawErrors(g, canvas, f && f.errors, f && f.errs, dpr);
+    }
     g.textAlign = 'left';
     g.textBaseline = 'bottom';
     g.fillStyle = '#8a93a6';

@@ -104,6 +104,7 @@ const sandbox = {
   performance: { now: () => now },
   requestAnimationFrame: (fn) => { frameCallback = fn; },
   setTimeout: (fn, ms) => timers.push(ms),
+  clearTimeout: () => {},
   devicePixelRatio: 1,
   addEventListener: winListeners.add,
 };
@@ -149,8 +150,17 @@ ws.receive({
     { name: 'jump', keys: ['Space', 'KeyW', 'ArrowUp'], mouse: '' },
     { name: 'fire', keys: ['KeyF', 'Enter'], mouse: 'left' },
   ],
+  title: 'The Arena',
 });
 assert.deepStrictEqual(last(ws), { t: 'input', axes: { run: 0, aim_x: 0, aim_y: 0 }, held: { jump: false, fire: false } });
+assert.strictEqual(document.title, 'The Arena', 'the hello names the page');
+assert.deepStrictEqual(plain(sandbox.vkmControls.lines), [
+  'run: A / \u2190  \u2212  \u00b7  +  D / \u2192', 'aim_x: the mouse (aim)', 'aim_y: the mouse (aim)',
+  'jump: Space / W / \u2191', 'fire: F / Enter / left mouse button',
+], 'the controls name keys as a player reads them');
+assert.strictEqual(sandbox.vkmControls.visible, true, 'the controls show at the start');
+assert.strictEqual(key('keydown', 'Slash'), true, '? is the overlay\'s own key');
+assert.strictEqual(sandbox.vkmControls.visible, false, '? hides the controls');
 
 const own = 1 << 24 | 20; // generation 1, slot 20
 ws.receive({
@@ -183,6 +193,11 @@ assert.ok(drawCalls.fillText.includes('round 2') && drawCalls.fillText.includes(
 assert.ok(!drawCalls.fillText.some((s) => s.includes('health 100')), 'the component dump is not drawn over the game');
 assert.deepStrictEqual(plain(vkm.dev), [['health', 100], ['kills', 2]], 'the developer panel lists the component fields');
 assert.strictEqual(sandbox.vkmHUD.shown.length, 3);
+assert.strictEqual(sandbox.vkmHUD.error, '', 'no script error, no banner');
+ws.receive(Object.assign(frame(2, 2), { errors: ['scripting: walker.on_update: scripts/walker.lua:3: boom'], errs: 1 }));
+tick();
+assert.strictEqual(sandbox.vkmHUD.error, 'scripting: walker.on_update: scripts/walker.lua:3: boom', 'a script error is shown');
+assert.ok(drawCalls.fillText.includes('script error (the log has its traceback)'));
 
 // Keys drive the run axis; the page's debug keys toggle overlays.
 assert.strictEqual(key('keydown', 'KeyD'), true, 'a bound key is kept from the browser');
@@ -226,8 +241,8 @@ assert.strictEqual(last(ws).held.jump, false);
 
 // A gap in the frame numbers is frames the server dropped for this page.
 ws.receive(frame(5, 2.5));
-assert.strictEqual(vkm.frames, 2);
-assert.strictEqual(vkm.dropped, 3);
+assert.strictEqual(vkm.frames, 3);
+assert.strictEqual(vkm.dropped, 2);
 assert.strictEqual(vkm.own.x, 2.5);
 tick(); // draws every overlay
 
@@ -245,12 +260,12 @@ assert.deepStrictEqual(last(ws), { t: 'link', latency_ms: 120, jitter_ms: 10, lo
 ws.receive('not json');
 ws.receive({ t: 'nonsense' });
 ws.receive('null');
-assert.strictEqual(vkm.frames, 2);
+assert.strictEqual(vkm.frames, 3);
 
 // Losing the connection: disconnected, and a reconnect is scheduled.
 ws.drop();
 assert.strictEqual(vkm.connected, false);
-assert.deepStrictEqual(timers, [1000]);
+assert.deepStrictEqual(timers, [12000, 1000], "the controls overlay hides itself after 12 s; a reconnect is due in 1 s");
 tick();
 
 console.log('ok');
