@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/base64"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,7 +30,8 @@ type hudItem struct {
 // scene entity, the player's own coins as the server counts them, and the
 // runners' list with the player's line. The component dump is in the
 // developer panel, not over the game. The page has the project's title,
-// icon and controls, and shows the clients' script error (a dev server's). With VKM_BROWSER_SCREENSHOT set, the
+// icon and controls, and shows the clients' script error (a dev server's);
+// its camera holds the yard. With VKM_BROWSER_SCREENSHOT set, the
 // page's screenshot is written there (docs/hud.png is one).
 func TestBrowserShowsTheGameHUD(t *testing.T) {
 	w := openWebProject(t, "coins", func(dir string) {
@@ -140,6 +142,15 @@ func TestBrowserShowsTheGameHUD(t *testing.T) {
 	}
 	if e := w.cdp.eval(t, `vkmHUD.error`); !strings.Contains(e, "boom from the test") || !strings.Contains(e, "scripts/round.lua:") {
 		t.Errorf("the dev page's error banner shows %q; want round.lua's error", e)
+	}
+	// The camera holds the yard's box ([camera] in project.toml) whole.
+	var view struct{ X, Y, Width, Height float64 }
+	if err := json.Unmarshal([]byte(w.cdp.eval(t, `JSON.stringify(vkmCamera.shown)`)), &view); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the camera shows %+v", view)
+	if math.Abs(view.X) > 1e-9 || math.Abs(view.Y) > 1e-9 || view.Width < 25-1e-6 || view.Height < 17-1e-6 || (view.Width > 25.01 && view.Height > 17.01) {
+		t.Errorf("the camera shows %+v; want the box [-12.5, -8.5]..[12.5, 8.5] fitted", view)
 	}
 	if out := os.Getenv("VKM_BROWSER_SCREENSHOT"); out != "" {
 		var shot struct {

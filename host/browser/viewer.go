@@ -135,6 +135,12 @@ func actions(p *project.Project) view.Actions {
 	return acts
 }
 
+// camera is p's camera as the page takes it.
+func camera(p *project.Project) view.Camera {
+	c := p.Camera
+	return view.Camera{Mode: c.Mode, Center: c.Center, Box: c.Box, MinWidth: c.MinWidth, MaxWidth: c.MaxWidth}
+}
+
 // linkSetter returns what the page's link sliders call to set cfg.Sim, or
 // nil without a simulator.
 func linkSetter(cfg ViewerConfig) func(view.Link) {
@@ -155,7 +161,7 @@ func linkSetter(cfg ViewerConfig) func(view.Link) {
 // ("127.0.0.1:8080") until ctx ends or the Viewer closes.
 func StartViewer(ctx context.Context, addr string, g *game.Game, cfg ViewerConfig) (*Viewer, error) {
 	p := g.Project()
-	vc := view.Config{Addr: addr, Actions: actions(p), ViewWidth: p.ViewWidth, Title: p.Title, Icon: projectIcon(p, cfg.logger()),
+	vc := view.Config{Addr: addr, Actions: actions(p), ViewWidth: p.ViewWidth, Title: p.Title, Icon: projectIcon(p, cfg.logger()), Camera: camera(p),
 		Logger: cfg.logger(), OnLink: linkSetter(cfg)}
 	srv, err := view.Start(ctx, vc)
 	if err != nil {

@@ -57,3 +57,42 @@ func TestTitleAndIcon(t *testing.T) {
 		wantConfigError(t, err, "project.toml", 4, tc.key, tc.frag)
 	}
 }
+
+func TestParseCamera(t *testing.T) {
+	p, err := ParseProject("project.toml", []byte(minimalProject))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Camera.Mode != "follow" {
+		t.Errorf("default camera %+v; want follow", p.Camera)
+	}
+	p, err = ParseProject("project.toml", []byte(minimalProject+"[camera]\nmode = \"fit\"\nbox = [[-14, -9], [14, 9.5]]\nminWidth = 10\nmaxWidth = 60\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := p.Camera; c.Mode != "fit" || c.Box[0].X != -14 || c.Box[1].Y != 9.5 || c.MinWidth != 10 || c.MaxWidth != 60 {
+		t.Errorf("fit camera %+v", c)
+	}
+	p, err = ParseProject("project.toml", []byte(minimalProject+"[camera]\nmode = \"fixed\"\ncenter = [3, 4]\n"))
+	if err != nil || p.Camera.Center.X != 3 || p.Camera.Center.Y != 4 {
+		t.Errorf("fixed camera %+v, %v", p.Camera, err)
+	}
+	for _, tc := range []struct {
+		src      string
+		line     int
+		key, msg string
+	}{
+		{"mode = \"orbit\"", 5, "camera.mode", `"orbit" is not a camera mode`},
+		{"mode = \"fixed\"", 5, "camera.mode", "needs center"},
+		{"center = [1, 2]", 5, "camera.center", "only a fixed camera"},
+		{"mode = \"fit\"\nbox = [[1, 1]]", 6, "camera.box", "two corners"},
+		{"mode = \"fit\"\nbox = [[1, 1], [0, 3]]", 6, "camera.box", "below and left"},
+		{"box = [[0, 0], [1, 1]]", 5, "camera.box", "only a fit camera"},
+		{"minWidth = 0.5", 5, "camera.minWidth", "not a width from 1 to 8192"},
+		{"minWidth = 20\nmaxWidth = 10", 6, "camera.maxWidth", "below minWidth"},
+		{"zoom = 2", 5, "camera.zoom", "unknown key"},
+	} {
+		_, err := ParseProject("project.toml", []byte(minimalProject+"[camera]\n"+tc.src+"\n"))
+		wantConfigError(t, err, "project.toml", tc.line, tc.key, tc.msg)
+	}
+}

@@ -85,6 +85,9 @@ type Project struct {
 	// rows. Empty: the board lists the players alone.
 	Scoreboard []string
 
+	// Camera is how the reference client's page frames the world.
+	Camera Camera
+
 	// HUD is what the game shows on screen over the world, in file order
 	// ([[hud]] tables); empty shows nothing.
 	HUD []HUDItem
@@ -442,6 +445,9 @@ func (p *Project) inherit(base *Project, set map[string]bool) {
 	if !set["icon"] {
 		p.Icon = base.Icon
 	}
+	if !set["camera"] {
+		p.Camera = base.Camera
+	}
 	if !set["hud"] {
 		p.HUD = base.HUD
 	}
@@ -568,6 +574,7 @@ func parseProject(file string, data []byte) (*Project, map[string]bool, error) {
 	}
 	readActions(root, p)
 	readHUD(root, p)
+	readCamera(root, p)
 	if doc.err != nil {
 		return nil, nil, doc.err
 	}

@@ -397,6 +397,16 @@ type helloMsg struct {
 	Buttons   []buttonMsg `json:"buttons"`
 	ViewWidth *float64    `json:"view_width,omitempty"`
 	Title     string      `json:"title,omitempty"`
+	Camera    *cameraMsg  `json:"camera,omitempty"`
+}
+
+// cameraMsg is the hello's camera; box is [minX, minY, maxX, maxY].
+type cameraMsg struct {
+	Mode     string      `json:"mode"`
+	Center   *[2]float64 `json:"center,omitempty"`
+	Box      *[4]float64 `json:"box,omitempty"`
+	MinWidth float64     `json:"min_width,omitempty"`
+	MaxWidth float64     `json:"max_width,omitempty"`
 }
 
 type axisMsg struct {
@@ -413,9 +423,21 @@ type buttonMsg struct {
 }
 
 // encodeHello returns the hello message for a, a view width in metres
-// (0: the page's default) and the page's title ("": the page's own).
-func encodeHello(a *Actions, viewWidth float64, title string) []byte {
+// (0: the page's default), the page's title ("": the page's own) and its
+// camera (nil or a zero Mode: the page's, following the own entity).
+func encodeHello(a *Actions, viewWidth float64, title string, cam *Camera) []byte {
 	m := helloMsg{T: "hello", Axes: make([]axisMsg, len(a.Axes)), Buttons: make([]buttonMsg, len(a.Buttons)), Title: title}
+	if cam != nil && cam.Mode != "" {
+		m.Camera = &cameraMsg{Mode: cam.Mode, MinWidth: finiteOr0(cam.MinWidth), MaxWidth: finiteOr0(cam.MaxWidth)}
+		switch cam.Mode {
+		case "fixed":
+			m.Camera.Center = &[2]float64{finiteOr0(cam.Center.X), finiteOr0(cam.Center.Y)}
+		case "fit":
+			if b := cam.Box; b != ([2]entity.Vec2{}) {
+				m.Camera.Box = &[4]float64{finiteOr0(b[0].X), finiteOr0(b[0].Y), finiteOr0(b[1].X), finiteOr0(b[1].Y)}
+			}
+		}
+	}
 	if viewWidth > 0 {
 		var ns nums
 		m.ViewWidth = ns.num(viewWidth)
@@ -427,6 +449,14 @@ func encodeHello(a *Actions, viewWidth float64, title string) []byte {
 		m.Buttons[i] = buttonMsg{Name: bt.Name, Keys: orEmpty(bt.Keys), Mouse: bt.Mouse}
 	}
 	return marshal(&m)
+}
+
+// finiteOr0 is f, or 0 when it is not finite (encoding/json refuses those).
+func finiteOr0(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
 }
 
 // boardMsg is the board message.

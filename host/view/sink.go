@@ -36,6 +36,8 @@ type SinkConfig struct {
 	ViewWidth float64
 	// Title is the page's title; "" leaves the page's.
 	Title string
+	// Camera is how the page frames the world; zero follows the own entity.
+	Camera Camera
 	// Send receives each message to the page, one JSON object as the
 	// package documentation describes. It must not keep msg, and must not
 	// call back into the Sink. It is required.
@@ -49,7 +51,7 @@ type SinkConfig struct {
 // link setting: the page learns its input actions before any frame.
 func NewSink(cfg SinkConfig) *Sink {
 	s := &Sink{send: cfg.Send, onLink: cfg.OnLink, actions: newActionIndex(&cfg.Actions), in: newInputState(&cfg.Actions)}
-	s.send(encodeHello(&cfg.Actions, cfg.ViewWidth, cfg.Title))
+	s.send(encodeHello(&cfg.Actions, cfg.ViewWidth, cfg.Title, &cfg.Camera))
 	s.send(encodeLink(Link{}, cfg.OnLink != nil))
 	return s
 }

@@ -56,6 +56,17 @@ const (
 	MaxLoss = 0.5
 )
 
+// Camera is how the page frames the world (project.Camera): Mode
+// "follow" centres on the own entity, "fixed" on Center, "fit" shows Box
+// whole (the level when Box is zero). MinWidth and MaxWidth bound the
+// mouse wheel's zoom and a fit camera's width; 0 is no bound.
+type Camera struct {
+	Mode               string
+	Center             entity.Vec2
+	Box                [2]entity.Vec2
+	MinWidth, MaxWidth float64
+}
+
 // Scene is what the page draws entities with: one Body per drawn entity. A
 // frame's pose for an entity without a Body is drawn as a small marker.
 type Scene struct {

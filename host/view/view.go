@@ -50,6 +50,10 @@ type Config struct {
 	// Title is the page's title (the project's); "" leaves the page's.
 	Title string
 
+	// Camera is how the page frames the world; the zero Camera follows
+	// the own entity.
+	Camera Camera
+
 	// Icon is the page's icon, PNG bytes served as /favicon.ico; nil
 	// serves DefaultIcon.
 	Icon []byte
@@ -147,7 +151,7 @@ func start(ctx context.Context, cfg Config, opt options) (*Server, error) {
 		}
 	}
 	s.actions = newActionIndex(&cfg.Actions)
-	s.hello = encodeHello(&cfg.Actions, cfg.ViewWidth, cfg.Title)
+	s.hello = encodeHello(&cfg.Actions, cfg.ViewWidth, cfg.Title, &cfg.Camera)
 	s.in = newInputState(&cfg.Actions)
 	s.linkMsg = encodeLink(Link{}, cfg.OnLink != nil)
 	s.linkVer = 1

@@ -51,7 +51,7 @@
     el.setAttribute && el.setAttribute('aria-label', 'controls');
     const s = el.style || {};
     Object.assign(s, {
-      position: 'fixed', left: '16px', top: '64px', padding: '10px 14px', background: 'rgba(10,12,16,0.82)',
+      position: 'fixed', left: '40%', top: '50%', transform: 'translate(-50%, -50%)', padding: '10px 14px', background: 'rgba(10,12,16,0.82)',
       border: '1px solid #2a2f3a', borderRadius: '6px', color: '#d8dce4', font: '14px/1.6 system-ui, sans-serif',
       pointerEvents: 'none', whiteSpace: 'pre',
     });

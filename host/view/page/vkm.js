@@ -284,6 +284,10 @@
       state.fx.seq = e[0];
       const name = String(e[1]);
       const own = !!m.own && e[2] === m.own;
+      if (name === 'vkm.camera') { // the behaviors' camera, not something to draw
+        if (window.vkmCamera) window.vkmCamera.event(e[3] || {}, e[2]);
+        continue;
+      }
       bump(state.fx.received, name);
       if (!own) bump(state.fx.others, name);
       effects.push({ name, own, f: e[3] || {}, t0: now, drawn: false });
@@ -402,6 +406,7 @@
     for (const c of [...down]) if (!boundKeys.has(c)) down.delete(c);
     listBindings();
     if (typeof m.title === 'string' && m.title) document.title = m.title;
+    if (window.vkmCamera) window.vkmCamera.hello(m, state.viewWidth);
     if (window.vkmControls) window.vkmControls.setActions(m, boundKeys);
     lastInput = '';
     sendInput();
@@ -532,6 +537,11 @@
     if (mouseDown.delete(e.button)) sendInput();
   });
   canvas.addEventListener('contextmenu', (e) => e.preventDefault());
+  canvas.addEventListener('wheel', (e) => { // zoom, within the project's limits
+    if (!window.vkmCamera) return;
+    e.preventDefault();
+    window.vkmCamera.wheel(e.deltaY);
+  }, { passive: false });
 
   function listBindings() {
     const ul = $('bindings');
@@ -614,11 +624,23 @@
         return;
       }
     }
+    if (window.vkmCamera) {
+      window.vkmCamera.update(cam, canvas.width, canvas.height, state.own, poseOf, () => state.lastFrame && levelBounds(state.lastFrame));
+      return;
+    }
     cam.ppm = Math.max(canvas.width / state.viewWidth, 0.01);
     if (state.own) {
       cam.x = state.own.x;
       cam.y = state.own.y;
     }
+  }
+
+  // poseOf is the latest frame's pose of entity id, {x, y}, or null.
+  function poseOf(id) {
+    for (const e of (state.lastFrame && state.lastFrame.e) || []) {
+      if (e[0] === id && finite(e[1]) && finite(e[2])) return { x: e[1], y: e[2] };
+    }
+    return null;
   }
 
   function levelBounds(f) {

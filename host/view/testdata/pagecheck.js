@@ -262,6 +262,22 @@ ws.receive({ t: 'nonsense' });
 ws.receive('null');
 assert.strictEqual(vkm.frames, 3);
 
+// The project's camera: a fit camera holds its box; a behavior's
+// vkm.camera event makes it fixed; the wheel zooms within the limits.
+const cam = sandbox.vkmCamera;
+assert.strictEqual(cam.mode, 'follow', 'a hello without a camera follows the own entity');
+ws.receive({ t: 'hello', axes: [], buttons: [], view_width: 20, camera: { mode: 'fit', box: [-14, -9, 14, 9.5], min_width: 8, max_width: 40 } });
+ws.receive(frame(6, 2));
+tick();
+assert.deepStrictEqual(plain(cam.shown), { x: 0, y: 0.25, width: 28, height: 21 }, 'the fit camera holds the box');
+ws.receive(Object.assign(frame(7, 2), { fx: [[50, 'vkm.camera', own, { mode: 'fixed', x: 5, y: 6, width: 10 }]] }));
+tick();
+assert.deepStrictEqual(plain(cam.shown), { x: 5, y: 6, width: 10, height: 7.5 }, 'a behavior fixes the camera');
+assert.strictEqual(vkm.fx.received['vkm.camera'], undefined, 'the camera event is not drawn');
+for (let i = 0; i < 20; i++) cam.wheel(-1);
+tick();
+assert.strictEqual(cam.shown.width, 8, 'the wheel zooms in no further than min_width');
+
 // Losing the connection: disconnected, and a reconnect is scheduled.
 ws.drop();
 assert.strictEqual(vkm.connected, false);
