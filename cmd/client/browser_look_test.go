@@ -143,6 +143,11 @@ func TestBrowserShowsTheGameHUD(t *testing.T) {
 	if e := w.cdp.eval(t, `vkmHUD.error`); !strings.Contains(e, "boom from the test") || !strings.Contains(e, "scripts/round.lua:") {
 		t.Errorf("the dev page's error banner shows %q; want round.lua's error", e)
 	}
+	// The runner's label follows its coins (runner.toml's look).
+	label := w.cdp.eval(t, `(vkm.scene.get(vkm.lastFrame.own) || {}).label || ''`)
+	if !regexp.MustCompile(`^web \d+$`).MatchString(label) {
+		t.Errorf("the own runner's label is %q; want web and its coins", label)
+	}
 	// The camera holds the yard's box ([camera] in project.toml) whole.
 	var view struct{ X, Y, Width, Height float64 }
 	if err := json.Unmarshal([]byte(w.cdp.eval(t, `JSON.stringify(vkmCamera.shown)`)), &view); err != nil {

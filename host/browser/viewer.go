@@ -253,6 +253,7 @@ func (v *Viewer) Publish() {
 	f.Tick, f.Own = g.Tick(), g.Own()
 	f.Entities, f.Dev, f.Leased, f.Samples = f.Entities[:0], f.Dev[:0], f.Leased[:0], f.Samples[:0]
 	f.HUD = v.hud(nil)
+	f.Looks = v.looks(f.Looks[:0])
 	f.Errors, f.Errs = f.Errors[:0], 0
 	if errs := g.ScriptErrors(); len(errs) > 0 {
 		for i := max(0, len(errs)-view.MaxErrors); i < len(errs); i++ {

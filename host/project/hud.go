@@ -50,8 +50,8 @@ func (h *HUDItem) Kind() string {
 }
 
 // Template is a line of text with fields in braces: "{Score.red}" is a
-// component field's value, "{name}" the player's name; "{{" and "}}" are
-// a brace. Its parts are literal text (Ref zero) or one field each.
+// component field's value, "{name}" (or "{player}") the player's name;
+// "{{" and "}}" are a brace. Its parts are literal text (Ref zero) or one field each.
 type Template []TemplatePart
 
 // TemplatePart is literal text, or one field when Ref is set.
@@ -118,7 +118,7 @@ func ParseTemplate(s string) (Template, error) {
 
 // parseRef parses what a template's braces hold: "name" or "Type.field".
 func parseRef(s string) (Ref, error) {
-	if s == "name" {
+	if s == "name" || s == "player" {
 		return Ref{Name: true}, nil
 	}
 	typ, field, ok := strings.Cut(s, ".")

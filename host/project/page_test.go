@@ -3,6 +3,7 @@ package project
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -95,4 +96,41 @@ func TestParseCamera(t *testing.T) {
 		_, err := ParseProject("project.toml", []byte(minimalProject+"[camera]\n"+tc.src+"\n"))
 		wantConfigError(t, err, "project.toml", tc.line, tc.key, tc.msg)
 	}
+}
+
+func TestParseLookFields(t *testing.T) {
+	const head = "[[entity]]\nid = 1\n[entity.look]\n" // the look's keys start on line 4
+	sc, err := ParseScene("scenes/test.toml", []byte(head+"label = \"{player} {Health.hp}\"\ncolorBy = \"Team.side\"\ncolors = [\"#e44\", \"#48f\"]\nvisibleBy = \"Life.alive\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := sc.Entities[0].Look
+	if !l.Changes() || len(l.LabelFields.Refs()) != 2 || l.ColorBy != (Ref{Type: "Team", Field: "side"}) || len(l.Colors) != 2 || l.VisibleBy != (Ref{Type: "Life", Field: "alive"}) {
+		t.Errorf("look %+v", l)
+	}
+	sc, err = ParseScene("scenes/test.toml", []byte(head+"label = \"{player} ★\"\n"))
+	if err != nil || sc.Entities[0].Look.Changes() {
+		t.Errorf("a label naming only the player changes: %+v, %v", sc.Entities[0].Look, err)
+	}
+	for _, tc := range []struct {
+		src, key, frag string
+	}{
+		{"colorBy = \"Team.side\"", "entity.look.colorBy", "which this look does not list"},
+		{"colors = [\"#e44\"]", "entity.look.colors", "which this look does not set"},
+		{"colorBy = \"Team\"\ncolors = [\"#e44\"]", "entity.look.colorBy", "is not a component field"},
+		{"colorBy = \"Team.side\"\ncolors = [\"red\"]", "entity.look.colors", `"red" is not a colour`},
+		{"visibleBy = \"name\"", "entity.look.visibleBy", "is not a component field"},
+		{"label = \"{Score\"", "entity.look.label", "is not closed"},
+	} {
+		_, err := ParseScene("scenes/test.toml", []byte(head+tc.src+"\n"))
+		line := 4 + strings.Count(tc.src, "\n")*boolInt(tc.key == "entity.look.colors")
+		wantConfigError(t, err, "scenes/test.toml", line, tc.key, tc.frag)
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -21,6 +21,7 @@ var pageFiles = map[string]struct{ file, ctype string }{
 	"/vkm-hud.js":      {"page/vkm-hud.js", "text/javascript; charset=utf-8"},
 	"/vkm-controls.js": {"page/vkm-controls.js", "text/javascript; charset=utf-8"},
 	"/vkm-camera.js":   {"page/vkm-camera.js", "text/javascript; charset=utf-8"},
+	"/vkm-looks.js":    {"page/vkm-looks.js", "text/javascript; charset=utf-8"},
 }
 
 // contentSecurityPolicy lets the page load only itself and talk only to its

@@ -54,6 +54,7 @@
 //	 "hud":[{"at":"top","k":"text","text":"round 2"},
 //	        {"at":"bottom-left","k":"bar","text":"health","v":75,"max":100},
 //	        {"at":"top-right","k":"list","text":"runners","lines":["ann 3","bo 1"]}],
+//	 "looks":[[16777217,"#48f","ann 3",true], ...],
 //	 "errors":["scripting: walker.on_update on \"hero\" (slot 3): scripts/walker.lua:12: ..."],"errs":1}
 //
 // view_width, title, style, label, order and role are left out when empty or 0:
@@ -62,7 +63,10 @@
 //
 // dev is the developer panel's list (the own entity's component fields);
 // hud is the game's HUD, the project's [[hud]] items filled in, absent when
-// the project has none; errors (the newest three of this end's script
+// the project has none; looks (each [id, colour, label, visible]: the
+// look of an entity whose look follows its components, replacing the
+// scene's colour when not "" and its label, hiding it when not visible)
+// is absent when no look changes; errors (the newest three of this end's script
 // errors) and errs (how many in all) are absent when there are none, and a
 // developer's page shows them. seq counts Publish calls, so a gap is frames dropped for that page; net
 // is absent offline, ghost when there is none and fx when no effect is

@@ -98,6 +98,7 @@ type frameMsg struct {
 	FX     json.RawMessage `json:"fx,omitempty"`
 	HUD    []hudMsg        `json:"hud,omitempty"`
 	Errors []string        `json:"errors,omitempty"`
+	Looks  [][4]any        `json:"looks,omitempty"` // [id, color, label, visible]
 	Errs   int             `json:"errs,omitempty"`
 }
 
@@ -157,6 +158,9 @@ func encodeFrame(seq uint64, f *Frame) []byte {
 	}
 	if len(f.Errors) > 0 {
 		m.Errors, m.Errs = f.Errors[max(0, len(f.Errors)-MaxErrors):], max(f.Errs, len(f.Errors))
+	}
+	for _, l := range f.Looks {
+		m.Looks = append(m.Looks, [4]any{packID(l.ID), l.Color, l.Label, l.Visible})
 	}
 	for _, h := range f.HUD {
 		hm := hudMsg{At: h.At, K: h.Kind, Text: h.Text, Lines: h.Lines}

@@ -275,6 +275,8 @@ func TestMessageText(t *testing.T) {
 			`{"at":"top-right","k":"list","text":"runners","lines":["ann 3","bo 1"]}]}`},
 		{"errors", encodeFrame(1, &Frame{Errors: []string{"a", "b", "c", "d"}, Errs: 9}),
 			`{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"dev":[],"leased":[],"samples":[],"errors":["b","c","d"],"errs":9}`},
+		{"looks", encodeFrame(1, &Frame{Looks: []Look{{ID: one, Color: "#48f", Label: "ann 3", Visible: true}, {ID: entity.ID{Slot: 2}}}}),
+			`{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"dev":[],"leased":[],"samples":[],"looks":[[16777217,"#48f","ann 3",true],[2,"","",false]]}`},
 		{"net", encodeFrame(1, &Frame{Net: &NetStats{RTTms: 40, TickSpeed: 1.001}}), `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"dev":[],"net":{` +
 			`"rtt_ms":40,"loss_permille":0,"bytes_in_per_s":0,"bytes_out_per_s":0,"snapshots_per_s":0,"corrections_per_s":0,` +
 			`"pacing_low_water":0,"pacing_target":0,"tick_speed":1.001,"interp_delay_ticks":0,"interp_stalls":0},"leased":[],"samples":[]}`},

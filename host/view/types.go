@@ -167,6 +167,11 @@ type Frame struct {
 	// how many there were in all.
 	Errors []string
 	Errs   int
+	// Looks are this frame's looks of the entities whose look changes as
+	// the game runs (project.Look.Changes): each replaces the scene's
+	// colour (when not "") and label, and hides the entity when not
+	// Visible.
+	Looks []Look
 	// HUD is the game's own HUD, the project's [[hud]] items resolved for
 	// this frame, drawn over the world.
 	HUD []HUDItem
@@ -183,6 +188,13 @@ type Frame struct {
 	// (a shot, a hit, a death, a pickup) of this frame and of the last
 	// few, since a page may miss a frame (see Effect.Seq).
 	Effects []Effect
+}
+
+// Look is one entity's look in one frame.
+type Look struct {
+	ID           entity.ID
+	Color, Label string
+	Visible      bool
 }
 
 // MaxErrors bounds Frame.Errors: the page shows the newest; the rest are in

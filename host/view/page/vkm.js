@@ -242,6 +242,7 @@
     recordNet(m.net);
     takeEffects(m);
     setDev(m.dev);
+    if (window.vkmLooks) window.vkmLooks.apply(state.scene, m);
   }
 
   // setDev lists the developer panel's numbers (the own entity's
@@ -286,6 +287,10 @@
       const own = !!m.own && e[2] === m.own;
       if (name === 'vkm.camera') { // the behaviors' camera, not something to draw
         if (window.vkmCamera) window.vkmCamera.event(e[3] || {}, e[2]);
+        continue;
+      }
+      if (name === 'vkm.look') { // a behavior's look on this end
+        if (window.vkmLooks) window.vkmLooks.event(e[3] || {}, e[2]);
         continue;
       }
       bump(state.fx.received, name);
@@ -760,6 +765,7 @@
     for (const e of ordered) {
       if (e[0] === f.own) own = e;
       const body = state.scene.get(e[0]);
+      if (body && body.hidden) continue;
       const look = e[0] === f.own ? LOOK_OWN : body && body.role === 'player' ? LOOK_PLAYER : LOOK_OTHER;
       drawBody(e[0], e[1], e[2], e[3], e[4], look);
     }
@@ -789,7 +795,7 @@
     g.textBaseline = 'bottom';
     for (const e of f.e || []) {
       const b = state.scene.get(e[0]);
-      if (!b || !b.label || !finite(e[1]) || !finite(e[2])) continue;
+      if (!b || !b.label || b.hidden || !finite(e[1]) || !finite(e[2])) continue;
       const k = finite(e[4]) && e[4] !== 0 ? Math.abs(e[4]) : 1;
       const sx = canvas.width / 2 + (e[1] - cam.x) * cam.ppm;
       const sy = canvas.height / 2 - (e[2] + b.reach.top * k - cam.y) * cam.ppm - 4 * dpr;

@@ -278,6 +278,17 @@ for (let i = 0; i < 20; i++) cam.wheel(-1);
 tick();
 assert.strictEqual(cam.shown.width, 8, 'the wheel zooms in no further than min_width');
 
+// Looks: the frame's (from components) and a behavior's vkm.look event.
+const crate = vkm.scene.get(1 << 24 | 9);
+ws.receive(Object.assign(frame(8, 2), { looks: [[1 << 24 | 9, '#48f', 'crate 3', true], [1 << 24 | 30, '', '', false]] }));
+assert.deepStrictEqual([crate.color, crate.label, crate.hidden], ['#48f', 'crate 3', false], 'the frame colours and labels the crate');
+assert.strictEqual(vkm.scene.get(1 << 24 | 30).hidden, true, 'the frame hides the pickup');
+ws.receive(Object.assign(frame(9, 2), { fx: [[60, 'vkm.look', 1 << 24 | 9, { color: '#fff', visible: false }]] }));
+assert.deepStrictEqual([crate.color, crate.label, crate.hidden], ['#fff', undefined, true], 'an event overrides on this end; a frame without looks restores the scene (no label)');
+assert.strictEqual(vkm.scene.get(1 << 24 | 30).hidden, false);
+assert.strictEqual(vkm.fx.received['vkm.look'], undefined, 'the look event is not drawn');
+tick();
+
 // Losing the connection: disconnected, and a reconnect is scheduled.
 ws.drop();
 assert.strictEqual(vkm.connected, false);

@@ -1,0 +1,51 @@
+package browser
+
+import (
+	"math"
+	"strings"
+
+	"vkm/host/view"
+	"vkm/internal/entity"
+)
+
+// looks appends to out the looks of this frame's entities whose look
+// follows their components (project.Look.Changes), read from the client's
+// store: every end draws them from the same replicated fields.
+func (v *Viewer) looks(out []view.Look) []view.Look {
+	g := v.g
+	st := g.Store()
+	var names map[entity.ID]string
+	var b strings.Builder
+	st.Each(func(id entity.ID) bool {
+		l := g.Look(id)
+		if !l.Changes() || st.Body(id) == nil {
+			return true
+		}
+		lk := view.Look{ID: id, Color: l.Color, Label: l.Label, Visible: true}
+		if l.LabelFields != nil {
+			if names == nil {
+				names = map[entity.ID]string{}
+				for _, p := range g.Players() {
+					names[p.Entity] = p.Name
+				}
+			}
+			b.Reset()
+			v.fill(&b, l.LabelFields, id, names[id])
+			lk.Label = b.String()
+		} else {
+			lk.Label = "" // the scene's label stands
+		}
+		if l.ColorBy.Type != "" {
+			if x := v.field(id, l.ColorBy); x >= 0 && x < float64(len(l.Colors)) {
+				lk.Color = l.Colors[int(x)]
+			}
+		}
+		if l.VisibleBy.Type != "" {
+			x := v.field(id, l.VisibleBy)
+			lk.Visible = math.IsNaN(x) || x != 0
+		}
+		out = append(out, lk)
+		return true
+	})
+	return out
+}
