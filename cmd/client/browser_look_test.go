@@ -31,9 +31,10 @@ type hudItem struct {
 // runners' list with the player's line. The component dump is in the
 // developer panel, not over the game. The page has the project's title,
 // icon and controls, and shows the clients' script error (a dev server's);
-// its camera holds the yard. With VKM_BROWSER_SCREENSHOT set, the
+// its camera holds the yard; its coins and flower bed are sprites. With VKM_BROWSER_SCREENSHOT set, the
 // page's screenshot is written there (docs/hud.png is one).
 func TestBrowserShowsTheGameHUD(t *testing.T) {
+	screenshot := os.Getenv("VKM_BROWSER_SCREENSHOT") != ""
 	w := openWebProject(t, "coins", func(dir string) {
 		file := filepath.Join(dir, "scripts", "runner.lua")
 		src, err := os.ReadFile(file)
@@ -51,7 +52,11 @@ func TestBrowserShowsTheGameHUD(t *testing.T) {
 			t.Fatal(err)
 		}
 		// And a script error on the clients, which a dev server's page
-		// shows: the round's on_update runs on the ends that draw.
+		// shows: the round's on_update runs on the ends that draw. (Not
+		// for the screenshot of docs/, which shows the game.)
+		if screenshot {
+			return
+		}
 		file = filepath.Join(dir, "scripts", "round.lua")
 		src, err = os.ReadFile(file)
 		if err != nil {
@@ -140,7 +145,7 @@ func TestBrowserShowsTheGameHUD(t *testing.T) {
 		!slices.Contains(controls.Lines, "shove: Space / F / left mouse button") || !strings.Contains(controls.Text, "shove: Space / F") {
 		t.Errorf("the controls overlay %+v; want the coin game's keys by their names, shown", controls)
 	}
-	if e := w.cdp.eval(t, `vkmHUD.error`); !strings.Contains(e, "boom from the test") || !strings.Contains(e, "scripts/round.lua:") {
+	if e := w.cdp.eval(t, `vkmHUD.error`); !screenshot && (!strings.Contains(e, "boom from the test") || !strings.Contains(e, "scripts/round.lua:")) {
 		t.Errorf("the dev page's error banner shows %q; want round.lua's error", e)
 	}
 	// The runner's label follows its coins (runner.toml's look).
@@ -148,6 +153,23 @@ func TestBrowserShowsTheGameHUD(t *testing.T) {
 	if !regexp.MustCompile(`^web \d+$`).MatchString(label) {
 		t.Errorf("the own runner's label is %q; want web and its coins", label)
 	}
+	// Sprites: the coins from their sheet, the flower bed (a decoration
+	// with no body) from its image.
+	var drawn map[string]int
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		if err := json.Unmarshal([]byte(w.cdp.eval(t, `JSON.stringify(vkmSprites.drawn)`)), &drawn); err != nil {
+			t.Fatal(err)
+		}
+		if drawn["art/coin.png"] > 0 && drawn["art/flowers.png"] == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sprites drawn %v (failed %s); want coins and the flower bed", drawn, w.cdp.eval(t, `JSON.stringify(vkmSprites.failed)`))
+		}
+		time.Sleep(50 * time.Millisecond) // polling another process
+	}
+	t.Logf("sprites drawn in a frame: %v", drawn)
 	// The camera holds the yard's box ([camera] in project.toml) whole.
 	var view struct{ X, Y, Width, Height float64 }
 	if err := json.Unmarshal([]byte(w.cdp.eval(t, `JSON.stringify(vkmCamera.shown)`)), &view); err != nil {
@@ -158,6 +180,8 @@ func TestBrowserShowsTheGameHUD(t *testing.T) {
 		t.Errorf("the camera shows %+v; want the box [-12.5, -8.5]..[12.5, 8.5] fitted", view)
 	}
 	if out := os.Getenv("VKM_BROWSER_SCREENSHOT"); out != "" {
+		w.cdp.eval(t, `vkmControls.onKey('Slash'), ''`) // the game, not its controls
+		time.Sleep(200 * time.Millisecond)              // a frame drawn without them
 		var shot struct {
 			Data string `json:"data"`
 		}

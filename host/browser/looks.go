@@ -3,6 +3,7 @@ package browser
 import (
 	"math"
 	"strings"
+	"vkm/host/project"
 
 	"vkm/host/view"
 	"vkm/internal/entity"
@@ -18,7 +19,7 @@ func (v *Viewer) looks(out []view.Look) []view.Look {
 	var b strings.Builder
 	st.Each(func(id entity.ID) bool {
 		l := g.Look(id)
-		if !l.Changes() || st.Body(id) == nil {
+		if !l.Changes() || (st.Body(id) == nil && l.Sprite == nil) {
 			return true
 		}
 		lk := view.Look{ID: id, Color: l.Color, Label: l.Label, Visible: true}
@@ -44,8 +45,29 @@ func (v *Viewer) looks(out []view.Look) []view.Look {
 			x := v.field(id, l.VisibleBy)
 			lk.Visible = math.IsNaN(x) || x != 0
 		}
+		if sp := l.Sprite; sp != nil && sp.StateBy.Type != "" {
+			if x := v.field(id, sp.StateBy); x >= 0 && x < float64(len(sp.States)) {
+				lk.State = sp.States[int(x)]
+			}
+		}
 		out = append(out, lk)
 		return true
 	})
 	return out
+}
+
+// decoration reports whether id is drawn for its sprite alone: an entity
+// with a sprite and no body.
+func (v *Viewer) decoration(id entity.ID) bool {
+	l := v.g.Look(id)
+	return l != nil && l.Sprite != nil && v.g.Store().Body(id) == nil
+}
+
+// spriteOf is sp for the page; nil for none.
+func spriteOf(sp *project.Sprite) *view.Sprite {
+	if sp == nil {
+		return nil
+	}
+	return &view.Sprite{Image: sp.Image, W: sp.Size.X, H: sp.Size.Y, Offset: sp.Offset, Angle: sp.Angle,
+		Columns: sp.Columns, Rows: sp.Rows, Frame: sp.Frame, Animations: sp.Animations, Animation: sp.Animation, FPS: sp.FPS}
 }

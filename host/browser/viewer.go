@@ -161,7 +161,7 @@ func linkSetter(cfg ViewerConfig) func(view.Link) {
 // ("127.0.0.1:8080") until ctx ends or the Viewer closes.
 func StartViewer(ctx context.Context, addr string, g *game.Game, cfg ViewerConfig) (*Viewer, error) {
 	p := g.Project()
-	vc := view.Config{Addr: addr, Actions: actions(p), ViewWidth: p.ViewWidth, Title: p.Title, Icon: projectIcon(p, cfg.logger()), Camera: camera(p),
+	vc := view.Config{Addr: addr, Actions: actions(p), ViewWidth: p.ViewWidth, Title: p.Title, Icon: projectIcon(p, cfg.logger()), Camera: camera(p), Assets: p.FS,
 		Logger: cfg.logger(), OnLink: linkSetter(cfg)}
 	srv, err := view.Start(ctx, vc)
 	if err != nil {
@@ -265,7 +265,7 @@ func (v *Viewer) Publish() {
 	f.Effects = v.recentEffects()
 	draw := func() {
 		g.Store().Each(func(id entity.ID) bool {
-			if g.Store().Body(id) != nil || id == g.Own() {
+			if g.Store().Body(id) != nil || id == g.Own() || v.decoration(id) {
 				f.Entities = append(f.Entities, view.Pose{ID: id, Transform: g.Store().WorldTransform(id)})
 			}
 			return true
@@ -364,7 +364,7 @@ func (v *Viewer) updateScene() {
 		}
 	}
 	g.Store().Each(func(id entity.ID) bool {
-		if g.Store().Body(id) != nil {
+		if g.Store().Body(id) != nil || v.decoration(id) {
 			sig = (sig ^ uint64(id.Pack())) * prime
 		}
 		return true
@@ -381,7 +381,7 @@ func (v *Viewer) updateScene() {
 	}
 	var sc view.Scene
 	g.Store().Each(func(id entity.ID) bool {
-		if d := g.Store().Body(id); d != nil {
+		if d := g.Store().Body(id); d != nil || v.decoration(id) {
 			b := view.BodyOf(id, g.Store().Name(id), d)
 			name, isPlayer := names[id]
 			switch {
@@ -396,6 +396,7 @@ func (v *Viewer) updateScene() {
 			}
 			if l := g.Look(id); l != nil {
 				b.Color, b.Style, b.Order = l.Color, l.Style, l.Order
+				b.Sprite = spriteOf(l.Sprite)
 				if l.Label != "" {
 					label = l.Label
 				}

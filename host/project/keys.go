@@ -60,7 +60,8 @@ func withEntityKeys(idKey string, tables map[string][]string) map[string][]strin
 	tables["entity.body"] = []string{"type", "fixedRotation", "bullet", "linearDamping", "angularDamping", "gravityScale", "shape"}
 	tables["entity.body.shape"] = []string{"box", "circle", "polygon", "chain", "offset", "angle", "loop", "density", "friction", "restitution", "sensor"}
 	tables["entity.controller"] = []string{"mode", "speed", "accel", "airAccel", "jumpSpeed", "friction"}
-	tables["entity.look"] = []string{"color", "style", "label", "order", "colorBy", "colors", "visibleBy"}
+	tables["entity.look"] = []string{"color", "style", "label", "order", "colorBy", "colors", "visibleBy", "sprite"}
+	tables["entity.look.sprite"] = []string{"image", "size", "offset", "angle", "frames", "frame", "fps", "animations", "animation", "stateBy", "states"}
 	return tables
 }
 

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,4 +134,37 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+func TestParseSprite(t *testing.T) {
+	const head = "[[entity]]\nid = 1\n[entity.look.sprite]\n" // the sprite's keys start on line 4
+	sc, err := ParseScene("scenes/test.toml", []byte(head+"image = \"art/./coin.png\"\nsize = [0.8, 0.8]\nframes = [4, 1]\nanimations = { spin = [0, 1, 2, 3], still = [0] }\nanimation = \"spin\"\nfps = 10\nstateBy = \"Coin.state\"\nstates = [\"still\", \"spin\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := sc.Entities[0].Look.Sprite
+	if sp == nil || sp.Image != "art/coin.png" || sp.Size.X != 0.8 || sp.Columns != 4 || sp.Rows != 1 || len(sp.Animations["spin"]) != 4 ||
+		sp.Animation != "spin" || sp.FPS != 10 || sp.StateBy.Field != "state" || len(sp.States) != 2 || !sc.Entities[0].Look.Changes() {
+		t.Errorf("sprite %+v", sp)
+	}
+	for _, tc := range []struct {
+		src, key, frag string
+	}{
+		{"size = [1, 1]", "entity.look.sprite.image", "a sprite needs image"},
+		{"image = \"a.gif\"", "entity.look.sprite.image", "does not end in .png"},
+		{"image = \"../a.png\"", "entity.look.sprite.image", "leaves the project folder"},
+		{"image = \"a.png\"\nframe = 2", "entity.look.sprite.frame", "frame 2 is not in the sheet's 1 frames"},
+		{"image = \"a.png\"\nframes = [2.5, 1]", "entity.look.sprite.frames", "not a grid"},
+		{"image = \"a.png\"\nanimations = { run = [0, 5] }", "entity.look.sprite.animations.run", "frame 5 is not in the sheet"},
+		{"image = \"a.png\"\nanimation = \"run\"", "entity.look.sprite.animation", `"run" is not one of animations`},
+		{"image = \"a.png\"\nstateBy = \"A.s\"", "entity.look.sprite.stateBy", "which this sprite does not list"},
+		{"image = \"a.png\"\nfps = 0", "entity.look.sprite.fps", "not a rate"},
+		{"image = \"a.png\"\nsheet = 1", "entity.look.sprite.sheet", "unknown key"},
+	} {
+		_, err := ParseScene("scenes/test.toml", []byte(head+tc.src+"\n"))
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Key != tc.key || !strings.Contains(ce.Reason, tc.frag) || ce.Line < 3 {
+			t.Errorf("%q: error %v; want %s: ...%s", tc.src, err, tc.key, tc.frag)
+		}
+	}
 }

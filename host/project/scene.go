@@ -118,11 +118,15 @@ type Look struct {
 	ColorBy     Ref
 	Colors      []string
 	VisibleBy   Ref
+
+	// Sprite, when not nil, is drawn instead of the entity's shapes.
+	Sprite *Sprite
 }
 
 // Changes reports whether l has a part that changes as the game runs.
 func (l *Look) Changes() bool {
-	return l != nil && (l.LabelFields != nil || l.ColorBy.Type != "" || l.VisibleBy.Type != "")
+	return l != nil && (l.LabelFields != nil || l.ColorBy.Type != "" || l.VisibleBy.Type != "" ||
+		l.Sprite != nil && l.Sprite.StateBy.Type != "")
 }
 
 // Limits of [entity.look].
@@ -338,6 +342,9 @@ func readLook(t *tomlTable) *Look {
 		}
 	}
 	readLookFields(t, l)
+	if st, ok := t.table("sprite"); ok {
+		l.Sprite = readSprite(st)
+	}
 	if n, ok := t.integer("order"); ok {
 		if n < -MaxOrder || n > MaxOrder {
 			t.fail("order", "%d is outside -%d..%d", n, MaxOrder, MaxOrder)

@@ -22,6 +22,7 @@ var pageFiles = map[string]struct{ file, ctype string }{
 	"/vkm-controls.js": {"page/vkm-controls.js", "text/javascript; charset=utf-8"},
 	"/vkm-camera.js":   {"page/vkm-camera.js", "text/javascript; charset=utf-8"},
 	"/vkm-looks.js":    {"page/vkm-looks.js", "text/javascript; charset=utf-8"},
+	"/vkm-sprites.js":  {"page/vkm-sprites.js", "text/javascript; charset=utf-8"},
 }
 
 // contentSecurityPolicy lets the page load only itself and talk only to its
@@ -38,6 +39,9 @@ func (s *Server) handler() http.Handler {
 		mux.HandleFunc(pattern, s.servePage)
 	}
 	mux.HandleFunc("GET /ws", s.serveWS)
+	mux.HandleFunc("GET /asset/{path...}", func(w http.ResponseWriter, r *http.Request) {
+		ServeAsset(w, r, s.cfg.Assets, r.PathValue("path"))
+	})
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 		ServeIcon(w, s.cfg.Icon)
 	})

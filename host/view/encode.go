@@ -98,7 +98,7 @@ type frameMsg struct {
 	FX     json.RawMessage `json:"fx,omitempty"`
 	HUD    []hudMsg        `json:"hud,omitempty"`
 	Errors []string        `json:"errors,omitempty"`
-	Looks  [][4]any        `json:"looks,omitempty"` // [id, color, label, visible]
+	Looks  [][]any         `json:"looks,omitempty"` // [id, color, label, visible(, state)]
 	Errs   int             `json:"errs,omitempty"`
 }
 
@@ -160,7 +160,11 @@ func encodeFrame(seq uint64, f *Frame) []byte {
 		m.Errors, m.Errs = f.Errors[max(0, len(f.Errors)-MaxErrors):], max(f.Errs, len(f.Errors))
 	}
 	for _, l := range f.Looks {
-		m.Looks = append(m.Looks, [4]any{packID(l.ID), l.Color, l.Label, l.Visible})
+		lm := []any{packID(l.ID), l.Color, l.Label, l.Visible}
+		if l.State != "" {
+			lm = append(lm, l.State)
+		}
+		m.Looks = append(m.Looks, lm)
 	}
 	for _, h := range f.HUD {
 		hm := hudMsg{At: h.At, K: h.Kind, Text: h.Text, Lines: h.Lines}
@@ -300,15 +304,32 @@ type sceneMsg struct {
 }
 
 type bodyMsg struct {
-	ID     uint64 `json:"id"`
-	Name   string `json:"name"`
-	Kind   string `json:"kind"`
-	Color  string `json:"color"`
-	Style  string `json:"style,omitempty"`
-	Label  string `json:"label,omitempty"`
-	Order  int    `json:"order,omitempty"`
-	Role   string `json:"role,omitempty"`
-	Shapes []any  `json:"shapes"` // *boxMsg, *circleMsg or *pathMsg
+	ID     uint64     `json:"id"`
+	Name   string     `json:"name"`
+	Kind   string     `json:"kind"`
+	Color  string     `json:"color"`
+	Style  string     `json:"style,omitempty"`
+	Label  string     `json:"label,omitempty"`
+	Order  int        `json:"order,omitempty"`
+	Role   string     `json:"role,omitempty"`
+	Shapes []any      `json:"shapes"` // *boxMsg, *circleMsg or *pathMsg
+	Sprite *spriteMsg `json:"sprite,omitempty"`
+}
+
+// spriteMsg is a body's sprite.
+type spriteMsg struct {
+	Image      string           `json:"image"`
+	W          *float64         `json:"w"`
+	H          *float64         `json:"h"`
+	X          *float64         `json:"x"`
+	Y          *float64         `json:"y"`
+	A          *float64         `json:"a"`
+	Cols       int              `json:"cols"`
+	Rows       int              `json:"rows"`
+	Frame      int              `json:"frame"`
+	Animations map[string][]int `json:"anims,omitempty"`
+	Animation  string           `json:"anim,omitempty"`
+	FPS        *float64         `json:"fps"`
 }
 
 // A shape's fields are its kind ("box", "circle", "polygon" or "chain"),
@@ -365,6 +386,10 @@ func encodeScene(sc *Scene) []byte {
 				}
 				bm.Shapes[j] = &pathMsg{K: k, X: x, Y: y, P: p, Loop: s.Loop, Sensor: s.Sensor}
 			}
+		}
+		if sp := b.Sprite; sp != nil {
+			bm.Sprite = &spriteMsg{Image: sp.Image, W: ns.num(sp.W), H: ns.num(sp.H), X: ns.num(sp.Offset.X), Y: ns.num(sp.Offset.Y),
+				A: ns.num(sp.Angle), Cols: sp.Columns, Rows: sp.Rows, Frame: sp.Frame, Animations: sp.Animations, Animation: sp.Animation, FPS: ns.num(sp.FPS)}
 		}
 		m.Bodies[i] = bm
 	}

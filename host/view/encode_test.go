@@ -277,6 +277,12 @@ func TestMessageText(t *testing.T) {
 			`{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"dev":[],"leased":[],"samples":[],"errors":["b","c","d"],"errs":9}`},
 		{"looks", encodeFrame(1, &Frame{Looks: []Look{{ID: one, Color: "#48f", Label: "ann 3", Visible: true}, {ID: entity.ID{Slot: 2}}}}),
 			`{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"dev":[],"leased":[],"samples":[],"looks":[[16777217,"#48f","ann 3",true],[2,"","",false]]}`},
+		{"state", encodeFrame(1, &Frame{Looks: []Look{{ID: one, Visible: true, State: "run"}}}),
+			`{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"dev":[],"leased":[],"samples":[],"looks":[[16777217,"","",true,"run"]]}`},
+		{"sprite", encodeScene(&Scene{Bodies: []Body{{ID: one, Name: "coin", Sprite: &Sprite{Image: "art/coin.png", W: 0.8, H: 0.8, Columns: 4, Rows: 1,
+			Animations: map[string][]int{"spin": {0, 1, 2, 3}}, Animation: "spin", FPS: 10}}}}),
+			`{"t":"scene","bodies":[{"id":16777217,"name":"coin","kind":"","color":"","shapes":[],"sprite":{"image":"art/coin.png","w":0.8,"h":0.8,"x":0,"y":0,"a":0,` +
+				`"cols":4,"rows":1,"frame":0,"anims":{"spin":[0,1,2,3]},"anim":"spin","fps":10}}]}`},
 		{"net", encodeFrame(1, &Frame{Net: &NetStats{RTTms: 40, TickSpeed: 1.001}}), `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"dev":[],"net":{` +
 			`"rtt_ms":40,"loss_permille":0,"bytes_in_per_s":0,"bytes_out_per_s":0,"snapshots_per_s":0,"corrections_per_s":0,` +
 			`"pacing_low_water":0,"pacing_target":0,"tick_speed":1.001,"interp_delay_ticks":0,"interp_stalls":0},"leased":[],"samples":[]}`},

@@ -98,6 +98,25 @@ type Body struct {
 	// apart from bodies of each Kind.
 	Role   string
 	Shapes []Shape
+	// Sprite, when not nil, is drawn instead of Shapes once its image
+	// has loaded.
+	Sprite *Sprite
+}
+
+// Sprite is an image drawn for a Body (project.Sprite): Image is its path
+// under the page's /asset/, W × H metres centred on Offset and turned by
+// Angle in the body's frame; a sheet of Columns × Rows frames shows Frame,
+// or loops the frames of the named Animation at FPS.
+type Sprite struct {
+	Image         string
+	W, H          float64
+	Offset        entity.Vec2
+	Angle         float64
+	Columns, Rows int
+	Frame         int
+	Animations    map[string][]int
+	Animation     string
+	FPS           float64
 }
 
 // Shape is one outline of a Body, in the body's own frame, y up, metres.
@@ -195,6 +214,8 @@ type Look struct {
 	ID           entity.ID
 	Color, Label string
 	Visible      bool
+	// State is the sprite's animation, "" for the scene's.
+	State string
 }
 
 // MaxErrors bounds Frame.Errors: the page shows the newest; the rest are in

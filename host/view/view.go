@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -57,6 +58,10 @@ type Config struct {
 	// Icon is the page's icon, PNG bytes served as /favicon.ico; nil
 	// serves DefaultIcon.
 	Icon []byte
+
+	// Assets are the project's files the page's sprites and sounds are
+	// read from, served at /asset/PATH (see ServeAsset); nil serves none.
+	Assets fs.FS
 
 	// Logger receives connection events; nil discards them.
 	Logger *slog.Logger

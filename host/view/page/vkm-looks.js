@@ -34,12 +34,13 @@
     scene.changed = dyn.size > 0 || local.size > 0; // so that a look's end is drawn too
     for (const [id, b] of scene) {
       if (!b.base) b.base = { color: b.color, label: b.label };
-      let color = b.base.color, label = b.base.label, hidden = false;
+      let color = b.base.color, label = b.base.label, hidden = false, st = '';
       const d = dyn.get(id);
       if (d) {
         if (typeof d[1] === 'string' && d[1]) color = d[1];
         if (typeof d[2] === 'string' && d[2]) label = d[2];
         hidden = d[3] === false;
+        if (typeof d[4] === 'string') st = d[4];
       }
       const l = local.get(id);
       if (l) {
@@ -50,6 +51,7 @@
       b.color = color;
       b.label = label;
       b.hidden = hidden;
+      b.state = st;
     }
   };
 })();

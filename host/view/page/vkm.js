@@ -248,8 +248,14 @@
   // setDev lists the developer panel's numbers (the own entity's
   // component fields), rewriting the list only when its text changes.
   let devText = '';
+  let reloadTick = null;
   function setDev(dev) {
     const list = Array.isArray(dev) ? dev : [];
+    const reload = list.find((d) => d[0] === 'scripts reloaded at tick');
+    if (reload && reload[1] !== reloadTick) {
+      reloadTick = reload[1];
+      if (window.vkmSprites) window.vkmSprites.reloaded(); // a dev server's reload: fetch the images again
+    }
     const text = list.map((d) => d[0] + ' ' + fmt(d[1])).join('\n');
     if (text === devText) return;
     devText = text;
@@ -291,6 +297,7 @@
       }
       if (name === 'vkm.look') { // a behavior's look on this end
         if (window.vkmLooks) window.vkmLooks.event(e[3] || {}, e[2]);
+        if (window.vkmSprites) window.vkmSprites.event(e[3] || {}, e[2]);
         continue;
       }
       bump(state.fx.received, name);
@@ -699,6 +706,8 @@
     if (!finite(x) || !finite(y)) return;
     const body = state.scene.get(id);
     const k = finite(s) && s !== 0 ? s : 1;
+    if (body && body.sprite && window.vkmSprites && look.sprite &&
+      window.vkmSprites.draw(g, body, id, x, y, finite(a) ? a : 0, k, performance.now())) return;
     g.save();
     g.translate(x, y);
     g.rotate(finite(a) ? a : 0);
@@ -731,9 +740,9 @@
     g.restore();
   }
 
-  const LOOK_OTHER = { fill: null, stroke: 'rgba(255,255,255,0.22)', width: 1 };
-  const LOOK_OWN = { fill: null, stroke: '#ffe14d', width: 3 };
-  const LOOK_PLAYER = { fill: null, stroke: 'rgba(255,255,255,0.7)', width: 2 };
+  const LOOK_OTHER = { fill: null, stroke: 'rgba(255,255,255,0.22)', width: 1, sprite: true };
+  const LOOK_OWN = { fill: null, stroke: '#ffe14d', width: 3, sprite: true };
+  const LOOK_PLAYER = { fill: null, stroke: 'rgba(255,255,255,0.7)', width: 2, sprite: true };
   const LOOK_LEASED = { fill: false, stroke: '#e05cff', width: 3 };
   const LOOK_GHOST = { fill: false, stroke: '#ff5a5a', width: 2, dash: [6, 4] };
   const LOOK_SAMPLE = { fill: false, stroke: 'rgba(120,255,160,0.7)', width: 1, dash: [2, 3] };
@@ -762,6 +771,7 @@
     let own = null;
     const rank = (e) => { const b = state.scene.get(e[0]); return b ? b.rank : 0; };
     const ordered = (f.e || []).slice().sort((a, b) => rank(a) - rank(b));
+    if (window.vkmSprites) window.vkmSprites.beginFrame();
     for (const e of ordered) {
       if (e[0] === f.own) own = e;
       const body = state.scene.get(e[0]);

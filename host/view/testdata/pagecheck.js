@@ -98,6 +98,8 @@ let frameCallback = null;
 let now = 0;
 const timers = [];
 const winListeners = listeners();
+const images = []; // the Image objects the page made
+class Image { set src(u) { this.url = u; images.push(this); } }
 const sandbox = {
   document, WebSocket, JSON, Math, Number, Map, Set, Array, String, Object,
   location: { protocol: 'http:', host: '127.0.0.1:8080' },
@@ -105,6 +107,7 @@ const sandbox = {
   requestAnimationFrame: (fn) => { frameCallback = fn; },
   setTimeout: (fn, ms) => timers.push(ms),
   clearTimeout: () => {},
+  Image,
   devicePixelRatio: 1,
   addEventListener: winListeners.add,
 };
@@ -288,6 +291,25 @@ assert.deepStrictEqual([crate.color, crate.label, crate.hidden], ['#fff', undefi
 assert.strictEqual(vkm.scene.get(1 << 24 | 30).hidden, false);
 assert.strictEqual(vkm.fx.received['vkm.look'], undefined, 'the look event is not drawn');
 tick();
+
+// Sprites: a coin drawn from a sheet once its image has loaded; its
+// shapes until then.
+ws.receive({ t: 'scene', bodies: [{ id: 1 << 24 | 40, name: 'coin', kind: 'static', color: '', shapes: [{ k: 'circle', x: 0, y: 0, r: 0.4, sensor: true }],
+  sprite: { image: 'art/coin sheet.png', w: 0.8, h: 0.8, x: 0, y: 0, a: 0, cols: 4, rows: 1, frame: 0, anims: { spin: [0, 1, 2, 3] }, anim: 'spin', fps: 8 } }] });
+const withCoin = (seq) => Object.assign(frame(seq, 2), { e: [[own, 2, 3, 0, 1], [1 << 24 | 40, 1, 1, 0, 1]] });
+ws.receive(withCoin(10));
+tick();
+assert.strictEqual(images.length, 1, 'the sheet is fetched');
+assert.strictEqual(images[0].url, '/asset/art/coin%20sheet.png');
+assert.strictEqual(sandbox.vkmSprites.drawn['art/coin sheet.png'], undefined, 'not drawn before it loads');
+images[0].naturalWidth = 128; images[0].naturalHeight = 32; images[0].onload();
+ws.receive(withCoin(11));
+tick();
+assert.strictEqual(sandbox.vkmSprites.drawn['art/coin sheet.png'], 1, 'the coin is drawn from its sheet');
+const coinBody = vkm.scene.get(1 << 24 | 40);
+assert.strictEqual(sandbox.vkmSprites.frameOf(coinBody, 1 << 24 | 40, 250), 2, 'a quarter second into spin at 8 fps is its third frame');
+ws.receive(Object.assign(withCoin(12), { looks: [[1 << 24 | 40, '', '', true, 'still']] }));
+assert.strictEqual(coinBody.state, 'still', 'the frame sets the state');
 
 // Losing the connection: disconnected, and a reconnect is scheduled.
 ws.drop();
