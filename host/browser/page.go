@@ -35,6 +35,7 @@ import (
 //	/vkm-camera.js     the camera
 //	/vkm-looks.js      looks that change as the game runs
 //	/vkm-sprites.js    sprites
+//	/vkm-sound.js      sounds
 //	/asset/PATH        the project's images and sounds (PNG, OGG, WAV)
 //	/favicon.ico       the project's icon (project.toml's icon), or the
 //	                   engine's
@@ -109,7 +110,7 @@ func registerPage(mux *http.ServeMux, cfg PageConfig) error {
 		}
 	}
 	mux.HandleFunc("GET /{$}", serveBytes("text/html; charset=utf-8", index))
-	for name, ctype := range map[string]string{"vkm.js": "text/javascript; charset=utf-8", "vkm-web.js": "text/javascript; charset=utf-8", "vkm-hud.js": "text/javascript; charset=utf-8", "vkm-controls.js": "text/javascript; charset=utf-8", "vkm-camera.js": "text/javascript; charset=utf-8", "vkm-looks.js": "text/javascript; charset=utf-8", "vkm-sprites.js": "text/javascript; charset=utf-8", "vkm.css": "text/css; charset=utf-8"} {
+	for name, ctype := range map[string]string{"vkm.js": "text/javascript; charset=utf-8", "vkm-web.js": "text/javascript; charset=utf-8", "vkm-hud.js": "text/javascript; charset=utf-8", "vkm-controls.js": "text/javascript; charset=utf-8", "vkm-camera.js": "text/javascript; charset=utf-8", "vkm-looks.js": "text/javascript; charset=utf-8", "vkm-sprites.js": "text/javascript; charset=utf-8", "vkm-sound.js": "text/javascript; charset=utf-8", "vkm.css": "text/css; charset=utf-8"} {
 		b, err := fs.ReadFile(pageFiles, name)
 		if err != nil {
 			return fmt.Errorf("browser: the page's %s: %w", name, err)

@@ -141,6 +141,15 @@ func camera(p *project.Project) view.Camera {
 	return view.Camera{Mode: c.Mode, Center: c.Center, Box: c.Box, MinWidth: c.MinWidth, MaxWidth: c.MaxWidth}
 }
 
+// sounds are p's sounds as the page takes them.
+func sounds(p *project.Project) []view.Sound {
+	out := make([]view.Sound, len(p.Sounds))
+	for i, s := range p.Sounds {
+		out[i] = view.Sound{Event: s.Event, File: s.File, Volume: s.Volume, Range: s.Range}
+	}
+	return out
+}
+
 // linkSetter returns what the page's link sliders call to set cfg.Sim, or
 // nil without a simulator.
 func linkSetter(cfg ViewerConfig) func(view.Link) {
@@ -161,7 +170,7 @@ func linkSetter(cfg ViewerConfig) func(view.Link) {
 // ("127.0.0.1:8080") until ctx ends or the Viewer closes.
 func StartViewer(ctx context.Context, addr string, g *game.Game, cfg ViewerConfig) (*Viewer, error) {
 	p := g.Project()
-	vc := view.Config{Addr: addr, Actions: actions(p), ViewWidth: p.ViewWidth, Title: p.Title, Icon: projectIcon(p, cfg.logger()), Camera: camera(p), Assets: p.FS,
+	vc := view.Config{Addr: addr, Actions: actions(p), ViewWidth: p.ViewWidth, Title: p.Title, Icon: projectIcon(p, cfg.logger()), Camera: camera(p), Sounds: sounds(p), Assets: p.FS,
 		Logger: cfg.logger(), OnLink: linkSetter(cfg)}
 	srv, err := view.Start(ctx, vc)
 	if err != nil {

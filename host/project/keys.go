@@ -37,7 +37,8 @@ func (k fileKind) String() string {
 // entity.components.<Type> (that type's fields).
 var tableKeys = map[fileKind]map[string][]string{
 	projectKind: {
-		"":       {"name", "title", "icon", "extends", "players", "port", "tickRate", "reach", "viewWidth", "scoreboard", "rejoinWindow", "entryScene", "entryScript", "axis", "button", "hud", "camera"},
+		"":       {"name", "title", "icon", "extends", "players", "port", "tickRate", "reach", "viewWidth", "scoreboard", "rejoinWindow", "entryScene", "entryScript", "axis", "button", "hud", "camera", "sound"},
+		"sound":  {"event", "file", "volume", "range"},
 		"camera": {"mode", "center", "box", "minWidth", "maxWidth"},
 		"hud":    {"at", "text", "bar", "max", "label", "list", "from"},
 		"axis":   {"name", "negative", "positive", "mouse"},

@@ -168,3 +168,31 @@ func TestParseSprite(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSounds(t *testing.T) {
+	p, err := ParseProject("project.toml", []byte(minimalProject+"[[sound]]\nevent = \"pickup\"\nfile = \"sounds/./pickup.wav\"\n[[sound]]\nevent = \"shove\"\nfile = \"s.ogg\"\nvolume = 0.5\nrange = 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Sounds) != 2 || p.Sounds[0] != (Sound{Event: "pickup", File: "sounds/pickup.wav", Volume: 1, Range: DefaultSoundRange, Line: 4}) ||
+		p.Sounds[1].Volume != 0.5 || p.Sounds[1].Range != 0 {
+		t.Errorf("sounds %+v", p.Sounds)
+	}
+	for _, tc := range []struct {
+		src      string
+		line     int
+		key, msg string
+	}{
+		{"file = \"a.wav\"", 4, "sound", "needs event"},
+		{"event = \"a\"", 4, "sound.file", "needs file"},
+		{"event = \"a\"\nfile = \"a.mp3\"", 6, "sound.file", "not an OGG or WAV file"},
+		{"event = \"a\"\nfile = \"../a.wav\"", 6, "sound.file", "leaves the project folder"},
+		{"event = \"a\"\nfile = \"a.wav\"\nvolume = 2", 7, "sound.volume", "not a volume from 0 to 1"},
+		{"event = \"a\"\nfile = \"a.wav\"\nrange = -1", 7, "sound.range", "not a distance"},
+		{"event = \"a\"\nfile = \"a.wav\"\n[[sound]]\nevent = \"a\"\nfile = \"b.wav\"", 8, "sound.event", `"a" already has a sound (at line 4)`},
+		{"event = \"a\"\nfile = \"a.wav\"\nloop = true", 7, "sound.loop", "unknown key"},
+	} {
+		_, err := ParseProject("project.toml", []byte(minimalProject+"[[sound]]\n"+tc.src+"\n"))
+		wantConfigError(t, err, "project.toml", tc.line, tc.key, tc.msg)
+	}
+}

@@ -88,6 +88,9 @@ type Project struct {
 	// Camera is how the reference client's page frames the world.
 	Camera Camera
 
+	// Sounds map the game's events to sound files ([[sound]] tables).
+	Sounds []Sound
+
 	// HUD is what the game shows on screen over the world, in file order
 	// ([[hud]] tables); empty shows nothing.
 	HUD []HUDItem
@@ -367,6 +370,9 @@ func loadProject(from folders, dir string, chain []extendsLink) (*Project, error
 				Reason: fmt.Sprintf("%s is a folder; name a file in it", e.path)}
 		}
 	}
+	if err := p.checkSounds(func(name string) error { _, err := fs.Stat(p.FS, name); return err }); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -447,6 +453,9 @@ func (p *Project) inherit(base *Project, set map[string]bool) {
 	}
 	if !set["camera"] {
 		p.Camera = base.Camera
+	}
+	if !set["sound"] {
+		p.Sounds = base.Sounds
 	}
 	if !set["hud"] {
 		p.HUD = base.HUD
@@ -575,6 +584,7 @@ func parseProject(file string, data []byte) (*Project, map[string]bool, error) {
 	readActions(root, p)
 	readHUD(root, p)
 	readCamera(root, p)
+	readSounds(root, p)
 	if doc.err != nil {
 		return nil, nil, doc.err
 	}

@@ -23,6 +23,7 @@ var pageFiles = map[string]struct{ file, ctype string }{
 	"/vkm-camera.js":   {"page/vkm-camera.js", "text/javascript; charset=utf-8"},
 	"/vkm-looks.js":    {"page/vkm-looks.js", "text/javascript; charset=utf-8"},
 	"/vkm-sprites.js":  {"page/vkm-sprites.js", "text/javascript; charset=utf-8"},
+	"/vkm-sound.js":    {"page/vkm-sound.js", "text/javascript; charset=utf-8"},
 }
 
 // contentSecurityPolicy lets the page load only itself and talk only to its

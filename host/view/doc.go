@@ -32,7 +32,9 @@
 // corrections again when they change and a frame each frame:
 //
 //	{"t":"hello","axes":[{"name":"run","negative":["KeyA"],"positive":["KeyD"],"mouse":""}, ...],
-//	 "buttons":[{"name":"fire","keys":["KeyF"],"mouse":"left"}, ...],"view_width":32,"title":"Coin Yard"}
+//	 "buttons":[{"name":"fire","keys":["KeyF"],"mouse":"left"}, ...],"view_width":32,"title":"Coin Yard",
+//	 "camera":{"mode":"fit","box":[-12.5,-8.5,12.5,8.5]},
+//	 "sounds":[{"event":"pickup","file":"sounds/pickup.wav","volume":1,"range":40}]}
 //	{"t":"scene","bodies":[{"id":16777217,"name":"crate","kind":"dynamic","color":"",
 //	 "style":"outline","label":"ann","order":1,"role":"player",
 //	 "shapes":[{"k":"box","x":0,"y":0,"hx":0.5,"hy":0.5,"a":0,"sensor":false},
@@ -57,7 +59,7 @@
 //	 "looks":[[16777217,"#48f","ann 3",true], ...],
 //	 "errors":["scripting: walker.on_update on \"hero\" (slot 3): scripts/walker.lua:12: ..."],"errs":1}
 //
-// view_width, title, style, label, order and role are left out when empty or 0:
+// view_width, title, camera, sounds, style, sprite, label, order and role are left out when empty or 0:
 // the page then uses its defaults (32 m; a filled shape, no label, order 0,
 // no player's). role is "own" or "player" for a player's entity.
 //

@@ -427,6 +427,14 @@ type helloMsg struct {
 	ViewWidth *float64    `json:"view_width,omitempty"`
 	Title     string      `json:"title,omitempty"`
 	Camera    *cameraMsg  `json:"camera,omitempty"`
+	Sounds    []soundMsg  `json:"sounds,omitempty"`
+}
+
+type soundMsg struct {
+	Event  string  `json:"event"`
+	File   string  `json:"file"`
+	Volume float64 `json:"volume"`
+	Range  float64 `json:"range"`
 }
 
 // cameraMsg is the hello's camera; box is [minX, minY, maxX, maxY].
@@ -452,9 +460,10 @@ type buttonMsg struct {
 }
 
 // encodeHello returns the hello message for a, a view width in metres
-// (0: the page's default), the page's title ("": the page's own) and its
-// camera (nil or a zero Mode: the page's, following the own entity).
-func encodeHello(a *Actions, viewWidth float64, title string, cam *Camera) []byte {
+// (0: the page's default), the page's title ("": the page's own), its
+// camera (nil or a zero Mode: the page's, following the own entity) and
+// the project's sounds.
+func encodeHello(a *Actions, viewWidth float64, title string, cam *Camera, sounds ...Sound) []byte {
 	m := helloMsg{T: "hello", Axes: make([]axisMsg, len(a.Axes)), Buttons: make([]buttonMsg, len(a.Buttons)), Title: title}
 	if cam != nil && cam.Mode != "" {
 		m.Camera = &cameraMsg{Mode: cam.Mode, MinWidth: finiteOr0(cam.MinWidth), MaxWidth: finiteOr0(cam.MaxWidth)}
@@ -470,6 +479,9 @@ func encodeHello(a *Actions, viewWidth float64, title string, cam *Camera) []byt
 	if viewWidth > 0 {
 		var ns nums
 		m.ViewWidth = ns.num(viewWidth)
+	}
+	for _, so := range sounds {
+		m.Sounds = append(m.Sounds, soundMsg{Event: so.Event, File: so.File, Volume: finiteOr0(so.Volume), Range: finiteOr0(so.Range)})
 	}
 	for i, ax := range a.Axes {
 		m.Axes[i] = axisMsg{Name: ax.Name, Negative: orEmpty(ax.Negative), Positive: orEmpty(ax.Positive), Mouse: ax.Mouse}

@@ -309,6 +309,8 @@ func TestMessageText(t *testing.T) {
 			`{"t":"hello","axes":[],"buttons":[],"camera":{"mode":"fit","box":[-14,-9,14,9.5],"max_width":60}}`},
 		{"fixed camera", encodeHello(&Actions{}, 0, "", &Camera{Mode: "fixed", Center: entity.Vec2{X: 1, Y: 2}, Box: [2]entity.Vec2{{X: 1}}}),
 			`{"t":"hello","axes":[],"buttons":[],"camera":{"mode":"fixed","center":[1,2]}}`},
+		{"sounds", encodeHello(&Actions{}, 0, "", nil, Sound{Event: "pickup", File: "sounds/pickup.wav", Volume: 1, Range: 40}),
+			`{"t":"hello","axes":[],"buttons":[],"sounds":[{"event":"pickup","file":"sounds/pickup.wav","volume":1,"range":40}]}`},
 		{"title", encodeHello(&Actions{}, 0, "Coin \"Yard\"", nil), `{"t":"hello","axes":[],"buttons":[],"title":"Coin \"Yard\""}`},
 		{"looks", encodeScene(&Scene{Bodies: []Body{{ID: one, Name: "player", Kind: "dynamic", Color: "#3fb6ff", Style: "outline", Label: "ann", Order: -2, Role: "own"}}}),
 			`{"t":"scene","bodies":[{"id":16777217,"name":"player","kind":"dynamic","color":"#3fb6ff","style":"outline","label":"ann","order":-2,"role":"own","shapes":[]}]}`},

@@ -38,6 +38,8 @@ type SinkConfig struct {
 	Title string
 	// Camera is how the page frames the world; zero follows the own entity.
 	Camera Camera
+	// Sounds are the project's sounds, which the page plays for events.
+	Sounds []Sound
 	// Send receives each message to the page, one JSON object as the
 	// package documentation describes. It must not keep msg, and must not
 	// call back into the Sink. It is required.
@@ -51,7 +53,7 @@ type SinkConfig struct {
 // link setting: the page learns its input actions before any frame.
 func NewSink(cfg SinkConfig) *Sink {
 	s := &Sink{send: cfg.Send, onLink: cfg.OnLink, actions: newActionIndex(&cfg.Actions), in: newInputState(&cfg.Actions)}
-	s.send(encodeHello(&cfg.Actions, cfg.ViewWidth, cfg.Title, &cfg.Camera))
+	s.send(encodeHello(&cfg.Actions, cfg.ViewWidth, cfg.Title, &cfg.Camera, cfg.Sounds...))
 	s.send(encodeLink(Link{}, cfg.OnLink != nil))
 	return s
 }

@@ -67,6 +67,14 @@ type Camera struct {
 	MinWidth, MaxWidth float64
 }
 
+// Sound is a sound the page plays for an event (project.Sound): File
+// under /asset/, Volume 0..1, fading to silence Range metres from the
+// middle of the view (0: unplaced).
+type Sound struct {
+	Event, File   string
+	Volume, Range float64
+}
+
 // Scene is what the page draws entities with: one Body per drawn entity. A
 // frame's pose for an entity without a Body is drawn as a small marker.
 type Scene struct {

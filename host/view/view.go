@@ -59,6 +59,9 @@ type Config struct {
 	// serves DefaultIcon.
 	Icon []byte
 
+	// Sounds are the project's sounds, which the page plays for events.
+	Sounds []Sound
+
 	// Assets are the project's files the page's sprites and sounds are
 	// read from, served at /asset/PATH (see ServeAsset); nil serves none.
 	Assets fs.FS
@@ -156,7 +159,7 @@ func start(ctx context.Context, cfg Config, opt options) (*Server, error) {
 		}
 	}
 	s.actions = newActionIndex(&cfg.Actions)
-	s.hello = encodeHello(&cfg.Actions, cfg.ViewWidth, cfg.Title, &cfg.Camera)
+	s.hello = encodeHello(&cfg.Actions, cfg.ViewWidth, cfg.Title, &cfg.Camera, cfg.Sounds...)
 	s.in = newInputState(&cfg.Actions)
 	s.linkMsg = encodeLink(Link{}, cfg.OnLink != nil)
 	s.linkVer = 1

@@ -128,6 +128,7 @@ func TestPageServed(t *testing.T) {
 		{"/vkm-camera.js", "text/javascript; charset=utf-8", "window.vkmCamera"},
 		{"/vkm-looks.js", "text/javascript; charset=utf-8", "window.vkmLooks"},
 		{"/vkm-sprites.js", "text/javascript; charset=utf-8", "window.vkmSprites"},
+		{"/vkm-sound.js", "text/javascript; charset=utf-8", "window.vkmSound"},
 	} {
 		resp, err := http.Get("http://" + ts.Addr() + tc.path)
 		if err != nil {
@@ -440,7 +441,7 @@ func TestPageScript(t *testing.T) {
 	if err != nil {
 		t.Skip("node is not installed")
 	}
-	out, err := exec.CommandContext(t.Context(), node, "testdata/pagecheck.js", "page/vkm-hud.js", "page/vkm-controls.js", "page/vkm-camera.js", "page/vkm-looks.js", "page/vkm-sprites.js", "page/vkm.js").CombinedOutput()
+	out, err := exec.CommandContext(t.Context(), node, "testdata/pagecheck.js", "page/vkm-hud.js", "page/vkm-controls.js", "page/vkm-camera.js", "page/vkm-looks.js", "page/vkm-sprites.js", "page/vkm-sound.js", "page/vkm.js").CombinedOutput()
 	if err != nil {
 		t.Fatalf("pagecheck: %v\n%s", err, out)
 	}

@@ -43,6 +43,7 @@
   let el = null;
   let timer = 0;
   let bound = new Set();
+  let shownOnce = false; // the overlay shows by itself at the first actions only
 
   function overlay() {
     if (el || typeof document.createElement !== 'function' || !document.body) return el;
@@ -85,10 +86,10 @@
 
   c.setActions = function (m, boundKeys) {
     bound = boundKeys || new Set();
-    const first = !c.lines.length;
     c.lines = linesOf(m);
-    if (first) {
-      c.visible = c.lines.length > 0;
+    if (!shownOnce && c.lines.length) {
+      shownOnce = true;
+      c.visible = true;
       clearTimeout(timer);
       timer = setTimeout(() => { c.visible = false; render(); }, HIDE_AFTER_MS);
     }

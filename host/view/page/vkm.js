@@ -300,6 +300,11 @@
         if (window.vkmSprites) window.vkmSprites.event(e[3] || {}, e[2]);
         continue;
       }
+      if (window.vkmSound) {
+        const f = e[3] || {};
+        const at = finite(f.x) && finite(f.y) ? { x: f.x, y: f.y } : poseOf(e[2]);
+        window.vkmSound.play(name, at, { x: cam.x, y: cam.y, width: canvas.width / cam.ppm });
+      }
       bump(state.fx.received, name);
       if (!own) bump(state.fx.others, name);
       effects.push({ name, own, f: e[3] || {}, t0: now, drawn: false });
@@ -419,6 +424,7 @@
     listBindings();
     if (typeof m.title === 'string' && m.title) document.title = m.title;
     if (window.vkmCamera) window.vkmCamera.hello(m, state.viewWidth);
+    if (window.vkmSound) window.vkmSound.hello(m);
     if (window.vkmControls) window.vkmControls.setActions(m, boundKeys);
     lastInput = '';
     sendInput();

@@ -100,6 +100,16 @@ const timers = [];
 const winListeners = listeners();
 const images = []; // the Image objects the page made
 class Image { set src(u) { this.url = u; images.push(this); } }
+const audio = { sources: [], fetched: [] }; // what the page asked of Web Audio
+const node = () => ({ gain: { value: 1 }, pan: { value: 0 }, connect() {} });
+class AudioContext {
+  constructor() { this.state = 'running'; this.destination = node(); }
+  createGain() { return node(); }
+  createStereoPanner() { const n = node(); audio.panner = n; return n; }
+  createBufferSource() { const n = node(); n.start = () => audio.sources.push(n); return n; }
+  decodeAudioData() { return Promise.resolve({ decoded: true }); }
+}
+const fetch = (url) => { audio.fetched.push(url); return Promise.resolve({ ok: true, arrayBuffer: () => Promise.resolve(new ArrayBuffer(4)) }); };
 const sandbox = {
   document, WebSocket, JSON, Math, Number, Map, Set, Array, String, Object,
   location: { protocol: 'http:', host: '127.0.0.1:8080' },
@@ -107,7 +117,7 @@ const sandbox = {
   requestAnimationFrame: (fn) => { frameCallback = fn; },
   setTimeout: (fn, ms) => timers.push(ms),
   clearTimeout: () => {},
-  Image,
+  Image, AudioContext, fetch,
   devicePixelRatio: 1,
   addEventListener: winListeners.add,
 };
@@ -311,10 +321,23 @@ assert.strictEqual(sandbox.vkmSprites.frameOf(coinBody, 1 << 24 | 40, 250), 2, '
 ws.receive(Object.assign(withCoin(12), { looks: [[1 << 24 | 40, '', '', true, 'still']] }));
 assert.strictEqual(coinBody.state, 'still', 'the frame sets the state');
 
+// Sounds: the hello maps events to files; each event plays once, at its
+// place, even when later frames repeat it.
+ws.receive({ t: 'hello', axes: [], buttons: [], sounds: [{ event: 'pickup', file: 'sounds/pickup.wav', volume: 1, range: 40 }] });
+assert.deepStrictEqual(audio.fetched, ['/asset/sounds/pickup.wav']);
+const soundChecks = () => {
+  const pick = (seq) => Object.assign(frame(seq, 0), { fx: [[90, 'pickup', own, { x: 10, y: 3 }]] });
+  ws.receive(pick(13));
+  ws.receive(pick(14)); // the same effect again, as frames repeat them
+  assert.strictEqual(sandbox.vkmSound.started.pickup, 1, 'one event, one sound');
+  assert.ok(sandbox.vkmSound.last.pan > 0 && sandbox.vkmSound.last.gain < 1, 'to the right of the view, fainter');
+};
+
 // Losing the connection: disconnected, and a reconnect is scheduled.
 ws.drop();
 assert.strictEqual(vkm.connected, false);
 assert.deepStrictEqual(timers, [12000, 1000], "the controls overlay hides itself after 12 s; a reconnect is due in 1 s");
 tick();
 
-console.log('ok');
+// The sound's file decodes asynchronously.
+setImmediate(() => setImmediate(() => { soundChecks(); console.log('ok'); }));
