@@ -257,3 +257,70 @@ func TestBrowserPlaysEachSoundOnce(t *testing.T) {
 		t.Logf("no tick was replayed in this run: the once-per-event count held without a replay to test it")
 	}
 }
+
+// rendererScript is a project's own renderer: it draws each entity as a
+// dot on the page's canvas and keeps what it was handed for the test.
+const rendererScript = `
+window.drawnBy = { frames: 0, entities: 0, own: 0, hud: 0 };
+vkm.useRenderer({
+  hud: true,
+  draw(view) {
+    const g = view.canvas.getContext('2d');
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.fillStyle = '#203020';
+    g.fillRect(0, 0, view.canvas.width, view.canvas.height);
+    for (const e of view.entities) {
+      const x = view.canvas.width / 2 + (e.x - view.camera.x) * view.camera.ppm;
+      const y = view.canvas.height / 2 - (e.y - view.camera.y) * view.camera.ppm;
+      g.fillStyle = e.id === view.own ? '#ff0' : '#fff';
+      g.fillRect(x - 3, y - 3, 6, 6);
+    }
+    drawnBy.frames++;
+    drawnBy.entities = view.entities.length;
+    drawnBy.own = view.own;
+    drawnBy.hud = view.hud.length;
+  },
+});
+`
+
+// TestBrowserDrawsWithTheProjectsRenderer: a project that names a renderer
+// script draws the game with it: the page loads it from the project, hands
+// it each frame's entities, the own one among them, and the HUD (the
+// page's own drawing stepping aside is pagecheck.js's to show).
+func TestBrowserDrawsWithTheProjectsRenderer(t *testing.T) {
+	w := openWebProject(t, "coins", func(dir string) {
+		if err := os.MkdirAll(filepath.Join(dir, "web"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "web", "draw.js"), []byte(rendererScript), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, "project.toml")
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, append([]byte("renderer = \"web/draw.js\"\n"), src...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}, nil, func(*webClient) string { return "?name=web" })
+	w.until("the page shows the player", 3*time.Minute, func(s webPageState) bool {
+		return s.Connected && s.Frames > 30 && s.Own != nil
+	})
+	var got struct{ Frames, Entities, Own, HUD int }
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v := w.cdp.eval(t, `JSON.stringify(window.drawnBy || {})`)
+		if err := json.Unmarshal([]byte(v), &got); err != nil {
+			t.Fatalf("%q: %v", v, err)
+		}
+		if got.Frames > 10 && got.Entities > 5 && got.Own != 0 && got.HUD == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the project's renderer drew %+v; want frames with the yard's entities, the own one and the HUD's 3 items", got)
+		}
+		time.Sleep(50 * time.Millisecond) // polling another process
+	}
+	t.Logf("the project's renderer drew %+v", got)
+}

@@ -194,7 +194,7 @@ func NewPageViewer(link *PageSocket, g *game.Game, cfg ViewerConfig) *Viewer {
 	toPage := page.Get("toPage")
 	p := g.Project()
 	sink := view.NewSink(view.SinkConfig{
-		Actions: actions(p), ViewWidth: p.ViewWidth, Title: p.Title, Camera: camera(p), Sounds: sounds(p), OnLink: linkSetter(cfg),
+		Actions: actions(p), ViewWidth: p.ViewWidth, Title: p.Title, Camera: camera(p), Sounds: sounds(p), Renderer: p.Renderer, OnLink: linkSetter(cfg),
 		Send: func(msg []byte) { toPage.Invoke(string(msg)) },
 	})
 	page.Set("fromPage", link.funcOf(func(args []js.Value) {

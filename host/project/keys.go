@@ -37,7 +37,7 @@ func (k fileKind) String() string {
 // entity.components.<Type> (that type's fields).
 var tableKeys = map[fileKind]map[string][]string{
 	projectKind: {
-		"":       {"name", "title", "icon", "extends", "players", "port", "tickRate", "reach", "viewWidth", "scoreboard", "rejoinWindow", "entryScene", "entryScript", "axis", "button", "hud", "camera", "sound"},
+		"":       {"name", "title", "icon", "extends", "players", "port", "tickRate", "reach", "viewWidth", "scoreboard", "rejoinWindow", "entryScene", "entryScript", "axis", "button", "hud", "camera", "sound", "renderer"},
 		"sound":  {"event", "file", "volume", "range"},
 		"camera": {"mode", "center", "box", "minWidth", "maxWidth"},
 		"hud":    {"at", "text", "bar", "max", "label", "list", "from"},

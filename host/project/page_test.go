@@ -196,3 +196,12 @@ func TestParseSounds(t *testing.T) {
 		wantConfigError(t, err, "project.toml", tc.line, tc.key, tc.msg)
 	}
 }
+
+func TestParseRenderer(t *testing.T) {
+	p, err := ParseProject("project.toml", []byte(minimalProject+"renderer = \"web/./draw.js\"\n"))
+	if err != nil || p.Renderer != "web/draw.js" {
+		t.Errorf("renderer %q, %v", p.Renderer, err)
+	}
+	_, err = ParseProject("project.toml", []byte(minimalProject+"renderer = \"web/draw.ts\"\n"))
+	wantConfigError(t, err, "project.toml", 4, "renderer", "does not end in .js")
+}

@@ -88,6 +88,12 @@ type Project struct {
 	// Camera is how the reference client's page frames the world.
 	Camera Camera
 
+	// Renderer is the slash-separated path inside the folder of a
+	// JavaScript file that draws the game in the page instead of the
+	// built-in drawing (docs/project.md, "Your own renderer"); empty for
+	// the built-in one.
+	Renderer string
+
 	// Sounds map the game's events to sound files ([[sound]] tables).
 	Sounds []Sound
 
@@ -359,6 +365,9 @@ func loadProject(from folders, dir string, chain []extendsLink) (*Project, error
 	if p.Icon != "" {
 		files = append(files, struct{ key, path string }{"icon", p.Icon})
 	}
+	if p.Renderer != "" {
+		files = append(files, struct{ key, path string }{"renderer", p.Renderer})
+	}
 	for _, e := range files {
 		info, err := fs.Stat(p.FS, e.path)
 		switch {
@@ -454,6 +463,9 @@ func (p *Project) inherit(base *Project, set map[string]bool) {
 	if !set["camera"] {
 		p.Camera = base.Camera
 	}
+	if !set["renderer"] {
+		p.Renderer = base.Renderer
+	}
 	if !set["sound"] {
 		p.Sounds = base.Sounds
 	}
@@ -524,6 +536,9 @@ func parseProject(file string, data []byte) (*Project, map[string]bool, error) {
 			root.fail("title", "is empty; leave it out to use the game's name")
 		}
 		p.Title = title
+	}
+	if root.has("renderer") {
+		p.Renderer = readEntryPath(root, "renderer", ".js", "a JavaScript file in the project folder that draws the game, e.g. \"web/draw.js\"")
 	}
 	if root.has("icon") {
 		p.Icon = readEntryPath(root, "icon", ".png", "a PNG image in the project folder, the page's icon, e.g. \"icon.png\"")

@@ -8,16 +8,18 @@ import (
 )
 
 // assetTypes are the files of a project the page may fetch, by extension:
-// images for sprites and sounds. Anything else (scripts, scenes) is not
-// served here: the page draws, it does not run the game.
+// images for sprites, sounds, and a project's own renderer's scripts.
+// Anything else (Lua scripts, scenes) is not served here: the page draws,
+// it does not run the game.
 var assetTypes = map[string]string{
 	".png": "image/png",
 	".ogg": "audio/ogg",
 	".wav": "audio/wav",
+	".js":  "text/javascript; charset=utf-8", // a project's renderer and its libraries
 }
 
 // ServeAsset writes the project file name (a slash-separated path inside
-// fsys) for the page's /asset/ URLs: a PNG, OGG or WAV file, read at each
+// fsys) for the page's /asset/ URLs: a PNG, OGG, WAV or JavaScript file, read at each
 // request so a dev server's page takes the file saved last. Any other
 // name, or one that is not a valid path inside fsys, is not found.
 func ServeAsset(w http.ResponseWriter, r *http.Request, fsys fs.FS, name string) {

@@ -428,6 +428,7 @@ type helloMsg struct {
 	Title     string      `json:"title,omitempty"`
 	Camera    *cameraMsg  `json:"camera,omitempty"`
 	Sounds    []soundMsg  `json:"sounds,omitempty"`
+	Renderer  string      `json:"renderer,omitempty"`
 }
 
 type soundMsg struct {
@@ -459,12 +460,22 @@ type buttonMsg struct {
 	Mouse string   `json:"mouse"`
 }
 
+// pageHello is what the hello says of the page besides the actions: its
+// title ("": the page's own), its camera (nil or a zero Mode: the page's,
+// following the own entity), the project's renderer script ("": the
+// page's drawing) and sounds.
+type pageHello struct {
+	Title    string
+	Camera   *Camera
+	Renderer string
+	Sounds   []Sound
+}
+
 // encodeHello returns the hello message for a, a view width in metres
-// (0: the page's default), the page's title ("": the page's own), its
-// camera (nil or a zero Mode: the page's, following the own entity) and
-// the project's sounds.
-func encodeHello(a *Actions, viewWidth float64, title string, cam *Camera, sounds ...Sound) []byte {
-	m := helloMsg{T: "hello", Axes: make([]axisMsg, len(a.Axes)), Buttons: make([]buttonMsg, len(a.Buttons)), Title: title}
+// (0: the page's default) and pg.
+func encodeHello(a *Actions, viewWidth float64, pg pageHello) []byte {
+	title, cam, sounds := pg.Title, pg.Camera, pg.Sounds
+	m := helloMsg{T: "hello", Axes: make([]axisMsg, len(a.Axes)), Buttons: make([]buttonMsg, len(a.Buttons)), Title: title, Renderer: pg.Renderer}
 	if cam != nil && cam.Mode != "" {
 		m.Camera = &cameraMsg{Mode: cam.Mode, MinWidth: finiteOr0(cam.MinWidth), MaxWidth: finiteOr0(cam.MaxWidth)}
 		switch cam.Mode {

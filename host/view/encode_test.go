@@ -161,7 +161,7 @@ func TestHelloJSON(t *testing.T) {
 			Keys        []string
 		}
 	}
-	b := encodeHello(&arenaActions, 0, "", nil)
+	b := encodeHello(&arenaActions, 0, pageHello{})
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
@@ -300,18 +300,18 @@ func TestMessageText(t *testing.T) {
 		{"empty board", encodeBoard(&Board{}), `{"t":"board","cols":[],"rows":[],"state":[]}`},
 		{"link", encodeLink(Link{Latency: 80 * time.Millisecond, Jitter: 1500 * time.Microsecond, Loss: 0.02}, true),
 			`{"t":"link","enabled":true,"latency_ms":80,"jitter_ms":1.5,"loss_pct":2}`},
-		{"hello", encodeHello(&Actions{Axes: []Axis{arenaActions.Axes[0], arenaActions.Axes[1]}, Buttons: arenaActions.Buttons[1:]}, 0, "", nil),
+		{"hello", encodeHello(&Actions{Axes: []Axis{arenaActions.Axes[0], arenaActions.Axes[1]}, Buttons: arenaActions.Buttons[1:]}, 0, pageHello{}),
 			`{"t":"hello","axes":[{"name":"run","negative":["KeyA","ArrowLeft"],"positive":["KeyD","ArrowRight"],"mouse":""},` +
 				`{"name":"aim_x","negative":[],"positive":[],"mouse":"x"}],"buttons":[{"name":"fire","keys":["KeyF","Enter"],"mouse":"left"}]}`},
-		{"no actions", encodeHello(&Actions{}, 0, "", nil), `{"t":"hello","axes":[],"buttons":[]}`},
-		{"view width", encodeHello(&Actions{}, 40, "", nil), `{"t":"hello","axes":[],"buttons":[],"view_width":40}`},
-		{"fit camera", encodeHello(&Actions{}, 0, "", &Camera{Mode: "fit", Box: [2]entity.Vec2{{X: -14, Y: -9}, {X: 14, Y: 9.5}}, MaxWidth: 60}),
+		{"no actions", encodeHello(&Actions{}, 0, pageHello{}), `{"t":"hello","axes":[],"buttons":[]}`},
+		{"view width", encodeHello(&Actions{}, 40, pageHello{}), `{"t":"hello","axes":[],"buttons":[],"view_width":40}`},
+		{"fit camera", encodeHello(&Actions{}, 0, pageHello{Camera: &Camera{Mode: "fit", Box: [2]entity.Vec2{{X: -14, Y: -9}, {X: 14, Y: 9.5}}, MaxWidth: 60}}),
 			`{"t":"hello","axes":[],"buttons":[],"camera":{"mode":"fit","box":[-14,-9,14,9.5],"max_width":60}}`},
-		{"fixed camera", encodeHello(&Actions{}, 0, "", &Camera{Mode: "fixed", Center: entity.Vec2{X: 1, Y: 2}, Box: [2]entity.Vec2{{X: 1}}}),
+		{"fixed camera", encodeHello(&Actions{}, 0, pageHello{Camera: &Camera{Mode: "fixed", Center: entity.Vec2{X: 1, Y: 2}, Box: [2]entity.Vec2{{X: 1}}}}),
 			`{"t":"hello","axes":[],"buttons":[],"camera":{"mode":"fixed","center":[1,2]}}`},
-		{"sounds", encodeHello(&Actions{}, 0, "", nil, Sound{Event: "pickup", File: "sounds/pickup.wav", Volume: 1, Range: 40}),
-			`{"t":"hello","axes":[],"buttons":[],"sounds":[{"event":"pickup","file":"sounds/pickup.wav","volume":1,"range":40}]}`},
-		{"title", encodeHello(&Actions{}, 0, "Coin \"Yard\"", nil), `{"t":"hello","axes":[],"buttons":[],"title":"Coin \"Yard\""}`},
+		{"sounds", encodeHello(&Actions{}, 0, pageHello{Sounds: []Sound{{Event: "pickup", File: "sounds/pickup.wav", Volume: 1, Range: 40}}, Renderer: "web/draw.js"}),
+			`{"t":"hello","axes":[],"buttons":[],"sounds":[{"event":"pickup","file":"sounds/pickup.wav","volume":1,"range":40}],"renderer":"web/draw.js"}`},
+		{"title", encodeHello(&Actions{}, 0, pageHello{Title: "Coin \"Yard\""}), `{"t":"hello","axes":[],"buttons":[],"title":"Coin \"Yard\""}`},
 		{"looks", encodeScene(&Scene{Bodies: []Body{{ID: one, Name: "player", Kind: "dynamic", Color: "#3fb6ff", Style: "outline", Label: "ann", Order: -2, Role: "own"}}}),
 			`{"t":"scene","bodies":[{"id":16777217,"name":"player","kind":"dynamic","color":"#3fb6ff","style":"outline","label":"ann","order":-2,"role":"own","shapes":[]}]}`},
 	} {

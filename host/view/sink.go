@@ -40,6 +40,9 @@ type SinkConfig struct {
 	Camera Camera
 	// Sounds are the project's sounds, which the page plays for events.
 	Sounds []Sound
+	// Renderer is the project's renderer script under /asset/; "" draws
+	// with the page's own drawing.
+	Renderer string
 	// Send receives each message to the page, one JSON object as the
 	// package documentation describes. It must not keep msg, and must not
 	// call back into the Sink. It is required.
@@ -53,7 +56,7 @@ type SinkConfig struct {
 // link setting: the page learns its input actions before any frame.
 func NewSink(cfg SinkConfig) *Sink {
 	s := &Sink{send: cfg.Send, onLink: cfg.OnLink, actions: newActionIndex(&cfg.Actions), in: newInputState(&cfg.Actions)}
-	s.send(encodeHello(&cfg.Actions, cfg.ViewWidth, cfg.Title, &cfg.Camera, cfg.Sounds...))
+	s.send(encodeHello(&cfg.Actions, cfg.ViewWidth, pageHello{Title: cfg.Title, Camera: &cfg.Camera, Renderer: cfg.Renderer, Sounds: cfg.Sounds}))
 	s.send(encodeLink(Link{}, cfg.OnLink != nil))
 	return s
 }

@@ -62,6 +62,10 @@ type Config struct {
 	// Sounds are the project's sounds, which the page plays for events.
 	Sounds []Sound
 
+	// Renderer is the project's renderer script under /asset/; "" draws
+	// with the page's own drawing.
+	Renderer string
+
 	// Assets are the project's files the page's sprites and sounds are
 	// read from, served at /asset/PATH (see ServeAsset); nil serves none.
 	Assets fs.FS
@@ -159,7 +163,7 @@ func start(ctx context.Context, cfg Config, opt options) (*Server, error) {
 		}
 	}
 	s.actions = newActionIndex(&cfg.Actions)
-	s.hello = encodeHello(&cfg.Actions, cfg.ViewWidth, cfg.Title, &cfg.Camera, cfg.Sounds...)
+	s.hello = encodeHello(&cfg.Actions, cfg.ViewWidth, pageHello{Title: cfg.Title, Camera: &cfg.Camera, Renderer: cfg.Renderer, Sounds: cfg.Sounds})
 	s.in = newInputState(&cfg.Actions)
 	s.linkMsg = encodeLink(Link{}, cfg.OnLink != nil)
 	s.linkVer = 1

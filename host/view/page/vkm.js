@@ -17,7 +17,9 @@
 // message), dev (the developer panel's [label, value] list),
 // boardShown (whether Tab holds it open), corrections (the
 // last corrections message's list), transport ("webrtc" or "websocket" for
-// a client in this tab, "" otherwise) and drawTimes() ({n, p50_ms,
+// a client in this tab, "" otherwise), useRenderer(r) (a project's own
+// renderer: r.draw(view) each frame instead of the world's drawing) and
+// drawTimes() ({n, p50_ms,
 // p99_ms}: how long the page's latest animation frames took to draw).
 (function () {
   'use strict';
@@ -305,6 +307,7 @@
         const at = finite(f.x) && finite(f.y) ? { x: f.x, y: f.y } : poseOf(e[2]);
         window.vkmSound.play(name, at, { x: cam.x, y: cam.y, width: canvas.width / cam.ppm });
       }
+      if (renderer) rendererEvents.push({ name, entity: e[2], fields: e[3] || {} });
       bump(state.fx.received, name);
       if (!own) bump(state.fx.others, name);
       effects.push({ name, own, f: e[3] || {}, t0: now, drawn: false });
@@ -425,6 +428,7 @@
     if (typeof m.title === 'string' && m.title) document.title = m.title;
     if (window.vkmCamera) window.vkmCamera.hello(m, state.viewWidth);
     if (window.vkmSound) window.vkmSound.hello(m);
+    loadRenderer(m.renderer);
     if (window.vkmControls) window.vkmControls.setActions(m, boundKeys);
     lastInput = '';
     sendInput();
@@ -866,13 +870,52 @@
     }
   }
 
+  // ---- a project's own renderer (docs/project.md, "Your own renderer") ----
+
+  let renderer = null;
+  let rendererLoaded = '';
+  const rendererEvents = [];
+  state.useRenderer = (r) => { renderer = r && typeof r.draw === 'function' ? r : null; };
+
+  function loadRenderer(path) {
+    if (!path || path === rendererLoaded || typeof document.createElement !== 'function' || !document.body) return;
+    rendererLoaded = path;
+    const el = document.createElement('script');
+    el.src = '/asset/' + path.split('/').map(encodeURIComponent).join('/');
+    document.body.appendChild(el);
+  }
+
+  function renderView(f) {
+    const entities = [];
+    for (const e of (f && f.e) || []) {
+      entities.push({ id: e[0], x: e[1], y: e[2], angle: finite(e[3]) ? e[3] : 0, scale: finite(e[4]) && e[4] !== 0 ? e[4] : 1, body: state.scene.get(e[0]) || null });
+    }
+    return {
+      canvas, camera: { x: cam.x, y: cam.y, ppm: cam.ppm }, own: (f && f.own) || 0, entities,
+      effects: rendererEvents.splice(0), hud: (f && f.hud) || [], input: state.input, tick: f ? f.tick : 0, frame: f,
+    };
+  }
+
   function draw() {
     resize();
     updateCamera();
     g.setTransform(1, 0, 0, 1, 0, 0);
+    const f = state.lastFrame;
+    if (renderer) {
+      try {
+        renderer.draw(renderView(f));
+      } catch (e) {
+        console.error('vkm: the project\'s renderer failed; drawing with the page\'s own', e);
+        renderer = null;
+      }
+      g.setTransform(1, 0, 0, 1, 0, 0);
+      if (!renderer || !renderer.hud) drawHUD(f);
+      if (state.boardShown) drawBoard();
+      if (state.overlays.net && state.overlays.side) drawNet();
+      return;
+    }
     g.fillStyle = '#1a1d24';
     g.fillRect(0, 0, canvas.width, canvas.height);
-    const f = state.lastFrame;
     if (f) drawWorld(f);
     drawHUD(f);
     if (state.boardShown) drawBoard();

@@ -321,6 +321,22 @@ assert.strictEqual(sandbox.vkmSprites.frameOf(coinBody, 1 << 24 | 40, 250), 2, '
 ws.receive(Object.assign(withCoin(12), { looks: [[1 << 24 | 40, '', '', true, 'still']] }));
 assert.strictEqual(coinBody.state, 'still', 'the frame sets the state');
 
+// A project's own renderer: the page hands it each frame's view and draws
+// no world of its own.
+const views = [];
+vkm.useRenderer({ draw: (v) => views.push(v) });
+const fillsBefore = drawCalls.fill;
+ws.receive(Object.assign(withCoin(15), { fx: [[70, 'hit', own, { x: 1, y: 2 }]] }));
+tick();
+assert.strictEqual(views.length, 1, 'the renderer draws the frame');
+const view = views[0];
+assert.deepStrictEqual(plain(view.entities.map((e) => [e.id, e.x, e.y])), [[own, 2, 3], [1 << 24 | 40, 1, 1]]);
+assert.strictEqual(view.entities[1].body.name, 'coin');
+assert.deepStrictEqual(plain(view.effects), [{ name: 'hit', entity: own, fields: { x: 1, y: 2 } }], 'the new events');
+assert.strictEqual(view.own, own);
+assert.strictEqual(drawCalls.fill, fillsBefore, 'the page drew no world of its own');
+vkm.useRenderer(null);
+
 // Sounds: the hello maps events to files; each event plays once, at its
 // place, even when later frames repeat it.
 ws.receive({ t: 'hello', axes: [], buttons: [], sounds: [{ event: 'pickup', file: 'sounds/pickup.wav', volume: 1, range: 40 }] });
