@@ -40,7 +40,9 @@
 //	 "shapes":[{"k":"box","x":0,"y":0,"hx":0.5,"hy":0.5,"a":0,"sensor":false},
 //	           {"k":"circle","x":0,"y":0,"r":0.4,"sensor":true},
 //	           {"k":"polygon","x":0,"y":0,"p":[[x,y], ...],"loop":false,"sensor":false},
-//	           {"k":"chain","x":0,"y":0,"p":[[x,y], ...],"loop":true,"sensor":false}]}, ...]}
+//	           {"k":"chain","x":0,"y":0,"p":[[x,y], ...],"loop":true,"sensor":false}],
+//	 "sprite":{"image":"art/coin.png","w":0.8,"h":0.8,"x":0,"y":0,"a":0,"cols":4,"rows":1,
+//	           "frame":0,"anims":{"spin":[0,1,2,3]},"anim":"spin","fps":8}}, ...]}
 //	{"t":"link","enabled":true,"latency_ms":80,"jitter_ms":10,"loss_pct":2}
 //	{"t":"board","cols":["Score.kills","Score.deaths"],
 //	 "rows":[{"name":"ann","own":true,"rtt_ms":40,"v":[3,1]}, ...],"state":[["Round.left",93]]}
