@@ -11,6 +11,7 @@ import (
 	"vkm/host/browser"
 	"vkm/host/netio"
 	"vkm/host/session"
+	"vkm/transport"
 	"vkm/transport/memnet"
 )
 
@@ -61,6 +62,17 @@ func PlayInPage(ctx context.Context, cfg PlayConfig, page js.Value) (ClientRepor
 			Report ClientReport        `json:"report"`
 			Perf   browser.PerfFigures `json:"perf"`
 		}{cl.report(), f}
+	})
+	// Written past the link simulator: the tab is closing, and a datagram
+	// the simulator holds back would never leave.
+	link.SetLeave(func() {
+		if cl.c.Net().State() != transport.StatePlaying {
+			return
+		}
+		cl.c.Net().Leave(cl.now())
+		for b, ok := cl.c.Net().NextDatagram(); ok; b, ok = cl.c.Net().NextDatagram() {
+			link.WriteTo(b, link.LocalAddr())
+		}
 	})
 	cfg.logger().Info("joining over the page's link", "project", cfg.Project.Name)
 	return cl.run(ctx)

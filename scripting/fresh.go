@@ -3,6 +3,7 @@ package scripting
 import (
 	lua "github.com/yuin/gopher-lua"
 
+	"vkm/internal/entity"
 	"vkm/replication"
 )
 
@@ -65,4 +66,15 @@ func (r *Runtime) luaFresh(L *lua.LState) int {
 	}
 	e.marks = append(e.marks, mark{typ: t, field: f, high: v})
 	return 0
+}
+
+// ForgetFresh drops what self:fresh has seen in id's fields, so that its
+// next call only records again. A client calls it when the server first
+// tells it the state of an entity it held already, a scene entity: what
+// fresh saw there was the scene file's values, not news, and the
+// server's word may carry causes from before this end joined.
+func (r *Runtime) ForgetFresh(id entity.ID) {
+	if e := r.entities[id]; e != nil {
+		e.marks = e.marks[:0]
+	}
 }

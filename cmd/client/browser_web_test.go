@@ -141,9 +141,9 @@ func TestBrowserClientInTheTab(t *testing.T) {
 		t.Fatal(err)
 	}
 	reloaded := until("the reload reaching the page", 15*time.Second, func(s webPageState) bool {
-		return strings.Contains(s.HUD, "scripts reloaded at tick")
+		return strings.Contains(s.Dev, "scripts reloaded at tick")
 	})
-	t.Logf("after the save the page shows %s", reloaded.HUD)
+	t.Logf("after the save the page shows %s", reloaded.Dev)
 	v2 := speed("running after the reload")
 	t.Logf("running speed %.2f m/s before the reload, %.2f m/s after", v1, v2)
 	if !(v1 > 1 && v2 < 0.75*v1) {
@@ -220,7 +220,7 @@ type webPageState struct {
 	Status     string `json:"status"`
 	RTCFailure string `json:"rtcFailure"`
 	Own        *struct{ X, Y float64 }
-	HUD        string `json:"hud"`
+	Dev        string `json:"dev"`
 }
 
 // webClientStats is the client's figures as vkmWeb.stats gives them.
@@ -239,6 +239,7 @@ type webClientStats struct {
 type webClient struct {
 	ctx                context.Context
 	bin, project, port string
+	vkmd               *proc
 	cdp                *devtools
 	read               func() webPageState
 	until              func(what string, within time.Duration, ok func(webPageState) bool) webPageState
@@ -255,6 +256,12 @@ func openWebClient(t *testing.T, query string) *webClient {
 // openWebClientWith is openWebClient with more of vkmd's flags, and the
 // page's query (and fragment) made once vkmd serves.
 func openWebClientWith(t *testing.T, flags []string, query func(*webClient) string) *webClient {
+	return openWebProject(t, "arena", nil, flags, query)
+}
+
+// openWebProject is openWebClientWith for a copy of the example project
+// called name, which edit (if not nil) changes before vkmd serves it.
+func openWebProject(t *testing.T, name string, edit func(dir string), flags []string, query func(*webClient) string) *webClient {
 	chrome := findChromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
@@ -265,14 +272,17 @@ func openWebClientWith(t *testing.T, flags []string, query func(*webClient) stri
 			t.Fatalf("go build %s: %v\n%s", cmd, err, out)
 		}
 	}
-	project := filepath.Join(t.TempDir(), "arena")
-	if err := os.CopyFS(project, os.DirFS(filepath.Join("..", "..", "projects", "arena"))); err != nil {
+	project := filepath.Join(t.TempDir(), name)
+	if err := os.CopyFS(project, os.DirFS(filepath.Join("..", "..", "projects", name))); err != nil {
 		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(project)
 	}
 	port := freeUDPPort(t)
 	vkmd := start(t, ctx, filepath.Join(bin, "vkmd"), append([]string{project, "--port", port, "--web", "127.0.0.1:0", "--dev"}, flags...)...)
 	m := waitLine(t, vkmd, regexp.MustCompile(`msg="web listening" addr=(\S+)`))
-	w := &webClient{ctx: ctx, bin: bin, project: project, port: port}
+	w := &webClient{ctx: ctx, bin: bin, project: project, port: port, vkmd: vkmd}
 	url := "http://" + m[1] + "/" + query(w)
 	t.Logf("page at %s", url)
 
@@ -290,7 +300,7 @@ func openWebClientWith(t *testing.T, flags []string, query func(*webClient) stri
 		var s webPageState
 		v := cdp.eval(t, `JSON.stringify(window.vkm && window.vkmWeb ? {connected: vkm.connected, frames: vkm.frames, own: vkm.own,
 			transport: vkm.transport, panel: document.getElementById('transport').textContent, status: vkmWeb.status,
-			rtcFailure: vkmWeb.rtcFailure, hud: JSON.stringify(vkm.lastFrame ? vkm.lastFrame.hud : [])} : {})`)
+			rtcFailure: vkmWeb.rtcFailure, dev: JSON.stringify(vkm.lastFrame ? vkm.lastFrame.dev : [])} : {})`)
 		if err := json.Unmarshal([]byte(v), &s); err != nil {
 			t.Fatalf("page state %q: %v", v, err)
 		}

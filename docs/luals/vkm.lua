@@ -360,8 +360,9 @@ function Entity:remaining(type, field) end
 
 ---The field's value when it is greater than every value this end has seen in
 ---it through fresh before (true for a boolean turning true); nil otherwise,
----and nil on the first call for an entity and field, which only records. For
----on_update: present a replicated cause (a shot's tick, a pickup count) once.
+---and nil on the first call for an entity and field, which only records (on a
+---client, again after the server's first word on the entity). For on_update:
+---present a replicated cause (a shot's tick, a pickup count) once.
 ---@param type string
 ---@param field string
 ---@return number|boolean|nil

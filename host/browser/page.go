@@ -30,6 +30,15 @@ import (
 //
 //	/                  the page (host/view's, loading the client in the tab)
 //	/vkm.js, /vkm.css  its drawing and style
+//	/vkm-hud.js        the game's HUD
+//	/vkm-controls.js   the controls overlay
+//	/vkm-camera.js     the camera
+//	/vkm-looks.js      looks that change as the game runs
+//	/vkm-sprites.js    sprites
+//	/vkm-sound.js      sounds
+//	/asset/PATH        the project's images and sounds (PNG, OGG, WAV)
+//	/favicon.ico       the project's icon (project.toml's icon), or the
+//	                   engine's
 //	/vkm-web.js        its start: the link to the server, the client's run
 //	/wasm_exec.js      Go's WebAssembly support, from the toolchain that
 //	                   built the client
@@ -101,7 +110,7 @@ func registerPage(mux *http.ServeMux, cfg PageConfig) error {
 		}
 	}
 	mux.HandleFunc("GET /{$}", serveBytes("text/html; charset=utf-8", index))
-	for name, ctype := range map[string]string{"vkm.js": "text/javascript; charset=utf-8", "vkm-web.js": "text/javascript; charset=utf-8", "vkm.css": "text/css; charset=utf-8"} {
+	for name, ctype := range map[string]string{"vkm.js": "text/javascript; charset=utf-8", "vkm-web.js": "text/javascript; charset=utf-8", "vkm-hud.js": "text/javascript; charset=utf-8", "vkm-controls.js": "text/javascript; charset=utf-8", "vkm-camera.js": "text/javascript; charset=utf-8", "vkm-looks.js": "text/javascript; charset=utf-8", "vkm-sprites.js": "text/javascript; charset=utf-8", "vkm-sound.js": "text/javascript; charset=utf-8", "vkm.css": "text/css; charset=utf-8"} {
 		b, err := fs.ReadFile(pageFiles, name)
 		if err != nil {
 			return fmt.Errorf("browser: the page's %s: %w", name, err)
@@ -128,6 +137,14 @@ func registerPage(mux *http.ServeMux, cfg PageConfig) error {
 		Project string `json:"project"`
 	}{cfg.Dev, cfg.Project.Name})
 	mux.HandleFunc("GET /vkm/web.json", serveBytes("application/json", settings))
+	// Read at each request, as the archive is: a dev server's page takes
+	// the icon saved last.
+	mux.HandleFunc("GET /asset/{path...}", func(w http.ResponseWriter, r *http.Request) {
+		view.ServeAsset(w, r, cfg.Project.FS, r.PathValue("path"))
+	})
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		view.ServeIcon(w, projectIcon(cfg.Project, log))
+	})
 	mux.HandleFunc("GET /vkm/project.zip", func(w http.ResponseWriter, r *http.Request) {
 		var b bytes.Buffer
 		if err := project.WriteZip(&b, cfg.Project); err != nil {

@@ -195,7 +195,7 @@ func NewPageViewer(link *PageSocket, g *game.Game, cfg ViewerConfig) *Viewer {
 	p := g.Project()
 	q := &typed{}
 	sink := view.NewSink(view.SinkConfig{
-		Actions: actions(p), ViewWidth: p.ViewWidth, OnLink: linkSetter(cfg), OnChat: q.add,
+		Actions: actions(p), ViewWidth: p.ViewWidth, Title: p.Title, Camera: camera(p), Sounds: sounds(p), Renderer: p.Renderer, OnLink: linkSetter(cfg), OnChat: q.add,
 		Send: func(msg []byte) { toPage.Invoke(string(msg)) },
 	})
 	page.Set("fromPage", link.funcOf(func(args []js.Value) {
@@ -206,6 +206,14 @@ func NewPageViewer(link *PageSocket, g *game.Game, cfg ViewerConfig) *Viewer {
 	v := newViewer(g, drawnPage{sink, page}, cfg)
 	v.typed = q
 	return v
+}
+
+// SetLeave gives the page its leave(): vkm-web.js calls it when the tab
+// closes (pagehide), so that the client says goodbye then and its seat
+// frees at once instead of when the rejoin window ends. Like stats(), it
+// runs on the browser's event loop while the session's loop waits.
+func (s *PageSocket) SetLeave(leave func()) {
+	s.page.Set("leave", s.funcOf(func([]js.Value) { leave() }))
 }
 
 // SetStats gives the page its stats(): the JSON of what figures returns,

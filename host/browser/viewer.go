@@ -138,6 +138,21 @@ func actions(p *project.Project) view.Actions {
 	return acts
 }
 
+// camera is p's camera as the page takes it.
+func camera(p *project.Project) view.Camera {
+	c := p.Camera
+	return view.Camera{Mode: c.Mode, Center: c.Center, Box: c.Box, MinWidth: c.MinWidth, MaxWidth: c.MaxWidth}
+}
+
+// sounds are p's sounds as the page takes them.
+func sounds(p *project.Project) []view.Sound {
+	out := make([]view.Sound, len(p.Sounds))
+	for i, s := range p.Sounds {
+		out[i] = view.Sound{Event: s.Event, File: s.File, Volume: s.Volume, Range: s.Range}
+	}
+	return out
+}
+
 // linkSetter returns what the page's link sliders call to set cfg.Sim, or
 // nil without a simulator.
 func linkSetter(cfg ViewerConfig) func(view.Link) {
@@ -159,7 +174,8 @@ func linkSetter(cfg ViewerConfig) func(view.Link) {
 func StartViewer(ctx context.Context, addr string, g *game.Game, cfg ViewerConfig) (*Viewer, error) {
 	p := g.Project()
 	q := &typed{}
-	vc := view.Config{Addr: addr, Actions: actions(p), ViewWidth: p.ViewWidth, Logger: cfg.logger(), OnLink: linkSetter(cfg), OnChat: q.add}
+	vc := view.Config{Addr: addr, Actions: actions(p), ViewWidth: p.ViewWidth, Title: p.Title, Icon: projectIcon(p, cfg.logger()), Camera: camera(p), Sounds: sounds(p), Renderer: p.Renderer, Assets: p.FS,
+		Logger: cfg.logger(), OnLink: linkSetter(cfg), OnChat: q.add}
 	srv, err := view.Start(ctx, vc)
 	if err != nil {
 		return nil, err
@@ -251,12 +267,21 @@ func (v *Viewer) Publish() {
 	v.updateChat()
 	f := &v.frame
 	f.Tick, f.Own = g.Tick(), g.Own()
-	f.Entities, f.HUD, f.Leased, f.Samples = f.Entities[:0], f.HUD[:0], f.Leased[:0], f.Samples[:0]
+	f.Entities, f.Dev, f.Leased, f.Samples = f.Entities[:0], f.Dev[:0], f.Leased[:0], f.Samples[:0]
+	f.HUD = v.hud(nil)
+	f.Looks = v.looks(f.Looks[:0])
+	f.Errors, f.Errs = f.Errors[:0], 0
+	if errs := g.ScriptErrors(); len(errs) > 0 {
+		for i := max(0, len(errs)-view.MaxErrors); i < len(errs); i++ {
+			f.Errors = append(f.Errors, errs[i].Error())
+		}
+		f.Errs = len(errs)
+	}
 	f.Ghost, f.Net = nil, nil
 	f.Effects = v.recentEffects()
 	draw := func() {
 		g.Store().Each(func(id entity.ID) bool {
-			if g.Store().Body(id) != nil || id == g.Own() {
+			if g.Store().Body(id) != nil || id == g.Own() || v.decoration(id) {
 				f.Entities = append(f.Entities, view.Pose{ID: id, Transform: g.Store().WorldTransform(id)})
 			}
 			return true
@@ -275,7 +300,7 @@ func (v *Viewer) Publish() {
 			t := g.Schema().Types[typ]
 			for i, fl := range t.Fields {
 				if i < len(vals) {
-					f.HUD = append(f.HUD, view.Stat{Label: t.Name + "." + fl.Name, Value: vals[i]})
+					f.Dev = append(f.Dev, view.Stat{Label: t.Name + "." + fl.Name, Value: vals[i]})
 				}
 			}
 		})
@@ -288,7 +313,7 @@ func (v *Viewer) Publish() {
 		}
 	}
 	if v.reloads > 0 && time.Since(v.reloadShow) < reloadNotice {
-		f.HUD = append(f.HUD, view.Stat{Label: "scripts reloaded at tick", Value: float64(st.ReloadTick)})
+		f.Dev = append(f.Dev, view.Stat{Label: "scripts reloaded at tick", Value: float64(st.ReloadTick)})
 	}
 	if c := v.c; c != nil && c.Playing() {
 		v.netStats(st)
@@ -355,7 +380,7 @@ func (v *Viewer) updateScene() {
 		}
 	}
 	g.Store().Each(func(id entity.ID) bool {
-		if g.Store().Body(id) != nil {
+		if g.Store().Body(id) != nil || v.decoration(id) {
 			sig = (sig ^ uint64(id.Pack())) * prime
 		}
 		return true
@@ -373,7 +398,7 @@ func (v *Viewer) updateScene() {
 	}
 	var sc view.Scene
 	g.Store().Each(func(id entity.ID) bool {
-		if d := g.Store().Body(id); d != nil {
+		if d := g.Store().Body(id); d != nil || v.decoration(id) {
 			b := view.BodyOf(id, g.Store().Name(id), d)
 			name, isPlayer := names[id]
 			switch {
@@ -388,6 +413,7 @@ func (v *Viewer) updateScene() {
 			}
 			if l := g.Look(id); l != nil {
 				b.Color, b.Style, b.Order = l.Color, l.Style, l.Order
+				b.Sprite = spriteOf(l.Sprite)
 				if l.Label != "" {
 					label = l.Label
 				}

@@ -384,6 +384,10 @@ func (g *Game) Look(id entity.ID) *project.Look {
 	return nil
 }
 
+// ForgetFresh drops what self:fresh has seen in id's fields on this end
+// (scripting.Runtime.ForgetFresh).
+func (g *Game) ForgetFresh(id entity.ID) { g.scripts.ForgetFresh(id) }
+
 // Players returns every seated player, as net.players() does (see
 // docs/lua.md): on a client, the server's list.
 func (g *Game) Players() []scripting.PlayerInfo { return g.auth.Players(nil) }

@@ -21,7 +21,7 @@ import (
 // addSeeds adds the test project's and the example game's files matching
 // glob, and each of srcs, to f's corpus.
 func addSeeds(f *testing.F, glob string, srcs ...string) {
-	for _, dir := range []string{"testdata/project", "../../projects/arena"} {
+	for _, dir := range []string{"testdata/project", "../../projects/arena", "../../projects/coins"} {
 		files, _ := filepath.Glob(filepath.Join(dir, glob))
 		for _, file := range files {
 			if b, err := os.ReadFile(file); err == nil {

@@ -37,8 +37,11 @@ func (k fileKind) String() string {
 // entity.components.<Type> (that type's fields).
 var tableKeys = map[fileKind]map[string][]string{
 	projectKind: {
-		"":          {"name", "extends", "players", "port", "tickRate", "reach", "viewWidth", "scoreboard", "rejoinWindow", "motd", "entryScene", "entryScript", "axis", "button", "collision"},
+		"":          {"name", "title", "icon", "extends", "players", "port", "tickRate", "reach", "viewWidth", "scoreboard", "rejoinWindow", "motd", "entryScene", "entryScript", "axis", "button", "collision", "hud", "camera", "sound", "renderer"},
 		"collision": {"categories"},
+		"sound":     {"event", "file", "volume", "range"},
+		"camera":    {"mode", "center", "box", "minWidth", "maxWidth"},
+		"hud":       {"at", "text", "bar", "max", "label", "list", "from"},
 		"axis":      {"name", "negative", "positive", "mouse"},
 		"button":    {"name", "keys", "mouse"},
 	},
@@ -59,7 +62,8 @@ func withEntityKeys(idKey string, tables map[string][]string) map[string][]strin
 	tables["entity.body"] = []string{"type", "fixedRotation", "bullet", "linearDamping", "angularDamping", "gravityScale", "shape"}
 	tables["entity.body.shape"] = []string{"box", "circle", "polygon", "chain", "offset", "angle", "loop", "density", "friction", "restitution", "sensor", "category", "mask", "group", "oneWay"}
 	tables["entity.controller"] = []string{"mode", "speed", "accel", "airAccel", "jumpSpeed", "friction"}
-	tables["entity.look"] = []string{"color", "style", "label", "order"}
+	tables["entity.look"] = []string{"color", "style", "label", "order", "colorBy", "colors", "visibleBy", "sprite"}
+	tables["entity.look.sprite"] = []string{"image", "size", "offset", "angle", "frames", "frame", "fps", "animations", "animation", "stateBy", "states"}
 	tables["joint"] = []string{"kind", "name", "a", "b", "collideConnected", "anchor", "anchorA", "anchorB", "axis",
 		"limits", "motorSpeed", "maxTorque", "maxForce", "length", "frequency", "damping",
 		"offset", "angularOffset", "correction", "target"}

@@ -45,6 +45,14 @@ type Project struct {
 	// the folder's name.
 	Name string
 
+	// Title is what the game's page is called (its browser tab's title);
+	// Name when project.toml sets none.
+	Title string
+
+	// Icon is the slash-separated path inside the folder of a PNG image,
+	// cleaned: the page's icon (/favicon.ico); empty for the engine's.
+	Icon string
+
 	// Players is how many players a game is for. It is required: it belongs
 	// to the game, so there is no default.
 	Players int
@@ -76,6 +84,22 @@ type Project struct {
 	// other entity with one of them (a round timer) is shown below the
 	// rows. Empty: the board lists the players alone.
 	Scoreboard []string
+
+	// Camera is how the reference client's page frames the world.
+	Camera Camera
+
+	// Renderer is the slash-separated path inside the folder of a
+	// JavaScript file that draws the game in the page instead of the
+	// built-in drawing (docs/project.md, "Your own renderer"); empty for
+	// the built-in one.
+	Renderer string
+
+	// Sounds map the game's events to sound files ([[sound]] tables).
+	Sounds []Sound
+
+	// HUD is what the game shows on screen over the world, in file order
+	// ([[hud]] tables); empty shows nothing.
+	HUD []HUDItem
 
 	// RejoinWindow is how long a server with a key keeps the seat of a
 	// player whose link dropped, counted from the last datagram heard, for
@@ -347,7 +371,17 @@ func loadProject(from folders, dir string, chain []extendsLink) (*Project, error
 	if len(p.Folders) > 1 {
 		where = fmt.Sprintf("%s or the folders it extends (%s)", dir, strings.Join(p.Folders[1:], ", "))
 	}
-	for _, e := range []struct{ key, path string }{{"entryScene", p.EntryScene}, {"entryScript", p.EntryScript}} {
+	if p.Title == "" {
+		p.Title = p.Name
+	}
+	files := []struct{ key, path string }{{"entryScene", p.EntryScene}, {"entryScript", p.EntryScript}}
+	if p.Icon != "" {
+		files = append(files, struct{ key, path string }{"icon", p.Icon})
+	}
+	if p.Renderer != "" {
+		files = append(files, struct{ key, path string }{"renderer", p.Renderer})
+	}
+	for _, e := range files {
 		info, err := fs.Stat(p.FS, e.path)
 		switch {
 		case err != nil:
@@ -357,6 +391,9 @@ func loadProject(from folders, dir string, chain []extendsLink) (*Project, error
 			return nil, &ConfigError{File: file, Line: lines[e.key], Key: e.key,
 				Reason: fmt.Sprintf("%s is a folder; name a file in it", e.path)}
 		}
+	}
+	if err := p.checkSounds(func(name string) error { _, err := fs.Stat(p.FS, name); return err }); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -412,7 +449,8 @@ func realDir(dir string) string {
 }
 
 // inherit takes from base every setting p's project.toml leaves out (set
-// holds the keys it sets), but the name; the input actions come as a whole.
+// holds the keys it sets), but the name and the title; the input actions
+// come as a whole.
 func (p *Project) inherit(base *Project, set map[string]bool) {
 	if !set["players"] {
 		p.Players = base.Players
@@ -431,6 +469,21 @@ func (p *Project) inherit(base *Project, set map[string]bool) {
 	}
 	if !set["scoreboard"] {
 		p.Scoreboard = base.Scoreboard
+	}
+	if !set["icon"] {
+		p.Icon = base.Icon
+	}
+	if !set["camera"] {
+		p.Camera = base.Camera
+	}
+	if !set["renderer"] {
+		p.Renderer = base.Renderer
+	}
+	if !set["sound"] {
+		p.Sounds = base.Sounds
+	}
+	if !set["hud"] {
+		p.HUD = base.HUD
 	}
 	if !set["rejoinWindow"] {
 		p.RejoinWindow = base.RejoinWindow
@@ -497,6 +550,18 @@ func parseProject(file string, data []byte) (*Project, map[string]bool, error) {
 		p.Name = name
 	}
 	p.Extends = readExtends(root)
+	if title, ok := root.str("title"); ok {
+		if strings.TrimSpace(title) == "" {
+			root.fail("title", "is empty; leave it out to use the game's name")
+		}
+		p.Title = title
+	}
+	if root.has("renderer") {
+		p.Renderer = readEntryPath(root, "renderer", ".js", "a JavaScript file in the project folder that draws the game, e.g. \"web/draw.js\"")
+	}
+	if root.has("icon") {
+		p.Icon = readEntryPath(root, "icon", ".png", "a PNG image in the project folder, the page's icon, e.g. \"icon.png\"")
+	}
 	required := p.Extends == ""
 	if required || root.has("players") {
 		p.Players = readPlayers(root)
@@ -558,6 +623,9 @@ func parseProject(file string, data []byte) (*Project, map[string]bool, error) {
 	}
 	readActions(root, p)
 	readCollision(root, p)
+	readHUD(root, p)
+	readCamera(root, p)
+	readSounds(root, p)
 	if doc.err != nil {
 		return nil, nil, doc.err
 	}

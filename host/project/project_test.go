@@ -92,7 +92,7 @@ mouse = "left"
 	}
 	want := &Project{
 		File: "arena/project.toml", Name: "arena", Players: 4, Port: 9000, TickRate: 128, Reach: 30,
-		ViewWidth: 48, Scoreboard: []string{"Score", "Round.left"},
+		ViewWidth: 48, Scoreboard: []string{"Score", "Round.left"}, Camera: Camera{Mode: "follow"},
 		RejoinWindow: 2500 * time.Millisecond,
 		EntryScene:   "scenes/arena.toml", EntryScript: "scripts/main.lua",
 		Axes: []Axis{

@@ -108,6 +108,27 @@ type Look struct {
 	Label string
 	// Order is the drawing order: lower first, so higher on top.
 	Order int
+
+	// The look's parts that change as the game runs, read from the
+	// entity's replicated components by every end that draws it, so that
+	// every end shows the same (docs/project.md, "Looks that change").
+	// LabelFields is Label as a Template when it names component fields
+	// ("{Score.coins}"), nil when it names none. ColorBy picks Color from
+	// Colors by the field's value (0 is the first; out of range keeps
+	// Color). VisibleBy hides the entity while the field is 0.
+	LabelFields Template
+	ColorBy     Ref
+	Colors      []string
+	VisibleBy   Ref
+
+	// Sprite, when not nil, is drawn instead of the entity's shapes.
+	Sprite *Sprite
+}
+
+// Changes reports whether l has a part that changes as the game runs.
+func (l *Look) Changes() bool {
+	return l != nil && (l.LabelFields != nil || l.ColorBy.Type != "" || l.VisibleBy.Type != "" ||
+		l.Sprite != nil && l.Sprite.StateBy.Type != "")
 }
 
 // Limits of [entity.look].
@@ -355,6 +376,15 @@ func readLook(t *tomlTable) *Look {
 			t.fail("label", "%q holds a character that is not printable", s)
 		}
 		l.Label = s
+		if tpl, err := ParseTemplate(s); err != nil {
+			t.fail("label", "%q: %v", s, err)
+		} else if len(tpl.Refs()) > 0 && !(len(tpl.Refs()) == 1 && tpl.Refs()[0].Name) {
+			l.LabelFields = tpl
+		}
+	}
+	readLookFields(t, l)
+	if st, ok := t.table("sprite"); ok {
+		l.Sprite = readSprite(st)
 	}
 	if n, ok := t.integer("order"); ok {
 		if n < -MaxOrder || n > MaxOrder {

@@ -122,7 +122,7 @@ func TestParseLook(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Look{Color: "#3FB6ff80", Style: "outline", Label: "{player} ★", Order: -5}
-	if l := sc.Entities[0].Look; l == nil || *l != want {
+	if l := sc.Entities[0].Look; l == nil || !reflect.DeepEqual(*l, want) {
 		t.Errorf("look %+v, want %+v", l, want)
 	}
 	if l := sc.Entities[1].Look; l != nil {

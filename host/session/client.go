@@ -95,6 +95,11 @@ type Client struct {
 	// neither while it is joining.
 	playing, ended bool
 	why            string
+
+	// heardOf holds the entities the server's snapshots have told this
+	// end of, so that the first word on each resets self:fresh there.
+	heardOf map[entity.ID]bool
+
 	// leases are the bodies the character is pushing, which this client
 	// simulates too.
 	leases prediction.Leases

@@ -167,6 +167,7 @@ func (c *Client) applySnapshot(payload []byte) {
 	}
 	h := c.hold()
 	for _, id := range sn.Removals {
+		delete(c.heardOf, id)
 		if g.Store().Alive(id) {
 			g.Destroy(id)
 		}
@@ -189,6 +190,16 @@ func (c *Client) applyEntry(e *replication.Entry) {
 	g := c.game
 	st := g.Store()
 	id := e.ID
+	if c.heardOf == nil {
+		c.heardOf = map[entity.ID]bool{}
+	}
+	if !c.heardOf[id] {
+		// The server's first word on an entity: one this end held before
+		// (a scene entity) had the scene's values, which fresh must not
+		// count as seen (see game.Game.ForgetFresh).
+		c.heardOf[id] = true
+		g.ForgetFresh(id)
+	}
 	if cur := st.At(id.Slot); cur != id {
 		if !cur.IsNone() {
 			g.Destroy(cur) // another occupant: the newcomer is built fresh

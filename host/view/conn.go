@@ -15,10 +15,16 @@ var pageFS embed.FS
 
 // pageFiles are the page's files by URL path, with their content types.
 var pageFiles = map[string]struct{ file, ctype string }{
-	"/":        {"page/index.html", "text/html; charset=utf-8"},
-	"/vkm.js":  {"page/vkm.js", "text/javascript; charset=utf-8"},
-	"/chat.js": {"page/chat.js", "text/javascript; charset=utf-8"},
-	"/vkm.css": {"page/vkm.css", "text/css; charset=utf-8"},
+	"/":                {"page/index.html", "text/html; charset=utf-8"},
+	"/vkm.js":          {"page/vkm.js", "text/javascript; charset=utf-8"},
+	"/chat.js":         {"page/chat.js", "text/javascript; charset=utf-8"},
+	"/vkm.css":         {"page/vkm.css", "text/css; charset=utf-8"},
+	"/vkm-hud.js":      {"page/vkm-hud.js", "text/javascript; charset=utf-8"},
+	"/vkm-controls.js": {"page/vkm-controls.js", "text/javascript; charset=utf-8"},
+	"/vkm-camera.js":   {"page/vkm-camera.js", "text/javascript; charset=utf-8"},
+	"/vkm-looks.js":    {"page/vkm-looks.js", "text/javascript; charset=utf-8"},
+	"/vkm-sprites.js":  {"page/vkm-sprites.js", "text/javascript; charset=utf-8"},
+	"/vkm-sound.js":    {"page/vkm-sound.js", "text/javascript; charset=utf-8"},
 }
 
 // contentSecurityPolicy lets the page load only itself and talk only to its
@@ -35,6 +41,12 @@ func (s *Server) handler() http.Handler {
 		mux.HandleFunc(pattern, s.servePage)
 	}
 	mux.HandleFunc("GET /ws", s.serveWS)
+	mux.HandleFunc("GET /asset/{path...}", func(w http.ResponseWriter, r *http.Request) {
+		ServeAsset(w, r, s.cfg.Assets, r.PathValue("path"))
+	})
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		ServeIcon(w, s.cfg.Icon)
+	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.hostOK(r.Host) {
 			s.refused.Add(1)
@@ -43,6 +55,20 @@ func (s *Server) handler() http.Handler {
 		}
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// ServeIcon writes icon (PNG bytes; nil for DefaultIcon) as the page's
+// /favicon.ico.
+func ServeIcon(w http.ResponseWriter, icon []byte) {
+	if icon == nil {
+		icon = DefaultIcon()
+	}
+	h := w.Header()
+	h.Set("Content-Type", "image/png")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	w.Write(icon)
 }
 
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {

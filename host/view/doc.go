@@ -32,31 +32,47 @@
 // corrections again when they change and a frame each frame:
 //
 //	{"t":"hello","axes":[{"name":"run","negative":["KeyA"],"positive":["KeyD"],"mouse":""}, ...],
-//	 "buttons":[{"name":"fire","keys":["KeyF"],"mouse":"left"}, ...],"view_width":32}
+//	 "buttons":[{"name":"fire","keys":["KeyF"],"mouse":"left"}, ...],"view_width":32,"title":"Coin Yard",
+//	 "camera":{"mode":"fit","box":[-12.5,-8.5,12.5,8.5]},
+//	 "sounds":[{"event":"pickup","file":"sounds/pickup.wav","volume":1,"range":40}]}
 //	{"t":"scene","bodies":[{"id":16777217,"name":"crate","kind":"dynamic","color":"",
 //	 "style":"outline","label":"ann","order":1,"role":"player",
 //	 "shapes":[{"k":"box","x":0,"y":0,"hx":0.5,"hy":0.5,"a":0,"sensor":false},
 //	           {"k":"circle","x":0,"y":0,"r":0.4,"sensor":true},
 //	           {"k":"polygon","x":0,"y":0,"p":[[x,y], ...],"loop":false,"sensor":false},
-//	           {"k":"chain","x":0,"y":0,"p":[[x,y], ...],"loop":true,"sensor":false}]}, ...]}
+//	           {"k":"chain","x":0,"y":0,"p":[[x,y], ...],"loop":true,"sensor":false}],
+//	 "sprite":{"image":"art/coin.png","w":0.8,"h":0.8,"x":0,"y":0,"a":0,"cols":4,"rows":1,
+//	           "frame":0,"anims":{"spin":[0,1,2,3]},"anim":"spin","fps":8}}, ...]}
 //	{"t":"link","enabled":true,"latency_ms":80,"jitter_ms":10,"loss_pct":2}
 //	{"t":"board","cols":["Score.kills","Score.deaths"],
 //	 "rows":[{"name":"ann","own":true,"rtt_ms":40,"v":[3,1]}, ...],"state":[["Round.left",93]]}
 //	{"t":"corrections","list":[[476,"9#1","pose",12.5,"shove",true],
 //	 [480,"9#1","Health.hp",40,"component",false], ...]}
 //	{"t":"frame","seq":812,"tick":4711,"own":16777236,"e":[[id,x,y,a,s], ...],
-//	 "hud":[["health",100],["kills",2]],
+//	 "dev":[["Health.hp",100],["Score.kills",2]],
 //	 "net":{"rtt_ms":40,"loss_permille":5,"bytes_in_per_s":12000,"bytes_out_per_s":3000,
 //	        "snapshots_per_s":64,"corrections_per_s":0,"pacing_low_water":2,"pacing_target":2.5,
 //	        "tick_speed":1.01,"interp_delay_ticks":2,"interp_stalls":0},
 //	 "ghost":[x,y,a,s],"leased":[id, ...],"samples":[[id,x,y,a,s], ...],
-//	 "fx":[[7,"shot",16777236,{"x1":0,"y1":1.2,"x2":9.5,"y2":1.2,"by":20}], ...]}
+//	 "fx":[[7,"shot",16777236,{"x1":0,"y1":1.2,"x2":9.5,"y2":1.2,"by":20}], ...],
+//	 "hud":[{"at":"top","k":"text","text":"round 2"},
+//	        {"at":"bottom-left","k":"bar","text":"health","v":75,"max":100},
+//	        {"at":"top-right","k":"list","text":"runners","lines":["ann 3","bo 1"]}],
+//	 "looks":[[16777217,"#48f","ann 3",true], ...],
+//	 "errors":["scripting: walker.on_update on \"hero\" (slot 3): scripts/walker.lua:12: ..."],"errs":1}
 //
-// view_width, style, label, order and role are left out when empty or 0:
+// view_width, title, camera, sounds, style, sprite, label, order and role are left out when empty or 0:
 // the page then uses its defaults (32 m; a filled shape, no label, order 0,
 // no player's). role is "own" or "player" for a player's entity.
 //
-// seq counts Publish calls, so a gap is frames dropped for that page; net
+// dev is the developer panel's list (the own entity's component fields);
+// hud is the game's HUD, the project's [[hud]] items filled in, absent when
+// the project has none; looks (each [id, colour, label, visible]: the
+// look of an entity whose look follows its components, replacing the
+// scene's colour when not "" and its label, hiding it when not visible)
+// is absent when no look changes; errors (the newest three of this end's script
+// errors) and errs (how many in all) are absent when there are none, and a
+// developer's page shows them. seq counts Publish calls, so a gap is frames dropped for that page; net
 // is absent offline, ghost when there is none and fx when no effect is
 // recent. An effect is [seq, name, emitting entity, fields]: effects are
 // numbered from 1 and a frame repeats those of the last moment, so the page

@@ -86,7 +86,7 @@ type frameMsg struct {
 	Tick    uint32     `json:"tick"`
 	Own     uint64     `json:"own"`
 	E       []pose     `json:"e"`
-	HUD     [][2]any   `json:"hud"` // [label, value]
+	Dev     [][2]any   `json:"dev"` // [label, value]
 	Net     *netMsg    `json:"net,omitempty"`
 	Ghost   *transform `json:"ghost,omitempty"`
 	Leased  []uint64   `json:"leased"`
@@ -95,7 +95,21 @@ type frameMsg struct {
 	// appendEffect: maps through encoding/json cost a reflection walk and
 	// a key sort for every field of every effect, and each effect is sent
 	// again in the frames of the next quarter second.
-	FX json.RawMessage `json:"fx,omitempty"`
+	FX     json.RawMessage `json:"fx,omitempty"`
+	HUD    []hudMsg        `json:"hud,omitempty"`
+	Errors []string        `json:"errors,omitempty"`
+	Looks  [][]any         `json:"looks,omitempty"` // [id, color, label, visible(, state)]
+	Errs   int             `json:"errs,omitempty"`
+}
+
+// hudMsg is one item of the game's HUD.
+type hudMsg struct {
+	At    string   `json:"at"`
+	K     string   `json:"k"`
+	Text  string   `json:"text"`
+	V     *float64 `json:"v,omitempty"`
+	Max   *float64 `json:"max,omitempty"`
+	Lines []string `json:"lines,omitempty"`
 }
 
 // pose is an entity's pose as [id,x,y,angle,scale].
@@ -120,7 +134,7 @@ type netMsg struct {
 
 // encodeFrame returns the frame message for f, numbered seq.
 func encodeFrame(seq uint64, f *Frame) []byte {
-	ns := make(nums, 0, 5*(len(f.Entities)+len(f.Samples))+len(f.HUD)+11+4)
+	ns := make(nums, 0, 5*(len(f.Entities)+len(f.Samples))+len(f.Dev)+2*len(f.HUD)+11+4)
 	poses := func(ps []Pose) []pose {
 		out := make([]pose, len(ps))
 		for i := range ps {
@@ -135,12 +149,29 @@ func encodeFrame(seq uint64, f *Frame) []byte {
 		Tick:    f.Tick,
 		Own:     packID(f.Own),
 		E:       poses(f.Entities),
-		HUD:     make([][2]any, len(f.HUD)),
+		Dev:     make([][2]any, len(f.Dev)),
 		Leased:  make([]uint64, len(f.Leased)),
 		Samples: poses(f.Samples),
 	}
-	for i, s := range f.HUD {
-		m.HUD[i] = [2]any{s.Label, ns.num(s.Value)}
+	for i, s := range f.Dev {
+		m.Dev[i] = [2]any{s.Label, ns.num(s.Value)}
+	}
+	if len(f.Errors) > 0 {
+		m.Errors, m.Errs = f.Errors[max(0, len(f.Errors)-MaxErrors):], max(f.Errs, len(f.Errors))
+	}
+	for _, l := range f.Looks {
+		lm := []any{packID(l.ID), l.Color, l.Label, l.Visible}
+		if l.State != "" {
+			lm = append(lm, l.State)
+		}
+		m.Looks = append(m.Looks, lm)
+	}
+	for _, h := range f.HUD {
+		hm := hudMsg{At: h.At, K: h.Kind, Text: h.Text, Lines: h.Lines}
+		if h.Kind == "bar" {
+			hm.V, hm.Max = ns.num(h.Value), ns.num(h.Max)
+		}
+		m.HUD = append(m.HUD, hm)
 	}
 	if n := f.Net; n != nil {
 		m.Net = &netMsg{
@@ -273,15 +304,32 @@ type sceneMsg struct {
 }
 
 type bodyMsg struct {
-	ID     uint64 `json:"id"`
-	Name   string `json:"name"`
-	Kind   string `json:"kind"`
-	Color  string `json:"color"`
-	Style  string `json:"style,omitempty"`
-	Label  string `json:"label,omitempty"`
-	Order  int    `json:"order,omitempty"`
-	Role   string `json:"role,omitempty"`
-	Shapes []any  `json:"shapes"` // *boxMsg, *circleMsg or *pathMsg
+	ID     uint64     `json:"id"`
+	Name   string     `json:"name"`
+	Kind   string     `json:"kind"`
+	Color  string     `json:"color"`
+	Style  string     `json:"style,omitempty"`
+	Label  string     `json:"label,omitempty"`
+	Order  int        `json:"order,omitempty"`
+	Role   string     `json:"role,omitempty"`
+	Shapes []any      `json:"shapes"` // *boxMsg, *circleMsg or *pathMsg
+	Sprite *spriteMsg `json:"sprite,omitempty"`
+}
+
+// spriteMsg is a body's sprite.
+type spriteMsg struct {
+	Image      string           `json:"image"`
+	W          *float64         `json:"w"`
+	H          *float64         `json:"h"`
+	X          *float64         `json:"x"`
+	Y          *float64         `json:"y"`
+	A          *float64         `json:"a"`
+	Cols       int              `json:"cols"`
+	Rows       int              `json:"rows"`
+	Frame      int              `json:"frame"`
+	Animations map[string][]int `json:"anims,omitempty"`
+	Animation  string           `json:"anim,omitempty"`
+	FPS        *float64         `json:"fps"`
 }
 
 // A shape's fields are its kind ("box", "circle", "polygon" or "chain"),
@@ -339,6 +387,10 @@ func encodeScene(sc *Scene) []byte {
 				bm.Shapes[j] = &pathMsg{K: k, X: x, Y: y, P: p, Loop: s.Loop, Sensor: s.Sensor}
 			}
 		}
+		if sp := b.Sprite; sp != nil {
+			bm.Sprite = &spriteMsg{Image: sp.Image, W: ns.num(sp.W), H: ns.num(sp.H), X: ns.num(sp.Offset.X), Y: ns.num(sp.Offset.Y),
+				A: ns.num(sp.Angle), Cols: sp.Columns, Rows: sp.Rows, Frame: sp.Frame, Animations: sp.Animations, Animation: sp.Animation, FPS: ns.num(sp.FPS)}
+		}
 		m.Bodies[i] = bm
 	}
 	return marshal(&m)
@@ -373,6 +425,26 @@ type helloMsg struct {
 	Axes      []axisMsg   `json:"axes"`
 	Buttons   []buttonMsg `json:"buttons"`
 	ViewWidth *float64    `json:"view_width,omitempty"`
+	Title     string      `json:"title,omitempty"`
+	Camera    *cameraMsg  `json:"camera,omitempty"`
+	Sounds    []soundMsg  `json:"sounds,omitempty"`
+	Renderer  string      `json:"renderer,omitempty"`
+}
+
+type soundMsg struct {
+	Event  string  `json:"event"`
+	File   string  `json:"file"`
+	Volume float64 `json:"volume"`
+	Range  float64 `json:"range"`
+}
+
+// cameraMsg is the hello's camera; box is [minX, minY, maxX, maxY].
+type cameraMsg struct {
+	Mode     string      `json:"mode"`
+	Center   *[2]float64 `json:"center,omitempty"`
+	Box      *[4]float64 `json:"box,omitempty"`
+	MinWidth float64     `json:"min_width,omitempty"`
+	MaxWidth float64     `json:"max_width,omitempty"`
 }
 
 type axisMsg struct {
@@ -388,13 +460,39 @@ type buttonMsg struct {
 	Mouse string   `json:"mouse"`
 }
 
-// encodeHello returns the hello message for a and a view width in metres
-// (0: the page's default).
-func encodeHello(a *Actions, viewWidth float64) []byte {
-	m := helloMsg{T: "hello", Axes: make([]axisMsg, len(a.Axes)), Buttons: make([]buttonMsg, len(a.Buttons))}
+// pageHello is what the hello says of the page besides the actions: its
+// title ("": the page's own), its camera (nil or a zero Mode: the page's,
+// following the own entity), the project's renderer script ("": the
+// page's drawing) and sounds.
+type pageHello struct {
+	Title    string
+	Camera   *Camera
+	Renderer string
+	Sounds   []Sound
+}
+
+// encodeHello returns the hello message for a, a view width in metres
+// (0: the page's default) and pg.
+func encodeHello(a *Actions, viewWidth float64, pg pageHello) []byte {
+	title, cam, sounds := pg.Title, pg.Camera, pg.Sounds
+	m := helloMsg{T: "hello", Axes: make([]axisMsg, len(a.Axes)), Buttons: make([]buttonMsg, len(a.Buttons)), Title: title, Renderer: pg.Renderer}
+	if cam != nil && cam.Mode != "" {
+		m.Camera = &cameraMsg{Mode: cam.Mode, MinWidth: finiteOr0(cam.MinWidth), MaxWidth: finiteOr0(cam.MaxWidth)}
+		switch cam.Mode {
+		case "fixed":
+			m.Camera.Center = &[2]float64{finiteOr0(cam.Center.X), finiteOr0(cam.Center.Y)}
+		case "fit":
+			if b := cam.Box; b != ([2]entity.Vec2{}) {
+				m.Camera.Box = &[4]float64{finiteOr0(b[0].X), finiteOr0(b[0].Y), finiteOr0(b[1].X), finiteOr0(b[1].Y)}
+			}
+		}
+	}
 	if viewWidth > 0 {
 		var ns nums
 		m.ViewWidth = ns.num(viewWidth)
+	}
+	for _, so := range sounds {
+		m.Sounds = append(m.Sounds, soundMsg{Event: so.Event, File: so.File, Volume: finiteOr0(so.Volume), Range: finiteOr0(so.Range)})
 	}
 	for i, ax := range a.Axes {
 		m.Axes[i] = axisMsg{Name: ax.Name, Negative: orEmpty(ax.Negative), Positive: orEmpty(ax.Positive), Mouse: ax.Mouse}
@@ -403,6 +501,14 @@ func encodeHello(a *Actions, viewWidth float64) []byte {
 		m.Buttons[i] = buttonMsg{Name: bt.Name, Keys: orEmpty(bt.Keys), Mouse: bt.Mouse}
 	}
 	return marshal(&m)
+}
+
+// finiteOr0 is f, or 0 when it is not finite (encoding/json refuses those).
+func finiteOr0(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
 }
 
 // boardMsg is the board message.

@@ -36,17 +36,17 @@ func TestNum(t *testing.T) {
 // the connection.
 func TestStrings(t *testing.T) {
 	for _, s := range []string{"", "health", `a"b\c`, "tab\there\nnew", "\x00\x1f", "ünïcödé ‰", "<&>\u2028", "bad\xffutf8"} {
-		b := encodeFrame(1, &Frame{HUD: []Stat{{s, 1}}})
+		b := encodeFrame(1, &Frame{Dev: []Stat{{s, 1}}})
 		if !utf8.Valid(b) {
 			t.Errorf("label %q: frame is not valid UTF-8", s)
 		}
-		var got struct{ HUD [][2]any }
+		var got struct{ Dev [][2]any }
 		if err := json.Unmarshal(b, &got); err != nil {
 			t.Errorf("label %q: %s: %v", s, b, err)
 			continue
 		}
-		if utf8.ValidString(s) && got.HUD[0][0] != s {
-			t.Errorf("label %q decodes to %q", s, got.HUD[0][0])
+		if utf8.ValidString(s) && got.Dev[0][0] != s {
+			t.Errorf("label %q decodes to %q", s, got.Dev[0][0])
 		}
 	}
 }
@@ -59,7 +59,7 @@ func TestFrameJSON(t *testing.T) {
 		Tick:     math.MaxUint32,
 		Own:      id,
 		Entities: []Pose{{ID: id, Transform: entity.Transform{X: math.NaN(), Y: math.Inf(1), Angle: -0.5, Scale: 2}}},
-		HUD:      []Stat{{"hp \"quoted\"", 1.5}, {"score", math.NaN()}},
+		Dev:      []Stat{{"hp \"quoted\"", 1.5}, {"score", math.NaN()}},
 		Net:      &NetStats{RTTms: 12.25, LossPermille: math.Inf(-1), InterpStalls: 3},
 		Ghost:    &entity.Transform{X: 1, Y: 2, Angle: 3, Scale: 1},
 		Leased:   []entity.ID{{Slot: 5, Gen: 1}},
@@ -77,7 +77,7 @@ func TestFrameJSON(t *testing.T) {
 	want := map[string]any{
 		"t": "frame", "seq": 42.0, "tick": float64(math.MaxUint32), "own": packed,
 		"e":       []any{[]any{packed, nil, nil, -0.5, 2.0}},
-		"hud":     []any{[]any{`hp "quoted"`, 1.5}, []any{"score", nil}},
+		"dev":     []any{[]any{`hp "quoted"`, 1.5}, []any{"score", nil}},
 		"ghost":   []any{1.0, 2.0, 3.0, 1.0},
 		"leased":  []any{float64(1<<24 | 5)},
 		"samples": []any{[]any{float64(1<<24 | 5), 0.0, 0.0, 0.0, 1.0}},
@@ -161,7 +161,7 @@ func TestHelloJSON(t *testing.T) {
 			Keys        []string
 		}
 	}
-	b := encodeHello(&arenaActions, 0)
+	b := encodeHello(&arenaActions, 0, pageHello{})
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
@@ -182,7 +182,7 @@ func arenaFrame() Frame {
 		Tick:     123456,
 		Own:      entity.ID{Slot: 3, Gen: 2},
 		Entities: make([]Pose, n),
-		HUD:      []Stat{{"Health.hp", 75}, {"Score.kills", 12}, {"Score.deaths", 4}},
+		Dev:      []Stat{{"Health.hp", 75}, {"Score.kills", 12}, {"Score.deaths", 4}},
 		Net: &NetStats{
 			RTTms: 38.4, LossPermille: 2.5, BytesInPerS: 21876.3, BytesOutPerS: 4310.7,
 			SnapshotsPerS: 32, CorrectionsPerS: 0.5, PacingLowWater: 1, PacingTarget: 2.3,
@@ -235,14 +235,14 @@ func BenchmarkPublishEncodeEffects(b *testing.B) {
 
 // TestMessageText pins the text of each message as the page reads it:
 // field names and order, entities and samples as [id,x,y,angle,scale],
-// HUD stats as [label,value], empty lists as [] rather than null.
+// the developer panel's stats as [label,value], HUD items as objects, empty lists as [] rather than null.
 func TestMessageText(t *testing.T) {
 	one := entity.ID{Slot: 1, Gen: 1}
 	frame := Frame{
 		Tick:     9,
 		Own:      one,
 		Entities: []Pose{{ID: one, Transform: entity.Transform{X: 1.5, Y: -2, Angle: 0.25, Scale: 1}}},
-		HUD:      []Stat{{"Health.hp", 100}},
+		Dev:      []Stat{{"Health.hp", 100}},
 		Ghost:    &entity.Transform{X: 1, Y: -2, Scale: 1},
 		Leased:   []entity.ID{one},
 		Samples:  []Pose{{ID: one, Transform: entity.Identity}},
@@ -258,15 +258,32 @@ func TestMessageText(t *testing.T) {
 		got  []byte
 		want string
 	}{
-		{"frame", encodeFrame(3, &frame), `{"t":"frame","seq":3,"tick":9,"own":16777217,"e":[[16777217,1.5,-2,0.25,1]],"hud":[["Health.hp",100]],` +
+		{"frame", encodeFrame(3, &frame), `{"t":"frame","seq":3,"tick":9,"own":16777217,"e":[[16777217,1.5,-2,0.25,1]],"dev":[["Health.hp",100]],` +
 			`"ghost":[1,-2,0,1],"leased":[16777217],"samples":[[16777217,0,0,0,1]]}`},
-		{"bare frame", encodeFrame(1, &Frame{}), `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"hud":[],"leased":[],"samples":[]}`},
+		{"bare frame", encodeFrame(1, &Frame{}), `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"dev":[],"leased":[],"samples":[]}`},
 		{"effects", encodeFrame(1, &Frame{Effects: []Effect{
 			{Seq: 7, Name: "shot", Entity: one, Fields: map[string]any{"y1": 1.23456, "x1": -2.0, "by": 1.0}},
 			{Seq: 8, Name: "note", Fields: map[string]any{"who": "ann", "first": true, "skipped": []int{1}}},
-		}}), `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"hud":[],"leased":[],"samples":[],` +
+		}}), `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"dev":[],"leased":[],"samples":[],` +
 			`"fx":[[7,"shot",16777217,{"by":1,"x1":-2,"y1":1.2346}],[8,"note",0,{"first":true,"who":"ann"}]]}`},
-		{"net", encodeFrame(1, &Frame{Net: &NetStats{RTTms: 40, TickSpeed: 1.001}}), `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"hud":[],"net":{` +
+		{"hud", encodeFrame(1, &Frame{HUD: []HUDItem{
+			{At: "top", Kind: "text", Text: "round 2"},
+			{At: "bottom-left", Kind: "bar", Text: "health", Value: 75.00001, Max: 100},
+			{At: "top-right", Kind: "list", Text: "runners", Lines: []string{"ann 3", "bo 1"}},
+		}}), `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"dev":[],"leased":[],"samples":[],"hud":[` +
+			`{"at":"top","k":"text","text":"round 2"},{"at":"bottom-left","k":"bar","text":"health","v":75,"max":100},` +
+			`{"at":"top-right","k":"list","text":"runners","lines":["ann 3","bo 1"]}]}`},
+		{"errors", encodeFrame(1, &Frame{Errors: []string{"a", "b", "c", "d"}, Errs: 9}),
+			`{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"dev":[],"leased":[],"samples":[],"errors":["b","c","d"],"errs":9}`},
+		{"looks", encodeFrame(1, &Frame{Looks: []Look{{ID: one, Color: "#48f", Label: "ann 3", Visible: true}, {ID: entity.ID{Slot: 2}}}}),
+			`{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"dev":[],"leased":[],"samples":[],"looks":[[16777217,"#48f","ann 3",true],[2,"","",false]]}`},
+		{"state", encodeFrame(1, &Frame{Looks: []Look{{ID: one, Visible: true, State: "run"}}}),
+			`{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"dev":[],"leased":[],"samples":[],"looks":[[16777217,"","",true,"run"]]}`},
+		{"sprite", encodeScene(&Scene{Bodies: []Body{{ID: one, Name: "coin", Sprite: &Sprite{Image: "art/coin.png", W: 0.8, H: 0.8, Columns: 4, Rows: 1,
+			Animations: map[string][]int{"spin": {0, 1, 2, 3}}, Animation: "spin", FPS: 10}}}}),
+			`{"t":"scene","bodies":[{"id":16777217,"name":"coin","kind":"","color":"","shapes":[],"sprite":{"image":"art/coin.png","w":0.8,"h":0.8,"x":0,"y":0,"a":0,` +
+				`"cols":4,"rows":1,"frame":0,"anims":{"spin":[0,1,2,3]},"anim":"spin","fps":10}}]}`},
+		{"net", encodeFrame(1, &Frame{Net: &NetStats{RTTms: 40, TickSpeed: 1.001}}), `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"dev":[],"net":{` +
 			`"rtt_ms":40,"loss_permille":0,"bytes_in_per_s":0,"bytes_out_per_s":0,"snapshots_per_s":0,"corrections_per_s":0,` +
 			`"pacing_low_water":0,"pacing_target":0,"tick_speed":1.001,"interp_delay_ticks":0,"interp_stalls":0},"leased":[],"samples":[]}`},
 		{"scene", encodeScene(&scene), `{"t":"scene","bodies":[{"id":16777217,"name":"crate","kind":"dynamic","color":"","shapes":[` +
@@ -283,11 +300,18 @@ func TestMessageText(t *testing.T) {
 		{"empty board", encodeBoard(&Board{}), `{"t":"board","cols":[],"rows":[],"state":[]}`},
 		{"link", encodeLink(Link{Latency: 80 * time.Millisecond, Jitter: 1500 * time.Microsecond, Loss: 0.02}, true),
 			`{"t":"link","enabled":true,"latency_ms":80,"jitter_ms":1.5,"loss_pct":2}`},
-		{"hello", encodeHello(&Actions{Axes: []Axis{arenaActions.Axes[0], arenaActions.Axes[1]}, Buttons: arenaActions.Buttons[1:]}, 0),
+		{"hello", encodeHello(&Actions{Axes: []Axis{arenaActions.Axes[0], arenaActions.Axes[1]}, Buttons: arenaActions.Buttons[1:]}, 0, pageHello{}),
 			`{"t":"hello","axes":[{"name":"run","negative":["KeyA","ArrowLeft"],"positive":["KeyD","ArrowRight"],"mouse":""},` +
 				`{"name":"aim_x","negative":[],"positive":[],"mouse":"x"}],"buttons":[{"name":"fire","keys":["KeyF","Enter"],"mouse":"left"}]}`},
-		{"no actions", encodeHello(&Actions{}, 0), `{"t":"hello","axes":[],"buttons":[]}`},
-		{"view width", encodeHello(&Actions{}, 40), `{"t":"hello","axes":[],"buttons":[],"view_width":40}`},
+		{"no actions", encodeHello(&Actions{}, 0, pageHello{}), `{"t":"hello","axes":[],"buttons":[]}`},
+		{"view width", encodeHello(&Actions{}, 40, pageHello{}), `{"t":"hello","axes":[],"buttons":[],"view_width":40}`},
+		{"fit camera", encodeHello(&Actions{}, 0, pageHello{Camera: &Camera{Mode: "fit", Box: [2]entity.Vec2{{X: -14, Y: -9}, {X: 14, Y: 9.5}}, MaxWidth: 60}}),
+			`{"t":"hello","axes":[],"buttons":[],"camera":{"mode":"fit","box":[-14,-9,14,9.5],"max_width":60}}`},
+		{"fixed camera", encodeHello(&Actions{}, 0, pageHello{Camera: &Camera{Mode: "fixed", Center: entity.Vec2{X: 1, Y: 2}, Box: [2]entity.Vec2{{X: 1}}}}),
+			`{"t":"hello","axes":[],"buttons":[],"camera":{"mode":"fixed","center":[1,2]}}`},
+		{"sounds", encodeHello(&Actions{}, 0, pageHello{Sounds: []Sound{{Event: "pickup", File: "sounds/pickup.wav", Volume: 1, Range: 40}}, Renderer: "web/draw.js"}),
+			`{"t":"hello","axes":[],"buttons":[],"sounds":[{"event":"pickup","file":"sounds/pickup.wav","volume":1,"range":40}],"renderer":"web/draw.js"}`},
+		{"title", encodeHello(&Actions{}, 0, pageHello{Title: "Coin \"Yard\""}), `{"t":"hello","axes":[],"buttons":[],"title":"Coin \"Yard\""}`},
 		{"looks", encodeScene(&Scene{Bodies: []Body{{ID: one, Name: "player", Kind: "dynamic", Color: "#3fb6ff", Style: "outline", Label: "ann", Order: -2, Role: "own"}}}),
 			`{"t":"scene","bodies":[{"id":16777217,"name":"player","kind":"dynamic","color":"#3fb6ff","style":"outline","label":"ann","order":-2,"role":"own","shapes":[]}]}`},
 	} {
@@ -304,18 +328,18 @@ func TestNonFinite(t *testing.T) {
 	for _, v := range bad {
 		f := Frame{
 			Entities: []Pose{{Transform: entity.Transform{X: v, Y: 1, Angle: v, Scale: v}}},
-			HUD:      []Stat{{"hp", v}},
+			Dev:      []Stat{{"hp", v}},
 			Net:      &NetStats{RTTms: v, InterpStalls: 2},
 			Ghost:    &entity.Transform{X: 1, Y: v},
 		}
-		want := `{"t":"frame","seq":1,"tick":0,"own":0,"e":[[0,null,1,null,null]],"hud":[["hp",null]],"net":{"rtt_ms":null,"loss_permille":0,` +
+		want := `{"t":"frame","seq":1,"tick":0,"own":0,"e":[[0,null,1,null,null]],"dev":[["hp",null]],"net":{"rtt_ms":null,"loss_permille":0,` +
 			`"bytes_in_per_s":0,"bytes_out_per_s":0,"snapshots_per_s":0,"corrections_per_s":0,"pacing_low_water":0,"pacing_target":0,` +
 			`"tick_speed":0,"interp_delay_ticks":0,"interp_stalls":2},"ghost":[1,null,0,0],"leased":[],"samples":[]}`
 		if got := encodeFrame(1, &f); string(got) != want {
 			t.Errorf("frame with %v:\n got %s\nwant %s", v, got, want)
 		}
 		fx := encodeFrame(1, &Frame{Effects: []Effect{{Seq: 1, Name: "hit", Fields: map[string]any{"x": v, "y": 2.0}}}})
-		if want := `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"hud":[],"leased":[],"samples":[],"fx":[[1,"hit",0,{"x":null,"y":2}]]}`; string(fx) != want {
+		if want := `{"t":"frame","seq":1,"tick":0,"own":0,"e":[],"dev":[],"leased":[],"samples":[],"fx":[[1,"hit",0,{"x":null,"y":2}]]}`; string(fx) != want {
 			t.Errorf("effect with %v:\n got %s\nwant %s", v, fx, want)
 		}
 		sc := Scene{Bodies: []Body{{Shapes: []Shape{

@@ -79,7 +79,7 @@ func FuzzFrame(f *testing.F) {
 	f.Fuzz(func(t *testing.T, x, y, v float64, label string) {
 		fr := Frame{
 			Entities: []Pose{{ID: entity.ID{Slot: 1, Gen: 1}, Transform: entity.Transform{X: x, Y: y, Angle: v, Scale: 1}}},
-			HUD:      []Stat{{label, v}},
+			Dev:      []Stat{{label, v}},
 		}
 		b := encodeFrame(1, &fr)
 		if !utf8.Valid(b) {
@@ -87,7 +87,7 @@ func FuzzFrame(f *testing.F) {
 		}
 		var got struct {
 			E   [][]*float64
-			HUD [][2]any
+			Dev [][2]any
 		}
 		if err := json.Unmarshal(b, &got); err != nil {
 			t.Fatalf("%v: %s", err, b)
@@ -106,7 +106,7 @@ func FuzzFrame(f *testing.F) {
 		check("x", x, got.E[0][1])
 		check("y", y, got.E[0][2])
 		var hv *float64
-		if n, ok := got.HUD[0][1].(float64); ok {
+		if n, ok := got.Dev[0][1].(float64); ok {
 			hv = &n
 		}
 		check("hud", v, hv)

@@ -36,6 +36,15 @@ type SinkConfig struct {
 	Actions Actions
 	// ViewWidth is the hello's view width; 0 leaves it to the page.
 	ViewWidth float64
+	// Title is the page's title; "" leaves the page's.
+	Title string
+	// Camera is how the page frames the world; zero follows the own entity.
+	Camera Camera
+	// Sounds are the project's sounds, which the page plays for events.
+	Sounds []Sound
+	// Renderer is the project's renderer script under /asset/; "" draws
+	// with the page's own drawing.
+	Renderer string
 	// Send receives each message to the page, one JSON object as the
 	// package documentation describes. It must not keep msg, and must not
 	// call back into the Sink. It is required.
@@ -51,7 +60,7 @@ type SinkConfig struct {
 // link setting: the page learns its input actions before any frame.
 func NewSink(cfg SinkConfig) *Sink {
 	s := &Sink{send: cfg.Send, onLink: cfg.OnLink, onChat: cfg.OnChat, actions: newActionIndex(&cfg.Actions), in: newInputState(&cfg.Actions)}
-	s.send(encodeHello(&cfg.Actions, cfg.ViewWidth))
+	s.send(encodeHello(&cfg.Actions, cfg.ViewWidth, pageHello{Title: cfg.Title, Camera: &cfg.Camera, Renderer: cfg.Renderer, Sounds: cfg.Sounds}))
 	s.send(encodeLink(Link{}, cfg.OnLink != nil))
 	return s
 }

@@ -56,6 +56,25 @@ const (
 	MaxLoss = 0.5
 )
 
+// Camera is how the page frames the world (project.Camera): Mode
+// "follow" centres on the own entity, "fixed" on Center, "fit" shows Box
+// whole (the level when Box is zero). MinWidth and MaxWidth bound the
+// mouse wheel's zoom and a fit camera's width; 0 is no bound.
+type Camera struct {
+	Mode               string
+	Center             entity.Vec2
+	Box                [2]entity.Vec2
+	MinWidth, MaxWidth float64
+}
+
+// Sound is a sound the page plays for an event (project.Sound): File
+// under /asset/, Volume 0..1, fading to silence Range metres from the
+// middle of the view (0: unplaced).
+type Sound struct {
+	Event, File   string
+	Volume, Range float64
+}
+
 // Scene is what the page draws entities with: one Body per drawn entity. A
 // frame's pose for an entity without a Body is drawn as a small marker.
 type Scene struct {
@@ -87,6 +106,25 @@ type Body struct {
 	// apart from bodies of each Kind.
 	Role   string
 	Shapes []Shape
+	// Sprite, when not nil, is drawn instead of Shapes once its image
+	// has loaded.
+	Sprite *Sprite
+}
+
+// Sprite is an image drawn for a Body (project.Sprite): Image is its path
+// under the page's /asset/, W × H metres centred on Offset and turned by
+// Angle in the body's frame; a sheet of Columns × Rows frames shows Frame,
+// or loops the frames of the named Animation at FPS.
+type Sprite struct {
+	Image         string
+	W, H          float64
+	Offset        entity.Vec2
+	Angle         float64
+	Columns, Rows int
+	Frame         int
+	Animations    map[string][]int
+	Animation     string
+	FPS           float64
 }
 
 // Shape is one outline of a Body, in the body's own frame, y up, metres.
@@ -148,8 +186,22 @@ type Frame struct {
 	// Entities are the drawn entities and their poses. A Scale of 0 draws
 	// as 1, so a zero Transform draws unscaled.
 	Entities []Pose
-	// HUD is shown in order as label and number, e.g. health and score.
-	HUD []Stat
+	// Dev is the developer panel's list of labelled numbers: the own
+	// entity's component fields, a reload's tick.
+	Dev []Stat
+	// Errors are this end's newest script errors (at most MaxErrors, the
+	// newest last), which a developer's page shows over the game; Errs is
+	// how many there were in all.
+	Errors []string
+	Errs   int
+	// Looks are this frame's looks of the entities whose look changes as
+	// the game runs (project.Look.Changes): each replaces the scene's
+	// colour (when not "") and label, and hides the entity when not
+	// Visible.
+	Looks []Look
+	// HUD is the game's own HUD, the project's [[hud]] items resolved for
+	// this frame, drawn over the world.
+	HUD []HUDItem
 	// Net is the network panel's record; nil when playing offline.
 	Net *NetStats
 	// Debug overlays. Ghost is the server's last word on the own entity's
@@ -164,6 +216,19 @@ type Frame struct {
 	// few, since a page may miss a frame (see Effect.Seq).
 	Effects []Effect
 }
+
+// Look is one entity's look in one frame.
+type Look struct {
+	ID           entity.ID
+	Color, Label string
+	Visible      bool
+	// State is the sprite's animation, "" for the scene's.
+	State string
+}
+
+// MaxErrors bounds Frame.Errors: the page shows the newest; the rest are in
+// the log.
+const MaxErrors = 3
 
 // Effect is one presentation event for the page to show once.
 type Effect struct {
@@ -187,7 +252,16 @@ type Pose struct {
 	entity.Transform
 }
 
-// Stat is one labelled number of the HUD.
+// HUDItem is one item of the game's HUD as the page draws it: Kind "text"
+// is Text; "bar" is a bar filled Value/Max with Text beside it; "list" is
+// Lines under the heading Text. At is one of project.HUDPlaces.
+type HUDItem struct {
+	At, Kind, Text string
+	Value, Max     float64
+	Lines          []string
+}
+
+// Stat is one labelled number of the developer panel or the scoreboard.
 type Stat struct {
 	Label string
 	Value float64

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -46,6 +47,28 @@ type Config struct {
 	// ViewWidth is how many metres of the world the page shows across
 	// around the own entity; 0 leaves it to the page (32 m).
 	ViewWidth float64
+
+	// Title is the page's title (the project's); "" leaves the page's.
+	Title string
+
+	// Camera is how the page frames the world; the zero Camera follows
+	// the own entity.
+	Camera Camera
+
+	// Icon is the page's icon, PNG bytes served as /favicon.ico; nil
+	// serves DefaultIcon.
+	Icon []byte
+
+	// Sounds are the project's sounds, which the page plays for events.
+	Sounds []Sound
+
+	// Renderer is the project's renderer script under /asset/; "" draws
+	// with the page's own drawing.
+	Renderer string
+
+	// Assets are the project's files the page's sprites and sounds are
+	// read from, served at /asset/PATH (see ServeAsset); nil serves none.
+	Assets fs.FS
 
 	// Logger receives connection events; nil discards them.
 	Logger *slog.Logger
@@ -146,7 +169,7 @@ func start(ctx context.Context, cfg Config, opt options) (*Server, error) {
 		}
 	}
 	s.actions = newActionIndex(&cfg.Actions)
-	s.hello = encodeHello(&cfg.Actions, cfg.ViewWidth)
+	s.hello = encodeHello(&cfg.Actions, cfg.ViewWidth, pageHello{Title: cfg.Title, Camera: &cfg.Camera, Renderer: cfg.Renderer, Sounds: cfg.Sounds})
 	s.in = newInputState(&cfg.Actions)
 	s.linkMsg = encodeLink(Link{}, cfg.OnLink != nil)
 	s.linkVer = 1

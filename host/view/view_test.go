@@ -122,6 +122,13 @@ func TestPageServed(t *testing.T) {
 		{"/", "text/html; charset=utf-8", "<canvas"},
 		{"/vkm.js", "text/javascript; charset=utf-8", "window.vkm"},
 		{"/vkm.css", "text/css; charset=utf-8", "#game"},
+		{"/vkm-hud.js", "text/javascript; charset=utf-8", "window.vkmHUD"},
+		{"/favicon.ico", "image/png", "\x89PNG"},
+		{"/vkm-controls.js", "text/javascript; charset=utf-8", "window.vkmControls"},
+		{"/vkm-camera.js", "text/javascript; charset=utf-8", "window.vkmCamera"},
+		{"/vkm-looks.js", "text/javascript; charset=utf-8", "window.vkmLooks"},
+		{"/vkm-sprites.js", "text/javascript; charset=utf-8", "window.vkmSprites"},
+		{"/vkm-sound.js", "text/javascript; charset=utf-8", "window.vkmSound"},
 	} {
 		resp, err := http.Get("http://" + ts.Addr() + tc.path)
 		if err != nil {
@@ -246,7 +253,7 @@ func TestHelloSceneLinkFrame(t *testing.T) {
 	ts.Publish(Frame{
 		Tick: 7, Own: own,
 		Entities: []Pose{{ID: own, Transform: entity.Transform{X: 1.5, Y: 2, Angle: 0.25, Scale: 1}}},
-		HUD:      []Stat{{"health", 75}},
+		Dev:      []Stat{{"health", 75}},
 		Net:      &NetStats{RTTms: 41.5, TickSpeed: 1},
 		Ghost:    &entity.Transform{X: 1.6, Y: 2, Scale: 1},
 		Leased:   []entity.ID{{Slot: 9, Gen: 2}},
@@ -258,8 +265,8 @@ func TestHelloSceneLinkFrame(t *testing.T) {
 	if e := f["e"].([]any)[0].([]any); e[1] != 1.5 || e[2] != 2.0 || e[3] != 0.25 {
 		t.Errorf("frame pose = %v", e)
 	}
-	if f["net"].(map[string]any)["rtt_ms"] != 41.5 || f["hud"].([]any)[0].([]any)[0] != "health" {
-		t.Errorf("frame net/hud = %v %v", f["net"], f["hud"])
+	if f["net"].(map[string]any)["rtt_ms"] != 41.5 || f["dev"].([]any)[0].([]any)[0] != "health" {
+		t.Errorf("frame net/hud = %v %v", f["net"], f["dev"])
 	}
 
 	// The same scene again sends nothing; a new one is sent before the
@@ -434,7 +441,7 @@ func TestPageScript(t *testing.T) {
 	if err != nil {
 		t.Skip("node is not installed")
 	}
-	out, err := exec.CommandContext(t.Context(), node, "testdata/pagecheck.js", "page/vkm.js").CombinedOutput()
+	out, err := exec.CommandContext(t.Context(), node, "testdata/pagecheck.js", "page/vkm-hud.js", "page/vkm-controls.js", "page/vkm-camera.js", "page/vkm-looks.js", "page/vkm-sprites.js", "page/vkm-sound.js", "page/vkm.js").CombinedOutput()
 	if err != nil {
 		t.Fatalf("pagecheck: %v\n%s", err, out)
 	}

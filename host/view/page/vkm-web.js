@@ -14,7 +14,8 @@
 // "websocket", once connected), rtcFailure (why WebRTC was not used),
 // status (what it is doing, or why it stopped), datagramsIn and
 // datagramsOut (counted on the link) and stats() (the client's report and
-// frame figures, JSON text, once it runs).
+// frame figures, JSON text, once it runs) and leave() (says goodbye to the
+// server; the page calls it when the tab closes).
 (function () {
   'use strict';
 
@@ -56,6 +57,7 @@
     onNetClose: null,
     fromPage: null,
     stats: null,
+    leave: null,
     sendDatagram: null,
     failed: (why) => { web.status = 'stopped: ' + why; },
   };
@@ -187,6 +189,9 @@
       if (pending.length === 1) flush.port2.postMessage(0);
     }, (why) => { if (web.onNetClose) web.onNetClose(why); });
     web.status = 'playing';
+    // A tab that closes (or leaves for another page) says goodbye, so its
+    // seat frees at once rather than when the rejoin window ends.
+    addEventListener('pagehide', () => { if (web.leave) web.leave(); });
     await go.run(instance);
     if (web.status === 'playing') web.status = 'stopped';
   }

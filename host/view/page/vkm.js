@@ -14,9 +14,12 @@
 // last input message sent), link, dropped (frames the server skipped for
 // this page), fx (effects by name: received, received from entities other
 // than the own one, drawn, and drawn from others), board (the last board
-// message), boardShown (whether Tab holds it open), corrections (the
+// message), dev (the developer panel's [label, value] list),
+// boardShown (whether Tab holds it open), corrections (the
 // last corrections message's list), transport ("webrtc" or "websocket" for
-// a client in this tab, "" otherwise) and drawTimes() ({n, p50_ms,
+// a client in this tab, "" otherwise), useRenderer(r) (a project's own
+// renderer: r.draw(view) each frame instead of the world's drawing) and
+// drawTimes() ({n, p50_ms,
 // p99_ms}: how long the page's latest animation frames took to draw).
 (function () {
   'use strict';
@@ -75,6 +78,7 @@
     board: null,
     boardShown: false,
     corrections: [],
+    dev: [],
     input: null,
     link: null,
     sent: 0,
@@ -242,6 +246,33 @@
     }
     recordNet(m.net);
     takeEffects(m);
+    setDev(m.dev);
+    if (window.vkmLooks) window.vkmLooks.apply(state.scene, m);
+  }
+
+  // setDev lists the developer panel's numbers (the own entity's
+  // component fields), rewriting the list only when its text changes.
+  let devText = '';
+  let reloadTick = null;
+  function setDev(dev) {
+    const list = Array.isArray(dev) ? dev : [];
+    const reload = list.find((d) => d[0] === 'scripts reloaded at tick');
+    if (reload && reload[1] !== reloadTick) {
+      reloadTick = reload[1];
+      if (window.vkmSprites) window.vkmSprites.reloaded(); // a dev server's reload: fetch the images again
+    }
+    const text = list.map((d) => d[0] + ' ' + fmt(d[1])).join('\n');
+    if (text === devText) return;
+    devText = text;
+    state.dev = list;
+    const ol = $('dev');
+    if (!ol) return;
+    ol.textContent = '';
+    for (const line of text ? text.split('\n') : ['none']) {
+      const li = document.createElement('li');
+      li.textContent = line;
+      ol.appendChild(li);
+    }
   }
 
   // ---- effects ----
@@ -265,6 +296,21 @@
       state.fx.seq = e[0];
       const name = String(e[1]);
       const own = !!m.own && e[2] === m.own;
+      if (name === 'vkm.camera') { // the behaviors' camera, not something to draw
+        if (window.vkmCamera) window.vkmCamera.event(e[3] || {}, e[2]);
+        continue;
+      }
+      if (name === 'vkm.look') { // a behavior's look on this end
+        if (window.vkmLooks) window.vkmLooks.event(e[3] || {}, e[2]);
+        if (window.vkmSprites) window.vkmSprites.event(e[3] || {}, e[2]);
+        continue;
+      }
+      if (window.vkmSound) {
+        const f = e[3] || {};
+        const at = finite(f.x) && finite(f.y) ? { x: f.x, y: f.y } : poseOf(e[2]);
+        window.vkmSound.play(name, at, { x: cam.x, y: cam.y, width: canvas.width / cam.ppm });
+      }
+      if (renderer) rendererEvents.push({ name, entity: e[2], fields: e[3] || {} });
       bump(state.fx.received, name);
       if (!own) bump(state.fx.others, name);
       effects.push({ name, own, f: e[3] || {}, t0: now, drawn: false });
@@ -382,6 +428,11 @@
     for (const b of buttons) for (const c of b.keys || []) boundKeys.add(c);
     for (const c of [...down]) if (!boundKeys.has(c)) down.delete(c);
     listBindings();
+    if (typeof m.title === 'string' && m.title) document.title = m.title;
+    if (window.vkmCamera) window.vkmCamera.hello(m, state.viewWidth);
+    if (window.vkmSound) window.vkmSound.hello(m);
+    loadRenderer(m.renderer);
+    if (window.vkmControls) window.vkmControls.setActions(m, boundKeys);
     lastInput = '';
     sendInput();
   }
@@ -452,6 +503,10 @@
       sendInput();
       return;
     }
+    if (window.vkmControls && !e.repeat && window.vkmControls.onKey(e.code)) {
+      e.preventDefault();
+      return;
+    }
     if (e.code === 'Tab') { // the scoreboard, while held
       e.preventDefault();
       state.boardShown = true;
@@ -507,6 +562,11 @@
     if (mouseDown.delete(e.button)) sendInput();
   });
   canvas.addEventListener('contextmenu', (e) => e.preventDefault());
+  canvas.addEventListener('wheel', (e) => { // zoom, within the project's limits
+    if (!window.vkmCamera) return;
+    e.preventDefault();
+    window.vkmCamera.wheel(e.deltaY);
+  }, { passive: false });
 
   function listBindings() {
     const ul = $('bindings');
@@ -517,12 +577,13 @@
       li.textContent = text;
       ul.appendChild(li);
     };
+    const name = window.vkmControls ? window.vkmControls.keyName : (k) => k;
     for (const a of state.actions.axes) {
       if (a.mouse) add(a.name + ': mouse ' + a.mouse + ' (aim)');
-      else add(a.name + ': ' + (a.negative || []).join('/') + ' \u2212, ' + (a.positive || []).join('/') + ' +');
+      else add(a.name + ': ' + (a.negative || []).map(name).join('/') + ' \u2212, ' + (a.positive || []).map(name).join('/') + ' +');
     }
     for (const b of state.actions.buttons) {
-      const keys = [...(b.keys || [])];
+      const keys = (b.keys || []).map(name);
       if (b.mouse) keys.push('mouse ' + b.mouse);
       add(b.name + ': ' + keys.join('/'));
     }
@@ -588,11 +649,23 @@
         return;
       }
     }
+    if (window.vkmCamera) {
+      window.vkmCamera.update(cam, canvas.width, canvas.height, state.own, poseOf, () => state.lastFrame && levelBounds(state.lastFrame));
+      return;
+    }
     cam.ppm = Math.max(canvas.width / state.viewWidth, 0.01);
     if (state.own) {
       cam.x = state.own.x;
       cam.y = state.own.y;
     }
+  }
+
+  // poseOf is the latest frame's pose of entity id, {x, y}, or null.
+  function poseOf(id) {
+    for (const e of (state.lastFrame && state.lastFrame.e) || []) {
+      if (e[0] === id && finite(e[1]) && finite(e[2])) return { x: e[1], y: e[2] };
+    }
+    return null;
   }
 
   function levelBounds(f) {
@@ -646,6 +719,8 @@
     if (!finite(x) || !finite(y)) return;
     const body = state.scene.get(id);
     const k = finite(s) && s !== 0 ? s : 1;
+    if (body && body.sprite && window.vkmSprites && look.sprite &&
+      window.vkmSprites.draw(g, body, id, x, y, finite(a) ? a : 0, k, performance.now())) return;
     g.save();
     g.translate(x, y);
     g.rotate(finite(a) ? a : 0);
@@ -678,9 +753,9 @@
     g.restore();
   }
 
-  const LOOK_OTHER = { fill: null, stroke: 'rgba(255,255,255,0.22)', width: 1 };
-  const LOOK_OWN = { fill: null, stroke: '#ffe14d', width: 3 };
-  const LOOK_PLAYER = { fill: null, stroke: 'rgba(255,255,255,0.7)', width: 2 };
+  const LOOK_OTHER = { fill: null, stroke: 'rgba(255,255,255,0.22)', width: 1, sprite: true };
+  const LOOK_OWN = { fill: null, stroke: '#ffe14d', width: 3, sprite: true };
+  const LOOK_PLAYER = { fill: null, stroke: 'rgba(255,255,255,0.7)', width: 2, sprite: true };
   const LOOK_LEASED = { fill: false, stroke: '#e05cff', width: 3 };
   const LOOK_GHOST = { fill: false, stroke: '#ff5a5a', width: 2, dash: [6, 4] };
   const LOOK_SAMPLE = { fill: false, stroke: 'rgba(120,255,160,0.7)', width: 1, dash: [2, 3] };
@@ -709,9 +784,11 @@
     let own = null;
     const rank = (e) => { const b = state.scene.get(e[0]); return b ? b.rank : 0; };
     const ordered = (f.e || []).slice().sort((a, b) => rank(a) - rank(b));
+    if (window.vkmSprites) window.vkmSprites.beginFrame();
     for (const e of ordered) {
       if (e[0] === f.own) own = e;
       const body = state.scene.get(e[0]);
+      if (body && body.hidden) continue;
       const look = e[0] === f.own ? LOOK_OWN : body && body.role === 'player' ? LOOK_PLAYER : LOOK_OTHER;
       drawBody(e[0], e[1], e[2], e[3], e[4], look);
     }
@@ -741,7 +818,7 @@
     g.textBaseline = 'bottom';
     for (const e of f.e || []) {
       const b = state.scene.get(e[0]);
-      if (!b || !b.label || !finite(e[1]) || !finite(e[2])) continue;
+      if (!b || !b.label || b.hidden || !finite(e[1]) || !finite(e[2])) continue;
       const k = finite(e[4]) && e[4] !== 0 ? Math.abs(e[4]) : 1;
       const sx = canvas.width / 2 + (e[1] - cam.x) * cam.ppm;
       const sy = canvas.height / 2 - (e[2] + b.reach.top * k - cam.y) * cam.ppm - 4 * dpr;
@@ -769,10 +846,14 @@
     const dpr = window.devicePixelRatio || 1;
     g.textAlign = 'left';
     g.textBaseline = 'top';
-    g.fillStyle = '#ffffff';
-    g.font = Math.round(18 * dpr) + 'px system-ui, sans-serif';
-    const hud = (f && f.hud) || [];
-    g.fillText(hud.map((h) => h[0] + ' ' + fmt(h[1])).join('    '), 12 * dpr, 10 * dpr);
+    if (window.vkmHUD) {
+      window.vkmHUD.draw(g, canvas, (f && f.hud) || [], dpr);
+      // Script errors are for the developer: a page of client --view, or
+      // one a dev server serves.
+      if (!web || (web.config && web.config.dev)) window.vkmHUD.drawErrors(g, canvas, f && f.errors, f && f.errs, dpr);
+    }
+    g.textAlign = 'left';
+    g.textBaseline = 'bottom';
     g.fillStyle = '#8a93a6';
     g.font = Math.round(12 * dpr) + 'px system-ui, sans-serif';
     const on = [];
@@ -782,7 +863,7 @@
       'frames ' + state.frames, 'dropped ' + state.dropped];
     if (state.transport) line.push('in this tab over ' + state.transport);
     if (on.length) line.push('showing ' + on.join(', '));
-    g.fillText(line.join(' \u00b7 '), 12 * dpr, 34 * dpr);
+    if (state.overlays.side) g.fillText(line.join(' \u00b7 '), 12 * dpr, canvas.height - 8 * dpr); // the developer's line
     if (!state.connected || !f) {
       g.textAlign = 'center';
       g.fillStyle = '#d8dce4';
@@ -792,13 +873,52 @@
     }
   }
 
+  // ---- a project's own renderer (docs/project.md, "Your own renderer") ----
+
+  let renderer = null;
+  let rendererLoaded = '';
+  const rendererEvents = [];
+  state.useRenderer = (r) => { renderer = r && typeof r.draw === 'function' ? r : null; };
+
+  function loadRenderer(path) {
+    if (!path || path === rendererLoaded || typeof document.createElement !== 'function' || !document.body) return;
+    rendererLoaded = path;
+    const el = document.createElement('script');
+    el.src = '/asset/' + path.split('/').map(encodeURIComponent).join('/');
+    document.body.appendChild(el);
+  }
+
+  function renderView(f) {
+    const entities = [];
+    for (const e of (f && f.e) || []) {
+      entities.push({ id: e[0], x: e[1], y: e[2], angle: finite(e[3]) ? e[3] : 0, scale: finite(e[4]) && e[4] !== 0 ? e[4] : 1, body: state.scene.get(e[0]) || null });
+    }
+    return {
+      canvas, camera: { x: cam.x, y: cam.y, ppm: cam.ppm }, own: (f && f.own) || 0, entities,
+      effects: rendererEvents.splice(0), hud: (f && f.hud) || [], input: state.input, tick: f ? f.tick : 0, frame: f,
+    };
+  }
+
   function draw() {
     resize();
     updateCamera();
     g.setTransform(1, 0, 0, 1, 0, 0);
+    const f = state.lastFrame;
+    if (renderer) {
+      try {
+        renderer.draw(renderView(f));
+      } catch (e) {
+        console.error('vkm: the project\'s renderer failed; drawing with the page\'s own', e);
+        renderer = null;
+      }
+      g.setTransform(1, 0, 0, 1, 0, 0);
+      if (!renderer || !renderer.hud) drawHUD(f);
+      if (state.boardShown) drawBoard();
+      if (state.overlays.net && state.overlays.side) drawNet();
+      return;
+    }
     g.fillStyle = '#1a1d24';
     g.fillRect(0, 0, canvas.width, canvas.height);
-    const f = state.lastFrame;
     if (f) drawWorld(f);
     drawHUD(f);
     if (state.boardShown) drawBoard();

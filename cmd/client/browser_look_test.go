@@ -1,0 +1,326 @@
+//go:build browser && linux
+
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// hudItem is one item of the game's HUD as the page last drew it
+// (window.vkmHUD.shown).
+type hudItem struct {
+	At    string   `json:"at"`
+	K     string   `json:"k"`
+	Text  string   `json:"text"`
+	Lines []string `json:"lines"`
+}
+
+// TestBrowserShowsTheGameHUD: the coin game's project.toml defines its
+// HUD; in a copy whose runners are given a coin a second by the server, the page in the tab shows the round's seconds from the
+// scene entity, the player's own coins as the server counts them, and the
+// runners' list with the player's line. The component dump is in the
+// developer panel, not over the game. The page has the project's title,
+// icon and controls, and shows the clients' script error (a dev server's);
+// its camera holds the yard; its coins and flower bed are sprites. With VKM_BROWSER_SCREENSHOT set, the
+// page's screenshot is written there (docs/hud.png is one).
+func TestBrowserShowsTheGameHUD(t *testing.T) {
+	screenshot := os.Getenv("VKM_BROWSER_SCREENSHOT") != ""
+	w := openWebProject(t, "coins", func(dir string) {
+		file := filepath.Join(dir, "scripts", "runner.lua")
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const at = "  local c = self:command()\n"
+		if !strings.Contains(string(src), at) {
+			t.Fatalf("runner.lua no longer holds %q", at)
+		}
+		// Only the server runs the gift (is_mine is false there): the
+		// client's own runner shows what the snapshots carry.
+		gift := "  if not self:is_mine() then self:set(\"Score\", \"coins\", math.floor(vkm.tick() / 64) % 1000) end\n"
+		if err := os.WriteFile(file, []byte(strings.Replace(string(src), at, gift+at, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// And a script error on the clients, which a dev server's page
+		// shows: the round's on_update runs on the ends that draw. (Not
+		// for the screenshot of docs/, which shows the game.)
+		if screenshot {
+			return
+		}
+		file = filepath.Join(dir, "scripts", "round.lua")
+		src, err = os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const fn = "function Round:on_update(dt)\n"
+		boom := "  if not self.boomed then self.boomed = true; error(\"boom from the test\") end\n"
+		if !strings.Contains(string(src), fn) {
+			t.Fatalf("round.lua no longer holds %q", fn)
+		}
+		if err := os.WriteFile(file, []byte(strings.Replace(string(src), fn, fn+boom, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}, nil, func(*webClient) string { return "?name=web" })
+	w.until("the page shows the player", 3*time.Minute, func(s webPageState) bool {
+		return s.Connected && s.Frames > 30 && s.Own != nil
+	})
+	shown := func() []hudItem {
+		var items []hudItem
+		v := w.cdp.eval(t, `JSON.stringify(window.vkmHUD ? vkmHUD.shown : null)`)
+		if err := json.Unmarshal([]byte(v), &items); err != nil {
+			t.Fatalf("HUD %q: %v", v, err)
+		}
+		return items
+	}
+	coinsRe := regexp.MustCompile(`^(\d+) coins$`)
+	roundRe := regexp.MustCompile(`^round (\d+) · (\d+) s left$`)
+	var items []hudItem
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		items = shown()
+		if len(items) == 3 {
+			m := coinsRe.FindStringSubmatch(items[1].Text)
+			r := roundRe.FindStringSubmatch(items[0].Text)
+			if m != nil && r != nil && r[1] != "0" {
+				n, _ := strconv.Atoi(m[1])
+				if n >= 3 && slices.Contains(items[2].Lines, "web  "+m[1]) {
+					break
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the HUD shows %+v; want the round, three coins or more, and web's line with them", items)
+		}
+		time.Sleep(50 * time.Millisecond) // polling another process
+	}
+	t.Logf("the HUD shows %+v", items)
+	if items[0].At != "top" || items[1].At != "top-left" || items[2].At != "top-right" || items[2].Text != "runners" {
+		t.Errorf("HUD places %+v", items)
+	}
+	dev := w.cdp.eval(t, `document.getElementById('dev').textContent`)
+	if !strings.Contains(dev, "Score.coins") {
+		t.Errorf("the developer panel lists %q; want the own entity's Score.coins", dev)
+	}
+
+	// The page as the project names it: its title, its icon, its
+	// controls with the keys as a player reads them.
+	if title := w.cdp.eval(t, `document.title`); title != "Coin Yard" {
+		t.Errorf("the page's title is %q; want project.toml's", title)
+	}
+	var icon struct {
+		Result struct {
+			Value string `json:"value"`
+		} `json:"result"`
+	}
+	w.cdp.call(t, "Runtime.evaluate", map[string]any{"returnByValue": true, "awaitPromise": true,
+		"expression": `fetch('/favicon.ico').then((r) => r.arrayBuffer()).then((b) => btoa(String.fromCharCode(...new Uint8Array(b))))`}, &icon)
+	want, err := os.ReadFile(filepath.Join(w.project, "icon.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if icon.Result.Value != base64.StdEncoding.EncodeToString(want) {
+		t.Errorf("/favicon.ico is not the project's icon.png (%d base64 characters)", len(icon.Result.Value))
+	}
+	var controls struct {
+		Lines   []string `json:"lines"`
+		Visible bool     `json:"visible"`
+		Text    string   `json:"text"`
+	}
+	v := w.cdp.eval(t, `JSON.stringify({lines: vkmControls.lines, visible: vkmControls.visible, text: (document.getElementById('controls') || {}).textContent || ''})`)
+	if err := json.Unmarshal([]byte(v), &controls); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("controls: %q", controls.Lines)
+	if !controls.Visible || !slices.Contains(controls.Lines, "move_x: A / \u2190  \u2212  \u00b7  +  D / \u2192") ||
+		!slices.Contains(controls.Lines, "shove: Space / F / left mouse button") || !strings.Contains(controls.Text, "shove: Space / F") {
+		t.Errorf("the controls overlay %+v; want the coin game's keys by their names, shown", controls)
+	}
+	if e := w.cdp.eval(t, `vkmHUD.error`); !screenshot && (!strings.Contains(e, "boom from the test") || !strings.Contains(e, "scripts/round.lua:")) {
+		t.Errorf("the dev page's error banner shows %q; want round.lua's error", e)
+	}
+	// The runner's label follows its coins (runner.toml's look).
+	label := w.cdp.eval(t, `(vkm.scene.get(vkm.lastFrame.own) || {}).label || ''`)
+	if !regexp.MustCompile(`^web \d+$`).MatchString(label) {
+		t.Errorf("the own runner's label is %q; want web and its coins", label)
+	}
+	// Sprites: the coins from their sheet, the flower bed (a decoration
+	// with no body) from its image.
+	var drawn map[string]int
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		if err := json.Unmarshal([]byte(w.cdp.eval(t, `JSON.stringify(vkmSprites.drawn)`)), &drawn); err != nil {
+			t.Fatal(err)
+		}
+		if drawn["art/coin.png"] > 0 && drawn["art/flowers.png"] == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sprites drawn %v (failed %s); want coins and the flower bed", drawn, w.cdp.eval(t, `JSON.stringify(vkmSprites.failed)`))
+		}
+		time.Sleep(50 * time.Millisecond) // polling another process
+	}
+	t.Logf("sprites drawn in a frame: %v", drawn)
+	// The camera holds the yard's box ([camera] in project.toml) whole.
+	var view struct{ X, Y, Width, Height float64 }
+	if err := json.Unmarshal([]byte(w.cdp.eval(t, `JSON.stringify(vkmCamera.shown)`)), &view); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the camera shows %+v", view)
+	if math.Abs(view.X) > 1e-9 || math.Abs(view.Y) > 1e-9 || view.Width < 25-1e-6 || view.Height < 17-1e-6 || (view.Width > 25.01 && view.Height > 17.01) {
+		t.Errorf("the camera shows %+v; want the box [-12.5, -8.5]..[12.5, 8.5] fitted", view)
+	}
+	if out := os.Getenv("VKM_BROWSER_SCREENSHOT"); out != "" {
+		w.cdp.eval(t, `vkmControls.onKey('Slash'), ''`) // the game, not its controls
+		time.Sleep(200 * time.Millisecond)              // a frame drawn without them
+		var shot struct {
+			Data string `json:"data"`
+		}
+		w.cdp.call(t, "Page.captureScreenshot", map[string]any{"format": "png"}, &shot)
+		b, err := base64.StdEncoding.DecodeString(shot.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestBrowserTabThatClosesSaysGoodbye: a tab that leaves the game's page
+// says goodbye as it goes, so the server frees its seat at once rather
+// than when the link times out.
+func TestBrowserTabThatClosesSaysGoodbye(t *testing.T) {
+	w := openWebClient(t, "?name=web")
+	w.until("the page shows the player", 3*time.Minute, func(s webPageState) bool {
+		return s.Connected && s.Frames > 30 && s.Own != nil
+	})
+	t0 := time.Now()
+	w.cdp.call(t, "Page.navigate", map[string]any{"url": "about:blank"})
+	m := waitLine(t, w.vkmd, regexp.MustCompile(`msg="player left".*reason=(\S+)`))
+	took := time.Since(t0)
+	t.Logf("the server heard the player leave (%s) %v after the tab left", m[1], took.Round(time.Millisecond))
+	if strings.Contains(m[1], "timeout") || took > 3*time.Second {
+		t.Fatalf("the player left by %s after %v; want a goodbye within 3 s", m[1], took)
+	}
+}
+
+// TestBrowserPlaysEachSoundOnce: the coin game maps its shove event to a
+// sound. Over a link of 60 ms each way the client predicts its shoves and
+// replays ticks when the server corrects it; each shove is one event and
+// one sound started, never another on a replay.
+func TestBrowserPlaysEachSoundOnce(t *testing.T) {
+	w := openWebProject(t, "coins", nil, nil, func(*webClient) string { return "?name=web" })
+	w.until("the page shows the player", 3*time.Minute, func(s webPageState) bool {
+		return s.Connected && s.Frames > 30 && s.Own != nil
+	})
+	w.cdp.eval(t, `vkmWeb.fromPage(JSON.stringify({t: "link", latency_ms: 60, jitter_ms: 10, loss_pct: 0})), ""`)
+	time.Sleep(time.Second) // the link settles; polling another process
+	const shoves = 3
+	for range shoves {
+		w.cdp.key(t, "keyDown", "KeyD", "d", 68) // moving, so that the server corrects now and then
+		w.cdp.key(t, "keyDown", "Space", " ", 32)
+		time.Sleep(150 * time.Millisecond) // holding keys for the page
+		w.cdp.key(t, "keyUp", "Space", " ", 32)
+		time.Sleep(1100 * time.Millisecond) // past the shove's cooldown
+		w.cdp.key(t, "keyUp", "KeyD", "d", 68)
+	}
+	time.Sleep(500 * time.Millisecond) // the last shove's frames; polling another process
+	var got struct {
+		Started  map[string]int `json:"started"`
+		Received map[string]int `json:"received"`
+		Failed   []string       `json:"failed"`
+		Last     map[string]any `json:"last"`
+	}
+	v := w.cdp.eval(t, `JSON.stringify({started: vkmSound.started, received: vkm.fx.received, failed: vkmSound.failed, last: vkmSound.last})`)
+	if err := json.Unmarshal([]byte(v), &got); err != nil {
+		t.Fatal(err)
+	}
+	st := w.stats()
+	t.Logf("sounds %s; replayed %d ticks, %d corrections", v, st.Report.ReplayedTicks, st.Report.Corrections)
+	if len(got.Failed) > 0 {
+		t.Fatalf("sound files failed to load: %v", got.Failed)
+	}
+	if got.Received["shove"] != shoves || got.Started["shove"] != shoves {
+		t.Fatalf("%d shoves pressed: %d shove events, %d shove sounds; want %d of each", shoves, got.Received["shove"], got.Started["shove"], shoves)
+	}
+	if st.Report.ReplayedTicks == 0 {
+		t.Logf("no tick was replayed in this run: the once-per-event count held without a replay to test it")
+	}
+}
+
+// rendererScript is a project's own renderer: it draws each entity as a
+// dot on the page's canvas and keeps what it was handed for the test.
+const rendererScript = `
+window.drawnBy = { frames: 0, entities: 0, own: 0, hud: 0 };
+vkm.useRenderer({
+  hud: true,
+  draw(view) {
+    const g = view.canvas.getContext('2d');
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.fillStyle = '#203020';
+    g.fillRect(0, 0, view.canvas.width, view.canvas.height);
+    for (const e of view.entities) {
+      const x = view.canvas.width / 2 + (e.x - view.camera.x) * view.camera.ppm;
+      const y = view.canvas.height / 2 - (e.y - view.camera.y) * view.camera.ppm;
+      g.fillStyle = e.id === view.own ? '#ff0' : '#fff';
+      g.fillRect(x - 3, y - 3, 6, 6);
+    }
+    drawnBy.frames++;
+    drawnBy.entities = view.entities.length;
+    drawnBy.own = view.own;
+    drawnBy.hud = view.hud.length;
+  },
+});
+`
+
+// TestBrowserDrawsWithTheProjectsRenderer: a project that names a renderer
+// script draws the game with it: the page loads it from the project, hands
+// it each frame's entities, the own one among them, and the HUD (the
+// page's own drawing stepping aside is pagecheck.js's to show).
+func TestBrowserDrawsWithTheProjectsRenderer(t *testing.T) {
+	w := openWebProject(t, "coins", func(dir string) {
+		if err := os.MkdirAll(filepath.Join(dir, "web"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "web", "draw.js"), []byte(rendererScript), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, "project.toml")
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, append([]byte("renderer = \"web/draw.js\"\n"), src...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}, nil, func(*webClient) string { return "?name=web" })
+	w.until("the page shows the player", 3*time.Minute, func(s webPageState) bool {
+		return s.Connected && s.Frames > 30 && s.Own != nil
+	})
+	var got struct{ Frames, Entities, Own, HUD int }
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v := w.cdp.eval(t, `JSON.stringify(window.drawnBy || {})`)
+		if err := json.Unmarshal([]byte(v), &got); err != nil {
+			t.Fatalf("%q: %v", v, err)
+		}
+		if got.Frames > 10 && got.Entities > 5 && got.Own != 0 && got.HUD == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the project's renderer drew %+v; want frames with the yard's entities, the own one and the HUD's 3 items", got)
+		}
+		time.Sleep(50 * time.Millisecond) // polling another process
+	}
+	t.Logf("the project's renderer drew %+v", got)
+}
