@@ -190,7 +190,9 @@ func TestPasswordOverUDP(t *testing.T) {
 	none := playWith(t, PlayConfig{Project: p, Connect: addr})
 	srv := stop()
 	t.Logf("right: %s; wrong: %s %q %q; none: %s %q; joins %d refused %d", right.State, wrong.State, wrong.Refusal, wrong.LastError, none.State, none.Refusal, srv.Joins, srv.Refused)
-	if right.State != "playing" || wrong.Refusal != "password" || none.Refusal != "password" || srv.Joins != 1 || srv.Refused != 2 {
+	// Each refused client is refused at least once: once for every Hello
+	// of its that reached the server before the Refuse reached it.
+	if right.State != "playing" || wrong.Refusal != "password" || none.Refusal != "password" || srv.Joins != 1 || srv.Refused < 2 {
 		t.Fatal("want the right password seated and the others refused as password")
 	}
 }
