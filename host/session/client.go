@@ -263,7 +263,7 @@ func (c *Client) Frame(elapsed time.Duration, in game.Input, afterTick func(*gam
 	c.takeWord()
 	if c.playing {
 		c.game.Clock().SetPace(c.pacer.Bend())
-		c.interp.advance(elapsed, c.game.Simulates)
+		c.interp.advance(elapsed, c.game.Simulates, c.game.Store().Alive)
 	} else {
 		c.pacer.Reset()
 		c.game.Clock().SetPace(1)

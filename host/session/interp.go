@@ -137,9 +137,19 @@ func wrapAngle(a float64) float64 { return math.Remainder(a, 2*math.Pi) }
 
 // advance moves the clock on by a frame, eases every offset, and counts a
 // frame in which a mover was drawn frozen or carried on. simulates says
-// which entities this end predicts rather than draws.
-func (ip *interpolation) advance(dt time.Duration, simulates func(entity.ID) bool) {
+// which entities this end predicts rather than draws; alive says which are
+// still in the world. A track lives as long as its entity: the track of one
+// destroyed (a player who left, a body the game removed) is dropped here,
+// whether or not a frame was drawn since, since its newest pose was a
+// mover's and would otherwise count as a body frozen mid-stride until its
+// silence ran past stallWindow.
+func (ip *interpolation) advance(dt time.Duration, simulates, alive func(entity.ID) bool) {
 	ip.clock.Advance(dt)
+	for id := range ip.tracks {
+		if !alive(id) {
+			delete(ip.tracks, id)
+		}
+	}
 	if dt <= 0 || !ip.haveTicks {
 		return
 	}

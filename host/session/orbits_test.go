@@ -149,7 +149,7 @@ func TestABlendSnapsATeleport(t *testing.T) {
 		t.Fatalf("drawn at %v after the sample, %v before", got.X, before.X)
 	}
 	for range 500 {
-		ip.advance(2*time.Millisecond, func(entity.ID) bool { return false })
+		ip.advance(2*time.Millisecond, func(entity.ID) bool { return false }, func(entity.ID) bool { return true })
 	}
 	if tr.dx != 0 || tr.dy != 0 || tr.da != 0 {
 		t.Fatalf("the offset never reached zero: %v %v %v", tr.dx, tr.dy, tr.da)

@@ -168,6 +168,7 @@ func (c *Client) applySnapshot(payload []byte) {
 	h := c.hold()
 	for _, id := range sn.Removals {
 		delete(c.heardOf, id)
+		delete(c.interp.tracks, id)
 		if g.Store().Alive(id) {
 			g.Destroy(id)
 		}
