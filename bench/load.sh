@@ -2,7 +2,7 @@
 # The load matrix: vkmd serving bot clients on 127.0.0.1, one run after
 # another, each on its own port, read from vkmd's own --report.
 #
-#   bench/load.sh [SECONDS]     (default 20 s a run; 10 runs)
+#   bench/load.sh [SECONDS]     (default 20 s a run; 11 runs)
 #   SEALED=1 bench/load.sh ...  (the same with a key: clients mint tokens,
 #                                every datagram sealed)
 #
@@ -15,10 +15,12 @@
 #
 # Then the busy world, bench/orbits (500 Lua-driven kinematic bodies), with
 # no client and with 8 watching clients; a copy with 50 bodies and 4
-# clients; and the arena's 4 bots over the broadband link simulator, where
-# players meet. After the rows, three tables from the reports
+# clients; bench/spin, 50 bodies that move and turn, with 4 clients; and
+# the arena's 4 bots over the broadband link simulator, where players
+# meet. After the rows, four tables from the reports
 # (bench/reportsum): the meeting bots' corrections by cause, the 8 orbit
-# watchers' stalls, and the bytes per moving body of the 50.
+# watchers' stalls, and the bytes per moving body of the 50 and of the
+# 50 that turn.
 #
 # Prints one row per run: clients, tick rate, the server's CPU as a share of
 # one core (user + system over wall time), its peak resident size, tick
@@ -28,7 +30,7 @@
 # player (mean over players). Builds the binaries once, into a temporary
 # folder, and cleans up only the processes it started.
 # Every run is bounded by `timeout`; the whole matrix takes about
-# 10 × (SECONDS + 4) s plus the build.
+# 11 × (SECONDS + 4) s plus the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-20}
@@ -121,6 +123,7 @@ run crowd-64-settled projects/crowd 64 idle 1
 run orbits-alone bench/orbits 0 idle 0
 run orbits-8 bench/orbits 8 idle 0
 run orbits50-4 "$work/orbits50" 4 idle 0
+run spin50-4 bench/spin 4 idle 0
 run arena-meet projects/arena 4 wander 0 --bot-seed 3 --sim broadband --sim-seed 7
 
 echo
@@ -132,3 +135,6 @@ echo "orbits-8: how each of 8 clients drew 500 moving bodies"
 echo
 echo "orbits50-4: 50 moving bodies, 4 clients"
 "$work/reportsum" perbody "$work/orbits50-4.json" 50
+echo
+echo "spin50-4: 50 moving bodies that also turn, 4 clients"
+"$work/reportsum" perbody "$work/spin50-4.json" 50

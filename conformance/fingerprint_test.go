@@ -125,7 +125,7 @@ func checkEngineSchema(t *testing.T, name string, types []SchemaType) {
 		"Transform.x": {22, PositionCodec.step}, "Transform.y": {22, PositionCodec.step},
 		"Transform.turned": {1, 0}, "Transform.angle": {18, AngleCodec.step},
 		"Rigidbody.moving": {1, 0}, "Rigidbody.vx": {16, VelocityCodec.step}, "Rigidbody.vy": {16, VelocityCodec.step},
-		"Rigidbody.spinning": {1, 0}, "Rigidbody.angularVelocity": {16, SpinCodec.step}, "Rigidbody.awake": {1, 0},
+		"Rigidbody.spinning": {1, 0}, "Rigidbody.angularVelocity": {20, SpinCodec.step}, "Rigidbody.awake": {1, 0},
 		"CharacterController.grounded": {1, 0},
 	}
 	seen := 0

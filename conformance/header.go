@@ -13,7 +13,7 @@ import (
 
 // Protocol constants ("Conventions", "The message header").
 const (
-	Version     = 8    // the header's version byte
+	Version     = 9    // the header's version byte
 	HeaderLen   = 12   // tag, version, kind, token
 	MaxDatagram = 1200 // no datagram is longer
 	tag0, tag1  = 0x76, 0x6b

@@ -11,7 +11,7 @@ var (
 	PositionCodec = quantised{22, 0.001}
 	AngleCodec    = quantised{18, math.Pi / (1<<17 - 1)}
 	VelocityCodec = quantised{16, 0.01}
-	SpinCodec     = quantised{16, 0.01}
+	SpinCodec     = quantised{20, 0.0005}
 )
 
 // Snapshot bounds.
@@ -55,6 +55,7 @@ type Snapshot struct {
 	Judged      uint32 // client tick judged
 	LowWater    uint8
 	HeaderBits  int // the header's bits
+	Gap         int // the header's gap for predicted turns; 0: none
 	Bits        int // every bit but the padding
 	Removals    []Entity
 	Entries     []Entry
@@ -79,6 +80,17 @@ func (t Transform) Angle() float64 {
 		return 0
 	}
 	return AngleCodec.value(t.AngleCode)
+}
+
+// Turn is a moving-body entry's turn: its form ("still", "header" for
+// predicted from the header's gap, "gap" for predicted from a gap of its
+// own, "whole"), the gap in ticks of a predicted one, and its two numbers,
+// unzigzagged: the angular velocity's code less the state's, and the
+// angle's residual in steps.
+type Turn struct {
+	Form              string
+	Gap               int
+	SpinDiff, Residue int64
 }
 
 // Rigidbody is a decoded Rigidbody, with its codes.
@@ -119,11 +131,16 @@ type Entry struct {
 	Fresh, Moving bool
 	Transform     *Transform
 	Rigidbody     *Rigidbody
-	Grounded      *bool // CharacterController
-	NetSpawn      *NetSpawn
-	Project       []ProjectComponent
-	Removed       []string
-	Bits          int // from its continuation bit to its end
+	// Turn is a moving-body entry's turn as sent. A predicted one's
+	// angle and angular velocity depend on a state this decoder does not
+	// keep: its Transform and Rigidbody then hold the position and
+	// velocity alone.
+	Turn     *Turn
+	Grounded *bool // CharacterController
+	NetSpawn *NetSpawn
+	Project  []ProjectComponent
+	Removed  []string
+	Bits     int // from its continuation bit to its end
 }
 
 // ParseSnapshot decodes a snapshot (the packet proper of a server's Data)
@@ -142,7 +159,7 @@ func ParseSnapshot(b []byte, ctx SnapshotContext) (Snapshot, error) {
 		if !r.flag() {
 			break
 		}
-		e := readEntry(r, ctx.Project)
+		e := readEntry(r, ctx.Project, s.Gap)
 		e.Bits = r.pos - start
 		s.Entries = append(s.Entries, e)
 	}
@@ -177,6 +194,10 @@ func readSnapshotHeader(r *bitReader, ctx SnapshotContext) (Snapshot, error) {
 		s.Newest = uint32(r.read(w))
 		s.Judged = uint32(r.read(w))
 		s.LowWater = uint8(r.read(lowWaterLen))
+	}
+	// "then a gap bit and, when it is set, the gap G − 1 (4 bits)".
+	if r.flag() {
+		s.Gap = int(r.read(turnGapLen)) + 1
 	}
 	s.HeaderBits = r.pos
 	if r.err != nil {
@@ -215,12 +236,10 @@ func readEntity(r *bitReader) Entity {
 
 // readEntry reads the entity, the fresh and moving bits and the
 // components.
-func readEntry(r *bitReader, project []SchemaType) Entry {
+func readEntry(r *bitReader, project []SchemaType, gap int) Entry {
 	e := Entry{Entity: readEntity(r), Fresh: r.flag(), Moving: r.flag()}
 	if e.Moving {
-		t := readTransform(r)
-		b := readRigidbody(r, true)
-		e.Transform, e.Rigidbody = &t, &b
+		readMoving(r, &e, gap)
 		return e
 	}
 	engine := r.read(engineTypes)
@@ -295,11 +314,7 @@ func readTransform(r *bitReader) Transform {
 	}
 	t.AngleCode = r.readCode(AngleCodec)
 	if t.ScaleSet = r.flag(); t.ScaleSet {
-		s := float64(math.Float32frombits(uint32(r.read(32))))
-		if math.IsNaN(s) || math.IsInf(s, 0) {
-			s = 1
-		}
-		t.Scale = math.Max(-MaxScale, math.Min(MaxScale, s))
+		t.Scale = readScale(r)
 	}
 	// Refused when its values are angle 0 and scale 1, a scale bit set with
 	// a float32 of exactly 1 included; at another angle that is accepted.
@@ -394,4 +409,85 @@ func (s Snapshot) checkEntities() error {
 		}
 	}
 	return nil
+}
+
+// turnGapLen is the width of a gap less one.
+const turnGapLen = 4
+
+// readMoving reads a moving-body entry after its moving bit: x and y, vx
+// and vy, then the turn: 0 still; 1 0 predicted from the header's gap;
+// 1 1 0 and a gap − 1 in 4 bits, predicted from that gap; 1 1 1 whole
+// (angle 18, a scale bit and a float32, a spinning bit and the angular
+// velocity in 20). A predicted turn's two numbers are zigzagged order-0
+// Exp-Golomb codes.
+func readMoving(r *bitReader, e *Entry, gap int) {
+	t := Transform{XCode: r.readCode(PositionCodec), YCode: r.readCode(PositionCodec), Scale: 1}
+	b := Rigidbody{Moving: true, Awake: true, VXCode: r.readCode(VelocityCodec), VYCode: r.readCode(VelocityCodec)}
+	e.Transform, e.Rigidbody = &t, &b
+	turn := &Turn{Form: "still"}
+	e.Turn = turn
+	if !r.flag() {
+		if r.err == nil && b.VXCode == VelocityCodec.mid() && b.VYCode == VelocityCodec.mid() {
+			r.fail(errors.New("conformance: moving body with all velocities zero"))
+		}
+		return
+	}
+	switch {
+	case !r.flag():
+		turn.Form, turn.Gap = "header", gap
+		if r.err == nil && gap == 0 {
+			r.fail(errors.New("conformance: a turn predicted from the header's gap, which has none"))
+		}
+	case !r.flag():
+		turn.Form, turn.Gap = "gap", int(r.read(turnGapLen))+1
+	default:
+		turn.Form = "whole"
+		t.Turned = true
+		t.AngleCode = r.readCode(AngleCodec)
+		if t.ScaleSet = r.flag(); t.ScaleSet {
+			t.Scale = readScale(r)
+		}
+		if b.Spinning = r.flag(); b.Spinning {
+			b.SpinCode = r.readCode(SpinCodec)
+			if r.err == nil && b.SpinCode == SpinCodec.mid() {
+				r.fail(errors.New("conformance: spinning at zero"))
+			}
+		}
+		if r.err == nil && t.AngleCode == AngleCodec.mid() && t.Scale == 1 && !b.Spinning {
+			r.fail(errors.New("conformance: a whole turn that is still"))
+		}
+		return
+	}
+	t.Turned = true
+	turn.SpinDiff = unzigzag(readGolomb(r))
+	turn.Residue = unzigzag(readGolomb(r))
+}
+
+// readGolomb reads an order-0 Exp-Golomb code: k zero bits, a one, then
+// the low k bits of v + 1; more than 40 zeros is refused.
+func readGolomb(r *bitReader) uint64 {
+	k := 0
+	for r.err == nil && !r.flag() {
+		if k++; k > 40 {
+			r.fail(errors.New("conformance: an Exp-Golomb code with more than 40 zeros"))
+			return 0
+		}
+	}
+	if r.err != nil {
+		return 0
+	}
+	return (1<<k | r.read(k)) - 1
+}
+
+// unzigzag maps 0, 1, 2, 3, 4 … back to 0, −1, 1, −2, 2 ….
+func unzigzag(v uint64) int64 { return int64(v>>1) ^ -int64(v&1) }
+
+// readScale reads a scale's float32: a non-finite one is 1, and it is
+// clamped to ±1024.
+func readScale(r *bitReader) float64 {
+	s := float64(math.Float32frombits(uint32(r.read(32))))
+	if math.IsNaN(s) || math.IsInf(s, 0) {
+		s = 1
+	}
+	return math.Max(-MaxScale, math.Min(MaxScale, s))
 }

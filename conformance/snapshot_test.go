@@ -110,13 +110,16 @@ func checkFeedback(t *testing.T, s Snapshot) {
 	}
 }
 
-// checkOwnEntry: 60#1 is a fresh body written as a moving body, 93 bits:
-// at (1.5, −2), upright, velocity (3, 0.25), not spinning; a moving body
-// has no CharacterController or NetSpawn.
+// checkOwnEntry: 60#1 is a fresh body written as a moving body, 92 bits:
+// at (1.5, −2), upright, velocity (3, 0.25), not spinning (its turn
+// still); a moving body has no CharacterController or NetSpawn.
 func checkOwnEntry(t *testing.T, e Entry) {
 	t.Helper()
-	if !e.Fresh || !e.Moving || e.Bits != 93 || e.Grounded != nil || e.NetSpawn != nil || len(e.Project) != 0 {
-		t.Errorf("60#1: fresh %v moving %v, %d bits; a fresh moving body of 93 bits", e.Fresh, e.Moving, e.Bits)
+	if !e.Fresh || !e.Moving || e.Bits != 92 || e.Grounded != nil || e.NetSpawn != nil || len(e.Project) != 0 {
+		t.Errorf("60#1: fresh %v moving %v, %d bits; a fresh moving body of 92 bits", e.Fresh, e.Moving, e.Bits)
+	}
+	if e.Turn == nil || e.Turn.Form != "still" {
+		t.Errorf("60#1: turn %+v; want still", e.Turn)
 	}
 	tf, rb := e.Transform, e.Rigidbody
 	if tf == nil || rb == nil {
@@ -230,7 +233,29 @@ func (w *bitWriter) entity(e Entity) *bitWriter {
 // settledHeader writes a short header: full 0, tick, stated 0, the
 // feedback.
 func (w *bitWriter) settledHeader() *bitWriter {
-	return w.flag(false).put(1000, 16).flag(false).flag(true).put(2, 16).put(5001, 16).put(1, 4)
+	return w.flag(false).put(1000, 16).flag(false).flag(true).put(2, 16).put(5001, 16).put(1, 4).flag(false)
+}
+
+// gapHeader writes a short header as settledHeader does, with a gap of 2
+// ticks for predicted turns.
+func (w *bitWriter) gapHeader() *bitWriter {
+	return w.flag(false).put(1000, 16).flag(false).flag(true).put(2, 16).put(5001, 16).put(1, 4).flag(true).put(1, 4)
+}
+
+// motion writes a moving-body entry's x, y, vx and vy (its turn is the
+// caller's).
+func (w *bitWriter) motion(x, y, vx, vy float64) *bitWriter {
+	return w.put(PositionCodec.code(x), 22).put(PositionCodec.code(y), 22).
+		put(VelocityCodec.code(vx), 16).put(VelocityCodec.code(vy), 16)
+}
+
+// wholeTurn writes a whole turn: angle, no scale, and the spin (none at 0).
+func (w *bitWriter) wholeTurn(angle, spin float64) *bitWriter {
+	w.put(0b111, 3).put(AngleCodec.code(angle), 18).flag(false).flag(spin != 0)
+	if spin != 0 {
+		w.put(SpinCodec.code(spin), 20)
+	}
+	return w
 }
 
 func (w *bitWriter) transform(x, y, angle float64) *bitWriter {
@@ -246,7 +271,7 @@ func (w *bitWriter) transform(x, y, angle float64) *bitWriter {
 func (w *bitWriter) movingBody(vx, vy, spin float64) *bitWriter {
 	w.put(VelocityCodec.code(vx), 16).put(VelocityCodec.code(vy), 16).flag(spin != 0)
 	if spin != 0 {
-		w.put(SpinCodec.code(spin), 16)
+		w.put(SpinCodec.code(spin), 20)
 	}
 	return w
 }
@@ -255,36 +280,51 @@ func (w *bitWriter) movingBody(vx, vy, spin float64) *bitWriter {
 var settled = SnapshotContext{Read: true, LastTick: 999, LastOwn: Entity{60, 1}, LastHasOwn: true, NewestCommand: 2, ClientTick: 5001}
 
 // TestStatedSizes holds the sizes "Snapshots" states to its layout: a
-// settled header of 55 bits; a running character as a moving body, 93;
-// the own running character with every component, 102; a moving,
-// turning, spinning body, 128; and a command packet's 109 header bits.
+// settled header of 56 bits, 60 with a gap; a running character as a
+// moving body, 92; the own running character with every component, 102;
+// a moving, turning, spinning body with its turn whole, 134, predicted
+// exactly from the header's gap, 95, and a step off, 97; and a command
+// packet's 109 header bits.
 func TestStatedSizes(t *testing.T) {
 	w := (&bitWriter{}).settledHeader()
-	if s, err := ParseSnapshot(w.put(0, 2).b, settled); err != nil || s.HeaderBits != 55 {
-		t.Errorf("settled header: %d bits (%v); the doc says 55", s.HeaderBits, err)
+	if s, err := ParseSnapshot(w.put(0, 2).b, settled); err != nil || s.HeaderBits != 56 {
+		t.Errorf("settled header: %d bits (%v); the doc says 56", s.HeaderBits, err)
+	}
+	w = (&bitWriter{}).gapHeader()
+	if s, err := ParseSnapshot(w.put(0, 2).b, settled); err != nil || s.HeaderBits != 60 || s.Gap != 2 {
+		t.Errorf("settled header with a gap: %d bits, gap %d (%v); the doc says 60", s.HeaderBits, s.Gap, err)
+	}
+	moving := func(w *bitWriter) *bitWriter {
+		return w.flag(true).entity(Entity{60, 1}).flag(false).flag(true).motion(1.5, -2, 3, 0.25)
 	}
 	cases := []struct {
 		name  string
 		entry func(w *bitWriter)
 		bits  int
+		turn  Turn
 	}{
-		{"a running character as a moving body", func(w *bitWriter) {
-			w.flag(true).entity(Entity{60, 1}).flag(false).flag(true).transform(1.5, -2, 0).movingBody(3, 0.25, 0)
-		}, 93},
+		{"a running character as a moving body", func(w *bitWriter) { moving(w).flag(false) }, 92, Turn{Form: "still"}},
 		{"the own running character", func(w *bitWriter) {
 			w.flag(true).entity(Entity{60, 1}).flag(false).flag(false).put(0b0111, 4)
 			w.flag(true).transform(1.5, -2, 0).flag(true).flag(true).movingBody(3, 0.25, 0).flag(true).flag(true)
-		}, 102},
-		{"a moving, turning, spinning body", func(w *bitWriter) {
-			w.flag(true).entity(Entity{60, 1}).flag(false).flag(true).transform(1.5, -2, 0.5).movingBody(3, 0.25, 1)
-		}, 128},
+		}, 102, Turn{}},
+		{"a moving, turning, spinning body, whole", func(w *bitWriter) { moving(w).wholeTurn(0.5, 1) }, 134, Turn{Form: "whole"}},
+		{"a turning body predicted exactly", func(w *bitWriter) { moving(w).flag(true).flag(false).flag(true).flag(true) }, 95,
+			Turn{Form: "header", Gap: 2}},
+		{"a turning body predicted a step off", func(w *bitWriter) {
+			moving(w).flag(true).flag(false).flag(true).put(0b010, 3) // residue zigzag 1: −1
+		}, 97, Turn{Form: "header", Gap: 2, Residue: -1}},
 	}
 	for _, c := range cases {
-		w := (&bitWriter{}).settledHeader().flag(false)
+		w := (&bitWriter{}).gapHeader().flag(false)
 		c.entry(w)
 		s, err := ParseSnapshot(w.flag(false).b, settled)
 		if err != nil || len(s.Entries) != 1 || s.Entries[0].Bits != c.bits {
 			t.Errorf("%s: %v, %+v; the doc says %d bits", c.name, err, s.Entries, c.bits)
+			continue
+		}
+		if tn := s.Entries[0].Turn; c.turn.Form != "" && (tn == nil || *tn != c.turn) {
+			t.Errorf("%s: turn %+v; want %+v", c.name, tn, c.turn)
 		}
 	}
 	if CommandPacketLen(0, 8, 32) != 14 || commandHeadBits != 32+32+32+8+5 {
@@ -297,34 +337,43 @@ func TestSnapshotRefusals(t *testing.T) {
 	head := func() *bitWriter { return (&bitWriter{}).settledHeader() }
 	// body writes an entry of a moving body (its continuation bit first).
 	body := func(w *bitWriter, e Entity) *bitWriter {
-		return w.flag(true).entity(e).flag(false).flag(true).transform(1, 1, 0).movingBody(1, 0, 0)
+		return w.flag(true).entity(e).flag(false).flag(true).motion(1, 1, 1, 0).flag(false)
 	}
 	// entry starts an entry of a body in motion, after no removals.
 	entry := func() *bitWriter { return head().flag(false).flag(true).entity(Entity{5, 1}).flag(false).flag(true) }
+	// placed starts an entry carrying a Transform alone, after no
+	// removals: the Transform's bits follow.
+	placed := func() *bitWriter {
+		return head().flag(false).flag(true).entity(Entity{5, 1}).flag(false).flag(false).put(0b0001, 4).flag(true)
+	}
 	cases := []struct {
 		what string
 		ctx  SnapshotContext
 		b    *bitWriter
 	}{
 		{"a short tick with nothing read before", SnapshotContext{},
-			(&bitWriter{}).flag(false).put(1000, 16).flag(true).flag(false).flag(false).flag(false).flag(false)},
+			(&bitWriter{}).flag(false).put(1000, 16).flag(true).flag(false).flag(false).flag(false).flag(false).flag(false)},
 		{"an unstated own entity with nothing read before", SnapshotContext{},
-			(&bitWriter{}).flag(true).put(1000, 32).flag(false).flag(false).flag(false).flag(false)},
+			(&bitWriter{}).flag(true).put(1000, 32).flag(false).flag(false).flag(false).flag(false).flag(false)},
 		{"a slot in two entries", settled, body(body(head().flag(false), Entity{5, 1}), Entity{5, 2}).flag(false)},
 		{"an occupant removed and described", settled, body(head().flag(true).entity(Entity{5, 1}).flag(false), Entity{5, 1}).flag(false)},
 		{"a generation of 0", settled, head().flag(true).entity(Entity{5, 0}).flag(false).flag(false)},
 		{"a slot over 2^24 − 1", settled, head().flag(true).entity(Entity{1 << 24, 1}).flag(false).flag(false)},
 		{"a final zero group", settled, head().flag(true).put(5, 7).flag(true).put(0, 7).flag(false).varint(1, 3).flag(false).flag(false)},
-		{"a moving body with all velocities zero", settled, entry().transform(1, 1, 0).movingBody(0, 0, 0).flag(false)},
-		{"a spinning body at zero", settled, entry().transform(1, 1, 0).
-			put(VelocityCodec.code(1), 16).put(VelocityCodec.mid(), 16).flag(true).put(SpinCodec.mid(), 16).flag(false)},
-		{"a turned transform at angle 0 and scale 1", settled, entry().
-			put(PositionCodec.code(1), 22).put(PositionCodec.code(1), 22).flag(true).put(AngleCodec.mid(), 18).flag(false).
-			movingBody(1, 0, 0).flag(false)},
-		{"a turned transform at angle 0 with a scale float32 of 1", settled, entry().
+		{"a moving body with all velocities zero", settled, entry().motion(1, 1, 0, 0).flag(false).flag(false)},
+		{"a whole turn that is still", settled, entry().motion(1, 1, 1, 0).wholeTurn(0, 0).flag(false)},
+		{"a spinning body at zero", settled, entry().motion(1, 1, 1, 0).
+			put(0b111, 3).put(AngleCodec.code(0.5), 18).flag(false).flag(true).put(SpinCodec.mid(), 20).flag(false)},
+		{"a turn predicted from the header's gap, which has none", settled,
+			entry().motion(1, 1, 1, 0).flag(true).flag(false).flag(true).flag(true).flag(false)},
+		{"a Golomb code with more than 40 zeros", settled,
+			entry().motion(1, 1, 1, 0).put(0b011, 3).put(0, 4).put(0, 41).flag(true).flag(false)},
+		{"a turned transform at angle 0 and scale 1", settled, placed().
+			put(PositionCodec.code(1), 22).put(PositionCodec.code(1), 22).flag(true).put(AngleCodec.mid(), 18).flag(false).flag(false)},
+		{"a turned transform at angle 0 with a scale float32 of 1", settled, placed().
 			put(PositionCodec.code(1), 22).put(PositionCodec.code(1), 22).flag(true).put(AngleCodec.mid(), 18).
-			flag(true).put(uint64(math.Float32bits(1)), 32).movingBody(1, 0, 0).flag(false)},
-		{"code 0 in an engine field", settled, entry().put(0, 22).put(1, 22).flag(false).movingBody(1, 0, 0).flag(false)},
+			flag(true).put(uint64(math.Float32bits(1)), 32).flag(false)},
+		{"code 0 in an engine field", settled, entry().put(0, 22).put(1, 22).put(VelocityCodec.code(1), 16).put(VelocityCodec.mid(), 16).flag(false).flag(false)},
 		{"a fresh entry with a type not carried", settled,
 			head().flag(false).flag(true).entity(Entity{5, 1}).flag(true).flag(false).put(0b0100, 4).flag(false).flag(false)},
 		{"a byte after the end", settled, head().flag(false).flag(false).put(0, 8)},
@@ -341,8 +390,8 @@ func TestSnapshotRefusals(t *testing.T) {
 	}
 	// With a non-zero angle, a scale bit set with a float32 of exactly 1 is
 	// accepted, and reads as scale 1.
-	turned := entry().put(PositionCodec.code(1), 22).put(PositionCodec.code(1), 22).flag(true).put(AngleCodec.code(0.5), 18).
-		flag(true).put(uint64(math.Float32bits(1)), 32).movingBody(1, 0, 0).flag(false)
+	turned := placed().put(PositionCodec.code(1), 22).put(PositionCodec.code(1), 22).flag(true).put(AngleCodec.code(0.5), 18).
+		flag(true).put(uint64(math.Float32bits(1)), 32).flag(false)
 	if s, err := ParseSnapshot(turned.b, settled); err != nil {
 		t.Errorf("a turned transform at angle 0.5 with a scale float32 of 1 is refused: %v", err)
 	} else if tf := s.Entries[0].Transform; !tf.ScaleSet || tf.Scale != 1 {

@@ -14,6 +14,8 @@ package replication
 //	                           1: own? 1, then the own occupant (ID below)
 //	  commands?          1   then: newest command sequence W,
 //	                           judged client tick W, queue low water 4
+//	  gap?               1   then: G − 1 (4), the gap of the turns
+//	                           predicted "from the header's gap" (turn.go)
 //	removals           repeat { 1, ID } then 0
 //	entries            repeat { 1, entry } then 0      (the own entity first)
 //
@@ -23,6 +25,9 @@ package replication
 //	entry
 //	  ID
 //	  fresh              1   the entry lists every component the entity has
+//	  moving             1   1: a moving body's Transform and Rigidbody and
+//	                           nothing else: x 22, y 22, vx 16, vy 16, then
+//	                           its turn (see turn.go); the entry ends there
 //	  engine mask        4   Transform, Rigidbody, CharacterController, NetSpawn
 //	  project?           1   only when the schema has project types; then a
 //	                           mask of one bit per project type
@@ -33,8 +38,9 @@ package replication
 //	Transform          x 22, y 22 (1 mm), angle 18 (wrapped to ±π), then 1
 //	                   bit "scale is not 1" and the scale as a float32
 //	Rigidbody          moving 1 (0: every velocity is zero and none
-//	                   follows), then vx 16, vy 16 (1 cm/s), angular
-//	                   velocity 16 (0.01 rad/s); awake 1
+//	                   follows), then vx 16, vy 16 (1 cm/s), spinning 1,
+//	                   angular velocity 20 (0.0005 rad/s) when spinning;
+//	                   awake 1 when not moving
 //	CharacterController grounded 1
 //	NetSpawn           path length 8, path bytes, pose x, y, angle, scale
 //	                   as float64s, slot count 6, then per slot uid 32 and
@@ -42,11 +48,12 @@ package replication
 //	project component  each field's code in its Codec's width, in order
 //
 // Signed quantities use the wire package's quantisers, whose middle code is
-// an exact zero and whose lowest code is never written. A moving, unscaled
-// body with slot < 128 and generation < 8 is an entry of 1 + 12 + 1 + 4 (+1
-// with project types) + 2 + 63 + 50 = 134 bits, 16.75 bytes; a body come to
-// rest is said once more in 1 + 12 + 1 + 4 + 1 + 1 + 2 = 22 bits (its
-// Rigidbody alone, when it stopped where the last snapshot put it).
+// an exact zero and whose lowest code is never written. A moving body with
+// slot < 128 and generation < 8 that does not turn is an entry of 1 + 12 +
+// 1 + 1 + 76 + 1 = 92 bits; one turning steadily, its turn predicted from
+// the header's gap, 95 to 99; a body come to rest is said once more in 1
+// + 12 + 1 + 1 + 4 + 1 + 2 = 22 bits (its Rigidbody alone, when it stopped
+// where the last snapshot put it).
 //
 // The command block has a presence bit so a snapshot written before a
 // player's first command (or by a server that tracks none) carries none;
@@ -56,8 +63,8 @@ package replication
 //
 // # Header
 //
-// Most headers are 55 bits (full 0, tick 16, stated 0, commands 1 + 16 +
-// 16 + 4). Each short form resolves against something the receiver holds:
+// Most headers are 60 bits (full 0, tick 16, stated 0, commands 1 + 16 +
+// 16 + 4, gap 1 + 4). Each short form resolves against something the receiver holds:
 //
 //   - tick: to the value with those low 16 bits nearest (within −32768 ..
 //     +32767) the tick of the last snapshot the receiver read, which is

@@ -29,7 +29,7 @@ func runBaselineOps(t *testing.T, seed uint64, ops []byte) {
 		}
 		m := newSim(t, seed)
 		m.check = true
-		m.twin = NewPeer(m.s)
+		m.twin = newPeer(m.s)
 		player := m.w.spawn(0, Described, 0)
 		player.rb = &entity.Rigidbody{}
 		m.own = player.id

@@ -151,7 +151,11 @@ type receiver struct {
 	applied int
 }
 
-func newReceiver(s *Schema) *receiver { return &receiver{s: s, ents: map[uint32]*rEnt{}} }
+func newReceiver(s *Schema) *receiver {
+	rc := &receiver{s: s, ents: map[uint32]*rEnt{}}
+	rc.sn.TickRate = harnessTickRate
+	return rc
+}
 
 // deliver applies payload if seq is newer than anything applied; it
 // reports whether it did.
@@ -366,7 +370,7 @@ func newSim(tb testing.TB, seed uint64) *sim {
 	s := testSchema(tb)
 	return &sim{
 		tb: tb, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		s: s, w: newWorld(), r: NewRound(s), p: NewPeer(s), rc: newReceiver(s),
+		s: s, w: newWorld(), r: NewRound(s), p: newPeer(s), rc: newReceiver(s),
 		budget:  budgetBytes,
 		applied: map[wire.Seq]bool{}, ackLost: map[wire.Seq]bool{}, ackAt: map[wire.Seq]int{},
 		fates: map[wire.Seq]string{},
@@ -619,6 +623,18 @@ func moving(e *wEnt, v float64) {
 		e.rb = &entity.Rigidbody{}
 	}
 	e.rb.VX, e.rb.Awake = v, v != 0
+	e.rb.AngularVelocity = v * 64 / 100 // the turn below, a second's worth
 	e.t.X += v / 64
 	e.t.Angle += v / 100
+}
+
+// harnessTickRate is the tick rate the harness's Peers and receivers
+// reckon predicted turns in.
+const harnessTickRate = 64
+
+// newPeer returns a Peer over s at the harness's tick rate.
+func newPeer(s *Schema) *Peer {
+	p := NewPeer(s)
+	p.SetTickRate(harnessTickRate)
+	return p
 }

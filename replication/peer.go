@@ -102,6 +102,8 @@ type slotBase struct {
 	// baseline as it still stands; 0 when unknown. Every change to the
 	// slot's baseline clears it.
 	quiet uint64
+	// ref is the newest acknowledged state of the occupant's turn.
+	ref turnRef
 }
 
 // doubt is an occupant the receiver may hold at its slot although nothing
@@ -133,6 +135,10 @@ type claimEnt struct {
 	id         entity.ID
 	fresh      bool
 	first, end int32 // comps
+	// hasTurn says the entry carried a Transform and a Rigidbody, whose
+	// turn the receiver then keeps as a state of the snapshot's tick.
+	hasTurn bool
+	turn    turn
 }
 
 type claimComp struct {
@@ -205,6 +211,11 @@ type Peer struct {
 
 	commands    Commands
 	hasCommands bool
+
+	// tickRate is the server's ticks a second (SetTickRate); hdrGap the
+	// gap the header of the snapshot being written names (headerGap).
+	tickRate float64
+	hdrGap   int
 
 	// eagerPlans makes every candidate's plan up front, as if no plan
 	// were lazy (see lazy plans): the replication harness's twin Peer
@@ -337,7 +348,7 @@ func (p *Peer) fold(c *claim) {
 	p.folded = c.order
 	for _, id := range c.rem {
 		if b := p.base(id.Slot); b != nil && b.occ == id {
-			b.occ = entity.None
+			b.occ, b.ref = entity.None, turnRef{}
 			b.quiet, p.remQuiet = 0, 0
 			p.resetComps(b, c.order)
 		}
@@ -350,7 +361,7 @@ func (p *Peer) fold(c *claim) {
 			// A delta for an occupant the baseline does not hold says only
 			// part of what the receiver holds: trust none of the rest.
 			suspect := !e.fresh
-			b.occ, p.remQuiet = e.id, 0
+			b.occ, b.ref, p.remQuiet = e.id, turnRef{}, 0
 			p.resetComps(b, c.order)
 			if suspect {
 				p.markUnknown(b, c.order)
@@ -367,6 +378,9 @@ func (p *Peer) fold(c *claim) {
 			} else {
 				bc.set(absent, c.order)
 			}
+		}
+		if e.hasTurn {
+			b.ref = turnRef{tick: c.tick, t: e.turn, ok: true}
 		}
 		p.settleDoubts(b, e, c.order)
 	}

@@ -89,7 +89,7 @@ func TestConvergence(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3, 4, 5, 6, 7, 8} {
 		m := newSim(t, seed)
 		m.check = true
-		m.twin = NewPeer(m.s)
+		m.twin = newPeer(m.s)
 		if seed%2 == 1 {
 			// Entities are placed within 50 m of the player: some far.
 			m.reach(Reach{Near: 24, Every: ReachEvery})
@@ -137,7 +137,7 @@ func TestCrowdedConvergence(t *testing.T) {
 	for _, seed := range []uint64{11, 12, 13, 14} {
 		m := newSim(t, seed)
 		m.check = true
-		m.twin = NewPeer(m.s)
+		m.twin = newPeer(m.s)
 		m.loss, m.dup, m.reorder, m.ackLoss = 0.2, 0.05, 0.1, 0.05
 		player := m.w.spawn(0, Described, 0)
 		player.rb = &entity.Rigidbody{}
@@ -744,7 +744,7 @@ func TestNews(t *testing.T) {
 func TestReach(t *testing.T) {
 	m := newSim(t, 21)
 	m.check = true
-	m.twin = NewPeer(m.s)
+	m.twin = newPeer(m.s)
 	reach := Reach{Near: 24, Every: ReachEvery}
 	m.reach(reach)
 	player := m.w.spawn(0, Described, 0)

@@ -104,10 +104,14 @@ type roundEnt struct {
 	// connection's relevance measures from its own entity.
 	x, y   float32
 	placed bool
-	// mvOff and mvBits locate in data the entity's whole entry in the
-	// moving-body form, not fresh, when seal assembled one; mvBits is 0
-	// otherwise.
+	// mvOff and mvBits locate in data the first part of the entity's
+	// entry in the moving-body form, not fresh, when seal assembled one
+	// (all but its turn, which each connection writes against what it has
+	// acknowledged); mvBits is 0 otherwise.
 	mvOff, mvBits uint32
+	// turn is its Transform's angle and scale and its Rigidbody's angular
+	// velocity, in codes, when it has both.
+	turn turn
 }
 
 // roundComp is one encoded component: nbits bits at data[off:].
@@ -224,8 +228,7 @@ func (r *Round) seal() {
 		writeID(w, e.id)
 		w.WriteBool(false) // fresh
 		w.WriteBool(true)  // moving
-		w.WriteBitString(r.bits(t), int(t.nbits))
-		writeBitsFrom(w, r.bits(b), 1, int(b.nbits)-1) // the moving bit goes without saying
+		writeMotion(w, r, t, b)
 		bits := w.Bytes()
 		r.enc = bits[:0]
 		e.mvOff, e.mvBits = uint32(len(r.data)), uint32(w.Len())
@@ -249,7 +252,29 @@ func (r *Round) newsBits(e *roundEnt) int {
 	if !news {
 		return 0
 	}
-	return n - 1 + 3 + idBits(e.id) // less one: a moving-body entry drops a bit
+	n += 3 + idBits(e.id) + EngineTypes
+	if r.bodyMoving(e) {
+		// A moving-body entry says less than its components' bits.
+		n = min(n, movingBits(e.id)+1)
+	}
+	return n
+}
+
+// motionBits is the width of a moving body's position and velocity: x
+// and y, vx and vy.
+const motionBits = 2*22 + 2*16
+
+// movingBits is the width of a moving-body entry for id but its turn: the
+// continuation bit, the occupant, the fresh and moving bits, and its
+// motion.
+func movingBits(id entity.ID) int { return 3 + idBits(id) + motionBits }
+
+// writeMotion writes a moving body's position and velocity from its
+// Transform's bits (x and y come first) and its Rigidbody's (vx and vy
+// after its moving bit).
+func writeMotion(w *wire.Writer, r *Round, t, b *roundComp) {
+	writeBitsFrom(w, r.bits(t), 0, 44)
+	writeBitsFrom(w, r.bits(b), 1, 32)
 }
 
 // maxBits returns an upper bound on the width of any entry for e, over
@@ -260,7 +285,7 @@ func (r *Round) maxBits(e *roundEnt, ntypes int) int {
 	for _, c := range r.comps[e.first:e.end] {
 		n += 1 + int(c.nbits)
 	}
-	return n
+	return max(n, movingBits(e.id)+maxTurnBits)
 }
 
 // Tick returns the server tick the round was begun for.
@@ -436,6 +461,8 @@ func (r *Round) Transform(t entity.Transform) (scale float64) {
 	}
 	e := &r.ents[len(r.ents)-1]
 	e.x, e.y, e.placed = float32(t.X), float32(t.Y), true
+	tt := turnOf(t.Angle, t.Scale, 0)
+	e.turn.n, e.turn.scale = tt.n, tt.scale
 	return t.Scale
 }
 
@@ -451,6 +478,7 @@ func (r *Round) Rigidbody(b entity.Rigidbody) {
 		awake = 1
 	}
 	r.keys = append(r.keys, math.Float64bits(b.VX), math.Float64bits(b.VY), math.Float64bits(b.AngularVelocity), awake)
+	r.ents[len(r.ents)-1].turn.av = uint32(wire.AngularVelocity.Encode(b.AngularVelocity))
 	if r.memo(TypeRigidbody, k) {
 		return
 	}

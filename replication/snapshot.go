@@ -43,11 +43,22 @@ type Snapshot struct {
 	Removals    []entity.ID // in order
 	Entries     []Entry     // in order, the own entity's first when written
 
+	// TickRate is the server's ticks a second, which a moving body's
+	// predicted turn is reckoned in (see turn.go). With none set, a
+	// snapshot holding a predicted turn is refused.
+	TickRate int
+
 	// prior says a snapshot has been read; priorTick and priorOwn are
 	// its tick and own entity, resolved.
 	prior     bool
 	priorTick uint32
 	priorOwn  entity.ID
+
+	// hdrGap is the gap the header named for predicted turns (0: none);
+	// rings the turns each slot's occupant was last said to have, by
+	// tick, kept from one snapshot to the next (see turn.go).
+	hdrGap int
+	rings  map[uint32]*turnRing
 
 	changes []Change
 	values  []float64
@@ -76,6 +87,11 @@ type Entry struct {
 	// builds nothing from it.
 	Spawn        entity.NetSpawn
 	SpawnRefused bool
+
+	// turn is the Transform's and Rigidbody's turn, when the entry
+	// carries both (hasTurn).
+	turn    turn
+	hasTurn bool
 }
 
 // Change is one component type an entry carries or removes.
@@ -173,8 +189,45 @@ func (sn *Snapshot) Decode(s *Schema, payload []byte, refs Refs) error {
 		return err
 	}
 	sn.fixUp()
+	sn.keepTurns()
 	sn.remember()
 	return nil
+}
+
+// keepTurns records, once a snapshot has decoded whole, the turn each of
+// its entries left its occupant with, as the snapshot is applied:
+// removals first, and an entry for another occupant starts its slot's
+// states again. A fresh entry for the same occupant does not: what it
+// held at the earlier ticks it held.
+func (sn *Snapshot) keepTurns() {
+	for _, id := range sn.Removals {
+		if tr := sn.rings[id.Slot]; tr != nil && tr.id == id {
+			delete(sn.rings, id.Slot)
+		}
+	}
+	for i := range sn.Entries {
+		e := &sn.Entries[i]
+		tr := sn.rings[e.ID.Slot]
+		if tr == nil || tr.id != e.ID {
+			if !e.hasTurn {
+				if tr != nil {
+					delete(sn.rings, e.ID.Slot)
+				}
+				continue
+			}
+			if tr == nil {
+				if sn.rings == nil {
+					sn.rings = map[uint32]*turnRing{}
+				}
+				tr = new(turnRing)
+				sn.rings[e.ID.Slot] = tr
+			}
+			*tr = turnRing{id: e.ID}
+		}
+		if e.hasTurn {
+			tr.push(sn.Tick, e.turn)
+		}
+	}
 }
 
 // DecodeHeader reads only the header of a snapshot payload into sn, as
@@ -209,6 +262,8 @@ func errOccupant(r *wire.Reader, what string) error {
 
 func (sn *Snapshot) reset() {
 	*sn = Snapshot{
+		TickRate:  sn.TickRate,
+		rings:     sn.rings,
 		prior:     sn.prior,
 		priorTick: sn.priorTick,
 		priorOwn:  sn.priorOwn,
@@ -250,6 +305,10 @@ func (sn *Snapshot) readHeader(r *wire.Reader, refs Refs) error {
 		judged, _ = r.ReadBits(width)
 		lw, _ := r.ReadBits(lowWaterBits)
 		sn.Commands.LowWater = uint8(lw)
+	}
+	if gap, _ := r.ReadBool(); gap {
+		g, _ := r.ReadBits(turnGapBits)
+		sn.hdrGap = int(g) + 1
 	}
 	if r.Err() != nil {
 		return errShort
@@ -296,16 +355,13 @@ func (sn *Snapshot) readEntry(r *wire.Reader, s *Schema) (Entry, error) {
 	e.Fresh, _ = r.ReadBool()
 	first := len(sn.changes)
 	if moving, _ := r.ReadBool(); moving {
-		// A body in motion: its Transform and Rigidbody, nothing else.
+		// A body in motion: its Transform and Rigidbody, nothing else:
+		// position, velocity, then its turn.
 		sn.changes = append(sn.changes, Change{Type: TypeTransform}, Change{Type: TypeRigidbody})
-		var err error
-		if e.Transform, err = readTransform(r); err == nil {
-			e.Rigidbody, err = readRigidbodyRest(r, true) // moving goes without saying
-		}
-		if r.Err() != nil {
-			return e, errShort
-		}
-		if err != nil {
+		if err := sn.readMoving(r, &e); err != nil {
+			if r.Err() != nil {
+				return e, errShort
+			}
 			return e, err
 		}
 		e.Changes = sn.changes[first:len(sn.changes):len(sn.changes)]
@@ -345,7 +401,42 @@ func (sn *Snapshot) readEntry(r *wire.Reader, s *Schema) (Entry, error) {
 		}
 	}
 	e.Changes = sn.changes[first:len(sn.changes):len(sn.changes)] // re-sliced by fixUp
+	if e.Has(TypeTransform) && e.Has(TypeRigidbody) {
+		e.turn = turnOf(e.Transform.Angle, e.Transform.Scale, e.Rigidbody.AngularVelocity)
+		e.hasTurn = true
+	}
 	return e, nil
+}
+
+// readMoving reads a moving-body entry's Transform and Rigidbody.
+func (sn *Snapshot) readMoving(r *wire.Reader, e *Entry) error {
+	var xy, v [2]float64
+	var err error
+	for i, what := range [2]string{"transform x", "transform y"} {
+		if xy[i], err = readSigned(r, wire.Position, what); err != nil {
+			return err
+		}
+	}
+	for i, what := range [2]string{"velocity x", "velocity y"} {
+		if v[i], err = readSigned(r, wire.Velocity, what); err != nil {
+			return err
+		}
+	}
+	var ring *turnRing
+	if tr := sn.rings[e.ID.Slot]; tr != nil && tr.id == e.ID {
+		ring = tr
+	}
+	t, err := sn.readTurn(r, ring, sn.hdrGap)
+	if err != nil {
+		return err
+	}
+	if v[0] == 0 && v[1] == 0 && uint64(t.av) == angularZero {
+		return errors.New("replication: rigidbody: moving at zero velocity")
+	}
+	e.Transform = entity.Transform{X: xy[0], Y: xy[1], Angle: t.angle(), Scale: float64(t.scale)}
+	e.Rigidbody = entity.Rigidbody{VX: v[0], VY: v[1], AngularVelocity: t.angularVelocity(), Awake: true}
+	e.turn, e.hasTurn = t, true
+	return nil
 }
 
 // readChange reads the presence bit and the bits of change i of e.

@@ -111,7 +111,7 @@ var sampleRefs = Refs{Sequence: 1240, ClientTick: 104}
 
 func TestSnapshotPrefixesFail(t *testing.T) {
 	s, payloads := sampleSnapshots(t)
-	var sn Snapshot
+	sn := Snapshot{TickRate: harnessTickRate}
 	n := 0
 	for _, p := range payloads {
 		if err := sn.Decode(s, p, sampleRefs); err != nil {
@@ -303,6 +303,7 @@ func writeFullHeader(w *wire.Writer, tick uint32, own entity.ID, cmds *Commands)
 		w.WriteUint32(cmds.Judged)
 		w.WriteBits(uint64(cmds.LowWater), lowWaterBits)
 	}
+	w.WriteBool(false) // no gap for predicted turns
 }
 
 // encodeSnapshot writes a decoded snapshot back, its header in the full
@@ -334,10 +335,16 @@ func encodeSnapshot(s *Schema, sn *Snapshot) ([]byte, bool) {
 			(rb.VX != 0 || rb.VY != 0 || rb.AngularVelocity != 0)
 		w.WriteBool(moving)
 		if moving {
-			b, n := encodeChangeBits(s, e, e.Changes[0])
-			w.WriteBitString(b, n)
-			b, n = encodeChangeBits(s, e, e.Changes[1])
-			writeBitsFrom(&w, b, 1, n-1) // the moving bit goes without saying
+			b, _ := encodeChangeBits(s, e, e.Changes[0])
+			writeBitsFrom(&w, b, 0, 44) // x, y
+			b, _ = encodeChangeBits(s, e, e.Changes[1])
+			writeBitsFrom(&w, b, 1, 32) // vx, vy
+			t := turnOf(e.Transform.Angle, e.Transform.Scale, rb.AngularVelocity)
+			c := turnChoice{form: turnWhole}
+			if t.still() {
+				c.form = turnStill
+			}
+			writeTurn(&w, c, t)
 			continue
 		}
 		mask := make([]bool, s.WireTypes())
@@ -395,7 +402,7 @@ func FuzzReadSnapshot(f *testing.F) {
 	pw.WriteBool(false)
 	primer := pw.Bytes()
 	f.Fuzz(func(t *testing.T, primed bool, payload []byte) {
-		var sn Snapshot
+		sn := Snapshot{TickRate: harnessTickRate}
 		if primed {
 			if err := sn.Decode(s, primer, sampleRefs); err != nil {
 				t.Fatal(err)
@@ -421,7 +428,7 @@ func FuzzReadSnapshot(f *testing.F) {
 		if !ok {
 			return
 		}
-		var sn2 Snapshot
+		sn2 := Snapshot{TickRate: harnessTickRate}
 		if err := sn2.Decode(s, again, Refs{}); err != nil {
 			t.Fatalf("re-encoded snapshot does not decode: %v", err)
 		}

@@ -204,6 +204,7 @@ func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
 		}
 	}
 	p.writes++
+	p.hdrGap = p.headerGap(r.tick)
 	c := p.newClaim()
 	p.stats = WriteStats{}
 	p.blocked = p.blocked[:0]
@@ -285,7 +286,39 @@ func (p *Peer) writeHeader(w *wire.Writer, tick uint32, own entity.ID) {
 		w.WriteBits(uint64(p.commands.Judged), width)
 		w.WriteBits(uint64(min(p.commands.LowWater, maxLowWater)), lowWaterBits)
 	}
+	w.WriteBool(p.hdrGap != 0)
+	if p.hdrGap != 0 {
+		w.WriteBits(uint64(p.hdrGap-1), turnGapBits)
+	}
 }
+
+// headerGap returns the gap, in ticks, the header of a snapshot of tick
+// names for the turns predicted from the newest acknowledged snapshot's
+// states (most of them): tick less that snapshot's, when it is 1 to
+// MaxTurnGap; 0 (none named) otherwise, or with no tick rate set.
+func (p *Peer) headerGap(tick uint32) int {
+	if p.ackOrder == 0 || p.tickRate <= 0 {
+		return 0
+	}
+	if g := int32(tick - p.ackTick); g >= 1 && g <= MaxTurnGap {
+		return int(g)
+	}
+	return 0
+}
+
+// refOf returns the state of e's turn the connection has acknowledged,
+// when it holds e.
+func (p *Peer) refOf(b *slotBase, e *roundEnt, fresh bool) turnRef {
+	if fresh || b == nil || b.occ != e.id {
+		return turnRef{}
+	}
+	return b.ref
+}
+
+// SetTickRate sets the server's ticks a second, which a predicted turn
+// is reckoned in (see the turn form in turn.go). Until it is set, every
+// turn goes whole.
+func (p *Peer) SetTickRate(hz int) { p.tickRate = float64(hz) }
 
 // shortTick reports whether tick may go in its short form: the receiver's
 // reference is the tick of the newest snapshot it has read, which is the
@@ -558,9 +591,9 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 		return 0, fresh
 	}
 	if p.moving(r, e) {
-		// The moving-body form: no masks, no carried bits, and the
-		// Rigidbody without its moving bit.
-		return bits - 2 - 1 + 1 + idBits(e.id) + 1 + 1, fresh
+		// The moving-body form: no masks, no carried bits, the position
+		// and velocity, then the turn against what the connection holds.
+		return movingBits(e.id) + p.chooseTurn(e.turn, p.refOf(b, e, fresh), r.tick, p.hdrGap).bits, fresh
 	}
 	bits += 1 + idBits(e.id) + 1 + 1 + EngineTypes
 	if np := p.ntypes - EngineTypes; np > 0 {
@@ -605,7 +638,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	fresh := b == nil || b.occ != e.id
 	moving := p.moving(r, e)
 	// The commonest entry, a body that moved this round and is not fresh,
-	// the round has assembled whole (see Round.seal).
+	// the round has assembled but for its turn (see Round.seal).
 	assembled := moving && !fresh && e.mvBits != 0
 	if assembled {
 		w.WriteBitString(r.data[e.mvOff:], int(e.mvBits))
@@ -614,6 +647,12 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 		writeID(w, e.id)
 		w.WriteBool(fresh)
 		w.WriteBool(moving)
+		if moving {
+			writeMotion(w, r, r.comp(e, TypeTransform), r.comp(e, TypeRigidbody))
+		}
+	}
+	if moving {
+		writeTurn(w, p.chooseTurn(e.turn, p.refOf(b, e, fresh), r.tick, p.hdrGap), e.turn)
 	}
 	proj := false
 	for t, a := range p.acts {
@@ -649,11 +688,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 				ci++
 			}
 			rc := &r.comps[ci]
-			switch {
-			case assembled:
-			case moving && t == TypeRigidbody:
-				writeBitsFrom(w, r.bits(rc), 1, int(rc.nbits)-1) // its moving bit goes without saying
-			default:
+			if !moving {
 				w.WriteBitString(r.bits(rc), int(rc.nbits))
 			}
 			cc.ver = rc.ver
@@ -661,6 +696,11 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 		c.comps = append(c.comps, cc)
 	}
 	ce.end = int32(len(c.comps))
+	// An entry carrying both its Transform and its Rigidbody leaves the
+	// receiver a state to predict the next turn from.
+	if p.acts[TypeTransform] == actWrite && p.acts[TypeRigidbody] == actWrite {
+		ce.turn, ce.hasTurn = e.turn, true
+	}
 	c.ents = append(c.ents, ce)
 	p.stats.Entries++
 }

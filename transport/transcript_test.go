@@ -77,7 +77,7 @@ var transcriptNonce = []byte{0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88}
 func runTranscript(t *testing.T) (*token.Token, []transcriptStep) {
 	t.Helper()
 	tok := mintToken(t, sealKey, 7, "ada", 0x7a11, nil)
-	hello := handshake.Hello{SchemaFP: 0xb90e184b09a7db2c, ActionCount: 4, ActionFP: 0x49a09188576b1b18, TickRate: 64}
+	hello := handshake.Hello{SchemaFP: 0x08e0da77daa66d34, ActionCount: 4, ActionFP: 0x49a09188576b1b18, TickRate: 64}
 	srv, err := transport.NewServer(transport.ServerConfig{
 		Hello: hello, MaxPlayers: 4, Rand: bytes.NewReader(transcriptCookieKey), Auth: sealAuth(),
 	})

@@ -24,9 +24,16 @@ var (
 	// Velocity is a linear velocity to the centimetre a second, up to
 	// ±327.67 m/s.
 	Velocity = Signed{Bits: 16, Step: 0.01}
-	// AngularVelocity is to the hundredth of a radian a second, up to
-	// ±327.67 rad/s.
-	AngularVelocity = Signed{Bits: 16, Step: 0.01}
+	// AngularVelocity is to 0.0005 rad/s, up to ±262.1435 rad/s (a
+	// body turning a quarter turn every tick at 128 Hz turns 100 rad/s).
+	// It is that fine because a turning body's angle is sent as the
+	// difference from where its angular velocity carries the angle a
+	// client already holds (see replication's moving-body entry): at
+	// 0.01 rad/s the velocity's rounding alone carried the angle three
+	// of its steps astray each tick, and the difference cost bits in
+	// every snapshot; at 0.0005 it stays within one. A velocity that holds
+	// steady costs one bit there whatever its width.
+	AngularVelocity = Signed{Bits: 20, Step: 0.0005}
 	// Axis is a command axis, -1..1 in 127 steps either way.
 	Axis = Signed{Bits: 8, Step: 1.0 / 127}
 	// Angle is a rotation, wrapped to [-π, π]. At 18 bits a step is

@@ -183,6 +183,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	hello.Name, hello.Dev = cfg.Name, cfg.Dev
 	c.net = transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.Logger, Token: cfg.Token, Password: cfg.Password}, cfg.Now)
 	c.interp = newInterpolation(g.TickRate())
+	c.snap.TickRate = g.TickRate()
 	return c, nil
 }
 

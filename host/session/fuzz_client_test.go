@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -31,9 +32,10 @@ func FuzzClientAppliesSnapshots(f *testing.F) {
 		return nil
 	}()
 	tumble(h.server.Game(), rand.New(rand.NewPCG(1, 2)))
-	for range 40 {
-		h.run(time.Second / 64)
-		if st.peer != nil {
+	// Every snapshot sent for 40 ticks, in order.
+	for end := h.now + transport.Time(40*time.Second/64); h.now < end; {
+		h.step()
+		if st.peer != nil && (len(seeds) == 0 || !bytes.Equal(seeds[len(seeds)-1], h.server.payload)) {
 			seeds = append(seeds, append([]byte(nil), h.server.payload...))
 		}
 	}
@@ -41,21 +43,24 @@ func FuzzClientAppliesSnapshots(f *testing.F) {
 		f.Add(s)
 	}
 	primer := replication.NewPeer(h.server.Game().Schema()).Write(nil, h.server.round, st.entity, transport.MaxDataPayload-netmsg.PayloadOverhead)
-	// Every seed reads after the primer; those a reader with no snapshot
-	// before refuses are the short forms.
+	// Every seed reads after the primer and the seeds before it (a
+	// moving body's turn is predicted from what earlier ones said); those
+	// a reader with no snapshot before refuses are the short forms.
 	short := 0
+	rate := h.server.Game().TickRate()
+	primed := replication.Snapshot{TickRate: rate}
+	if err := primed.DecodeHeader(primer, replication.Refs{}); err != nil {
+		f.Fatal(err)
+	}
 	for _, s := range seeds {
 		p, err := netmsg.ParseServerPayload(s, mustReliable(), new(netmsg.Relay))
 		if err != nil {
 			f.Fatal(err)
 		}
-		var primed, fresh replication.Snapshot
-		if err := primed.DecodeHeader(primer, replication.Refs{}); err != nil {
-			f.Fatal(err)
-		}
 		if err := primed.Decode(h.server.Game().Schema(), p, replication.Refs{}); err != nil {
 			f.Fatalf("a seed does not decode after the primer: %v", err)
 		}
+		fresh := replication.Snapshot{TickRate: rate}
 		if fresh.Decode(h.server.Game().Schema(), p, replication.Refs{}) != nil {
 			short++
 		}

@@ -75,11 +75,13 @@ func NewLite(cfg LiteConfig) *Lite {
 	}
 	hello := cfg.Hello
 	hello.Name, hello.Dev = cfg.Name, cfg.Dev
-	return &Lite{
+	l := &Lite{
 		project: cfg.Project, input: cfg.Input, onState: cfg.OnState, schema: cfg.Schema,
 		clock: game.NewClock(cfg.Project.TickRate), rel: mustReliable(),
 		net: transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.Logger, Token: cfg.Token}, cfg.Now),
 	}
+	l.snap.TickRate = cfg.Project.TickRate
+	return l
 }
 
 // Net is the connection core (see Client.Net).
