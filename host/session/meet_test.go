@@ -250,7 +250,12 @@ func TestFourWanderersAreRarelyCorrected(t *testing.T) {
 	}
 	const (
 		seed  = 3
-		bound = 110 // corrections in all, teleports aside (78 now; 166 carried on their words alone)
+		// Corrections in all, teleports aside: 96 now; 166 carried on their
+		// words alone. The count moves with how the arena's props tumble,
+		// not with how exactly it is told: with the angular velocity's
+		// step at 0.01, 0.005, 0.002, 0.001 and 0.0005 rad/s it was 78,
+		// 119, 109, 82 and 96, and 96 at every finer step.
+		bound = 110
 	)
 	h := newHarness(t, loadArena(t))
 	var ps []*peer
