@@ -249,7 +249,7 @@ func TestFourWanderersAreRarelyCorrected(t *testing.T) {
 		t.Skip("a long seeded match: runs without -short")
 	}
 	const (
-		seed  = 3
+		seed = 3
 		// Corrections in all, teleports aside: 96 now; 166 carried on their
 		// words alone. The count moves with how the arena's props tumble,
 		// not with how exactly it is told: with the angular velocity's
