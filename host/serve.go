@@ -137,6 +137,11 @@ type ServeConfig struct {
 	// of seated players, once at the start and whenever it changes (a
 	// fleet directory's seats free). It must not block.
 	Seated func(players int)
+	// Readiness, if set, is asked by /readyz besides the seats and the
+	// drain: an error makes the server not ready, its text saying why (a
+	// fleet directory the server is not listed in). It is called on the
+	// admin listener's goroutines, so it must be safe for concurrent use.
+	Readiness func() error
 	// Figures are figures of the program's own, which the report, the
 	// status line and /metrics show beside the server's (package figures:
 	// each where it names); their readers are called on the serving
