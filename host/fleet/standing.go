@@ -16,12 +16,12 @@ import (
 // told each write's outcome and the time (Wrote), and says when to write
 // next (Next).
 //
-//	          ok                  fail
-//	 (none) ------> Registered ---------> Lost
-//	   |               ^                   |
-//	   | fail          |        ok         |
-//	   v               +-------------------+
-//	 Unlisted ---------^ ok (Back)
+//	         ok                  fail
+//	(none) ------> Registered ---------> Lost
+//	  |               ^                   |
+//	  | fail          |        ok         |
+//	  v               +-------------------+
+//	Unlisted ---------^ ok (Back)
 //
 // A healthy entry is rewritten every Heartbeat. After a failed write the
 // next comes after a backoff that starts at MinBackoff and doubles up to
