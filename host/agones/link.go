@@ -229,21 +229,37 @@ func (c *Client) Watch(ctx context.Context, fn func(Info)) error {
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), maxInfo)
 	for sc.Scan() {
-		var line struct {
-			Result *Info           `json:"result"`
-			Error  json.RawMessage `json:"error"`
+		g, ok, err := parseWatchLine(sc.Bytes())
+		if err != nil {
+			return err
 		}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			return fmt.Errorf("agones: /watch/gameserver: %v", err)
-		}
-		if line.Result != nil {
-			fn(*line.Result)
+		if ok {
+			fn(g)
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("agones: /watch/gameserver: %w", err)
 	}
 	return io.EOF
+}
+
+// parseWatchLine reads one line of the watch stream: {"result":
+// GameServer}, or {"error": ...} (ok false), or an empty line (ok false).
+func parseWatchLine(b []byte) (g Info, ok bool, err error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return g, false, nil
+	}
+	var line struct {
+		Result *Info           `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(b, &line); err != nil {
+		return g, false, fmt.Errorf("agones: /watch/gameserver: %v", err)
+	}
+	if line.Result == nil {
+		return g, false, nil
+	}
+	return *line.Result, true, nil
 }
 
 // Link runs a Core against an SDK server: it makes the Core's calls one
@@ -357,7 +373,14 @@ func (l *Link) run(ctx context.Context) {
 		}
 		call, ok := l.core.Next(now)
 		if !ok {
-			l.awaiting.Store(l.core.AwaitsBeat())
+			awaiting := l.core.AwaitsBeat()
+			l.awaiting.Store(awaiting)
+			if awaiting && l.beat.Load() {
+				// A beat came after the swap above and before Beat
+				// could see awaiting: take it now rather than sleep.
+				l.mu.Unlock()
+				continue
+			}
 			deadline := l.core.Deadline(now)
 			l.mu.Unlock()
 			wait := time.Hour
