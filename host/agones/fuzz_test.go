@@ -33,4 +33,3 @@ func FuzzWatchLine(f *testing.F) {
 		}
 	})
 }
-
