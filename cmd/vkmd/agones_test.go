@@ -45,7 +45,7 @@ func paths(calls []agonestest.Call) []string {
 }
 
 // TestAgonesThroughAMatchAndADrain serves the arena as vkmd --agones does
-// (joinAgones, then host.Serve on UDP) beside the stand-in SDK server
+// (host.JoinAgones, then host.Serve on UDP) beside the stand-in SDK server
 // (internal/agonestest, written from Agones' documentation of its HTTP
 // API): the public address comes from the GameServer; the stand-in sees
 // Ready once serving, the labels, Health at one a second while the loop
@@ -72,7 +72,7 @@ func TestAgonesThroughAMatchAndADrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	keyed := host.ServeConfig{Project: p, Key: &key}
-	leaveKeyed, err := joinAgones(ctx, &keyed, p, logger)
+	leaveKeyed, err := host.JoinAgones(ctx, &keyed, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestAgonesThroughAMatchAndADrain(t *testing.T) {
 	t.Setenv(agones.PortEnv, sdk.Port())
 	stops := make(chan struct{}, 2)
 	cfg := host.ServeConfig{Project: p, Addr: "127.0.0.1:" + strconv.Itoa(port), Drain: stops, DrainTime: 2 * time.Second, Logger: logger}
-	leave, err := joinAgones(ctx, &cfg, p, logger)
+	leave, err := host.JoinAgones(ctx, &cfg, logger)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -282,7 +282,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	cfg.Drain = cli.Stops(ctx)
 	if o.agones {
-		leaveAgones, err := joinAgones(ctx, &cfg, p, logger)
+		leaveAgones, err := host.JoinAgones(ctx, &cfg, logger)
 		if err != nil {
 			return err
 		}

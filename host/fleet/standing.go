@@ -3,8 +3,8 @@ package fleet
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
-	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -146,23 +146,13 @@ func KindOf(err error) ErrorKind {
 		return KindTimeout
 	case errors.As(err, &re) && !errors.Is(err, redis.ErrClosed):
 		return KindReply
-	case errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
-		errors.As(err, new(*net.OpError)) || errors.Is(err, redis.ErrClosed) || errors.Is(err, net.ErrClosed):
-		return KindConnection
-	}
-	if err != nil && isEOF(err) {
+	case errors.As(err, new(*net.OpError)) || errors.Is(err, redis.ErrClosed) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		// A refused or failed dial, a reset or broken connection (each a
+		// *net.OpError), a connection Redis closed.
 		return KindConnection
 	}
 	return KindOther
-}
-
-func isEOF(err error) bool {
-	for ; err != nil; err = errors.Unwrap(err) {
-		if err.Error() == "EOF" {
-			return true
-		}
-	}
-	return false
 }
 
 // Wrote records a write's outcome at now (err nil: it landed) and returns

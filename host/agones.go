@@ -1,4 +1,4 @@
-package main
+package host
 
 import (
 	"context"
@@ -9,15 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"vkm/host"
 	"vkm/host/agones"
 	"vkm/host/figures"
 	"vkm/host/game"
-	"vkm/host/project"
 	"vkm/transport"
 )
 
-// Timings of vkmd's Agones link: tuning constants.
+// Timings of a server's Agones link: tuning constants.
 const (
 	// agonesWait bounds the wait at start for the SDK server to describe
 	// the GameServer: it may start after vkmd, but not a minute after.
@@ -29,15 +27,16 @@ const (
 	agonesPortName = "game"
 )
 
-// joinAgones makes cfg speak for the server to the Agones SDK server in
-// its pod (at AGONES_SDK_HTTP_PORT on localhost): it reads the GameServer
+// JoinAgones makes cfg speak for the server (vkmd --agones) to the Agones
+// SDK server in its pod (at AGONES_SDK_HTTP_PORT on localhost): it reads the GameServer
 // first, and without --public takes the address players reach (which
 // their tokens name) from its status: the node's address and the port
 // Agones gave it, so a Dynamic port works; then Ready once serving, Health on the serving loop's
 // ticks, the players seated, the drain, and Shutdown once Serve has
 // returned. It returns the function that asks Shutdown and ends the link;
 // call it once Serve returns.
-func joinAgones(ctx context.Context, cfg *host.ServeConfig, p *project.Project, logger *slog.Logger) (func(), error) {
+func JoinAgones(ctx context.Context, cfg *ServeConfig, logger *slog.Logger) (func(), error) {
+	p := cfg.Project
 	base, err := agones.Address()
 	if err != nil {
 		return nil, err
@@ -47,21 +46,21 @@ func joinAgones(ctx context.Context, cfg *host.ServeConfig, p *project.Project, 
 	g, err := client.WaitGameServer(wctx)
 	cancel()
 	if err != nil {
-		return nil, fmt.Errorf("--agones: the SDK server at %s did not describe the GameServer: %v", base, err)
+		return nil, fmt.Errorf("agones: the SDK server at %s did not describe the GameServer: %v", base, err)
 	}
 	public := netip.AddrPort{}
 	if len(cfg.Public) > 0 {
 		public = cfg.Public[0]
 	} else {
 		if public, err = g.Public(ctx, agonesPortName); err != nil {
-			return nil, fmt.Errorf("--agones: %v (or give --public)", err)
+			return nil, fmt.Errorf("%v (or give the public address)", err)
 		}
 		if cfg.Key != nil { // the address the players' tokens name
 			cfg.Public = []netip.AddrPort{public}
 		}
 		logger.Info("agones: players reach the server at the GameServer's address", "public", public.String(), "gameserver", g.ObjectMeta.Name)
 	}
-	id, err := host.ProjectIdentity(p)
+	id, err := ProjectIdentity(p)
 	if err != nil {
 		return nil, err
 	}
