@@ -191,8 +191,7 @@ func (r *Registration) Err() error {
 	if r.standing.State() == Registered {
 		return nil
 	}
-	err, _ := r.standing.LastError()
-	return err
+	return r.standing.LastError()
 }
 
 // Registered reports whether the last write landed: lobbies see the

@@ -217,5 +217,8 @@ func (s *Standing) Landed() time.Time { return s.landed }
 // Errors is how many writes have failed of kind k.
 func (s *Standing) Errors(k ErrorKind) uint64 { return s.errs[k] }
 
-// LastError is the last failed write's error and its kind.
-func (s *Standing) LastError() (error, ErrorKind) { return s.lastErr, s.lastKind }
+// LastError is the last failed write's error (nil before any).
+func (s *Standing) LastError() error { return s.lastErr }
+
+// LastKind is the kind of the last failed write's error.
+func (s *Standing) LastKind() ErrorKind { return s.lastKind }
