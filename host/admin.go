@@ -50,7 +50,7 @@ func startAdmin(cfg ServeConfig, s *session.Server, set *figures.Set, cmds chan<
 	}
 	rate := s.Game().TickRate()
 	f := &adminFeed{s: s, a: admin.New(admin.Config{Seats: cfg.Project.Players, TickPeriod: time.Second / time.Duration(rate), Figures: set,
-		Token: cfg.AdminToken, Command: func(ctx context.Context, line string) (string, error) {
+		Token: cfg.AdminToken, Readiness: cfg.Readiness, Command: func(ctx context.Context, line string) (string, error) {
 			ctx, cancel := context.WithTimeout(ctx, adminCommandTimeout)
 			defer cancel()
 			return ask(ctx, cmds, line)

@@ -137,6 +137,16 @@ type ServeConfig struct {
 	// of seated players, once at the start and whenever it changes (a
 	// fleet directory's seats free). It must not block.
 	Seated func(players int)
+	// Roster, if set, is called on the serving goroutine with every seated
+	// player, once at the start and whenever a player is seated or goes
+	// (an orchestrator's player tracking). The slice is the server's,
+	// valid until the call returns. It must not block.
+	Roster func(players []transport.PlayerInfo)
+	// Readiness, if set, is asked by /readyz besides the seats and the
+	// drain: an error makes the server not ready, its text saying why (a
+	// fleet directory the server is not listed in). It is called on the
+	// admin listener's goroutines, so it must be safe for concurrent use.
+	Readiness func() error
 	// Figures are figures of the program's own, which the report, the
 	// status line and /metrics show beside the server's (package figures:
 	// each where it names); their readers are called on the serving
@@ -431,6 +441,7 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 	}
 	srv.publish(figures.InMetrics)
 	seated := -1
+	var rostered roster
 	// Only where the loop reads its socket itself: a socket with a reader
 	// goroutine is an in-process one or the web's, and a test's fake clock
 	// (testing/synctest) moves Go timers, not a timerfd.
@@ -481,6 +492,9 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 				srv.cfg.Seated(n)
 			}
 		}
+		if srv.cfg.Roster != nil {
+			rostered.update(srv)
+		}
 		if !srv.drainEnd.IsZero() && (srv.s.Net().PlayerCount() == 0 || !now.Before(srv.drainEnd)) {
 			srv.log.Info("drained", "players_left", srv.s.Net().PlayerCount())
 			return srv.shutdown(), nil
@@ -510,6 +524,24 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 			timer.Reset(wait)
 		}
 	}
+}
+
+// roster is what the loop last told ServeConfig.Roster: it tells it
+// again when the joins or leaves have moved since.
+type roster struct {
+	told          bool
+	joins, leaves uint64
+	players       []transport.PlayerInfo
+}
+
+func (r *roster) update(srv *server) {
+	st := srv.s.Net().Stats()
+	if r.told && st.Joins == r.joins && st.Leaves == r.leaves {
+		return
+	}
+	r.told, r.joins, r.leaves = true, st.Joins, st.Leaves
+	r.players = srv.s.Net().Players(r.players[:0], srv.now())
+	srv.cfg.Roster(r.players)
 }
 
 // pairedTickMax is the longest a tick may have taken for the loop to let

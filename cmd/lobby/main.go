@@ -144,6 +144,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	fleet.LogRedisTo(logger)
 	key, err := host.ReadKeyFile(o.keyFile)
 	if err != nil {
 		return err

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/netip"
 	"sync"
@@ -10,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"vkm/host"
+	"vkm/host/figures"
 	"vkm/host/fleet"
 	"vkm/host/project"
 )
@@ -45,7 +48,18 @@ func joinFleet(ctx context.Context, url string, cfg *host.ServeConfig, p *projec
 	if err != nil {
 		return nil, nil, err
 	}
+	fleet.LogRedisTo(logger)
 	m := &member{rdb: rdb, url: url, logger: logger}
+	cfg.Figures = append(cfg.Figures, m.figures()...)
+	readiness := cfg.Readiness
+	cfg.Readiness = func() error {
+		if readiness != nil {
+			if err := readiness(); err != nil {
+				return err
+			}
+		}
+		return m.readiness()
+	}
 	ctx, stop := context.WithCancel(ctx)
 	ready := cfg.Ready
 	duration := cfg.Duration
@@ -110,20 +124,75 @@ func (m *member) relay(stops <-chan struct{}, drains chan<- struct{}, done <-cha
 	}
 }
 
-// register lists the server, unless it has already left.
+// register lists the server, unless it has already left. The
+// registration keeps trying until Redis answers, and logs each change of
+// its standing.
 func (m *member) register(ctx context.Context, s fleet.Server) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.left {
 		return
 	}
-	r, err := fleet.Register(ctx, m.rdb, s, fleet.Heartbeat, fleet.TTL)
-	if err != nil {
-		m.logger.Error("fleet: not registered", "err", err)
-		return
+	m.reg = fleet.Join(ctx, m.rdb, s, fleet.Config{Logger: m.logger.With("fleet", m.url)})
+}
+
+// registration is the server's registration, nil before it listens and
+// after it has left.
+func (m *member) registration() *fleet.Registration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.left {
+		return nil
 	}
-	m.reg = r
-	m.logger.Info("fleet: registered", "addr", s.Addr, "fleet", m.url)
+	return m.reg
+}
+
+// errNotListed is the server's readiness before its first write.
+var errNotListed = errors.New("not yet listed in the fleet directory")
+
+// readiness is what /readyz says of the fleet: not ready until the
+// server is listed, nor while the directory does not answer. A server
+// that has left is shutting down, which /readyz says first.
+func (m *member) readiness() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.left {
+		return nil
+	}
+	if m.reg == nil {
+		return errNotListed
+	}
+	if err := m.reg.Err(); err != nil {
+		return fmt.Errorf("not listed in the fleet directory (%v)", err)
+	}
+	return nil
+}
+
+// figures are the fleet's figures in /metrics: whether the server is
+// listed now, and the writes that failed, by kind.
+func (m *member) figures() []figures.Figure {
+	return []figures.Figure{
+		{Metric: "vkm_fleet_registered", Help: "1 while the server is listed in the fleet directory (its last write landed), 0 otherwise.",
+			Kind: figures.Gauge, Uint: func() uint64 {
+				if r := m.registration(); r != nil && r.Registered() {
+					return 1
+				}
+				return 0
+			}},
+		{Metric: "vkm_fleet_errors_total", Help: "Writes to the fleet directory that failed, by kind: connection, timeout, reply (an error Redis answered), other.",
+			Label: "kind", Uints: func(each func(string, uint64)) {
+				m.mu.Lock()
+				r := m.reg
+				m.mu.Unlock()
+				for _, k := range fleet.ErrorKinds {
+					var n uint64
+					if r != nil {
+						n = r.Errors(k)
+					}
+					each(k.String(), n)
+				}
+			}},
+	}
 }
 
 func (m *member) setPlayers(n int) {

@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--web ADDR [--wasm FILE]] [--fleet REDIS_URL] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--tick-log FILE] [--idle-gc=false] [--schema]
+//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--web ADDR [--wasm FILE]] [--fleet REDIS_URL] [--agones] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--tick-log FILE] [--idle-gc=false] [--schema]
 //	vkmd check <project-dir>
 //	vkmd keygen > FILE
 //	vkmd token <project-dir> --key FILE --server ADDR[,ADDR] --client-id N [--name NAME] [--expires 1h] > player.token
@@ -21,6 +21,7 @@
 // fleet directory in Redis, where lobbies (cmd/lobby) find it; the server
 // leaves the directory as the first thing it does on the way out (a
 // drain's start, a stop), so no lobby sends a player to it after.
+// --agones runs it as an Agones game server (docs/operating.md, "Agones").
 //
 // --web serves browsers on an HTTP address: the game's page, and the
 // same datagrams, handshake and tokens over WebRTC data channels (ICE on
@@ -97,6 +98,7 @@ type options struct {
 	memProf  string
 	tickLog  string
 	fleet    string
+	agones   bool
 	// adminTokenFile holds the admin POST endpoints' bearer token;
 	// console reads console lines from standard input.
 	adminTokenFile string
@@ -170,6 +172,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.public, "public", "", "with --key: the addresses players reach this server at, IP:PORT[,IP:PORT] (default: the address served on)")
 	fs.BoolVar(&o.serve.Insecure, "insecure", false, "serve every interface without a key: anyone whose build matches may join, unsealed")
 	fs.StringVar(&o.fleet, "fleet", "", "with --key: register in the fleet directory in this Redis (redis://HOST:PORT), where lobbies find the server's free seats")
+	fs.BoolVar(&o.agones, "agones", false, "run as an Agones game server: talk to the SDK server in the pod (AGONES_SDK_HTTP_PORT, 9358 by default): the public address from the GameServer (without --public), Ready once serving, Health on the loop's ticks, players, Allocate when players come to a Ready server, Shutdown when a match ends or the server stops")
 	fs.StringVar(&o.serve.MOTD, "motd", "", "the message of the day each player is sent in the chat as they join (default: the project's motd)")
 	fs.StringVar(&o.serve.AccessFile, "access-file", "", "the access list: bans and allows by client id and address, one a line (ban id 42 cheating; ban addr 203.0.113.7 spam; allow id 7), read at start and rewritten by every ban and unban")
 	fs.StringVar(&o.adminTokenFile, "admin-token-file", "", "a file holding the bearer token the admin listener's POST endpoints (kick, ban, unban, mute, unmute, say, players) require; without it they answer 401")
@@ -223,6 +226,9 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	if o.serve.WebClient != "" && o.serve.Web == "" {
 		return o, cli.Usagef("--wasm without --web: the browser client is served by the web listener")
 	}
+	if o.agones && o.serve.Key == nil && !o.serve.Insecure {
+		return o, cli.Usagef("--agones needs --key (or --insecure): players reach the server from outside its pod")
+	}
 	if o.fleet != "" && o.serve.Key == nil {
 		return o, cli.Usagef("--fleet needs --key: a lobby sends players with tokens minted under the game's key")
 	}
@@ -275,6 +281,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		cfg.TickLog = f
 	}
 	cfg.Drain = cli.Stops(ctx)
+	if o.agones {
+		leaveAgones, err := host.JoinAgones(ctx, &cfg, logger)
+		if err != nil {
+			return err
+		}
+		defer leaveAgones()
+	}
 	if o.fleet != "" {
 		var leave func()
 		if ctx, leave, err = joinFleet(ctx, o.fleet, &cfg, p, logger); err != nil {

@@ -46,6 +46,9 @@ type Config struct {
 	// Token is the bearer token the POST endpoints (an operator's
 	// moderation) require; empty refuses every POST with 401.
 	Token string
+	// Readiness, if set, is one more condition of /readyz: an error makes
+	// the server not ready, and its text says why. Nil means none.
+	Readiness func() error
 	// Command runs a console line on the serving loop and returns its
 	// answer (host's moderation: kick, ban, unban, mute, unmute, say,
 	// players); nil refuses every POST.
@@ -169,11 +172,17 @@ func (a *Admin) Health(now time.Time) (bool, string) {
 	return true, fmt.Sprintf("ok: last tick %v ago", since.Round(time.Microsecond))
 }
 
-// Ready reports whether the server takes players: a seat is free and it
-// is not shutting down; and a line saying so.
+// Ready reports whether the server takes players: a seat is free, it is
+// not shutting down and Config.Readiness has no objection; and a line
+// saying so.
 func (a *Admin) Ready() (bool, string) {
 	if a.closing.Load() {
 		return false, "shutting down"
+	}
+	if a.cfg.Readiness != nil {
+		if err := a.cfg.Readiness(); err != nil {
+			return false, "not ready: " + err.Error()
+		}
 	}
 	n := a.players.Load()
 	if n >= int64(a.cfg.Seats) {

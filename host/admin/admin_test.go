@@ -2,6 +2,7 @@ package admin
 
 import (
 	"bufio"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -171,3 +172,20 @@ func TestProfilesAreOnTheAdminMux(t *testing.T) {
 		t.Errorf("/debug/pprof/: %d, want 200 listing the profiles:\n%.300s", code, body)
 	}
 }
+
+// TestReadyzAsksTheReadinessCheck: a Readiness error makes /readyz 503
+// with its text, and the server is ready again once it has none.
+func TestReadyzAsksTheReadinessCheck(t *testing.T) {
+	var why error = errFleet
+	a := New(Config{Seats: 2, TickPeriod: time.Second / 64, Readiness: func() error { return why }})
+	h := a.Handler()
+	if code, body := get(t, h, "/readyz"); code != http.StatusServiceUnavailable || body != "not ready: not in the fleet directory\n" {
+		t.Errorf("with the check failing: %d %q, want 503 saying why", code, body)
+	}
+	why = nil
+	if code, body := get(t, h, "/readyz"); code != http.StatusOK || !strings.Contains(body, "ready: 0 of 2") {
+		t.Errorf("with the check passing: %d %q, want 200", code, body)
+	}
+}
+
+var errFleet = errors.New("not in the fleet directory")

@@ -29,6 +29,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
+	mrand "math/rand/v2"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -89,15 +91,22 @@ func Open(ctx context.Context, url string) (*redis.Client, error) {
 	return c, nil
 }
 
-// Registration keeps one server's entry alive until Close.
+// Registration keeps one server's entry alive until Close: it rewrites it
+// every heartbeat and, when a write fails, retries after a backoff
+// (Standing) until one lands, on a Redis client of its own that it dials
+// afresh after each failure (the shared client's pool, once its dials
+// fail, redials only once a second). Its standing is what /metrics and
+// /readyz say of the fleet; each change of it is logged once.
 type Registration struct {
-	rdb *redis.Client
 	ttl time.Duration
+	log *slog.Logger
+	opt *redis.Options
+	rdb *redis.Client // the loop's alone, until Close
 
-	mu      sync.Mutex
-	s       Server
-	written int // the players the last write told Redis of
-	err     error
+	mu       sync.Mutex
+	s        Server
+	written  int // the players the last write told Redis of
+	standing *Standing
 
 	wake chan struct{}
 	stop chan struct{}
@@ -107,15 +116,58 @@ type Registration struct {
 	closeErr  error
 }
 
+// Config is how a Registration keeps its entry. Zero fields take the
+// defaults given.
+type Config struct {
+	// Heartbeat is how often the entry is rewritten (default Heartbeat);
+	// TTL how long each write lives (default TTL).
+	Heartbeat, TTL time.Duration
+	// Logger hears the registration's changes, one line each: listed, not
+	// listed, lost, back. Nil logs nothing.
+	Logger *slog.Logger
+}
+
+// writeTimeout bounds one write: a Redis that takes connections and does
+// not answer is as lost as one that refuses them.
+const writeTimeout = time.Second
+
+// Join writes s into the directory rdb holds, and keeps it there every
+// heartbeat until Close or ctx ends. The first write is tried before Join
+// returns; whether or not it lands, writes go on (Err says how the last
+// went), so a server started before its Redis, or cut off from it, is
+// listed within MaxBackoff of Redis answering.
+func Join(ctx context.Context, rdb *redis.Client, s Server, cfg Config) *Registration {
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = Heartbeat
+	}
+	if cfg.TTL <= 0 {
+		cfg.TTL = TTL
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	opt := *rdb.Options()
+	opt.MaxRetries = -1   // the registration retries itself, on its own schedule
+	opt.DialerRetries = 1 // one dial an attempt: a refused one fails it at once
+	opt.ContextTimeoutEnabled = true
+	opt.PoolSize = 2
+	r := &Registration{ttl: cfg.TTL, log: cfg.Logger, opt: &opt, rdb: redis.NewClient(&opt), s: s,
+		standing: NewStanding(cfg.Heartbeat, mrand.Float64),
+		wake:     make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	r.attempt(ctx)
+	go r.loop(ctx)
+	return r
+}
+
 // Register writes s into the directory and refreshes it every heartbeat
-// (each write lives ttl) until Close or ctx ends. The first write happens
-// before it returns, so a server that cannot reach Redis finds out at once.
+// (each write lives ttl) until Close or ctx ends, as Join does, but fails
+// when the first write does not land.
 func Register(ctx context.Context, rdb *redis.Client, s Server, heartbeat, ttl time.Duration) (*Registration, error) {
-	r := &Registration{rdb: rdb, ttl: ttl, s: s, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	if err := r.write(ctx); err != nil {
+	r := Join(ctx, rdb, s, Config{Heartbeat: heartbeat, TTL: ttl})
+	if err := r.Err(); err != nil {
+		r.Close()
 		return nil, err
 	}
-	go r.loop(ctx, heartbeat)
 	return r, nil
 }
 
@@ -136,7 +188,25 @@ func (r *Registration) SetPlayers(n int) {
 func (r *Registration) Err() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.err
+	if r.standing.State() == Registered {
+		return nil
+	}
+	return r.standing.LastError()
+}
+
+// Registered reports whether the last write landed: lobbies see the
+// server.
+func (r *Registration) Registered() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.standing.State() == Registered
+}
+
+// Errors is how many writes have failed of kind k.
+func (r *Registration) Errors(k ErrorKind) uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.standing.Errors(k)
 }
 
 // Close stops the heartbeat, then removes the entry, so no lobby hands
@@ -148,6 +218,7 @@ func (r *Registration) Close() error {
 	r.closeOnce.Do(func() {
 		close(r.stop)
 		<-r.done
+		defer r.rdb.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
 		defer cancel()
 		_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
@@ -166,11 +237,15 @@ func (r *Registration) Close() error {
 // answer drains all the same, and its entry lapses after TTL.
 const leaveTimeout = 2 * time.Second
 
-func (r *Registration) loop(ctx context.Context, heartbeat time.Duration) {
+func (r *Registration) loop(ctx context.Context) {
 	defer close(r.done)
-	t := time.NewTicker(heartbeat)
+	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
+		r.mu.Lock()
+		next := r.standing.Next()
+		r.mu.Unlock()
+		t.Reset(time.Until(next))
 		select {
 		case <-ctx.Done():
 			return
@@ -179,10 +254,38 @@ func (r *Registration) loop(ctx context.Context, heartbeat time.Duration) {
 		case <-t.C:
 		case <-r.wake:
 		}
-		err := r.write(ctx)
-		r.mu.Lock()
-		r.err = err
-		r.mu.Unlock()
+		r.attempt(ctx)
+	}
+}
+
+// attempt writes the entry once, records how it went and logs a change.
+// A failed write drops the client's connections, so the next dials anew.
+func (r *Registration) attempt(ctx context.Context) {
+	wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	err := r.write(wctx)
+	cancel()
+	if err != nil && ctx.Err() != nil {
+		return // stopping: not a failure of the directory
+	}
+	now := time.Now()
+	r.mu.Lock()
+	fails, since := r.standing.Fails(), r.standing.Landed()
+	change := r.standing.Wrote(now, err)
+	addr := r.s.Addr
+	r.mu.Unlock()
+	if err != nil {
+		r.rdb.Close()
+		r.rdb = redis.NewClient(r.opt)
+	}
+	switch change {
+	case Listed:
+		r.log.Info("fleet: registered", "addr", addr)
+	case NotListed:
+		r.log.Error("fleet: not registered: the directory does not answer; lobbies cannot send players here until it does (retrying)", "addr", addr, "kind", KindOf(err).String(), "err", err)
+	case WentAway:
+		r.log.Error("fleet: lost the directory: lobbies send no players here until it answers again (retrying)", "addr", addr, "kind", KindOf(err).String(), "err", err)
+	case CameBack:
+		r.log.Info("fleet: back in the directory", "addr", addr, "unlisted_for", now.Sub(since).Round(time.Millisecond).String(), "failed_writes", fails)
 	}
 }
 
@@ -204,7 +307,7 @@ func (r *Registration) write(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("fleet: registering %s: %v", s.Addr, err)
+		return fmt.Errorf("fleet: registering %s: %w", s.Addr, err)
 	}
 	r.mu.Lock()
 	r.written = s.Players

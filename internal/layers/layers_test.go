@@ -96,6 +96,9 @@ var house = []layer{
 	// The fleet's directory in Redis and the lobby's handler: goroutines,
 	// the wall clock and network clients of their own.
 	{dir: "host/fleet", uses: []string{"transport/handshake", "transport/token"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
+	// A server's link to Agones: the SDK server's HTTP API, from
+	// goroutines of its own, around a sans-IO core.
+	{dir: "host/agones", bans: map[string]string{"syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// The browsers' gateway: WebRTC data channels and WebSocket carrying
 	// datagrams; goroutines, sockets and the wall clock of its own.
 	{dir: "host/web", uses: []string{"transport", "transport/handshake"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
@@ -110,8 +113,8 @@ var house = []layer{
 	// The composing root: the programs' serving and playing loops, wired
 	// from the packages above; goroutines, timers and the wall clock.
 	{dir: "host", uses: []string{"transport", "transport/handshake", "transport/token", "transport/memnet", "replication",
-		"host/project", "host/bot", "host/game", "host/figures", "host/loop", "host/netio", "host/watch", "host/session", "host/admin", "host/browser", "host/access"}},
-	{dir: "cmd/vkmd", uses: []string{"host", "host/project", "host/fleet"}},
+		"host/project", "host/bot", "host/game", "host/figures", "host/loop", "host/netio", "host/watch", "host/session", "host/admin", "host/browser", "host/access", "host/agones"}},
+	{dir: "cmd/vkmd", uses: []string{"host", "host/project", "host/fleet", "host/figures"}},
 	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project", "host/fleet", "transport/token"}},
 	{dir: "cmd/lobby", uses: []string{"host", "host/fleet"}},
 	// The browser client: the client session compiled to WebAssembly.
