@@ -38,6 +38,8 @@ const (
 	MaxPlayers = 1 << 12
 	// MaxReloadFiles is the most files one reload names.
 	MaxReloadFiles = 4096
+	// MaxQuiet is the longest run of quiet ticks one event says.
+	MaxQuiet = 1 << 16
 )
 
 // The events' tags.

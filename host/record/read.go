@@ -258,7 +258,7 @@ func (dc *Decoder) event() (*Event, error) {
 		}
 		ev.Commands = cmds
 	case tagQuiet:
-		n := d.uvarintMax(math.MaxUint32, "quiet ticks")
+		n := d.uvarintMax(MaxQuiet, "quiet ticks")
 		if d.err == nil && n == 0 {
 			d.fail("a quiet run of no ticks")
 		}

@@ -263,7 +263,9 @@ func (w *Writer) AfterTick(g *game.Game) {
 		// Every player's command is the one predicted: the tick is one
 		// more of a quiet run.
 		w.e.b = w.e.b[:at]
-		w.quiet++
+		if w.quiet++; w.quiet == MaxQuiet {
+			w.flushQuiet()
+		}
 	} else if w.quiet > 0 {
 		tick := slices.Clone(w.e.b[at:])
 		w.e.b = w.e.b[:at]
