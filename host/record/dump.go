@@ -18,7 +18,11 @@ func Dump(w io.Writer, g *game.Game) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tick %d\nworld hash %016x\nphysics hash %016x\n", g.Tick(), WorldHash(g), g.Physics().Hash())
 	for _, p := range g.Players() {
-		fmt.Fprintf(&b, "player %d %q entity %v rtt %v\n", p.Number, p.Name, p.Entity, p.RTT)
+		fmt.Fprintf(&b, "player %d %q entity %v", p.Number, p.Name, p.Entity)
+		if p.RTT != 0 {
+			fmt.Fprintf(&b, " rtt %v (as the scripts last read it)", p.RTT)
+		}
+		b.WriteByte('\n')
 	}
 	st := g.Store()
 	schema := g.Schema()

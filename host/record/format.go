@@ -212,14 +212,14 @@ func corrupt(format string, args ...any) error {
 // enc appends a payload's fields.
 type enc struct{ b []byte }
 
-func (e *enc) byte1(v byte)      { e.b = append(e.b, v) }
-func (e *enc) uvarint(v uint64)  { e.b = binary.AppendUvarint(e.b, v) }
-func (e *enc) varint(v int64)    { e.b = binary.AppendVarint(e.b, v) }
-func (e *enc) u64(v uint64)      { e.b = binary.LittleEndian.AppendUint64(e.b, v) }
-func (e *enc) f64(v float64)     { e.u64(math.Float64bits(v)) }
-func (e *enc) bytes(p []byte)    { e.uvarint(uint64(len(p))); e.b = append(e.b, p...) }
-func (e *enc) str(s string)      { e.uvarint(uint64(len(s))); e.b = append(e.b, s...) }
-func (e *enc) id(id entity.ID)   { e.uvarint(uint64(id.Slot)); e.uvarint(uint64(id.Gen)) }
+func (e *enc) byte1(v byte)     { e.b = append(e.b, v) }
+func (e *enc) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+func (e *enc) varint(v int64)   { e.b = binary.AppendVarint(e.b, v) }
+func (e *enc) u64(v uint64)     { e.b = binary.LittleEndian.AppendUint64(e.b, v) }
+func (e *enc) f64(v float64)    { e.u64(math.Float64bits(v)) }
+func (e *enc) bytes(p []byte)   { e.uvarint(uint64(len(p))); e.b = append(e.b, p...) }
+func (e *enc) str(s string)     { e.uvarint(uint64(len(s))); e.b = append(e.b, s...) }
+func (e *enc) id(id entity.ID)  { e.uvarint(uint64(id.Slot)); e.uvarint(uint64(id.Gen)) }
 func appendRecord(dst, payload []byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(payload)))
 	dst = binary.LittleEndian.AppendUint32(dst, crc32.Checksum(payload, castagnoli))

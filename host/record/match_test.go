@@ -54,7 +54,7 @@ type reloadAt struct {
 	done  bool
 }
 
-func (r *reloadAt) Poll(now time.Duration) bool           { return !r.done && now >= r.at }
+func (r *reloadAt) Poll(now time.Duration) bool         { return !r.done && now >= r.at }
 func (r *reloadAt) Changed() (map[string][]byte, error) { r.done = true; return r.files, nil }
 
 // tickStep is the match's frame: one tick of the arena.

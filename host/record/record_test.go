@@ -110,7 +110,7 @@ func TestTruncatedRecordingPlaysToItsLastWholeRecord(t *testing.T) {
 }
 
 // TestChangedScriptsReportTheFirstTickOfDifference replays a recording on
-// a copy of the arena whose walker's shots push crates harder: the replay
+// a copy of the arena whose walker runs slower than its command asks: the replay
 // reports the first tick whose world differs, with every tick before it
 // equal (a hash every tick here), and playing the recording's own files
 // to that tick finds it equal.
@@ -120,15 +120,7 @@ func TestChangedScriptsReportTheFirstTickOfDifference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := copyArena(t)
-	walker := filepath.Join(dir, "scripts", "walker.lua")
-	src, err := os.ReadFile(walker)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(walker, []byte(strings.Replace(string(src), "local KNOCK = 4", "local KNOCK = 5", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := slowerArena(t)
 	p, err := project.LoadProject(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -145,6 +137,24 @@ func TestChangedScriptsReportTheFirstTickOfDifference(t *testing.T) {
 	if m.LastGood != m.Tick-1 || m.Tick < 2 {
 		t.Fatalf("mismatch at tick %d after tick %d was equal; want the tick after the last equal one", m.Tick, m.LastGood)
 	}
+	// The change cannot show before a player's command first runs (it
+	// shows once the slower character's speed tops out).
+	dc := NewDecoder(rec)
+	firstRun := uint32(0)
+	for firstRun == 0 {
+		ev, err := dc.Next()
+		if err != nil {
+			t.Fatalf("no command runs: %v", err)
+		}
+		for _, c := range ev.Commands {
+			if ev.Kind == KindTick && c.Command.Axes[0] != 0 {
+				firstRun = ev.Tick
+			}
+		}
+	}
+	if m.Tick < firstRun {
+		t.Fatalf("the difference shows at tick %d, before the first command runs at tick %d", m.Tick, firstRun)
+	}
 	pl, err := NewPlayer(rec, PlayConfig{})
 	if err != nil {
 		t.Fatal(err)
@@ -156,6 +166,27 @@ func TestChangedScriptsReportTheFirstTickOfDifference(t *testing.T) {
 	if pl.Checked != int(m.Tick) {
 		t.Fatalf("the recording's own files checked %d hashes to tick %d", pl.Checked, m.Tick)
 	}
+}
+
+// slowerArena copies the arena's folder to a temporary one and changes its
+// walker.lua: a character runs at nine tenths of the speed its command
+// asks for.
+func slowerArena(t testing.TB) string {
+	t.Helper()
+	dir := copyArena(t)
+	walker := filepath.Join(dir, "scripts", "walker.lua")
+	src, err := os.ReadFile(walker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(src), "self:move(run)", "self:move(run * 0.9)", 1)
+	if changed == string(src) {
+		t.Fatal("walker.lua has no self:move(run) to change")
+	}
+	if err := os.WriteFile(walker, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // copyArena copies the arena's folder to a temporary one.
@@ -245,4 +276,37 @@ func TestNotARecording(t *testing.T) {
 	if !errors.Is(err, errCorrupt) {
 		t.Errorf("a damaged header: %v", err)
 	}
+}
+
+// TestReplayReports plays a recording file as vkmd replay and client
+// FILE.vkmrec --headless do: the summary and every hash equal; stopped at a
+// tick with the world dumped; and on changed scripts, the first
+// difference, which is the error.
+func TestReplayReports(t *testing.T) {
+	path := writeTemp(t, arenaMatch(t, 6*64, Config{HashEvery: 1}))
+	var out strings.Builder
+	if err := Replay(path, &out, Options{}); err != nil {
+		t.Fatalf("%v\n%s", err, &out)
+	}
+	t.Logf("whole:\n%s", &out)
+	if !strings.Contains(out.String(), "played 384 ticks") || !strings.Contains(out.String(), "every one of 384 world hashes equal; end: the match ended") {
+		t.Errorf("the whole replay says:\n%s", &out)
+	}
+	out.Reset()
+	if err := Replay(path, &out, Options{Until: 200, Dump: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"played 200 ticks", "tick 200\nworld hash ", `player 1 "bot1" entity `, "  Health hp 100", "body dynamic mass "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the dump at tick 200 has no %q:\n%s", want, &out)
+		}
+	}
+	dir := slowerArena(t)
+	out.Reset()
+	err := Replay(path, &out, Options{ProjectDir: dir})
+	var m *Mismatch
+	if !errors.As(err, &m) || !strings.Contains(out.String(), "DESYNC at tick ") {
+		t.Fatalf("changed scripts: %v\n%s", err, &out)
+	}
+	t.Logf("changed scripts:\n%s", &out)
 }
