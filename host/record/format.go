@@ -194,7 +194,7 @@ type seatState struct {
 // them that a float64 holds exactly.
 func drawn256(d float64) (int64, bool) {
 	x := d * 256
-	if !(math.Abs(x) < 1<<52) || x != math.Trunc(x) {
+	if !(math.Abs(x) < 1<<52) || x != math.Trunc(x) || x == 0 && math.Signbit(x) {
 		return 0, false
 	}
 	return int64(x), true

@@ -44,6 +44,7 @@ type match struct {
 	ends   []*end
 	rec    *Writer
 	out    bytes.Buffer
+	dev    bool // the server reloads: a full client follows its reloads
 }
 
 // reloadAt is a dev server's Changes that hands over files once, at a
@@ -69,15 +70,14 @@ func loadArena(t testing.TB) *project.Project {
 	return p
 }
 
-func newMatch(t testing.TB, changes session.Changes, cfg Config) *match {
+func newMatch(t testing.TB, p *project.Project, changes session.Changes, cfg Config) *match {
 	t.Helper()
-	p := loadArena(t)
 	s, err := session.NewServer(session.ServerConfig{Project: p, Changes: changes})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	m := &match{t: t, p: p, server: s}
+	m := &match{t: t, p: p, server: s, dev: changes != nil}
 	cfg.Started = time.Unix(1700000000, 0)
 	if m.rec, err = NewWriter(&m.out, s.Game(), cfg); err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func (m *match) join(full bool, seed uint64) *end {
 	}
 	name := fmt.Sprintf("bot%d", n)
 	if full {
-		c, err := session.NewClient(session.ClientConfig{Project: m.p, Name: name, Dev: true, Now: m.now})
+		c, err := session.NewClient(session.ClientConfig{Project: m.p, Name: name, Dev: m.dev, Now: m.now})
 		if err != nil {
 			m.t.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func arenaMatch(t testing.TB, ticks uint32, cfg Config) []byte {
 		t.Fatal("walker.lua has no KNOCK to change")
 	}
 	half := time.Duration(ticks/2) * tickStep
-	m := newMatch(t, &reloadAt{at: half, files: map[string][]byte{"scripts/walker.lua": []byte(changed)}}, cfg)
+	m := newMatch(t, loadArena(t), &reloadAt{at: half, files: map[string][]byte{"scripts/walker.lua": []byte(changed)}}, cfg)
 	var lites []*end
 	for i := range 4 {
 		lites = append(lites, m.join(false, uint64(11+i)))

@@ -310,3 +310,49 @@ func TestReplayReports(t *testing.T) {
 	}
 	t.Logf("changed scripts:\n%s", &out)
 }
+
+// TestCoinsMatchWithMessagesReplays records the coins game, whose
+// runners buy a boost with a message (net.send) their player's end sends
+// when the boost button goes down: a full client playing a wander bot
+// sends some, and the replay hands each to the server's scripts at the
+// same point of the match, every hash equal.
+func TestCoinsMatchWithMessagesReplays(t *testing.T) {
+	p, err := project.LoadProject("../../projects/coins")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newMatch(t, p, nil, Config{HashEvery: 4})
+	m.join(false, 21)
+	m.join(true, 22)
+	m.join(false, 23)
+	m.run(12 * 64)
+	if err := m.rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := Parse(m.out.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	messages := 0
+	dc := NewDecoder(rec)
+	for {
+		ev, err := dc.Next()
+		if err != nil {
+			break
+		}
+		if ev.Kind == KindMessage {
+			messages++
+		}
+	}
+	rep, err := Play(rec, PlayConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("coins: %d bytes, %d messages; %d ticks replayed, %d hashes equal", m.out.Len(), messages, rep.Ticks, rep.Checked)
+	if messages == 0 {
+		t.Fatal("the recording holds no message")
+	}
+	if rep.Err != nil || rep.Mismatch != nil || rep.Ticks != 12*64 || rep.Checked != 12*64/4 {
+		t.Fatalf("replay: %d ticks, %d hashes, %v %v", rep.Ticks, rep.Checked, rep.Err, rep.Mismatch)
+	}
+}
