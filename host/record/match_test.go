@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -45,6 +46,12 @@ type match struct {
 	rec    *Writer
 	out    bytes.Buffer
 	dev    bool // the server reloads: a full client follows its reloads
+	// timed, when set, sums the server's time and allocations in spent
+	// and allocs.
+	timed  bool
+	spent  time.Duration
+	allocs uint64
+	ms     runtime.MemStats
 }
 
 // reloadAt is a dev server's Changes that hands over files once, at a
@@ -72,20 +79,27 @@ func loadArena(t testing.TB) *project.Project {
 
 func newMatch(t testing.TB, p *project.Project, changes session.Changes, cfg Config) *match {
 	t.Helper()
+	m := newUnrecorded(t, p, changes)
+	var err error
+	cfg.Started = time.Unix(1700000000, 0)
+	if m.rec, err = NewWriter(&m.out, m.server.Game(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.server.Record(m.rec); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// newUnrecorded is a match nothing records.
+func newUnrecorded(t testing.TB, p *project.Project, changes session.Changes) *match {
+	t.Helper()
 	s, err := session.NewServer(session.ServerConfig{Project: p, Changes: changes})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	m := &match{t: t, p: p, server: s, dev: changes != nil}
-	cfg.Started = time.Unix(1700000000, 0)
-	if m.rec, err = NewWriter(&m.out, s.Game(), cfg); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Record(m.rec); err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return &match{t: t, p: p, server: s, dev: changes != nil}
 }
 
 // join adds a player playing a wander bot seeded with seed: a lite bot,
@@ -138,6 +152,12 @@ func (m *match) flushUp(e *end) {
 // step runs one frame of every end.
 func (m *match) step() {
 	m.now += transport.Time(tickStep)
+	var start time.Time
+	if m.timed {
+		runtime.ReadMemStats(&m.ms)
+		m.allocs -= m.ms.Mallocs
+		start = time.Now()
+	}
 	for _, e := range m.ends {
 		for {
 			b, ok := e.pipe.AtoB.Receive(m.now)
@@ -148,6 +168,11 @@ func (m *match) step() {
 		}
 	}
 	m.server.Advance(tickStep, m.now)
+	if m.timed {
+		m.spent += time.Since(start)
+		runtime.ReadMemStats(&m.ms)
+		m.allocs += m.ms.Mallocs
+	}
 	for {
 		to, b, ok := m.server.Net().NextDatagram()
 		if !ok {

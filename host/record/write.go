@@ -53,6 +53,7 @@ type Writer struct {
 	log *slog.Logger
 
 	e       enc    // the record being filled
+	te      enc    // the tick being written
 	out     []byte // the record being written, framed
 	written int64
 	seats   []seatState
@@ -221,8 +222,10 @@ func (w *Writer) AfterTick(g *game.Game) {
 		w.stop(fmt.Sprintf("tick %d has %d commands for %d seated players", w.tick, len(w.cmds), len(w.seats)))
 		return
 	}
-	at := len(w.e.b)
-	w.e.byte1(tagTick)
+	// The tick is written apart first: a quiet one is only counted.
+	t := &w.te
+	t.b = t.b[:0]
+	t.byte1(tagTick)
 	var head byte
 	if w.reload != nil {
 		head |= headReload
@@ -230,47 +233,44 @@ func (w *Writer) AfterTick(g *game.Game) {
 	if len(w.rtts) > 0 {
 		head |= headRoundTrips
 	}
-	w.e.byte1(head)
+	t.byte1(head)
 	if w.reload != nil {
 		w.names = slices.AppendSeq(w.names[:0], maps.Keys(w.reload))
 		slices.Sort(w.names)
-		w.e.uvarint(uint64(len(w.names)))
+		t.uvarint(uint64(len(w.names)))
 		for _, name := range w.names {
-			w.e.str(name)
-			w.e.bytes(w.reload[name])
+			t.str(name)
+			t.bytes(w.reload[name])
 		}
 	}
 	if len(w.rtts) > 0 {
-		w.e.uvarint(uint64(len(w.rtts)))
+		t.uvarint(uint64(len(w.rtts)))
 		for _, r := range w.rtts {
-			w.e.uvarint(uint64(r.Player))
-			w.e.uvarint(uint64(max(r.RTT, 0)))
+			t.uvarint(uint64(r.Player))
+			t.uvarint(uint64(max(r.RTT, 0)))
 		}
 	}
-	seatsAt := len(w.e.b)
+	seatsAt := len(t.b)
 	for i := range w.cmds {
 		st := &w.seats[i]
 		if st.player != w.cmds[i].Player {
 			w.stop(fmt.Sprintf("tick %d has a command for player %d where player %d is seated", w.tick, w.cmds[i].Player, st.player))
 			return
 		}
-		if !w.e.seat(st, &w.cmds[i]) {
+		if !t.seat(st, &w.cmds[i]) {
 			w.stop(fmt.Sprintf("tick %d: player %d's drawn tick was forgotten", w.tick, st.player))
 			return
 		}
 	}
-	if head == 0 && len(w.e.b)-seatsAt == len(w.cmds) && !slices.ContainsFunc(w.e.b[seatsAt:], func(b byte) bool { return b != 0 }) {
+	if head == 0 && len(t.b)-seatsAt == len(w.cmds) && !slices.ContainsFunc(t.b[seatsAt:], func(b byte) bool { return b != 0 }) {
 		// Every player's command is the one predicted: the tick is one
 		// more of a quiet run.
-		w.e.b = w.e.b[:at]
 		if w.quiet++; w.quiet == MaxQuiet {
 			w.flushQuiet()
 		}
-	} else if w.quiet > 0 {
-		tick := slices.Clone(w.e.b[at:])
-		w.e.b = w.e.b[:at]
+	} else {
 		w.flushQuiet()
-		w.e.b = append(w.e.b, tick...)
+		w.e.b = append(w.e.b, t.b...)
 	}
 	w.reload = nil
 	w.ticks++
