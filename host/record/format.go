@@ -101,6 +101,9 @@ type Header struct {
 	HashEvery uint32
 	// Started is when the match started, in Unix milliseconds.
 	Started int64
+	// Build is the build of vkm that recorded it (cli.Version): another
+	// build may simulate differently, which a replay's hashes tell.
+	Build string
 	// Archive is the project folder as project.WriteZip packs it (the
 	// folders it extends included): the files the match ran, whole.
 	Archive []byte
@@ -237,6 +240,7 @@ func (e *enc) header(h *Header) {
 	e.u64(h.WorldFP)
 	e.uvarint(uint64(h.HashEvery))
 	e.varint(h.Started)
+	e.str(h.Build)
 	e.bytes(h.Archive)
 }
 
@@ -440,6 +444,7 @@ func (d *dec) header() *Header {
 	h.SchemaFP, h.ActionFP, h.WorldFP = d.u64(), d.u64(), d.u64()
 	h.HashEvery = uint32(d.uvarintMax(math.MaxUint32, "hash interval"))
 	h.Started = d.varint()
+	h.Build = d.str()
 	h.Archive = d.bytes()
 	if d.err == nil && (h.TickRate == 0 || len(d.b) != 0) {
 		d.fail("header: tick rate %d, %d bytes after it", h.TickRate, len(d.b))

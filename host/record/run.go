@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"vkm/host/project"
+	"vkm/internal/cli"
 )
 
 // Options are what a replay from the command line is asked.
@@ -37,6 +38,9 @@ func Replay(path string, out io.Writer, o Options) error {
 	h := rec.Header
 	fmt.Fprintf(out, "%s: %s at %d Hz, started %s; %d bytes: %d of the project's files, %d records\n",
 		path, h.Project, h.TickRate, time.UnixMilli(h.Started).UTC().Format(time.RFC3339), rec.Size, len(h.Archive), rec.Records())
+	if build := cli.Version("vkm"); h.Build != build {
+		fmt.Fprintf(out, "recorded by %s; this is %s: a difference may be the engine's, not the match's\n", h.Build, build)
+	}
 	if rec.Torn {
 		fmt.Fprintf(out, "the file ends in a record cut short or damaged at byte %d (a crash while it was written?): it plays to its last whole record\n", rec.TornAt)
 	}

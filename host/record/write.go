@@ -12,12 +12,13 @@ import (
 	"vkm/host/game"
 	"vkm/host/project"
 	"vkm/host/session"
+	"vkm/internal/cli"
 	"vkm/internal/entity"
 )
 
 // Defaults of Config.
 const (
-	// DefaultMaxBytes bounds a recording's file: about 30 hours of a
+	// DefaultMaxBytes bounds a recording's file: some 200 hours of a
 	// four-player arena match at 64 Hz (see BENCHMARKS.md).
 	DefaultMaxBytes = 256 << 20
 	// DefaultHashEvery writes the world's hash every 16 ticks, a quarter
@@ -96,7 +97,7 @@ func NewWriter(w io.Writer, g *game.Game, cfg Config) (*Writer, error) {
 	}
 	hello := session.Hello(g)
 	h := &Header{Project: g.Project().Name, TickRate: g.TickRate(), SchemaFP: hello.SchemaFP, ActionFP: hello.ActionFP,
-		WorldFP: hello.WorldFP, HashEvery: cfg.HashEvery, Started: cfg.Started.UnixMilli(), Archive: zip.Bytes()}
+		WorldFP: hello.WorldFP, HashEvery: cfg.HashEvery, Started: cfg.Started.UnixMilli(), Build: cli.Version("vkm"), Archive: zip.Bytes()}
 	rw := &Writer{w: w, cfg: cfg, log: cfg.Logger}
 	rw.e.header(h)
 	frame := append(Magic[:], appendRecord(nil, rw.e.b)...)
