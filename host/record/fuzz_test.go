@@ -1,6 +1,7 @@
 package record
 
 import (
+	"errors"
 	"io"
 	"testing"
 )
@@ -67,6 +68,35 @@ func FuzzDecode(f *testing.F) {
 			}
 			if ev.Kind == KindTick && len(ev.Commands) != len(dc.seats) {
 				t.Fatalf("%d commands for %d seats", len(ev.Commands), len(dc.seats))
+			}
+		}
+	})
+}
+
+// FuzzPlay plays any events after a real header (the arena's files) on a
+// replay server: whatever a damaged or hostile recording says, the replay
+// reports it as an error or a difference, never a panic. The seeds are a
+// short arena match's records.
+func FuzzPlay(f *testing.F) {
+	b := arenaMatch(f, 3*64, Config{HashEvery: 4, FlushEvery: 64})
+	rec, err := Parse(b)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, r := range rec.records {
+		f.Add(r)
+	}
+	f.Add([]byte{tagJoin, 1, 1, 'a', joinSeated, 9, 1, tagTick, headReload, 1, 4, 'x', '.', 'l', 'u', 1, '(', 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		pl, err := NewPlayer(&Recording{Header: rec.Header, records: [][]byte{b}}, PlayConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pl.Close()
+		for range 512 {
+			var m *Mismatch
+			if err := pl.Step(); err != nil && !errors.As(err, &m) {
+				return
 			}
 		}
 	})
