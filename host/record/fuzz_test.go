@@ -11,7 +11,7 @@ import (
 // error, after which nothing more comes. The seeds are a short arena match's recording (a leave, a join,
 // a chat line and a reload in it), cut at a few places, and nothing.
 func FuzzParse(f *testing.F) {
-	b := arenaMatch(f, 6*64, Config{HashEvery: 4, FlushEvery: 16})
+	b := arenaMatch(f, 3*64, Config{HashEvery: 4, FlushEvery: 16})
 	f.Add(b)
 	for _, n := range []int{len(Magic), headerBytes(f, b), headerBytes(f, b) + 7, len(b) / 2, len(b) - 1} {
 		f.Add(b[:n])
@@ -46,7 +46,7 @@ func FuzzParse(f *testing.F) {
 // has stopped nothing more comes. The seeds are the records of a short
 // arena match.
 func FuzzDecode(f *testing.F) {
-	b := arenaMatch(f, 6*64, Config{HashEvery: 4, FlushEvery: 16})
+	b := arenaMatch(f, 3*64, Config{HashEvery: 4, FlushEvery: 16})
 	rec, err := Parse(b)
 	if err != nil {
 		f.Fatal(err)

@@ -12,9 +12,9 @@ import (
 )
 
 // matchTicks is the recorded match's length: two minutes at 64 Hz, or
-// twenty seconds with -short.
+// twenty seconds with -short or under the race detector.
 func matchTicks() uint32 {
-	if testing.Short() {
+	if testing.Short() || raceOn {
 		return 20 * 64
 	}
 	return 120 * 64
@@ -325,7 +325,7 @@ func TestCoinsMatchWithMessagesReplays(t *testing.T) {
 	m.join(false, 21)
 	m.join(true, 22)
 	m.join(false, 23)
-	m.run(12 * 64)
+	m.run(8 * 64)
 	if err := m.rec.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,7 @@ func TestCoinsMatchWithMessagesReplays(t *testing.T) {
 	if messages == 0 {
 		t.Fatal("the recording holds no message")
 	}
-	if rep.Err != nil || rep.Mismatch != nil || rep.Ticks != 12*64 || rep.Checked != 12*64/4 {
+	if rep.Err != nil || rep.Mismatch != nil || rep.Ticks != 8*64 || rep.Checked != 8*64/4 {
 		t.Fatalf("replay: %d ticks, %d hashes, %v %v", rep.Ticks, rep.Checked, rep.Err, rep.Mismatch)
 	}
 }
