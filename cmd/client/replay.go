@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -33,6 +35,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	until := fs.Uint("until", 0, "stop after this tick (default: the recording's end)")
 	fs.BoolVar(&o.Dump, "dump", false, "print the world where the replay stops: every entity, its components and body")
 	fs.StringVar(&o.ProjectDir, "project", "", "play the match on this project folder's files rather than the recording's own")
+	report := fs.String("report", "", "write what the replay found to this file as JSON: ticks, hashes equal, the first difference")
 	logLevel := fs.String("log-level", "warn", "the replayed scripts' log lines: debug, info, warn or error")
 	file, done, err := replayCommand.Parse(fs, args, stdout)
 	if err != nil || done {
@@ -47,5 +50,15 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	start := time.Now()
 	o.Clock = func() time.Duration { return time.Since(start) }
-	return record.Replay(file, stdout, o)
+	if *report != "" {
+		o.Summary = &record.Summary{}
+	}
+	err = record.Replay(file, stdout, o)
+	if *report != "" && o.Summary.File != "" {
+		b, _ := json.MarshalIndent(o.Summary, "", "  ")
+		if werr := os.WriteFile(*report, append(b, '\n'), 0o644); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return err
 }

@@ -5,7 +5,7 @@
 //
 //	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--web ADDR [--wasm FILE]] [--fleet REDIS_URL] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--tick-log FILE] [--idle-gc=false] [--record DIR [--record-max BYTES]] [--schema]
 //	vkmd check <project-dir>
-//	vkmd replay <file.vkmrec> [--until TICK] [--dump] [--project DIR]
+//	vkmd replay <file.vkmrec> [--until TICK] [--dump] [--project DIR] [--report FILE]
 //	vkmd keygen > FILE
 //	vkmd token <project-dir> --key FILE --server ADDR[,ADDR] --client-id N [--name NAME] [--expires 1h] > player.token
 //	vkmd -h | --version

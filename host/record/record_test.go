@@ -285,8 +285,12 @@ func TestNotARecording(t *testing.T) {
 func TestReplayReports(t *testing.T) {
 	path := writeTemp(t, arenaMatch(t, 6*64, Config{HashEvery: 1}))
 	var out strings.Builder
-	if err := Replay(path, &out, Options{}); err != nil {
+	var sum Summary
+	if err := Replay(path, &out, Options{Summary: &sum}); err != nil {
 		t.Fatalf("%v\n%s", err, &out)
+	}
+	if sum.Ticks != 384 || sum.Checked != 384 || sum.Desync != nil || sum.End != "the match ended" || sum.Project != "arena" {
+		t.Errorf("summary %+v", sum)
 	}
 	t.Logf("whole:\n%s", &out)
 	if !strings.Contains(out.String(), "played 384 ticks") || !strings.Contains(out.String(), "every one of 384 world hashes equal; end: the match ended") {
@@ -303,9 +307,9 @@ func TestReplayReports(t *testing.T) {
 	}
 	dir := slowerArena(t)
 	out.Reset()
-	err := Replay(path, &out, Options{ProjectDir: dir})
+	err := Replay(path, &out, Options{ProjectDir: dir, Summary: &sum})
 	var m *Mismatch
-	if !errors.As(err, &m) || !strings.Contains(out.String(), "DESYNC at tick ") {
+	if !errors.As(err, &m) || !strings.Contains(out.String(), "DESYNC at tick ") || sum.Desync == nil || sum.Desync.Tick != m.Tick {
 		t.Fatalf("changed scripts: %v\n%s", err, &out)
 	}
 	t.Logf("changed scripts:\n%s", &out)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"time"
 
 	"vkm/host/project"
@@ -24,6 +25,36 @@ type Options struct {
 	Logger *slog.Logger
 	// Clock, if set, times the replay, for its speed.
 	Clock func() time.Duration
+	// Summary, if set, is filled with what the replay found, for a JSON
+	// report.
+	Summary *Summary
+}
+
+// Summary is what a replay from the command line found, as its JSON
+// report gives it.
+type Summary struct {
+	File    string `json:"file"`
+	Project string `json:"project"`
+	Build   string `json:"build"`
+	// Ticks were played; Checked hashes compared equal.
+	Ticks   uint32 `json:"ticks"`
+	Checked int    `json:"hashes_equal"`
+	// TicksPerS is the replay's speed (0: not timed).
+	TicksPerS float64 `json:"ticks_per_s,omitempty"`
+	// Desync is the first difference, if any.
+	Desync *Desync `json:"desync,omitempty"`
+	// Torn: the file ends in a damaged record; End is its end record.
+	Torn bool   `json:"torn"`
+	End  string `json:"end,omitempty"`
+	// Stopped says why the replay stopped before the recording's end.
+	Stopped string `json:"stopped,omitempty"`
+}
+
+// Desync is a Mismatch in a Summary.
+type Desync struct {
+	Tick     uint32 `json:"tick"`
+	LastGood uint32 `json:"last_equal_tick"`
+	Why      string `json:"why"`
 }
 
 // Replay plays the recording at path and writes what it found to out: the
@@ -80,10 +111,22 @@ func Replay(path string, out io.Writer, o Options) error {
 			break
 		}
 	}
+	sum := o.Summary
+	if sum == nil {
+		sum = &Summary{}
+	}
+	*sum = Summary{File: path, Project: h.Project, Build: h.Build, Ticks: pl.Ticks, Checked: pl.Checked, Torn: rec.Torn, End: pl.End}
+	if first != nil {
+		sum.Desync = &Desync{Tick: first.Tick, LastGood: first.LastGood, Why: first.Why}
+	}
+	if stop != nil {
+		sum.Stopped = stop.Error()
+	}
 	line := fmt.Sprintf("played %d ticks (%s of the match)", pl.Ticks, time.Duration(pl.Ticks)*time.Second/time.Duration(h.TickRate))
 	if o.Clock != nil {
 		d := o.Clock() - start
-		line += fmt.Sprintf(" in %s, %.0f ticks a second", d.Round(time.Millisecond), float64(pl.Ticks)/max(d.Seconds(), 1e-9))
+		sum.TicksPerS = math.Round(float64(pl.Ticks) / max(d.Seconds(), 1e-9))
+		line += fmt.Sprintf(" in %s, %.0f ticks a second", d.Round(time.Millisecond), sum.TicksPerS)
 	}
 	switch {
 	case first != nil:
