@@ -152,6 +152,10 @@ type ServeConfig struct {
 	// each where it names); their readers are called on the serving
 	// goroutine.
 	Figures []figures.Figure
+	// Record, if set, is the folder the match is recorded into, one file
+	// (host/record); RecordMax bounds that file (0: the default).
+	Record    string
+	RecordMax int64
 }
 
 // ServerReport is the JSON summary `vkmd --report` writes at exit. Its
@@ -360,6 +364,13 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 		return nil, err
 	}
 	defer srv.s.Close()
+	if cfg.Record != "" {
+		rec, err := startRecording(cfg.Record, cfg.RecordMax, srv.s, logger)
+		if err != nil {
+			return nil, err
+		}
+		defer stopRecording(rec, logger)
+	}
 	srv.mod.s = srv.s
 	if cfg.Console != nil {
 		out := cfg.ConsoleOut

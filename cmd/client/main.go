@@ -8,6 +8,7 @@
 //
 // Usage:
 //
+//	client <file.vkmrec> --headless [--until TICK] [--dump] [--project DIR] [--report FILE]
 //	client <project-dir> [--connect ADDR[:PORT] [--web URL] [--token FILE | --key FILE [--client-id N]] | --web URL | --lobby URL [--lobby-jwt FILE]] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
 //	client -h | --version
 //
@@ -169,6 +170,9 @@ func (o *options) botsConfig() *host.BotsConfig {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if isRecording(args) {
+		return runReplay(args, stdout, stderr)
+	}
 	o, err := parse(args, stdout)
 	if err != nil || o.done {
 		return err

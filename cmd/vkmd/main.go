@@ -3,8 +3,9 @@
 //
 // Usage:
 //
-//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--web ADDR [--wasm FILE]] [--fleet REDIS_URL] [--agones] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--tick-log FILE] [--idle-gc=false] [--schema]
+//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--web ADDR [--wasm FILE]] [--fleet REDIS_URL] [--agones] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--tick-log FILE] [--idle-gc=false] [--record DIR [--record-max BYTES]] [--schema]
 //	vkmd check <project-dir>
+//	vkmd replay <file.vkmrec> [--until TICK] [--dump] [--project DIR] [--report FILE]
 //	vkmd keygen > FILE
 //	vkmd token <project-dir> --key FILE --server ADDR[,ADDR] --client-id N [--name NAME] [--expires 1h] > player.token
 //	vkmd -h | --version
@@ -178,6 +179,8 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.adminTokenFile, "admin-token-file", "", "a file holding the bearer token the admin listener's POST endpoints (kick, ban, unban, mute, unmute, say, players) require; without it they answer 401")
 	fs.StringVar(&o.passwordFile, "password-file", "", "admit only players who know the password in FILE (its text, trimmed; client --password-file): a Hello proves it without sending it, checked in constant time; others are refused with reason 14 (password)")
 	fs.BoolVar(&o.console, "console", false, "read console lines on standard input: players, kick N reason, ban N reason, ban id|addr VALUE reason, unban id|addr VALUE, mute N, unmute N, say TEXT")
+	fs.StringVar(&o.serve.Record, "record", "", "record the match into a new file in this folder (PROJECT-DATE.vkmrec): what entered the simulation tick by tick, which `vkmd replay FILE` plays again exactly")
+	fs.Int64Var(&o.serve.RecordMax, "record-max", 0, "bound the recording's file to this many bytes (default 256 MiB); past it the recording ends and the match plays on")
 	fs.BoolVar(&o.schema, "schema", false, "print what the project puts on the wire and its fingerprint (what a refused join compares), then exit")
 	for _, a := range args {
 		if name := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-"); strings.HasPrefix(a, "-") && name == "host" {
@@ -244,6 +247,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return runKeygen(args[1:], stdout)
 		case "token":
 			return runToken(args[1:], stdout)
+		case "replay":
+			return runReplay(args[1:], stdout, stderr)
 		}
 	}
 	o, err := parse(args, stdout)

@@ -55,6 +55,9 @@ func (s *Server) takeChat(st *seat, msg []byte) {
 		}
 		return
 	}
+	if s.rec != nil {
+		s.rec.Chat(st.player, c.Text)
+	}
 	text, keep, to, err := s.game.Chat(st.player, c.Text)
 	if err != nil {
 		s.log.Warn("chat handler failed: line refused", "player", st.player, "err", err)

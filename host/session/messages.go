@@ -111,6 +111,9 @@ func (s *Server) takeMessage(st *seat, msg []byte) bool {
 		return true
 	}
 	st.msgs.In++
+	if s.rec != nil {
+		s.rec.Message(st.player, m.Number, m.Body)
+	}
 	s.game.PostMessage(st.player, int(m.Number), s.msgValues)
 	return true
 }

@@ -108,17 +108,24 @@ func (s *Server) scheduleReload(files map[string][]byte) {
 		"at_tick", b.ServerTick, "lead_ticks", b.ServerTick-g.Tick(), "bytes", size)
 }
 
-// applyScheduledReload applies a scheduled reload when its tick comes. A changed schema
-// starts every player's snapshots afresh, describing the world whole as to
-// a joiner, rather than dropping anyone.
-func (s *Server) applyScheduledReload() {
+// applyScheduledReload applies a scheduled reload when its tick comes,
+// and returns its files (nil: none was due).
+func (s *Server) applyScheduledReload() map[string][]byte {
 	d := s.dev
 	if d == nil || d.pending == nil || s.game.Tick() < d.pending.ServerTick {
-		return
+		return nil
 	}
 	b := d.pending
 	d.pending = nil
-	res, err := s.game.Reload(b.Files)
+	s.reload(b.Files)
+	return b.Files
+}
+
+// reload applies files at the top of the tick being run. A changed schema
+// starts every player's snapshots afresh, describing the world whole as
+// to a joiner, rather than dropping anyone.
+func (s *Server) reload(files map[string][]byte) {
+	res, err := s.game.Reload(files)
 	if err != nil {
 		s.log.Error("reload failed: the old code keeps running", "err", err)
 		return
@@ -129,7 +136,7 @@ func (s *Server) applyScheduledReload() {
 			st.peer = nil
 		}
 	}
-	s.log.Info("reloaded", "files", slices.Sorted(maps.Keys(b.Files)), "hash", fmt.Sprintf("%016x", b.Hash),
+	s.log.Info("reloaded", "files", slices.Sorted(maps.Keys(files)), "hash", fmt.Sprintf("%016x", netmsg.BundleHash(files)),
 		"tick", s.game.Tick(), "schema_changed", res.SchemaChanged, "behaviors", res.Instances, "new_props", res.Props)
 }
 

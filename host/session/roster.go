@@ -27,7 +27,9 @@ func (s *Server) players(dst []scripting.PlayerInfo) []scripting.PlayerInfo {
 	start := len(dst)
 	for _, st := range s.seats {
 		p := scripting.PlayerInfo{Number: st.player, Name: st.name, Entity: st.entity}
-		if conn := s.net.Conn(st.player); conn != nil {
+		if s.replay != nil {
+			p.RTT = st.recRTT
+		} else if conn := s.net.Conn(st.player); conn != nil {
 			p.RTT = conn.RTT()
 		}
 		dst = append(dst, p)

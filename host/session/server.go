@@ -112,6 +112,13 @@ type Server struct {
 	chat  ChatCounts
 	motd  string
 	kicks uint64
+
+	// rec, if set, is told everything that enters the simulation
+	// (tape.go); recCmds is recordTick's scratch. replay, if set, is the
+	// Replayer this server is: it takes its commands from a recording.
+	rec     Recorder
+	recCmds []TickCommand
+	replay  *Replayer
 }
 
 // seat is everything about one seated player, made when they join and
@@ -165,6 +172,10 @@ type seat struct {
 	// character in the last tick, when intentOK (see relayFor).
 	moveX, moveY float64
 	intentOK     bool
+	// recRTT is the round trip a recorder was last told, when recRTTOK;
+	// in a replay, the round trip the scripts read.
+	recRTT   time.Duration
+	recRTTOK bool
 }
 
 // ServerConfig says what a Server serves.
@@ -279,7 +290,12 @@ func (a *serverAuthority) Rewound() physics.Moved     { return a.lag.rewound() }
 func (a *serverAuthority) Ended() (bool, string)      { return false, "" }
 func (a *serverAuthority) Player(id entity.ID) uint16 { return a.byEntity[id] }
 func (a *serverAuthority) Players(dst []scripting.PlayerInfo) []scripting.PlayerInfo {
-	return (*Server)(a).players(dst)
+	start := len(dst)
+	dst = (*Server)(a).players(dst)
+	if a.rec != nil {
+		(*Server)(a).recordRoundTrips(dst[start:])
+	}
+	return dst
 }
 func (a *serverAuthority) Role() scripting.Role { return scripting.RoleServer }
 func (a *serverAuthority) LocalPlayer() uint16  { return 0 }
@@ -296,6 +312,7 @@ func (s *Server) admit(player uint16, name string, dev bool) (handshake.Refuse, 
 		return handshake.Refuse{Reason: handshake.ReasonShuttingDown}, false
 	}
 	id, err := s.game.Join(player)
+	s.recordJoin(player, name, id, err)
 	if err != nil {
 		s.joinErr++
 		s.log.Error("join handler failed", "player", player, "name", name, "err", err)
@@ -328,6 +345,9 @@ func (s *Server) Drain(secondsLeft float64) {
 	}
 	s.draining = true
 	s.net.CloseJoins(handshake.Refuse{Reason: handshake.ReasonShuttingDown})
+	if s.rec != nil {
+		s.rec.Drained(secondsLeft)
+	}
 	if err := s.game.Drain(secondsLeft); err != nil {
 		s.joinErr++
 		s.log.Error("drain handler failed", "err", err)
@@ -622,6 +642,9 @@ func (s *Server) rejoined(st *seat) {
 // rejoinWindow has passed (transport.ServerConfig.RejoinWindow); until then
 // its seat is held, and its client may take it back.
 func (s *Server) leave(st *seat) {
+	if s.rec != nil {
+		s.rec.Left(st.player)
+	}
 	kept, err := s.game.Leave(st.player, st.entity)
 	if err != nil {
 		s.log.Error("leave handler failed; the player's entity is destroyed", "player", st.player, "err", err)
@@ -742,10 +765,20 @@ var _ game.Hooks = (*serverHooks)(nil)
 func (h *serverHooks) BeforeTick() {
 	s := (*Server)(h)
 	s.consumeEvents()
-	s.applyScheduledReload()
+	if s.replay != nil {
+		s.replay.beforeTick()
+		return
+	}
+	reload := s.applyScheduledReload()
 	s.takeCommands()
+	if s.rec != nil {
+		s.recordTick(reload)
+	}
 }
 func (h *serverHooks) AfterTick() {
 	h.lag.record(h.game, h.driven)
 	(*Server)(h).sendMessages()
+	if h.rec != nil {
+		h.rec.AfterTick(h.game)
+	}
 }

@@ -22,10 +22,21 @@ type Command struct {
 	// Exits follows the flags in the usage: the exit statuses and what
 	// each means, one indented line per status.
 	Exits string
+	// Arg names the positional argument in the usage; empty is
+	// "<project-dir>".
+	Arg string
+}
+
+// arg is the positional argument's name in the usage.
+func (c Command) arg() string {
+	if c.Arg == "" {
+		return "<project-dir>"
+	}
+	return c.Arg
 }
 
 // Synopsis is the usage's first line, which a usage error repeats.
-func (c Command) Synopsis() string { return "usage: " + c.Name + " <project-dir> [flags]" }
+func (c Command) Synopsis() string { return "usage: " + c.Name + " " + c.arg() + " [flags]" }
 
 // Parse reads args into fs and returns the project directory. -h, -help or
 // --help (first, or among the flags) prints the usage to stdout, and
@@ -43,6 +54,9 @@ func (c Command) Parse(fs *flag.FlagSet, args []string, stdout io.Writer) (dir s
 			return "", true, c.Usage(fs, stdout)
 		case len(args) > 0 && (args[0] == "-version" || args[0] == "--version"):
 			return "", true, c.printVersion(stdout)
+		}
+		if c.Arg != "" {
+			return "", false, Usagef("%s comes first: %s", c.Arg, c.Synopsis())
 		}
 		return "", false, Usagef("the project directory comes first: %s", c.Synopsis())
 	}

@@ -87,6 +87,12 @@ var house = []layer{
 	// reliable channel's sections, the relay, the messages a server sends.
 	{dir: "host/session/netmsg", uses: []string{"wire", "transport", "transport/handshake"}, bans: pure, sansIO: true},
 	{dir: "host/session", uses: []string{"transport", "transport/handshake", "transport/token", "replication", "prediction", "physics", "scripting", "host/project", "host/store", "host/game", "host/session/netmsg"}, bans: session, sansIO: true},
+	// A server's match written down as it goes and played again offline:
+	// the recording's file format, its writer and reader, and the player
+	// that hands a Replayer its inputs; it reads and writes files, and
+	// takes the time it is given.
+	{dir: "host/record", uses: []string{"wire", "prediction", "host/project", "host/game", "host/session"},
+		bans: map[string]string{"net": noSockets, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}, sansIO: true},
 	// The reference client's web page: an HTTP server of its own.
 	{dir: "host/view", bans: map[string]string{"syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// The admin listener: an HTTP handler of metrics, health and profiles,
@@ -113,9 +119,9 @@ var house = []layer{
 	// The composing root: the programs' serving and playing loops, wired
 	// from the packages above; goroutines, timers and the wall clock.
 	{dir: "host", uses: []string{"transport", "transport/handshake", "transport/token", "transport/memnet", "replication",
-		"host/project", "host/bot", "host/game", "host/figures", "host/loop", "host/netio", "host/watch", "host/session", "host/admin", "host/browser", "host/access", "host/agones"}},
-	{dir: "cmd/vkmd", uses: []string{"host", "host/project", "host/fleet", "host/figures"}},
-	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project", "host/fleet", "transport/token"}},
+		"host/project", "host/bot", "host/game", "host/figures", "host/loop", "host/netio", "host/watch", "host/session", "host/admin", "host/browser", "host/access", "host/agones", "host/record"}},
+	{dir: "cmd/vkmd", uses: []string{"host", "host/project", "host/fleet", "host/figures", "host/record"}},
+	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project", "host/fleet", "transport/token", "host/record"}},
 	{dir: "cmd/lobby", uses: []string{"host", "host/fleet"}},
 	// The browser client: the client session compiled to WebAssembly.
 	{dir: "cmd/webclient", uses: []string{"host", "host/project", "transport/token"}},

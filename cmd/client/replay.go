@@ -1,0 +1,64 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"vkm/host/record"
+	"vkm/internal/cli"
+)
+
+// replayCommand is the client's command line for a recording.
+var replayCommand = cli.Command{Name: "client", Arg: "<file.vkmrec>", Exits: `  0  the recording played with every world hash equal; or -h or
+     --version answered
+  1  the replay differs from the match (a desync, or changed scripts), or
+     the file cannot be read or played
+  2  the command line cannot be run: an unknown flag or argument
+`}
+
+// isRecording reports a command line whose first argument is a recording
+// (vkmd --record wrote it) rather than a project folder.
+func isRecording(args []string) bool {
+	return len(args) > 0 && strings.HasSuffix(args[0], record.Ext)
+}
+
+// runReplay plays a recording offline, exactly, checking the world's hash
+// against the match's as it goes, and reports.
+func runReplay(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("client", flag.ContinueOnError)
+	var o record.Options
+	headless := fs.Bool("headless", false, "play the recording without a view and report (the only way a recording plays for now)")
+	until := fs.Uint("until", 0, "stop after this tick (default: the recording's end)")
+	fs.BoolVar(&o.Dump, "dump", false, "print the world where the replay stops: every entity, its components and body")
+	fs.StringVar(&o.ProjectDir, "project", "", "play the match on this project folder's files rather than the recording's own")
+	report := fs.String("report", "", "write what the replay found to this file as JSON: ticks, hashes equal, the first difference")
+	logLevel := fs.String("log-level", "warn", "the replayed scripts' log lines: debug, info, warn or error")
+	file, done, err := replayCommand.Parse(fs, args, stdout)
+	if err != nil || done {
+		return err
+	}
+	if !*headless {
+		return cli.Usagef("a recording plays headless: add --headless (the view does not play recordings yet)")
+	}
+	o.Until = uint32(*until)
+	if o.Logger, err = cli.Logger(*logLevel, stderr); err != nil {
+		return err
+	}
+	start := time.Now()
+	o.Clock = func() time.Duration { return time.Since(start) }
+	if *report != "" {
+		o.Summary = &record.Summary{}
+	}
+	err = record.Replay(file, stdout, o)
+	if *report != "" && o.Summary.File != "" {
+		b, _ := json.MarshalIndent(o.Summary, "", "  ")
+		if werr := os.WriteFile(*report, append(b, '\n'), 0o644); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return err
+}
