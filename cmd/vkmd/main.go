@@ -89,26 +89,27 @@ func oneProc() {
 const defaultDrain = 30 * time.Second
 
 type options struct {
-	dir       string
-	done      bool // -h or --version answered: nothing to run
-	port      int
-	keyFile   string
-	public    string
-	serve     host.ServeConfig
-	report    string
-	logLevel  string
-	logFormat string
-	status    bool
-	schema    bool
-	cpuProf   string
-	memProf   string
-	tickLog   string
-	fleet     string
+	dir      string
+	done     bool // -h or --version answered: nothing to run
+	port     int
+	keyFile  string
+	public   string
+	serve    host.ServeConfig
+	report   string
+	logLevel string
+	schema   bool
+	cpuProf  string
+	memProf  string
+	tickLog  string
+	fleet    string
 	// adminTokenFile holds the admin POST endpoints' bearer token;
 	// console reads console lines from standard input.
 	adminTokenFile string
 	console        bool
 	passwordFile   string
+	// logFormat is --log-format; status, --status.
+	logFormat string
+	status    bool
 }
 
 // command is vkmd's command line.
