@@ -13,6 +13,7 @@ import (
 	"vkm/host/loop"
 	"vkm/host/session"
 	"vkm/transport"
+	"vkm/transport/handshake"
 )
 
 // adminFeed is the admin listener and what the serving loop feeds it:
@@ -53,7 +54,7 @@ func startAdmin(cfg ServeConfig, s *session.Server, set *figures.Set, cmds chan<
 	}
 	rate := s.Game().TickRate()
 	f := &adminFeed{s: s, a: admin.New(admin.Config{Seats: cfg.Project.Players, TickPeriod: time.Second / time.Duration(rate), Figures: set,
-		Stall: cfg.HealthStall, Version: cfg.Version,
+		Stall: cfg.HealthStall, Version: cfg.Version, Protocol: int(handshake.Version),
 		Token: cfg.AdminToken, Command: func(ctx context.Context, line string) (string, error) {
 			ctx, cancel := context.WithTimeout(ctx, adminCommandTimeout)
 			defer cancel()

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"vkm/transport/handshake"
 )
 
 // metricName matches the names of the metrics vkmd serves (its own, the
@@ -49,9 +52,16 @@ func TestDashboardAndAlertsQueryWhatIsServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	scraped := map[string]bool{}
+	build := ""
 	for sample := range m {
 		name, _, _ := strings.Cut(sample, "{")
 		scraped[name] = true
+		if name == "vkm_build_info" {
+			build = sample
+		}
+	}
+	if want := fmt.Sprintf(`protocol="%d"`, handshake.Version); !strings.Contains(build, want) || !strings.Contains(build, `version="devel"`) {
+		t.Errorf("vkm_build_info is %q, want the protocol label %s and version devel (no version configured)", build, want)
 	}
 
 	var dash struct {

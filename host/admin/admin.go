@@ -29,7 +29,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"vkm/host/figures"
-	"vkm/transport/handshake"
 )
 
 // Config says what an Admin reports on.
@@ -44,8 +43,10 @@ type Config struct {
 	// soon. 0 means DefaultStall; it is never less than two TickPeriods.
 	Stall time.Duration
 	// Version is the build's version, /metrics's vkm_build_info's
-	// version label; empty says "devel".
-	Version string
+	// version label; empty says "devel". Protocol is the protocol version
+	// the server speaks, its protocol label.
+	Version  string
+	Protocol int
 	// Now is the clock the health check reads, the serving loop's; nil
 	// means time.Now.
 	Now func() time.Time
@@ -122,7 +123,7 @@ func New(cfg Config) *Admin {
 		version = "devel"
 	}
 	build := prometheus.NewGauge(prometheus.GaugeOpts{Name: "vkm_build_info", Help: "Always 1: the build's version, the protocol version it speaks and its Go toolchain, as labels.",
-		ConstLabels: prometheus.Labels{"version": version, "protocol": strconv.Itoa(int(handshake.Version)), "go": runtime.Version()}})
+		ConstLabels: prometheus.Labels{"version": version, "protocol": strconv.Itoa(cfg.Protocol), "go": runtime.Version()}})
 	build.Set(1)
 	players := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vkm_players", Help: "Players seated now."},
 		func() float64 { return float64(a.players.Load()) })

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"vkm/host/figures"
-	"vkm/transport/handshake"
 )
 
 // get serves one GET of path from h and returns its status and body.
@@ -64,13 +63,13 @@ func TestHealthzFailsWhenTheLoopStalls(t *testing.T) {
 // protocol and Go labels; the players' round trips and losses are
 // histograms with no label of a player, a round trip of 0 left out.
 func TestBuildInfoAndThePlayersLinks(t *testing.T) {
-	a := New(Config{Seats: 4, TickPeriod: time.Second / 64, Version: "v1.2.3"})
+	a := New(Config{Seats: 4, TickPeriod: time.Second / 64, Version: "v1.2.3", Protocol: 8})
 	a.ObservePlayer(30*time.Millisecond, 0)
 	a.ObservePlayer(120*time.Millisecond, 0.03)
 	a.ObservePlayer(0, 0)
 	_, body := get(t, a.Handler(), "/metrics")
 	m := samples(t, body)
-	build := fmt.Sprintf(`vkm_build_info{go=%q,protocol="%d",version="v1.2.3"}`, runtime.Version(), handshake.Version)
+	build := fmt.Sprintf(`vkm_build_info{go=%q,protocol="8",version="v1.2.3"}`, runtime.Version())
 	for name, want := range map[string]float64{
 		build:                          1,
 		"vkm_player_rtt_seconds_count": 2,
