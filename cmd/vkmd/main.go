@@ -10,8 +10,8 @@
 //	vkmd token <project-dir> --key FILE --server ADDR[,ADDR] --client-id N [--name NAME] [--expires 1h] > player.token
 //	vkmd -h | --version
 //
-// Without --key, vkmd serves on 127.0.0.1 only, and says so in its status
-// line: anyone whose build matches may join, and nothing is sealed. With
+// Without --key, vkmd serves on 127.0.0.1 only, and says so in its log
+// (and its --status line): anyone whose build matches may join, and nothing is sealed. With
 // --key (a file vkmd keygen writes), it serves on every interface and
 // admits only players with a connect token minted under that key (by the
 // game's backend with the Go package vkm/transport/token, or by vkmd

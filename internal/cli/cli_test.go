@@ -121,3 +121,19 @@ func TestUsageListsTheCommands(t *testing.T) {
 		t.Errorf("usage:\n%s", got)
 	}
 }
+
+// TestVersionSetAtLinkTime: a version set with -ldflags -X is the build's
+// version, in --version's line and BuildVersion (vkm_build_info's label).
+func TestVersionSetAtLinkTime(t *testing.T) {
+	if got := BuildVersion(); got != "devel" {
+		t.Errorf("a test binary's version is %q, want devel", got)
+	}
+	version = "v1.4.0"
+	defer func() { version = "" }()
+	if got := BuildVersion(); got != "v1.4.0" {
+		t.Errorf("BuildVersion() = %q with the version set, want v1.4.0", got)
+	}
+	if got := Version("vkmd"); !strings.HasPrefix(got, "vkmd v1.4.0 (protocol ") {
+		t.Errorf("Version = %q, want it to start vkmd v1.4.0", got)
+	}
+}
