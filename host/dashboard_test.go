@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,7 +14,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"vkm/host/game"
 	"vkm/transport/handshake"
 )
 
@@ -112,5 +116,67 @@ func TestDashboardAndAlertsQueryWhatIsServed(t *testing.T) {
 		if !scraped[name] {
 			t.Errorf("%s (%s) is not in the scrape of a served arena", name, strings.Join(used[name], ", "))
 		}
+	}
+}
+
+// TestHealthzFailsOnAStalledLoopAndRecovers serves the arena with a stall
+// bound of 300 ms and stalls its serving loop for real: a tick's hook
+// blocks until released. /healthz answers 200 while it ticks, 503 saying
+// it stalled once the loop has been stuck past the bound, and 200 again
+// once the loop runs.
+func TestHealthzFailsOnAStalledLoopAndRecovers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
+	defer cancel()
+	stall := make(chan struct{})
+	release := make(chan struct{})
+	var once sync.Once
+	stalling := false
+	admin := make(chan net.Addr, 1)
+	served := make(chan error, 1)
+	go func() {
+		_, err := Serve(ctx, ServeConfig{Project: loadArena(t), Addr: "127.0.0.1:0", Admin: "127.0.0.1:0", HealthStall: 300 * time.Millisecond,
+			Logger: testLogger(t), AdminReady: func(a net.Addr) { admin <- a },
+			AfterTick: func(*game.Game) {
+				select {
+				case <-stall:
+					once.Do(func() { stalling = true; <-release })
+				default:
+				}
+			}})
+		served <- err
+	}()
+	var base string
+	select {
+	case a := <-admin:
+		base = "http://" + a.String()
+	case err := <-served:
+		t.Fatalf("Serve ended before listening: %v", err)
+	}
+	poll := func(what string, want int, says string) string {
+		t.Helper()
+		for {
+			code, body := httpGet(t, base+"/healthz")
+			if code == want && strings.Contains(body, says) {
+				return body
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("/healthz never answered %d %q %s: last %d %q", want, says, what, code, body)
+			case <-time.After(20 * time.Millisecond): // the polling interval
+			}
+		}
+	}
+	poll("while ticking", http.StatusOK, "ok: last tick")
+	close(stall)
+	body := poll("with the loop stuck", http.StatusServiceUnavailable, "(limit 300ms)")
+	t.Logf("stuck: %s", strings.TrimSpace(body))
+	close(release)
+	poll("once the loop runs again", http.StatusOK, "ok: last tick")
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	if !stalling {
+		t.Error("the loop was never stalled")
 	}
 }
