@@ -7,9 +7,11 @@
 #     vkmd /project --key /run/secrets/vkmd/game.key --public 192.0.2.10:27960 \
 #       --admin 0.0.0.0:9100 --admin-public
 #
-# Browsers play through the web listener: add `--web 0.0.0.0:8080 --wasm
-# /web/client.wasm` and publish 8080 over TCP (the page, signalling) and UDP
-# (WebRTC's one ICE port), `-p 8080:8080 -p 8080:8080/udp`.
+# Browsers play through the web listener, in the image of the web target,
+# which adds the browser client: `docker build --target web -t vkmd:web .`,
+# add `--web 0.0.0.0:8080 --wasm /web/client.wasm` and publish 8080 over
+# TCP (the page, signalling) and UDP (WebRTC's one ICE port), `-p 8080:8080
+# -p 8080:8080/udp`.
 #
 # Where no registry can be reached, deploy/Containerfile builds the same final
 # image from a binary built on the host; or --build-arg GO_IMAGE=... names a
@@ -21,17 +23,33 @@ ENV CGO_ENABLED=0
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN go build -trimpath -ldflags=-s -o /out/vkmd ./cmd/vkmd
-# The browser client, for --web: the image has no go toolchain to build it
-# at start, so it is built here and named with --wasm /web/client.wasm
-# (wasm_exec.js beside it, from the same toolchain).
-RUN mkdir -p /out/web && GOOS=js GOARCH=wasm go build -trimpath -o /out/web/client.wasm ./cmd/webclient && \
+# Stripped (-s -w: no symbol table, no DWARF): a panic's trace still names
+# each function and line, from the runtime's own tables.
+RUN go build -trimpath -ldflags="-s -w" -o /out/vkmd ./cmd/vkmd
+
+# The browser client, for --web, only in the web target (docker build
+# --target web): the image has no go toolchain to build it at start, so it
+# is built here and named with --wasm /web/client.wasm (wasm_exec.js beside
+# it, from the same toolchain).
+FROM build AS wasm
+RUN mkdir -p /out/web && GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o /out/web/client.wasm ./cmd/webclient && \
     cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" /out/web/
 
-FROM scratch
+# docker build --target web -t vkmd:web .: the server and the browser client.
+FROM scratch AS web
 COPY deploy/passwd deploy/group /etc/
 COPY --from=build /out/vkmd /vkmd
-COPY --from=build /out/web /web
+COPY --from=wasm /out/web /web
+USER 65532:65532
+VOLUME /project
+EXPOSE 27960/udp 9100/tcp 8080/tcp 8080/udp
+ENTRYPOINT ["/vkmd"]
+CMD ["/project", "--key", "/run/secrets/vkmd/game.key", "--admin", "0.0.0.0:9100", "--admin-public", "--web", "0.0.0.0:8080", "--wasm", "/web/client.wasm"]
+
+# The default target: the server alone.
+FROM scratch AS server
+COPY deploy/passwd deploy/group /etc/
+COPY --from=build /out/vkmd /vkmd
 USER 65532:65532
 VOLUME /project
 # The game's UDP port (the project's `port`; arena's is 27960) and the admin

@@ -48,7 +48,7 @@ admin=$(free_port t)
 mkdir -p "$work/ctx" "$work/secrets"
 start=$SECONDS
 step() { echo "smoke: $* ($((SECONDS - start)) s)"; }
-CGO_ENABLED=0 go build -o "$work/ctx/vkmd" ./cmd/vkmd
+CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$work/ctx/vkmd" ./cmd/vkmd
 go build -o "$work/client" ./cmd/client
 step "built vkmd and client"
 cp deploy/Containerfile deploy/passwd deploy/group "$work/ctx/"

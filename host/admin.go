@@ -12,6 +12,8 @@ import (
 	"vkm/host/figures"
 	"vkm/host/loop"
 	"vkm/host/session"
+	"vkm/transport"
+	"vkm/transport/handshake"
 )
 
 // adminFeed is the admin listener and what the serving loop feeds it:
@@ -23,6 +25,8 @@ type adminFeed struct {
 	a    *admin.Admin
 	http *http.Server
 	s    *session.Server
+	// players is observePlayers' buffer, reused each second.
+	players []transport.PlayerInfo
 }
 
 var _ loop.Observer = (*admin.Admin)(nil) // the tick and send timings reach /metrics
@@ -50,6 +54,7 @@ func startAdmin(cfg ServeConfig, s *session.Server, set *figures.Set, cmds chan<
 	}
 	rate := s.Game().TickRate()
 	f := &adminFeed{s: s, a: admin.New(admin.Config{Seats: cfg.Project.Players, TickPeriod: time.Second / time.Duration(rate), Figures: set,
+		Stall: cfg.HealthStall, Version: cfg.Version, Protocol: int(handshake.Version),
 		Token: cfg.AdminToken, Readiness: cfg.Readiness, Command: func(ctx context.Context, line string) (string, error) {
 			ctx, cancel := context.WithTimeout(ctx, adminCommandTimeout)
 			defer cancel()
@@ -77,4 +82,17 @@ func (f *adminFeed) wake(now time.Time, ticks int) {
 		f.a.Ticked(now)
 	}
 	f.a.SetPlayers(f.s.Net().PlayerCount())
+}
+
+// observePlayers hands /metrics each seated player's round trip and loss
+// at now, the session's time: the loop calls it once a second, so the
+// histograms count player-seconds. A player not yet playing (its Welcome
+// not yet answered) has no link to speak of and is left out.
+func (f *adminFeed) observePlayers(now transport.Time) {
+	f.players = f.s.Net().Players(f.players[:0], now)
+	for _, p := range f.players {
+		if p.Playing {
+			f.a.ObservePlayer(p.RTT, p.Loss)
+		}
+	}
 }

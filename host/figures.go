@@ -127,6 +127,11 @@ func (e *scriptErrors) each(fn func(behavior string, n uint64)) {
 		e.count[b]++
 	}
 	e.seen = len(errs)
+	if len(e.count) == 0 {
+		// A zero sample before the first error, so a rate over the
+		// counter (an alert's) has a series to start from.
+		fn(admin.NoBehavior, 0)
+	}
 	for b, n := range e.count {
 		fn(b, n)
 	}

@@ -112,6 +112,12 @@ type ServeConfig struct {
 	// everyone.
 	Admin       string
 	AdminPublic bool
+	// HealthStall is how long the serving loop may run no tick before the
+	// admin listener's /healthz fails (admin.Config.Stall; 0: a second).
+	HealthStall time.Duration
+	// Version is the build's version, which /metrics's vkm_build_info
+	// names (empty: "devel").
+	Version string
 	// AdminReady, if set, is called with the admin listener's address once
 	// it listens (tests listen on port 0).
 	AdminReady func(net.Addr)
@@ -519,6 +525,9 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 		if !now.Before(nextStatus) {
 			srv.stats.Sample(srv.s.Game().Tick())
 			srv.publish(figures.InStatus | figures.InMetrics)
+			if srv.admin != nil {
+				srv.admin.observePlayers(srv.now())
+			}
 			nextStatus = nextStatus.Add(time.Second)
 		}
 		until := srv.s.Until(srv.now())

@@ -41,7 +41,7 @@ func TestSIGTERMDrainsOverUDP(t *testing.T) {
 	botReport := filepath.Join(t.TempDir(), "bot.json")
 	const drain = 2 * time.Second
 
-	vkmd := startProc(t, ctx, filepath.Join(bin, "vkmd"), project, "--port", port, "--drain", drain.String(), "--report", serverReport)
+	vkmd := startProc(t, ctx, filepath.Join(bin, "vkmd"), project, "--port", port, "--drain", drain.String(), "--report", serverReport, "--status")
 	vkmd.waitLine(t, `msg=serving`)
 	bot := startProc(t, ctx, filepath.Join(bin, "client"), project, "--connect", "127.0.0.1:"+port, "--headless", "--bot", "wander", "--report", botReport)
 	vkmd.waitLine(t, `msg="player joined"`)

@@ -3,15 +3,16 @@
 //
 // Usage:
 //
-//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--web ADDR [--wasm FILE]] [--fleet REDIS_URL] [--agones] [--report FILE] [--log-level L] [--cpuprofile FILE] [--memprofile FILE] [--tick-log FILE] [--idle-gc=false] [--record DIR [--record-max BYTES]] [--schema]
+//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--web ADDR [--wasm FILE]] [--fleet REDIS_URL] [--agones] [--report FILE] [--log-level L] [--log-format text|json] [--status] [--healthz-stall D] [--cpuprofile FILE] [--memprofile FILE] [--tick-log FILE] [--idle-gc=false] [--record DIR [--record-max BYTES]] [--schema]
 //	vkmd check <project-dir>
+//	vkmd new <name>
 //	vkmd replay <file.vkmrec> [--until TICK] [--dump] [--project DIR] [--report FILE]
 //	vkmd keygen > FILE
 //	vkmd token <project-dir> --key FILE --server ADDR[,ADDR] --client-id N [--name NAME] [--expires 1h] > player.token
 //	vkmd -h | --version
 //
-// Without --key, vkmd serves on 127.0.0.1 only, and says so in its status
-// line: anyone whose build matches may join, and nothing is sealed. With
+// Without --key, vkmd serves on 127.0.0.1 only, and says so in its log
+// (and its --status line): anyone whose build matches may join, and nothing is sealed. With
 // --key (a file vkmd keygen writes), it serves on every interface and
 // admits only players with a connect token minted under that key (by the
 // game's backend with the Go package vkm/transport/token, or by vkmd
@@ -29,6 +30,10 @@
 // the same port number over UDP) or, where WebRTC cannot connect, a
 // WebSocket. Like the UDP address, it is loopback only without --key
 // unless --insecure.
+//
+// vkmd new NAME writes a small project in the folder NAME to start a game
+// from: a project.toml, a scene, a player prefab and its scripts, each
+// commented, which vkmd check passes and a client plays offline.
 //
 // vkmd check loads the project as a server would, without serving it, and
 // prints every mistake it finds in its files, one a line, then exits 1; a
@@ -105,10 +110,21 @@ type options struct {
 	adminTokenFile string
 	console        bool
 	passwordFile   string
+	// logFormat is --log-format; status, --status.
+	logFormat string
+	status    bool
 }
 
 // command is vkmd's command line.
-var command = cli.Command{Name: "vkmd", Exits: `  0  stopped by Ctrl-C (SIGINT) or SIGTERM, after its --drain; or its
+var command = cli.Command{Name: "vkmd", Commands: `  vkmd check <project-dir>
+    	load a project as a server would and list every mistake in it
+  vkmd new <name>
+    	write a small project to start a game from, in the folder name
+  vkmd keygen > FILE
+    	write a new game key (for --key, vkmd token and the lobby)
+  vkmd token <project-dir> --key FILE --server ADDR --client-id N
+    	mint a connect token for one player (vkmd token -h: its flags)
+`, Exits: `  0  stopped by Ctrl-C (SIGINT) or SIGTERM, after its --drain; or its
      --duration passed; or -h, --version or --schema answered
   1  the project did not load, or could not be served
   2  the command line cannot be run: an unknown flag or argument, a bad
@@ -161,6 +177,9 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.DurationVar(&o.serve.DrainTime, "drain", defaultDrain, "on the first SIGTERM or Ctrl-C, seat no one new and play on until the players leave or this long has passed (a second signal stops at once); 0 stops at once")
 	fs.StringVar(&o.report, "report", "", "write a JSON summary to this file at exit")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&o.logFormat, "log-format", "text", "text (key=value) or json (one object a line, for a log collector)")
+	fs.BoolVar(&o.status, "status", false, "print a status line a second on stdout: the tick, the players and each player's link (round trip, loss, bytes a second, repeats, skips)")
+	fs.DurationVar(&o.serve.HealthStall, "healthz-stall", time.Second, "with --admin: /healthz fails once the serving loop has run no tick for this long (never less than two tick periods)")
 	fs.StringVar(&o.cpuProf, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.StringVar(&o.memProf, "memprofile", "", "write an allocation profile to this file at exit (go tool pprof)")
 	fs.BoolVar(&o.serve.IdleGC, "idle-gc", true, "run the garbage collector between ticks, before it would begin during one, where a collection fits before the next tick (the heap is bounded as without it)")
@@ -226,6 +245,12 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	if err := o.serve.Validate(); err != nil {
 		return o, cli.Usagef("%v", err)
 	}
+	if o.serve.HealthStall <= 0 {
+		return o, cli.Usagef("--healthz-stall %v: it must be above 0", o.serve.HealthStall)
+	}
+	if o.logFormat != "text" && o.logFormat != "json" {
+		return o, cli.Usagef("--log-format %q: text or json", o.logFormat)
+	}
 	if o.serve.WebClient != "" && o.serve.Web == "" {
 		return o, cli.Usagef("--wasm without --web: the browser client is served by the web listener")
 	}
@@ -249,13 +274,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return runToken(args[1:], stdout)
 		case "replay":
 			return runReplay(args[1:], stdout, stderr)
+		case "new":
+			return runNew(args[1:], stdout)
 		}
 	}
 	o, err := parse(args, stdout)
 	if err != nil || o.done {
 		return err
 	}
-	logger, err := cli.Logger(o.logLevel, stderr)
+	logger, err := cli.FormatLogger(o.logLevel, o.logFormat, stderr)
 	if err != nil {
 		return err
 	}
@@ -276,7 +303,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg := o.serve
-	cfg.Project, cfg.Logger, cfg.Status = p, logger, stdout
+	cfg.Project, cfg.Logger, cfg.Version = p, logger, cli.BuildVersion()
+	if o.status {
+		cfg.Status = stdout
+	}
 	if o.tickLog != "" {
 		f, err := os.Create(o.tickLog)
 		if err != nil {

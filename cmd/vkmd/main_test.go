@@ -33,6 +33,8 @@ func TestBadCommandLinesExitTwoBeforeLoading(t *testing.T) {
 		{[]string{"../../projects/arena", "--duration", "-1s"}, "duration -1s is negative"},
 		{[]string{"../../projects/arena", "--drain", "-1s"}, "drain -1s is negative"},
 		{[]string{"../../projects/arena", "--log-level", "loud"}, "--log-level"},
+		{[]string{"/nonexistent", "--log-format", "xml"}, `--log-format "xml": text or json`},
+		{[]string{"/nonexistent", "--healthz-stall", "0s"}, "--healthz-stall 0s: it must be above 0"},
 		{[]string{"../../projects/arena", "--admin", "0.0.0.0:9100"}, "is not loopback"},
 		{[]string{"../../projects/arena", "--admin-public"}, "admin-public without an admin address"},
 		{[]string{"../../projects/arena", "--fleet", "redis://127.0.0.1:6379"}, "--fleet needs --key"},
@@ -72,7 +74,10 @@ func TestHelpPrintsTheUsageAndExitsZero(t *testing.T) {
 		if !strings.HasPrefix(stdout, "usage: vkmd <project-dir> [flags]\n") {
 			t.Errorf("%v: the usage does not start with its synopsis:\n%s", args, stdout)
 		}
-		for _, want := range []string{"-port int", "-admin string", "-admin-public", "-drain duration", "-version", "-h, --help", "exit status:", "  2  the command line cannot be run"} {
+		for _, want := range []string{"-port int", "-admin string", "-admin-public", "-drain duration", "-version", "-h, --help", "exit status:", "  2  the command line cannot be run",
+			"-status\n", "-log-format string", "-healthz-stall duration",
+			// Every command of its own, before the flags.
+			"\ncommands:\n  vkmd check <project-dir>\n", "\n  vkmd new <name>\n", "\n  vkmd keygen > FILE\n", "\n  vkmd token <project-dir> "} {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("%v: the usage does not say %q", args, want)
 			}

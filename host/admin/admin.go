@@ -17,6 +17,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/pprof"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,9 +35,18 @@ import (
 type Config struct {
 	// Seats is how many players the server seats at most.
 	Seats int
-	// TickPeriod is the time between two ticks; /healthz fails after two
-	// of them pass without one.
+	// TickPeriod is the time between two ticks.
 	TickPeriod time.Duration
+	// Stall is how long the loop may run no tick before /healthz fails:
+	// long enough that one tick made late by a busy machine does not
+	// fail it, short enough that an orchestrator restarts a stuck server
+	// soon. 0 means DefaultStall; it is never less than two TickPeriods.
+	Stall time.Duration
+	// Version is the build's version, /metrics's vkm_build_info's
+	// version label; empty says "devel". Protocol is the protocol version
+	// the server speaks, its protocol label.
+	Version  string
+	Protocol int
 	// Now is the clock the health check reads, the serving loop's; nil
 	// means time.Now.
 	Now func() time.Time
@@ -66,6 +77,10 @@ type Admin struct {
 	// ticks counts the ticks observed; it is kept apart from the tick
 	// histogram's count so the name says what it is.
 	ticks prometheus.Counter
+	// rtt and loss are the seated players' round trips and losses, one
+	// observation a player each time the loop hands them over.
+	rtt  prometheus.Histogram
+	loss prometheus.Histogram
 
 	lastTick atomic.Int64 // the loop's clock at the last tick, Unix ns; 0: none yet
 	players  atomic.Int64
@@ -96,6 +111,23 @@ func New(cfg Config) *Admin {
 		Buckets: durationBuckets,
 	})
 	a.ticks = prometheus.NewCounter(prometheus.CounterOpts{Name: "vkm_ticks_total", Help: "Ticks the server has run."})
+	a.rtt = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "vkm_player_rtt_seconds",
+		Help:    "Round trips of the seated players, one observation a player a second.",
+		Buckets: rttBuckets,
+	})
+	a.loss = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "vkm_player_loss_ratio",
+		Help:    "Datagram loss of the seated players (0..1, over their recent datagrams), one observation a player a second.",
+		Buckets: lossBuckets,
+	})
+	version := cfg.Version
+	if version == "" {
+		version = "devel"
+	}
+	build := prometheus.NewGauge(prometheus.GaugeOpts{Name: "vkm_build_info", Help: "Always 1: the build's version, the protocol version it speaks and its Go toolchain, as labels.",
+		ConstLabels: prometheus.Labels{"version": version, "protocol": strconv.Itoa(cfg.Protocol), "go": runtime.Version()}})
+	build.Set(1)
 	players := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vkm_players", Help: "Players seated now."},
 		func() float64 { return float64(a.players.Load()) })
 	seats := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vkm_player_seats", Help: "Players the server seats at most."},
@@ -104,6 +136,7 @@ func New(cfg Config) *Admin {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		a.tick, a.send, a.ticks, players, seats, (*collector)(a),
+		a.rtt, a.loss, build,
 	)
 	return a
 }
@@ -112,6 +145,28 @@ func New(cfg Config) *Admin {
 // about 0.5 s, doubling. A 128 Hz tick has 7.8 ms; the arena's ticks take
 // tens of µs.
 var durationBuckets = prometheus.ExponentialBuckets(16e-6, 2, 16)
+
+// rttBuckets are the round-trip histogram's upper bounds in seconds: 5 ms
+// to about 1.3 s, doubling. lossBuckets are the loss histogram's, as a
+// ratio: none, then a tenth of a percent to a half.
+var (
+	rttBuckets  = prometheus.ExponentialBuckets(0.005, 2, 9)
+	lossBuckets = []float64{0, 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5}
+)
+
+// DefaultStall is Config.Stall's default: a second, some 64 ticks at
+// 64 Hz, where a late tick on a loaded machine is tens of milliseconds.
+const DefaultStall = time.Second
+
+// ObservePlayer records one seated player's round trip and loss (0..1);
+// a round trip of 0 (none measured yet) is left out. It makes no
+// allocation.
+func (a *Admin) ObservePlayer(rtt time.Duration, loss float64) {
+	if rtt > 0 {
+		a.rtt.Observe(rtt.Seconds())
+	}
+	a.loss.Observe(loss)
+}
 
 // ObserveTick records one tick's duration; it makes no allocation.
 func (a *Admin) ObserveTick(d time.Duration) {
@@ -157,19 +212,29 @@ func (a *Admin) Handler() http.Handler {
 	return mux
 }
 
-// Health reports whether the loop ran a tick within two tick periods of
-// now, and a line saying so.
+// Health reports whether the loop ran a tick within the stall bound
+// (Config.Stall) of now, and a line saying so.
 func (a *Admin) Health(now time.Time) (bool, string) {
 	last := a.lastTick.Load()
 	if last == 0 {
 		return false, "no tick has run yet"
 	}
 	since := now.Sub(time.Unix(0, last))
-	limit := 2 * a.cfg.TickPeriod
+	limit := a.StallLimit()
 	if since > limit {
 		return false, fmt.Sprintf("stalled: no tick for %v (limit %v)", since.Round(time.Microsecond), limit)
 	}
 	return true, fmt.Sprintf("ok: last tick %v ago", since.Round(time.Microsecond))
+}
+
+// StallLimit is how long the loop may run no tick before Health fails:
+// Config.Stall (DefaultStall if 0), and never less than two tick periods.
+func (a *Admin) StallLimit() time.Duration {
+	limit := a.cfg.Stall
+	if limit <= 0 {
+		limit = DefaultStall
+	}
+	return max(limit, 2*a.cfg.TickPeriod)
 }
 
 // Ready reports whether the server takes players: a seat is free, it is

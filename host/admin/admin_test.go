@@ -3,8 +3,10 @@ package admin
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,31 +24,70 @@ func get(t *testing.T, h http.Handler, path string) (int, string) {
 }
 
 // TestHealthzFailsWhenTheLoopStalls feeds a last tick at t0 and asks at
-// times after it: healthy within two tick periods, 503 saying why after.
+// times after it: healthy within the stall bound (a second by default,
+// Config.Stall when set, never under two tick periods), 503 saying why
+// after; a few late ticks' worth of silence is not a stall.
 func TestHealthzFailsWhenTheLoopStalls(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	period := time.Second / 64
-	now := t0
-	a := New(Config{Seats: 4, TickPeriod: period, Now: func() time.Time { return now }})
-	h := a.Handler()
-	if code, body := get(t, h, "/healthz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "no tick") {
-		t.Errorf("before any tick: %d %q, want 503 saying no tick has run", code, body)
-	}
-	a.Ticked(t0)
 	for _, tc := range []struct {
-		after time.Duration
-		code  int
-		says  string
+		stall time.Duration
+		at    []time.Duration
+		codes []int
+		says  []string
 	}{
-		{period / 2, http.StatusOK, "ok: last tick"},
-		{2 * period, http.StatusOK, "ok: last tick"},
-		{3 * period, http.StatusServiceUnavailable, "stalled: no tick for 46.875ms (limit 31.25ms)"},
+		{0, []time.Duration{period / 2, 3 * period, 900 * time.Millisecond, 1100 * time.Millisecond},
+			[]int{200, 200, 200, 503}, []string{"ok: last tick", "ok: last tick", "ok: last tick", "stalled: no tick for 1.1s (limit 1s)"}},
+		{200 * time.Millisecond, []time.Duration{3 * period, 250 * time.Millisecond},
+			[]int{200, 503}, []string{"ok: last tick", "stalled: no tick for 250ms (limit 200ms)"}},
+		{time.Millisecond, []time.Duration{2 * period, 3 * period},
+			[]int{200, 503}, []string{"ok: last tick", "stalled: no tick for 46.875ms (limit 31.25ms)"}},
 	} {
-		now = t0.Add(tc.after)
-		code, body := get(t, h, "/healthz")
-		if code != tc.code || !strings.Contains(body, tc.says) || strings.Count(body, "\n") != 1 {
-			t.Errorf("at t0 + %v: %d %q, want %d and one line saying %q", tc.after, code, body, tc.code, tc.says)
+		now := t0
+		a := New(Config{Seats: 4, TickPeriod: period, Stall: tc.stall, Now: func() time.Time { return now }})
+		h := a.Handler()
+		if code, body := get(t, h, "/healthz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "no tick") {
+			t.Errorf("before any tick: %d %q, want 503 saying no tick has run", code, body)
 		}
+		a.Ticked(t0)
+		for i, after := range tc.at {
+			now = t0.Add(after)
+			code, body := get(t, h, "/healthz")
+			if code != tc.codes[i] || !strings.Contains(body, tc.says[i]) || strings.Count(body, "\n") != 1 {
+				t.Errorf("stall %v, at t0 + %v: %d %q, want %d and one line saying %q", tc.stall, after, code, body, tc.codes[i], tc.says[i])
+			}
+		}
+	}
+}
+
+// TestBuildInfoAndThePlayersLinks: vkm_build_info is 1 with the version,
+// protocol and Go labels; the players' round trips and losses are
+// histograms with no label of a player, a round trip of 0 left out.
+func TestBuildInfoAndThePlayersLinks(t *testing.T) {
+	a := New(Config{Seats: 4, TickPeriod: time.Second / 64, Version: "v1.2.3", Protocol: 8})
+	a.ObservePlayer(30*time.Millisecond, 0)
+	a.ObservePlayer(120*time.Millisecond, 0.03)
+	a.ObservePlayer(0, 0)
+	_, body := get(t, a.Handler(), "/metrics")
+	m := samples(t, body)
+	build := fmt.Sprintf(`vkm_build_info{go=%q,protocol="8",version="v1.2.3"}`, runtime.Version())
+	for name, want := range map[string]float64{
+		build:                          1,
+		"vkm_player_rtt_seconds_count": 2,
+		`vkm_player_rtt_seconds_bucket{le="0.04"}`: 1,
+		`vkm_player_rtt_seconds_bucket{le="0.16"}`: 2,
+		"vkm_player_rtt_seconds_sum":               0.15,
+		"vkm_player_loss_ratio_count":              3,
+		`vkm_player_loss_ratio_bucket{le="0"}`:     2,
+		`vkm_player_loss_ratio_bucket{le="0.05"}`:  3,
+	} {
+		got, ok := m[name]
+		if !ok || got < want*0.999 || got > want*1.001 {
+			t.Errorf("%s = %v (found %v), want %v", name, got, ok, want)
+		}
+	}
+	if code, body := get(t, New(Config{Seats: 1, TickPeriod: time.Second}).Handler(), "/metrics"); code != 200 || !strings.Contains(body, `version="devel"`) {
+		t.Errorf("with no version: %d, want vkm_build_info's version devel:\n%.300s", code, body)
 	}
 }
 
@@ -160,7 +201,7 @@ func TestMetricsReportWhatTheLoopHandedOver(t *testing.T) {
 			families[family] = true
 		}
 	}
-	if len(families) != 13 { // the two histograms' three, and seven more
+	if len(families) != 20 { // the four histograms' three, and eight more
 		t.Errorf("/metrics serves %d vkm_ families: %v", len(families), families)
 	}
 }

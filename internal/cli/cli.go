@@ -97,11 +97,25 @@ func ExitCode(prog string, err error, stderr io.Writer) int {
 
 // Logger builds the text logger for --log-level.
 func Logger(level string, w io.Writer) (*slog.Logger, error) {
+	return FormatLogger(level, "text", w)
+}
+
+// FormatLogger builds the logger for --log-level and --log-format: "text"
+// (key=value, for a terminal) or "json" (one JSON object a line, for a log
+// collector).
+func FormatLogger(level, format string, w io.Writer) (*slog.Logger, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		return nil, Usagef("--log-level: %v", err)
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+	opts := &slog.HandlerOptions{Level: l}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, Usagef("--log-format %q: text or json", format)
 }
 
 // WriteJSON writes v, indented, to file (nothing when file is empty).

@@ -3,9 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -72,5 +74,66 @@ func TestStopsTakesTheSignals(t *testing.T) {
 		if n := len(stops); n != 2 {
 			t.Errorf("%d stops waiting, want 2", n)
 		}
+	}
+}
+
+// TestLogFormats: text is key=value, json one object a line with the
+// level and the attributes; any other format is a usage error.
+func TestLogFormats(t *testing.T) {
+	var text, js bytes.Buffer
+	l, err := FormatLogger("info", "text", &text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Info("serving", "port", 27960)
+	l.Debug("hidden")
+	if got := text.String(); !strings.Contains(got, "level=INFO msg=serving port=27960\n") || strings.Contains(got, "hidden") {
+		t.Errorf("text: %q", got)
+	}
+	if l, err = FormatLogger("debug", "json", &js); err != nil {
+		t.Fatal(err)
+	}
+	l.Info("serving", "port", 27960)
+	l.Debug("shown")
+	lines := strings.Split(strings.TrimSpace(js.String()), "\n")
+	var rec struct {
+		Level, Msg string
+		Port       int
+	}
+	if len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &rec) != nil || rec.Level != "INFO" || rec.Msg != "serving" || rec.Port != 27960 {
+		t.Errorf("json: %q, want two objects, the first {level INFO, msg serving, port 27960}", js.String())
+	}
+	var u UsageError
+	if _, err := FormatLogger("info", "xml", &js); !errors.As(err, &u) {
+		t.Errorf("--log-format xml: %v, want a usage error", err)
+	}
+}
+
+// TestUsageListsTheCommands: a Command's other commands follow the
+// synopsis, before the flags.
+func TestUsageListsTheCommands(t *testing.T) {
+	c := Command{Name: "prog", Exits: "  0  fine\n", Commands: "  prog check DIR\n    \tcheck it\n"}
+	var out bytes.Buffer
+	if err := c.Usage(flag.NewFlagSet("prog", flag.ContinueOnError), &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.HasPrefix(got, "usage: prog <project-dir> [flags]\n\ncommands:\n  prog check DIR\n    \tcheck it\n\nflags:\n") {
+		t.Errorf("usage:\n%s", got)
+	}
+}
+
+// TestVersionSetAtLinkTime: a version set with -ldflags -X is the build's
+// version, in --version's line and BuildVersion (vkm_build_info's label).
+func TestVersionSetAtLinkTime(t *testing.T) {
+	if got := BuildVersion(); got != "devel" {
+		t.Errorf("a test binary's version is %q, want devel", got)
+	}
+	version = "v1.4.0"
+	defer func() { version = "" }()
+	if got := BuildVersion(); got != "v1.4.0" {
+		t.Errorf("BuildVersion() = %q with the version set, want v1.4.0", got)
+	}
+	if got := Version("vkmd"); !strings.HasPrefix(got, "vkmd v1.4.0 (protocol ") {
+		t.Errorf("Version = %q, want it to start vkmd v1.4.0", got)
 	}
 }

@@ -25,6 +25,10 @@ type Command struct {
 	// Arg names the positional argument in the usage; empty is
 	// "<project-dir>".
 	Arg string
+	// Commands, if set, follows the synopsis in the usage: the program's
+	// other commands (vkmd check, keygen...), one indented line each with
+	// what it does.
+	Commands string
 }
 
 // arg is the positional argument's name in the usage.
@@ -88,7 +92,11 @@ func isHelp(arg string) bool {
 // Usage writes the usage to w: the synopsis, -h, fs's flags, the exit
 // statuses.
 func (c Command) Usage(fs *flag.FlagSet, w io.Writer) error {
-	fmt.Fprintf(w, "%s\n\nflags:\n  -h, --help\n    \tprint this usage, then exit\n", c.Synopsis())
+	fmt.Fprintf(w, "%s\n", c.Synopsis())
+	if c.Commands != "" {
+		fmt.Fprintf(w, "\ncommands:\n%s", c.Commands)
+	}
+	fmt.Fprintf(w, "\nflags:\n  -h, --help\n    \tprint this usage, then exit\n")
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
@@ -109,12 +117,25 @@ func Version(prog string) string {
 	return fmt.Sprintf("%s %s (protocol %d, %s)", prog, buildVersion(), handshake.Version, runtime.Version())
 }
 
-// buildVersion is the version the go command stamped into the binary: a
+// version, when set at link time (go build
+// -ldflags=-X=vkm/internal/cli.version=v1.4.0), is the build's version in
+// place of what the go command stamped.
+var version string
+
+// BuildVersion is the build's version, as --version and /metrics's
+// vkm_build_info give it.
+func BuildVersion() string { return buildVersion() }
+
+// buildVersion is the version set at link time, or else the version the go
+// command stamped into the binary: a
 // release tag, or a pseudo-version naming the commit (and +dirty) for a
 // build from a checkout, so two binaries can be told apart without a
 // number anyone has to remember to raise. `go run`, `go test` and builds
 // without version control information say "devel".
 func buildVersion() string {
+	if version != "" {
+		return version
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
