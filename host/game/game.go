@@ -662,6 +662,10 @@ func (g *Game) Spawn(file string, pose entity.Transform) (entity.ID, error) {
 	if err != nil {
 		return entity.None, err
 	}
+	if shared && p.Parts() && len(p.Entities)-1 > replication.MaxSpawnSlots {
+		// A client takes the parts in only at the server's slots.
+		return entity.None, fmt.Errorf("game: %s has %d entities besides its root and several bodies: a spawn record names at most %d, so split it into prefabs joined by a script", file, len(p.Entities)-1, replication.MaxSpawnSlots)
+	}
 	root, slots, err := store.Instantiate(g.store, p, pose, g)
 	if err != nil {
 		return entity.None, err
@@ -669,7 +673,7 @@ func (g *Game) Spawn(file string, pose entity.Transform) (entity.ID, error) {
 	if shared {
 		g.store.SetNetSpawn(root, g.spawnRecord(file, pose, root, slots))
 	}
-	ids := g.store.Subtree(root)
+	ids := g.store.Members(root)
 	if err := g.bring(ids, true, &pose); err != nil {
 		g.Destroy(root)
 		return entity.None, locateBring(err, p.File, "uid", p.Entities, func(i int) entity.ID { return slots[p.Entities[i].ID] })
@@ -733,13 +737,14 @@ func (g *Game) parsePrefab(file string) (*project.Prefab, error) {
 	return p, nil
 }
 
-// Destroy removes id and its subtree: behaviors get on_destroy, bodies leave
-// the physics world, and the slots are freed with their generation bumped.
+// Destroy removes id and its subtree (and a prefab instance's root its
+// parts: store.Members): behaviors get on_destroy, bodies leave the
+// physics world, and the slots are freed with their generation bumped.
 func (g *Game) Destroy(id entity.ID) {
 	if !g.store.Alive(id) {
 		return
 	}
-	for _, e := range g.store.Subtree(id) {
+	for _, e := range g.store.Members(id) {
 		g.scripts.Detach(e)
 		g.forgetJoints(e)
 		g.phys.Remove(e)

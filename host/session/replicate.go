@@ -2,10 +2,12 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
 
+	"vkm/host/project"
 	"vkm/host/session/netmsg"
 	"vkm/host/store"
 	"vkm/internal/entity"
@@ -33,7 +35,9 @@ func (s *Server) buildRound() {
 	r.Begin(g.Tick())
 	st.Each(func(id entity.ID) bool {
 		silence := replication.Described
-		if st.Instanced(id) {
+		if st.Instanced(id) && st.PartOf(id).IsNone() {
+			// Built from its root's NetSpawn, and carried by the
+			// hierarchy; a part moves on its own, so it is described.
 			silence = replication.InInstance
 		} else if b := st.Body(id); b != nil && b.Type == entity.Static {
 			silence = replication.StaticBody
@@ -308,22 +312,33 @@ func (c *Client) applyChange(id entity.ID, e *replication.Entry, ch replication.
 // have announced, each into the slots the server named, then puts what the
 // snapshots said back over the file's authored values (the server holds
 // those confirmed and will not say them again) and drops the NetSpawn: what
-// still carries one is exactly what waits.
+// still carries one is exactly what waits. A prefab whose parts the server
+// describes (project.Prefab.IsPart) waits until a snapshot has made each of
+// them here under the server's name, so that the build takes them in.
 func (c *Client) buildSpawns() {
 	g := c.game
 	st := g.Store()
 	built := 0
-	for len(c.spawns) > 0 && built < SpawnBuildsPerFrame {
-		root := c.spawns[0]
-		c.spawns = c.spawns[1:]
+	waiting := c.spawns
+	c.spawns = nil
+	for i, root := range waiting {
+		if built >= SpawnBuildsPerFrame {
+			c.spawns = append(c.spawns, waiting[i:]...)
+			break
+		}
 		ns := st.NetSpawn(root)
 		if ns == nil || !st.Alive(root) {
 			delete(c.placed, root)
 			delete(c.bare, root)
 			continue
 		}
+		err := c.build(root, ns)
+		if errors.Is(err, errPartsToCome) {
+			c.spawns = append(c.spawns, root)
+			continue
+		}
 		built++
-		if err := c.build(root, ns); err != nil {
+		if err != nil {
 			c.log.Warn("spawned prefab not built", "entity", root.String(), "prefab", ns.Prefab, "err", err)
 		}
 		st.SetNetSpawn(root, nil)
@@ -333,6 +348,16 @@ func (c *Client) buildSpawns() {
 			c.rec.wordOK = false // taken again from the build (takeWord)
 		}
 	}
+}
+
+// errPartsToCome is build waiting for a part's first snapshot entry.
+var errPartsToCome = errors.New("session: a described part of the instance has not arrived")
+
+// describedPart reports whether defs[i] of p is a part the server
+// describes: one whose body moves (a static one stands where the spawn put
+// it, as a static root does).
+func describedPart(p *project.Prefab, i int) bool {
+	return p.IsPart(i) && p.Entities[i].Body.Type != entity.Static
 }
 
 // hearComponents folds what entry e says of id's components into the
@@ -383,14 +408,40 @@ func (c *Client) build(root entity.ID, ns *entity.NetSpawn) error {
 	if err != nil {
 		return err
 	}
-	said := c.keep(root)
-	said.strip(st, root)
 	at := make(map[uint32]uint32, len(ns.Slots))
 	for _, s := range ns.Slots {
 		at[s.UID] = s.Slot
 	}
-	_, slots, err := store.InstantiateInto(st, p, ns.Pose, g, root, at)
-	said.restore(st, root, c.placed[root])
+	into := map[uint32]entity.ID{p.Entities[p.Root].ID: root}
+	for i := range p.Entities {
+		if !describedPart(p, i) {
+			continue
+		}
+		uid := p.Entities[i].ID
+		slot, ok := at[uid]
+		if !ok {
+			return fmt.Errorf("the spawn record names no slot for part uid %d, which the server describes", uid)
+		}
+		id := st.At(slot)
+		if id.IsNone() || !c.bare[id] {
+			return errPartsToCome
+		}
+		into[uid] = id
+	}
+	saids := make(map[entity.ID]said, len(into))
+	for _, id := range into {
+		s := c.keep(id)
+		s.strip(st, id)
+		saids[id] = s
+	}
+	_, slots, err := store.InstantiateInto(st, p, ns.Pose, g, into, at)
+	for _, id := range into {
+		// A part was made by its snapshot entry, which placed it.
+		saids[id].restore(st, id, id != root || c.placed[root])
+		if id != root {
+			delete(c.bare, id)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -401,7 +452,7 @@ func (c *Client) build(root entity.ID, ns *entity.NetSpawn) error {
 			c.log.Warn("spawned prefab entity built into another slot", "prefab", ns.Prefab, "uid", s.UID, "server_slot", s.Slot, "slot", id.Slot)
 		}
 	}
-	return g.Bring(st.Subtree(root), true)
+	return g.Bring(st.Members(root), true)
 }
 
 // said is what snapshots told a waiting root, kept to go back over the
