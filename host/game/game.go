@@ -681,6 +681,19 @@ func (g *Game) Spawn(file string, pose entity.Transform) (entity.ID, error) {
 	return root, nil
 }
 
+// forgetPart drops part, destroyed alone, from its root's spawn record,
+// so that a client that builds the instance from now on leaves it out.
+func (g *Game) forgetPart(root, part entity.ID) {
+	ns := g.store.NetSpawn(root)
+	if ns == nil {
+		return
+	}
+	uid := g.store.Origin(part).UID
+	left := *ns
+	left.Slots = slices.DeleteFunc(slices.Clone(ns.Slots), func(s entity.SpawnSlot) bool { return s.UID == uid })
+	g.store.SetNetSpawn(root, &left)
+}
+
 // spawnRecord says what a client needs to build the instance: the prefab,
 // the pose whole, and the slot every entity below the root took, by uid
 // (none when there are more than a NetSpawn carries: the client then builds
@@ -743,6 +756,9 @@ func (g *Game) parsePrefab(file string) (*project.Prefab, error) {
 func (g *Game) Destroy(id entity.ID) {
 	if !g.store.Alive(id) {
 		return
+	}
+	if root := g.store.PartOf(id); !root.IsNone() {
+		g.forgetPart(root, id)
 	}
 	for _, e := range g.store.Members(id) {
 		g.scripts.Detach(e)

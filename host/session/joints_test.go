@@ -310,3 +310,37 @@ func TestASpawnedCartArrivesWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestALateJoinerBuildsTheCartAsItIs has the server spawn the cart and
+// knock a wheel off (destroyed alone) before a client joins: the client
+// builds the cart with the one wheel left, at the server's names, with
+// its one joint, and nothing where the lost wheel was.
+func TestALateJoinerBuildsTheCartAsItIs(t *testing.T) {
+	p := loadChain(t, "scenes/box.toml")
+	h := newHarness(t, p)
+	sg := h.server.Game()
+	root, err := sg.Spawn("prefabs/cart.toml", entity.Transform{X: 5, Y: 0.7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]entity.ID{}
+	for _, id := range sg.Store().Members(root) {
+		ids[sg.Store().Name(id)] = id
+	}
+	sg.Destroy(ids["wheel-back"])
+	a := h.join(loadChain(t, "scenes/box.toml"), memnet.Broadband, 7)
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
+	cg := a.c.Game()
+	h.runUntil(2*time.Second, "the cart's build", func() bool { return cg.Physics().Has(ids["cart"]) })
+	joints := 0
+	cg.Physics().JointsOf(ids["cart"], func(physics.JointID) bool { joints++; return true })
+	back := cg.Store().At(ids["wheel-back"].Slot)
+	t.Logf("the client holds the cart %v, its front wheel %v, %d joint; the lost wheel's slot holds %v (%q)",
+		cg.Physics().Has(ids["cart"]), cg.Physics().Has(ids["wheel-front"]), joints, back, cg.Store().Name(back))
+	if !cg.Physics().Has(ids["wheel-front"]) || joints != 1 || len(cg.Store().Members(ids["cart"])) != 2 {
+		t.Errorf("the cart arrived with %d members and %d joints, want 2 and 1", len(cg.Store().Members(ids["cart"])), joints)
+	}
+	if cg.Store().Name(back) == "wheel-back" {
+		t.Error("the client built the wheel the server lost")
+	}
+}

@@ -2,7 +2,6 @@ package session
 
 import (
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -285,6 +284,14 @@ func (c *Client) applyChange(id entity.ID, e *replication.Entry, ch replication.
 			st.SetController(id, &entity.CharacterController{Grounded: e.Character.Grounded})
 		}
 	case typ == replication.TypeNetSpawn:
+		if waiting := st.NetSpawn(id); waiting != nil && !ch.Removed && !e.SpawnRefused && !st.Built(id) {
+			// Said again, changed: a part destroyed alone since has left
+			// the slot list. The build, still to come, leaves it out.
+			ns := e.Spawn
+			ns.Slots = slices.Clone(ns.Slots)
+			*waiting = ns
+			return
+		}
 		if ch.Removed || e.SpawnRefused || st.NetSpawn(id) != nil || st.Built(id) {
 			return // said again until confirmed: build once
 		}
@@ -413,6 +420,7 @@ func (c *Client) build(root entity.ID, ns *entity.NetSpawn) error {
 		at[s.UID] = s.Slot
 	}
 	into := map[uint32]entity.ID{p.Entities[p.Root].ID: root}
+	var gone []uint32
 	for i := range p.Entities {
 		if !describedPart(p, i) {
 			continue
@@ -420,7 +428,8 @@ func (c *Client) build(root entity.ID, ns *entity.NetSpawn) error {
 		uid := p.Entities[i].ID
 		slot, ok := at[uid]
 		if !ok {
-			return fmt.Errorf("the spawn record names no slot for part uid %d, which the server describes", uid)
+			gone = append(gone, uid) // destroyed alone on the server
+			continue
 		}
 		id := st.At(slot)
 		if id.IsNone() || !c.bare[id] {
@@ -444,6 +453,9 @@ func (c *Client) build(root entity.ID, ns *entity.NetSpawn) error {
 	}
 	if err != nil {
 		return err
+	}
+	for _, uid := range gone {
+		st.Destroy(slots[uid]) // built only to be left out, before it is brought
 	}
 	for _, s := range ns.Slots {
 		if id, ok := slots[s.UID]; ok && id.Slot != s.Slot {
