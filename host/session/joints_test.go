@@ -344,3 +344,42 @@ func TestALateJoinerBuildsTheCartAsItIs(t *testing.T) {
 		t.Error("the client built the wheel the server lost")
 	}
 }
+
+// TestALateJoinerPushesASettledChain lets the chain (and, in another run,
+// the loose box) settle on the server for ten seconds before a client
+// joins, over the broadband link, three seeds; the client's character then
+// pushes it for ten seconds. A chain at rest is asleep, and a sleeping
+// joint carries no impulse on any end (physics clears it, as it clears a
+// sleeping body's contacts), so the late joiner, whose joints were made
+// from the file, starts the first touch from what the server starts it
+// from: it is corrected no more than for the box.
+func TestALateJoinerPushesASettledChain(t *testing.T) {
+	corrections := map[string]uint64{}
+	for _, scene := range []string{"scenes/hanging.toml", "scenes/chain.toml", "scenes/box.toml"} {
+		for _, seed := range []uint64{1, 2, 3} {
+			h := newHarness(t, loadChain(t, scene))
+			h.run(10 * time.Second)
+			sg := h.server.Game()
+			first := sg.World().Find("link1")
+			if first.IsNone() {
+				first = sg.World().Find("box")
+			}
+			sleeping := !sg.Store().Rigidbody(first).Awake
+			a := h.join(loadChain(t, scene), memnet.Broadband, seed)
+			a.input = &pusher{}
+			h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
+			x0 := sg.Store().Transform(first).X
+			before := a.c.rec
+			h.run(10 * time.Second)
+			r := a.c.rec
+			n := r.corrections - before.corrections
+			corrections[scene] += n
+			t.Logf("%s, seed %d: asleep when the client joined %v; %d corrections (%d ticks replayed, largest error %.1f mm) in 10 s of pushing; it moved %.1f m",
+				scene, seed, sleeping, n, r.replayed-before.replayed, r.maxError*1000, sg.Store().Transform(first).X-x0)
+		}
+	}
+	t.Logf("a late joiner's corrections over three seeds: hanging chain %d, chain on the floor %d, loose box %d", corrections["scenes/hanging.toml"], corrections["scenes/chain.toml"], corrections["scenes/box.toml"])
+	if corrections["scenes/chain.toml"] > corrections["scenes/box.toml"] {
+		t.Errorf("the settled chain was corrected %d times, the loose box %d", corrections["scenes/chain.toml"], corrections["scenes/box.toml"])
+	}
+}
