@@ -1,5 +1,5 @@
 // Package conformance decodes vkm's datagrams from docs/protocol.md
-// (protocol version 8) alone, and its tests check the repository's test
+// (protocol version 9) alone, and its tests check the repository's test
 // vectors against what the doc says. It imports nothing of vkm: where the
 // doc and a vector disagree, the decoder follows the doc and the
 // disagreement is a finding (FINDINGS.md).
@@ -13,7 +13,7 @@ import (
 
 // Protocol constants ("Conventions", "The message header").
 const (
-	Version     = 8    // the header's version byte
+	Version     = 9    // the header's version byte
 	HeaderLen   = 12   // tag, version, kind, token
 	MaxDatagram = 1200 // no datagram is longer
 	tag0, tag1  = 0x76, 0x6b
@@ -49,7 +49,7 @@ type Header struct {
 	Token   uint64
 }
 
-// ParseHeader reads the message header of a version-8 datagram: the tag,
+// ParseHeader reads the message header of a version-9 datagram: the tag,
 // the version, a kind in 1..7 and the token. It refuses what the doc says
 // a receiver drops: no tag, under 12 bytes, over 1200, another version or
 // an unknown kind.

@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite testdata/vectors.txt from the e
 // A padded Hello, byte by byte as the documented layout says.
 func TestHelloGoldenBytes(t *testing.T) {
 	want := []byte{
-		'v', 'k', 0x08, 0x01, // tag, version 8, kind hello
+		'v', 'k', 0x09, 0x01, // tag, version 9, kind hello
 		0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01, // token
 		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, // 12 schema fingerprint
 		0x00, 0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, // 20 action fingerprint
@@ -60,8 +60,8 @@ var vectors = []struct {
 		0, Refuse{Reason: ReasonFull, Nonce: sampleNonce, MaxPlayers: 4}, 0},
 	{"refuse-tick-rate", "A Refuse: the server runs at 64 ticks a second, the client at 128.",
 		0x0123456789abcdef, Refuse{Reason: ReasonTickRate, Nonce: sampleNonce, ServerTickRate: 64, ClientTickRate: 128}, 0},
-	{"refuse-version", "A version 8 server refusing a version 7 client's Hello, whose nonce it cannot read (0).",
-		0, VersionRefusal(8, 7), 0},
+	{"refuse-version", "A version 9 server refusing a version 8 client's Hello, whose nonce it cannot read (0).",
+		0, VersionRefusal(9, 8), 0},
 	{"refuse-join-failed", "A dev server's Refuse: the game's join handler raised an error, told to a dev client as file:line and message.",
 		0x0123456789abcdef, Refuse{Reason: ReasonJoinFailed, Nonce: sampleNonce, Detail: "scripts/join.lua:7: no seats left"}, 0},
 	{"sealed-refuse-token-expired", "A sealed Refuse (kind 7) of a Hello whose connect token has expired: the Refuse body sealed under the token's server-to-client key 40 41 42 ... 5f with ChaCha20-Poly1305, counter 0x8000000000000005 (the top bit set) after the header, the header and counter authenticated, the tag last.",
