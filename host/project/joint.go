@@ -77,7 +77,7 @@ func turn(v entity.Vec2, angle float64) entity.Vec2 {
 }
 
 // jointKinds are the names [[joint]] kind takes, in entity.JointKind order.
-var jointKinds = []string{"revolute", "prismatic", "distance", "weld", "wheel", "motor", "rope", "mouse"}
+var jointKinds = []string{"revolute", "prismatic", "distance", "weld", "wheel", "motor", "rope", "mouse", "friction"}
 
 // jointCommon are the keys every kind of joint takes.
 var jointCommon = []string{"kind", "name", "a", "b", "collideConnected"}
@@ -92,6 +92,7 @@ var jointKeys = map[entity.JointKind][]string{
 	entity.Motor:     {"offset", "angularOffset", "maxForce", "maxTorque", "correction"},
 	entity.Rope:      {"anchorA", "anchorB", "length"},
 	entity.Mouse:     {"anchor", "target", "maxForce", "frequency", "damping"},
+	entity.Friction:  {"anchor", "maxForce", "maxTorque"},
 }
 
 // Defaults of [[joint]] keys a file leaves out.
@@ -363,7 +364,7 @@ func ResolveJoint(s *entity.JointSpec, ta, tb entity.Transform, toWorld bool) (e
 		return entity.JointDef{}, &physics.JointError{Key: key, Reason: fmt.Sprintf(format, args...)}
 	}
 	kind := s.Kind
-	if kind > entity.Mouse {
+	if kind > entity.Friction {
 		return fail("kind", "%v is not a joint kind; the kinds are %s", kind, strings.Join(jointKinds, ", "))
 	}
 	if key := disallowed(s); key != "" {
@@ -392,9 +393,9 @@ func ResolveJoint(s *entity.JointSpec, ta, tb entity.Transform, toWorld bool) (e
 	}
 	refAngle := tb.Angle - ta.Angle
 	switch kind {
-	case entity.Revolute, entity.Weld, entity.Prismatic, entity.Wheel:
+	case entity.Revolute, entity.Weld, entity.Prismatic, entity.Wheel, entity.Friction:
 		d.AnchorA, d.AnchorB = toLocal(ta, anchor), inB(anchor)
-		if kind != entity.Wheel {
+		if kind != entity.Wheel && kind != entity.Friction {
 			d.ReferenceAngle = refAngle
 		}
 	case entity.Distance, entity.Rope:
@@ -442,7 +443,7 @@ func ResolveJoint(s *entity.JointSpec, ta, tb entity.Transform, toWorld bool) (e
 	set(&d.CorrectionFactor, s.Correction)
 	d.Target = or(s.Target, d.Target)
 	d.LinearOffset = or(s.Offset, d.LinearOffset)
-	if kind == entity.Motor || kind == entity.Mouse {
+	if kind == entity.Motor || kind == entity.Mouse || kind == entity.Friction {
 		set(&d.MaxForce, s.MaxForce)
 		set(&d.MaxTorque, s.MaxTorque)
 		switch {
@@ -450,6 +451,8 @@ func ResolveJoint(s *entity.JointSpec, ta, tb entity.Transform, toWorld bool) (e
 			return fail("maxForce", "a mouse joint needs maxForce above 0, the most it pulls with (a few times its body's weight drags it briskly)")
 		case kind == entity.Motor && !(d.MaxForce > 0) && !(d.MaxTorque > 0):
 			return fail("maxForce", "a motor joint needs maxForce or maxTorque above 0, or it moves nothing")
+		case kind == entity.Friction && !(d.MaxForce > 0) && !(d.MaxTorque > 0):
+			return fail("maxForce", "a friction joint needs maxForce or maxTorque above 0, or it holds nothing")
 		}
 	}
 	if e := physics.CheckJoint(&d); e != nil {

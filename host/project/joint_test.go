@@ -179,6 +179,8 @@ func TestJointErrors(t *testing.T) {
 		{"kind = \"mouse\"\na = 2\nb = 3", 3, "joint.b", "leave b out"},
 		{"kind = \"mouse\"\na = 2", 0, "joint.maxForce", "a mouse joint needs maxForce"},
 		{"kind = \"motor\"\na = 2\nb = 3", 0, "joint.maxForce", "moves nothing"},
+		{"kind = \"friction\"\na = 2\nb = 3", 0, "joint.maxForce", "a friction joint needs maxForce or maxTorque above 0"},
+		{"kind = \"friction\"\na = 2\nb = 3\nmaxForce = 1.0\nlength = 2.0", 5, "joint.length", "a friction joint takes no length; its keys are kind, name, a, b, collideConnected, anchor, maxForce, maxTorque"},
 		{"kind = \"motor\"\na = 2\nb = 3\nmaxForce = 1.0\ncorrection = 2.0", 5, "joint.correction", "out of range (0..1)"},
 		{"kind = \"weld\"\na = 2\nb = 3\nfrequency = -1.0", 4, "joint.frequency", "out of range"},
 		{"kind = \"weld\"\na = 2\nb = 3\nspeed = 1.0", 4, "joint.speed", "unknown key"},
