@@ -74,7 +74,7 @@ func TestHaulSettlesSilent(t *testing.T) {
 // cause: whatever jointed group it first touches it starts from its own
 // history of it, not the server's.
 func TestALateJoinerOnTheHaul(t *testing.T) {
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		t.Skip("a measurement: three 50-second runs")
 	}
 	load := func() *project.Project {
