@@ -232,7 +232,9 @@ var cartParts = []string{"cart", "wheel-back", "wheel-front"}
 // (three bodies of one prefab, each wheel on a wheel joint to the cart) in
 // front of a client's character mid-match, over the broadband link, three
 // seeds. The client builds it whole: each body at the server's name (slot
-// and generation), with its body and both joints; then the character
+// and generation), with its body and both joints, and the prefab's static
+// part where the spawn put it, to the bit (not where the wire's rounding
+// of it would); then the character
 // pushes it for ten seconds, leasing it (the joints join it into one
 // island) and replaying it, and on both ends every wheel stays on its axle.
 func TestASpawnedCartArrivesWhole(t *testing.T) {
@@ -268,6 +270,10 @@ func TestASpawnedCartArrivesWhole(t *testing.T) {
 		}
 		if joints != 2 {
 			t.Fatalf("seed %d: the client's cart has %d joints, want 2", seed, joints)
+		}
+		h.runUntil(time.Second, "the stone's build", func() bool { return cg.Physics().Has(ids["stone"]) })
+		if c, s := *cg.Store().Transform(ids["stone"]), *sg.Store().Transform(ids["stone"]); c != s {
+			t.Errorf("seed %d: the static stone stands at %+v on the client, %+v on the server", seed, c, s)
 		}
 		// On its axle: a wheel stays within its suspension's travel of
 		// where the cart holds it.
@@ -337,8 +343,8 @@ func TestALateJoinerBuildsTheCartAsItIs(t *testing.T) {
 	back := cg.Store().At(ids["wheel-back"].Slot)
 	t.Logf("the client holds the cart %v, its front wheel %v, %d joint; the lost wheel's slot holds %v (%q)",
 		cg.Physics().Has(ids["cart"]), cg.Physics().Has(ids["wheel-front"]), joints, back, cg.Store().Name(back))
-	if !cg.Physics().Has(ids["wheel-front"]) || joints != 1 || len(cg.Store().Members(ids["cart"])) != 2 {
-		t.Errorf("the cart arrived with %d members and %d joints, want 2 and 1", len(cg.Store().Members(ids["cart"])), joints)
+	if !cg.Physics().Has(ids["wheel-front"]) || joints != 1 || len(cg.Store().Members(ids["cart"])) != 3 {
+		t.Errorf("the cart arrived with %d members and %d joints, want 3 (the cart, its front wheel, the stone) and 1", len(cg.Store().Members(ids["cart"])), joints)
 	}
 	if cg.Store().Name(back) == "wheel-back" {
 		t.Error("the client built the wheel the server lost")

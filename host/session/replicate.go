@@ -34,11 +34,13 @@ func (s *Server) buildRound() {
 	r.Begin(g.Tick())
 	st.Each(func(id entity.ID) bool {
 		silence := replication.Described
-		if st.Instanced(id) && st.PartOf(id).IsNone() {
+		if part := st.PartOf(id); st.Instanced(id) && part.IsNone() {
 			// Built from its root's NetSpawn, and carried by the
-			// hierarchy; a part moves on its own, so it is described.
+			// hierarchy.
 			silence = replication.InInstance
-		} else if b := st.Body(id); b != nil && b.Type == entity.Static {
+		} else if b := st.Body(id); b != nil && b.Type == entity.Static && part.IsNone() {
+			// A part is described whatever its body became, so that a
+			// client building its instance finds it.
 			silence = replication.StaticBody
 		}
 		r.Entity(id, silence)
@@ -360,11 +362,16 @@ func (c *Client) buildSpawns() {
 // errPartsToCome is build waiting for a part's first snapshot entry.
 var errPartsToCome = errors.New("session: a described part of the instance has not arrived")
 
-// describedPart reports whether defs[i] of p is a part the server
-// describes: one whose body moves (a static one stands where the spawn put
-// it, as a static root does).
-func describedPart(p *project.Prefab, i int) bool {
-	return p.IsPart(i) && p.Entities[i].Body.Type != entity.Static
+// describedPart reports whether defs[i] of p is a part, which the server
+// describes, whatever its body becomes.
+func describedPart(p *project.Prefab, i int) bool { return p.IsPart(i) }
+
+// placedPart reports whether the pose a snapshot gave part uid of p is
+// the one it is built at: a static one keeps the spawn's, bit for bit, as
+// a static root does (the wire's is rounded).
+func placedPart(p *project.Prefab, uid uint32) bool {
+	d := p.Entity(uid)
+	return d == nil || d.Body == nil || d.Body.Type != entity.Static
 }
 
 // hearComponents folds what entry e says of id's components into the
@@ -444,9 +451,9 @@ func (c *Client) build(root entity.ID, ns *entity.NetSpawn) error {
 		saids[id] = s
 	}
 	_, slots, err := store.InstantiateInto(st, p, ns.Pose, g, into, at)
-	for _, id := range into {
+	for uid, id := range into {
 		// A part was made by its snapshot entry, which placed it.
-		saids[id].restore(st, id, id != root || c.placed[root])
+		saids[id].restore(st, id, id != root && placedPart(p, uid) || id == root && c.placed[root])
 		if id != root {
 			delete(c.bare, id)
 		}

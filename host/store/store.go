@@ -592,7 +592,7 @@ func (s *Store) Origin(id entity.ID) Origin {
 
 // Instanced reports whether id belongs to a prefab instance without being
 // its root. The root's NetSpawn lets the other end build it, so only a
-// part whose body moves (PartOf) is described on the wire.
+// part (PartOf) is described on the wire.
 func (s *Store) Instanced(id entity.ID) bool {
 	r := s.get(id)
 	return r != nil && r.instanced
