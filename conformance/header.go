@@ -1,5 +1,5 @@
 // Package conformance decodes vkm's datagrams from docs/protocol.md
-// (protocol version 8) alone, and its tests check the repository's test
+// (protocol version 9) alone, and its tests check the repository's test
 // vectors against what the doc says. It imports nothing of vkm: where the
 // doc and a vector disagree, the decoder follows the doc and the
 // disagreement is a finding (FINDINGS.md).
@@ -49,7 +49,7 @@ type Header struct {
 	Token   uint64
 }
 
-// ParseHeader reads the message header of a version-8 datagram: the tag,
+// ParseHeader reads the message header of a version-9 datagram: the tag,
 // the version, a kind in 1..7 and the token. It refuses what the doc says
 // a receiver drops: no tag, under 12 bytes, over 1200, another version or
 // an unknown kind.

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/ByteArena/box2d"
+
+	"vkm/internal/entity"
 )
 
 // stepB2 is box2d's B2World.Step, run here rather than by box2d: the same
@@ -210,9 +212,12 @@ func (w *World) releaseIsland() {
 func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravity box2d.B2Vec2, allowSleep bool) {
 	h := step.Dt
 
+	from := w.islandFrom[:0]
+	defer func() { w.islandFrom = from[:0] }()
 	// Integrate velocities and apply damping; initialise the body state.
 	for i := 0; i < island.M_bodyCount; i++ {
 		b := island.M_bodies[i]
+		from = append(from, stood{b.M_xf.P.X, b.M_xf.P.Y, b.M_sweep.A})
 		c := b.M_sweep.C
 		a := b.M_sweep.A
 		v := b.M_linearVelocity
@@ -324,12 +329,19 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 		minSleepTime := box2d.B2_maxFloat
 		linTolSqr := box2d.B2_linearSleepTolerance * box2d.B2_linearSleepTolerance
 		angTolSqr := box2d.B2_angularSleepTolerance * box2d.B2_angularSleepTolerance
+		// A jointed island that stood still on the wire (see stoodStill)
+		// may sleep though its joints stay stretched past box2d's slop.
+		still := island.M_jointCount > 0
 		for i := 0; i < island.M_bodyCount; i++ {
 			b := island.M_bodies[i]
 			if b.M_type == box2d.B2BodyType.B2_staticBody {
 				continue
 			}
-			if b.M_flags&box2d.B2Body_Flags.E_autoSleepFlag == 0 || b.M_angularVelocity*b.M_angularVelocity > angTolSqr || box2d.B2Vec2Dot(b.M_linearVelocity, b.M_linearVelocity) > linTolSqr {
+			stood := island.M_jointCount > 0 && w.stoodStill(b, from[i], h)
+			still = still && stood
+			if b.M_flags&box2d.B2Body_Flags.E_autoSleepFlag == 0 ||
+				(b.M_angularVelocity*b.M_angularVelocity > angTolSqr || box2d.B2Vec2Dot(b.M_linearVelocity, b.M_linearVelocity) > linTolSqr) &&
+					!(stood && b.M_jointList != nil && b.M_type == box2d.B2BodyType.B2_dynamicBody) {
 				b.M_sleepTime = 0.0
 				minSleepTime = 0.0
 			} else {
@@ -337,13 +349,44 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 				minSleepTime = math.Min(minSleepTime, b.M_sleepTime)
 			}
 		}
-		if minSleepTime >= box2d.B2_timeToSleep && positionSolved {
+		if minSleepTime >= box2d.B2_timeToSleep && (positionSolved || still) {
 			for i := 0; i < island.M_bodyCount; i++ {
 				island.M_bodies[i].SetAwake(false)
 			}
 		}
 	}
 }
+
+// Jointed structures at rest. A long chain's solver does not cancel
+// gravity in the iterations a step gives it, and rounding the velocity it
+// leaves to the wire's centimetre a second each step keeps the rest of it,
+// while the joints' position solver holds every body where it was; and a
+// structure pulled taut (a rope bridge hung straight) keeps its joints
+// stretched past box2d's slop, which box2d takes as not yet solved. Either
+// kept it awake, and sent to every client, standing still. So a jointed
+// body also rests in a step that moved it, as the wire rounds it, by no
+// more than box2d's sleep tolerances allow in a step, whatever velocity
+// the solver leaves it; and an island with joints whose bodies all stood
+// so may sleep unsolved. The rule reads only where each body stood and
+// where the step left it, so every end that steps the same world puts it
+// to sleep on the same tick. A body without a joint is box2d's alone.
+
+// stoodStill reports whether the step moved b from where it stood (from),
+// rounded as the wire rounds it (Config.Quantize), by no more than box2d's
+// sleep tolerances allow in a step of h.
+func (w *World) stoodStill(b *box2d.B2Body, from stood, h float64) bool {
+	t := entity.Transform{X: b.M_xf.P.X, Y: b.M_xf.P.Y, Angle: b.M_sweep.A, Scale: 1}
+	if w.cfg.Quantize != nil {
+		var rb entity.Rigidbody
+		w.cfg.Quantize(&t, &rb)
+	}
+	dx, dy, da := t.X-from.x, t.Y-from.y, t.Angle-from.angle
+	lin, ang := box2d.B2_linearSleepTolerance*h, box2d.B2_angularSleepTolerance*h
+	return dx*dx+dy*dy <= lin*lin && da*da <= ang*ang
+}
+
+// stood is where a body stood: its origin and angle.
+type stood struct{ x, y, angle float64 }
 
 // contactSolver is box2d.MakeB2ContactSolver for island's contacts, built
 // in the World's solver and its constraint arrays.

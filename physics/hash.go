@@ -81,6 +81,8 @@ func jointBits(j box2d.B2JointInterface, h *fnv) {
 		h.u64(uint64(j.M_state))
 	case *box2d.B2MouseJoint:
 		h.f64(j.M_impulse.X, j.M_impulse.Y, j.M_targetA.X, j.M_targetA.Y, j.M_maxForce)
+	case *box2d.B2FrictionJoint:
+		h.f64(j.M_linearImpulse.X, j.M_linearImpulse.Y, j.M_angularImpulse, j.M_maxForce, j.M_maxTorque)
 	}
 }
 

@@ -131,8 +131,8 @@ const MinJointLength = minSize
 //   - frequency, damping: 0..1e6.
 //   - correction (motor): 0..1.
 func CheckJoint(def *entity.JointDef) *JointError {
-	if def.Kind > entity.Mouse {
-		return jointErr("kind", "%v is not a joint kind: revolute, prismatic, distance, weld, wheel, motor, rope or mouse", def.Kind)
+	if def.Kind > entity.Friction {
+		return jointErr("kind", "%v is not a joint kind: revolute, prismatic, distance, weld, wheel, motor, rope, mouse or friction", def.Kind)
 	}
 	points := []struct {
 		key string
@@ -346,6 +346,11 @@ func (w *World) b2JointDef(ba, bb *box2d.B2Body, d *entity.JointDef, jt *joint) 
 		base(&j.B2JointDef)
 		j.LocalAnchorA, j.LocalAnchorB, j.MaxLength = a, b, d.Length
 		return &j
+	case entity.Friction:
+		j := box2d.MakeB2FrictionJointDef()
+		base(&j.B2JointDef)
+		j.LocalAnchorA, j.LocalAnchorB, j.MaxForce, j.MaxTorque = a, b, d.MaxForce, d.MaxTorque
+		return &j
 	default: // entity.Mouse: the world holds, the entity is pulled
 		j := box2d.MakeB2MouseJointDef()
 		base(&j.B2JointDef)
@@ -488,6 +493,8 @@ func (w *World) Joint(id JointID) (entity.JointDef, bool) {
 		d.MaxForce, d.MaxTorque, d.CorrectionFactor = j.M_maxForce, j.M_maxTorque, j.M_correctionFactor
 	case *box2d.B2RopeJoint:
 		d.AnchorA, d.AnchorB, d.Length = pt(j.M_localAnchorA), pt(j.M_localAnchorB), j.M_maxLength
+	case *box2d.B2FrictionJoint:
+		d.AnchorA, d.AnchorB, d.MaxForce, d.MaxTorque = pt(j.M_localAnchorA), pt(j.M_localAnchorB), j.M_maxForce, j.M_maxTorque
 	case *box2d.B2MouseJoint:
 		d.AnchorA, d.Target, d.MaxForce = pt(j.M_localAnchorB), pt(j.M_targetA), j.M_maxForce
 		d.Frequency, d.DampingRatio = j.M_frequencyHz, j.M_dampingRatio
@@ -595,6 +602,8 @@ func (w *World) setJoint(jt *joint, cur, d *entity.JointDef) {
 		j.M_maxForce, j.M_maxTorque, j.M_correctionFactor = d.MaxForce, d.MaxTorque, d.CorrectionFactor
 	case *box2d.B2RopeJoint:
 		j.M_maxLength = d.Length
+	case *box2d.B2FrictionJoint:
+		j.M_maxForce, j.M_maxTorque = d.MaxForce, d.MaxTorque
 	case *box2d.B2MouseJoint:
 		j.M_targetA, j.M_maxForce = vec(d.Target), d.MaxForce
 		j.M_frequencyHz, j.M_dampingRatio = d.Frequency, d.DampingRatio
@@ -660,6 +669,8 @@ func (w *World) jointReading(jt *joint) JointReading {
 		a, b, f, r.Torque = j.GetAnchorA(), j.GetAnchorB(), j.GetReactionForce(invDt), j.GetReactionTorque(invDt)
 		r.Angle = angle
 	case *box2d.B2RopeJoint:
+		a, b, f, r.Torque = j.GetAnchorA(), j.GetAnchorB(), j.GetReactionForce(invDt), j.GetReactionTorque(invDt)
+	case *box2d.B2FrictionJoint:
 		a, b, f, r.Torque = j.GetAnchorA(), j.GetAnchorB(), j.GetReactionForce(invDt), j.GetReactionTorque(invDt)
 	case *box2d.B2MouseJoint:
 		// box2d's A is the world and its B the pulled body: the entity's

@@ -137,6 +137,19 @@ var jointScenes = []jointScene{
 			AnchorA: entity.Vec2{X: 0.4, Y: 0.4}, Target: entity.Vec2{X: 6, Y: 2},
 			MaxForce: 25, Frequency: 3, DampingRatio: 0.5})
 	}},
+	{entity.Friction, func(tb testing.TB, w *World, s *store) JointID {
+		// Two boxes thrown spinning along the floor, the first dragged by
+		// a friction joint to the post, the second by one to the first,
+		// knocking into a third.
+		p := add(tb, w, s, eid(3), def(entity.Dynamic, box(0.6, 0.6)), 1.5, 0.31)
+		p.rb.VX, p.rb.AngularVelocity = 6, 4
+		q := add(tb, w, s, eid(4), def(entity.Dynamic, box(0.6, 0.6)), 2.5, 1.5)
+		q.rb.VX, q.rb.AngularVelocity = 3, -6
+		add(tb, w, s, eid(5), def(entity.Dynamic, box(0.5, 0.5)), 4, 0.26)
+		addJoint(tb, w, eid(3), eid(4), entity.JointDef{Kind: entity.Friction, MaxForce: 3, MaxTorque: 0.5})
+		return addJoint(tb, w, eid(2), eid(3), entity.JointDef{Kind: entity.Friction,
+			AnchorA: entity.Vec2{X: 1.5, Y: -3.69}, MaxForce: 4, MaxTorque: 1})
+	}},
 }
 
 // jointWorld builds sc's world: a floor, a post, and sc's bodies and joint.

@@ -20,6 +20,15 @@ import (
 // Two rules make a sleeping body a function of its pose on every end:
 // restSleepers clears what its contacts carry, and keepAsleep stops it
 // waking for anything but a touch.
+//
+// A joint is not cleared so: its carried impulses are what holds a
+// sleeping structure up (a bridge, a hanging chain), and started from
+// nothing when it wakes it would drop for several steps. A client whose
+// joints between bodies it placed from snapshots carry other impulses
+// than the server's (it solved them its own way, or, joining late, made
+// them from the file with none) starts its prediction of such a group
+// from them, and the first correction after it leases the group puts it
+// right.
 
 // restPose is where a body stood when restSleepers last cleared its
 // contacts, and whether it was asleep then.

@@ -119,11 +119,13 @@ type jointStates struct {
 	motor     []saved[box2d.B2MotorJoint]
 	rope      []saved[box2d.B2RopeJoint]
 	mouse     []saved[box2d.B2MouseJoint]
+	friction  []saved[box2d.B2FrictionJoint]
 }
 
 func (j *jointStates) reset() {
 	j.revolute, j.prismatic, j.distance, j.weld = j.revolute[:0], j.prismatic[:0], j.distance[:0], j.weld[:0]
 	j.wheel, j.motor, j.rope, j.mouse = j.wheel[:0], j.motor[:0], j.rope[:0], j.mouse[:0]
+	j.friction = j.friction[:0]
 }
 
 // Save copies into s everything the next Step of w reads (see State),
@@ -216,6 +218,8 @@ func (j *jointStates) save(jt *joint) {
 		j.rope = append(j.rope, saved[box2d.B2RopeJoint]{jt.id, *v})
 	case *box2d.B2MouseJoint:
 		j.mouse = append(j.mouse, saved[box2d.B2MouseJoint]{jt.id, *v})
+	case *box2d.B2FrictionJoint:
+		j.friction = append(j.friction, saved[box2d.B2FrictionJoint]{jt.id, *v})
 	}
 }
 
@@ -436,6 +440,7 @@ func (j *jointStates) restore(w *World) {
 	restoreKind(w, j.motor)
 	restoreKind(w, j.rope)
 	restoreKind(w, j.mouse)
+	restoreKind(w, j.friction)
 }
 
 // restoreKind copies each saved joint over the World's joint of its ID.

@@ -235,15 +235,36 @@ func (w *World) gather(b *box2d.B2Body, t *entity.Transform, rb *entity.Rigidbod
 	}
 	v := b.M_linearVelocity
 	if (differ(rb.VX, v.X) || differ(rb.VY, v.Y)) && finite(rb.VX, rb.VY) {
-		b.SetLinearVelocity(box2d.MakeB2Vec2(rb.VX, rb.VY))
+		if keepSleepTime(b) {
+			b.M_linearVelocity = box2d.MakeB2Vec2(rb.VX, rb.VY)
+		} else {
+			b.SetLinearVelocity(box2d.MakeB2Vec2(rb.VX, rb.VY))
+		}
 	}
 	// A fixed-rotation body given an angular velocity would spin forever
 	// (box2d integrates it with zero inverse inertia), so it gets none.
 	if differ(rb.AngularVelocity, b.M_angularVelocity) && finite(rb.AngularVelocity) &&
 		b.M_flags&box2d.B2Body_Flags.E_fixedRotationFlag == 0 {
-		b.SetAngularVelocity(rb.AngularVelocity)
+		if keepSleepTime(b) {
+			b.M_angularVelocity = rb.AngularVelocity
+		} else {
+			b.SetAngularVelocity(rb.AngularVelocity)
+		}
 	}
 	return moved
+}
+
+// keepSleepTime reports whether gather sets b's velocity directly rather
+// than through box2d's setters: b is an awake jointed body. Those setters
+// wake the body, and this port's SetAwake(true) restarts its sleep timer
+// even when the body is awake already (box2d's own restarts it only on
+// waking). A gather sets the velocity of every awake body the wire's
+// rounding moved, after every step, so through them a jointed structure
+// that the rounding keeps stirring (see stoodStill) would never gather the
+// half second of rest box2d asks before it sleeps. Loose bodies keep the
+// setters' way, which their prediction was tuned on.
+func keepSleepTime(b *box2d.B2Body) bool {
+	return isAwake(b) && b.M_type == box2d.B2BodyType.B2_dynamicBody && b.M_jointList != nil
 }
 
 // setTransform does what box2d's B2Body.SetTransform does, to the same

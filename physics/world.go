@@ -142,8 +142,11 @@ type World struct {
 	// and the broad-phase query's node stack.
 	b2island    box2d.B2Island
 	islandStack []*box2d.B2Body
-	solver      box2d.B2ContactSolver
-	pairStack   []int
+	// islandFrom is where each body of the island being solved stood when
+	// the step began, for the rest rule (restsJointed).
+	islandFrom []stood
+	solver     box2d.B2ContactSolver
+	pairStack  []int
 	// toiIsland, toiInput and toiOutput are solveTOI's island and the
 	// record of its time-of-impact queries.
 	toiIsland box2d.B2Island

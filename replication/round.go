@@ -29,7 +29,8 @@ const (
 	StaticBody // static
 	// InInstance: an entity below the root of a prefab instance says
 	// nothing; the client built it from the root's NetSpawn and the
-	// hierarchy carries it.
+	// hierarchy carries it. (A prefab's part, a body below the root that
+	// moves on its own, is Described: the host classifies it so.)
 	InInstance // in-instance
 )
 

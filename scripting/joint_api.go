@@ -15,7 +15,7 @@ import (
 const jointKey = "_j"
 
 // jointKinds are the names vkm.joint takes, in entity.JointKind order.
-var jointKinds = []string{"revolute", "prismatic", "distance", "weld", "wheel", "motor", "rope", "mouse"}
+var jointKinds = []string{"revolute", "prismatic", "distance", "weld", "wheel", "motor", "rope", "mouse", "friction"}
 
 // jointOptKeys are the keys of vkm.joint's options, each with the key a
 // scene file spells it as (the rules' errors name that one).

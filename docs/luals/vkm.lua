@@ -381,7 +381,7 @@ function Entity:player() end
 ---world where the bodies stand now; each key left out takes its kind's default,
 ---as a scene's [[joint]] does.
 ---@class JointOptions
----@field anchor? number[] {x, y}: revolute, prismatic, weld, wheel; mouse: the point of a pulled
+---@field anchor? number[] {x, y}: revolute, prismatic, weld, wheel, friction; mouse: the point of a pulled
 ---@field anchor_a? number[] distance, rope: a's end
 ---@field anchor_b? number[] distance, rope: b's end, or the world point hung from
 ---@field axis? number[] prismatic, wheel: the direction b moves along
@@ -410,7 +410,7 @@ local Joint = {}
 ---@return boolean
 function Joint:alive() end
 
----"revolute", "prismatic", "distance", "weld", "wheel", "motor", "rope" or "mouse".
+---"revolute", "prismatic", "distance", "weld", "wheel", "motor", "rope", "mouse" or "friction".
 ---@return string?
 function Joint:kind() end
 
@@ -486,7 +486,8 @@ function Joint:max_torque() end
 ---@param torque number
 function Joint:set_max_torque(torque) end
 
----The most force a prismatic motor, a motor joint or a mouse joint applies, N.
+---The most force a prismatic motor, a motor joint or a mouse joint applies, or a
+---friction joint resists sliding with, N.
 ---@return number?
 function Joint:max_force() end
 
@@ -706,7 +707,7 @@ function vkm.find(name) end
 ---it. Every point in opts is in the world, where the bodies stand now; each
 ---option left out takes its kind's default, as a scene's [[joint]] does. Make
 ---joints where every end makes them (code every end runs), as bodies are.
----@param kind "revolute"|"prismatic"|"distance"|"weld"|"wheel"|"motor"|"rope"|"mouse"
+---@param kind "revolute"|"prismatic"|"distance"|"weld"|"wheel"|"motor"|"rope"|"mouse"|"friction"
 ---@param a Entity
 ---@param b Entity?
 ---@param opts? JointOptions

@@ -187,6 +187,11 @@ function Probe:on_fixed_update(dt)
     self:check(not ok and tostring(err):find("neither body is dynamic", 1, true) ~= nil, "two statics: " .. tostring(err))
     ok = pcall(vkm.joint, "hinge", self, other)
     self:check(not ok, "unknown kind")
+    local drag = vkm.joint("friction", self, other, { max_force = 3, max_torque = 1 })
+    self:check(drag:kind() == "friction" and drag:max_force() == 3 and drag:max_torque() == 1, "friction made")
+    drag:destroy()
+    ok, err = pcall(vkm.joint, "friction", self, other, {})
+    self:check(not ok and tostring(err):find("max_force", 1, true) ~= nil, "friction holding nothing names max_force: " .. tostring(err))
   elseif t == 40 then
     local fx, fy = self.hinge:reaction_force()
     self:check(fx ~= nil and math.sqrt(fx*fx + fy*fy) > 1, "the hinge holds the ball: " .. tostring(fx) .. "," .. tostring(fy))
@@ -219,8 +224,8 @@ end
 		t.Error(f)
 	}
 	t.Logf("%d checks passed", oks)
-	if oks+len(fails) != 22 {
-		t.Errorf("%d checks ran, want 22", oks+len(fails))
+	if oks+len(fails) != 24 {
+		t.Errorf("%d checks ran, want 24", oks+len(fails))
 	}
 }
 

@@ -662,6 +662,10 @@ func (g *Game) Spawn(file string, pose entity.Transform) (entity.ID, error) {
 	if err != nil {
 		return entity.None, err
 	}
+	if shared && p.Parts() && len(p.Entities)-1 > replication.MaxSpawnSlots {
+		// A client takes the parts in only at the server's slots.
+		return entity.None, fmt.Errorf("game: %s has %d entities besides its root and several bodies: a spawn record names at most %d, so split it into prefabs joined by a script", file, len(p.Entities)-1, replication.MaxSpawnSlots)
+	}
 	root, slots, err := store.Instantiate(g.store, p, pose, g)
 	if err != nil {
 		return entity.None, err
@@ -669,12 +673,25 @@ func (g *Game) Spawn(file string, pose entity.Transform) (entity.ID, error) {
 	if shared {
 		g.store.SetNetSpawn(root, g.spawnRecord(file, pose, root, slots))
 	}
-	ids := g.store.Subtree(root)
+	ids := g.store.Members(root)
 	if err := g.bring(ids, true, &pose); err != nil {
 		g.Destroy(root)
 		return entity.None, locateBring(err, p.File, "uid", p.Entities, func(i int) entity.ID { return slots[p.Entities[i].ID] })
 	}
 	return root, nil
+}
+
+// forgetPart drops part, destroyed alone, from its root's spawn record,
+// so that a client that builds the instance from now on leaves it out.
+func (g *Game) forgetPart(root, part entity.ID) {
+	ns := g.store.NetSpawn(root)
+	if ns == nil {
+		return
+	}
+	uid := g.store.Origin(part).UID
+	left := *ns
+	left.Slots = slices.DeleteFunc(slices.Clone(ns.Slots), func(s entity.SpawnSlot) bool { return s.UID == uid })
+	g.store.SetNetSpawn(root, &left)
 }
 
 // spawnRecord says what a client needs to build the instance: the prefab,
@@ -733,13 +750,17 @@ func (g *Game) parsePrefab(file string) (*project.Prefab, error) {
 	return p, nil
 }
 
-// Destroy removes id and its subtree: behaviors get on_destroy, bodies leave
-// the physics world, and the slots are freed with their generation bumped.
+// Destroy removes id and its subtree (and a prefab instance's root its
+// parts: store.Members): behaviors get on_destroy, bodies leave the
+// physics world, and the slots are freed with their generation bumped.
 func (g *Game) Destroy(id entity.ID) {
 	if !g.store.Alive(id) {
 		return
 	}
-	for _, e := range g.store.Subtree(id) {
+	if root := g.store.PartOf(id); !root.IsNone() {
+		g.forgetPart(root, id)
+	}
+	for _, e := range g.store.Members(id) {
 		g.scripts.Detach(e)
 		g.forgetJoints(e)
 		g.phys.Remove(e)

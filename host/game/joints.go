@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"slices"
 
 	"vkm/host/project"
 	"vkm/internal/entity"
@@ -33,8 +34,9 @@ func (g *Game) makeJoints(file string, joints []project.JointDef, pose entity.Tr
 }
 
 // instanceJoints makes the joints of the prefab instance rooted at root,
-// spawned at pose: its root is joined to the world where the prefab says,
-// in the world the instance was spawned into.
+// spawned at pose: between its bodies (the root's and its parts'), and
+// from them to the world where the prefab says, in the world the instance
+// was spawned into. A joint naming a part destroyed since is left out.
 func (g *Game) instanceJoints(root entity.ID, pose entity.Transform) error {
 	o := g.store.Origin(root)
 	if o.Prefab == "" {
@@ -45,10 +47,15 @@ func (g *Game) instanceJoints(root entity.ID, pose entity.Transform) error {
 		return err
 	}
 	byUID := map[uint32]entity.ID{}
-	for _, id := range g.store.Subtree(root) {
+	for _, id := range g.store.Members(root) {
 		byUID[g.store.Origin(id).UID] = id
 	}
-	return g.makeJoints(p.File, p.Joints, pose, func(uid uint32) entity.ID { return byUID[uid] })
+	joints := slices.DeleteFunc(slices.Clone(p.Joints), func(j project.JointDef) bool {
+		_, a := byUID[j.A]
+		_, b := byUID[j.B]
+		return !a || !b && !j.ToWorld
+	})
+	return g.makeJoints(p.File, joints, pose, func(uid uint32) entity.ID { return byUID[uid] })
 }
 
 // JointName is the name a scene or prefab gave joint id, or "".

@@ -77,7 +77,7 @@ func turn(v entity.Vec2, angle float64) entity.Vec2 {
 }
 
 // jointKinds are the names [[joint]] kind takes, in entity.JointKind order.
-var jointKinds = []string{"revolute", "prismatic", "distance", "weld", "wheel", "motor", "rope", "mouse"}
+var jointKinds = []string{"revolute", "prismatic", "distance", "weld", "wheel", "motor", "rope", "mouse", "friction"}
 
 // jointCommon are the keys every kind of joint takes.
 var jointCommon = []string{"kind", "name", "a", "b", "collideConnected"}
@@ -92,6 +92,7 @@ var jointKeys = map[entity.JointKind][]string{
 	entity.Motor:     {"offset", "angularOffset", "maxForce", "maxTorque", "correction"},
 	entity.Rope:      {"anchorA", "anchorB", "length"},
 	entity.Mouse:     {"anchor", "target", "maxForce", "frequency", "damping"},
+	entity.Friction:  {"anchor", "maxForce", "maxTorque"},
 }
 
 // Defaults of [[joint]] keys a file leaves out.
@@ -182,19 +183,50 @@ func readJoint(t *tomlTable, defs []EntityDef, index map[uint32]int, prefab bool
 	}
 	tb, dynB := entity.Identity, false
 	if b >= 0 {
-		tb, dynB = defs[b].Transform, defs[b].Body.Type == entity.Dynamic
+		tb, dynB = fileFrame(defs, index, b), defs[b].Body.Type == entity.Dynamic
 	}
 	if key, reason := CheckJointBodies(kind, defs[a].Body.Type == entity.Dynamic, dynB, b < 0); reason != "" {
 		t.fail(key, "%s", reason)
 		return j, false
 	}
-	def, e := ResolveJoint(&spec, defs[a].Transform, tb, b < 0)
+	def, e := ResolveJoint(&spec, fileFrame(defs, index, a), tb, b < 0)
 	if e != nil {
 		t.fail(e.Key, "%s", e.Reason)
 		return j, false
 	}
 	j.Def = def
 	return j, true
+}
+
+// fileFrame is where defs[i] stands in its file's frame: its transform
+// composed with its parents' (Compose), as an instance places it. A
+// scene's bodies have no parents; a prefab's parts do.
+func fileFrame(defs []EntityDef, index map[uint32]int, i int) entity.Transform {
+	t := defs[i].Transform
+	for seen := 0; defs[i].HasParent && seen < len(defs); seen++ {
+		i = index[defs[i].Parent]
+		t = Compose(defs[i].Transform, t)
+	}
+	return t
+}
+
+// Compose returns local, a pose relative to parent, as a pose in parent's
+// frame of reference: rotated by parent's angle, scaled by its (uniform)
+// scale and moved to its position.
+//
+// The float64 conversions keep each product rounded on its own, so no
+// platform fuses them into one instruction (FMA) and every machine gets the
+// same bits.
+func Compose(parent, local entity.Transform) entity.Transform {
+	sin, cos := math.Sincos(parent.Angle)
+	x := float64(local.X * parent.Scale)
+	y := float64(local.Y * parent.Scale)
+	return entity.Transform{
+		X:     parent.X + float64(cos*x) - float64(sin*y),
+		Y:     parent.Y + float64(sin*x) + float64(cos*y),
+		Angle: parent.Angle + local.Angle,
+		Scale: float64(parent.Scale * local.Scale),
+	}
 }
 
 // JointKind returns the kind a file or a behavior names, and false for a
@@ -242,11 +274,7 @@ func jointBody(t *tomlTable, key, idKey string, defs []EntityDef, index map[uint
 	}
 	d := &defs[i]
 	if d.Body == nil || d.Body.Type == entity.Decoration {
-		why := "give it an [entity.body]"
-		if prefab {
-			why = "in a prefab only the root may have a body, so a prefab's joints join its root to the world (leave b out); join several bodies in a scene"
-		}
-		t.fail(key, "%s %d (%s) has no physics body to join: %s", idKey, n, describeDef(defs, i), why)
+		t.fail(key, "%s %d (%s) has no physics body to join: give it an [entity.body]", idKey, n, describeDef(defs, i))
 		return 0, false
 	}
 	return i, true
@@ -336,7 +364,7 @@ func ResolveJoint(s *entity.JointSpec, ta, tb entity.Transform, toWorld bool) (e
 		return entity.JointDef{}, &physics.JointError{Key: key, Reason: fmt.Sprintf(format, args...)}
 	}
 	kind := s.Kind
-	if kind > entity.Mouse {
+	if kind > entity.Friction {
 		return fail("kind", "%v is not a joint kind; the kinds are %s", kind, strings.Join(jointKinds, ", "))
 	}
 	if key := disallowed(s); key != "" {
@@ -365,9 +393,9 @@ func ResolveJoint(s *entity.JointSpec, ta, tb entity.Transform, toWorld bool) (e
 	}
 	refAngle := tb.Angle - ta.Angle
 	switch kind {
-	case entity.Revolute, entity.Weld, entity.Prismatic, entity.Wheel:
+	case entity.Revolute, entity.Weld, entity.Prismatic, entity.Wheel, entity.Friction:
 		d.AnchorA, d.AnchorB = toLocal(ta, anchor), inB(anchor)
-		if kind != entity.Wheel {
+		if kind != entity.Wheel && kind != entity.Friction {
 			d.ReferenceAngle = refAngle
 		}
 	case entity.Distance, entity.Rope:
@@ -415,7 +443,7 @@ func ResolveJoint(s *entity.JointSpec, ta, tb entity.Transform, toWorld bool) (e
 	set(&d.CorrectionFactor, s.Correction)
 	d.Target = or(s.Target, d.Target)
 	d.LinearOffset = or(s.Offset, d.LinearOffset)
-	if kind == entity.Motor || kind == entity.Mouse {
+	if kind == entity.Motor || kind == entity.Mouse || kind == entity.Friction {
 		set(&d.MaxForce, s.MaxForce)
 		set(&d.MaxTorque, s.MaxTorque)
 		switch {
@@ -423,6 +451,8 @@ func ResolveJoint(s *entity.JointSpec, ta, tb entity.Transform, toWorld bool) (e
 			return fail("maxForce", "a mouse joint needs maxForce above 0, the most it pulls with (a few times its body's weight drags it briskly)")
 		case kind == entity.Motor && !(d.MaxForce > 0) && !(d.MaxTorque > 0):
 			return fail("maxForce", "a motor joint needs maxForce or maxTorque above 0, or it moves nothing")
+		case kind == entity.Friction && !(d.MaxForce > 0) && !(d.MaxTorque > 0):
+			return fail("maxForce", "a friction joint needs maxForce or maxTorque above 0, or it holds nothing")
 		}
 	}
 	if e := physics.CheckJoint(&d); e != nil {

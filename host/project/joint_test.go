@@ -179,6 +179,8 @@ func TestJointErrors(t *testing.T) {
 		{"kind = \"mouse\"\na = 2\nb = 3", 3, "joint.b", "leave b out"},
 		{"kind = \"mouse\"\na = 2", 0, "joint.maxForce", "a mouse joint needs maxForce"},
 		{"kind = \"motor\"\na = 2\nb = 3", 0, "joint.maxForce", "moves nothing"},
+		{"kind = \"friction\"\na = 2\nb = 3", 0, "joint.maxForce", "a friction joint needs maxForce or maxTorque above 0"},
+		{"kind = \"friction\"\na = 2\nb = 3\nmaxForce = 1.0\nlength = 2.0", 5, "joint.length", "a friction joint takes no length; its keys are kind, name, a, b, collideConnected, anchor, maxForce, maxTorque"},
 		{"kind = \"motor\"\na = 2\nb = 3\nmaxForce = 1.0\ncorrection = 2.0", 5, "joint.correction", "out of range (0..1)"},
 		{"kind = \"weld\"\na = 2\nb = 3\nfrequency = -1.0", 4, "joint.frequency", "out of range"},
 		{"kind = \"weld\"\na = 2\nb = 3\nspeed = 1.0", 4, "joint.speed", "unknown key"},
@@ -229,7 +231,51 @@ anchorB = [0.0, 0.0]
 		t.Errorf("spawned at (5, 9), the rope hangs from %+v", w.AnchorB)
 	}
 	_, err = ParsePrefab("p.toml", []byte(strings.Replace(prefab, "a = 1\n", "a = 1\nb = 2\n", 1)))
-	wantConfigError(t, err, "p.toml", 16, "joint.b", "in a prefab only the root may have a body")
+	wantConfigError(t, err, "p.toml", 16, "joint.b", "has no physics body to join")
+}
+
+// TestPrefabPartJoints: a prefab's body below its root (a part) is joined
+// where the file places it, through its parents: a wheel hung from an
+// axle hung from the cart, turned, gets its anchors in each body's frame.
+func TestPrefabPartJoints(t *testing.T) {
+	const prefab = `[[entity]]
+uid = 1
+name = "cart"
+[entity.body]
+type = "dynamic"
+[[entity.body.shape]]
+box = [2.0, 0.5]
+[[entity]]
+uid = 2
+parent = 1
+name = "axle"
+transform = { x = 1.0, y = 0.0, angle = 1.5707963267948966 }
+[[entity]]
+uid = 3
+parent = 2
+name = "wheel"
+transform = { x = 0.5, y = 0.0 }
+[entity.body]
+type = "dynamic"
+[[entity.body.shape]]
+circle = 0.3
+[[joint]]
+kind = "wheel"
+a = 1
+b = 3
+`
+	p, err := ParsePrefab("p.toml", []byte(prefab))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.IsPart(2) || p.IsPart(1) || p.IsPart(0) || !p.Parts() {
+		t.Errorf("parts: %v %v %v", p.IsPart(0), p.IsPart(1), p.IsPart(2))
+	}
+	d := p.Joints[0].Def
+	// The wheel stands at (1, 0.5) in the cart's frame, turned a quarter.
+	if !near(d.AnchorA, entity.Vec2{X: 1, Y: 0.5}) || !near(d.AnchorB, entity.Vec2{}) {
+		t.Errorf("anchors %+v %+v, want (1, 0.5) on the cart and the wheel's centre", d.AnchorA, d.AnchorB)
+	}
 }
 
 // TestCodeBuiltSceneJointsAreChecked: Validate refuses a joint of a scene

@@ -167,9 +167,31 @@ type Prefab struct {
 	Path     string
 	Root     int // index of the root entity in Entities
 	Entities []EntityDef
-	// Joints are the prefab's [[joint]]s, made when an instance is built.
-	// A prefab's only body is its root's, so each joins it to the world.
+	// Joints are the prefab's [[joint]]s, made when an instance is built:
+	// between two of its bodies (the root's and its parts'), or one of
+	// them and the world.
 	Joints []JointDef
+}
+
+// IsPart reports whether defs[i] of a prefab is one of its parts: an
+// entity below the root with a physics body (not a decoration). A body
+// moves in the world, so it cannot follow a parent: when an instance is
+// built a part is placed where its parent puts it and then let go, moving
+// on its own, a member of the instance still (destroyed with its root).
+// Its entities below it stay its children.
+func (p *Prefab) IsPart(i int) bool {
+	d := &p.Entities[i]
+	return i != p.Root && d.Body != nil && d.Body.Type != entity.Decoration
+}
+
+// Parts reports whether the prefab has any part (IsPart).
+func (p *Prefab) Parts() bool {
+	for i := range p.Entities {
+		if p.IsPart(i) {
+			return true
+		}
+	}
+	return false
 }
 
 // Entity returns the entity of uid, or nil.
@@ -652,7 +674,7 @@ func validateEntities(file string, prefab bool, defs []EntityDef, lines lineMap)
 		if _, ok := index[d.Parent]; !ok {
 			return -1, at(i, "parent", "no entity in this file has %s %d", idKey, d.Parent)
 		}
-		if d.Body != nil && d.Body.Type != entity.Decoration {
+		if !prefab && d.Body != nil && d.Body.Type != entity.Decoration {
 			return -1, at(i, "body", "bodies must be on root entities: physics moves a body in world space, so it cannot follow a parent (this entity's parent is %s %d); a decoration may hang from one", idKey, d.Parent)
 		}
 	}

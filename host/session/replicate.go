@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"vkm/host/project"
 	"vkm/host/session/netmsg"
 	"vkm/host/store"
 	"vkm/internal/entity"
@@ -33,9 +34,13 @@ func (s *Server) buildRound() {
 	r.Begin(g.Tick())
 	st.Each(func(id entity.ID) bool {
 		silence := replication.Described
-		if st.Instanced(id) {
+		if part := st.PartOf(id); st.Instanced(id) && part.IsNone() {
+			// Built from its root's NetSpawn, and carried by the
+			// hierarchy.
 			silence = replication.InInstance
-		} else if b := st.Body(id); b != nil && b.Type == entity.Static {
+		} else if b := st.Body(id); b != nil && b.Type == entity.Static && part.IsNone() {
+			// A part is described whatever its body became, so that a
+			// client building its instance finds it.
 			silence = replication.StaticBody
 		}
 		r.Entity(id, silence)
@@ -283,6 +288,14 @@ func (c *Client) applyChange(id entity.ID, e *replication.Entry, ch replication.
 			st.SetController(id, &entity.CharacterController{Grounded: e.Character.Grounded})
 		}
 	case typ == replication.TypeNetSpawn:
+		if waiting := st.NetSpawn(id); waiting != nil && !ch.Removed && !e.SpawnRefused && !st.Built(id) {
+			// Said again, changed: a part destroyed alone since has left
+			// the slot list. The build, still to come, leaves it out.
+			ns := e.Spawn
+			ns.Slots = slices.Clone(ns.Slots)
+			*waiting = ns
+			return
+		}
 		if ch.Removed || e.SpawnRefused || st.NetSpawn(id) != nil || st.Built(id) {
 			return // said again until confirmed: build once
 		}
@@ -310,22 +323,33 @@ func (c *Client) applyChange(id entity.ID, e *replication.Entry, ch replication.
 // have announced, each into the slots the server named, then puts what the
 // snapshots said back over the file's authored values (the server holds
 // those confirmed and will not say them again) and drops the NetSpawn: what
-// still carries one is exactly what waits.
+// still carries one is exactly what waits. A prefab whose parts the server
+// describes (project.Prefab.IsPart) waits until a snapshot has made each of
+// them here under the server's name, so that the build takes them in.
 func (c *Client) buildSpawns() {
 	g := c.game
 	st := g.Store()
 	built := 0
-	for len(c.spawns) > 0 && built < SpawnBuildsPerFrame {
-		root := c.spawns[0]
-		c.spawns = c.spawns[1:]
+	waiting := c.spawns
+	c.spawns = nil
+	for i, root := range waiting {
+		if built >= SpawnBuildsPerFrame {
+			c.spawns = append(c.spawns, waiting[i:]...)
+			break
+		}
 		ns := st.NetSpawn(root)
 		if ns == nil || !st.Alive(root) {
 			delete(c.placed, root)
 			delete(c.bare, root)
 			continue
 		}
+		err := c.build(root, ns)
+		if errors.Is(err, errPartsToCome) {
+			c.spawns = append(c.spawns, root)
+			continue
+		}
 		built++
-		if err := c.build(root, ns); err != nil {
+		if err != nil {
 			c.log.Warn("spawned prefab not built", "entity", root.String(), "prefab", ns.Prefab, "err", err)
 		}
 		st.SetNetSpawn(root, nil)
@@ -335,6 +359,21 @@ func (c *Client) buildSpawns() {
 			c.rec.wordOK = false // taken again from the build (takeWord)
 		}
 	}
+}
+
+// errPartsToCome is build waiting for a part's first snapshot entry.
+var errPartsToCome = errors.New("session: a described part of the instance has not arrived")
+
+// describedPart reports whether defs[i] of p is a part, which the server
+// describes, whatever its body becomes.
+func describedPart(p *project.Prefab, i int) bool { return p.IsPart(i) }
+
+// placedPart reports whether the pose a snapshot gave part uid of p is
+// the one it is built at: a static one keeps the spawn's, bit for bit, as
+// a static root does (the wire's is rounded).
+func placedPart(p *project.Prefab, uid uint32) bool {
+	d := p.Entity(uid)
+	return d == nil || d.Body == nil || d.Body.Type != entity.Static
 }
 
 // hearComponents folds what entry e says of id's components into the
@@ -385,16 +424,47 @@ func (c *Client) build(root entity.ID, ns *entity.NetSpawn) error {
 	if err != nil {
 		return err
 	}
-	said := c.keep(root)
-	said.strip(st, root)
 	at := make(map[uint32]uint32, len(ns.Slots))
 	for _, s := range ns.Slots {
 		at[s.UID] = s.Slot
 	}
-	_, slots, err := store.InstantiateInto(st, p, ns.Pose, g, root, at)
-	said.restore(st, root, c.placed[root])
+	into := map[uint32]entity.ID{p.Entities[p.Root].ID: root}
+	var gone []uint32
+	for i := range p.Entities {
+		if !describedPart(p, i) {
+			continue
+		}
+		uid := p.Entities[i].ID
+		slot, ok := at[uid]
+		if !ok {
+			gone = append(gone, uid) // destroyed alone on the server
+			continue
+		}
+		id := st.At(slot)
+		if id.IsNone() || !c.bare[id] {
+			return errPartsToCome
+		}
+		into[uid] = id
+	}
+	saids := make(map[entity.ID]said, len(into))
+	for _, id := range into {
+		s := c.keep(id)
+		s.strip(st, id)
+		saids[id] = s
+	}
+	_, slots, err := store.InstantiateInto(st, p, ns.Pose, g, into, at)
+	for uid, id := range into {
+		// A part was made by its snapshot entry, which placed it.
+		saids[id].restore(st, id, id != root && placedPart(p, uid) || id == root && c.placed[root])
+		if id != root {
+			delete(c.bare, id)
+		}
+	}
 	if err != nil {
 		return err
+	}
+	for _, uid := range gone {
+		st.Destroy(slots[uid]) // built only to be left out, before it is brought
 	}
 	for _, s := range ns.Slots {
 		if id, ok := slots[s.UID]; ok && id.Slot != s.Slot {
@@ -403,7 +473,7 @@ func (c *Client) build(root entity.ID, ns *entity.NetSpawn) error {
 			c.log.Warn("spawned prefab entity built into another slot", "prefab", ns.Prefab, "uid", s.UID, "server_slot", s.Slot, "slot", id.Slot)
 		}
 	}
-	return g.Bring(st.Subtree(root), true)
+	return g.Bring(st.Members(root), true)
 }
 
 // said is what snapshots told a waiting root, kept to go back over the

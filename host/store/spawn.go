@@ -47,22 +47,26 @@ func LoadScene(s *Store, sc *project.Scene, r ComponentResolver) ([]entity.ID, e
 // Instantiate spawns a copy of p into s: each of its entities, in file order,
 // into the lowest free slot. The root is placed at pose composed with its
 // authored transform (Compose); the other entities keep theirs, relative to
-// their parents. A pose with Scale 0 is taken as unscaled, so
-// entity.Transform{X: x, Y: y} places a prefab at (x, y).
+// their parents, but for the parts (project.Prefab.IsPart): each is placed
+// in the world where its parent puts it and let go of the hierarchy, a
+// member of the instance (Members, PartOf). A pose with Scale 0 is taken
+// as unscaled, so entity.Transform{X: x, Y: y} places a prefab at (x, y).
 //
 // It returns the root and each uid's entity. Each entity records its
 // Origin when p has a Path. On error nothing of the prefab is left in s.
 func Instantiate(s *Store, p *project.Prefab, pose entity.Transform, r ComponentResolver) (root entity.ID, slots map[uint32]entity.ID, err error) {
-	return InstantiateInto(s, p, pose, r, entity.None, nil)
+	return InstantiateInto(s, p, pose, r, nil, nil)
 }
 
 // InstantiateInto is Instantiate with the slots chosen by the caller, as a
-// client builds what a server spawned: root, when not None, is an existing
-// entity (the one a snapshot created at the server's slot) that becomes the
-// instance's root, and each other prefab entity whose uid is in at goes into
-// that slot (the rest, and any whose slot is taken here, into the lowest
-// free slots: the caller compares the returned slots with what it asked).
-func InstantiateInto(s *Store, p *project.Prefab, pose entity.Transform, r ComponentResolver, root entity.ID, at map[uint32]uint32) (entity.ID, map[uint32]entity.ID, error) {
+// client builds what a server spawned: each entity of into (by uid), the
+// root's and a part's a snapshot created at the server's slot, is an
+// existing entity that becomes that prefab entity, and each other prefab
+// entity whose uid is in at goes into that slot (the rest, and any whose
+// slot is taken here, into the lowest free slots: the caller compares the
+// returned slots with what it asked). An entity of into keeps its
+// components but those the prefab gives it.
+func InstantiateInto(s *Store, p *project.Prefab, pose entity.Transform, r ComponentResolver, into map[uint32]entity.ID, at map[uint32]uint32) (entity.ID, map[uint32]entity.ID, error) {
 	if err := p.Validate(); err != nil {
 		return entity.None, nil, err
 	}
@@ -72,8 +76,13 @@ func InstantiateInto(s *Store, p *project.Prefab, pose entity.Transform, r Compo
 	if sub, reason := project.CheckTransform(pose); reason != "" {
 		return entity.None, nil, fmt.Errorf("store: instantiate %s: pose %s: %s", p.File, sub, reason)
 	}
-	if !root.IsNone() && !s.Alive(root) {
-		return entity.None, nil, fmt.Errorf("store: instantiate %s: root %v is not alive", p.File, root)
+	if pose.Scale != 1 && p.Parts() {
+		return entity.None, nil, fmt.Errorf("store: instantiate %s: it has several bodies, which physics does not scale: spawn it at scale 1", p.File)
+	}
+	for uid, id := range into {
+		if !s.Alive(id) {
+			return entity.None, nil, fmt.Errorf("store: instantiate %s: entity %v for uid %d is not alive", p.File, id, uid)
+		}
 	}
 	ids := make([]entity.ID, len(p.Entities))
 	made := make([]entity.ID, 0, len(p.Entities)) // what to undo on failure
@@ -82,8 +91,8 @@ func InstantiateInto(s *Store, p *project.Prefab, pose entity.Transform, r Compo
 		return entity.None, nil, err
 	}
 	for i, d := range p.Entities {
-		if i == p.Root && !root.IsNone() {
-			ids[i] = root
+		if id, ok := into[d.ID]; ok {
+			ids[i] = id
 			continue
 		}
 		id := entity.None
@@ -104,6 +113,23 @@ func InstantiateInto(s *Store, p *project.Prefab, pose entity.Transform, r Compo
 	}
 	rootID := ids[p.Root]
 	*s.Transform(rootID) = Compose(pose, p.Entities[p.Root].Transform)
+	// Every part's place in the world first, from the hierarchy as the
+	// file has it; then each is let go of it.
+	var parts []int
+	var places []entity.Transform
+	for i := range p.Entities {
+		if p.IsPart(i) {
+			parts = append(parts, i)
+			places = append(places, s.WorldTransform(ids[i]))
+		}
+	}
+	for k, i := range parts {
+		id := ids[i]
+		_ = s.SetParent(id, entity.None) // alive, and None makes no cycle
+		*s.Transform(id) = places[k]
+		s.get(id).partOf = rootID
+		s.get(rootID).parts = append(s.get(rootID).parts, id)
+	}
 	for i, id := range ids {
 		rec := s.get(id)
 		if id != rootID {

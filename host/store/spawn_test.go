@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"vkm/host/project"
@@ -287,7 +288,7 @@ parent = 10
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, slots, err := InstantiateInto(s, p, entity.Identity, nil, root, map[uint32]uint32{11: 41})
+	got, slots, err := InstantiateInto(s, p, entity.Identity, nil, map[uint32]entity.ID{10: root}, map[uint32]uint32{11: 41})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +304,7 @@ parent = 10
 	s2 := NewStore()
 	root2, _ := s2.CreateAt(40)
 	squatter, _ := s2.CreateAt(41)
-	_, slots2, err := InstantiateInto(s2, p, entity.Identity, nil, root2, map[uint32]uint32{11: 41})
+	_, slots2, err := InstantiateInto(s2, p, entity.Identity, nil, map[uint32]entity.ID{10: root2}, map[uint32]uint32{11: 41})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +337,7 @@ parent = 10
 	}
 	p.Path = "prefabs/pair.toml"
 	root, _ := s.CreateAt(40)
-	_, slots, err := InstantiateInto(s, p, entity.Identity, nil, root, nil)
+	_, slots, err := InstantiateInto(s, p, entity.Identity, nil, map[uint32]entity.ID{10: root}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,5 +350,70 @@ parent = 10
 	s.Destroy(root)
 	if again, _ := s.CreateAt(40); s.Origin(again) != (Origin{}) {
 		t.Fatalf("the slot's next occupant has origin %+v", s.Origin(again))
+	}
+}
+
+// TestPartsAreLetGoOfTheHierarchy: a prefab's bodies below its root are
+// placed in the world where their parents put them, taken out of the
+// hierarchy (a body moves in the world), and still go with the root:
+// Members lists them and destroying the root destroys them; a part
+// destroyed alone leaves the instance. A part is refused a scaled spawn.
+func TestPartsAreLetGoOfTheHierarchy(t *testing.T) {
+	p, err := project.ParsePrefab("cart.toml", []byte(`
+[[entity]]
+uid = 1
+name = "cart"
+transform = { x = 0.0, y = 1.0 }
+[entity.body]
+type = "dynamic"
+[[entity.body.shape]]
+box = [2.0, 0.5]
+[[entity]]
+uid = 2
+name = "wheel"
+parent = 1
+transform = { x = 1.0, y = -0.5 }
+[entity.body]
+type = "dynamic"
+[[entity.body.shape]]
+circle = 0.3
+[[entity]]
+uid = 3
+name = "hub"
+parent = 2
+[[entity]]
+uid = 4
+name = "flag"
+parent = 1
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore()
+	root, slots, err := Instantiate(s, p, entity.Transform{X: 10, Y: 0, Angle: math.Pi / 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wheel, hub, flag := slots[2], slots[3], slots[4]
+	got := *s.Transform(wheel)
+	if s.Parent(wheel) != entity.None || math.Abs(got.X-9.5) > 1e-12 || math.Abs(got.Y-1) > 1e-12 || got.Angle != math.Pi/2 {
+		t.Fatalf("wheel: parent %v, transform %+v; want a root at (9.5, 1) turned a quarter", s.Parent(wheel), got)
+	}
+	if s.Parent(hub) != wheel || s.Parent(flag) != root || s.PartOf(wheel) != root || !s.PartOf(flag).IsNone() {
+		t.Fatalf("hub's parent %v, flag's %v, wheel part of %v, flag part of %v", s.Parent(hub), s.Parent(flag), s.PartOf(wheel), s.PartOf(flag))
+	}
+	if m := s.Members(root); len(m) != 4 || m[0] != root {
+		t.Fatalf("members %v", m)
+	}
+	if gone := s.Destroy(root); len(gone) != 4 || s.Len() != 0 {
+		t.Fatalf("destroying the root destroyed %v and left %d", gone, s.Len())
+	}
+	root, slots, _ = Instantiate(s, p, entity.Identity, nil)
+	s.Destroy(slots[2])
+	if m := s.Members(root); len(m) != 2 {
+		t.Fatalf("after the wheel went alone, members %v", m)
+	}
+	if _, _, err := Instantiate(s, p, entity.Transform{Scale: 2}, nil); err == nil || !strings.Contains(err.Error(), "scale 1") {
+		t.Fatalf("a scaled spawn of several bodies: %v", err)
 	}
 }

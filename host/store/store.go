@@ -3,9 +3,9 @@ package store
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 
+	"vkm/host/project"
 	"vkm/internal/entity"
 	"vkm/replication"
 )
@@ -78,8 +78,12 @@ type storeRecord struct {
 
 	origin    Origin           // the prefab entity it was built from; zero: none
 	netSpawn  *entity.NetSpawn // a spawned root's record; nil: none
-	instanced bool             // inside a prefab instance, not its root: never described on the wire
+	instanced bool             // inside a prefab instance, not its root
 	built     bool             // a prefab instance's root: the instance is built and not built over
+	// partOf is the root of the instance a part belongs to (see
+	// project.Prefab.IsPart), and parts are a root's parts, in file order.
+	partOf entity.ID
+	parts  []entity.ID
 }
 
 // NewStore returns an empty Store.
@@ -316,10 +320,39 @@ func (s *Store) appendSubtree(dst []entity.ID, id entity.ID) []entity.ID {
 	return dst
 }
 
+// Members returns what goes with id when it is destroyed: its subtree and,
+// for the root of a prefab instance, the subtree of each of its parts
+// (project.Prefab.IsPart), which a body's moving in the world took out of
+// the hierarchy. The root comes first, then its subtree, then each part's,
+// in file order. It returns nil if id is not alive.
+func (s *Store) Members(id entity.ID) []entity.ID {
+	r := s.get(id)
+	if r == nil {
+		return nil
+	}
+	dst := s.appendSubtree(nil, id)
+	for i := 0; i < len(dst); i++ {
+		for _, p := range s.get(dst[i]).parts {
+			dst = s.appendSubtree(dst, p)
+		}
+	}
+	return dst
+}
+
+// PartOf returns the root of the prefab instance id is a part of, or None
+// when id is not a part (project.Prefab.IsPart).
+func (s *Store) PartOf(id entity.ID) entity.ID {
+	if r := s.get(id); r != nil {
+		return r.partOf
+	}
+	return entity.None
+}
+
 // Destroy destroys id and its whole subtree, detaching it from its parent,
-// and returns the destroyed IDs root first (as Subtree orders them) so the
-// caller can release their physics bodies and behaviors. It returns nil if
-// id is not alive.
+// and with a prefab instance's root its parts (Members); it returns the
+// destroyed IDs in Members' order so the caller can release their physics
+// bodies and behaviors. A part destroyed alone leaves its instance. It
+// returns nil if id is not alive.
 func (s *Store) Destroy(id entity.ID) []entity.ID {
 	r := s.get(id)
 	if r == nil {
@@ -328,7 +361,10 @@ func (s *Store) Destroy(id entity.ID) []entity.ID {
 	if pr := s.get(r.parent); pr != nil {
 		pr.children = removeChildID(pr.children, id)
 	}
-	gone := s.Subtree(id)
+	if root := s.get(r.partOf); root != nil {
+		root.parts = removeChildID(root.parts, id)
+	}
+	gone := s.Members(id)
 	for _, d := range gone {
 		e := s.entry(d.Slot)
 		s.recs[e.rec-1] = storeRecord{} // drop references for the collector
@@ -517,17 +553,7 @@ func (s *Store) WorldTransform(id entity.ID) entity.Transform {
 // The float64 conversions keep each product rounded on its own, so no
 // platform fuses them into one instruction (FMA) and every machine gets the
 // same bits.
-func Compose(parent, local entity.Transform) entity.Transform {
-	sin, cos := math.Sincos(parent.Angle)
-	x := float64(local.X * parent.Scale)
-	y := float64(local.Y * parent.Scale)
-	return entity.Transform{
-		X:     parent.X + float64(cos*x) - float64(sin*y),
-		Y:     parent.Y + float64(sin*x) + float64(cos*y),
-		Angle: parent.Angle + local.Angle,
-		Scale: float64(parent.Scale * local.Scale),
-	}
-}
+func Compose(parent, local entity.Transform) entity.Transform { return project.Compose(parent, local) }
 
 // NetSpawn returns the spawn record of a spawned root, or nil.
 func (s *Store) NetSpawn(id entity.ID) *entity.NetSpawn {
@@ -565,8 +591,8 @@ func (s *Store) Origin(id entity.ID) Origin {
 }
 
 // Instanced reports whether id belongs to a prefab instance without being
-// its root. Such an entity is never described on the wire: the root's
-// NetSpawn lets the other end build it.
+// its root. The root's NetSpawn lets the other end build it, so only a
+// part (PartOf) is described on the wire.
 func (s *Store) Instanced(id entity.ID) bool {
 	r := s.get(id)
 	return r != nil && r.instanced

@@ -271,6 +271,10 @@ const (
 	// Mouse pulls a point of A toward Target in the world with at most
 	// MaxForce, springy (Frequency, DampingRatio): dragging with a pointer.
 	Mouse // mouse
+	// Friction resists B's sliding and turning against A with at most
+	// MaxForce and MaxTorque: top-down friction, a body dragging on the
+	// ground it is joined to.
+	Friction // friction
 )
 
 // JointDef is the authored description of a joint between two bodies, A

@@ -29,7 +29,8 @@ func TestNames(t *testing.T) {
 		{Motor.String(), "motor"},
 		{Rope.String(), "rope"},
 		{Mouse.String(), "mouse"},
-		{JointKind(8).String(), "JointKind(8)"},
+		{Friction.String(), "friction"},
+		{JointKind(9).String(), "JointKind(9)"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

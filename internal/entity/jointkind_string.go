@@ -16,11 +16,12 @@ func _() {
 	_ = x[Motor-5]
 	_ = x[Rope-6]
 	_ = x[Mouse-7]
+	_ = x[Friction-8]
 }
 
-const _JointKind_name = "revoluteprismaticdistanceweldwheelmotorropemouse"
+const _JointKind_name = "revoluteprismaticdistanceweldwheelmotorropemousefriction"
 
-var _JointKind_index = [...]uint8{0, 8, 17, 25, 29, 34, 39, 43, 48}
+var _JointKind_index = [...]uint8{0, 8, 17, 25, 29, 34, 39, 43, 48, 56}
 
 func (i JointKind) String() string {
 	idx := int(i) - 0
