@@ -55,6 +55,11 @@ type Client struct {
 	chat   []ChatEntry
 	onChat func(ChatEntry)
 	kicked bool
+	// notices are a dev server's newest notices, noticeCount how many
+	// it sent (reload.go).
+	notices     []string
+	noticeCount int
+
 	rec    reconciler
 	smooth prediction.Smoother
 

@@ -307,6 +307,10 @@ func (s *Server) handle(c *conn, b []byte) error {
 		if s.cfg.OnChat != nil && m.text != "" {
 			s.cfg.OnChat(m.text)
 		}
+	case msgSend:
+		if s.cfg.OnSend != nil {
+			s.cfg.OnSend(m.send)
+		}
 	case msgLink:
 		if s.cfg.OnLink == nil {
 			return errNoLink

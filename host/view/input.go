@@ -21,6 +21,7 @@ const (
 	msgInput msgKind = iota + 1 // the page's input actions
 	msgLink                     // a new link simulator setting
 	msgChat                     // a chat line the player typed (chat.go)
+	msgSend                     // a project message the page's code sent (send.go)
 )
 
 // message is a validated message from the page: every index is in range and
@@ -31,6 +32,7 @@ type message struct {
 	held []buttonValue // msgInput
 	link linkUpdate    // msgLink
 	text string        // msgChat
+	send PageSend      // msgSend
 }
 
 type axisValue struct {
@@ -76,6 +78,9 @@ type rawMessage struct {
 	JitterMS  *float64           `json:"jitter_ms"`
 	LossPct   *float64           `json:"loss_pct"`
 	Text      *string            `json:"text"` // chat
+	// send (send.go)
+	Name   *string                    `json:"name"`
+	Fields map[string]json.RawMessage `json:"fields"`
 }
 
 var (
@@ -119,6 +124,12 @@ func parseMessage(b []byte, ix *actionIndex) (message, error) {
 		return message{kind: msgLink, link: parseLink(&raw)}, nil
 	case "chat":
 		return message{kind: msgChat, text: chatText(&raw)}, nil
+	case "send":
+		p, ok := parseSend(&raw)
+		if !ok {
+			return message{}, errMalformed
+		}
+		return message{kind: msgSend, send: p}, nil
 	}
 	return message{}, errUnknownKind
 }

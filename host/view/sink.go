@@ -17,6 +17,7 @@ type Sink struct {
 	send    func(msg []byte)
 	onLink  func(Link)
 	onChat  func(string)
+	onSend  func(PageSend)
 	actions *actionIndex
 	in      *inputState
 	bad     uint64
@@ -54,12 +55,14 @@ type SinkConfig struct {
 	OnLink func(Link)
 	// OnChat is Config.OnChat: what the page's player types in the chat.
 	OnChat func(text string)
+	// OnSend is Config.OnSend: the project messages the page's code sends.
+	OnSend func(PageSend)
 }
 
 // NewSink returns a Sink that has already sent the hello message and the
 // link setting: the page learns its input actions before any frame.
 func NewSink(cfg SinkConfig) *Sink {
-	s := &Sink{send: cfg.Send, onLink: cfg.OnLink, onChat: cfg.OnChat, actions: newActionIndex(&cfg.Actions), in: newInputState(&cfg.Actions)}
+	s := &Sink{send: cfg.Send, onLink: cfg.OnLink, onChat: cfg.OnChat, onSend: cfg.OnSend, actions: newActionIndex(&cfg.Actions), in: newInputState(&cfg.Actions)}
 	s.send(encodeHello(&cfg.Actions, cfg.ViewWidth, pageHello{Title: cfg.Title, Camera: &cfg.Camera, Renderer: cfg.Renderer, Sounds: cfg.Sounds}))
 	s.send(encodeLink(Link{}, cfg.OnLink != nil))
 	return s
@@ -134,6 +137,10 @@ func (s *Sink) receive(msg []byte) error {
 	case msgChat:
 		if s.onChat != nil && m.text != "" {
 			s.onChat(m.text)
+		}
+	case msgSend:
+		if s.onSend != nil {
+			s.onSend(m.send)
 		}
 	case msgLink:
 		if s.onLink == nil {

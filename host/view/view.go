@@ -83,6 +83,11 @@ type Config struct {
 	// types (chat.go), from a connection's goroutine. When nil, chat
 	// messages from the page are ignored.
 	OnChat func(text string)
+
+	// OnSend, if set, is called with each project message the page's
+	// code sends (vkm.send; send.go), from a connection's goroutine.
+	// When nil, send messages from the page are ignored.
+	OnSend func(PageSend)
 }
 
 // Server serves the page and its WebSocket. Its methods are safe for

@@ -18,7 +18,9 @@
 // boardShown (whether Tab holds it open), corrections (the
 // last corrections message's list), transport ("webrtc" or "websocket" for
 // a client in this tab, "" otherwise), useRenderer(r) (a project's own
-// renderer: r.draw(view) each frame instead of the world's drawing) and
+// renderer: r.draw(view) each frame instead of the world's drawing),
+// send(name, fields) and onMessage(fn) (the project's messages, to the
+// server and from it; messages counts those heard) and
 // drawTimes() ({n, p50_ms,
 // p99_ms}: how long the page's latest animation frames took to draw).
 (function () {
@@ -88,6 +90,14 @@
   window.vkm = state;
   // say sends a chat line the player typed (chat.js draws the box).
   state.say = (text) => typeof text === 'string' && send(JSON.stringify({ t: 'chat', text: text }));
+
+  // send and onMessage: the page's own code speaks the project's messages
+  // (docs/project.md, "Your own renderer"). messages counts what was
+  // heard: seq (the newest taken) and received by name.
+  const messageFns = [];
+  state.messages = { seq: 0, received: {} };
+  state.send = (name, fields) => typeof name === 'string' && send(JSON.stringify({ t: 'send', name, fields: fields && typeof fields === 'object' ? fields : {} }));
+  state.onMessage = (fn) => { if (typeof fn === 'function') messageFns.push(fn); };
 
   const $ = (id) => document.getElementById(id);
   const canvas = $('game');
@@ -246,6 +256,7 @@
     }
     recordNet(m.net);
     takeEffects(m);
+    takeMessages(m);
     setDev(m.dev);
     if (window.vkmLooks) window.vkmLooks.apply(state.scene, m);
   }
@@ -285,6 +296,25 @@
 
   const bump = (o, k) => { o[k] = (o[k] || 0) + 1; };
 
+  // takeMessages hands the page's code each message of the frame not seen
+  // before (a frame repeats those of the last moment, as effects).
+  function takeMessages(m) {
+    if (!Array.isArray(m.msgs)) return;
+    for (const e of m.msgs) {
+      if (!Array.isArray(e) || !(e[0] > state.messages.seq)) continue;
+      state.messages.seq = e[0];
+      const name = String(e[1]);
+      bump(state.messages.received, name);
+      for (const fn of messageFns) {
+        try {
+          fn(name, e[3] || {});
+        } catch (err) {
+          console.error('vkm: a message handler of the page failed', err);
+        }
+      }
+    }
+  }
+
   // takeEffects keeps each effect of the frame not seen before: a frame
   // repeats the effects of the last moment, and fx.seq is the highest
   // already taken.
@@ -298,6 +328,12 @@
       const own = !!m.own && e[2] === m.own;
       if (name === 'vkm.camera') { // the behaviors' camera, not something to draw
         if (window.vkmCamera) window.vkmCamera.event(e[3] || {}, e[2]);
+        continue;
+      }
+      if (name === 'vkm.change') { // a component field changed: its [[sound]], nothing to draw
+        const f = e[3] || {};
+        if (window.vkmSound && typeof f.field === 'string') window.vkmSound.play('change:' + f.field, poseOf(e[2]), { x: cam.x, y: cam.y, width: canvas.width / cam.ppm });
+        bump(state.fx.received, name);
         continue;
       }
       if (name === 'vkm.look') { // a behavior's look on this end
@@ -841,17 +877,23 @@
     g.stroke();
   }
 
+  // drawDevBanners draws what is for the developer over the game: this
+  // end's script errors and the dev server's notice (a reload it
+  // refused), on a page of client --view or one a dev server serves.
+  function drawDevBanners(f) {
+    if (!window.vkmHUD || (web && !(web.config && web.config.dev))) return;
+    const dpr = window.devicePixelRatio || 1;
+    const top = window.vkmHUD.drawErrors(g, canvas, f && f.errors, f && f.errs, dpr);
+    if (window.vkmHUD.drawNotice) window.vkmHUD.drawNotice(g, canvas, f && f.notice, dpr, top);
+  }
+
   function drawHUD(f) {
     g.setTransform(1, 0, 0, 1, 0, 0);
     const dpr = window.devicePixelRatio || 1;
     g.textAlign = 'left';
     g.textBaseline = 'top';
-    if (window.vkmHUD) {
-      window.vkmHUD.draw(g, canvas, (f && f.hud) || [], dpr);
-      // Script errors are for the developer: a page of client --view, or
-      // one a dev server serves.
-      if (!web || (web.config && web.config.dev)) window.vkmHUD.drawErrors(g, canvas, f && f.errors, f && f.errs, dpr);
-    }
+    if (window.vkmHUD) window.vkmHUD.draw(g, canvas, (f && f.hud) || [], dpr);
+    drawDevBanners(f);
     g.textAlign = 'left';
     g.textBaseline = 'bottom';
     g.fillStyle = '#8a93a6';
@@ -913,6 +955,7 @@
       }
       g.setTransform(1, 0, 0, 1, 0, 0);
       if (!renderer || !renderer.hud) drawHUD(f);
+      else drawDevBanners(f);
       if (state.boardShown) drawBoard();
       if (state.overlays.net && state.overlays.side) drawNet();
       return;

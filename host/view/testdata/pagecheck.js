@@ -207,10 +207,14 @@ assert.ok(!drawCalls.fillText.some((s) => s.includes('health 100')), 'the compon
 assert.deepStrictEqual(plain(vkm.dev), [['health', 100], ['kills', 2]], 'the developer panel lists the component fields');
 assert.strictEqual(sandbox.vkmHUD.shown.length, 3);
 assert.strictEqual(sandbox.vkmHUD.error, '', 'no script error, no banner');
-ws.receive(Object.assign(frame(2, 2), { errors: ['scripting: walker.on_update: scripts/walker.lua:3: boom'], errs: 1 }));
+assert.strictEqual(sandbox.vkmHUD.notice, '', 'no notice, no banner');
+ws.receive(Object.assign(frame(2, 2), { errors: ['scripting: walker.on_update: scripts/walker.lua:3: boom'], errs: 1,
+  notice: 'reload refused, the old code keeps running: scripting: scripts/walker.lua:2: syntax error' }));
 tick();
 assert.strictEqual(sandbox.vkmHUD.error, 'scripting: walker.on_update: scripts/walker.lua:3: boom', 'a script error is shown');
 assert.ok(drawCalls.fillText.includes('script error (the log has its traceback)'));
+assert.strictEqual(sandbox.vkmHUD.notice, 'reload refused, the old code keeps running: scripting: scripts/walker.lua:2: syntax error', "the dev server's notice is shown");
+assert.ok(drawCalls.fillText.includes('the dev server says'));
 
 // Keys drive the run axis; the page's debug keys toggle overlays.
 assert.strictEqual(key('keydown', 'KeyD'), true, 'a bound key is kept from the browser');
@@ -258,6 +262,7 @@ assert.strictEqual(vkm.frames, 3);
 assert.strictEqual(vkm.dropped, 2);
 assert.strictEqual(vkm.own.x, 2.5);
 tick(); // draws every overlay
+assert.strictEqual(sandbox.vkmHUD.notice, '', 'a frame without the notice takes its banner away');
 
 // Link sliders follow the server and send their setting.
 const latency = elements.get('latency');
