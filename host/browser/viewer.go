@@ -62,6 +62,8 @@ type Viewer struct {
 	// this player, for the page's code (send.go).
 	sends *pageSends
 	told  told
+	// picked is the entity the developer inspects (inspect.go).
+	picked *picked
 	// changes are the change sounds' fields as the last frame showed them
 	// (sound.go).
 	changes []fieldsSeen
@@ -188,9 +190,9 @@ func linkSetter(cfg ViewerConfig) func(view.Link) {
 func StartViewer(ctx context.Context, addr string, g *game.Game, cfg ViewerConfig) (*Viewer, error) {
 	p := g.Project()
 	q := &typed{}
-	sends := &pageSends{}
+	sends, pick := &pageSends{}, &picked{}
 	vc := view.Config{Addr: addr, Actions: actions(p), ViewWidth: p.ViewWidth, Title: p.Title, Icon: projectIcon(p, cfg.logger()), Camera: camera(p), Sounds: sounds(p), Renderer: p.Renderer, Assets: p.FS,
-		Logger: cfg.logger(), OnLink: linkSetter(cfg), OnChat: q.add, OnSend: sends.add}
+		Logger: cfg.logger(), OnLink: linkSetter(cfg), OnChat: q.add, OnSend: sends.add, OnInspect: pick.set}
 	srv, err := view.Start(ctx, vc)
 	if err != nil {
 		return nil, err
@@ -200,7 +202,7 @@ func StartViewer(ctx context.Context, addr string, g *game.Game, cfg ViewerConfi
 	}
 	v := newViewer(g, srv, cfg)
 	v.typed = q
-	v.sends = sends
+	v.sends, v.picked = sends, pick
 	return v, nil
 }
 
@@ -300,6 +302,7 @@ func (v *Viewer) Publish() {
 	v.changeSounds()
 	f.Effects = v.recentEffects()
 	f.Messages = v.recentMessages()
+	f.Inspect = v.inspect()
 	draw := func() {
 		g.Store().Each(func(id entity.ID) bool {
 			if g.Store().Body(id) != nil || id == g.Own() || v.decoration(id) {

@@ -41,7 +41,7 @@ var tableKeys = map[fileKind]map[string][]string{
 		"collision": {"categories"},
 		"sound":     {"event", "change", "file", "volume", "range"},
 		"camera":    {"mode", "center", "box", "minWidth", "maxWidth"},
-		"hud":       {"at", "text", "bar", "max", "label", "list", "from"},
+		"hud":       {"at", "text", "bar", "max", "label", "list", "from", "scoreboard"},
 		"axis":      {"name", "negative", "positive", "mouse"},
 		"button":    {"name", "keys", "mouse"},
 	},

@@ -59,6 +59,8 @@ type Client struct {
 	// it sent (reload.go).
 	notices     []string
 	noticeCount int
+	// inspect is the entity a developer's inspector shows (inspect.go).
+	inspect inspection
 
 	rec    reconciler
 	smooth prediction.Smoother

@@ -311,6 +311,10 @@ func (s *Server) handle(c *conn, b []byte) error {
 		if s.cfg.OnSend != nil {
 			s.cfg.OnSend(m.send)
 		}
+	case msgInspect:
+		if s.cfg.OnInspect != nil {
+			s.cfg.OnInspect(m.id)
+		}
 	case msgLink:
 		if s.cfg.OnLink == nil {
 			return errNoLink

@@ -103,6 +103,8 @@ type frameMsg struct {
 	Notice string          `json:"notice,omitempty"`
 	// Msgs is the messages the server told, as FX (send.go).
 	Msgs json.RawMessage `json:"msgs,omitempty"`
+	// Inspect is the inspected entity (inspect.go).
+	Inspect *inspectMsg `json:"inspect,omitempty"`
 }
 
 // hudMsg is one item of the game's HUD.
@@ -163,6 +165,9 @@ func encodeFrame(seq uint64, f *Frame) []byte {
 		m.Errors, m.Errs = f.Errors[max(0, len(f.Errors)-MaxErrors):], max(f.Errs, len(f.Errors))
 	}
 	m.Notice = f.Notice
+	if f.Inspect != nil {
+		m.Inspect = &inspectMsg{ID: packID(f.Inspect.ID), Lines: f.Inspect.Lines}
+	}
 	for _, l := range f.Looks {
 		lm := []any{packID(l.ID), l.Color, l.Label, l.Visible}
 		if l.State != "" {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"vkm/internal/entity"
 )
 
 // maxMessageBytes bounds what the page may send in one message. An input
@@ -18,10 +20,11 @@ const maxMessageBytes = 4096
 type msgKind uint8
 
 const (
-	msgInput msgKind = iota + 1 // the page's input actions
-	msgLink                     // a new link simulator setting
-	msgChat                     // a chat line the player typed (chat.go)
-	msgSend                     // a project message the page's code sent (send.go)
+	msgInput   msgKind = iota + 1 // the page's input actions
+	msgLink                       // a new link simulator setting
+	msgChat                       // a chat line the player typed (chat.go)
+	msgSend                       // a project message the page's code sent (send.go)
+	msgInspect                    // the entity the developer inspects (inspect.go)
 )
 
 // message is a validated message from the page: every index is in range and
@@ -33,6 +36,7 @@ type message struct {
 	link linkUpdate    // msgLink
 	text string        // msgChat
 	send PageSend      // msgSend
+	id   entity.ID     // msgInspect
 }
 
 type axisValue struct {
@@ -81,6 +85,7 @@ type rawMessage struct {
 	// send (send.go)
 	Name   *string                    `json:"name"`
 	Fields map[string]json.RawMessage `json:"fields"`
+	ID     *float64                   `json:"id"` // inspect (inspect.go)
 }
 
 var (
@@ -130,6 +135,12 @@ func parseMessage(b []byte, ix *actionIndex) (message, error) {
 			return message{}, errMalformed
 		}
 		return message{kind: msgSend, send: p}, nil
+	case "inspect":
+		id, ok := parseInspect(&raw)
+		if !ok {
+			return message{}, errMalformed
+		}
+		return message{kind: msgInspect, id: id}, nil
 	}
 	return message{}, errUnknownKind
 }

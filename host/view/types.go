@@ -229,6 +229,9 @@ type Frame struct {
 	// with its own Seq, the message's name and fields and no entity,
 	// repeated by the frames of the next moment as effects are.
 	Messages []Effect
+	// Inspect is what the client knows of the entity the developer
+	// inspects (inspect.go); nil for none.
+	Inspect *Inspect
 }
 
 // Look is one entity's look in one frame.

@@ -20,7 +20,8 @@
 // a client in this tab, "" otherwise), useRenderer(r) (a project's own
 // renderer: r.draw(view) each frame instead of the world's drawing),
 // send(name, fields) and onMessage(fn) (the project's messages, to the
-// server and from it; messages counts those heard) and
+// server and from it; messages counts those heard), inspect(id) and
+// inspected (the developer's entity inspector: Alt and a click picks one) and
 // drawTimes() ({n, p50_ms,
 // p99_ms}: how long the page's latest animation frames took to draw).
 (function () {
@@ -257,6 +258,7 @@
     recordNet(m.net);
     takeEffects(m);
     takeMessages(m);
+    showInspect(m);
     setDev(m.dev);
     if (window.vkmLooks) window.vkmLooks.apply(state.scene, m);
   }
@@ -295,6 +297,61 @@
   const effects = []; // {name, own, f (fields), t0 (ms), drawn}
 
   const bump = (o, k) => { o[k] = (o[k] || 0) + 1; };
+
+  // ---- the entity inspector (Alt and a click; host/view's inspect.go) ----
+
+  // inspectAt picks the drawn entity nearest the canvas point p (within
+  // 2 m), or none, and tells the client; inspect(id) picks id itself.
+  // inspected is the frame's inspector ({id, lines}) last shown.
+  state.inspected = null;
+  state.inspect = (id) => send(JSON.stringify({ t: 'inspect', id: finite(id) && id > 0 ? id : 0 }));
+  state.inspectAt = (p) => {
+    const w = screenToWorld(p.x, p.y);
+    let best = 0, bestD = 2;
+    for (const e of (state.lastFrame && state.lastFrame.e) || []) {
+      const d = Math.hypot(e[1] - w.x, e[2] - w.y);
+      if (finite(d) && d < bestD) { best = e[0]; bestD = d; }
+    }
+    return state.inspect(best);
+  };
+
+  let inspectText = null;
+  function showInspect(m) {
+    const ins = m.inspect && Array.isArray(m.inspect.lines) ? m.inspect : null;
+    state.inspected = ins;
+    const text = ins ? JSON.stringify(ins) : '';
+    if (text === inspectText) return;
+    inspectText = text;
+    let sec = $('inspect-section');
+    if (!sec && !ins) return; // the section comes with the first pick
+    if (!sec) {
+      const side = $('side');
+      if (!side || typeof document.createElement !== 'function') return;
+      sec = document.createElement('section');
+      sec.id = 'inspect-section';
+      const h = document.createElement('h2');
+      h.textContent = 'inspector (Alt+click an entity)';
+      const ol = document.createElement('ol');
+      ol.id = 'inspect';
+      ol.setAttribute('aria-label', "the inspected entity, as this client knows it");
+      sec.append(h, ol);
+      side.insertBefore(sec, $('net-section') || null);
+    }
+    const ol = $('inspect');
+    if (!ol) return;
+    ol.textContent = '';
+    if (!ins) {
+      const li = document.createElement('li');
+      li.textContent = 'none picked';
+      ol.appendChild(li);
+      return;
+    }
+    for (const [k, v] of ins.lines) {
+      const li = document.createElement('li');
+      li.textContent = k + ': ' + v;
+      ol.appendChild(li);
+    }
+  }
 
   // takeMessages hands the page's code each message of the frame not seen
   // before (a frame repeats those of the last moment, as effects).
@@ -589,6 +646,11 @@
   });
   canvas.addEventListener('mousedown', (e) => {
     canvas.focus();
+    if (e.altKey && e.button === 0) { // the developer's inspector, not the game's input
+      e.preventDefault();
+      state.inspectAt(pointer(e));
+      return;
+    }
     mouse = pointer(e);
     mouseDown.add(e.button);
     e.preventDefault();

@@ -53,6 +53,9 @@ function element(id, tagName) {
     focus() {},
     blur() {},
     appendChild() {},
+    append() {},
+    insertBefore() {},
+    setAttribute() {},
   };
   return el;
 }
@@ -264,6 +267,7 @@ assert.strictEqual(vkm.own.x, 2.5);
 tick(); // draws every overlay
 assert.strictEqual(sandbox.vkmHUD.notice, '', 'a frame without the notice takes its banner away');
 
+
 // Link sliders follow the server and send their setting.
 const latency = elements.get('latency');
 assert.strictEqual(latency.disabled, true);
@@ -298,7 +302,19 @@ assert.strictEqual(cam.shown.width, 8, 'the wheel zooms in no further than min_w
 
 // Looks: the frame's (from components) and a behavior's vkm.look event.
 const crate = vkm.scene.get(1 << 24 | 9);
-ws.receive(Object.assign(frame(8, 2), { looks: [[1 << 24 | 9, '#48f', 'crate 3', true], [1 << 24 | 30, '', '', false]] }));
+// The inspector: Alt and a click near an entity picks it; the frame's
+// inspect is what the page keeps.
+vkm.inspectAt({ x: 360, y: 270 }); // the canvas's middle
+const pick = last(ws);
+assert.strictEqual(pick.t, 'inspect');
+assert.ok(typeof pick.id === 'number' && pick.id >= 0, 'a pick names an entity or none');
+vkm.inspect(own);
+assert.deepStrictEqual(plain(last(ws)), { t: 'inspect', id: own });
+vkm.inspect(0);
+assert.deepStrictEqual(plain(last(ws)), { t: 'inspect', id: 0 }, 'none picked');
+ws.receive(Object.assign(frame(8, 2), { looks: [[1 << 24 | 9, '#48f', 'crate 3', true], [1 << 24 | 30, '', '', false]],
+  inspect: { id: own, lines: [['slot', '20#1'], ['simulated by', 'this client (its own character)']] } }));
+assert.deepStrictEqual(plain(vkm.inspected.lines[1]), ['simulated by', 'this client (its own character)']);
 assert.deepStrictEqual([crate.color, crate.label, crate.hidden], ['#48f', 'crate 3', false], 'the frame colours and labels the crate');
 assert.strictEqual(vkm.scene.get(1 << 24 | 30).hidden, true, 'the frame hides the pickup');
 ws.receive(Object.assign(frame(9, 2), { fx: [[60, 'vkm.look', 1 << 24 | 9, { color: '#fff', visible: false }]] }));
