@@ -310,6 +310,7 @@ func (v *Viewer) Publish() {
 			}
 			return true
 		})
+		f.Joints = v.joints(f.Joints[:0], f.Entities)
 	}
 	if v.c != nil {
 		v.c.Drawn(draw)

@@ -60,7 +60,8 @@
 //	        {"at":"top-right","k":"list","text":"runners","lines":["ann 3","bo 1"]}],
 //	 "looks":[[16777217,"#48f","ann 3",true], ...],
 //	 "errors":["scripting: walker.on_update on \"hero\" (slot 3): scripts/walker.lua:12: ..."],"errs":1,
-//	 "notice":"reload refused, the old code keeps running: scripting: scripts/walker.lua:2: ..."}
+//	 "notice":"reload refused, the old code keeps running: scripting: scripts/walker.lua:2: ...",
+//	 "joints":[["revolute",0,1.5,0,1.5],["rope",2,3,4.5,0.2]]}
 //
 // view_width, title, camera, sounds, style, sprite, label, order and role are left out when empty or 0:
 // the page then uses its defaults (32 m; a filled shape, no label, order 0,
@@ -75,7 +76,9 @@
 // errors) and errs (how many in all) are absent when there are none, and a
 // developer's page shows them; so is notice, what a dev server told this
 // client (a reload it refused), absent when there is none or a reload has
-// taken effect since. seq counts Publish calls, so a gap is frames dropped for that page; net
+// taken effect since. joints (each [kind, ax, ay, bx, by]: a joint of the
+// drawn bodies, from one anchor to the other in the world) is absent when
+// there are none. seq counts Publish calls, so a gap is frames dropped for that page; net
 // is absent offline, ghost when there is none and fx when no effect is
 // recent. An effect is [seq, name, emitting entity, fields]: effects are
 // numbered from 1 and a frame repeats those of the last moment, so the page

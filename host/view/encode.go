@@ -105,6 +105,8 @@ type frameMsg struct {
 	Msgs json.RawMessage `json:"msgs,omitempty"`
 	// Inspect is the inspected entity (inspect.go).
 	Inspect *inspectMsg `json:"inspect,omitempty"`
+	// Joints are [kind, ax, ay, bx, by] each.
+	Joints [][5]any `json:"joints,omitempty"`
 }
 
 // hudMsg is one item of the game's HUD.
@@ -165,6 +167,9 @@ func encodeFrame(seq uint64, f *Frame) []byte {
 		m.Errors, m.Errs = f.Errors[max(0, len(f.Errors)-MaxErrors):], max(f.Errs, len(f.Errors))
 	}
 	m.Notice = f.Notice
+	for _, j := range f.Joints {
+		m.Joints = append(m.Joints, [5]any{j.Kind, ns.num(j.AX), ns.num(j.AY), ns.num(j.BX), ns.num(j.BY)})
+	}
 	if f.Inspect != nil {
 		m.Inspect = &inspectMsg{ID: packID(f.Inspect.ID), Lines: f.Inspect.Lines}
 	}

@@ -232,6 +232,16 @@ type Frame struct {
 	// Inspect is what the client knows of the entity the developer
 	// inspects (inspect.go); nil for none.
 	Inspect *Inspect
+	// Joints are the drawn bodies' joints, each a line from one anchor
+	// to the other in the world.
+	Joints []JointLine
+}
+
+// JointLine is one joint as the page draws it: its kind ("revolute",
+// "rope", "mouse", ...) and its two anchors in the world, in metres.
+type JointLine struct {
+	Kind           string
+	AX, AY, BX, BY float64
 }
 
 // Look is one entity's look in one frame.

@@ -875,6 +875,37 @@
     g.stroke();
   }
 
+  // drawJoints draws each joint of the frame (["revolute", ax, ay, bx,
+  // by]) as a line between its anchors with a dot at each: a rope or a
+  // distance joint dashed, a mouse joint's pull in the own colour.
+  // jointsDrawn counts those of the latest frame, for tests.
+  state.jointsDrawn = 0;
+  function drawJoints(f) {
+    state.jointsDrawn = 0;
+    if (!Array.isArray(f.joints)) return;
+    const px = 1 / cam.ppm;
+    for (const j of f.joints) {
+      if (!Array.isArray(j) || ![1, 2, 3, 4].every((i) => finite(j[i]))) continue;
+      g.save();
+      g.strokeStyle = j[0] === 'mouse' ? ROLE_COLORS.own : '#c9d1de';
+      g.lineWidth = 2 * px;
+      if (j[0] === 'rope' || j[0] === 'distance') g.setLineDash([6 * px, 4 * px]);
+      g.beginPath();
+      g.moveTo(j[1], j[2]);
+      g.lineTo(j[3], j[4]);
+      g.stroke();
+      g.setLineDash([]);
+      g.fillStyle = g.strokeStyle;
+      for (const [x, y] of [[j[1], j[2]], [j[3], j[4]]]) {
+        g.beginPath();
+        g.arc(x, y, 3 * px, 0, 2 * Math.PI);
+        g.fill();
+      }
+      g.restore();
+      state.jointsDrawn++;
+    }
+  }
+
   function drawWorld(f) {
     const W = canvas.width, H = canvas.height;
     g.setTransform(cam.ppm, 0, 0, -cam.ppm, W / 2 - cam.x * cam.ppm, H / 2 + cam.y * cam.ppm);
@@ -890,6 +921,7 @@
       const look = e[0] === f.own ? LOOK_OWN : body && body.role === 'player' ? LOOK_PLAYER : LOOK_OTHER;
       drawBody(e[0], e[1], e[2], e[3], e[4], look);
     }
+    drawJoints(f);
     if (state.overlays.leased) {
       const leased = new Set(f.leased || []);
       for (const e of f.e || []) if (leased.has(e[0])) drawBody(e[0], e[1], e[2], e[3], e[4], LOOK_LEASED);

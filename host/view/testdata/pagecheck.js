@@ -313,8 +313,11 @@ assert.deepStrictEqual(plain(last(ws)), { t: 'inspect', id: own });
 vkm.inspect(0);
 assert.deepStrictEqual(plain(last(ws)), { t: 'inspect', id: 0 }, 'none picked');
 ws.receive(Object.assign(frame(8, 2), { looks: [[1 << 24 | 9, '#48f', 'crate 3', true], [1 << 24 | 30, '', '', false]],
+  joints: [['revolute', 0, 0, 0, 1], ['rope', 1, 1, 2, 2], ['mouse', 0, 0, null, 3]],
   inspect: { id: own, lines: [['slot', '20#1'], ['simulated by', 'this client (its own character)']] } }));
 assert.deepStrictEqual(plain(vkm.inspected.lines[1]), ['simulated by', 'this client (its own character)']);
+tick();
+assert.strictEqual(vkm.jointsDrawn, 2, 'two joints drawn, the one with a null anchor not');
 assert.deepStrictEqual([crate.color, crate.label, crate.hidden], ['#48f', 'crate 3', false], 'the frame colours and labels the crate');
 assert.strictEqual(vkm.scene.get(1 << 24 | 30).hidden, true, 'the frame hides the pickup');
 ws.receive(Object.assign(frame(9, 2), { fx: [[60, 'vkm.look', 1 << 24 | 9, { color: '#fff', visible: false }]] }));
