@@ -108,6 +108,9 @@ var (
 	// A script nothing imports is compiled all the same.
 	luaSyntaxUnused = plant{file: "scripts/unused.lua", new: "-- not imported\nif then end\n", at: "if then",
 		want: `syntax error near 'then'`}
+	// An image a sprite names and the project does not hold.
+	missingSprite = plant{file: "prefabs/pickup.toml", new: "[entity.look.sprite]\nimage = \"art/pack.png\"\n", at: "image = ",
+		want: `entity.look.sprite.image: art/pack.png does not exist in the project`}
 	setupNetworkFails = plant{file: "scripts/main.lua", old: "function vkmSetupNetwork(net)\n", new: "function vkmSetupNetwork(net)\n  local t = nil; t.x = 1\n",
 		at: "local t = nil", want: `attempt to index a non-table object(nil) with key 'x'`}
 )
@@ -129,6 +132,7 @@ func TestCheckFindsEachPlantedMistake(t *testing.T) {
 		"lua syntax, imported":       luaSyntax,
 		"lua syntax, not imported":   luaSyntaxUnused,
 		"vkmSetupNetwork error":      setupNetworkFails,
+		"missing sprite image":       missingSprite,
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir, wants := planted(t, p)

@@ -128,3 +128,13 @@ func leaseCmp(h lease, id entity.ID) int {
 	}
 	return cmp.Compare(h.id.Gen, id.Gen)
 }
+
+// Until returns the last tick id is leased through at tick, and whether
+// it is leased then: a developer's inspector shows it.
+func (l *Leases) Until(id entity.ID, tick uint32) (uint32, bool) {
+	i, found := slices.BinarySearchFunc(l.held, id, leaseCmp)
+	if !found || !leaseLive(l.held[i].last, tick) {
+		return 0, false
+	}
+	return l.held[i].last + LeaseTicks - 1, true
+}

@@ -60,6 +60,9 @@ type messaging struct {
 	out         []Outgoing
 	in          []incoming
 	errors      int
+	// fromServer hears each message from the server as it is handed to
+	// the handlers (OnServerMessage).
+	fromServer func(message int, values []float64)
 }
 
 // installMessages adds the message functions to net.
@@ -293,6 +296,9 @@ func (r *Runtime) deliverMessages() {
 	r.msg.in = nil
 	for _, m := range queue {
 		t := &r.schema.Messages[m.message]
+		if m.from == 0 && r.msg.fromServer != nil {
+			r.msg.fromServer(m.message, m.values)
+		}
 		fn := r.msg.handlers[t.Name]
 		if fn == nil {
 			continue
@@ -317,4 +323,63 @@ func (r *Runtime) deliverMessages() {
 	if len(r.msg.in) == 0 {
 		r.msg.in = queue[:0]
 	}
+}
+
+// OnServerMessage calls fn with each message from the server (a client's
+// net.tell, net.send_to or net.broadcast; offline, the same looped back)
+// when it is handed to this end's handlers: once, at the top of the next
+// tick played, never in a replay, whether or not a handler is declared.
+// values are its fields in declared order, valid during the call. The
+// page's own code hears them this way. nil stops.
+func (r *Runtime) OnServerMessage(fn func(message int, values []float64)) { r.msg.fromServer = fn }
+
+// Send sends a message as net.send does, from outside the scripts (the
+// page's vkm.send): name is a declared message, fields its fields by name
+// (a bool field's value 0 or 1; one left out is zero), quantized by their
+// codecs. It reports whether the message goes (not on a disconnected
+// client) and refuses an undeclared message or field, a value that is not
+// finite, and a server, which sends with net.tell. It goes with the
+// scripts' sends after the next tick, under the same bounds.
+func (r *Runtime) Send(name string, fields map[string]float64) (bool, error) {
+	role := r.world.Role()
+	if role == RoleServer {
+		return false, fmt.Errorf("scripting: send %q: a server sends with net.tell", name)
+	}
+	typ := r.schema.MessageIndex(name)
+	if typ < 0 {
+		return false, fmt.Errorf("scripting: send: no message %q (declare it with net.message in vkmSetupNetwork)", name)
+	}
+	t := &r.schema.Messages[typ]
+	values := make([]float64, len(t.Fields))
+	for k, v := range fields {
+		i := -1
+		for j, f := range t.Fields {
+			if f.Name == k {
+				i = j
+			}
+		}
+		if i < 0 {
+			return false, fmt.Errorf("scripting: send %q: the message has no field %q", name, k)
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false, fmt.Errorf("scripting: send %q: field %s: finite number expected", name, k)
+		}
+		if t.Fields[i].Codec.Kind == replication.Bool {
+			if v != 0 {
+				v = 1
+			}
+		} else {
+			v = t.Fields[i].Codec.Quantize(v)
+		}
+		values[i] = v
+	}
+	if r.world.Disconnected() {
+		return false, nil
+	}
+	if role == RoleOffline {
+		r.msg.in = append(r.msg.in, incoming{from: max(r.world.LocalPlayer(), 1), message: typ, values: values})
+	} else {
+		r.msg.out = append(r.msg.out, Outgoing{Message: typ, Values: values})
+	}
+	return true, nil
 }

@@ -205,3 +205,62 @@ end`
 		}
 	}
 }
+
+// TestMessagesFromThePage: Send sends as net.send does, with the same
+// checks; OnServerMessage hears each message from the server once, at the
+// live tick that hands it to the handlers, never in a replay.
+func TestMessagesFromThePage(t *testing.T) {
+	r, w := newTest(t, messagesSrc)
+	if _, err := r.SetupNetwork(); err != nil {
+		t.Fatal(err)
+	}
+	w.role, w.local = RoleClient, 2
+	var heard []string
+	r.OnServerMessage(func(m int, values []float64) { heard = append(heard, fmt.Sprint(m, values)) })
+	if ok, err := r.Send("buy", map[string]float64{"item": 6.4, "rush": 7}); !ok || err != nil {
+		t.Fatalf("send: %v, %v", ok, err)
+	}
+	var out []Outgoing
+	r.TakeMessages(func(o Outgoing) { out = append(out, o) })
+	if len(out) != 1 || out[0].Message != 0 || fmt.Sprint(out[0].Values) != "[6 1]" {
+		t.Fatalf("sent %+v", out)
+	}
+	for _, bad := range []struct {
+		name   string
+		fields map[string]float64
+		want   string
+	}{
+		{"sell", nil, `no message "sell"`},
+		{"buy", map[string]float64{"itme": 1}, `no field "itme"`},
+	} {
+		if ok, err := r.Send(bad.name, bad.fields); ok || err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("send %s %v: %v, %v; want %q", bad.name, bad.fields, ok, err, bad.want)
+		}
+	}
+	r.PostMessage(0, 1, []float64{6, 4})
+	w.replaying = true
+	r.FixedUpdate(1.0/64, true)
+	w.replaying = false
+	if len(heard) != 0 {
+		t.Fatalf("heard during a replay: %q", heard)
+	}
+	r.FixedUpdate(1.0/64, false)
+	r.FixedUpdate(1.0/64, false)
+	if !slices.Equal(heard, []string{"1 [6 4]"}) {
+		t.Fatalf("heard %q", heard)
+	}
+	// Offline the page's send reaches the server's handler as the local
+	// player's; a server has no page to send from.
+	w.role = RoleOffline
+	if ok, err := r.Send("buy", map[string]float64{"item": 2}); !ok || err != nil {
+		t.Fatalf("offline send: %v, %v", ok, err)
+	}
+	r.FixedUpdate(1.0/64, false)
+	if got := luaStrings(t, r, "got"); !slices.Contains(got, "buy 2 2 false") {
+		t.Fatalf("offline, handled %q", got)
+	}
+	w.role = RoleServer
+	if ok, err := r.Send("ready", nil); ok || err == nil {
+		t.Fatalf("a server's send: %v, %v", ok, err)
+	}
+}

@@ -324,3 +324,173 @@ func TestBrowserDrawsWithTheProjectsRenderer(t *testing.T) {
 	}
 	t.Logf("the project's renderer drew %+v", got)
 }
+
+// TestBrowserDrawsWithPixiJS: projects/pixi is the coin game drawn by a
+// renderer of its own with PixiJS, vendored into the project. In the
+// tab, Pixi starts, and each frame its stage holds one container for each
+// entity the page hands the renderer, the coins drawn from their sprite
+// sheet and the own runner with its label; the page's HUD is drawn over
+// Pixi's picture. The page's code sends a project message and hears the
+// server's answer; the dev page shows a reload the server refused. (Over
+// the WebSocket: what is tested is the page, not the transport.) With VKM_BROWSER_SCREENSHOT_PIXI set, the page's
+// screenshot is written there (docs/pixi.png is one).
+func TestBrowserDrawsWithPixiJS(t *testing.T) {
+	w := openWebProject(t, "pixi", func(dir string) {
+		// The project extends ../coins: the coin game goes beside it,
+		// with a message the page sends and one the server tells back.
+		coins := filepath.Join(filepath.Dir(dir), "coins")
+		if err := os.CopyFS(coins, os.DirFS(filepath.Join("..", "..", "projects", "coins"))); err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(coins, "scripts", "main.lua")
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const at = "  net.on_message(\"boost\", boost)\n"
+		ping := at + `  net.message("ping", { {"n", net.int(0, 1000)} })
+  net.message("pong", { {"n", net.int(0, 1000)}, {"ok", net.bool} })
+  net.on_message("ping", function(player, m) net.tell(player, "pong", { n = m.n + 1, ok = true }) end)
+`
+		if !strings.Contains(string(src), at) {
+			t.Fatalf("main.lua no longer holds %q", at)
+		}
+		if err := os.WriteFile(file, []byte(strings.Replace(string(src), at, ping, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}, nil, func(*webClient) string { return "?name=web&net=ws" })
+	w.until("the page shows the player", 3*time.Minute, func(s webPageState) bool {
+		return s.Connected && s.Frames > 30 && s.Own != nil
+	})
+	var got struct {
+		Frames, Entities, Children, Sprites, Labels int
+		Renderer, Failed                            string
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		v := w.cdp.eval(t, `JSON.stringify(window.pixiYard || {})`)
+		if err := json.Unmarshal([]byte(v), &got); err != nil {
+			t.Fatalf("%q: %v", v, err)
+		}
+		if got.Failed != "" {
+			t.Fatalf("PixiJS did not start: %s", got.Failed)
+		}
+		if got.Frames > 10 && got.Entities > 5 && got.Children == got.Entities && got.Sprites > 0 && got.Labels > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Pixi drew %+v; want the yard's entities, one child of the stage each, the coins' sprites and the runner's label", got)
+		}
+		time.Sleep(50 * time.Millisecond) // polling another process
+	}
+	t.Logf("Pixi (%s) drew %+v", got.Renderer, got)
+	// What the page handed the renderer is what Pixi's stage holds: the
+	// entities of the frame drawn last.
+	n, err := strconv.Atoi(w.cdp.eval(t, `String(vkm.lastFrame.e.length)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < got.Entities-2 || n > got.Entities+2 {
+		t.Errorf("the frame holds %d entities, Pixi drew %d", n, got.Entities)
+	}
+	if title := w.cdp.eval(t, `document.title`); title != "Coin Yard (PixiJS)" {
+		t.Errorf("the page's title is %q; want project.toml's", title)
+	}
+	if items := w.cdp.eval(t, `String(vkmHUD.shown.length)`); items != "3" {
+		t.Errorf("the page's HUD over Pixi shows %s items; want the coin game's 3", items)
+	}
+
+	// The page's code speaks the project's messages: a ping sent with
+	// vkm.send reaches the server's handler, whose net.tell comes back to
+	// vkm.onMessage once. A burst of 100 is bounded: the client takes at
+	// most 64 of a frame's, and the server its own burst and rate.
+	w.cdp.eval(t, `window.pongs = []; vkm.onMessage((name, f) => pongs.push([name, f.n, f.ok])); String(vkm.send('ping', { n: 41 }))`)
+	var pongs [][]any
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		if err := json.Unmarshal([]byte(w.cdp.eval(t, `JSON.stringify(pongs)`)), &pongs); err != nil {
+			t.Fatal(err)
+		}
+		if len(pongs) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no pong came back to the page's vkm.onMessage within 10 s of its vkm.send")
+		}
+		time.Sleep(50 * time.Millisecond) // polling another process
+	}
+	time.Sleep(300 * time.Millisecond) // any second pong, which must not come; polling another process
+	if err := json.Unmarshal([]byte(w.cdp.eval(t, `JSON.stringify(pongs)`)), &pongs); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the page heard %v", pongs)
+	if len(pongs) != 1 || pongs[0][0] != "pong" || pongs[0][1] != 42.0 || pongs[0][2] != true {
+		t.Fatalf("the page heard %v; want one [pong 42 true]", pongs)
+	}
+	w.cdp.eval(t, `pongs = []; for (let i = 0; i < 100; i++) vkm.send('ping', { n: i }); vkm.send('no_such_message', {}); ''`)
+	deadline = time.Now().Add(10 * time.Second)
+	for n := -1; ; {
+		if err := json.Unmarshal([]byte(w.cdp.eval(t, `JSON.stringify(pongs)`)), &pongs); err != nil {
+			t.Fatal(err)
+		}
+		if len(pongs) > 0 && len(pongs) == n {
+			break // no more for a while
+		}
+		n = len(pongs)
+		if time.Now().After(deadline) {
+			t.Fatalf("the burst's pongs did not settle: %d", len(pongs))
+		}
+		time.Sleep(time.Second) // polling another process
+	}
+	t.Logf("a burst of 100 pings from the page: %d pongs", len(pongs))
+	if len(pongs) >= 100 {
+		t.Errorf("a burst of 100 pings from the page: %d pongs; want fewer, the rest dropped by the bounds", len(pongs))
+	}
+	// A save the dev server refuses (a syntax error) is told to the dev
+	// page, with the file and line, over the game; a save that loads
+	// takes the banner away.
+	coin := filepath.Join(filepath.Dir(w.project), "coins", "scripts", "coin.lua")
+	good, err := os.ReadFile(coin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(coin, append([]byte("local VALUE = = 1\n"), good...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notice := ""
+	deadline = time.Now().Add(15 * time.Second)
+	for !strings.Contains(notice, "scripts/coin.lua:1") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the dev page's notice is %q; want the refused reload naming scripts/coin.lua:1", notice)
+		}
+		time.Sleep(50 * time.Millisecond) // polling another process
+		notice = w.cdp.eval(t, `vkmHUD.notice`)
+	}
+	t.Logf("the dev page shows: %s", notice)
+	if err := os.WriteFile(coin, append([]byte("-- saved again\n"), good...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(15 * time.Second)
+	for notice != "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the dev page's notice is still %q after a save that loads", notice)
+		}
+		time.Sleep(50 * time.Millisecond) // polling another process
+		notice = w.cdp.eval(t, `vkmHUD.notice`)
+	}
+	if out := os.Getenv("VKM_BROWSER_SCREENSHOT_PIXI"); out != "" {
+		w.cdp.eval(t, `vkmControls.onKey('Slash'), ''`) // the game, not its controls
+		time.Sleep(1500 * time.Millisecond)             // frames drawn without them, the runner moved in
+		var shot struct {
+			Data string `json:"data"`
+		}
+		w.cdp.call(t, "Page.captureScreenshot", map[string]any{"format": "png"}, &shot)
+		b, err := base64.StdEncoding.DecodeString(shot.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

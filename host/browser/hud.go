@@ -36,6 +36,12 @@ func (v *Viewer) hud(out []view.HUDItem) []view.HUDItem {
 				v.fill(&b, it.List, v.playerEntity(p.Name), p.Name)
 				h.Lines = append(h.Lines, b.String())
 			}
+		case "scoreboard":
+			h.Kind = "list"
+			if h.Text == "" {
+				h.Text = "scoreboard"
+			}
+			h.Lines = v.boardLines(&b)
 		}
 		out = append(out, h)
 	}
@@ -132,4 +138,34 @@ func (v *Viewer) playerEntity(name string) entity.ID {
 		}
 	}
 	return entity.None
+}
+
+// boardLines writes the scoreboard as a HUD list's lines: a line for each
+// player in the board's order, "name  3 · 1 · 40 ms" (the own marked with
+// a triangle), then the game's state, "Round.left 93".
+func (v *Viewer) boardLines(b *strings.Builder) []string {
+	var lines []string
+	for _, r := range v.board.Rows {
+		b.Reset()
+		if r.Own {
+			b.WriteString("\u25b8 ")
+		}
+		b.WriteString(r.Name)
+		for i, x := range r.Values {
+			if i == 0 {
+				b.WriteString("  ")
+			} else {
+				b.WriteString(" \u00b7 ")
+			}
+			b.WriteString(formatHUD(x))
+		}
+		b.WriteString("  ")
+		b.WriteString(formatHUD(math.Round(r.RTTms)))
+		b.WriteString(" ms")
+		lines = append(lines, b.String())
+	}
+	for _, s := range v.board.State {
+		lines = append(lines, s.Label+" "+formatHUD(s.Value))
+	}
+	return lines
 }

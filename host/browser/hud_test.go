@@ -29,6 +29,7 @@ func TestViewerHUD(t *testing.T) {
 		{At: "top", From: "game", Text: tpl("{Round.left} s")},
 		{At: "bottom-left", From: "own", Bar: project.Ref{Type: "Health", Field: "hp"}, Max: 100, Label: "hp"},
 		{At: "top-right", List: tpl("{name}: {Score.kills}"), Label: "players"},
+		{At: "center", Scoreboard: true},
 	}
 	h := serveInProcess(t, p)
 	watcher := h.join(memnet.Broadband, 3, nil)
@@ -50,8 +51,8 @@ func TestViewerHUD(t *testing.T) {
 	v.Watch(watcher.c, func() transport.Time { return h.now })
 	v.updateBoard()
 	got := v.hud(nil)
-	if len(got) != 4 {
-		t.Fatalf("%d items, want 4: %+v", len(got), got)
+	if len(got) != 5 {
+		t.Fatalf("%d items, want 5: %+v", len(got), got)
 	}
 	if got[0].Kind != "text" || got[0].Text != "0 kills, \u2013 nope" {
 		t.Errorf("own text %+v; want %q", got[0], "0 kills, \u2013 nope")
@@ -71,6 +72,14 @@ func TestViewerHUD(t *testing.T) {
 	}
 	if l := got[3].Lines; got[3].Kind != "list" || len(l) != 2 || l[0] != otherName+": 3" || !strings.HasSuffix(l[1], ": 0") {
 		t.Errorf("list %+v; want %s: 3 first", got[3], otherName)
+	}
+	// The scoreboard kept on screen: each player's line in the board's
+	// order, the own one marked, then the game's state.
+	sb := got[4]
+	t.Logf("the scoreboard item: %q", sb.Lines)
+	if sb.Kind != "list" || sb.Text != "scoreboard" || len(sb.Lines) != 2+len(v.board.State) ||
+		!strings.HasPrefix(sb.Lines[0], otherName+"  3") || !strings.HasPrefix(sb.Lines[1], "\u25b8 ") || !strings.HasSuffix(sb.Lines[1], " ms") {
+		t.Errorf("scoreboard %+v; want %s's line with 3 first, the own marked second", sb, otherName)
 	}
 }
 

@@ -194,8 +194,9 @@ func NewPageViewer(link *PageSocket, g *game.Game, cfg ViewerConfig) *Viewer {
 	toPage := page.Get("toPage")
 	p := g.Project()
 	q := &typed{}
+	sends, pick := &pageSends{}, &picked{}
 	sink := view.NewSink(view.SinkConfig{
-		Actions: actions(p), ViewWidth: p.ViewWidth, Title: p.Title, Camera: camera(p), Sounds: sounds(p), Renderer: p.Renderer, OnLink: linkSetter(cfg), OnChat: q.add,
+		Actions: actions(p), ViewWidth: p.ViewWidth, Title: p.Title, Camera: camera(p), Sounds: sounds(p), Renderer: p.Renderer, OnLink: linkSetter(cfg), OnChat: q.add, OnSend: sends.add, OnInspect: pick.set,
 		Send: func(msg []byte) { toPage.Invoke(string(msg)) },
 	})
 	page.Set("fromPage", link.funcOf(func(args []js.Value) {
@@ -205,6 +206,7 @@ func NewPageViewer(link *PageSocket, g *game.Game, cfg ViewerConfig) *Viewer {
 	}))
 	v := newViewer(g, drawnPage{sink, page}, cfg)
 	v.typed = q
+	v.sends, v.picked = sends, pick
 	return v
 }
 

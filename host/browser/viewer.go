@@ -58,6 +58,19 @@ type Viewer struct {
 
 	prevHeld uint32
 	sceneSig uint64
+	// sends are what the page's code sent, told what the server told
+	// this player, for the page's code (send.go).
+	sends *pageSends
+	told  told
+	// picked is the entity the developer inspects (inspect.go).
+	picked *picked
+	// changes are the change sounds' fields as the last frame showed them
+	// (sound.go).
+	changes []fieldsSeen
+	log     *slog.Logger
+	// noticesSeen is how many dev notices the client had at the last
+	// frame, noticeReloads its reloads when the newest came (devNotice).
+	noticesSeen, noticeReloads int
 
 	// scoreboard names the project's scoreboard components; boardAt is
 	// when the board was last brought up to date.
@@ -149,6 +162,9 @@ func sounds(p *project.Project) []view.Sound {
 	out := make([]view.Sound, len(p.Sounds))
 	for i, s := range p.Sounds {
 		out[i] = view.Sound{Event: s.Event, File: s.File, Volume: s.Volume, Range: s.Range}
+		if s.Change.Type != "" {
+			out[i].Change = s.Change.String()
+		}
 	}
 	return out
 }
@@ -174,8 +190,9 @@ func linkSetter(cfg ViewerConfig) func(view.Link) {
 func StartViewer(ctx context.Context, addr string, g *game.Game, cfg ViewerConfig) (*Viewer, error) {
 	p := g.Project()
 	q := &typed{}
+	sends, pick := &pageSends{}, &picked{}
 	vc := view.Config{Addr: addr, Actions: actions(p), ViewWidth: p.ViewWidth, Title: p.Title, Icon: projectIcon(p, cfg.logger()), Camera: camera(p), Sounds: sounds(p), Renderer: p.Renderer, Assets: p.FS,
-		Logger: cfg.logger(), OnLink: linkSetter(cfg), OnChat: q.add}
+		Logger: cfg.logger(), OnLink: linkSetter(cfg), OnChat: q.add, OnSend: sends.add, OnInspect: pick.set}
 	srv, err := view.Start(ctx, vc)
 	if err != nil {
 		return nil, err
@@ -185,6 +202,7 @@ func StartViewer(ctx context.Context, addr string, g *game.Game, cfg ViewerConfi
 	}
 	v := newViewer(g, srv, cfg)
 	v.typed = q
+	v.sends, v.picked = sends, pick
 	return v, nil
 }
 
@@ -196,6 +214,8 @@ func newViewer(g *game.Game, pg page, cfg ViewerConfig) *Viewer {
 	}
 	v := &Viewer{srv: pg, g: g, rateAt: time.Now(), scoreboard: g.Project().Scoreboard, chatSeen: chatSeen{typed: &typed{}}}
 	g.WatchEvents(v.effect)
+	g.WatchServerMessages(v.tell)
+	v.log = cfg.logger()
 	return v
 }
 
@@ -265,6 +285,7 @@ func (v *Viewer) Publish() {
 	v.updateScene()
 	v.updateBoard()
 	v.updateChat()
+	v.updateSends()
 	f := &v.frame
 	f.Tick, f.Own = g.Tick(), g.Own()
 	f.Entities, f.Dev, f.Leased, f.Samples = f.Entities[:0], f.Dev[:0], f.Leased[:0], f.Samples[:0]
@@ -278,7 +299,10 @@ func (v *Viewer) Publish() {
 		f.Errs = len(errs)
 	}
 	f.Ghost, f.Net = nil, nil
+	v.changeSounds()
 	f.Effects = v.recentEffects()
+	f.Messages = v.recentMessages()
+	f.Inspect = v.inspect()
 	draw := func() {
 		g.Store().Each(func(id entity.ID) bool {
 			if g.Store().Body(id) != nil || id == g.Own() || v.decoration(id) {
@@ -286,6 +310,7 @@ func (v *Viewer) Publish() {
 			}
 			return true
 		})
+		f.Joints = v.joints(f.Joints[:0], f.Entities)
 	}
 	if v.c != nil {
 		v.c.Drawn(draw)
@@ -312,6 +337,7 @@ func (v *Viewer) Publish() {
 			v.reloads, v.reloadShow = st.Reloads, time.Now()
 		}
 	}
+	f.Notice = v.devNotice(st.Reloads)
 	if v.reloads > 0 && time.Since(v.reloadShow) < reloadNotice {
 		f.Dev = append(f.Dev, view.Stat{Label: "scripts reloaded at tick", Value: float64(st.ReloadTick)})
 	}
@@ -530,4 +556,21 @@ func round1(f float64) float64 { return math.Round(f*10) / 10 }
 type boardField struct {
 	typ, field int
 	label      string
+}
+
+// devNotice returns the newest of the dev server's notices to show, until
+// a reload (the client's reloads count) takes effect after it: a refused
+// reload's error stays on the developer's page until a save that loads.
+func (v *Viewer) devNotice(reloads int) string {
+	if v.c == nil {
+		return ""
+	}
+	list, n := v.c.DevNotices()
+	if n != v.noticesSeen {
+		v.noticesSeen, v.noticeReloads = n, reloads
+	}
+	if len(list) == 0 || reloads != v.noticeReloads {
+		return ""
+	}
+	return list[len(list)-1]
 }

@@ -185,6 +185,12 @@ func (g *Game) checkNames(file string, defs []project.EntityDef, components bool
 		types[i] = t.Name
 	}
 	for _, d := range defs {
+		if sp := spriteOf(d); sp != nil && sp.Image != "" {
+			if _, err := fs.Stat(g.fsys(), sp.Image); err != nil {
+				errs = append(errs, &project.ConfigError{File: file, Line: sp.Line, Key: "entity.look.sprite.image", Err: err,
+					Reason: fmt.Sprintf("%s does not exist in the project", sp.Image)})
+			}
+		}
 		if d.Behavior != "" && !g.scripts.HasBehavior(d.Behavior) {
 			errs = append(errs, &project.ConfigError{File: file, Line: d.Line, Key: "entity.behavior",
 				Reason: unknown("behavior", d.Behavior, "vkmRegisterBehaviors", behaviors)})
@@ -221,4 +227,12 @@ func unknown(kind, name, registrar string, registered []string) string {
 		fmt.Fprintf(&b, " (%s registers %s)", registrar, strings.Join(registered, ", "))
 	}
 	return b.String()
+}
+
+// spriteOf returns d's sprite, nil for none.
+func spriteOf(d project.EntityDef) *project.Sprite {
+	if d.Look == nil {
+		return nil
+	}
+	return d.Look.Sprite
 }

@@ -27,6 +27,10 @@ type HUDItem struct {
 	// order of the scoreboard (highest first value first); set for a list
 	// item.
 	List Template
+	// Scoreboard shows the scoreboard (the project's scoreboard fields,
+	// each player's round trip, the game's state) as a list kept on
+	// screen; set for a scoreboard item.
+	Scoreboard bool
 	// From is whose components Text and Bar read: "own" (the local player's
 	// entity, the default) or "game" (the first entity, in slot order, that
 	// has the component: a scene entity that keeps the match's state).
@@ -38,13 +42,15 @@ type HUDItem struct {
 // HUDPlaces are the places a HUD item can be put.
 var HUDPlaces = []string{"top-left", "top", "top-right", "left", "center", "right", "bottom-left", "bottom", "bottom-right"}
 
-// Kind is "text", "bar" or "list".
+// Kind is "text", "bar", "list" or "scoreboard".
 func (h *HUDItem) Kind() string {
 	switch {
 	case h.Bar.Type != "":
 		return "bar"
 	case h.List != nil:
 		return "list"
+	case h.Scoreboard:
+		return "scoreboard"
 	}
 	return "text"
 }
@@ -152,14 +158,23 @@ func readHUD(root *tomlTable, p *Project) {
 			h.At = at
 		}
 		kinds := 0
-		for _, k := range []string{"text", "bar", "list"} {
+		for _, k := range []string{"text", "bar", "list", "scoreboard"} {
 			if t.has(k) {
 				kinds++
 			}
 		}
 		if kinds != 1 {
-			t.fail("", "a [[hud]] item is exactly one of text, bar or list (this one sets %d)", kinds)
+			t.fail("", "a [[hud]] item is exactly one of text, bar, list or scoreboard (this one sets %d)", kinds)
 			continue
+		}
+		if sb, ok := t.boolean("scoreboard"); ok {
+			if !sb {
+				t.fail("scoreboard", "a scoreboard item sets scoreboard = true; leave the item out for none")
+			}
+			h.Scoreboard = true
+			if t.has("from") {
+				t.fail("from", "a scoreboard reads each player's entity; leave from out")
+			}
 		}
 		h.Text = readTemplate(t, "text")
 		h.List = readTemplate(t, "list")

@@ -54,7 +54,7 @@ func TestParseProjectHUDErrors(t *testing.T) {
 		key       string
 		frag      string
 	}{
-		{"no kind", `at = "top"`, 5, "hud", "exactly one of text, bar or list (this one sets 0)"},
+		{"no kind", `at = "top"`, 5, "hud", "exactly one of text, bar, list or scoreboard (this one sets 0)"},
 		{"two kinds", "text = \"a\"\nbar = \"H.p\"", 5, "hud", "sets 2"},
 		{"bad place", "text = \"a\"\nat = \"middle\"", 7, "hud.at", `"middle" is not a place on screen`},
 		{"unclosed field", `text = "{Score.red"`, 6, "hud.text", "is not closed"},
@@ -66,6 +66,9 @@ func TestParseProjectHUDErrors(t *testing.T) {
 		{"bad from", "text = \"a\"\nfrom = \"all\"", 7, "hud.from", `"all" is not whose components`},
 		{"list from", "list = \"{name}\"\nfrom = \"game\"", 7, "hud.from", "a list reads each player's entity"},
 		{"unknown key", "text = \"a\"\ncolour = \"red\"", 7, "hud.colour", "unknown key"},
+		{"scoreboard false", "scoreboard = false", 6, "hud.scoreboard", "sets scoreboard = true"},
+		{"scoreboard from", "scoreboard = true\nfrom = \"own\"", 7, "hud.from", "a scoreboard reads each player's entity"},
+		{"scoreboard and text", "scoreboard = true\ntext = \"a\"", 5, "hud", "sets 2"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

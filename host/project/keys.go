@@ -39,9 +39,9 @@ var tableKeys = map[fileKind]map[string][]string{
 	projectKind: {
 		"":          {"name", "title", "icon", "extends", "players", "port", "tickRate", "reach", "viewWidth", "scoreboard", "rejoinWindow", "motd", "entryScene", "entryScript", "axis", "button", "collision", "hud", "camera", "sound", "renderer"},
 		"collision": {"categories"},
-		"sound":     {"event", "file", "volume", "range"},
+		"sound":     {"event", "change", "file", "volume", "range"},
 		"camera":    {"mode", "center", "box", "minWidth", "maxWidth"},
-		"hud":       {"at", "text", "bar", "max", "label", "list", "from"},
+		"hud":       {"at", "text", "bar", "max", "label", "list", "from", "scoreboard"},
 		"axis":      {"name", "negative", "positive", "mouse"},
 		"button":    {"name", "keys", "mouse"},
 	},

@@ -10,8 +10,12 @@ import (
 // client's page plays when the game emits an event of that name, placed
 // where the event happened (its x and y fields, or the emitting entity).
 type Sound struct {
-	// Event is the presentation event's name, as a behavior emits it.
+	// Event is the presentation event's name, as a behavior emits it;
+	// "" for a sound that Change plays.
 	Event string
+	// Change is the component field whose change on an entity plays the
+	// sound there, instead of an event; zero for an event's sound.
+	Change Ref
 	// File is the OGG or WAV file's slash-separated path in the project,
 	// cleaned.
 	File string
@@ -36,11 +40,26 @@ func readSounds(root *tomlTable, p *Project) {
 	for _, t := range sounds {
 		t.only()
 		s := Sound{Volume: 1, Range: DefaultSoundRange, Line: t.line}
-		if !t.has("event") {
-			t.fail("", "a [[sound]] needs event, the name of the event that plays it (e.g. event = \"pickup\")")
+		switch {
+		case t.has("event") && t.has("change"):
+			t.fail("change", "a [[sound]] plays on an event or on a field's change, not both")
+			continue
+		case t.has("change"):
+			if c, ok := t.str("change"); ok {
+				r, err := parseRef(strings.Trim(c, "{}"))
+				if err != nil || r.Name {
+					t.fail("change", "%q is not a component field: write \"Type.field\", e.g. \"Score.coins\"", c)
+				} else if seen["change:"+r.String()] > 0 {
+					t.fail("change", "%q already has a sound (at line %d)", r.String(), seen["change:"+r.String()])
+				}
+				seen["change:"+r.String()] = max(t.line, 1)
+				s.Change = r
+			}
+		case !t.has("event"):
+			t.fail("", "a [[sound]] needs event, the name of the event that plays it (e.g. event = \"pickup\"), or change, a component field (e.g. change = \"Score.coins\")")
 			continue
 		}
-		if ev, ok := t.str("event"); ok {
+		if ev, ok := t.str("event"); ok && t.has("event") {
 			switch {
 			case strings.TrimSpace(ev) == "":
 				t.fail("event", "is empty; name the event a behavior emits (e.g. \"pickup\")")

@@ -33,6 +33,9 @@ type Sprite struct {
 	// States[i] (out of range keeps Animation).
 	StateBy Ref
 	States  []string
+	// Line is the line of its image key, for the error when the image is
+	// not in the project (the game checks when it loads the file).
+	Line int
 }
 
 // Limits of [entity.look.sprite].
@@ -51,6 +54,7 @@ func readSprite(t *tomlTable) *Sprite {
 		return nil
 	}
 	sp.Image = readEntryPath(t, "image", ".png", "a PNG image in the project folder, e.g. \"art/runner.png\"")
+	sp.Line = t.lineOf("image")
 	if v, ok := t.vec2("size", "[width, height]"); ok {
 		if !(v.X > 0 && v.Y > 0 && v.X <= MaxSpriteSize && v.Y <= MaxSpriteSize) {
 			t.fail("size", "[%v, %v] is not a size: both above 0 and at most %d metres", v.X, v.Y, MaxSpriteSize)

@@ -55,6 +55,13 @@ type Client struct {
 	chat   []ChatEntry
 	onChat func(ChatEntry)
 	kicked bool
+	// notices are a dev server's newest notices, noticeCount how many
+	// it sent (reload.go).
+	notices     []string
+	noticeCount int
+	// inspect is the entity a developer's inspector shows (inspect.go).
+	inspect inspection
+
 	rec    reconciler
 	smooth prediction.Smoother
 

@@ -246,6 +246,7 @@ func (c *Client) arrived(sn *replication.Snapshot, now transport.Time) {
 	perTick := 1 / ip.tickRate
 	for i := range sn.Entries {
 		e := &sn.Entries[i]
+		c.sawInspected(e.ID, sn.Tick)
 		// A body that stops may be said to in its Rigidbody alone: its
 		// pose has not changed since, but the track must hear that it no
 		// longer moves, or it would be carried on.

@@ -51,6 +51,7 @@ func (s *Server) devPoll(now transport.Time) {
 	d.lastHash = h
 	if err := checkBundle(s.game, files); err != nil {
 		s.log.Error("reload refused: the old code keeps running", "err", err)
+		s.tellDev("reload refused, the old code keeps running: " + err.Error())
 		return
 	}
 	s.scheduleReload(files)
@@ -70,6 +71,23 @@ func checkBundle(g *game.Game, files map[string][]byte) error {
 		return fmt.Errorf("session: a script bundle of %d bytes, at most %d", size, transport.DefaultReliableMaxMessage)
 	}
 	return g.CheckFiles(files)
+}
+
+// tellDev sends every dev client a netmsg.DevNotice: what the developer
+// should see without reading the server's log. A client that did not
+// join with --dev runs none of the code a reload would bring, and is told
+// nothing.
+func (s *Server) tellDev(sentence string) {
+	msg := netmsg.DevNotice{Sentence: sentence}.Append(nil)
+	for _, st := range s.seats {
+		if !st.dev || s.net.Conn(st.player) == nil {
+			continue
+		}
+		if err := st.rel.Send(msg); err != nil {
+			s.log.Warn("player dropped: the message channel is full", "player", st.player, "err", err)
+			s.net.Kick(st.player, s.now)
+		}
+	}
 }
 
 // scheduleReload sends the bundle to every dev client, naming the tick it
@@ -185,6 +203,8 @@ func (c *Client) readMessages() {
 		case netmsg.KindKicked:
 			c.takeKicked(msg)
 			return
+		case netmsg.KindDevNotice:
+			c.takeDevNotice(msg)
 		case netmsg.KindChatLine:
 			c.takeChatLine(msg)
 			if c.ended {
@@ -271,3 +291,31 @@ func (c *Client) stop(why string) {
 		c.why = why
 	}
 }
+
+// MaxDevNotices bounds the dev notices a client keeps (DevNotices): the
+// newest are what a developer reads.
+const MaxDevNotices = 8
+
+// takeDevNotice keeps a dev notice from the server and logs it; one this
+// client cannot read is logged and skipped, as a notice changes nothing
+// in the game.
+func (c *Client) takeDevNotice(msg []byte) {
+	n, err := netmsg.ParseDevNotice(msg)
+	if err != nil {
+		c.log.Warn("unreadable notice from the server", "err", err)
+		return
+	}
+	c.log.Warn("the server says", "notice", n.Sentence)
+	if len(c.notices) == MaxDevNotices {
+		copy(c.notices, c.notices[1:])
+		c.notices = c.notices[:MaxDevNotices-1]
+	}
+	c.notices = append(c.notices, n.Sentence)
+	c.noticeCount++
+}
+
+// DevNotices returns the newest dev notices the server sent this client
+// (at most MaxDevNotices, the newest last) and how many it has sent in
+// all: reloads it refused, and why. Only a client that joined with --dev
+// is sent any.
+func (c *Client) DevNotices() ([]string, int) { return c.notices, c.noticeCount }

@@ -278,7 +278,11 @@ func TestDevReloadRefusesASyntaxError(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := h.join(p, memnet.Lan, 3)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
+	h.dev = false
+	plain := h.join(p, memnet.Lan, 4)
+	h.runUntil(5*time.Second, "the joins", func() bool {
+		return a.c.Playing() && !a.c.Game().Own().IsNone() && plain.c.Playing()
+	})
 	walker := filepath.Join(dir, "scripts/walker.lua")
 	broken := "local Walker = {}\nif then\nreturn Walker\n"
 	if err := os.WriteFile(walker, []byte(broken), 0o644); err != nil {
@@ -297,6 +301,16 @@ func TestDevReloadRefusesASyntaxError(t *testing.T) {
 	}
 	if h.server.Game().Reloads() > 0 || a.c.reloads != 0 || h.server.dev.pending != nil {
 		t.Fatal("a script with a syntax error was reloaded somewhere")
+	}
+	// The dev client is told, with the file and line; the other is told
+	// nothing and plays on.
+	notices, n := a.c.DevNotices()
+	t.Logf("the dev client was told %d notice(s): %q", n, notices)
+	if n != 1 || len(notices) != 1 || !strings.Contains(notices[0], "reload refused") || !strings.Contains(notices[0], "scripts/walker.lua:2") {
+		t.Fatalf("the dev client was told %d notices %q; want the refusal naming scripts/walker.lua:2", n, notices)
+	}
+	if pn, pc := plain.c.DevNotices(); pc != 0 || len(pn) != 0 || !plain.c.Playing() {
+		t.Fatalf("the client without --dev was told %q and plays %v; want nothing told, playing", pn, plain.c.Playing())
 	}
 	if err := os.WriteFile(walker, slowWalker(t), 0o644); err != nil {
 		t.Fatal(err)

@@ -307,6 +307,14 @@ func (s *Server) handle(c *conn, b []byte) error {
 		if s.cfg.OnChat != nil && m.text != "" {
 			s.cfg.OnChat(m.text)
 		}
+	case msgSend:
+		if s.cfg.OnSend != nil {
+			s.cfg.OnSend(m.send)
+		}
+	case msgInspect:
+		if s.cfg.OnInspect != nil {
+			s.cfg.OnInspect(m.id)
+		}
 	case msgLink:
 		if s.cfg.OnLink == nil {
 			return errNoLink

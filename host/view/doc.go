@@ -59,7 +59,9 @@
 //	        {"at":"bottom-left","k":"bar","text":"health","v":75,"max":100},
 //	        {"at":"top-right","k":"list","text":"runners","lines":["ann 3","bo 1"]}],
 //	 "looks":[[16777217,"#48f","ann 3",true], ...],
-//	 "errors":["scripting: walker.on_update on \"hero\" (slot 3): scripts/walker.lua:12: ..."],"errs":1}
+//	 "errors":["scripting: walker.on_update on \"hero\" (slot 3): scripts/walker.lua:12: ..."],"errs":1,
+//	 "notice":"reload refused, the old code keeps running: scripting: scripts/walker.lua:2: ...",
+//	 "joints":[["revolute",0,1.5,0,1.5],["rope",2,3,4.5,0.2]]}
 //
 // view_width, title, camera, sounds, style, sprite, label, order and role are left out when empty or 0:
 // the page then uses its defaults (32 m; a filled shape, no label, order 0,
@@ -72,7 +74,11 @@
 // scene's colour when not "" and its label, hiding it when not visible)
 // is absent when no look changes; errors (the newest three of this end's script
 // errors) and errs (how many in all) are absent when there are none, and a
-// developer's page shows them. seq counts Publish calls, so a gap is frames dropped for that page; net
+// developer's page shows them; so is notice, what a dev server told this
+// client (a reload it refused), absent when there is none or a reload has
+// taken effect since. joints (each [kind, ax, ay, bx, by]: a joint of the
+// drawn bodies, from one anchor to the other in the world) is absent when
+// there are none. seq counts Publish calls, so a gap is frames dropped for that page; net
 // is absent offline, ghost when there is none and fx when no effect is
 // recent. An effect is [seq, name, emitting entity, fields]: effects are
 // numbered from 1 and a frame repeats those of the last moment, so the page
@@ -84,6 +90,15 @@
 //
 //	{"t":"input","axes":{"run":-1,"aim_x":0.6,"aim_y":0.8},"held":{"jump":true,"fire":false}}
 //	{"t":"link","latency_ms":80,"jitter_ms":10,"loss_pct":2}
+//	{"t":"chat","text":"gg"}
+//	{"t":"send","name":"buy","fields":{"item":3,"rush":true}}
+//
+// A send message is the page's own code's vkm.send: a project message for
+// the client to send as its scripts' net.send does (send.go); the messages
+// the server tells the player come back in the frame's "msgs", each
+// [seq, name, 0, {fields}] as an effect is. A hello's sound may name a
+// component field's "change" in place of an "event": the frame's
+// "vkm.change" effect, {"field":"Score.coins"} at the entity, plays it.
 //
 // An input message sets the actions it names (the page names all of them
 // each time); unknown names are skipped, axis values clamped to -1..1. A

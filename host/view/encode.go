@@ -100,6 +100,13 @@ type frameMsg struct {
 	Errors []string        `json:"errors,omitempty"`
 	Looks  [][]any         `json:"looks,omitempty"` // [id, color, label, visible(, state)]
 	Errs   int             `json:"errs,omitempty"`
+	Notice string          `json:"notice,omitempty"`
+	// Msgs is the messages the server told, as FX (send.go).
+	Msgs json.RawMessage `json:"msgs,omitempty"`
+	// Inspect is the inspected entity (inspect.go).
+	Inspect *inspectMsg `json:"inspect,omitempty"`
+	// Joints are [kind, ax, ay, bx, by] each.
+	Joints [][5]any `json:"joints,omitempty"`
 }
 
 // hudMsg is one item of the game's HUD.
@@ -159,6 +166,13 @@ func encodeFrame(seq uint64, f *Frame) []byte {
 	if len(f.Errors) > 0 {
 		m.Errors, m.Errs = f.Errors[max(0, len(f.Errors)-MaxErrors):], max(f.Errs, len(f.Errors))
 	}
+	m.Notice = f.Notice
+	for _, j := range f.Joints {
+		m.Joints = append(m.Joints, [5]any{j.Kind, ns.num(j.AX), ns.num(j.AY), ns.num(j.BX), ns.num(j.BY)})
+	}
+	if f.Inspect != nil {
+		m.Inspect = &inspectMsg{ID: packID(f.Inspect.ID), Lines: f.Inspect.Lines}
+	}
 	for _, l := range f.Looks {
 		lm := []any{packID(l.ID), l.Color, l.Label, l.Visible}
 		if l.State != "" {
@@ -204,6 +218,17 @@ func encodeFrame(seq uint64, f *Frame) []byte {
 			buf = appendEffect(buf, &f.Effects[i])
 		}
 		m.FX = append(buf, ']')
+	}
+	if len(f.Messages) > 0 {
+		buf := make([]byte, 0, 64*len(f.Messages))
+		buf = append(buf, '[')
+		for i := range f.Messages {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendEffect(buf, &f.Messages[i])
+		}
+		m.Msgs = append(buf, ']')
 	}
 	return marshal(&m)
 }
@@ -433,6 +458,7 @@ type helloMsg struct {
 
 type soundMsg struct {
 	Event  string  `json:"event"`
+	Change string  `json:"change,omitempty"`
 	File   string  `json:"file"`
 	Volume float64 `json:"volume"`
 	Range  float64 `json:"range"`
@@ -492,7 +518,7 @@ func encodeHello(a *Actions, viewWidth float64, pg pageHello) []byte {
 		m.ViewWidth = ns.num(viewWidth)
 	}
 	for _, so := range sounds {
-		m.Sounds = append(m.Sounds, soundMsg{Event: so.Event, File: so.File, Volume: finiteOr0(so.Volume), Range: finiteOr0(so.Range)})
+		m.Sounds = append(m.Sounds, soundMsg{Event: so.Event, Change: so.Change, File: so.File, Volume: finiteOr0(so.Volume), Range: finiteOr0(so.Range)})
 	}
 	for i, ax := range a.Axes {
 		m.Axes[i] = axisMsg{Name: ax.Name, Negative: orEmpty(ax.Negative), Positive: orEmpty(ax.Positive), Mouse: ax.Mouse}

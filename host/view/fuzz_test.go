@@ -25,6 +25,10 @@ func FuzzInput(f *testing.F) {
 		`{"t":"chat","text":"gg wp"}`,
 		`{"t":"chat","text":"\u0000\ud800 é"}`,
 		`{"t":"chat","text":7}`,
+		`{"t":"send","name":"buy","fields":{"item":3,"now":true}}`,
+		`{"t":"send","name":"","fields":{}}`,
+		`{"t":"send","name":"buy","fields":{"item":"3"}}`,
+		`{"t":"send","name":"buy","fields":{"item":1e999}}`,
 		`{"t":"nope"}`,
 		`[]`, `null`, `"input"`, `{`, "\xff\xfe", ``,
 	} {
@@ -57,6 +61,15 @@ func FuzzInput(f *testing.F) {
 		case msgChat:
 			if len(m.text) > MaxChatText {
 				t.Fatalf("a chat text of %d bytes", len(m.text))
+			}
+		case msgSend:
+			if m.send.Name == "" || len(m.send.Name) > MaxSendName || len(m.send.Fields) > MaxSendFields {
+				t.Fatalf("a send of %q with %d fields", m.send.Name, len(m.send.Fields))
+			}
+			for k, v := range m.send.Fields {
+				if k == "" || len(k) > MaxSendName || math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Fatalf("a send's field %q = %v", k, v)
+				}
 			}
 		case msgLink:
 			l := m.link.apply(Link{})

@@ -6,6 +6,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"vkm/internal/entity"
 )
 
 // maxMessageBytes bounds what the page may send in one message. An input
@@ -18,9 +20,11 @@ const maxMessageBytes = 4096
 type msgKind uint8
 
 const (
-	msgInput msgKind = iota + 1 // the page's input actions
-	msgLink                     // a new link simulator setting
-	msgChat                     // a chat line the player typed (chat.go)
+	msgInput   msgKind = iota + 1 // the page's input actions
+	msgLink                       // a new link simulator setting
+	msgChat                       // a chat line the player typed (chat.go)
+	msgSend                       // a project message the page's code sent (send.go)
+	msgInspect                    // the entity the developer inspects (inspect.go)
 )
 
 // message is a validated message from the page: every index is in range and
@@ -31,6 +35,8 @@ type message struct {
 	held []buttonValue // msgInput
 	link linkUpdate    // msgLink
 	text string        // msgChat
+	send PageSend      // msgSend
+	id   entity.ID     // msgInspect
 }
 
 type axisValue struct {
@@ -76,6 +82,10 @@ type rawMessage struct {
 	JitterMS  *float64           `json:"jitter_ms"`
 	LossPct   *float64           `json:"loss_pct"`
 	Text      *string            `json:"text"` // chat
+	// send (send.go)
+	Name   *string                    `json:"name"`
+	Fields map[string]json.RawMessage `json:"fields"`
+	ID     *float64                   `json:"id"` // inspect (inspect.go)
 }
 
 var (
@@ -119,6 +129,18 @@ func parseMessage(b []byte, ix *actionIndex) (message, error) {
 		return message{kind: msgLink, link: parseLink(&raw)}, nil
 	case "chat":
 		return message{kind: msgChat, text: chatText(&raw)}, nil
+	case "send":
+		p, ok := parseSend(&raw)
+		if !ok {
+			return message{}, errMalformed
+		}
+		return message{kind: msgSend, send: p}, nil
+	case "inspect":
+		id, ok := parseInspect(&raw)
+		if !ok {
+			return message{}, errMalformed
+		}
+		return message{kind: msgInspect, id: id}, nil
 	}
 	return message{}, errUnknownKind
 }

@@ -1,6 +1,10 @@
 package view
 
-import "sync"
+import (
+	"sync"
+
+	"vkm/internal/entity"
+)
 
 // Sink is the page's connection when the client runs in the page itself
 // (the browser client compiled to WebAssembly): the same messages a
@@ -14,12 +18,15 @@ import "sync"
 // on the browser's event goroutine, frames come from the client's loop);
 // Send is called one message at a time.
 type Sink struct {
-	send    func(msg []byte)
-	onLink  func(Link)
-	onChat  func(string)
-	actions *actionIndex
-	in      *inputState
-	bad     uint64
+	send   func(msg []byte)
+	onLink func(Link)
+	onChat func(string)
+	onSend func(PageSend)
+	// onInspect is SinkConfig.OnInspect.
+	onInspect func(entity.ID)
+	actions   *actionIndex
+	in        *inputState
+	bad       uint64
 
 	mu    sync.Mutex // guards what follows and serialises send
 	seq   uint64
@@ -54,12 +61,16 @@ type SinkConfig struct {
 	OnLink func(Link)
 	// OnChat is Config.OnChat: what the page's player types in the chat.
 	OnChat func(text string)
+	// OnSend is Config.OnSend: the project messages the page's code sends.
+	OnSend func(PageSend)
+	// OnInspect is Config.OnInspect: the entity the developer inspects.
+	OnInspect func(entity.ID)
 }
 
 // NewSink returns a Sink that has already sent the hello message and the
 // link setting: the page learns its input actions before any frame.
 func NewSink(cfg SinkConfig) *Sink {
-	s := &Sink{send: cfg.Send, onLink: cfg.OnLink, onChat: cfg.OnChat, actions: newActionIndex(&cfg.Actions), in: newInputState(&cfg.Actions)}
+	s := &Sink{send: cfg.Send, onLink: cfg.OnLink, onChat: cfg.OnChat, onSend: cfg.OnSend, onInspect: cfg.OnInspect, actions: newActionIndex(&cfg.Actions), in: newInputState(&cfg.Actions)}
 	s.send(encodeHello(&cfg.Actions, cfg.ViewWidth, pageHello{Title: cfg.Title, Camera: &cfg.Camera, Renderer: cfg.Renderer, Sounds: cfg.Sounds}))
 	s.send(encodeLink(Link{}, cfg.OnLink != nil))
 	return s
@@ -134,6 +145,14 @@ func (s *Sink) receive(msg []byte) error {
 	case msgChat:
 		if s.onChat != nil && m.text != "" {
 			s.onChat(m.text)
+		}
+	case msgSend:
+		if s.onSend != nil {
+			s.onSend(m.send)
+		}
+	case msgInspect:
+		if s.onInspect != nil {
+			s.onInspect(m.id)
 		}
 	case msgLink:
 		if s.onLink == nil {

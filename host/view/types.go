@@ -73,6 +73,10 @@ type Camera struct {
 type Sound struct {
 	Event, File   string
 	Volume, Range float64
+	// Change, in place of Event, is the component field ("Type.field")
+	// whose change plays it: the frame's "vkm.change" effect at the
+	// entity, its field named in the effect's fields.
+	Change string
 }
 
 // Scene is what the page draws entities with: one Body per drawn entity. A
@@ -194,6 +198,11 @@ type Frame struct {
 	// how many there were in all.
 	Errors []string
 	Errs   int
+	// Notice is what a dev server last told this client that the
+	// developer should see (a reload it refused, and why: a
+	// session.Client's DevNotices), until a reload takes effect; "" for
+	// none. A developer's page shows it over the game, beside Errors.
+	Notice string
 	// Looks are this frame's looks of the entities whose look changes as
 	// the game runs (project.Look.Changes): each replaces the scene's
 	// colour (when not "") and label, and hides the entity when not
@@ -215,6 +224,24 @@ type Frame struct {
 	// (a shot, a hit, a death, a pickup) of this frame and of the last
 	// few, since a page may miss a frame (see Effect.Seq).
 	Effects []Effect
+	// Messages are the project messages the server told this player
+	// (net.tell), for the page's own code (vkm.onMessage): each an Effect
+	// with its own Seq, the message's name and fields and no entity,
+	// repeated by the frames of the next moment as effects are.
+	Messages []Effect
+	// Inspect is what the client knows of the entity the developer
+	// inspects (inspect.go); nil for none.
+	Inspect *Inspect
+	// Joints are the drawn bodies' joints, each a line from one anchor
+	// to the other in the world.
+	Joints []JointLine
+}
+
+// JointLine is one joint as the page draws it: its kind ("revolute",
+// "rope", "mouse", ...) and its two anchors in the world, in metres.
+type JointLine struct {
+	Kind           string
+	AX, AY, BX, BY float64
 }
 
 // Look is one entity's look in one frame.

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"vkm/internal/entity"
 )
 
 // MaxConns bounds the pages connected at once. One player watches one page;
@@ -83,6 +85,16 @@ type Config struct {
 	// types (chat.go), from a connection's goroutine. When nil, chat
 	// messages from the page are ignored.
 	OnChat func(text string)
+
+	// OnSend, if set, is called with each project message the page's
+	// code sends (vkm.send; send.go), from a connection's goroutine.
+	// When nil, send messages from the page are ignored.
+	OnSend func(PageSend)
+
+	// OnInspect, if set, is called with the entity the developer picks
+	// in the page to inspect (entity.None for none; inspect.go), from a
+	// connection's goroutine.
+	OnInspect func(entity.ID)
 }
 
 // Server serves the page and its WebSocket. Its methods are safe for

@@ -35,6 +35,7 @@
 //	6 Chat        a line a player typed, client to server
 //	7 ChatLine    a line the server sends: a player's, or its own (from 0)
 //	8 Kicked      why the server is removing the player
+//	9 DevNotice   a reload a dev server refused, and why, to dev clients
 //
 // A client ignores a kind it does not know and an empty message, so a later
 // server can add kinds. Integers are little endian, bar the relay's slots

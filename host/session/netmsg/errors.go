@@ -20,6 +20,7 @@ const (
 	FormatChat
 	FormatChatLine
 	FormatKicked
+	FormatDevNotice
 )
 
 // String returns what the format is called in a sentence.
@@ -46,6 +47,8 @@ func (f Format) String() string {
 		return "chat line"
 	case FormatKicked:
 		return "kicked message"
+	case FormatDevNotice:
+		return "dev notice"
 	}
 	return "format(" + strconv.Itoa(int(f)) + ")"
 }

@@ -41,6 +41,10 @@ const (
 // server to client.
 const KindKicked Kind = 8
 
+// KindDevNotice tells a dev client of a reload the server refused
+// (DevNotice), server to client.
+const KindDevNotice Kind = 9
+
 // KindOf returns the kind of msg, or 0 (no kind) for an empty message.
 func KindOf(msg []byte) Kind {
 	if len(msg) == 0 {
@@ -70,6 +74,8 @@ func (k Kind) String() string {
 		return "chat line"
 	case KindKicked:
 		return "kicked"
+	case KindDevNotice:
+		return "dev notice"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }

@@ -113,6 +113,8 @@ func vectors() []vector {
 			ChatLine{From: 2, Text: "gg wp"}, ParseChatLine),
 		message("kicked", "A kicked message (kind 8): the sentence the player is shown as the server removes them.",
 			Kicked{Sentence: "You were kicked: spam."}, ParseKicked),
+		message("dev-notice", "A dev notice (kind 9), to a dev client: a reload the server refused, and why.",
+			DevNotice{Sentence: "reload refused: scripts/coin.lua:3: unexpected symbol"}, ParseDevNotice),
 	}
 }
 
@@ -152,7 +154,7 @@ func renderVectors(tb testing.TB) string {
 # flags (bit 0 a reliable section, bit 1 a relay section), the sections,
 # then the packet proper. A reliable message starts with its kind: 1 bundle,
 # 2 no reload, 3 players, 4 round trips, 5 a project message, 6 chat,
-# 7 a chat line, 8 kicked. Integers are little endian, bar
+# 7 a chat line, 8 kicked, 9 a dev notice. Integers are little endian, bar
 # the relay's slots and generations (LEB128). The most a payload holds is
 # %d bytes.
 #

@@ -5,10 +5,13 @@
 //
 // window.vkmHUD.shown is what the latest draw put on screen, for tests and
 // the console: {at, k, text, v, max, lines} per item; error is the script
-// error the developer's banner shows ("" for none).
+// error the developer's banner shows ("" for none); notice the dev
+// server's notice its other banner shows ("" for none).
 //
 // vkmHUD.drawErrors draws a developer's page's banner of this end's
-// newest script errors (the frame's errors), over the bottom of the game.
+// newest script errors (the frame's errors), over the bottom of the game;
+// vkmHUD.drawNotice the dev server's notice (the frame's notice: a reload
+// it refused, and why) above it.
 (function () {
   'use strict';
 
@@ -24,7 +27,7 @@
     'bottom-left': [0, 1, 'left'], bottom: [0.5, 1, 'center'], 'bottom-right': [1, 1, 'right'],
   };
 
-  const hud = { shown: [], error: '' };
+  const hud = { shown: [], error: '', notice: '' };
   window.vkmHUD = hud;
 
   // lines is how many lines an item takes.
@@ -56,7 +59,7 @@
   hud.drawErrors = function (g, canvas, errors, count, dpr) {
     const list = Array.isArray(errors) ? errors : [];
     hud.error = list.length ? list[list.length - 1] : '';
-    if (!list.length) return;
+    if (!list.length) return canvas.height - 28 * dpr;
     g.setTransform(1, 0, 0, 1, 0, 0);
     const pad = 8 * dpr, line = 18 * dpr;
     const h = pad * 2 + line * (list.length + 1);
@@ -71,6 +74,36 @@
     g.fillText(n === 1 ? 'script error (the log has its traceback)' : n + ' script errors, the newest last (the log has their tracebacks)', 2 * pad, y0 + pad);
     g.font = Math.round(13 * dpr) + 'px ui-monospace, monospace';
     list.forEach((e, i) => g.fillText(e, 2 * pad, y0 + pad + line * (i + 1), canvas.width - 4 * pad));
+    return y0;
+  };
+
+  // drawNotice draws the dev server's notice in a banner whose bottom is
+  // at y (the error banner's top), its words wrapped to the canvas.
+  hud.drawNotice = function (g, canvas, notice, dpr, bottom) {
+    hud.notice = typeof notice === 'string' ? notice : '';
+    if (!hud.notice) return;
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    const pad = 8 * dpr, line = 18 * dpr, width = canvas.width - 4 * pad;
+    g.font = Math.round(13 * dpr) + 'px ui-monospace, monospace';
+    const lines = [];
+    let cur = '';
+    for (const w of hud.notice.split(' ')) {
+      const next = cur ? cur + ' ' + w : w;
+      if (cur && g.measureText(next).width > width) { lines.push(cur); cur = w; } else cur = next;
+    }
+    if (cur) lines.push(cur);
+    lines.splice(6); // a compiler's message is a line or two; the log has the rest
+    const h = pad * 2 + line * (lines.length + 1);
+    const y0 = bottom - h - pad;
+    g.fillStyle = 'rgba(130,90,10,0.9)';
+    g.fillRect(pad, y0, canvas.width - 2 * pad, h);
+    g.textAlign = 'left';
+    g.textBaseline = 'top';
+    g.fillStyle = '#ffffff';
+    g.font = 'bold ' + Math.round(13 * dpr) + 'px system-ui, sans-serif';
+    g.fillText('the dev server says', 2 * pad, y0 + pad);
+    g.font = Math.round(13 * dpr) + 'px ui-monospace, monospace';
+    lines.forEach((l, i) => g.fillText(l, 2 * pad, y0 + pad + line * (i + 1), width));
   };
 
   function text(g, s, x, y, size, color, dpr) {

@@ -9,7 +9,9 @@
 //
 // window.vkmSound exposes, for tests and the console: started (sources
 // started, by event name), last ({event, gain, pan} of the latest),
-// volume, muted, and failed (files that did not load).
+// volume, muted, and failed (files that did not load). A sound mapped to
+// a component field's change is keyed "change:Type.field", and vkm.js
+// plays it for each "vkm.change" effect.
 (function () {
   'use strict';
 
@@ -52,7 +54,9 @@
   so.hello = function (m) {
     so.sounds = {};
     for (const s of Array.isArray(m.sounds) ? m.sounds : []) {
-      if (typeof s.event === 'string' && typeof s.file === 'string') so.sounds[s.event] = s;
+      if (typeof s.file !== 'string') continue;
+      if (typeof s.change === 'string' && s.change) so.sounds['change:' + s.change] = s; // a field's change ("vkm.change")
+      else if (typeof s.event === 'string') so.sounds[s.event] = s;
     }
     if (!Object.keys(so.sounds).length || !context()) return;
     controls();

@@ -18,7 +18,10 @@
 // boardShown (whether Tab holds it open), corrections (the
 // last corrections message's list), transport ("webrtc" or "websocket" for
 // a client in this tab, "" otherwise), useRenderer(r) (a project's own
-// renderer: r.draw(view) each frame instead of the world's drawing) and
+// renderer: r.draw(view) each frame instead of the world's drawing),
+// send(name, fields) and onMessage(fn) (the project's messages, to the
+// server and from it; messages counts those heard), inspect(id) and
+// inspected (the developer's entity inspector: Alt and a click picks one) and
 // drawTimes() ({n, p50_ms,
 // p99_ms}: how long the page's latest animation frames took to draw).
 (function () {
@@ -88,6 +91,14 @@
   window.vkm = state;
   // say sends a chat line the player typed (chat.js draws the box).
   state.say = (text) => typeof text === 'string' && send(JSON.stringify({ t: 'chat', text: text }));
+
+  // send and onMessage: the page's own code speaks the project's messages
+  // (docs/project.md, "Your own renderer"). messages counts what was
+  // heard: seq (the newest taken) and received by name.
+  const messageFns = [];
+  state.messages = { seq: 0, received: {} };
+  state.send = (name, fields) => typeof name === 'string' && send(JSON.stringify({ t: 'send', name, fields: fields && typeof fields === 'object' ? fields : {} }));
+  state.onMessage = (fn) => { if (typeof fn === 'function') messageFns.push(fn); };
 
   const $ = (id) => document.getElementById(id);
   const canvas = $('game');
@@ -246,6 +257,8 @@
     }
     recordNet(m.net);
     takeEffects(m);
+    takeMessages(m);
+    showInspect(m);
     setDev(m.dev);
     if (window.vkmLooks) window.vkmLooks.apply(state.scene, m);
   }
@@ -285,6 +298,80 @@
 
   const bump = (o, k) => { o[k] = (o[k] || 0) + 1; };
 
+  // ---- the entity inspector (Alt and a click; host/view's inspect.go) ----
+
+  // inspectAt picks the drawn entity nearest the canvas point p (within
+  // 2 m), or none, and tells the client; inspect(id) picks id itself.
+  // inspected is the frame's inspector ({id, lines}) last shown.
+  state.inspected = null;
+  state.inspect = (id) => send(JSON.stringify({ t: 'inspect', id: finite(id) && id > 0 ? id : 0 }));
+  state.inspectAt = (p) => {
+    const w = screenToWorld(p.x, p.y);
+    let best = 0, bestD = 2;
+    for (const e of (state.lastFrame && state.lastFrame.e) || []) {
+      const d = Math.hypot(e[1] - w.x, e[2] - w.y);
+      if (finite(d) && d < bestD) { best = e[0]; bestD = d; }
+    }
+    return state.inspect(best);
+  };
+
+  let inspectText = null;
+  function showInspect(m) {
+    const ins = m.inspect && Array.isArray(m.inspect.lines) ? m.inspect : null;
+    state.inspected = ins;
+    const text = ins ? JSON.stringify(ins) : '';
+    if (text === inspectText) return;
+    inspectText = text;
+    let sec = $('inspect-section');
+    if (!sec && !ins) return; // the section comes with the first pick
+    if (!sec) {
+      const side = $('side');
+      if (!side || typeof document.createElement !== 'function') return;
+      sec = document.createElement('section');
+      sec.id = 'inspect-section';
+      const h = document.createElement('h2');
+      h.textContent = 'inspector (Alt+click an entity)';
+      const ol = document.createElement('ol');
+      ol.id = 'inspect';
+      ol.setAttribute('aria-label', "the inspected entity, as this client knows it");
+      sec.append(h, ol);
+      side.insertBefore(sec, $('net-section') || null);
+    }
+    const ol = $('inspect');
+    if (!ol) return;
+    ol.textContent = '';
+    if (!ins) {
+      const li = document.createElement('li');
+      li.textContent = 'none picked';
+      ol.appendChild(li);
+      return;
+    }
+    for (const [k, v] of ins.lines) {
+      const li = document.createElement('li');
+      li.textContent = k + ': ' + v;
+      ol.appendChild(li);
+    }
+  }
+
+  // takeMessages hands the page's code each message of the frame not seen
+  // before (a frame repeats those of the last moment, as effects).
+  function takeMessages(m) {
+    if (!Array.isArray(m.msgs)) return;
+    for (const e of m.msgs) {
+      if (!Array.isArray(e) || !(e[0] > state.messages.seq)) continue;
+      state.messages.seq = e[0];
+      const name = String(e[1]);
+      bump(state.messages.received, name);
+      for (const fn of messageFns) {
+        try {
+          fn(name, e[3] || {});
+        } catch (err) {
+          console.error('vkm: a message handler of the page failed', err);
+        }
+      }
+    }
+  }
+
   // takeEffects keeps each effect of the frame not seen before: a frame
   // repeats the effects of the last moment, and fx.seq is the highest
   // already taken.
@@ -298,6 +385,12 @@
       const own = !!m.own && e[2] === m.own;
       if (name === 'vkm.camera') { // the behaviors' camera, not something to draw
         if (window.vkmCamera) window.vkmCamera.event(e[3] || {}, e[2]);
+        continue;
+      }
+      if (name === 'vkm.change') { // a component field changed: its [[sound]], nothing to draw
+        const f = e[3] || {};
+        if (window.vkmSound && typeof f.field === 'string') window.vkmSound.play('change:' + f.field, poseOf(e[2]), { x: cam.x, y: cam.y, width: canvas.width / cam.ppm });
+        bump(state.fx.received, name);
         continue;
       }
       if (name === 'vkm.look') { // a behavior's look on this end
@@ -553,6 +646,11 @@
   });
   canvas.addEventListener('mousedown', (e) => {
     canvas.focus();
+    if (e.altKey && e.button === 0) { // the developer's inspector, not the game's input
+      e.preventDefault();
+      state.inspectAt(pointer(e));
+      return;
+    }
     mouse = pointer(e);
     mouseDown.add(e.button);
     e.preventDefault();
@@ -777,6 +875,37 @@
     g.stroke();
   }
 
+  // drawJoints draws each joint of the frame (["revolute", ax, ay, bx,
+  // by]) as a line between its anchors with a dot at each: a rope or a
+  // distance joint dashed, a mouse joint's pull in the own colour.
+  // jointsDrawn counts those of the latest frame, for tests.
+  state.jointsDrawn = 0;
+  function drawJoints(f) {
+    state.jointsDrawn = 0;
+    if (!Array.isArray(f.joints)) return;
+    const px = 1 / cam.ppm;
+    for (const j of f.joints) {
+      if (!Array.isArray(j) || ![1, 2, 3, 4].every((i) => finite(j[i]))) continue;
+      g.save();
+      g.strokeStyle = j[0] === 'mouse' ? ROLE_COLORS.own : '#c9d1de';
+      g.lineWidth = 2 * px;
+      if (j[0] === 'rope' || j[0] === 'distance') g.setLineDash([6 * px, 4 * px]);
+      g.beginPath();
+      g.moveTo(j[1], j[2]);
+      g.lineTo(j[3], j[4]);
+      g.stroke();
+      g.setLineDash([]);
+      g.fillStyle = g.strokeStyle;
+      for (const [x, y] of [[j[1], j[2]], [j[3], j[4]]]) {
+        g.beginPath();
+        g.arc(x, y, 3 * px, 0, 2 * Math.PI);
+        g.fill();
+      }
+      g.restore();
+      state.jointsDrawn++;
+    }
+  }
+
   function drawWorld(f) {
     const W = canvas.width, H = canvas.height;
     g.setTransform(cam.ppm, 0, 0, -cam.ppm, W / 2 - cam.x * cam.ppm, H / 2 + cam.y * cam.ppm);
@@ -792,6 +921,7 @@
       const look = e[0] === f.own ? LOOK_OWN : body && body.role === 'player' ? LOOK_PLAYER : LOOK_OTHER;
       drawBody(e[0], e[1], e[2], e[3], e[4], look);
     }
+    drawJoints(f);
     if (state.overlays.leased) {
       const leased = new Set(f.leased || []);
       for (const e of f.e || []) if (leased.has(e[0])) drawBody(e[0], e[1], e[2], e[3], e[4], LOOK_LEASED);
@@ -841,17 +971,23 @@
     g.stroke();
   }
 
+  // drawDevBanners draws what is for the developer over the game: this
+  // end's script errors and the dev server's notice (a reload it
+  // refused), on a page of client --view or one a dev server serves.
+  function drawDevBanners(f) {
+    if (!window.vkmHUD || (web && !(web.config && web.config.dev))) return;
+    const dpr = window.devicePixelRatio || 1;
+    const top = window.vkmHUD.drawErrors(g, canvas, f && f.errors, f && f.errs, dpr);
+    if (window.vkmHUD.drawNotice) window.vkmHUD.drawNotice(g, canvas, f && f.notice, dpr, top);
+  }
+
   function drawHUD(f) {
     g.setTransform(1, 0, 0, 1, 0, 0);
     const dpr = window.devicePixelRatio || 1;
     g.textAlign = 'left';
     g.textBaseline = 'top';
-    if (window.vkmHUD) {
-      window.vkmHUD.draw(g, canvas, (f && f.hud) || [], dpr);
-      // Script errors are for the developer: a page of client --view, or
-      // one a dev server serves.
-      if (!web || (web.config && web.config.dev)) window.vkmHUD.drawErrors(g, canvas, f && f.errors, f && f.errs, dpr);
-    }
+    if (window.vkmHUD) window.vkmHUD.draw(g, canvas, (f && f.hud) || [], dpr);
+    drawDevBanners(f);
     g.textAlign = 'left';
     g.textBaseline = 'bottom';
     g.fillStyle = '#8a93a6';
@@ -913,6 +1049,7 @@
       }
       g.setTransform(1, 0, 0, 1, 0, 0);
       if (!renderer || !renderer.hud) drawHUD(f);
+      else drawDevBanners(f);
       if (state.boardShown) drawBoard();
       if (state.overlays.net && state.overlays.side) drawNet();
       return;

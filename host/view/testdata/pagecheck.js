@@ -53,6 +53,9 @@ function element(id, tagName) {
     focus() {},
     blur() {},
     appendChild() {},
+    append() {},
+    insertBefore() {},
+    setAttribute() {},
   };
   return el;
 }
@@ -207,10 +210,14 @@ assert.ok(!drawCalls.fillText.some((s) => s.includes('health 100')), 'the compon
 assert.deepStrictEqual(plain(vkm.dev), [['health', 100], ['kills', 2]], 'the developer panel lists the component fields');
 assert.strictEqual(sandbox.vkmHUD.shown.length, 3);
 assert.strictEqual(sandbox.vkmHUD.error, '', 'no script error, no banner');
-ws.receive(Object.assign(frame(2, 2), { errors: ['scripting: walker.on_update: scripts/walker.lua:3: boom'], errs: 1 }));
+assert.strictEqual(sandbox.vkmHUD.notice, '', 'no notice, no banner');
+ws.receive(Object.assign(frame(2, 2), { errors: ['scripting: walker.on_update: scripts/walker.lua:3: boom'], errs: 1,
+  notice: 'reload refused, the old code keeps running: scripting: scripts/walker.lua:2: syntax error' }));
 tick();
 assert.strictEqual(sandbox.vkmHUD.error, 'scripting: walker.on_update: scripts/walker.lua:3: boom', 'a script error is shown');
 assert.ok(drawCalls.fillText.includes('script error (the log has its traceback)'));
+assert.strictEqual(sandbox.vkmHUD.notice, 'reload refused, the old code keeps running: scripting: scripts/walker.lua:2: syntax error', "the dev server's notice is shown");
+assert.ok(drawCalls.fillText.includes('the dev server says'));
 
 // Keys drive the run axis; the page's debug keys toggle overlays.
 assert.strictEqual(key('keydown', 'KeyD'), true, 'a bound key is kept from the browser');
@@ -258,6 +265,8 @@ assert.strictEqual(vkm.frames, 3);
 assert.strictEqual(vkm.dropped, 2);
 assert.strictEqual(vkm.own.x, 2.5);
 tick(); // draws every overlay
+assert.strictEqual(sandbox.vkmHUD.notice, '', 'a frame without the notice takes its banner away');
+
 
 // Link sliders follow the server and send their setting.
 const latency = elements.get('latency');
@@ -293,7 +302,22 @@ assert.strictEqual(cam.shown.width, 8, 'the wheel zooms in no further than min_w
 
 // Looks: the frame's (from components) and a behavior's vkm.look event.
 const crate = vkm.scene.get(1 << 24 | 9);
-ws.receive(Object.assign(frame(8, 2), { looks: [[1 << 24 | 9, '#48f', 'crate 3', true], [1 << 24 | 30, '', '', false]] }));
+// The inspector: Alt and a click near an entity picks it; the frame's
+// inspect is what the page keeps.
+vkm.inspectAt({ x: 360, y: 270 }); // the canvas's middle
+const pick = last(ws);
+assert.strictEqual(pick.t, 'inspect');
+assert.ok(typeof pick.id === 'number' && pick.id >= 0, 'a pick names an entity or none');
+vkm.inspect(own);
+assert.deepStrictEqual(plain(last(ws)), { t: 'inspect', id: own });
+vkm.inspect(0);
+assert.deepStrictEqual(plain(last(ws)), { t: 'inspect', id: 0 }, 'none picked');
+ws.receive(Object.assign(frame(8, 2), { looks: [[1 << 24 | 9, '#48f', 'crate 3', true], [1 << 24 | 30, '', '', false]],
+  joints: [['revolute', 0, 0, 0, 1], ['rope', 1, 1, 2, 2], ['mouse', 0, 0, null, 3]],
+  inspect: { id: own, lines: [['slot', '20#1'], ['simulated by', 'this client (its own character)']] } }));
+assert.deepStrictEqual(plain(vkm.inspected.lines[1]), ['simulated by', 'this client (its own character)']);
+tick();
+assert.strictEqual(vkm.jointsDrawn, 2, 'two joints drawn, the one with a null anchor not');
 assert.deepStrictEqual([crate.color, crate.label, crate.hidden], ['#48f', 'crate 3', false], 'the frame colours and labels the crate');
 assert.strictEqual(vkm.scene.get(1 << 24 | 30).hidden, true, 'the frame hides the pickup');
 ws.receive(Object.assign(frame(9, 2), { fx: [[60, 'vkm.look', 1 << 24 | 9, { color: '#fff', visible: false }]] }));
