@@ -111,7 +111,7 @@ var house = []layer{
 	// The host's side of a browser: a client's view, the browser client's
 	// page and build, the web listener as a server's socket and a native
 	// client's link through it, the in-page client's link.
-	{dir: "host/browser", uses: []string{"transport", "prediction", "host/project", "host/game", "host/figures", "host/netio", "host/session", "host/view", "host/web"},
+	{dir: "host/browser", uses: []string{"transport", "prediction", "host/project", "host/game", "host/figures", "host/netio", "host/session", "host/view", "host/web", "physics"},
 		bans: map[string]string{"syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// A server's access list (bans and allows by client id and address),
 	// kept in a file of its own that survives restarts.
