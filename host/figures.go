@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"vkm/host/admin"
 	"vkm/host/figures"
 	"vkm/host/game"
 	"vkm/host/session"
@@ -119,7 +118,7 @@ func (e *scriptErrors) each(fn func(behavior string, n uint64)) {
 	for _, err := range errs[e.seen:] {
 		b := err.Behavior
 		if b == "" {
-			b = admin.NoBehavior
+			b = figures.NoBehavior
 		}
 		if e.count == nil {
 			e.count = map[string]uint64{}
