@@ -25,7 +25,7 @@ RUN go build -trimpath -ldflags=-s -o /out/vkmd ./cmd/vkmd
 # The browser client, for --web: the image has no go toolchain to build it
 # at start, so it is built here and named with --wasm /web/client.wasm
 # (wasm_exec.js beside it, from the same toolchain).
-RUN mkdir -p /out/web && GOOS=js GOARCH=wasm go build -trimpath -o /out/web/client.wasm ./cmd/webclient && \
+RUN mkdir -p /out/web && GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o /out/web/client.wasm ./cmd/webclient && \
     cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" /out/web/
 
 FROM scratch

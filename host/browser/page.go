@@ -51,6 +51,12 @@ import (
 // webClientPkg is the browser client's main package.
 const webClientPkg = "./cmd/webclient"
 
+// webClientFlags are the go build flags of the browser client: no symbol
+// table or debug information (-s -w; a panic's trace still names its
+// functions) and no file paths of the machine that built it (-trimpath),
+// which every player downloads for nothing.
+var webClientFlags = []string{"-trimpath", "-ldflags=-s -w"}
+
 // webClient is the browser client's code, ready to serve.
 type webClient struct {
 	wasm, wasmGz []byte
@@ -240,11 +246,13 @@ func readWebClient(file string) (*webClient, error) {
 	return readyWebClient(wasm, execJS), nil
 }
 
-// readyWebClient gzips the client and names its build.
+// readyWebClient gzips the client and names its build. It is compressed
+// once, as hard as gzip goes: every player's download is the smaller for
+// it.
 func readyWebClient(wasm, execJS []byte) *webClient {
 	wc := webClient{wasm: wasm, execJS: execJS}
 	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, gzip.DefaultCompression)
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
 	zw.Write(wc.wasm)
 	zw.Close()
 	wc.wasmGz = gz.Bytes()
@@ -256,7 +264,7 @@ func readyWebClient(wasm, execJS []byte) *webClient {
 // webClientSource finds the go toolchain and vkm's source (the working
 // folder or one above it), or says why the client cannot be built.
 func webClientSource() (goBin, src string, err error) {
-	howto := "; build it with `GOOS=js GOARCH=wasm go build -o client.wasm " + webClientPkg + "` in vkm's source and pass --wasm client.wasm (with wasm_exec.js from `go env GOROOT`/lib/wasm beside it)"
+	howto := "; build it with `GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o client.wasm " + webClientPkg + "` in vkm's source and pass --wasm client.wasm (with wasm_exec.js from `go env GOROOT`/lib/wasm beside it)"
 	goBin, err = exec.LookPath("go")
 	if err != nil {
 		return "", "", fmt.Errorf("browser: the browser client is built when the server starts, and %w%s", errNoGo, howto)
@@ -278,7 +286,7 @@ func buildWebClient(goBin, src string) ([]byte, error) {
 	}
 	defer os.RemoveAll(tmp)
 	out := filepath.Join(tmp, "client.wasm")
-	cmd := exec.Command(goBin, "build", "-o", out, webClientPkg)
+	cmd := exec.Command(goBin, append(append([]string{"build"}, webClientFlags...), "-o", out, webClientPkg)...)
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if msg, err := cmd.CombinedOutput(); err != nil {
