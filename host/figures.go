@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"vkm/host/admin"
 	"vkm/host/figures"
 	"vkm/host/game"
 	"vkm/host/session"
@@ -119,7 +118,7 @@ func (e *scriptErrors) each(fn func(behavior string, n uint64)) {
 	for _, err := range errs[e.seen:] {
 		b := err.Behavior
 		if b == "" {
-			b = admin.NoBehavior
+			b = figures.NoBehavior
 		}
 		if e.count == nil {
 			e.count = map[string]uint64{}
@@ -130,7 +129,7 @@ func (e *scriptErrors) each(fn func(behavior string, n uint64)) {
 	if len(e.count) == 0 {
 		// A zero sample before the first error, so a rate over the
 		// counter (an alert's) has a series to start from.
-		fn(admin.NoBehavior, 0)
+		fn(figures.NoBehavior, 0)
 	}
 	for b, n := range e.count {
 		fn(b, n)

@@ -3,7 +3,6 @@ package scripting
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -48,18 +47,52 @@ func (e *ScriptError) Error() string {
 	return b.String()
 }
 
-// whereRE finds a Lua source position, "path:line:", as gopher-lua writes it
-// in messages and tracebacks. "[G]" (a Go function) has no line and never
-// matches.
-var whereRE = regexp.MustCompile(`([^\s:'"\[\]]+):(\d+):`)
+// findWhere finds the first Lua source position, "path:line:", as
+// gopher-lua writes it in messages and tracebacks: a path of no space,
+// colon, quote or bracket, a colon, a decimal line and a colon (the
+// regular expression ([^\s:'"\[\]]+):(\d+): scanned by hand, which keeps
+// package regexp, and the Unicode tables it names, out of the browser
+// client). "[G]" (a Go function) has no line and never matches. It returns
+// where the position starts, where "path:line" ends and where the match
+// (its last colon included) ends; start < 0 when there is none.
+func findWhere(s string) (start, whereEnd, end int) {
+	inPath := func(c byte) bool {
+		switch c {
+		case ' ', '\t', '\n', '\f', '\r', ':', '\'', '"', '[', ']':
+			return false
+		}
+		return true
+	}
+	for i := 0; i < len(s); {
+		if !inPath(s[i]) {
+			i++
+			continue
+		}
+		// A path can only end at the first byte outside it, so the run
+		// from i matches or no start inside it does.
+		j := i
+		for j < len(s) && inPath(s[j]) {
+			j++
+		}
+		k := j + 1
+		for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+			k++
+		}
+		if j < len(s) && s[j] == ':' && k > j+1 && k < len(s) && s[k] == ':' {
+			return i, k, k + 1
+		}
+		i = j
+	}
+	return -1, 0, 0
+}
 
 // splitWhere takes a leading "path:line: " off msg.
 func splitWhere(msg string) (where, rest string) {
-	m := whereRE.FindStringSubmatchIndex(msg)
-	if m == nil || m[0] != 0 {
+	start, whereEnd, end := findWhere(msg)
+	if start != 0 {
 		return "", msg
 	}
-	return msg[m[2]:m[5]], strings.TrimLeft(msg[m[1]:], " ")
+	return msg[:whereEnd], strings.TrimLeft(msg[end:], " ")
 }
 
 // describe fills e's Where, Message and Traceback from what a protected call
@@ -78,8 +111,8 @@ func (e *ScriptError) describe(err error) {
 	e.Where, e.Message = splitWhere(strings.TrimSpace(msg))
 	e.Traceback = api.StackTrace
 	if e.Where == "" {
-		if m := whereRE.FindStringSubmatch(api.StackTrace); m != nil {
-			e.Where = m[1] + ":" + m[2]
+		if start, whereEnd, _ := findWhere(api.StackTrace); start >= 0 {
+			e.Where = api.StackTrace[start:whereEnd]
 		}
 	}
 	if api.Type == lua.ApiErrorPanic {

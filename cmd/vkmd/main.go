@@ -187,7 +187,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.serve.Admin, "admin", "", "serve /metrics, /healthz, /readyz and /debug/pprof/ over HTTP on this address (e.g. 127.0.0.1:9100); loopback only unless --admin-public")
 	fs.BoolVar(&o.serve.AdminPublic, "admin-public", false, "let --admin listen on an address that is not loopback")
 	fs.StringVar(&o.serve.Web, "web", "", "serve browsers over HTTP on this address (e.g. 127.0.0.1:8080): the game's page, and play over WebRTC (ICE on the same port number over UDP) or WebSocket; loopback only without --key unless --insecure")
-	fs.StringVar(&o.serve.WebClient, "wasm", "", "with --web: serve this prebuilt browser client (GOOS=js GOARCH=wasm go build ./cmd/webclient; wasm_exec.js beside it) instead of building it with the go toolchain at start")
+	fs.StringVar(&o.serve.WebClient, "wasm", "", "with --web: serve this prebuilt browser client (GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' ./cmd/webclient; wasm_exec.js beside it) instead of building it with the go toolchain at start")
 	fs.StringVar(&o.keyFile, "key", "", "the game's key file (vkmd keygen writes one): admit only players with a connect token, and seal their connections")
 	fs.StringVar(&o.public, "public", "", "with --key: the addresses players reach this server at, IP:PORT[,IP:PORT] (default: the address served on)")
 	fs.BoolVar(&o.serve.Insecure, "insecure", false, "serve every interface without a key: anyone whose build matches may join, unsealed")

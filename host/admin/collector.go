@@ -7,8 +7,8 @@ import (
 )
 
 // NoBehavior is the behavior label of a script error outside any
-// behavior's callback.
-const NoBehavior = "none"
+// behavior's callback (figures.NoBehavior).
+const NoBehavior = figures.NoBehavior
 
 // collector reports the figures the loop last handed over (Update), at
 // scrape time: every figure of Config.Figures with a Metric, as a counter

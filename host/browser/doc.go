@@ -19,4 +19,9 @@
 // The sockets are package netio's; the page's messages are package view's.
 // Nothing here is safe for concurrent use unless it says so: each piece
 // belongs to the loop that made it.
+//
+// A js/wasm build (the browser client) has what runs in the tab and no
+// server: Listen, Dial and StartViewer fail there (web_js.go), and the
+// page's HTTP server is not built, so the client links no net/http
+// (internal/layers' TestTheBrowserClientLinksNoServer keeps it so).
 package browser

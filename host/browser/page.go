@@ -1,3 +1,5 @@
+//go:build !js
+
 package browser
 
 import (
@@ -12,9 +14,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,37 +48,14 @@ import (
 //	                   takes what a dev server runs now
 //	/vkm/web.json      {"dev": the server is a dev server, "project": name}
 
-// ListenConfig says where a server's web listener listens and what it
-// serves.
-type ListenConfig struct {
-	// Addr is the TCP address ("host:port") it listens on; its ICE port
-	// is the same host and port number, over UDP (another when that is
-	// taken and the port was left to the system).
-	Addr string
-	// Public are the addresses players reach the server at, whose IP
-	// addresses the ICE candidates name (host.ServeConfig.Public).
-	Public []netip.AddrPort
-	// Ready, if set, is called with the address it listens on.
-	Ready func(net.Addr)
-	// Page is the browser client's page, served beside the gateway.
-	Page   PageConfig
-	Logger *slog.Logger
-}
-
-// PageConfig says what the browser client's page serves.
-type PageConfig struct {
-	Project *project.Project
-	// Dev tells the page the server is a development server.
-	Dev bool
-	// WebClient is host.ServeConfig.WebClient: the browser client's
-	// WebAssembly file, or empty to build it from the module's source.
-	WebClient string
-	// Logger hears of the client's build; nil logs nothing.
-	Logger *slog.Logger
-}
-
 // webClientPkg is the browser client's main package.
 const webClientPkg = "./cmd/webclient"
+
+// webClientFlags are the go build flags of the browser client: no symbol
+// table or debug information (-s -w; a panic's trace still names its
+// functions) and no file paths of the machine that built it (-trimpath),
+// which every player downloads for nothing.
+var webClientFlags = []string{"-trimpath", "-ldflags=-s -w"}
 
 // webClient is the browser client's code, ready to serve.
 type webClient struct {
@@ -269,11 +246,13 @@ func readWebClient(file string) (*webClient, error) {
 	return readyWebClient(wasm, execJS), nil
 }
 
-// readyWebClient gzips the client and names its build.
+// readyWebClient gzips the client and names its build. It is compressed
+// once, as hard as gzip goes: every player's download is the smaller for
+// it.
 func readyWebClient(wasm, execJS []byte) *webClient {
 	wc := webClient{wasm: wasm, execJS: execJS}
 	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, gzip.DefaultCompression)
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
 	zw.Write(wc.wasm)
 	zw.Close()
 	wc.wasmGz = gz.Bytes()
@@ -285,7 +264,7 @@ func readyWebClient(wasm, execJS []byte) *webClient {
 // webClientSource finds the go toolchain and vkm's source (the working
 // folder or one above it), or says why the client cannot be built.
 func webClientSource() (goBin, src string, err error) {
-	howto := "; build it with `GOOS=js GOARCH=wasm go build -o client.wasm " + webClientPkg + "` in vkm's source and pass --wasm client.wasm (with wasm_exec.js from `go env GOROOT`/lib/wasm beside it)"
+	howto := "; build it with `GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o client.wasm " + webClientPkg + "` in vkm's source and pass --wasm client.wasm (with wasm_exec.js from `go env GOROOT`/lib/wasm beside it)"
 	goBin, err = exec.LookPath("go")
 	if err != nil {
 		return "", "", fmt.Errorf("browser: the browser client is built when the server starts, and %w%s", errNoGo, howto)
@@ -307,7 +286,7 @@ func buildWebClient(goBin, src string) ([]byte, error) {
 	}
 	defer os.RemoveAll(tmp)
 	out := filepath.Join(tmp, "client.wasm")
-	cmd := exec.Command(goBin, "build", "-o", out, webClientPkg)
+	cmd := exec.Command(goBin, append(append([]string{"build"}, webClientFlags...), "-o", out, webClientPkg)...)
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if msg, err := cmd.CombinedOutput(); err != nil {

@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"context"
 	"log/slog"
 	"math"
 	"slices"
@@ -134,10 +133,7 @@ type page interface {
 	Close() error
 }
 
-var (
-	_ page = (*view.Server)(nil)
-	_ page = (*view.Sink)(nil)
-)
+var _ page = (*view.Sink)(nil)
 
 // actions returns the project's input actions as the page lists them.
 func actions(p *project.Project) view.Actions {
@@ -183,27 +179,6 @@ func linkSetter(cfg ViewerConfig) func(view.Link) {
 			cfg.logger().Warn("link setting refused", "err", err)
 		}
 	}
-}
-
-// StartViewer serves g's view as a web page of its own at addr
-// ("127.0.0.1:8080") until ctx ends or the Viewer closes.
-func StartViewer(ctx context.Context, addr string, g *game.Game, cfg ViewerConfig) (*Viewer, error) {
-	p := g.Project()
-	q := &typed{}
-	sends, pick := &pageSends{}, &picked{}
-	vc := view.Config{Addr: addr, Actions: actions(p), ViewWidth: p.ViewWidth, Title: p.Title, Icon: projectIcon(p, cfg.logger()), Camera: camera(p), Sounds: sounds(p), Renderer: p.Renderer, Assets: p.FS,
-		Logger: cfg.logger(), OnLink: linkSetter(cfg), OnChat: q.add, OnSend: sends.add, OnInspect: pick.set}
-	srv, err := view.Start(ctx, vc)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.OnListen != nil {
-		cfg.OnListen(srv.Addr())
-	}
-	v := newViewer(g, srv, cfg)
-	v.typed = q
-	v.sends, v.picked = sends, pick
-	return v, nil
 }
 
 // newViewer ties g to pg.

@@ -279,3 +279,9 @@ func (v *Values) AppendStatus(b []byte) []byte {
 	}
 	return b
 }
+
+// NoBehavior is the label a script error outside any behavior's callback
+// is counted under, where script errors are counted by behavior. It is
+// here, below the admin listener, so that an end without one (the browser
+// client) names it without linking the listener.
+const NoBehavior = "none"

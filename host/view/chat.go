@@ -61,16 +61,6 @@ func (c *chatState) get() ([]byte, uint64) {
 	return c.msg, c.ver
 }
 
-// SetChat sets the chat log every page shows; a call that changes nothing
-// sends nothing. lines is not kept.
-func (s *Server) SetChat(lines []ChatLine) {
-	if s.chat.set(encodeChat(lines)) {
-		s.mu.Lock()
-		s.pokeLocked()
-		s.mu.Unlock()
-	}
-}
-
 // SetChat hands the page the chat log when it differs from the last.
 func (s *Sink) SetChat(lines []ChatLine) { s.setOnChange(&s.chat, encodeChat(lines)) }
 

@@ -1,9 +1,10 @@
+//go:build !js
+
 package view
 
 import (
 	"context"
 	"embed"
-	"errors"
 	"net/http"
 	"sync"
 
@@ -290,9 +291,6 @@ func (c *conn) readLoop(ctx context.Context) error {
 		}
 	}
 }
-
-// errNoLink is a link message to a server without Config.OnLink.
-var errNoLink = errors.New("view: no link simulator to set")
 
 // handle acts on one message from c.
 func (s *Server) handle(c *conn, b []byte) error {

@@ -104,4 +104,8 @@
 // each time); unknown names are skipped, axis values clamped to -1..1. A
 // link message sets the settings it names, clamped to the sliders' limits.
 // Anything else is ignored and counted in Stats.Bad.
+//
+// A js/wasm build (the browser client) has the messages and Sink but not
+// the HTTP server (Server, Start, ServeAsset, ServeIcon, InTabPage,
+// PageFiles, DefaultIcon): a file that names them is built for !js only.
 package view

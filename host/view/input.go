@@ -27,6 +27,9 @@ const (
 	msgInspect                    // the entity the developer inspects (inspect.go)
 )
 
+// errNoLink is a link message to a server without Config.OnLink.
+var errNoLink = errors.New("view: no link simulator to set")
+
 // message is a validated message from the page: every index is in range and
 // every number finite and clamped.
 type message struct {
@@ -195,7 +198,7 @@ func roundMS(ms float64) time.Duration {
 // closes, everything it held is released. Safe for concurrent use.
 type inputState struct {
 	mu      sync.Mutex
-	owner   *conn // the page whose input this is; nil when none
+	owner   any // the page whose input this is (its *conn); nil when none
 	axes    []float64
 	held    []bool
 	pressed []bool // presses since the last take
@@ -210,7 +213,7 @@ func newInputState(a *Actions) *inputState {
 }
 
 // apply sets the actions m names, as sent by c, and records presses.
-func (in *inputState) apply(c *conn, m *message) {
+func (in *inputState) apply(c any, m *message) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.owner = c
@@ -227,7 +230,7 @@ func (in *inputState) apply(c *conn, m *message) {
 
 // release lets go of every action when c drives the input. Presses already
 // recorded are kept for the next take.
-func (in *inputState) release(c *conn) {
+func (in *inputState) release(c any) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.owner != c {

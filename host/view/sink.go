@@ -177,3 +177,14 @@ func (s *Sink) Bad() uint64 {
 // Close is there for the client's loop, which closes whatever shows its
 // frames; a Sink holds nothing to release.
 func (s *Sink) Close() error { return nil }
+
+// clampLink returns l within the sliders' limits.
+func clampLink(l Link) Link {
+	l.Latency = min(max(l.Latency, 0), MaxLatency)
+	l.Jitter = min(max(l.Jitter, 0), MaxJitter)
+	if !(l.Loss >= 0) { // also NaN
+		l.Loss = 0
+	}
+	l.Loss = min(l.Loss, MaxLoss)
+	return l
+}

@@ -1,3 +1,5 @@
+//go:build !js
+
 package view
 
 import (
@@ -304,22 +306,21 @@ func (s *Server) SetLink(l Link) {
 	s.setLinkLocked(l)
 }
 
-// clampLink returns l within the sliders' limits.
-func clampLink(l Link) Link {
-	l.Latency = min(max(l.Latency, 0), MaxLatency)
-	l.Jitter = min(max(l.Jitter, 0), MaxJitter)
-	if !(l.Loss >= 0) { // also NaN
-		l.Loss = 0
-	}
-	l.Loss = min(l.Loss, MaxLoss)
-	return l
-}
-
 func (s *Server) setLinkLocked(l Link) {
 	s.link = l
 	s.linkMsg = encodeLink(l, s.cfg.OnLink != nil)
 	s.linkVer++
 	s.pokeLocked()
+}
+
+// SetChat sets the chat log every page shows; a call that changes nothing
+// sends nothing. lines is not kept.
+func (s *Server) SetChat(lines []ChatLine) {
+	if s.chat.set(encodeChat(lines)) {
+		s.mu.Lock()
+		s.pokeLocked()
+		s.mu.Unlock()
+	}
 }
 
 // Publish sends f to every connected page. It never blocks on a page: each

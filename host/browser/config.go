@@ -1,0 +1,38 @@
+package browser
+
+import (
+	"log/slog"
+	"net"
+	"net/netip"
+
+	"vkm/host/project"
+)
+
+// ListenConfig says where a server's web listener listens and what it
+// serves.
+type ListenConfig struct {
+	// Addr is the TCP address ("host:port") it listens on; its ICE port
+	// is the same host and port number, over UDP (another when that is
+	// taken and the port was left to the system).
+	Addr string
+	// Public are the addresses players reach the server at, whose IP
+	// addresses the ICE candidates name (host.ServeConfig.Public).
+	Public []netip.AddrPort
+	// Ready, if set, is called with the address it listens on.
+	Ready func(net.Addr)
+	// Page is the browser client's page, served beside the gateway.
+	Page   PageConfig
+	Logger *slog.Logger
+}
+
+// PageConfig says what the browser client's page serves.
+type PageConfig struct {
+	Project *project.Project
+	// Dev tells the page the server is a development server.
+	Dev bool
+	// WebClient is host.ServeConfig.WebClient: the browser client's
+	// WebAssembly file, or empty to build it from the module's source.
+	WebClient string
+	// Logger hears of the client's build; nil logs nothing.
+	Logger *slog.Logger
+}
