@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -54,9 +52,8 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 		o.Summary = &record.Summary{}
 	}
 	err = record.Replay(file, stdout, o)
-	if *report != "" && o.Summary.File != "" {
-		b, _ := json.MarshalIndent(o.Summary, "", "  ")
-		if werr := os.WriteFile(*report, append(b, '\n'), 0o644); werr != nil && err == nil {
+	if *report != "" {
+		if werr := record.WriteSummary(*report, o.Summary); werr != nil && err == nil {
 			err = werr
 		}
 	}

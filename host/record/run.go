@@ -1,11 +1,13 @@
 package record
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"math"
+	"os"
 	"time"
 
 	"vkm/host/project"
@@ -48,6 +50,20 @@ type Summary struct {
 	End  string `json:"end,omitempty"`
 	// Stopped says why the replay stopped before the recording's end.
 	Stopped string `json:"stopped,omitempty"`
+}
+
+// WriteSummary writes s to path as a replay's JSON report. A replay that
+// never opened its recording (s.File empty) has nothing to report, and
+// writes nothing.
+func WriteSummary(path string, s *Summary) error {
+	if s == nil || s.File == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 // Desync is a Mismatch in a Summary.
