@@ -124,6 +124,8 @@ var command = cli.Command{Name: "vkmd", Commands: `  vkmd check <project-dir>
     	write a new game key (for --key, vkmd token and the lobby)
   vkmd token <project-dir> --key FILE --server ADDR --client-id N
     	mint a connect token for one player (vkmd token -h: its flags)
+  vkmd replay <file.vkmrec> [--until TICK] [--dump]
+    	play a match recorded with --record, checking its world hashes (vkmd replay -h: its flags)
 `, Exits: `  0  stopped by Ctrl-C (SIGINT) or SIGTERM, after its --drain; or its
      --duration passed; or -h, --version or --schema answered
   1  the project did not load, or could not be served

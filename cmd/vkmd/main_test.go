@@ -77,7 +77,7 @@ func TestHelpPrintsTheUsageAndExitsZero(t *testing.T) {
 		for _, want := range []string{"-port int", "-admin string", "-admin-public", "-drain duration", "-version", "-h, --help", "exit status:", "  2  the command line cannot be run",
 			"-status\n", "-log-format string", "-healthz-stall duration",
 			// Every command of its own, before the flags.
-			"\ncommands:\n  vkmd check <project-dir>\n", "\n  vkmd new <name>\n", "\n  vkmd keygen > FILE\n", "\n  vkmd token <project-dir> "} {
+			"\ncommands:\n  vkmd check <project-dir>\n", "\n  vkmd new <name>\n", "\n  vkmd keygen > FILE\n", "\n  vkmd token <project-dir> ", "\n  vkmd replay <file.vkmrec> "} {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("%v: the usage does not say %q", args, want)
 			}
