@@ -228,7 +228,7 @@ func (l *Limiter) Allow(from netip.Addr, now time.Duration) bool {
 
 func (b *bucket) take(now time.Duration, rate, max float64) bool {
 	if now > b.at {
-		b.tokens = min(max, b.tokens+rate*(now - b.at).Seconds())
+		b.tokens = min(max, b.tokens+rate*(now-b.at).Seconds())
 		b.at = now
 	}
 	if b.tokens < 1 {
