@@ -123,8 +123,8 @@ var house = []layer{
 	// from the packages above; goroutines, timers and the wall clock.
 	{dir: "host", uses: []string{"transport", "transport/handshake", "transport/token", "transport/memnet", "replication",
 		"host/project", "host/bot", "host/game", "host/figures", "host/loop", "host/netio", "host/watch", "host/session", "host/admin", "host/browser", "host/access", "host/agones", "host/record", "host/lan"}},
-	{dir: "cmd/vkmd", uses: []string{"host", "host/project", "host/fleet", "host/figures", "host/record"}},
-	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project", "host/fleet", "transport/token", "host/record"}},
+	{dir: "cmd/vkmd", uses: []string{"host", "host/project", "host/fleet", "host/figures", "host/record", "host/lan"}},
+	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project", "host/fleet", "transport/token", "host/record", "host/lan"}},
 	{dir: "cmd/lobby", uses: []string{"host", "host/fleet"}},
 	// The browser client: the client session compiled to WebAssembly.
 	{dir: "cmd/webclient", uses: []string{"host", "host/project", "transport/token"}},
