@@ -90,12 +90,16 @@ type LANGame struct {
 	lan.Answer
 }
 
+// LANTargets are where a LAN search asks: the network (255.255.255.255)
+// and this machine (127.255.255.255, which reaches every server sharing
+// the port, where a datagram to 127.0.0.1 would reach one).
+var LANTargets = []string{"255.255.255.255", "127.255.255.255"}
+
 // SearchLAN broadcasts a discovery request on port (lan.Port for vkmd's
-// default) to the network (255.255.255.255) and to this machine
-// (127.255.255.255, which reaches every server sharing the port, where a
-// datagram to 127.0.0.1 would reach one), and returns every distinct
-// server that answered within wait, in the order they answered.
-func SearchLAN(ctx context.Context, port int, wait time.Duration) ([]LANGame, error) {
+// default) to each of targets (LANTargets for a player's search; a test
+// keeps to this machine's), and returns every distinct server that
+// answered within wait, in the order they answered.
+func SearchLAN(ctx context.Context, port int, wait time.Duration, targets []string) ([]LANGame, error) {
 	lc := net.ListenConfig{Control: broadcastControl}
 	conn, err := lc.ListenPacket(ctx, "udp4", "0.0.0.0:0")
 	if err != nil {
@@ -108,7 +112,7 @@ func SearchLAN(ctx context.Context, port int, wait time.Duration) ([]LANGame, er
 	req := lan.AppendRequest(nil, nonce)
 	sent := 0
 	var sendErr error
-	for _, dst := range []string{"255.255.255.255", "127.255.255.255"} {
+	for _, dst := range targets {
 		ua, _ := net.ResolveUDPAddr("udp4", net.JoinHostPort(dst, strconv.Itoa(port)))
 		if _, err := conn.WriteTo(req, ua); err != nil {
 			sendErr = err

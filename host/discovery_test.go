@@ -82,7 +82,7 @@ func TestLANFindsTwoServersOfOneProject(t *testing.T) {
 	// The serving loop counts the player at its next tick: search until
 	// both answer with the counts expected, or the test's deadline.
 	for try := 1; ; try++ {
-		games, err := SearchLAN(ctx, disc, 300*time.Millisecond)
+		games, err := SearchLAN(ctx, disc, 300*time.Millisecond, []string{"127.255.255.255"})
 		if err != nil {
 			t.Fatal(err)
 		}

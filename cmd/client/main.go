@@ -387,7 +387,7 @@ func readJWT(path string) (string, error) {
 // searchLAN prints every server that answers a LAN search within a second,
 // one a line, and fails if none did.
 func searchLAN(ctx context.Context, stdout io.Writer) error {
-	games, err := host.SearchLAN(ctx, lan.Port, time.Second)
+	games, err := host.SearchLAN(ctx, lan.Port, time.Second, host.LANTargets)
 	if err != nil {
 		return err
 	}
