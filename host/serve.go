@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,12 +11,14 @@ import (
 	"net"
 	"net/netip"
 	"runtime"
+	"syscall"
 	"time"
 
 	"vkm/host/access"
 	"vkm/host/browser"
 	"vkm/host/figures"
 	"vkm/host/game"
+	"vkm/host/lan"
 	"vkm/host/loop"
 	"vkm/host/netio"
 	"vkm/host/project"
@@ -81,6 +84,11 @@ type ServeConfig struct {
 	WebClient string
 	// Dev tells dev clients this is a development server.
 	Dev bool
+	// LAN, if not 0, is the UDP port to answer LAN discovery requests on
+	// (host/lan; vkmd uses lan.Port), shared with the other servers on
+	// the machine. A server listening on loopback answers only this
+	// machine. Not with Net.
+	LAN int
 	// Sim names a link simulator profile to run every datagram through
 	// (empty: none); SimSeed must then be set.
 	Sim     string
@@ -301,6 +309,8 @@ type server struct {
 	// mod answers console lines, which come through cmds (moderation.go).
 	mod  *moderator
 	cmds chan command
+	// lan answers LAN discovery (nil: it does not).
+	lan *lanAnswerer
 }
 
 // Serve runs cfg.Project as a dedicated server until ctx ends (or
@@ -337,7 +347,15 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	// The socket first: a server with a key names its bound address in
 	// the session's Auth.
 	var err error
-	if srv.sock, err = netio.Listen(cfg.Net, cfg.listenAddr(p.Port), cfg.Sim, cfg.SimSeed); err != nil {
+	srv.sock, err = netio.Listen(cfg.Net, cfg.listenAddr(p.Port), cfg.Sim, cfg.SimSeed)
+	// The project's port taken (another server of it on this machine):
+	// the next free one up to 15 above it, which a LAN search still finds.
+	for i := 1; err != nil && errors.Is(err, syscall.EADDRINUSE) && cfg.Addr == "" && cfg.Net == nil && i <= 15 && p.Port+i <= 65535; i++ {
+		if srv.sock, err = netio.Listen(nil, cfg.listenAddr(p.Port+i), cfg.Sim, cfg.SimSeed); err == nil {
+			logger.Info("the project's port is taken: serving on the next free one", "project_port", p.Port, "port", p.Port+i)
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	if cfg.Web != "" {
@@ -396,6 +414,13 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 		defer srv.admin.close()
 		srv.stats.Observer = srv.admin.a
 		logger.Info("admin listening", "addr", cfg.Admin)
+	}
+	if cfg.LAN != 0 && cfg.Net == nil {
+		at := srv.sock.LocalAddr()
+		a := lan.Answer{Project: p.Name, Fingerprint: session.Hello(srv.s.Game()).SchemaFP, Seats: uint16(min(p.Players, 0xffff)), Port: at.Port(), Key: cfg.Key != nil}
+		if srv.lan = startLAN(cfg.LAN, a, at.Addr().IsLoopback(), logger); srv.lan != nil {
+			defer srv.lan.close()
+		}
 	}
 	if cfg.Ready != nil {
 		cfg.Ready(srv.sock.LocalAddr())
@@ -503,6 +528,9 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 			srv.stats.Trace.Write()
 		}
 		last = now
+		if srv.lan != nil {
+			srv.lan.players.Store(int32(srv.s.Net().PlayerCount()))
+		}
 		if srv.cfg.Seated != nil {
 			if n := srv.s.Net().PlayerCount(); n != seated {
 				seated = n

@@ -10,6 +10,7 @@
 //
 //	client <file.vkmrec> --headless [--until TICK] [--dump] [--project DIR] [--report FILE]
 //	client <project-dir> [--connect ADDR[:PORT] [--web URL] [--token FILE | --key FILE [--client-id N]] | --web URL | --lobby URL [--lobby-jwt FILE]] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
+//	client <project-dir> --lan
 //	client -h | --version
 //
 // It exits 0 when its run ends with every client offline or seated
@@ -32,6 +33,7 @@ import (
 	"vkm/host"
 	"vkm/host/bot"
 	"vkm/host/fleet"
+	"vkm/host/lan"
 	"vkm/host/project"
 	"vkm/internal/cli"
 	"vkm/transport/token"
@@ -69,6 +71,8 @@ type options struct {
 	lobbyJWT     string
 	bearer       string     // the JWT --lobby-jwt holds
 	want         fleet.Want // what the lobby is asked for
+	// lan lists the servers a LAN search finds, and plays nothing.
+	lan bool
 }
 
 // parse reads the command line into the client's configuration, refusing
@@ -99,9 +103,13 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.lobbyJWT, "lobby-jwt", "", "with --lobby: a file holding the JWT the game's backend gave this player, which the lobby checks (its subject is the player's client id)")
 	fs.StringVar(&o.report, "report", "", "write a JSON summary of the run to this file")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.BoolVar(&o.lan, "lan", false, "list the servers on this network and this machine (a LAN discovery broadcast on UDP port 27959): one line each, ADDR:PORT PROJECT PLAYERS/SEATS, then exit (1 if none answered)")
 	var err error
 	if o.dir, o.done, err = command.Parse(fs, args, stdout); err != nil || o.done {
 		return o, err
+	}
+	if o.lan {
+		return o, nil
 	}
 	if o.bots != 0 && o.bot == "" {
 		o.bot = "wander"
@@ -184,6 +192,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	p, err := project.LoadProject(o.dir)
 	if err != nil {
 		return err
+	}
+	if o.lan {
+		return searchLAN(ctx, stdout)
 	}
 	o.play.Project, o.play.Logger = p, logger
 	if o.passwordFile != "" {
@@ -371,4 +382,24 @@ func readJWT(path string) (string, error) {
 		return "", fmt.Errorf("client: --lobby-jwt %s does not hold one JWT (header.payload.signature)", path)
 	}
 	return jwt, nil
+}
+
+// searchLAN prints every server that answers a LAN search within a second,
+// one a line, and fails if none did.
+func searchLAN(ctx context.Context, stdout io.Writer) error {
+	games, err := host.SearchLAN(ctx, lan.Port, time.Second, host.LANTargets)
+	if err != nil {
+		return err
+	}
+	for _, g := range games {
+		key := ""
+		if g.Key {
+			key = " key"
+		}
+		fmt.Fprintf(stdout, "%v %s %d/%d%s\n", g.Addr, g.Project, g.Players, g.Seats, key)
+	}
+	if len(games) == 0 {
+		return fmt.Errorf("no server answered a LAN search (UDP port %d) within a second", lan.Port)
+	}
+	return nil
 }

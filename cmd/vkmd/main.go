@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--web ADDR [--wasm FILE]] [--fleet REDIS_URL] [--agones] [--report FILE] [--log-level L] [--log-format text|json] [--status] [--healthz-stall D] [--cpuprofile FILE] [--memprofile FILE] [--tick-log FILE] [--idle-gc=false] [--record DIR [--record-max BYTES]] [--schema]
+//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--web ADDR [--wasm FILE]] [--fleet REDIS_URL] [--agones] [--report FILE] [--log-level L] [--log-format text|json] [--status] [--healthz-stall D] [--cpuprofile FILE] [--memprofile FILE] [--tick-log FILE] [--idle-gc=false] [--record DIR [--record-max BYTES]] [--schema] [--lan=false]
 //	vkmd check <project-dir>
 //	vkmd new <name>
 //	vkmd replay <file.vkmrec> [--until TICK] [--dump] [--project DIR] [--report FILE]
@@ -64,6 +64,7 @@ import (
 	"time"
 
 	"vkm/host"
+	"vkm/host/lan"
 	"vkm/host/project"
 	"vkm/internal/cli"
 )
@@ -113,6 +114,8 @@ type options struct {
 	// logFormat is --log-format; status, --status.
 	logFormat string
 	status    bool
+	// lan is --lan: answer LAN discovery on lan.Port.
+	lan bool
 }
 
 // command is vkmd's command line.
@@ -208,9 +211,13 @@ func parse(args []string, stdout io.Writer) (options, error) {
 			return o, cli.Usagef("--host is not a vkmd flag: vkmd is the host. Run `vkmd PROJECT_DIR` and join it with `client PROJECT_DIR --connect 127.0.0.1`")
 		}
 	}
+	fs.BoolVar(&o.lan, "lan", true, "answer LAN discovery (client --lan) on UDP port 27959, shared with every server on this machine: the project, its players and seats, the game's port, whether a key is needed; a server on loopback answers only this machine")
 	var err error
 	if o.dir, o.done, err = command.Parse(fs, args, stdout); err != nil || o.done {
 		return o, err
+	}
+	if o.lan {
+		o.serve.LAN = lan.Port
 	}
 	if o.port != 0 {
 		o.serve.Addr = fmt.Sprintf(":%d", o.port)

@@ -116,12 +116,15 @@ var house = []layer{
 	// A server's access list (bans and allows by client id and address),
 	// kept in a file of its own that survives restarts.
 	{dir: "host/access", bans: map[string]string{"net": noSockets, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}, sansIO: true},
+	// The LAN discovery datagram: a client's request and a server's
+	// answer, and how often one source is answered.
+	{dir: "host/lan", bans: pure, sansIO: true},
 	// The composing root: the programs' serving and playing loops, wired
 	// from the packages above; goroutines, timers and the wall clock.
 	{dir: "host", uses: []string{"transport", "transport/handshake", "transport/token", "transport/memnet", "replication",
-		"host/project", "host/bot", "host/game", "host/figures", "host/loop", "host/netio", "host/watch", "host/session", "host/admin", "host/browser", "host/access", "host/agones", "host/record"}},
-	{dir: "cmd/vkmd", uses: []string{"host", "host/project", "host/fleet", "host/figures", "host/record"}},
-	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project", "host/fleet", "transport/token", "host/record"}},
+		"host/project", "host/bot", "host/game", "host/figures", "host/loop", "host/netio", "host/watch", "host/session", "host/admin", "host/browser", "host/access", "host/agones", "host/record", "host/lan"}},
+	{dir: "cmd/vkmd", uses: []string{"host", "host/project", "host/fleet", "host/figures", "host/record", "host/lan"}},
+	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project", "host/fleet", "transport/token", "host/record", "host/lan"}},
 	{dir: "cmd/lobby", uses: []string{"host", "host/fleet"}},
 	// The browser client: the client session compiled to WebAssembly.
 	{dir: "cmd/webclient", uses: []string{"host", "host/project", "transport/token"}},
