@@ -393,6 +393,9 @@ type Server struct {
 	// refusals counts the sealed Refuses sent, from a random start, for
 	// their counters (handshake.SealedRefuseBit set).
 	refusals uint64
+	// guests are the players sharing seated players' connections
+	// (guests.go).
+	guests guestSeats
 }
 
 // NewServer returns a Server with no players. It fails if MaxPlayers is out
@@ -663,6 +666,7 @@ func (s *Server) remove(p *player, reason handshake.GoodbyeReason) {
 		s.seated = s.seated[:last]
 	}
 	s.nums.release(p.num)
+	s.dropGuests(p)
 	if reason != handshake.GoodbyeTimeout {
 		// A deliberate departure: a Hello still on its way must not seat
 		// the player again. After a timeout one may, since a client still
@@ -731,8 +735,9 @@ func (s *Server) AppendPlaying(dst []uint16) []uint16 {
 	return dst
 }
 
-// PlayerCount returns how many players are seated.
-func (s *Server) PlayerCount() int { return len(s.seated) }
+// PlayerCount returns how many players are seated, guests included: the
+// seats taken.
+func (s *Server) PlayerCount() int { return s.seatsTaken() }
 
 // Conn returns the connection core of a seated player, or nil for a number
 // not seated. Replication asks it whether a sent sequence was acknowledged

@@ -174,7 +174,7 @@ func (s *Server) receiveHello(from netip.AddrPort, cookie uint64, datagram []byt
 		s.refuse(a, *s.closedTo)
 		s.logRefusal(from, *s.closedTo, &hello, now)
 		return
-	case seat == nil && len(s.seated) >= s.cfg.MaxPlayers:
+	case seat == nil && s.seatsTaken() >= s.cfg.MaxPlayers:
 		full := handshake.Refuse{Reason: handshake.ReasonFull, MaxPlayers: uint16(s.cfg.MaxPlayers)}
 		s.refuse(a, full)
 		s.logRefusal(from, full, &hello, now)

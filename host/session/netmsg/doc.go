@@ -17,10 +17,10 @@
 //
 // A Data payload, after the connection header, both ways:
 //
-//	flags u8 | reliable section     | relay section   | the packet proper, to the end:
-//	         | with bit 0: written  | with bit 1: a   | a snapshot from the server,
-//	         | and read by          | Relay, from the | a command packet from a client
-//	         | transport.Reliable   | server only     |
+//	flags u8 | reliable section     | relay section   | the packet proper:             | guest section
+//	         | with bit 0: written  | with bit 1: a   | a snapshot from the server,    | with bit 2: a
+//	         | and read by          | Relay, from the | a command packet (and guests'  | GuestSection,
+//	         | transport.Reliable   | server only     | streams) from a client         | server only
 //
 // The packet proper and the relay are planned first; the reliable section
 // gets the bytes of the datagram they leave (see AppendPayload).
@@ -36,6 +36,7 @@
 //	7 ChatLine    a line the server sends: a player's, or its own (from 0)
 //	8 Kicked      why the server is removing the player
 //	9 DevNotice   a reload a dev server refused, and why, to dev clients
+//	12 Guest      seating and unseating a connection's guests, both ways
 //
 // A client ignores a kind it does not know and an empty message, so a later
 // server can add kinds. Integers are little endian, bar the relay's slots

@@ -21,6 +21,9 @@ const (
 	FormatChatLine
 	FormatKicked
 	FormatDevNotice
+	FormatGuest
+	FormatGuests
+	FormatGuestCommands
 )
 
 // String returns what the format is called in a sentence.
@@ -49,6 +52,12 @@ func (f Format) String() string {
 		return "kicked message"
 	case FormatDevNotice:
 		return "dev notice"
+	case FormatGuest:
+		return "guest message"
+	case FormatGuests:
+		return "guest section"
+	case FormatGuestCommands:
+		return "guest command stream"
 	}
 	return "format(" + strconv.Itoa(int(f)) + ")"
 }

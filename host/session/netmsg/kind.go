@@ -76,6 +76,8 @@ func (k Kind) String() string {
 		return "kicked"
 	case KindDevNotice:
 		return "dev notice"
+	case KindGuest:
+		return "guest"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }

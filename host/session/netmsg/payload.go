@@ -10,8 +10,11 @@ const (
 	// flagRelay says a relay section follows the reliable one, if any;
 	// only a server sets it.
 	flagRelay = 1 << 1
+	// flagGuests says a guest section ends the payload, after the packet
+	// proper; only a server sets it.
+	flagGuests = 1 << 2
 	// flagsKnown are the bits this version defines; every other is 0.
-	flagsKnown = flagReliable | flagRelay
+	flagsKnown = flagReliable | flagRelay | flagGuests
 )
 
 // PayloadOverhead is what the framing costs a payload that carries no
@@ -28,10 +31,17 @@ const PayloadOverhead = 1
 // the reliable section is cut to fit. The caller calls rel.Sent with the
 // sequence the payload goes out under.
 func AppendPayload(dst []byte, rel *transport.Reliable, relay, main []byte, now transport.Time) []byte {
+	return AppendServerPayload(dst, rel, relay, main, nil, now)
+}
+
+// AppendServerPayload is AppendPayload with a guest section after main
+// (guests as GuestSection.Append writes it; empty: none): a server's
+// payload to a connection with guests.
+func AppendServerPayload(dst []byte, rel *transport.Reliable, relay, main, guests []byte, now transport.Time) []byte {
 	at := len(dst)
 	dst = append(dst, 0)
 	if rel != nil {
-		room := transport.MaxDataPayload - PayloadOverhead - len(relay) - len(main)
+		room := transport.MaxDataPayload - PayloadOverhead - len(relay) - len(main) - len(guests)
 		if n := len(dst); room > 0 {
 			dst = rel.Append(dst, room, now)
 			if len(dst) > n {
@@ -43,7 +53,12 @@ func AppendPayload(dst []byte, rel *transport.Reliable, relay, main []byte, now 
 		dst[at] |= flagRelay
 		dst = append(dst, relay...)
 	}
-	return append(dst, main...)
+	dst = append(dst, main...)
+	if len(guests) > 0 {
+		dst[at] |= flagGuests
+		dst = append(dst, guests...)
+	}
+	return dst
 }
 
 // ParseServerPayload reads a payload a server sent: it hands the reliable
@@ -56,7 +71,16 @@ func AppendPayload(dst []byte, rel *transport.Reliable, relay, main []byte, now 
 // transport.ErrReliableProtocol: the connection must end, since the
 // datagram is already acknowledged and its fragments will not come again.
 func ParseServerPayload(p []byte, rel *transport.Reliable, relay *Relay) ([]byte, error) {
+	var guests GuestSection
+	return ParseServerPayloadGuests(p, rel, relay, &guests)
+}
+
+// ParseServerPayloadGuests is ParseServerPayload that also reads a guest
+// section into *guests (reusing its storage; empty: none came), refusing
+// one ParseGuestSection refuses.
+func ParseServerPayloadGuests(p []byte, rel *transport.Reliable, relay *Relay, guests *GuestSection) ([]byte, error) {
 	*relay = (*relay)[:0]
+	*guests = (*guests)[:0]
 	if len(p) < PayloadOverhead {
 		return nil, failf(FormatPayload, "empty")
 	}
@@ -83,6 +107,14 @@ func ParseServerPayload(p []byte, rel *transport.Reliable, relay *Relay) ([]byte
 		}
 		p = p[n:]
 	}
+	if flags&flagGuests != 0 {
+		g, head, err := ParseGuestSection(p, *guests)
+		*guests = g
+		if err != nil {
+			return nil, err
+		}
+		p = head
+	}
 	return p, nil
 }
 
@@ -93,6 +125,9 @@ func ParseServerPayload(p []byte, rel *transport.Reliable, relay *Relay) ([]byte
 func ParseClientPayload(p []byte, rel *transport.Reliable) ([]byte, error) {
 	if len(p) >= PayloadOverhead && p[0]&flagRelay != 0 {
 		return nil, failf(FormatPayload, "a relay section from a client")
+	}
+	if len(p) >= PayloadOverhead && p[0]&flagGuests != 0 {
+		return nil, failf(FormatPayload, "a guest section from a client")
 	}
 	var none Relay // never filled: a relay section was refused above
 	return ParseServerPayload(p, rel, &none)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"vkm/internal/entity"
 	"vkm/transport"
 )
 
@@ -24,29 +25,36 @@ func FuzzPayload(f *testing.F) {
 	f.Add([]byte{0x80})
 	f.Add([]byte{flagReliable, 0})
 	f.Add([]byte{flagRelay, 0})
+	guests := GuestSection{{Local: 1, Player: 3, Entity: entity.ID{Slot: 61, Gen: 1}}}.Append(nil)
+	f.Add(AppendServerPayload(nil, nil, relay, []byte{0xC0}, guests, 0))
+	f.Add(AppendServerPayload(nil, sending(f, "hi"), nil, []byte{0xC0}, guests, 0))
 	f.Fuzz(func(t *testing.T, p []byte) {
 		var r Relay
-		main, err := ParseServerPayload(p, newReliable(t), &r)
+		var g GuestSection
+		main, err := ParseServerPayloadGuests(p, newReliable(t), &r, &g)
 		if err != nil && !errors.Is(err, transport.ErrReliableProtocol) {
 			mustParseError(t, err)
 		}
 		if err == nil {
-			if !bytes.HasSuffix(p, main) || len(main) >= len(p) {
+			if len(main) >= len(p) || (p[0]&flagGuests == 0 && !bytes.HasSuffix(p, main)) {
 				t.Fatalf("returned % x from % x", main, p)
 			}
 			if p[0]&flagReliable == 0 {
-				var section []byte
+				var section, gs []byte
 				if p[0]&flagRelay != 0 {
 					section = r.Append(nil)
 				}
-				if again := AppendPayload(nil, nil, section, main, 0); !bytes.Equal(again, p) {
-					t.Fatalf("parsed % x as relay %+v and % x, which frame as % x", p, r, main, again)
+				if p[0]&flagGuests != 0 {
+					gs = g.Append(nil)
+				}
+				if again := AppendServerPayload(nil, nil, section, main, gs, 0); !bytes.Equal(again, p) {
+					t.Fatalf("parsed % x as relay %+v, % x and guests %+v, which frame as % x", p, r, main, g, again)
 				}
 			}
 		}
 		cmain, cerr := ParseClientPayload(p, newReliable(t))
 		switch {
-		case len(p) > 0 && p[0]&flagRelay != 0:
+		case len(p) > 0 && p[0]&(flagRelay|flagGuests) != 0:
 			if cerr == nil {
 				t.Fatalf("a client's payload with a relay: % x", p)
 			}

@@ -115,8 +115,37 @@ func vectors() []vector {
 			Kicked{Sentence: "You were kicked: spam."}, ParseKicked),
 		message("dev-notice", "A dev notice (kind 9), to a dev client: a reload the server refused, and why.",
 			DevNotice{Sentence: "reload refused: scripts/coin.lua:3: unexpected symbol"}, ParseDevNotice),
+		message("guest-join", "A guest message (kind 12), client to server: op 1, join, for local player 1, named \"bo\".",
+			Guest{Op: GuestJoin, Local: 1, Text: "bo"}, ParseGuest),
+		message("guest-leave", "A guest message, client to server: op 2, leave, for local player 2.",
+			Guest{Op: GuestLeave, Local: 2}, ParseGuest),
+		message("guest-seated", "A guest message, server to client: op 3, local player 1 is seated as player 5.",
+			Guest{Op: GuestSeated, Local: 1, Player: 5}, ParseGuest),
+		message("guest-refused", "A guest message, server to client: op 4, local player 2 was not seated, and why.",
+			Guest{Op: GuestRefused, Local: 2, Text: "Every seat is taken."}, ParseGuest),
+		message("guest-kicked", "A guest message, server to client: op 5, local player 1 (player 5) was kicked, and the sentence.",
+			Guest{Op: GuestKicked, Local: 1, Player: 5, Text: "You were kicked: spam."}, ParseGuest),
+		message("guest-left", "A guest message, server to client: op 6, local player 1 (player 5) has left its seat.",
+			Guest{Op: GuestLeft, Local: 1, Player: 5}, ParseGuest),
+		{name: "guest-section", about: "A server's payload with a guest section (flag bit 2) after the packet proper (a stand-in snapshot, 80 01): count 2; local 1 is player 5 with entity 61#1, local 2 player 6 with entity 200#3 (slot 200 is LEB128 c8 01); then the section's length, 12.",
+			value: guestSample,
+			encode: func(testing.TB) []byte {
+				return AppendServerPayload(nil, nil, nil, []byte{0x80, 0x01}, guestSample.Append(nil), 0)
+			},
+			parse: func(tb testing.TB, b []byte) (any, error) {
+				var relay Relay
+				var g GuestSection
+				main, err := ParseServerPayloadGuests(b, newReliable(tb), &relay, &g)
+				if err == nil && !bytes.Equal(main, []byte{0x80, 0x01}) {
+					err = fmt.Errorf("packet proper % x", main)
+				}
+				return g, err
+			}},
 	}
 }
+
+// guestSample is the guest section vector's.
+var guestSample = GuestSection{{Local: 1, Player: 5, Entity: entity.ID{Slot: 61, Gen: 1}}, {Local: 2, Player: 6, Entity: entity.ID{Slot: 200, Gen: 3}}}
 
 // parsePlayers and parseRoundTrips parse with no scratch.
 func parsePlayers(b []byte) (Players, error)       { return ParsePlayers(b, nil) }
@@ -151,10 +180,11 @@ func renderVectors(tb testing.TB) string {
 #
 # docs/protocol.md, "Data: the payload", "The relay section" and
 # "Messages a server sends". A Data payload follows the connection header:
-# flags (bit 0 a reliable section, bit 1 a relay section), the sections,
-# then the packet proper. A reliable message starts with its kind: 1 bundle,
+# flags (bit 0 a reliable section, bit 1 a relay section, bit 2 a guest
+# section at the end), the sections, then the packet proper and the guest
+# section. A reliable message starts with its kind: 1 bundle,
 # 2 no reload, 3 players, 4 round trips, 5 a project message, 6 chat,
-# 7 a chat line, 8 kicked, 9 a dev notice. Integers are little endian, bar
+# 7 a chat line, 8 kicked, 9 a dev notice, 12 guest. Integers are little endian, bar
 # the relay's slots and generations (LEB128). The most a payload holds is
 # %d bytes.
 #
