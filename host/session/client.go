@@ -119,6 +119,16 @@ type Client struct {
 	rosterBy   map[entity.ID]uint16
 	listed     netmsg.Players
 	rtts       netmsg.RoundTrips
+
+	// guests are the players seated on this connection besides its own,
+	// by local number (guests_client.go); guestsGone those whose seat
+	// ended since Guests last reported; guestSec the newest snapshot's
+	// guest section; guestCorrections the snapshots that corrected a
+	// guest's character.
+	guests           [netmsg.MaxGuests + 1]*localGuest
+	guestsGone       []Guest
+	guestSec         netmsg.GuestSection
+	guestCorrections uint64
 }
 
 // recordingInput hands the game each tick's command as the wire will carry
@@ -207,14 +217,19 @@ type clientAuthority Client
 var _ game.Authority = (*clientAuthority)(nil)
 
 func (a *clientAuthority) Simulates(id entity.ID, live uint32) bool {
-	return a.playing && (id == a.game.Own() || a.leases.Leased(id, live))
+	return a.playing && (id == a.game.Own() || a.leases.Leased(id, live) || (*Client)(a).guestOf(id) != nil)
 }
 func (a *clientAuthority) IsMine(id entity.ID) bool {
-	return (a.playing || a.ended) && id == a.game.Own()
+	return (a.playing || a.ended) && (id == a.game.Own() || (*Client)(a).guestOf(id) != nil)
 }
 func (a *clientAuthority) Command(id entity.ID) *prediction.Command {
 	if a.playing && id == a.game.Own() {
 		return a.game.Local()
+	}
+	if a.playing {
+		if g := (*Client)(a).guestOf(id); g != nil {
+			return &g.cur
+		}
 	}
 	return nil
 }
@@ -247,6 +262,9 @@ func (a *clientAuthority) Player(id entity.ID) uint16 {
 	}
 	if !id.IsNone() && id == a.game.Own() {
 		return a.net.Player()
+	}
+	if g := (*Client)(a).guestOf(id); g != nil {
+		return g.Player
 	}
 	return 0
 }
@@ -297,6 +315,7 @@ func (c *Client) sendCommands(now transport.Time) {
 	c.history.Fill(&c.packet)
 	c.packet.DrawnTick, c.packet.DrawnFrac = prediction.DrawnTick(c.drawnNewest)
 	c.cmdBuf = c.packet.Append(c.cmdBuf[:0], len(p.Axes), len(p.Buttons))
+	c.cmdBuf = c.appendGuestCommands(c.cmdBuf)
 	if conn := c.net.Conn(); conn != nil {
 		c.rel.Acknowledge(conn, now)
 	}
@@ -471,6 +490,7 @@ var _ game.Hooks = (*clientHooks)(nil)
 
 func (h *clientHooks) BeforeTick() {
 	(*Client)(h).beforeTick()
+	(*Client)(h).guestCommands()
 	(*Client)(h).reckon()
 }
 func (h *clientHooks) IntentsWritten() {}

@@ -144,6 +144,9 @@ func (r *reconciler) command(tick uint32) (prediction.Command, bool) {
 // that body and what it touches (its own island), then keeps the state of
 // the own entity and of every leased body.
 func (c *Client) recordPrediction(g *game.Game) {
+	if c.playing {
+		c.recordGuests(g)
+	}
 	if !c.playing || !g.Store().Alive(g.Own()) {
 		return
 	}
@@ -175,6 +178,9 @@ func (c *Client) recordPrediction(g *game.Game) {
 	}
 	g.Physics().Island(g.Own(), join)
 	ownIsland = false
+	// What a guest's character pushes is this end's too: the guest's
+	// commands, which only this end and the server have, move it.
+	c.guestIslands(g, join)
 	leased := len(c.island) > 0
 	// A leased body still moving stays this end's, and so does what it
 	// touches: it moves on this end's prediction (a push, a shot) and the
@@ -251,6 +257,7 @@ func (c *Client) hold() held {
 		return true
 	}
 	keep(g.Own())
+	c.holdGuests(keep)
 	c.leases.Each(g.Tick(), keep)
 	c.heldScratch = h.bodies
 	if c.rec.wordOK && c.rec.wordID == g.Own() {
@@ -304,7 +311,11 @@ func (c *Client) reconcile(h held, judged uint32) {
 		rec.comps.adopt(g.Schema(), &rec.comps, &c.rec.word)
 		c.rec.adopted++
 	}
-	if ok && prediction.Agrees(predicted, server) && (!compWrong || adopted) {
+	guestsOK := c.guestsAgree(judged)
+	if !guestsOK {
+		c.guestCorrections++
+	}
+	if ok && prediction.Agrees(predicted, server) && (!compWrong || adopted) && guestsOK {
 		for _, b := range h.bodies {
 			if t := st.Transform(b.id); t != nil {
 				*t = b.t

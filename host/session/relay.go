@@ -34,11 +34,17 @@ const RelayReach = 8.0
 func (h *serverHooks) IntentsWritten() {
 	s := (*Server)(h)
 	st := s.game.Store()
-	for _, seat := range s.seats {
+	keep := func(seat *seat) {
 		seat.intentOK = false
 		if c := st.Controller(seat.entity); c != nil && st.Alive(seat.entity) {
 			seat.moveX, seat.moveY, seat.intentOK = c.MoveX, c.MoveY, true
 		}
+	}
+	for _, seat := range s.seats {
+		keep(seat)
+	}
+	for _, seat := range s.guests {
+		keep(seat)
 	}
 }
 
@@ -53,20 +59,27 @@ func (s *Server) relayFor(st *seat) []byte {
 		return nil
 	}
 	cands := s.relayNear[:0]
-	for _, o := range s.seats {
-		if o == st || !o.intentOK || o.entity == st.entity {
-			continue
+	consider := func(o *seat) {
+		// A player of st's own screen is predicted there, not relayed.
+		if sameScreen(o, st) || !o.intentOK || o.entity == st.entity {
+			return
 		}
 		t := g.Transform(o.entity)
 		if t == nil || !g.Alive(o.entity) {
-			continue
+			return
 		}
 		dx, dy := t.X-own.X, t.Y-own.Y
 		d2 := dx*dx + dy*dy
 		if d2 > RelayReach*RelayReach {
-			continue
+			return
 		}
 		cands = append(cands, relayCandidate{d2: d2, e: netmsg.Intent{ID: o.entity, MoveX: o.moveX, MoveY: o.moveY}})
+	}
+	for _, o := range s.seats {
+		consider(o)
+	}
+	for _, o := range s.guests {
+		consider(o)
 	}
 	s.relayNear = cands
 	if len(cands) == 0 {

@@ -203,6 +203,8 @@ func (c *Client) readMessages() {
 		case netmsg.KindKicked:
 			c.takeKicked(msg)
 			return
+		case netmsg.KindGuest:
+			c.takeGuest(msg)
 		case netmsg.KindDevNotice:
 			c.takeDevNotice(msg)
 		case netmsg.KindChatLine:

@@ -104,7 +104,8 @@ func (s *Server) sendRound(now transport.Time) {
 		st.peer.Acknowledge(conn)
 		st.rel.Acknowledge(conn, now)
 		relay := s.relayFor(st)
-		s.snap = st.peer.Write(s.snap[:0], s.round, st.entity, transport.MaxDataPayload-netmsg.PayloadOverhead-len(relay))
+		guests := s.guestSection(st)
+		s.snap = st.peer.Write(s.snap[:0], s.round, st.entity, transport.MaxDataPayload-netmsg.PayloadOverhead-len(relay)-len(guests))
 		quiet := conn.AckSilent(now) // its link is down, or it is gone
 		if quiet && st.held < QuietEvery-1 ||
 			!quiet && !st.peer.Stats().News && st.rel.PendingMessages() == 0 && st.held < SettledEvery-1 {
@@ -112,7 +113,7 @@ func (s *Server) sendRound(now transport.Time) {
 			continue
 		}
 		st.held, st.lowHeld = 0, false
-		s.payload = netmsg.AppendPayload(s.payload[:0], st.rel, relay, s.snap, now)
+		s.payload = netmsg.AppendServerPayload(s.payload[:0], st.rel, relay, s.snap, guests, now)
 		seq, err := s.net.Send(player, s.payload, now)
 		if err != nil {
 			s.log.Warn("snapshot not sent", "player", player, "err", err)
@@ -128,7 +129,7 @@ func (s *Server) sendRound(now transport.Time) {
 // Spawned prefabs are built later, after the frame's snapshots are read.
 func (c *Client) applySnapshot(payload []byte) {
 	g := c.game
-	payload, err := netmsg.ParseServerPayload(payload, c.rel, &c.relay)
+	payload, err := netmsg.ParseServerPayloadGuests(payload, c.rel, &c.relay, &c.guestSec)
 	if errors.Is(err, transport.ErrReliableProtocol) {
 		c.end("The server broke the message channel: " + err.Error())
 		return
@@ -184,6 +185,7 @@ func (c *Client) applySnapshot(payload []byte) {
 	}
 	c.arrived(sn, c.now)
 	c.heard(sn, c.relay)
+	c.takeGuestSection(c.guestSec)
 	if g.Own() != sn.Own {
 		g.SetOwn(sn.Own)
 		return

@@ -34,6 +34,15 @@ func (s *Server) players(dst []scripting.PlayerInfo) []scripting.PlayerInfo {
 		}
 		dst = append(dst, p)
 	}
+	for _, gs := range s.guests {
+		p := scripting.PlayerInfo{Number: gs.player, Name: gs.name, Entity: gs.entity, RTT: gs.owner.recRTT}
+		if s.replay == nil {
+			if conn := s.net.Conn(gs.owner.player); conn != nil {
+				p.RTT = conn.RTT()
+			}
+		}
+		dst = append(dst, p)
+	}
 	slices.SortFunc(dst[start:], func(a, b scripting.PlayerInfo) int { return int(a.Number) - int(b.Number) })
 	return dst
 }

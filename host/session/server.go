@@ -119,6 +119,14 @@ type Server struct {
 	rec     Recorder
 	recCmds []TickCommand
 	replay  *Replayer
+
+	// guests are the players seated on other players' connections, by
+	// number (guests.go); guestStreams, guestSec and guestBuf are its
+	// scratch.
+	guests       map[uint16]*seat
+	guestStreams []netmsg.GuestCommands
+	guestSec     netmsg.GuestSection
+	guestBuf     []byte
 }
 
 // seat is everything about one seated player, made when they join and
@@ -176,6 +184,15 @@ type seat struct {
 	// in a replay, the round trip the scripts read.
 	recRTT   time.Duration
 	recRTTOK bool
+	// ran is the tick the player's queue ran last (takeCommands), which
+	// its guests follow. A guest's seat has an owner (the seat whose
+	// connection it shares), its local number there and its follower;
+	// an owner's seat lists its guests in local order (guests.go).
+	ran    prediction.Tick
+	owner  *seat
+	local  uint8
+	guests []*seat
+	follow prediction.Follower
 }
 
 // ServerConfig says what a Server serves.
@@ -224,7 +241,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	}
 	s := &Server{log: cfg.Logger, seats: map[uint16]*seat{}, emitted: map[string]uint64{},
 		driven: map[entity.ID]*prediction.Command{}, drivenTick: map[entity.ID]uint32{}, lag: newLagComp(),
-		byEntity: map[entity.ID]uint16{}}
+		byEntity: map[entity.ID]uint16{}, guests: map[uint16]*seat{}}
 	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger, BudgetClock: cfg.BudgetClock,
 		Authority: func(g *game.Game) game.Authority { s.game = g; return (*serverAuthority)(s) },
 		Hooks:     (*serverHooks)(s)})
@@ -378,16 +395,19 @@ func (s *Server) takeCommands() {
 			// Held for a rejoin: the entity runs on the empty command,
 			// and the queue waits for the player's return.
 			st.cmd = prediction.Command{}
+			st.ran = prediction.Tick{Kind: prediction.Idle}
 			delete(s.drivenTick, st.entity)
 			continue
 		}
 		t := st.queue.Next()
+		st.ran = t
 		st.cmd = t.Command
 		s.drivenTick[st.entity] = t.ClientTick
 		if st.drawnSeq != 0 {
 			s.lag.drawnAt[st.entity] = prediction.DrawnAt(st.drawn, st.drawnSeq, t.Seq)
 		}
 	}
+	s.takeGuestCommands()
 }
 
 // command takes a player's command packet into their queue.
@@ -414,6 +434,7 @@ func (s *Server) command(st *seat, payload []byte) {
 			return
 		}
 	}
+	payload = s.guestCommands(st, payload)
 	if err := prediction.ParsePacket(payload, len(p.Axes), len(p.Buttons), &st.packet); err != nil {
 		st.badPackets++
 		return
@@ -642,6 +663,7 @@ func (s *Server) rejoined(st *seat) {
 // rejoinWindow has passed (transport.ServerConfig.RejoinWindow); until then
 // its seat is held, and its client may take it back.
 func (s *Server) leave(st *seat) {
+	s.leaveGuests(st)
 	if s.rec != nil {
 		s.rec.Left(st.player)
 	}
