@@ -340,3 +340,47 @@ func TestGuestPredictionHoldsInTheSteadyState(t *testing.T) {
 		t.Errorf("the server relays % x to a screen alone in the arena", r)
 	}
 }
+
+// TestGuestsByteCost measures what two guests add to a connection's
+// traffic, both ways, against the same client playing alone, and holds
+// each way to what the layout allows: up, per packet, a local number and
+// a command packet of at most MaxPerPacket commands per guest; down, per
+// snapshot, a guest section (2 + 5..12 bytes a guest) and the guests'
+// characters' entries.
+func TestGuestsByteCost(t *testing.T) {
+	const seed = 1207
+	measure := func(guests int) (upPerPacket, downPerPacket float64) {
+		h := newHarness(t, loadArena(t))
+		a := h.seated(memnet.Broadband, seed, false)
+		a.input = running(0.5)
+		if guests > 0 {
+			ins := make([]game.Input, guests)
+			names := make([]string, guests)
+			for i := range ins {
+				ins[i], names[i] = running(-0.5), "g"
+			}
+			h.seatGuests(a, names, ins...)
+		}
+		h.run(500 * time.Millisecond)
+		s0 := a.c.Net().Stats()
+		c0 := a.c.Net().Conn().Stats()
+		h.run(3 * time.Second)
+		s1 := a.c.Net().Stats()
+		c1 := a.c.Net().Conn().Stats()
+		sent := float64(c1.PacketsSent - c0.PacketsSent)
+		got := float64(c1.PacketsReceived - c0.PacketsReceived)
+		return float64(s1.BytesOut-s0.BytesOut) / sent, float64(s1.BytesIn-s0.BytesIn) / got
+	}
+	up0, down0 := measure(0)
+	up2, down2 := measure(2)
+	p := loadArena(t)
+	perGuestUp, perGuestDown := (up2-up0)/2, (down2-down0)/2
+	t.Logf("seed %d: bytes a packet up %.1f alone, %.1f with 2 guests (%.1f a guest); a snapshot down %.1f alone, %.1f with 2 guests (%.1f a guest)",
+		seed, up0, up2, perGuestUp, down0, down2, perGuestDown)
+	if maxUp := float64(1 + prediction.PacketSize(prediction.MaxPerPacket, len(p.Axes), len(p.Buttons))); perGuestUp <= 0 || perGuestUp > maxUp {
+		t.Errorf("a guest costs %.1f bytes a packet up; its stream is at most %.0f", perGuestUp, maxUp)
+	}
+	if perGuestDown <= 0 || perGuestDown > 40 {
+		t.Errorf("a guest costs %.1f bytes a snapshot down", perGuestDown)
+	}
+}

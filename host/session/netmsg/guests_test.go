@@ -174,3 +174,29 @@ func FuzzGuestCommands(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkGuestCommands is the server's cost of taking apart a packet
+// proper carrying the own player's commands and seven guests' (12
+// commands each, 2 axes and 2 buttons) and parsing each guest's packet.
+func BenchmarkGuestCommands(b *testing.B) {
+	p := guestPacket(100, 12)
+	for l := uint8(1); l <= MaxGuests; l++ {
+		p = AppendGuestCommands(p, l, guestPacket(100, 12))
+	}
+	var streams []GuestCommands
+	var pk prediction.Packet
+	b.SetBytes(int64(len(p)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_, gs, err := SplitGuestCommands(p, 2, 2, streams)
+		if err != nil || len(gs) != MaxGuests {
+			b.Fatal(err)
+		}
+		for _, g := range gs {
+			if err := prediction.ParsePacket(g.Packet, 2, 2, &pk); err != nil {
+				b.Fatal(err)
+			}
+		}
+		streams = gs
+	}
+}
