@@ -72,6 +72,10 @@ type client struct {
 	vals    figures.Values
 	stats   session.ClientStats
 	args    []any
+	// guestsAsked says the guests were asked for, guestsSeen which local
+	// numbers have been logged seated (guests.go).
+	guestsAsked bool
+	guestsSeen  uint16
 	// timed, if set, hears how long each call into the session took:
 	// a datagram received (a snapshot, and the replay it may start) or a
 	// frame (ticks), and then the whole step (with sending and drawing).
@@ -121,7 +125,7 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	defer sock.Close()
 	cl.sock = sock
 	if cfg.View != "" {
-		v, err := browser.StartViewer(ctx, cfg.View, g, browser.ViewerConfig{Sim: sim, Logger: cfg.Logger, OnListen: cfg.OnView})
+		v, err := browser.StartViewer(ctx, cfg.View, g, browser.ViewerConfig{Sim: sim, Logger: cfg.Logger, OnListen: cfg.OnView, Guests: cfg.Guests})
 		if err != nil {
 			return ClientReport{}, err
 		}
@@ -159,6 +163,7 @@ func (cl *client) run(ctx context.Context) (ClientReport, error) {
 			if cl.timed != nil {
 				cl.timed(browser.CallFrame, time.Since(t0))
 			}
+			cl.seatGuests(log)
 			cl.flush()
 			until := cl.c.Until(cl.now())
 			if cl.view != nil {
@@ -178,6 +183,7 @@ func (cl *client) run(ctx context.Context) (ClientReport, error) {
 			return until
 		},
 		func() {
+			cl.logGuests(log)
 			cl.status(log)
 			if cl.cfg.OnStatus != nil {
 				cl.cfg.OnStatus(cl.report())

@@ -74,6 +74,13 @@ type PlayConfig struct {
 	// state ("playing", "refused", "disconnected"), with the reason for
 	// the last two.
 	OnState func(state, why string)
+	// Guests is how many players besides its own a connected client
+	// seats on its connection, 0 to 7 (host/guests.go): with View, the
+	// page drives them (its arrow-side keys, then its gamepads); else
+	// GuestInput, if set, gives guest i (1..Guests) its input, and
+	// without either they stand still.
+	Guests     int
+	GuestInput func(i int) game.Input
 }
 
 func (c *PlayConfig) logger() *slog.Logger {

@@ -103,6 +103,9 @@ func (c *PlayConfig) Validate() error {
 	if c.Sim != "" && c.Connect == "" && c.Web == "" {
 		return errors.New("host: sim simulates the link to a server: it needs a server to connect to")
 	}
+	if err := c.checkGuests(); err != nil {
+		return err
+	}
 	return checkDuration(c.Duration)
 }
 

@@ -9,7 +9,7 @@
 // Usage:
 //
 //	client <file.vkmrec> --headless [--until TICK] [--dump] [--project DIR] [--report FILE]
-//	client <project-dir> [--connect ADDR[:PORT] [--web URL] [--token FILE | --key FILE [--client-id N]] | --web URL | --lobby URL [--lobby-jwt FILE]] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
+//	client <project-dir> [--guests N] [--connect ADDR[:PORT] [--web URL] [--token FILE | --key FILE [--client-id N]] | --web URL | --lobby URL [--lobby-jwt FILE]] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
 //	client <project-dir> --lan
 //	client -h | --version
 //
@@ -33,6 +33,7 @@ import (
 	"vkm/host"
 	"vkm/host/bot"
 	"vkm/host/fleet"
+	"vkm/host/game"
 	"vkm/host/lan"
 	"vkm/host/project"
 	"vkm/internal/cli"
@@ -103,6 +104,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.lobbyJWT, "lobby-jwt", "", "with --lobby: a file holding the JWT the game's backend gave this player, which the lobby checks (its subject is the player's client id)")
 	fs.StringVar(&o.report, "report", "", "write a JSON summary of the run to this file")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.IntVar(&o.play.Guests, "guests", 0, "with a server: seat this many more players (0 to 7) on this client's connection, on one screen: with --view the page drives them (guest 1 the arrow-side keys, the others gamepads), with --bot each plays a bot of its own (seed --bot-seed + 100 + i)")
 	fs.BoolVar(&o.lan, "lan", false, "list the servers on this network and this machine (a LAN discovery broadcast on UDP port 27959): one line each, ADDR:PORT PROJECT PLAYERS/SEATS, then exit (1 if none answered)")
 	var err error
 	if o.dir, o.done, err = command.Parse(fs, args, stdout); err != nil || o.done {
@@ -118,6 +120,17 @@ func parse(args []string, stdout io.Writer) (options, error) {
 		return o, err
 	}
 	return o, o.validate()
+}
+
+// guestBots gives guest i a bot of kind of its own, seeded seed + 100 + i.
+func guestBots(kind string, seed uint64, axes, buttons int) func(i int) game.Input {
+	return func(i int) game.Input {
+		b, err := bot.New(kind, seed+100+uint64(i), axes, buttons)
+		if err != nil {
+			return nil // the kind was checked with the command line
+		}
+		return b
+	}
 }
 
 // check refuses combinations of flags the client cannot play.
@@ -140,6 +153,8 @@ func (o *options) check() error {
 		return cli.Usagef("--bots runs many clients without a view: drop --view")
 	case headless && o.bot == "":
 		return cli.Usagef("--headless needs a player: add --bot wander")
+	case o.play.Guests != 0 && o.bots != 0:
+		return cli.Usagef("--guests seats players on one client's connection; --bots runs many clients: drop one")
 	}
 	return nil
 }
@@ -240,6 +255,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		o.play.Input = bot // with --view the page watches it play
+		if o.play.Guests > 0 {
+			o.play.GuestInput = guestBots(o.bot, o.botSeed, len(p.Axes), len(p.Buttons))
+		}
 	}
 	var rep host.ClientReport
 	if o.lobby != "" {

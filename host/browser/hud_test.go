@@ -100,11 +100,12 @@ type fakePage struct {
 	board  view.Board
 }
 
-func (f *fakePage) Publish(fr view.Frame)                  { f.frames = append(f.frames, fr) }
-func (f *fakePage) SetScene(view.Scene)                    {}
-func (f *fakePage) SetBoard(b view.Board)                  { f.board = b }
-func (f *fakePage) SetLink(view.Link)                      {}
-func (f *fakePage) SetCorrections([]view.Correction)       {}
-func (f *fakePage) SetChat([]view.ChatLine)                {}
-func (f *fakePage) TakeInput() ([]float64, []bool, []bool) { return nil, nil, nil }
-func (f *fakePage) Close() error                           { return nil }
+func (f *fakePage) Publish(fr view.Frame)                       { f.frames = append(f.frames, fr) }
+func (f *fakePage) SetScene(view.Scene)                         {}
+func (f *fakePage) SetBoard(b view.Board)                       { f.board = b }
+func (f *fakePage) SetLink(view.Link)                           {}
+func (f *fakePage) SetCorrections([]view.Correction)            {}
+func (f *fakePage) SetChat([]view.ChatLine)                     {}
+func (f *fakePage) TakeInput() ([]float64, []bool, []bool)      { return nil, nil, nil }
+func (f *fakePage) TakeInputOf(int) ([]float64, []bool, []bool) { return nil, nil, nil }
+func (f *fakePage) Close() error                                { return nil }

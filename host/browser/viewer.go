@@ -111,6 +111,10 @@ type ViewerConfig struct {
 	Logger *slog.Logger
 	// OnListen, if set, hears the address StartViewer's page listens on.
 	OnListen func(addr string)
+	// Guests is how many guests the page drives besides its own player
+	// (StartViewer's page only): it splits the keyboard and reads
+	// gamepads for them (GuestInput).
+	Guests int
 }
 
 func (c *ViewerConfig) logger() *slog.Logger {
@@ -130,6 +134,7 @@ type page interface {
 	SetCorrections([]view.Correction)
 	SetChat([]view.ChatLine)
 	TakeInput() (axes []float64, held, pressed []bool)
+	TakeInputOf(player int) (axes []float64, held, pressed []bool)
 	Close() error
 }
 
@@ -234,6 +239,32 @@ func (v *Viewer) Close() { v.srv.Close() }
 // tick, even one already released again.
 func (v *Viewer) Next() prediction.Command {
 	axes, held, pressed := v.srv.TakeInput()
+	return command(axes, held, pressed, &v.prevHeld)
+}
+
+// GuestInput returns the page's input for guest local (1..7) as a
+// game.Input: the arrow-side keys for guest 1 and a gamepad for each
+// guest from 2 on, when the page drives guests (ViewerConfig.Guests).
+func (v *Viewer) GuestInput(local uint8) game.Input {
+	return &guestInput{v: v, local: int(local)}
+}
+
+// guestInput is one guest's input on the page.
+type guestInput struct {
+	v        *Viewer
+	local    int
+	prevHeld uint32
+}
+
+func (g *guestInput) Next() prediction.Command {
+	axes, held, pressed := g.v.srv.TakeInputOf(g.local)
+	return command(axes, held, pressed, &g.prevHeld)
+}
+
+// command makes the command for one tick of the page's input: held
+// buttons as they are, and a press for every button that went down since
+// the last tick (prevHeld), even one already released again.
+func command(axes []float64, held, pressed []bool, prevHeld *uint32) prediction.Command {
 	var c prediction.Command
 	for i := range min(len(axes), prediction.MaxAxes) {
 		c.Axes[i] = axes[i]
@@ -247,9 +278,9 @@ func (v *Viewer) Next() prediction.Command {
 			p |= 1 << i
 		}
 	}
-	c.Pressed = p | c.Held&^v.prevHeld
+	c.Pressed = p | c.Held&^*prevHeld
 	c.Held |= p // a tap shorter than a tick is held for its one command
-	v.prevHeld = c.Held
+	*prevHeld = c.Held
 	return c
 }
 

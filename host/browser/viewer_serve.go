@@ -19,7 +19,9 @@ func StartViewer(ctx context.Context, addr string, g *game.Game, cfg ViewerConfi
 	p := g.Project()
 	q := &typed{}
 	sends, pick := &pageSends{}, &picked{}
-	vc := view.Config{Addr: addr, Actions: actions(p), ViewWidth: p.ViewWidth, Title: p.Title, Icon: projectIcon(p, cfg.logger()), Camera: camera(p), Sounds: sounds(p), Renderer: p.Renderer, Assets: p.FS,
+	acts := actions(p)
+	acts.Guests = cfg.Guests
+	vc := view.Config{Addr: addr, Actions: acts, ViewWidth: p.ViewWidth, Title: p.Title, Icon: projectIcon(p, cfg.logger()), Camera: camera(p), Sounds: sounds(p), Renderer: p.Renderer, Assets: p.FS,
 		Logger: cfg.logger(), OnLink: linkSetter(cfg), OnChat: q.add, OnSend: sends.add, OnInspect: pick.set}
 	srv, err := view.Start(ctx, vc)
 	if err != nil {

@@ -454,6 +454,7 @@ type helloMsg struct {
 	Camera    *cameraMsg  `json:"camera,omitempty"`
 	Sounds    []soundMsg  `json:"sounds,omitempty"`
 	Renderer  string      `json:"renderer,omitempty"`
+	Guests    int         `json:"guests,omitempty"`
 }
 
 type soundMsg struct {
@@ -501,7 +502,8 @@ type pageHello struct {
 // (0: the page's default) and pg.
 func encodeHello(a *Actions, viewWidth float64, pg pageHello) []byte {
 	title, cam, sounds := pg.Title, pg.Camera, pg.Sounds
-	m := helloMsg{T: "hello", Axes: make([]axisMsg, len(a.Axes)), Buttons: make([]buttonMsg, len(a.Buttons)), Title: title, Renderer: pg.Renderer}
+	m := helloMsg{T: "hello", Axes: make([]axisMsg, len(a.Axes)), Buttons: make([]buttonMsg, len(a.Buttons)), Title: title, Renderer: pg.Renderer,
+		Guests: min(max(a.Guests, 0), MaxLocal-1)}
 	if cam != nil && cam.Mode != "" {
 		m.Camera = &cameraMsg{Mode: cam.Mode, MinWidth: finiteOr0(cam.MinWidth), MaxWidth: finiteOr0(cam.MaxWidth)}
 		switch cam.Mode {

@@ -33,13 +33,14 @@ var errNoLink = errors.New("view: no link simulator to set")
 // message is a validated message from the page: every index is in range and
 // every number finite and clamped.
 type message struct {
-	kind msgKind
-	axes []axisValue   // msgInput
-	held []buttonValue // msgInput
-	link linkUpdate    // msgLink
-	text string        // msgChat
-	send PageSend      // msgSend
-	id   entity.ID     // msgInspect
+	kind   msgKind
+	player int           // msgInput: the local player, 0 the page's own
+	axes   []axisValue   // msgInput
+	held   []buttonValue // msgInput
+	link   linkUpdate    // msgLink
+	text   string        // msgChat
+	send   PageSend      // msgSend
+	id     entity.ID     // msgInspect
 }
 
 type axisValue struct {
@@ -89,6 +90,9 @@ type rawMessage struct {
 	Name   *string                    `json:"name"`
 	Fields map[string]json.RawMessage `json:"fields"`
 	ID     *float64                   `json:"id"` // inspect (inspect.go)
+	// Player is the local player an input message is for: 0 (or
+	// absent) the page's own, 1..MaxLocal-1 a guest.
+	Player *float64 `json:"player"`
 }
 
 var (
@@ -150,6 +154,9 @@ func parseMessage(b []byte, ix *actionIndex) (message, error) {
 
 func parseInput(raw *rawMessage, ix *actionIndex) message {
 	m := message{kind: msgInput}
+	if p := raw.Player; p != nil && *p >= 0 && *p < MaxLocal && *p == math.Trunc(*p) {
+		m.player = int(*p)
+	}
 	for name, v := range raw.Axes {
 		i, ok := ix.axes[name]
 		if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
@@ -193,62 +200,95 @@ func roundMS(ms float64) time.Duration {
 	return time.Duration(math.Round(ms*1000)) * time.Microsecond
 }
 
-// inputState is the input the page holds, as one set of actions. Of several
-// connected pages, the one that sent input last drives it; when that page
+// inputState is the input the page holds, as one set of actions for each
+// local player (the page's own, and its guests'). Of several connected
+// pages, the one that sent a player's input last drives it; when that page
 // closes, everything it held is released. Safe for concurrent use.
 type inputState struct {
 	mu      sync.Mutex
+	a       *Actions
+	players [MaxLocal]*playerInput // [0] always; a guest's once its input came
+}
+
+// playerInput is one local player's input.
+type playerInput struct {
 	owner   any // the page whose input this is (its *conn); nil when none
 	axes    []float64
 	held    []bool
 	pressed []bool // presses since the last take
 }
 
-func newInputState(a *Actions) *inputState {
-	return &inputState{
+func newPlayerInput(a *Actions) *playerInput {
+	return &playerInput{
 		axes:    make([]float64, len(a.Axes)),
 		held:    make([]bool, len(a.Buttons)),
 		pressed: make([]bool, len(a.Buttons)),
 	}
 }
 
+func newInputState(a *Actions) *inputState {
+	in := &inputState{a: a}
+	in.players[0] = newPlayerInput(a)
+	return in
+}
+
 // apply sets the actions m names, as sent by c, and records presses.
 func (in *inputState) apply(c any, m *message) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	in.owner = c
+	p := in.players[m.player]
+	if p == nil {
+		p = newPlayerInput(in.a)
+		in.players[m.player] = p
+	}
+	p.owner = c
 	for _, a := range m.axes {
-		in.axes[a.i] = a.v
+		p.axes[a.i] = a.v
 	}
 	for _, b := range m.held {
-		if b.down && !in.held[b.i] {
-			in.pressed[b.i] = true
+		if b.down && !p.held[b.i] {
+			p.pressed[b.i] = true
 		}
-		in.held[b.i] = b.down
+		p.held[b.i] = b.down
 	}
 }
 
-// release lets go of every action when c drives the input. Presses already
-// recorded are kept for the next take.
+// release lets go of every action of each player c drives. Presses
+// already recorded are kept for the next take.
 func (in *inputState) release(c any) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if in.owner != c {
-		return
+	for _, p := range in.players {
+		if p == nil || p.owner != c {
+			continue
+		}
+		p.owner = nil
+		clear(p.axes)
+		clear(p.held)
 	}
-	in.owner = nil
-	clear(in.axes)
-	clear(in.held)
 }
 
-// take returns copies of the axes and held buttons, and the buttons pressed
-// since the last take, which it then forgets.
+// take returns copies of the page's own player's axes and held buttons,
+// and the buttons pressed since the last take, which it then forgets.
 func (in *inputState) take() (axes []float64, held, pressed []bool) {
+	return in.takeOf(0)
+}
+
+// takeOf is take for local player player (0..MaxLocal-1); a player no page
+// has sent input for holds nothing.
+func (in *inputState) takeOf(player int) (axes []float64, held, pressed []bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	axes = append([]float64(nil), in.axes...)
-	held = append([]bool(nil), in.held...)
-	pressed = append([]bool(nil), in.pressed...)
-	clear(in.pressed)
+	p := in.players[0]
+	if player > 0 && player < MaxLocal {
+		p = in.players[player]
+	}
+	if p == nil || player < 0 || player >= MaxLocal {
+		return make([]float64, len(in.a.Axes)), make([]bool, len(in.a.Buttons)), make([]bool, len(in.a.Buttons))
+	}
+	axes = append([]float64(nil), p.axes...)
+	held = append([]bool(nil), p.held...)
+	pressed = append([]bool(nil), p.pressed...)
+	clear(p.pressed)
 	return axes, held, pressed
 }

@@ -118,6 +118,11 @@ func (s *Sink) SetLink(l Link) {
 // TakeInput is Server.TakeInput for the page's input.
 func (s *Sink) TakeInput() (axes []float64, held, pressed []bool) { return s.in.take() }
 
+// TakeInputOf is Server.TakeInputOf for the page's input.
+func (s *Sink) TakeInputOf(player int) (axes []float64, held, pressed []bool) {
+	return s.in.takeOf(player)
+}
+
 // Receive acts on one message from the page, at most 4 KiB, as a Server
 // acts on one from its WebSocket. A message that is malformed, too large
 // or of no known kind is ignored, counted and returned as an error.

@@ -12,7 +12,16 @@ import (
 type Actions struct {
 	Axes    []Axis
 	Buttons []Button
+	// Guests is how many players the page drives besides its own, 0 to
+	// MaxLocal-1 (more are cut): with any, the page splits the keyboard
+	// (the arrow-side keys drive guest 1) and reads gamepads (each drives
+	// a guest from 2 on), and sends each local player's input apart
+	// (TakeInputOf).
+	Guests int
 }
+
+// MaxLocal is how many players one page drives: its own and seven guests.
+const MaxLocal = 8
 
 // Axis is an input action with a value in -1..1. The page sets it from keys
 // (any of Negative held gives -1, any of Positive +1, both or neither 0) or,

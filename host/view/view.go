@@ -266,6 +266,12 @@ func (s *Server) TakeInput() (axes []float64, held, pressed []bool) {
 	return s.in.take()
 }
 
+// TakeInputOf is TakeInput for local player player: 0 the page's own,
+// 1..MaxLocal-1 a guest (see Actions.Guests).
+func (s *Server) TakeInputOf(player int) (axes []float64, held, pressed []bool) {
+	return s.in.takeOf(player)
+}
+
 // SetScene sets what entities look like. Every page is sent the scene when
 // it connects and again after each change; a call that changes nothing
 // sends nothing. sc is not kept.

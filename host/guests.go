@@ -1,0 +1,75 @@
+package host
+
+import (
+	"fmt"
+	"log/slog"
+
+	"vkm/host/game"
+	"vkm/host/session/netmsg"
+)
+
+// Guests on a connected client (PlayConfig.Guests): players who share its
+// screen and its connection, each a player of its own on the server.
+
+// checkGuests refuses a guest count a connection cannot seat, or guests
+// with no server to seat them.
+func (c *PlayConfig) checkGuests() error {
+	switch {
+	case c.Guests < 0 || c.Guests > netmsg.MaxGuests:
+		return fmt.Errorf("host: %d guests: a connection seats 0 to %d besides its own player", c.Guests, netmsg.MaxGuests)
+	case c.Guests > 0 && c.Connect == "" && c.Web == "":
+		return fmt.Errorf("host: guests share a connection to a server: give one to connect to")
+	}
+	return nil
+}
+
+// guestName is the name guest i (1..) of a player named name asks for:
+// "ada 2" for ada's first guest; empty (the server names it) when the
+// player has no name.
+func guestName(name string, i int) string {
+	if name == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s %d", name, i+1)
+}
+
+// seatGuests asks, once the client is playing, for the guests cfg.Guests
+// says, each driven by the page (the arrow-side keys, then the gamepads),
+// or by GuestInput, or by nothing.
+func (cl *client) seatGuests(log *slog.Logger) {
+	if cl.guestsAsked || cl.cfg.Guests == 0 || !cl.c.Playing() {
+		return
+	}
+	cl.guestsAsked = true
+	for i := 1; i <= cl.cfg.Guests; i++ {
+		var in game.Input
+		if cl.cfg.GuestInput != nil {
+			in = cl.cfg.GuestInput(i)
+		}
+		local, err := cl.c.AddGuest(guestName(cl.cfg.Name, i), in)
+		if err != nil {
+			log.Warn("guest not asked for", "guest", i, "err", err)
+			continue
+		}
+		if in == nil && cl.view != nil {
+			cl.c.SetGuestInput(local, cl.view.GuestInput(local))
+		}
+	}
+}
+
+// logGuests logs each guest seated or whose seat ended since the last
+// look.
+func (cl *client) logGuests(log *slog.Logger) {
+	if cl.cfg.Guests == 0 {
+		return
+	}
+	for _, g := range cl.c.Guests() {
+		switch {
+		case g.Ended:
+			log.Warn("guest's seat ended", "guest", g.Local, "player", g.Player, "name", g.Name, "why", g.Why, "kicked", g.Kicked)
+		case g.Seated && cl.guestsSeen&(1<<g.Local) == 0:
+			cl.guestsSeen |= 1 << g.Local
+			log.Info("guest seated", "guest", g.Local, "player", g.Player, "name", g.Name, "entity", g.Entity.String())
+		}
+	}
+}
