@@ -21,7 +21,9 @@
 // renderer: r.draw(view) each frame instead of the world's drawing),
 // send(name, fields) and onMessage(fn) (the project's messages, to the
 // server and from it; messages counts those heard), inspect(id) and
-// inspected (the developer's entity inspector: Alt and a click picks one) and
+// inspected (the developer's entity inspector: Alt and a click picks one),
+// guests (how many guests this page drives besides its own player) and
+// inputs (the last input message sent for each local player) and
 // drawTimes() ({n, p50_ms,
 // p99_ms}: how long the page's latest animation frames took to draw).
 (function () {
@@ -83,6 +85,8 @@
     corrections: [],
     dev: [],
     input: null,
+    inputs: [],
+    guests: 0,
     link: null,
     sent: 0,
     fx: { seq: 0, received: {}, others: {}, drawn: {}, drawnOthers: {} },
@@ -509,13 +513,63 @@
   const mouseDown = new Set(); // mouse buttons held (0 left, 2 right)
   let mouse = null; // pointer in canvas pixels, null until it has moved
   let aim = { x: 0, y: 0 };
-  let lastInput = '';
+  let lastInput = []; // the text last sent, for each local player
+
+  // Guests: with any, the keyboard is split. The arrow-side keys (the
+  // arrows, the numpad, Enter and the keys right of the letters) drive
+  // guest 1, the rest and the mouse the page's own player; each guest
+  // from 2 on plays the gamepad of its turn (the browser's Gamepad API:
+  // the first connected drives guest 2, the next guest 3...).
+  const ARROW_SIDE = /^(Arrow|Numpad)|^(Enter|ShiftRight|ControlRight|AltRight|Slash|Period|Comma|Semicolon|Quote|BracketLeft|BracketRight|Backslash|Delete|End|Home|Insert|PageUp|PageDown)$/;
+  const DEAD_ZONE = 0.2;
+
+  // keyPlayer is the local player a bound key drives.
+  function keyPlayer(code) {
+    return state.guests > 0 && ARROW_SIDE.test(code) ? 1 : 0;
+  }
+
+  // pads returns the connected gamepads in the browser's order.
+  function pads() {
+    if (!navigator.getGamepads) return [];
+    return Array.from(navigator.getGamepads() || []).filter((p) => p && p.connected !== false);
+  }
+
+  function stick(v) {
+    return finite(v) && Math.abs(v) >= DEAD_ZONE ? Math.max(-1, Math.min(1, v)) : 0;
+  }
+
+  // padInput is guest player's input from its gamepad: the first keyed
+  // axis on the left stick's x (and the d-pad), a second on its y (up is
+  // +), the aim on the right stick, button i of the project on the pad's
+  // button i. A guest whose pad is not connected holds nothing.
+  function padInput(player, a) {
+    const pad = pads()[player - 2];
+    const axes = {}, held = {};
+    let keyed = 0;
+    for (const ax of a.axes) {
+      let v = 0;
+      if (pad && ax.mouse) v = ax.mouse === 'x' ? stick(pad.axes[2]) : -stick(pad.axes[3]);
+      else if (pad) {
+        if (keyed === 0) {
+          const b = pad.buttons || [];
+          v = stick(pad.axes[0]) || ((b[15] && b[15].pressed ? 1 : 0) - (b[14] && b[14].pressed ? 1 : 0));
+        } else if (keyed === 1) v = -stick(pad.axes[1]);
+        keyed++;
+      }
+      axes[ax.name] = round3(v);
+    }
+    a.buttons.forEach((b, j) => {
+      held[b.name] = !!(pad && pad.buttons && pad.buttons[j] && pad.buttons[j].pressed);
+    });
+    return { t: 'input', player, axes, held };
+  }
 
   function setActions(m) {
     state.viewWidth = finite(m.view_width) && m.view_width > 0 ? m.view_width : VIEW_WIDTH_M;
     const axes = Array.isArray(m.axes) ? m.axes : [];
     const buttons = Array.isArray(m.buttons) ? m.buttons : [];
     state.actions = { axes, buttons };
+    state.guests = Number.isInteger(m.guests) ? Math.max(0, Math.min(7, m.guests)) : 0;
     boundKeys.clear();
     for (const a of axes) for (const c of [...(a.negative || []), ...(a.positive || [])]) boundKeys.add(c);
     for (const b of buttons) for (const c of b.keys || []) boundKeys.add(c);
@@ -526,7 +580,7 @@
     if (window.vkmSound) window.vkmSound.hello(m);
     loadRenderer(m.renderer);
     if (window.vkmControls) window.vkmControls.setActions(m, boundKeys);
-    lastInput = '';
+    lastInput = [];
     sendInput();
   }
 
@@ -547,33 +601,43 @@
 
   const round3 = (v) => Math.round(v * 1000) / 1000;
 
-  function currentInput() {
+  // currentInput is local player player's input: 0 the page's own (the
+  // keys, or with guests those off the arrow side, and the mouse), 1 the
+  // arrow-side keys, 2 on a gamepad each.
+  function currentInput(player) {
     const a = state.actions;
     if (!a) return null;
-    updateAim();
+    if (player >= 2) return padInput(player, a);
+    if (player === 0) updateAim();
+    const mine = (c) => down.has(c) && keyPlayer(c) === player;
     const axes = {}, held = {};
     for (const ax of a.axes) {
-      if (ax.mouse === 'x') axes[ax.name] = round3(aim.x);
-      else if (ax.mouse === 'y') axes[ax.name] = round3(aim.y);
+      if (ax.mouse) axes[ax.name] = player === 0 ? round3(ax.mouse === 'x' ? aim.x : aim.y) : 0;
       else {
-        const pos = (ax.positive || []).some((c) => down.has(c)) ? 1 : 0;
-        const neg = (ax.negative || []).some((c) => down.has(c)) ? 1 : 0;
+        const pos = (ax.positive || []).some(mine) ? 1 : 0;
+        const neg = (ax.negative || []).some(mine) ? 1 : 0;
         axes[ax.name] = pos - neg;
       }
     }
-    for (const b of a.buttons) held[b.name] = (b.keys || []).some((c) => down.has(c)) || mouseHeld(b.mouse);
-    return { t: 'input', axes, held };
+    for (const b of a.buttons) held[b.name] = (b.keys || []).some(mine) || (player === 0 && mouseHeld(b.mouse));
+    const m = { t: 'input', axes, held };
+    if (player > 0) m.player = player;
+    return m;
   }
 
-  // sendInput sends the whole input state when it differs from the last sent.
+  // sendInput sends each local player's whole input state when it differs
+  // from the last sent.
   function sendInput() {
-    const m = currentInput();
-    if (!m) return;
-    const text = JSON.stringify(m);
-    if (text === lastInput) return;
-    if (send(text)) {
-      lastInput = text;
-      state.input = m;
+    for (let p = 0; p <= state.guests; p++) {
+      const m = currentInput(p);
+      if (!m) return;
+      const text = JSON.stringify(m);
+      if (text === lastInput[p]) continue;
+      if (send(text)) {
+        lastInput[p] = text;
+        state.inputs[p] = m;
+        if (p === 0) state.input = m;
+      }
     }
   }
 
@@ -685,6 +749,8 @@
       if (b.mouse) keys.push('mouse ' + b.mouse);
       add(b.name + ': ' + keys.join('/'));
     }
+    if (state.guests > 0) add('guest 1: the arrow-side keys; you: the others and the mouse');
+    if (state.guests > 1) add('guests 2 to ' + (state.guests + 1) + ': a gamepad each');
   }
 
   // ---- link sliders ----
