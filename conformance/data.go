@@ -72,9 +72,10 @@ func Newer(a, b uint16) bool {
 // Payload is a non-empty Data payload split into its parts.
 type Payload struct {
 	Flags    uint8
-	Reliable []Fragment // with FlagReliable
-	Relay    []Relayed  // with FlagRelay
-	Packet   []byte     // the packet proper, to the end
+	Reliable []Fragment  // with FlagReliable
+	Relay    []Relayed   // with FlagRelay
+	Guests   []GuestSeat // with FlagGuests ("Guests")
+	Packet   []byte      // the packet proper, to the end or the guest section
 }
 
 // ParsePayload splits a non-empty payload: flags, a reliable section with
@@ -85,11 +86,14 @@ func ParsePayload(b []byte, fromServer bool) (Payload, error) {
 		return Payload{}, errors.New("conformance: an empty payload is a keep-alive, not a payload")
 	}
 	p := Payload{Flags: b[0]}
-	if p.Flags&^(FlagReliable|FlagRelay) != 0 {
+	if p.Flags&^(FlagReliable|FlagRelay|FlagGuests) != 0 {
 		return Payload{}, fmt.Errorf("conformance: payload flags %#x with unknown bits", p.Flags)
 	}
 	if p.Flags&FlagRelay != 0 && !fromServer {
 		return Payload{}, errors.New("conformance: a client's payload with a relay section")
+	}
+	if p.Flags&FlagGuests != 0 && !fromServer {
+		return Payload{}, errors.New("conformance: a client's payload with a guest section")
 	}
 	rest := b[1:]
 	var err error
@@ -100,6 +104,11 @@ func ParsePayload(b []byte, fromServer bool) (Payload, error) {
 	}
 	if p.Flags&FlagRelay != 0 {
 		if p.Relay, rest, err = parseRelay(rest); err != nil {
+			return Payload{}, err
+		}
+	}
+	if p.Flags&FlagGuests != 0 {
+		if p.Guests, rest, err = ParseGuestSection(rest); err != nil {
 			return Payload{}, err
 		}
 	}
