@@ -159,13 +159,17 @@ func (m *moderator) ban(rest string) string {
 func (m *moderator) players() string {
 	var b strings.Builder
 	ps := m.s.Net().Players(nil, 0)
-	fmt.Fprintf(&b, "%d players", len(ps))
+	gs := m.s.Guests()
+	fmt.Fprintf(&b, "%d players", len(ps)+len(gs))
 	for _, p := range ps {
 		id := "-"
 		if p.Authed {
 			id = strconv.FormatUint(p.Client, 10)
 		}
 		fmt.Fprintf(&b, "\n%d %q %s client %s rtt %dms", p.Player, p.Name, p.Addr, id, p.RTT.Milliseconds())
+	}
+	for _, g := range gs {
+		fmt.Fprintf(&b, "\n%d %q guest %d of player %d", g.Player, g.Name, g.Local, g.Owner)
 	}
 	return b.String()
 }

@@ -246,12 +246,19 @@ func sameScreen(a, b *seat) bool {
 	return ra == rb
 }
 
-// Guests returns the number of every seated guest and its owner's, for a
-// report.
-func (s *Server) Guests() map[uint16]uint16 {
-	out := make(map[uint16]uint16, len(s.guests))
-	for n, gs := range s.guests {
-		out[n] = gs.owner.player
+// GuestInfo is one seated guest, as Guests lists it.
+type GuestInfo struct {
+	Player, Owner uint16
+	Local         uint8
+	Name          string
+}
+
+// Guests lists every seated guest in number order, for an operator.
+func (s *Server) Guests() []GuestInfo {
+	out := make([]GuestInfo, 0, len(s.guests))
+	for _, gs := range s.guests {
+		out = append(out, GuestInfo{Player: gs.player, Owner: gs.owner.player, Local: gs.local, Name: gs.name})
 	}
+	slices.SortFunc(out, func(a, b GuestInfo) int { return int(a.Player) - int(b.Player) })
 	return out
 }

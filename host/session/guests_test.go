@@ -266,40 +266,46 @@ func wanderers(t *testing.T, seed uint64, n int) []game.Input {
 }
 
 // TestGuestsOverALossyLink plays an owner and two guests, all wander bots,
-// over the mobile profile (loss, jitter, reordering) for 10 s: every
-// snapshot decodes, no command packet is refused, the guests stay seated,
-// and the server runs nearly all of each guest's commands on their own
-// ticks.
+// over the mobile profile (loss, jitter, reordering) for 10 s, and the
+// owner alone on the same seed: every snapshot decodes, no command packet
+// is refused, the guests stay seated, the server runs nearly all of each
+// guest's commands on their own ticks, and the corrections with guests
+// stay near those of the owner alone.
 func TestGuestsOverALossyLink(t *testing.T) {
 	const seed = 1205
-	h := newHarness(t, loadArena(t))
-	a := h.join(loadArena(t), memnet.Mobile, seed)
-	a.input = wanderers(t, seed, 1)[0]
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
-	gs := h.seatGuests(a, []string{"bo", "cy"}, wanderers(t, seed+10, 2)...)
-	h.run(10 * time.Second)
-	st := a.c.Stats(h.now)
+	play := func(guests int) (ClientStats, uint64, *harness, *peer) {
+		h := newHarness(t, loadArena(t))
+		a := h.join(loadArena(t), memnet.Mobile, seed)
+		a.input = wanderers(t, seed, 1)[0]
+		h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
+		if guests > 0 {
+			names := []string{"bo", "cy"}[:guests]
+			h.seatGuests(a, names, wanderers(t, seed+10, guests)...)
+		}
+		h.run(10 * time.Second)
+		return a.c.Stats(h.now), a.c.GuestCorrections(), h, a
+	}
+	alone, _, _, _ := play(0)
+	st, guestCorr, h, a := play(2)
 	var real, repeats, discarded uint64
 	for _, g := range h.server.guests {
 		f := g.follow.Stats()
 		real, repeats, discarded = real+f.Real, repeats+f.Repeats, discarded+f.Discarded
 	}
 	tot := h.server.Totals()
-	t.Logf("seed %d, profile %s: snapshots %d (bad %d), corrections %d (guests' %d), replayed ticks %d; guest commands run %d, dry %d, late %d; bad packets %d; link %+v",
-		seed, memnet.Mobile.Name, st.Snapshots, st.BadSnapshots, st.Corrections, a.c.GuestCorrections(), st.ReplayedTicks, real, repeats, discarded, tot.BadPackets, a.c.Net().Stats())
+	t.Logf("seed %d, profile %s: alone, corrections %d (replayed ticks %d); with 2 guests, snapshots %d (bad %d), corrections %d (guests' %d), replayed ticks %d; guest commands run %d, dry %d, late %d; bad packets %d",
+		seed, memnet.Mobile.Name, alone.Corrections, alone.ReplayedTicks, st.Snapshots, st.BadSnapshots, st.Corrections, guestCorr, st.ReplayedTicks, real, repeats, discarded, tot.BadPackets)
 	if st.BadSnapshots != 0 || tot.BadPackets != 0 {
 		t.Errorf("%d bad snapshots, %d bad packets", st.BadSnapshots, tot.BadPackets)
 	}
 	if len(h.server.guests) != 2 || len(a.c.Guests()) != 2 {
 		t.Fatalf("guests seated: server %d, client %+v", len(h.server.guests), a.c.Guests())
 	}
-	for _, g := range gs {
-		if !h.server.Game().Store().Alive(g.Entity) && !h.server.Game().Store().Alive(a.c.guests[g.Local].Entity) {
-			t.Errorf("guest %d has no character", g.Local)
-		}
-	}
 	if repeats*10 > real {
 		t.Errorf("the guests ran %d ticks without their command, %d with", repeats, real)
+	}
+	if st.Corrections > 2*alone.Corrections+10 {
+		t.Errorf("%d corrections with 2 guests, %d alone", st.Corrections, alone.Corrections)
 	}
 }
 
