@@ -175,12 +175,15 @@ func (s *Server) kickGuest(player uint16, sentence string) bool {
 func (s *Server) takeGuestCommands() {
 	for _, gs := range s.guests {
 		o := gs.owner
-		if o.away || o.ran.Kind == prediction.Idle || o.ran.ClientTick == 0 {
+		if o.away {
 			gs.cmd = prediction.Command{}
 			delete(s.drivenTick, gs.entity)
 			continue
 		}
-		gs.cmd = gs.follow.At(o.ran.ClientTick)
+		gs.cmd = prediction.Command{}
+		if o.ran.Kind != prediction.Idle && o.ran.ClientTick != 0 {
+			gs.cmd = gs.follow.At(o.ran.ClientTick)
+		}
 		s.drivenTick[gs.entity] = o.ran.ClientTick
 		if o.drawnSeq != 0 {
 			s.lag.drawnAt[gs.entity] = prediction.DrawnAt(o.drawn, o.drawnSeq, o.ran.Seq)

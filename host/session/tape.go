@@ -99,6 +99,14 @@ func (s *Server) recordTick(reload map[string][]byte) {
 		c.DrawnAt, c.Drawn = s.lag.drawnAt[st.entity]
 		s.recCmds = append(s.recCmds, c)
 	}
+	// A guest is recorded as a player of its own: a replay seats it as
+	// one, with no connection to share.
+	for _, gs := range s.guests {
+		c := TickCommand{Player: gs.player, Command: gs.cmd, Away: gs.owner.away}
+		c.ClientTick = s.drivenTick[gs.entity] // 0 while away, as a seat's
+		c.DrawnAt, c.Drawn = s.lag.drawnAt[gs.entity]
+		s.recCmds = append(s.recCmds, c)
+	}
 	slices.SortFunc(s.recCmds, func(a, b TickCommand) int { return int(a.Player) - int(b.Player) })
 	s.rec.Tick(s.game.Tick(), reload, s.recCmds)
 }
@@ -108,6 +116,9 @@ func (s *Server) recordTick(reload map[string][]byte) {
 func (s *Server) recordRoundTrips(list []scripting.PlayerInfo) {
 	for _, p := range list {
 		st := s.seats[p.Number]
+		if st == nil {
+			st = s.guests[p.Number]
+		}
 		if st == nil || st.recRTTOK && st.recRTT == p.RTT {
 			continue
 		}
