@@ -45,7 +45,7 @@ func PlayInPage(ctx context.Context, cfg PlayConfig, page js.Value) (ClientRepor
 	defer sim.Close()
 	cl.sock = sim
 
-	v := browser.NewPageViewer(link, cl.c.Game(), browser.ViewerConfig{Sim: sim, Logger: cfg.logger()})
+	v := browser.NewPageViewer(link, cl.c.Game(), browser.ViewerConfig{Sim: sim, Logger: cfg.logger(), Guests: cfg.Guests})
 	v.Watch(cl.c, cl.now)
 	cl.view = v
 	if cl.cfg.Input == nil {

@@ -117,3 +117,30 @@ func TestBrowserGuestsSplitTheKeyboard(t *testing.T) {
 	cdp.key(t, "keyUp", "KeyA", "a", 65)
 	cdp.key(t, "keyUp", "ArrowRight", "ArrowRight", 39)
 }
+
+// TestBrowserGuestsInTheTab: the in-tab client (vkmd --web) with
+// ?guests=1 seats a guest on its connection, and its page splits the
+// keyboard as the native client's does: the arrow keys are the guest's.
+func TestBrowserGuestsInTheTab(t *testing.T) {
+	w := openWebClient(t, "?name=ada&guests=1")
+	w.until("the page playing", 60*time.Second, func(s webPageState) bool { return s.Connected && s.Frames > 30 && s.Own != nil })
+	waitLine(t, w.vkmd, regexp.MustCompile(`guest joined.* name="ada 2" owner=\d+ local=1`))
+	w.cdp.key(t, "keyDown", "ArrowLeft", "ArrowLeft", 37)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v := w.cdp.eval(t, `JSON.stringify({guests: vkm.guests, own: vkm.inputs[0] && vkm.inputs[0].axes.run, guest: vkm.inputs[1] && vkm.inputs[1].axes.run})`)
+		var s struct{ Guests, Own, Guest float64 }
+		if err := json.Unmarshal([]byte(v), &s); err != nil {
+			t.Fatalf("page state %q: %v", v, err)
+		}
+		if s.Guests == 1 && s.Own == 0 && s.Guest == -1 {
+			t.Logf("the tab's inputs: own %v, guest %v", s.Own, s.Guest)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the tab's inputs did not split within 10 s: %s", v)
+		}
+		time.Sleep(50 * time.Millisecond) // polling another process
+	}
+	w.cdp.key(t, "keyUp", "ArrowLeft", "ArrowLeft", 37)
+}

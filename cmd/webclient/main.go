@@ -6,9 +6,10 @@
 // this program with them in the global object vkmWeb:
 //
 //	project   Uint8Array: the project's archive (project.WriteZip)
-//	config    {name, token, dev, seed}: the player's name, a connect
-//	          token's text form or "", whether the server is a dev server,
-//	          the behaviors' random seed
+//	config    {name, token, dev, seed, guests}: the player's name, a
+//	          connect token's text form or "", whether the server is a dev
+//	          server, the behaviors' random seed, how many guests to seat
+//	          on this connection (0 to 7)
 //
 // and the link's functions host.PlayInPage describes. It plays until the
 // link closes; then, or when it cannot start, it calls vkmWeb.failed with
@@ -70,6 +71,9 @@ func run(page js.Value) error {
 	}
 	if v := cfg.Get("seed"); v.Type() == js.TypeNumber {
 		pc.Seed = uint64(v.Float())
+	}
+	if v := cfg.Get("guests"); v.Type() == js.TypeNumber {
+		pc.Guests = min(max(v.Int(), 0), 7)
 	}
 	if t := str("token"); t != "" {
 		tok, err := token.ParseText([]byte(t))

@@ -195,8 +195,10 @@ func NewPageViewer(link *PageSocket, g *game.Game, cfg ViewerConfig) *Viewer {
 	p := g.Project()
 	q := &typed{}
 	sends, pick := &pageSends{}, &picked{}
+	acts := actions(p)
+	acts.Guests = cfg.Guests
 	sink := view.NewSink(view.SinkConfig{
-		Actions: actions(p), ViewWidth: p.ViewWidth, Title: p.Title, Camera: camera(p), Sounds: sounds(p), Renderer: p.Renderer, OnLink: linkSetter(cfg), OnChat: q.add, OnSend: sends.add, OnInspect: pick.set,
+		Actions: acts, ViewWidth: p.ViewWidth, Title: p.Title, Camera: camera(p), Sounds: sounds(p), Renderer: p.Renderer, OnLink: linkSetter(cfg), OnChat: q.add, OnSend: sends.add, OnInspect: pick.set,
 		Send: func(msg []byte) { toPage.Invoke(string(msg)) },
 	})
 	page.Set("fromPage", link.funcOf(func(args []js.Value) {

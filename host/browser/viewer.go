@@ -111,9 +111,8 @@ type ViewerConfig struct {
 	Logger *slog.Logger
 	// OnListen, if set, hears the address StartViewer's page listens on.
 	OnListen func(addr string)
-	// Guests is how many guests the page drives besides its own player
-	// (StartViewer's page only): it splits the keyboard and reads
-	// gamepads for them (GuestInput).
+	// Guests is how many guests the page drives besides its own player:
+	// it splits the keyboard and reads gamepads for them (GuestInput).
 	Guests int
 }
 
