@@ -158,7 +158,8 @@ func (m *moderator) ban(rest string) string {
 // players lists who is seated.
 func (m *moderator) players() string {
 	var b strings.Builder
-	ps := m.s.Net().Players(nil, 0)
+	all := m.s.Net().Players(nil, 0)
+	ps, watching := splitSpectators(all)
 	fmt.Fprintf(&b, "%d players", len(ps))
 	for _, p := range ps {
 		id := "-"
@@ -167,6 +168,7 @@ func (m *moderator) players() string {
 		}
 		fmt.Fprintf(&b, "\n%d %q %s client %s rtt %dms", p.Player, p.Name, p.Addr, id, p.RTT.Milliseconds())
 	}
+	writeSpectators(&b, watching)
 	return b.String()
 }
 

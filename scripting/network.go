@@ -66,6 +66,7 @@ func (r *Runtime) newNetTable() *lua.LTable {
 	net.RawSetString("on_leave", L.NewFunction(r.luaOnLeave))
 	net.RawSetString("on_drain", L.NewFunction(r.luaOnDrain))
 	net.RawSetString("players", L.NewFunction(r.luaPlayers))
+	net.RawSetString("spectators", L.NewFunction(r.luaSpectators))
 	net.RawSetString("role", L.NewFunction(r.luaRole))
 	net.RawSetString("local_player", L.NewFunction(r.luaLocalPlayer))
 	net.RawSetString("spawn", L.NewFunction(r.simulationOnly("net.spawn", r.luaNetSpawn)))

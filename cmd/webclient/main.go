@@ -63,10 +63,11 @@ func run(page js.Value) error {
 		return ""
 	}
 	pc := host.PlayConfig{
-		Project: p,
-		Name:    str("name"),
-		Dev:     cfg.Get("dev").Truthy(),
-		Logger:  slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Project:  p,
+		Name:     str("name"),
+		Dev:      cfg.Get("dev").Truthy(),
+		Spectate: cfg.Get("watch").Truthy(),
+		Logger:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	if v := cfg.Get("seed"); v.Type() == js.TypeNumber {
 		pc.Seed = uint64(v.Float())

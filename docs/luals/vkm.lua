@@ -878,6 +878,19 @@ function net.on_chat(fn) end
 ---@return vkm.Player[]
 function net.players() end
 
+---One spectator as net.spectators() lists it: it watches, holds no seat and
+---has no entity.
+---@class vkm.Spectator
+---@field number integer its number, from the same numbers as the players'
+---@field name string
+---@field follows integer the player it follows, 0 for the whole level
+
+---Every spectator watching, in number order: on the server only (a client
+---and a replay list none). For showing only: a recording does not hold
+---spectators, so the simulation must not depend on them.
+---@return vkm.Spectator[]
+function net.spectators() end
+
 ---The part this end plays: "server", "client" or "offline" (a client that
 ---lost its session is still "client").
 ---@return "server"|"client"|"offline"

@@ -262,7 +262,7 @@ func (v *Viewer) Publish() {
 	v.updateChat()
 	v.updateSends()
 	f := &v.frame
-	f.Tick, f.Own = g.Tick(), g.Own()
+	f.Tick, f.Own = g.Tick(), v.camera()
 	f.Entities, f.Dev, f.Leased, f.Samples = f.Entities[:0], f.Dev[:0], f.Leased[:0], f.Samples[:0]
 	f.HUD = v.hud(nil)
 	f.Looks = v.looks(f.Looks[:0])

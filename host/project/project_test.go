@@ -91,7 +91,7 @@ mouse = "left"
 		t.Fatal(err)
 	}
 	want := &Project{
-		File: "arena/project.toml", Name: "arena", Players: 4, Port: 9000, TickRate: 128, Reach: 30,
+		File: "arena/project.toml", Name: "arena", Players: 4, Spectators: 8, Port: 9000, TickRate: 128, Reach: 30,
 		ViewWidth: 48, Scoreboard: []string{"Score", "Round.left"}, Camera: Camera{Mode: "follow"},
 		RejoinWindow: 2500 * time.Millisecond,
 		EntryScene:   "scenes/arena.toml", EntryScript: "scripts/main.lua",
