@@ -54,7 +54,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if *view != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return record.Watch(ctx, file, *view, stdout, o)
+		return record.Watch(ctx, file, *view, stderr, o)
 	}
 	start := time.Now()
 	o.Clock = func() time.Duration { return time.Since(start) }

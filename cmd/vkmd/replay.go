@@ -46,7 +46,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if *web != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return record.Watch(ctx, file, *web, stdout, o)
+		return record.Watch(ctx, file, *web, stderr, o)
 	}
 	start := time.Now()
 	o.Clock = func() time.Duration { return time.Since(start) }
