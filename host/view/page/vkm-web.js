@@ -9,7 +9,7 @@
 // The address may carry ?name=NAME (the player's name; "web" when absent)
 // and #token=TEXT (a connect token's text form, from the game's backend or
 // `vkmd token`). ?net=ws skips WebRTC. ?watch=1 joins as a spectator: no
-// seat, no entity, the camera on the player it follows.
+// seat, no entity, the camera on the player it follows (&follow=N).
 //
 // window.vkmWeb exposes, for tests and the console: transport ("webrtc" or
 // "websocket", once connected), rtcFailure (why WebRTC was not used),
@@ -46,7 +46,7 @@
     datagramsIn: 0,
     datagramsOut: 0,
     status: 'starting',
-    config: { name: params.get('name') || 'web', token: fragment('token'), dev: false, seed: 0, watch: params.get('watch') === '1' },
+    config: { name: params.get('name') || 'web', token: fragment('token'), dev: false, seed: 0, watch: params.get('watch') === '1', follow: Number(params.get('follow')) || 0 },
     project: null,
     // Set by the page's drawing code: a message for it, and whether it
     // has drawn the last frame it was given (the client hands it no other
