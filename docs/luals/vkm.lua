@@ -891,6 +891,16 @@ function net.players() end
 ---@return vkm.Spectator[]
 function net.spectators() end
 
+---Shows this end's player the last seconds again from another player's
+---character (a killcam): on a client, its view plays back what it drew over
+---the last seconds with the camera on player's character, then goes back
+---to the game, which plays on meanwhile. Presentation only: a server, an
+---offline game and a replay have no view, and it returns false there.
+---@param player integer the player whose character the camera follows
+---@param seconds number above 0, at most 10
+---@return boolean shown true on a client
+function net.killcam(player, seconds) end
+
 ---The part this end plays: "server", "client" or "offline" (a client that
 ---lost its session is still "client").
 ---@return "server"|"client"|"offline"

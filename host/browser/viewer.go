@@ -54,6 +54,8 @@ type Viewer struct {
 	now   func() transport.Time
 	frame view.Frame
 	net   view.NetStats
+	// kc keeps what was drawn for a killcam, and plays one (killcam.go).
+	kc killcam
 
 	prevHeld uint32
 	sceneSig uint64
@@ -330,6 +332,7 @@ func (v *Viewer) Publish() {
 			f.Samples = append(f.Samples, view.Pose{ID: id, Transform: t})
 		})
 	}
+	v.killcam(f)
 	v.srv.Publish(*f)
 }
 

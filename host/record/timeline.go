@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"time"
+	"unsafe"
 
 	"vkm/internal/entity"
 	"vkm/scripting"
@@ -367,3 +368,17 @@ func (tl *Timeline) FreeCamera() { tl.free = true }
 // Follows is the player the camera follows (0: none) and whether the
 // camera is free instead.
 func (tl *Timeline) Follows() (player uint16, free bool) { return tl.follows, tl.free }
+
+// Kept is about how many bytes the timeline keeps of its frames: the
+// keyframes' and the changes' poses, and the hashes.
+func (tl *Timeline) Kept() int {
+	const pose, id, hash = int(unsafe.Sizeof(Pose{})), int(unsafe.Sizeof(entity.ID{})), 8
+	n := len(tl.hashes) * hash
+	for _, k := range tl.keys {
+		n += len(k) * pose
+	}
+	for _, c := range tl.changes {
+		n += len(c.moved)*pose + len(c.gone)*id
+	}
+	return n
+}
