@@ -84,6 +84,7 @@ func (f *adminFeed) wake(now time.Time, ticks int) {
 		f.a.Ticked(now)
 	}
 	f.a.SetPlayers(f.s.Net().PlayerCount())
+	f.a.SetSpectators(f.s.Net().Spectators())
 }
 
 // observePlayers hands /metrics each seated player's round trip and loss

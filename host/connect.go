@@ -96,7 +96,7 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 		return ClientReport{}, err
 	}
 	cl.c, err = session.NewClient(session.ClientConfig{Project: cfg.Project, Seed: cfg.Seed, Name: cfg.Name, Dev: cfg.Dev, Logger: logger, OnState: cfg.OnState, Now: cl.now(), Token: tok,
-		Password: cfg.Password})
+		Password: cfg.Password, Spectator: cfg.Spectate, Follow: cfg.Follow})
 	if err != nil {
 		return ClientReport{}, err
 	}

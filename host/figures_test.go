@@ -150,6 +150,8 @@ func TestTheServersFiguresKeepTheirNames(t *testing.T) {
 		`# TYPE vkm_script_errors_total counter`,
 		`# HELP vkm_send_round_duration_seconds Wall time one send round took: building it, a snapshot per player, polling the connections.`,
 		`# TYPE vkm_send_round_duration_seconds histogram`,
+		`# HELP vkm_spectators Spectators watching now: they hold no player seat.`,
+		`# TYPE vkm_spectators gauge`,
 		`# HELP vkm_tick_duration_seconds Wall time one tick's simulation took: the commands taken for it, behaviors, controller, physics.`,
 		`# TYPE vkm_tick_duration_seconds histogram`,
 		`# HELP vkm_ticks_total Ticks the server has run.`,

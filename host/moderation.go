@@ -158,7 +158,8 @@ func (m *moderator) ban(rest string) string {
 // players lists who is seated.
 func (m *moderator) players() string {
 	var b strings.Builder
-	ps := m.s.Net().Players(nil, 0)
+	all := m.s.Net().Players(nil, 0)
+	ps, watching := splitSpectators(all)
 	gs := m.s.Guests()
 	fmt.Fprintf(&b, "%d players", len(ps)+len(gs))
 	for _, p := range ps {
@@ -171,6 +172,7 @@ func (m *moderator) players() string {
 	for _, g := range gs {
 		fmt.Fprintf(&b, "\n%d %q guest %d of player %d", g.Player, g.Name, g.Local, g.Owner)
 	}
+	writeSpectators(&b, watching)
 	return b.String()
 }
 

@@ -28,7 +28,7 @@ func PlayInPage(ctx context.Context, cfg PlayConfig, page js.Value) (ClientRepor
 	cl := &client{cfg: cfg, start: time.Now()}
 	var err error
 	cl.c, err = session.NewClient(session.ClientConfig{Project: cfg.Project, Seed: cfg.Seed, Name: cfg.Name, Dev: cfg.Dev,
-		Logger: cfg.logger(), OnState: cfg.OnState, Now: cl.now(), Token: cfg.Token})
+		Logger: cfg.logger(), OnState: cfg.OnState, Now: cl.now(), Token: cfg.Token, Spectator: cfg.Spectate, Follow: cfg.Follow})
 	if err != nil {
 		return ClientReport{}, err
 	}

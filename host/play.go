@@ -49,6 +49,11 @@ type PlayConfig struct {
 	// takes a dev server's hot reloads.
 	Name string
 	Dev  bool
+	// Spectate joins to watch rather than play (no seat, no entity);
+	// Follow is the player a spectator follows from the start (0: the
+	// whole level).
+	Spectate bool
+	Follow   uint16
 	// Token is the connect token to join a server with a key (from the
 	// game's backend, or `vkmd token`). Without one, Key, the game's key,
 	// makes the client mint its own, for development: client id ClientID

@@ -212,6 +212,9 @@ type Peer struct {
 	commands    Commands
 	hasCommands bool
 
+	// focus is what a connection with no own entity looks from (SetFocus).
+	focus entity.ID
+
 	// tickRate is the server's ticks a second (SetTickRate); hdrGap the
 	// gap the header of the snapshot being written names (headerGap).
 	tickRate float64

@@ -414,11 +414,7 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 	sc := scratches.Get().(*writeScratch)
 	defer scratches.Put(sc)
 	sc.cands, sc.candActs, sc.ranks = sc.cands[:0], sc.candActs[:0], sc.ranks[:0]
-	var ox, oy float32
-	placed := ownAt >= 0 && r.ents[ownAt].placed
-	if placed {
-		ox, oy = r.ents[ownAt].x, r.ents[ownAt].y
-	}
+	ox, oy, placed := p.center(r, ownAt)
 	reach := placed && p.every > 1
 	total := 0                // the planned candidates' bits
 	lazyLow, lazyHigh := 0, 0 // bounds on the lazy ones' (see lazy plans)

@@ -66,6 +66,8 @@ func (r *Runtime) newNetTable() *lua.LTable {
 	net.RawSetString("on_leave", L.NewFunction(r.luaOnLeave))
 	net.RawSetString("on_drain", L.NewFunction(r.luaOnDrain))
 	net.RawSetString("players", L.NewFunction(r.luaPlayers))
+	net.RawSetString("spectators", L.NewFunction(r.luaSpectators))
+	net.RawSetString("killcam", L.NewFunction(r.luaKillcam))
 	net.RawSetString("role", L.NewFunction(r.luaRole))
 	net.RawSetString("local_player", L.NewFunction(r.luaLocalPlayer))
 	net.RawSetString("spawn", L.NewFunction(r.simulationOnly("net.spawn", r.luaNetSpawn)))
@@ -81,7 +83,7 @@ func (r *Runtime) newNetTable() *lua.LTable {
 	r.installMessages(net)
 	meta := L.NewTable()
 	meta.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("net has no field %q (it has bool, broadcast, component, fixed, float32, int, is_disconnected, last_error, local_player, message, on_chat, on_drain, on_join, on_leave, on_message, players, rewind, role, send, send_to, spawn, tell)", L.Get(2).String())
+		L.RaiseError("net has no field %q (it has bool, broadcast, component, fixed, float32, int, is_disconnected, killcam, last_error, local_player, message, on_chat, on_drain, on_join, on_leave, on_message, players, rewind, role, send, send_to, spawn, spectators, tell)", L.Get(2).String())
 		return 0
 	}))
 	net.Metatable = meta

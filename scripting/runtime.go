@@ -107,7 +107,10 @@ type Runtime struct {
 	handleMeta *lua.LTable // metatable of handles of entities with no behavior
 	netTable   *lua.LTable
 	sceneTable *lua.LTable
-	cmd        commandTable
+	// killcam is the killcam a script asked this end's view for, until
+	// the view takes it (killcam.go).
+	killcam *Killcam
+	cmd     commandTable
 
 	behaviors  map[string]*behavior
 	entities   map[entity.ID]*entry

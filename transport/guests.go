@@ -35,7 +35,10 @@ type guestSeats struct {
 }
 
 // seatsTaken is every seat taken: each seated player's and each guest's.
-func (s *Server) seatsTaken() int { return len(s.seated) + len(s.guests.owner) }
+func (s *Server) seatsTaken() int {
+	players, _ := s.counts()
+	return players + len(s.guests.owner)
+}
 
 // SeatGuest seats a guest on owner's connection and returns its player
 // number. It fails with ErrNoPlayer when owner is not seated (or is itself

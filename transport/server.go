@@ -68,6 +68,15 @@ type ServerConfig struct {
 	// project must say; there is no default.
 	MaxPlayers int
 
+	// MaxSpectators is how many spectators (a Hello with its Spectator
+	// flag) may watch at once, a bound apart from MaxPlayers: a spectator
+	// takes no player seat. 0 admits none; a spectator's join is then
+	// refused as full.
+	MaxSpectators int
+	// AdmitSpectator is asked, as Admit is about a player, whether a
+	// spectator may watch. Nil admits every spectator within the bound.
+	AdmitSpectator func(player uint16, name string) (handshake.Refuse, bool)
+
 	// Rand supplies the cookie gate's 128-bit key when NewServer runs. Nil
 	// means crypto/rand.Reader; tests pass a fixed reader.
 	Rand io.Reader
@@ -217,11 +226,14 @@ func (k EventKind) String() string {
 // are set depends on Kind (see the EventKind constants).
 type ServerEvent struct {
 	Kind   EventKind
-	Player uint16                  // the player it concerns (every kind)
-	Addr   netip.AddrPort          // where it joined from (EventJoined, EventRejoined)
-	Name   string                  // its name, or "Player N" if it gave none (EventJoined, EventRejoined)
-	Dev    bool                    // it runs in dev mode (EventJoined)
-	Reason handshake.GoodbyeReason // why it left (EventLeft)
+	Player uint16         // the player it concerns (every kind)
+	Addr   netip.AddrPort // where it joined from (EventJoined, EventRejoined)
+	Name   string         // its name, or "Player N" if it gave none (EventJoined, EventRejoined)
+	Dev    bool           // it runs in dev mode (EventJoined)
+	// Spectator says it joined to watch (EventJoined): it holds no
+	// player seat.
+	Spectator bool
+	Reason    handshake.GoodbyeReason // why it left (EventLeft)
 	// Payload is the Data's payload. It aliases a buffer the Server
 	// reuses: it is valid until the next call to Receive, Poll, Goodbye or
 	// Kick, and the caller must copy what it keeps.
@@ -257,11 +269,13 @@ type PlayerInfo struct {
 	Player uint16
 	Addr   netip.AddrPort // the address its seat answers to
 	// Client is the connect token's client id, when Authed (with Auth).
-	Client   uint64
-	Authed   bool
-	Name     string
-	Dev      bool
-	JoinedAt Time // when it was seated
+	Client uint64
+	Authed bool
+	Name   string
+	Dev    bool
+	// Spectator says it watches rather than plays.
+	Spectator bool
+	JoinedAt  Time // when it was seated
 	// Playing is true once the player's first Data arrived, which says the
 	// Welcome reached it; from then on its token is fixed.
 	Playing  bool
@@ -281,14 +295,16 @@ type player struct {
 	seatedBy uint64 // the token its join echoed (token may adopt another)
 	name     string
 	dev      bool
-	conn     *Conn
-	playing  bool // a Data from it was accepted over its current Conn
-	played   bool // a Data from it was ever accepted
-	held     bool // unheard for HoldAfter, with a rejoin window
-	meter    seatMeter
-	joinedAt Time
-	bytesIn  uint64
-	bytesOut uint64
+	// spectator: it watches, counted against MaxSpectators.
+	spectator bool
+	conn      *Conn
+	playing   bool // a Data from it was accepted over its current Conn
+	played    bool // a Data from it was ever accepted
+	held      bool // unheard for HoldAfter, with a rejoin window
+	meter     seatMeter
+	joinedAt  Time
+	bytesIn   uint64
+	bytesOut  uint64
 	// attempt is the nonce of the Hello that seated it (or took it back):
 	// its cookie is bound to it.
 	attempt uint64
@@ -709,7 +725,7 @@ func (s *Server) Players(dst []PlayerInfo, now Time) []PlayerInfo {
 	start := len(dst)
 	for _, p := range s.seated {
 		dst = append(dst, PlayerInfo{
-			Player: p.num, Addr: p.addr, Name: p.name, Dev: p.dev,
+			Player: p.num, Addr: p.addr, Name: p.name, Dev: p.dev, Spectator: p.spectator,
 			Client: p.client, Authed: p.rx != nil,
 			JoinedAt: p.joinedAt, Playing: p.playing,
 			RTT: p.conn.RTT(), Loss: p.conn.Loss(now),
@@ -735,8 +751,8 @@ func (s *Server) AppendPlaying(dst []uint16) []uint16 {
 	return dst
 }
 
-// PlayerCount returns how many players are seated, guests included: the
-// seats taken.
+// PlayerCount returns how many players are seated, guests included and
+// spectators left out (Spectators counts them): the seats taken.
 func (s *Server) PlayerCount() int { return s.seatsTaken() }
 
 // Conn returns the connection core of a seated player, or nil for a number

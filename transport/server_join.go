@@ -174,7 +174,7 @@ func (s *Server) receiveHello(from netip.AddrPort, cookie uint64, datagram []byt
 		s.refuse(a, *s.closedTo)
 		s.logRefusal(from, *s.closedTo, &hello, now)
 		return
-	case seat == nil && s.seatsTaken() >= s.cfg.MaxPlayers:
+	case seat == nil && s.full(hello.Spectator):
 		full := handshake.Refuse{Reason: handshake.ReasonFull, MaxPlayers: uint16(s.cfg.MaxPlayers)}
 		s.refuse(a, full)
 		s.logRefusal(from, full, &hello, now)
@@ -380,8 +380,8 @@ func (s *Server) admit(a asker, hello handshake.Hello, claims *token.Claims, now
 			return
 		}
 	}
-	if s.cfg.Admit != nil {
-		if r, ok := s.cfg.Admit(num, name, hello.Dev); !ok {
+	if admit := s.admitFor(hello.Spectator); admit != nil {
+		if r, ok := admit(num, name, hello.Dev); !ok {
 			if r.Reason == 0 {
 				r.Reason = handshake.ReasonDeclined
 			}
@@ -392,7 +392,7 @@ func (s *Server) admit(a asker, hello handshake.Hello, claims *token.Claims, now
 	}
 	p := &player{
 		num: num, addr: from, token: token, seatedBy: token, name: name, dev: hello.Dev,
-		joinedAt: now, bytesIn: uint64(size),
+		joinedAt: now, bytesIn: uint64(size), spectator: hello.Spectator,
 	}
 	p.took(a.nonce)
 	if claims != nil {
@@ -409,7 +409,7 @@ func (s *Server) admit(a asker, hello handshake.Hello, claims *token.Claims, now
 	s.byNum[num] = p
 	s.seated = append(s.seated, p)
 	s.stats.Joins++
-	s.events.push(ServerEvent{Kind: EventJoined, Player: num, Addr: from, Name: name, Dev: hello.Dev}, nil)
+	s.events.push(ServerEvent{Kind: EventJoined, Player: num, Addr: from, Name: name, Dev: hello.Dev, Spectator: hello.Spectator}, nil)
 	s.log.Debug("player joined", "player", num, "addr", from, "name", name, "dev", hello.Dev)
 	s.welcome(p, size)
 }

@@ -26,6 +26,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -87,6 +88,15 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.play.Web, "web", "", "join the server through its web listener (vkmd --web) at URL instead of UDP: http://HOST:PORT over a WebRTC data channel, ws://HOST:PORT over its WebSocket fall-back; --connect then only names the server in a token --key mints")
 	fs.StringVar(&o.play.Name, "name", "", "the player's name the server is told")
 	fs.BoolVar(&o.play.Dev, "dev", false, "take a dev server's hot reloads")
+	fs.BoolVar(&o.play.Spectate, "spectate", false, "with --connect or --web: join as a spectator, who watches without a seat or an entity (the project's spectators bound them, apart from its players)")
+	fs.Func("follow", "with --spectate: follow player `N` from the start (0: the whole level)", func(s string) error {
+		n, err := strconv.ParseUint(s, 10, 16)
+		if err != nil {
+			return fmt.Errorf("not a player number: %q", s)
+		}
+		o.play.Follow = uint16(n)
+		return nil
+	})
 	fs.StringVar(&o.play.Sim, "sim", "", "run the link through the simulator: perfect, lan, broadband, mobile, awful")
 	fs.Uint64Var(&o.play.SimSeed, "sim-seed", 0, "the simulator's seed (required with --sim)")
 	fs.BoolVar(&o.headless, "headless", false, "run without a view")

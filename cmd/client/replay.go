@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"vkm/host/record"
@@ -29,7 +33,8 @@ func isRecording(args []string) bool {
 func runReplay(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("client", flag.ContinueOnError)
 	var o record.Options
-	headless := fs.Bool("headless", false, "play the recording without a view and report (the only way a recording plays for now)")
+	headless := fs.Bool("headless", false, "play the recording without a view and report")
+	view := fs.String("view", "", "serve the recording as a page with a timeline at ADDR:PORT (e.g. 127.0.0.1:8080): play, pause, step, jump, speed, follow a player, free camera; until interrupted")
 	until := fs.Uint("until", 0, "stop after this tick (default: the recording's end)")
 	fs.BoolVar(&o.Dump, "dump", false, "print the world where the replay stops: every entity, its components and body")
 	fs.StringVar(&o.ProjectDir, "project", "", "play the match on this project folder's files rather than the recording's own")
@@ -39,12 +44,17 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if err != nil || done {
 		return err
 	}
-	if !*headless {
-		return cli.Usagef("a recording plays headless: add --headless (the view does not play recordings yet)")
+	if !*headless && *view == "" {
+		return cli.Usagef("a recording plays with --view ADDR:PORT (a page with a timeline) or --headless (a report)")
 	}
 	o.Until = uint32(*until)
 	if o.Logger, err = cli.Logger(*logLevel, stderr); err != nil {
 		return err
+	}
+	if *view != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return record.Watch(ctx, file, *view, stderr, o)
 	}
 	start := time.Now()
 	o.Clock = func() time.Duration { return time.Since(start) }

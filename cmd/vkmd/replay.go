@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"vkm/host/record"
@@ -30,6 +34,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.ProjectDir, "project", "", "play the match on this project folder's files rather than the recording's own (did a change of scripts change the match?)")
 	report := fs.String("report", "", "write what the replay found to this file as JSON: ticks, hashes equal, the first difference")
 	logLevel := fs.String("log-level", "warn", "the replayed scripts' log lines: debug, info, warn or error")
+	web := fs.String("web", "", "serve the recording as a page with a timeline at ADDR:PORT (e.g. 127.0.0.1:8080): play, pause, step, jump, speed, follow a player, free camera; until interrupted")
 	file, done, err := replayCommand.Parse(fs, args, stdout)
 	if err != nil || done {
 		return err
@@ -37,6 +42,11 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	o.Until = uint32(*until)
 	if o.Logger, err = cli.Logger(*logLevel, stderr); err != nil {
 		return err
+	}
+	if *web != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return record.Watch(ctx, file, *web, stderr, o)
 	}
 	start := time.Now()
 	o.Clock = func() time.Duration { return time.Since(start) }

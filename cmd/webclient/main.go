@@ -64,10 +64,14 @@ func run(page js.Value) error {
 		return ""
 	}
 	pc := host.PlayConfig{
-		Project: p,
-		Name:    str("name"),
-		Dev:     cfg.Get("dev").Truthy(),
-		Logger:  slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Project:  p,
+		Name:     str("name"),
+		Dev:      cfg.Get("dev").Truthy(),
+		Spectate: cfg.Get("watch").Truthy(),
+		Logger:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	if v := cfg.Get("follow"); v.Type() == js.TypeNumber && v.Float() >= 0 && v.Float() <= 65535 {
+		pc.Follow = uint16(v.Float())
 	}
 	if v := cfg.Get("seed"); v.Type() == js.TypeNumber {
 		pc.Seed = uint64(v.Float())

@@ -878,6 +878,29 @@ function net.on_chat(fn) end
 ---@return vkm.Player[]
 function net.players() end
 
+---One spectator as net.spectators() lists it: it watches, holds no seat and
+---has no entity.
+---@class vkm.Spectator
+---@field number integer its number, from the same numbers as the players'
+---@field name string
+---@field follows integer the player it follows, 0 for the whole level
+
+---Every spectator watching, in number order: on the server only (a client
+---and a replay list none). For showing only: a recording does not hold
+---spectators, so the simulation must not depend on them.
+---@return vkm.Spectator[]
+function net.spectators() end
+
+---Shows this end's player the last seconds again from another player's
+---character (a killcam): on a client, its view plays back what it drew over
+---the last seconds with the camera on player's character, then goes back
+---to the game, which plays on meanwhile. Presentation only: a server, an
+---offline game and a replay have no view, and it returns false there.
+---@param player integer the player whose character the camera follows
+---@param seconds number above 0, at most 10
+---@return boolean shown true on a client
+function net.killcam(player, seconds) end
+
 ---The part this end plays: "server", "client" or "offline" (a client that
 ---lost its session is still "client").
 ---@return "server"|"client"|"offline"

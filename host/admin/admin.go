@@ -84,7 +84,9 @@ type Admin struct {
 
 	lastTick atomic.Int64 // the loop's clock at the last tick, Unix ns; 0: none yet
 	players  atomic.Int64
-	closing  atomic.Bool
+	// spectators is how many watch (SetSpectators).
+	spectators atomic.Int64
+	closing    atomic.Bool
 
 	// descs describe cfg.Figures' metrics, by their place in the set.
 	descs []*prometheus.Desc
@@ -130,12 +132,14 @@ func New(cfg Config) *Admin {
 	build.Set(1)
 	players := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vkm_players", Help: "Players seated now."},
 		func() float64 { return float64(a.players.Load()) })
+	spectators := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vkm_spectators", Help: "Spectators watching now: they hold no player seat."},
+		func() float64 { return float64(a.spectators.Load()) })
 	seats := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vkm_player_seats", Help: "Players the server seats at most."},
 		func() float64 { return float64(cfg.Seats) })
 	a.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		a.tick, a.send, a.ticks, players, seats, (*collector)(a),
+		a.tick, a.send, a.ticks, players, spectators, seats, (*collector)(a),
 		a.rtt, a.loss, build,
 	)
 	return a
@@ -182,6 +186,9 @@ func (a *Admin) Ticked(at time.Time) { a.lastTick.Store(at.UnixNano()) }
 
 // SetPlayers records how many players are seated.
 func (a *Admin) SetPlayers(n int) { a.players.Store(int64(n)) }
+
+// SetSpectators records how many spectators watch.
+func (a *Admin) SetSpectators(n int) { a.spectators.Store(int64(n)) }
 
 // Closing records that the server is shutting down: it takes no more
 // players.

@@ -54,6 +54,8 @@ type Viewer struct {
 	now   func() transport.Time
 	frame view.Frame
 	net   view.NetStats
+	// kc keeps what was drawn for a killcam, and plays one (killcam.go).
+	kc killcam
 
 	prevHeld uint32
 	sceneSig uint64
@@ -292,7 +294,7 @@ func (v *Viewer) Publish() {
 	v.updateChat()
 	v.updateSends()
 	f := &v.frame
-	f.Tick, f.Own = g.Tick(), g.Own()
+	f.Tick, f.Own = g.Tick(), v.camera()
 	f.Entities, f.Dev, f.Leased, f.Samples = f.Entities[:0], f.Dev[:0], f.Leased[:0], f.Samples[:0]
 	f.HUD = v.hud(nil)
 	f.Looks = v.looks(f.Looks[:0])
@@ -360,6 +362,7 @@ func (v *Viewer) Publish() {
 			f.Samples = append(f.Samples, view.Pose{ID: id, Transform: t})
 		})
 	}
+	v.killcam(f)
 	v.srv.Publish(*f)
 }
 

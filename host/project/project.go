@@ -57,6 +57,11 @@ type Project struct {
 	// to the game, so there is no default.
 	Players int
 
+	// Spectators is how many spectators may watch at once
+	// (DefaultSpectators when not set): a bound apart from Players, since
+	// a spectator takes no player seat and has no entity.
+	Spectators int
+
 	// Port is the UDP port a server listens on (DefaultPort when not set).
 	Port int
 
@@ -458,6 +463,9 @@ func (p *Project) inherit(base *Project, set map[string]bool) {
 	if !set["port"] {
 		p.Port = base.Port
 	}
+	if !set["spectators"] {
+		p.Spectators = base.Spectators
+	}
 	if !set["tickRate"] {
 		p.TickRate = base.TickRate
 	}
@@ -566,6 +574,7 @@ func parseProject(file string, data []byte) (*Project, map[string]bool, error) {
 	if required || root.has("players") {
 		p.Players = readPlayers(root)
 	}
+	p.Spectators = readSpectators(root)
 	if port, ok := root.integer("port"); ok {
 		if port < 1 || port > 65535 {
 			root.fail("port", "%d is not a UDP port (1..65535); leave port out for %d", port, DefaultPort)

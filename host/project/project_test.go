@@ -91,7 +91,7 @@ mouse = "left"
 		t.Fatal(err)
 	}
 	want := &Project{
-		File: "arena/project.toml", Name: "arena", Players: 4, Port: 9000, TickRate: 128, Reach: 30,
+		File: "arena/project.toml", Name: "arena", Players: 4, Spectators: 8, Port: 9000, TickRate: 128, Reach: 30,
 		ViewWidth: 48, Scoreboard: []string{"Score", "Round.left"}, Camera: Camera{Mode: "follow"},
 		RejoinWindow: 2500 * time.Millisecond,
 		EntryScene:   "scenes/arena.toml", EntryScript: "scripts/main.lua",
@@ -151,6 +151,8 @@ func TestParseProjectErrors(t *testing.T) {
 		{"players wrong type", "players = \"four\"\n" + entries, 1, "players", []string{`must be a whole number, not the string "four"`}},
 		{"players float", "players = 4.0\n" + entries, 1, "players", []string{"must be a whole number, not the number 4"}},
 		{"tickRate zero", base + "tickRate = 0\n", 4, "tickRate", []string{"at least 1 tick a second"}},
+		{"spectators negative", base + "spectators = -1\n", 4, "spectators", []string{"-1 is below 0", "0 admits no spectator"}},
+		{"spectators too many", base + "spectators = 1000\n", 4, "spectators", []string{"1000 is above the limit of 256"}},
 		{"reach zero", base + "reach = 0\n", 4, "reach", []string{"0 is not a distance from 0 to 8192 metres", "leave reach out"}},
 		{"reach negative", base + "reach = -24.0\n", 4, "reach", []string{"-24 is not a distance"}},
 		{"reach too far", base + "reach = 1e5\n", 4, "reach", []string{"100000 is not a distance from 0 to 8192 metres"}},

@@ -101,7 +101,9 @@ type Client struct {
 	// the session is over (why says why: refused, dropped, broken);
 	// neither while it is joining.
 	playing, ended bool
-	why            string
+	// watch is a spectator's side (watchclient.go).
+	watch watching
+	why   string
 
 	// heardOf holds the entities the server's snapshots have told this
 	// end of, so that the first word on each resets self:fresh there.
@@ -177,6 +179,10 @@ type ClientConfig struct {
 	// Token is the connect token to join a server with a key; nil joins
 	// one without (transport.ClientConfig.Token).
 	Token *token.Token
+	// Spectator joins to watch: no seat, no entity (spectate.go); Follow
+	// is the player it follows from the start (0: the whole level).
+	Spectator bool
+	Follow    uint16
 }
 
 // NewClient loads cfg.Project as a client about to join: a Game
@@ -197,7 +203,8 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 		return nil, err
 	}
 	hello := Hello(g)
-	hello.Name, hello.Dev = cfg.Name, cfg.Dev
+	hello.Name, hello.Dev, hello.Spectator = cfg.Name, cfg.Dev, cfg.Spectator
+	c.watch.spectator, c.watch.first = cfg.Spectator, cfg.Follow
 	c.net = transport.NewClient(transport.ClientConfig{Hello: hello, Logger: cfg.Logger, Token: cfg.Token, Password: cfg.Password}, cfg.Now)
 	c.interp = newInterpolation(g.TickRate())
 	c.snap.TickRate = g.TickRate()
@@ -356,6 +363,7 @@ func (c *Client) events() {
 				c.log.Info("rejoined the seat", "player", ev.Welcome.Player)
 			}
 			c.playing = true
+			c.welcomed()
 		case transport.EventResuming:
 			c.log.Info("the server went quiet; rejoining the seat")
 		case transport.EventEnded:

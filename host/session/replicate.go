@@ -76,8 +76,8 @@ func (s *Server) sendRound(now transport.Time) {
 	s.playing = s.net.AppendPlaying(s.playing[:0])
 	built := false
 	for _, player := range s.playing {
-		st := s.seats[player]
-		if st == nil {
+		st, own, ok := s.sendSeat(player)
+		if !ok {
 			continue
 		}
 		if !built {
@@ -94,18 +94,22 @@ func (s *Server) sendRound(now transport.Time) {
 				st.peer.Hold(id) // the client loaded the same scene (the join compared it)
 			}
 		}
-		low := st.queue.LowWater()
-		if st.lowHeld {
-			low = min(low, st.lowWater)
+		if w := s.watchers[player]; w != nil {
+			st.peer.SetFocus(s.focus(w))
+		} else {
+			low := st.queue.LowWater()
+			if st.lowHeld {
+				low = min(low, st.lowWater)
+			}
+			st.lowWater, st.lowHeld = low, true
+			st.peer.SetCommands(replication.Commands{Newest: st.queue.Newest(), Judged: st.queue.Judged(), LowWater: low})
 		}
-		st.lowWater, st.lowHeld = low, true
-		st.peer.SetCommands(replication.Commands{Newest: st.queue.Newest(), Judged: st.queue.Judged(), LowWater: low})
 		conn := s.net.Conn(player)
 		st.peer.Acknowledge(conn)
 		st.rel.Acknowledge(conn, now)
 		relay := s.relayFor(st)
 		guests := s.guestSection(st)
-		s.snap = st.peer.Write(s.snap[:0], s.round, st.entity, transport.MaxDataPayload-netmsg.PayloadOverhead-len(relay)-len(guests))
+		s.snap = st.peer.Write(s.snap[:0], s.round, own, transport.MaxDataPayload-netmsg.PayloadOverhead-len(relay)-len(guests))
 		quiet := conn.AckSilent(now) // its link is down, or it is gone
 		if quiet && st.held < QuietEvery-1 ||
 			!quiet && !st.peer.Stats().News && st.rel.PendingMessages() == 0 && st.held < SettledEvery-1 {

@@ -70,6 +70,11 @@ func (s *Server) tellPlayers(now transport.Time) {
 				s.log.Warn("player list not sent", "player", st.player, "err", err)
 			}
 		}
+		for _, w := range s.watchers {
+			if err := w.rel.Send(msg); err != nil {
+				s.log.Warn("player list not sent", "spectator", w.player, "err", err)
+			}
+		}
 	}
 	if due {
 		s.roundTripsAt = now + transport.Time(RoundTripsEvery)

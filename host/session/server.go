@@ -51,11 +51,13 @@ const QuietEvery = 16
 // the real loop (Serve) drives it with UDP and the wall clock and tests
 // drive it with the link simulator and a synthetic clock.
 type Server struct {
-	log     *slog.Logger
-	game    *game.Game
-	net     *transport.Server
-	seats   map[uint16]*seat
-	joinErr int
+	log   *slog.Logger
+	game  *game.Game
+	net   *transport.Server
+	seats map[uint16]*seat
+	// watchers are the spectators, by number (spectate.go).
+	watchers map[uint16]*watcher
+	joinErr  int
 	// draining: the server is stopping and seats no one new (Drain).
 	draining bool
 	// gone sums the figures of the seats players have left.
@@ -266,6 +268,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	hello.Dev = dev
 	s.net, err = transport.NewServer(transport.ServerConfig{
 		Hello: hello, MaxPlayers: g.Project().Players, Logger: cfg.Logger,
+		MaxSpectators: g.Project().Spectators, AdmitSpectator: s.admitSpectator,
 		Admit: s.admit, Auth: cfg.Auth, RejoinWindow: g.Project().RejoinWindow, Gate: gate(cfg.Gate), Password: cfg.Password,
 	})
 	if err != nil {
@@ -585,10 +588,12 @@ func (s *Server) events() {
 		}
 		switch ev.Kind {
 		case transport.EventJoined:
-			s.log.Info("player joined", "player", ev.Player, "name", ev.Name, "addr", ev.Addr.String(), "dev", ev.Dev)
+			s.log.Info("player joined", "player", ev.Player, "name", ev.Name, "addr", ev.Addr.String(), "dev", ev.Dev, "spectator", ev.Spectator)
 		case transport.EventData:
 			if st, ok := s.seats[ev.Player]; ok {
 				s.command(st, ev.Payload)
+			} else if w, ok := s.watchers[ev.Player]; ok {
+				s.watch(w, ev.Payload)
 			}
 		case transport.EventHeld:
 			if st, ok := s.seats[ev.Player]; ok {
@@ -611,6 +616,8 @@ func (s *Server) events() {
 			s.log.Info("player left", "player", ev.Player, "reason", ev.Reason.String())
 			if st, ok := s.seats[ev.Player]; ok {
 				s.leave(st)
+			} else {
+				s.unwatch(ev.Player)
 			}
 		}
 	}

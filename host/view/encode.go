@@ -101,6 +101,8 @@ type frameMsg struct {
 	Looks  [][]any         `json:"looks,omitempty"` // [id, color, label, visible(, state)]
 	Errs   int             `json:"errs,omitempty"`
 	Notice string          `json:"notice,omitempty"`
+	// Killcam is Frame.Killcam.
+	Killcam uint16 `json:"killcam,omitempty"`
 	// Msgs is the messages the server told, as FX (send.go).
 	Msgs json.RawMessage `json:"msgs,omitempty"`
 	// Inspect is the inspected entity (inspect.go).
@@ -166,7 +168,7 @@ func encodeFrame(seq uint64, f *Frame) []byte {
 	if len(f.Errors) > 0 {
 		m.Errors, m.Errs = f.Errors[max(0, len(f.Errors)-MaxErrors):], max(f.Errs, len(f.Errors))
 	}
-	m.Notice = f.Notice
+	m.Notice, m.Killcam = f.Notice, f.Killcam
 	for _, j := range f.Joints {
 		m.Joints = append(m.Joints, [5]any{j.Kind, ns.num(j.AX), ns.num(j.AY), ns.num(j.BX), ns.num(j.BY)})
 	}

@@ -212,6 +212,10 @@ type Frame struct {
 	// session.Client's DevNotices), until a reload takes effect; "" for
 	// none. A developer's page shows it over the game, beside Errors.
 	Notice string
+	// Killcam is the player whose character a killcam follows while one
+	// plays (net.killcam), 0 otherwise: the frame's entities are then
+	// what this end drew that many seconds ago, Own that character.
+	Killcam uint16
 	// Looks are this frame's looks of the entities whose look changes as
 	// the game runs (project.Look.Changes): each replaces the scene's
 	// colour (when not "") and label, and hides the entity when not

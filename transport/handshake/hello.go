@@ -38,6 +38,9 @@ const flagDev = 1 << 0
 // token at tokenAt.
 const flagToken = 1 << 1
 
+// flagSpectator is the Hello flag bit saying the client joins to watch.
+const flagSpectator = 1 << 3
+
 // TokenSize is the length of the sealed connect token a Hello may carry:
 // transport/token's SealedSize, which that package checks against this.
 const TokenSize = 323
@@ -64,7 +67,7 @@ const ProofEnd = HeaderSize + proofAt + ProofSize
 //
 // Body layout (offsets from the start of the datagram, integers little
 // endian): 12 SchemaFP u64, 20 ActionFP u64, 28 WorldFP u64, 36 TickRate
-// u16, 38 ActionCount u8, 39 flags u8 (bit 0 Dev, bit 1 token, others
+// u16, 38 ActionCount u8, 39 flags u8 (bit 0 Dev, bit 1 token, bit 3 spectator, others
 // zero), 40 Nonce u64, 48 name length u8 (at most NameMax), 49
 // name, zeros up to 81; with the token bit, 81 the sealed connect token
 // (TokenSize bytes, to 404) and 404 its proof (ProofSize bytes, to 420);
@@ -88,6 +91,9 @@ type Hello struct {
 	Name string
 	// Dev says the client runs in dev mode (scripts hot-reloaded).
 	Dev bool
+	// Spectator asks to watch rather than play: a spectator takes no
+	// player seat and drives no entity (flag bit 3).
+	Spectator bool
 	// Nonce is drawn at random by the client for each join attempt. The server's cookie is bound to it and every answer to the
 	// Hello echoes it, so a Challenge or Refuse from anyone who did not
 	// see the Hello is told from the server's at once.
@@ -131,6 +137,9 @@ func (h Hello) Append(b []byte) []byte {
 	if h.Password != nil {
 		flags |= flagPassword
 	}
+	if h.Spectator {
+		flags |= flagSpectator
+	}
 	name := CleanName(h.Name)
 	b = append(b, h.ActionCount, flags)
 	b = binary.LittleEndian.AppendUint64(b, h.Nonce)
@@ -162,7 +171,7 @@ func ParseHello(body []byte) (Hello, error) {
 		return Hello{}, fail(KindHello, ProblemLength)
 	}
 	flags := body[27]
-	if flags&^(flagDev|flagToken|flagPassword) != 0 {
+	if flags&^(flagDev|flagToken|flagPassword|flagSpectator) != 0 {
 		return Hello{}, fail(KindHello, ProblemFlags)
 	}
 	nonce := binary.LittleEndian.Uint64(body[nonceAt:])
@@ -210,6 +219,7 @@ func ParseHello(body []byte) (Hello, error) {
 		TickRate:    binary.LittleEndian.Uint16(body[24:26]),
 		ActionCount: body[26],
 		Dev:         flags&flagDev != 0,
+		Spectator:   flags&flagSpectator != 0,
 		Name:        string(name),
 	}, nil
 }

@@ -24,6 +24,7 @@ const (
 	FormatGuest
 	FormatGuests
 	FormatGuestCommands
+	FormatFollow
 )
 
 // String returns what the format is called in a sentence.
@@ -58,6 +59,8 @@ func (f Format) String() string {
 		return "guest section"
 	case FormatGuestCommands:
 		return "guest command stream"
+	case FormatFollow:
+		return "follow message"
 	}
 	return "format(" + strconv.Itoa(int(f)) + ")"
 }

@@ -45,6 +45,10 @@ const KindKicked Kind = 8
 // (DevNotice), server to client.
 const KindDevNotice Kind = 9
 
+// KindFollow tells the server which player a spectator follows (Follow),
+// client to server.
+const KindFollow Kind = 11
+
 // KindOf returns the kind of msg, or 0 (no kind) for an empty message.
 func KindOf(msg []byte) Kind {
 	if len(msg) == 0 {
@@ -78,6 +82,8 @@ func (k Kind) String() string {
 		return "dev notice"
 	case KindGuest:
 		return "guest"
+	case KindFollow:
+		return "follow"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }

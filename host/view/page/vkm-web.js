@@ -10,6 +10,8 @@
 // and #token=TEXT (a connect token's text form, from the game's backend or
 // `vkmd token`). ?net=ws skips WebRTC. ?guests=N (1 to 7) seats N more
 // players on this tab's connection, on the split keyboard and gamepads.
+// ?watch=1 joins as a spectator: no seat, no entity, the camera on the
+// player it follows (&follow=N).
 //
 // window.vkmWeb exposes, for tests and the console: transport ("webrtc" or
 // "websocket", once connected), rtcFailure (why WebRTC was not used),
@@ -47,7 +49,8 @@
     datagramsOut: 0,
     status: 'starting',
     config: { name: params.get('name') || 'web', token: fragment('token'), dev: false, seed: 0,
-      guests: Math.max(0, Math.min(7, parseInt(params.get('guests') || '0', 10) || 0)) },
+      guests: Math.max(0, Math.min(7, parseInt(params.get('guests') || '0', 10) || 0)),
+      watch: params.get('watch') === '1', follow: Number(params.get('follow')) || 0 },
     project: null,
     // Set by the page's drawing code: a message for it, and whether it
     // has drawn the last frame it was given (the client hands it no other

@@ -1047,6 +1047,21 @@
     if (window.vkmHUD.drawNotice) window.vkmHUD.drawNotice(g, canvas, f && f.notice, dpr, top);
   }
 
+  // drawKillcam marks a frame of a killcam (net.killcam): the world as it
+  // was drawn seconds ago, the camera on the killer's character.
+  function drawKillcam(f) {
+    if (!f || !f.killcam) return;
+    const dpr = window.devicePixelRatio || 1;
+    const name = ((state.board && state.board.rows) || []).find((r) => r.player === f.killcam);
+    g.save();
+    g.textAlign = 'center';
+    g.textBaseline = 'top';
+    g.font = 'bold ' + Math.round(20 * dpr) + 'px system-ui, sans-serif';
+    g.fillStyle = '#ff5d5d';
+    g.fillText('KILLCAM' + (name && name.name ? ': ' + name.name : ''), canvas.width / 2, 48 * dpr);
+    g.restore();
+  }
+
   function drawHUD(f) {
     g.setTransform(1, 0, 0, 1, 0, 0);
     const dpr = window.devicePixelRatio || 1;
@@ -1054,6 +1069,7 @@
     g.textBaseline = 'top';
     if (window.vkmHUD) window.vkmHUD.draw(g, canvas, (f && f.hud) || [], dpr);
     drawDevBanners(f);
+    drawKillcam(f);
     g.textAlign = 'left';
     g.textBaseline = 'bottom';
     g.fillStyle = '#8a93a6';

@@ -37,6 +37,8 @@ function vkmSetupNetwork(net)
   })
   net.component("Life", {
     {"respawn", net.int(0, 4294967295)},
+    -- who killed the character last: their player number, 0 for a fall
+    {"killer", net.int(0, 65535)},
   })
   -- Causes of what is shown, not the effects: each end draws the tracer
   -- or the sparkle itself when a tick here goes past the last it showed

@@ -25,7 +25,7 @@
 --     declared in project.toml;
 --   - the components Health (hp) and Score (kills, deaths); the timers
 --     Gun (next: when the next shot may go) and Life (respawn: when a dead
---     character comes back); and the causes Shot (the tick and aim of the
+--     character comes back; killer: who shot it dead, for the killcam); and the causes Shot (the tick and aim of the
 --     last shot) and Picked (the tick of the last pack taken), registered
 --     in scripts/main.lua so that every end is told their values and a
 --     client's replay starts from them;
@@ -44,6 +44,7 @@ local COOLDOWN = 0.25 -- fire_cooldown: seconds from one shot to the next
 local RESPAWN_TIME = 2 -- respawn_time: seconds a dead character waits
 local SPAWNS = 4 -- spawns: it comes back at spawn1 .. spawnN (the arena has 4)
 local KILL_Y = -10 -- kill_y: falling below this height kills (below the floor)
+local KILLCAM_TIME = 3 -- killcam_time: seconds of the killer's view a player shot dead is shown
 
 -- Not props, but numbers to play with all the same:
 local SHOULDER = 0.4 -- a shot leaves this many metres above the centre
@@ -79,9 +80,12 @@ end
 function Walker:die(killer)
   self:set("Health", "hp", 0)
   self:set("Score", "deaths", self:get("Score", "deaths") + 1)
+  local by = 0
   if killer and killer ~= self and killer:has("Score") then
     killer:set("Score", "kills", killer:get("Score", "kills") + 1)
+    by = killer:player()
   end
+  self:set("Life", "killer", by)
   -- The respawn's deadline, on this character's clock: a replay on its
   -- client starts from the deadline the server set.
   self:cooldown("Life", "respawn", self.respawn_time or RESPAWN_TIME)
@@ -94,6 +98,18 @@ function Walker:die(killer)
     local x, y = self:position()
     self:emit("death", { x = x, y = y, by = self:id() })
     self:fresh("Score", "deaths") -- shown here: on_update leaves it be
+    self:show_killcam()
+  end
+end
+
+-- show_killcam: when the local player's own character was shot dead by
+-- another player, their client shows them the last seconds again from the
+-- killer's character (net.killcam; a server and an offline game have no
+-- view, and it does nothing there).
+function Walker:show_killcam()
+  local killer = self:get("Life", "killer")
+  if killer > 0 and self:is_mine() then
+    net.killcam(killer, self.killcam_time or KILLCAM_TIME)
   end
 end
 
@@ -260,6 +276,7 @@ function Walker:on_update(dt)
     -- A death this end did not run: another character's, or this
     -- player's own at another's hand (the server decided it).
     self:emit("death", { x = x, y = y, by = self:id() })
+    self:show_killcam()
   end
   if self:fresh("Picked", "tick") then
     -- A pack this character took: the server decides who gets a pack,
