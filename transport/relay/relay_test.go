@@ -141,7 +141,7 @@ func TestCodeTextRoundTrips(t *testing.T) {
 	if c2, _ := ParseCode("K7M-Q2P"); c2 != c {
 		t.Error("the dash changed the code")
 	}
-	if a, _ := ParseCode("0I1"+"L0O"); a.String() != "011-100" {
+	if a, _ := ParseCode("0I1" + "L0O"); a.String() != "011-100" {
 		t.Errorf("O, I and L read as %v", a)
 	}
 	for _, bad := range []string{"", "K7M-Q2", "K7M-Q2PP", "K7M-Q2U", "000-000"} {
