@@ -20,6 +20,11 @@ import (
 // runRelay starts a relay on n (nil: UDP on 127.0.0.1) and returns its
 // address and a function that stops it and returns its counts.
 func runRelay(t *testing.T, n *netio.Loopback, tap func(bool, netip.AddrPort, []byte)) (string, func() relay.Stats) {
+	return runRelayAt(t, n, "127.0.0.1:0", tap)
+}
+
+// runRelayAt is runRelay listening on addr.
+func runRelayAt(t *testing.T, n *netio.Loopback, addr string, tap func(bool, netip.AddrPort, []byte)) (string, func() relay.Stats) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan netip.AddrPort, 1)
@@ -29,7 +34,7 @@ func runRelay(t *testing.T, n *netio.Loopback, tap func(bool, netip.AddrPort, []
 	}
 	done := make(chan result, 1)
 	go func() {
-		st, err := relayd.Serve(ctx, relayd.Config{Addr: "127.0.0.1:0", Net: n, Logger: testLogger(t), Tap: tap,
+		st, err := relayd.Serve(ctx, relayd.Config{Addr: addr, Net: n, Logger: testLogger(t), Tap: tap,
 			Ready: func(a netip.AddrPort) { ready <- a }})
 		done <- result{st, err}
 	}()
