@@ -89,6 +89,14 @@ type ServeConfig struct {
 	// the machine. A server listening on loopback answers only this
 	// machine. Not with Net.
 	LAN int
+	// Relay, if set, is a relay's UDP address ("host:port"; no port:
+	// relayd.DefaultPort): the server registers with it, is given a
+	// join code, and players who cannot reach it directly join by
+	// "CODE@RELAY" (transport/relay). JoinCode, if set, is called with
+	// that text each time the relay gives a code. With a Key, tokens
+	// naming relay.TokenAddr(code, the relay's port) are accepted too.
+	Relay    string
+	JoinCode func(string)
 	// Sim names a link simulator profile to run every datagram through
 	// (empty: none); SimSeed must then be set.
 	Sim     string
@@ -367,9 +375,21 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 		}
 		srv.sock = ws
 	}
+	var relayed netip.AddrPort // the address tokens name the server by through the relay
+	if cfg.Relay != "" {
+		rs, at, err := serveRelay(ctx, cfg, srv.sock, logger)
+		if err != nil {
+			srv.sock.Close()
+			return nil, err
+		}
+		srv.sock, relayed = rs, at
+	}
 	defer srv.sock.Close()
 	srv.note = cfg.securityNote(srv.sock.LocalAddr())
 	sc := session.ServerConfig{Project: p, Logger: logger, BudgetClock: loop.ScriptClock(), Auth: cfg.serverAuth(srv.sock.LocalAddr(), srv.start, logger), MOTD: cfg.MOTD, Password: cfg.Password}
+	if sc.Auth != nil && relayed.IsValid() {
+		sc.Auth.Addrs = append(sc.Auth.Addrs, relayed)
+	}
 	list, err := access.Load(cfg.AccessFile)
 	if err != nil {
 		return nil, err

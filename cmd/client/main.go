@@ -9,7 +9,7 @@
 // Usage:
 //
 //	client <file.vkmrec> --headless [--until TICK] [--dump] [--project DIR] [--report FILE]
-//	client <project-dir> [--guests N] [--connect ADDR[:PORT] [--web URL] [--token FILE | --key FILE [--client-id N]] | --web URL | --lobby URL [--lobby-jwt FILE]] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
+//	client <project-dir> [--guests N] [--connect ADDR[:PORT]|CODE@RELAY [--web URL] [--token FILE | --key FILE [--client-id N]] | --web URL | --lobby URL [--lobby-jwt FILE]] [--spectate [--follow N]] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
 //	client <project-dir> --lan
 //	client -h | --version
 //
@@ -84,7 +84,7 @@ type options struct {
 func parse(args []string, stdout io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("client", flag.ContinueOnError)
-	fs.StringVar(&o.play.Connect, "connect", "", "join the server at ADDR[:PORT] (no port: the project's); without it, play offline")
+	fs.StringVar(&o.play.Connect, "connect", "", "join the server at ADDR[:PORT] (no port: the project's), or by its join code through a relay, CODE@RELAY[:PORT] (vkmd --relay prints it); without it, play offline")
 	fs.StringVar(&o.play.Web, "web", "", "join the server through its web listener (vkmd --web) at URL instead of UDP: http://HOST:PORT over a WebRTC data channel, ws://HOST:PORT over its WebSocket fall-back; --connect then only names the server in a token --key mints")
 	fs.StringVar(&o.play.Name, "name", "", "the player's name the server is told")
 	fs.BoolVar(&o.play.Dev, "dev", false, "take a dev server's hot reloads")

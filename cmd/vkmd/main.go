@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--web ADDR [--wasm FILE]] [--fleet REDIS_URL] [--agones] [--report FILE] [--log-level L] [--log-format text|json] [--status] [--healthz-stall D] [--cpuprofile FILE] [--memprofile FILE] [--tick-log FILE] [--idle-gc=false] [--record DIR [--record-max BYTES]] [--schema] [--lan=false]
+//	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--web ADDR [--wasm FILE]] [--fleet REDIS_URL] [--agones] [--report FILE] [--log-level L] [--log-format text|json] [--status] [--healthz-stall D] [--cpuprofile FILE] [--memprofile FILE] [--tick-log FILE] [--idle-gc=false] [--record DIR [--record-max BYTES]] [--schema] [--lan=false] [--relay HOST[:PORT]]
 //	vkmd check <project-dir>
 //	vkmd new <name>
 //	vkmd replay <file.vkmrec> [--until TICK] [--dump] [--project DIR] [--report FILE]
@@ -24,6 +24,9 @@
 // leaves the directory as the first thing it does on the way out (a
 // drain's start, a stop), so no lobby sends a player to it after.
 // --agones runs it as an Agones game server (docs/operating.md, "Agones").
+// --relay registers it with a relay (cmd/relay) and logs a join code,
+// CODE@HOST:PORT, players join with instead of an address: the server
+// needs no open port (docs/operating.md, "Join codes through a relay").
 //
 // --web serves browsers on an HTTP address: the game's page, and the
 // same datagrams, handshake and tokens over WebRTC data channels (ICE on
@@ -211,6 +214,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 			return o, cli.Usagef("--host is not a vkmd flag: vkmd is the host. Run `vkmd PROJECT_DIR` and join it with `client PROJECT_DIR --connect 127.0.0.1`")
 		}
 	}
+	fs.StringVar(&o.serve.Relay, "relay", "", "register with the relay at HOST[:PORT] (cmd/relay; default port 27900) and print a join code, CODE@HOST:PORT, that players behind any NAT join with (client --connect CODE@HOST:PORT) without a forwarded port; every datagram stays sealed end to end")
 	fs.BoolVar(&o.lan, "lan", true, "answer LAN discovery (client --lan) on UDP port 27959, shared with every server on this machine: the project, its players and seats, the game's port, whether a key is needed; a server on loopback answers only this machine")
 	var err error
 	if o.dir, o.done, err = command.Parse(fs, args, stdout); err != nil || o.done {

@@ -18,6 +18,7 @@ import (
 	"net/netip"
 	"sync"
 
+	"vkm/transport/relay"
 	"vkm/transport/udp"
 )
 
@@ -93,23 +94,37 @@ func (s *udpSocket) Close() error {
 }
 
 // listenUDP opens a server's socket on addr ("host:port").
-func listenUDP(addr string) (Socket, error) {
+func listenUDP(addr string) (Socket, error) { return listenUDPMax(addr, 0) }
+
+// listenUDPMax is listenUDP carrying datagrams of up to max bytes (0:
+// transport.MaxDatagram).
+func listenUDPMax(addr string, max int) (Socket, error) {
 	srv, err := udp.Listen(addr)
 	if err != nil {
 		return nil, err
+	}
+	if max > 0 {
+		srv.WithMax(max)
 	}
 	return newUDPSocket(srv.WriteTo, srv.LocalAddr(), srv.Serve, srv.Close), nil
 }
 
 // Dial opens a client's socket connected to addr ("host:port"), on n if
 // it is set and UDP otherwise. Its WriteTo ignores the address it is given.
-func Dial(n *Loopback, addr string) (Socket, error) {
+func Dial(n *Loopback, addr string) (Socket, error) { return dial(n, addr, 0) }
+
+// dial is Dial whose UDP socket carries datagrams of up to max bytes
+// (0: transport.MaxDatagram).
+func dial(n *Loopback, addr string, max int) (Socket, error) {
 	if n != nil {
 		return n.dial(addr)
 	}
 	c, err := udp.Dial(addr)
 	if err != nil {
 		return nil, err
+	}
+	if max > 0 {
+		c.WithMax(max)
 	}
 	remote := c.RemoteAddr()
 	serve := func(fn func(netip.AddrPort, []byte)) error {
@@ -180,4 +195,15 @@ func Listen(n *Loopback, addr string, sim string, seed uint64) (Socket, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// ListenRelayd opens a relay's socket at addr ("host:port", on n if
+// set), which carries datagrams of up to relay.MaxDatagram bytes and
+// which a goroutine of its own reads into Incoming (never Direct): the
+// relay's loop waits on its datagrams rather than on a clock.
+func ListenRelayd(n *Loopback, addr string) (Socket, error) {
+	if n != nil {
+		return n.listen(addr)
+	}
+	return listenUDPMax(addr, relay.MaxDatagram)
 }

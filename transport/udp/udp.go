@@ -74,6 +74,7 @@ func (c *counters) stats() Stats {
 type Server struct {
 	conn *net.UDPConn
 	n    counters
+	max  int // the largest datagram sent or received
 }
 
 // Listen opens a server socket on addr ("host:port"; port 0 picks a free
@@ -87,7 +88,16 @@ func Listen(addr string) (*Server, error) {
 		conn.Close()
 		return nil, fmt.Errorf("udp: listen %q: %w", addr, err)
 	}
-	return &Server{conn: conn}, nil
+	return &Server{conn: conn, max: transport.MaxDatagram}, nil
+}
+
+// WithMax sets the largest datagram s sends and receives to max bytes
+// in place of transport.MaxDatagram, and returns s: a relay's socket
+// carries a vkm datagram in an envelope a little larger
+// (transport/relay.MaxDatagram). Call it before Serve.
+func (s *Server) WithMax(max int) *Server {
+	s.max = max
+	return s
 }
 
 // LocalAddr returns the address the socket is bound to.
@@ -96,7 +106,7 @@ func (s *Server) LocalAddr() netip.AddrPort { return s.conn.LocalAddr().(*net.UD
 // WriteTo sends one datagram to a client. It refuses one over
 // transport.MaxDatagram with ErrTooLarge.
 func (s *Server) WriteTo(datagram []byte, to netip.AddrPort) error {
-	if len(datagram) > transport.MaxDatagram {
+	if len(datagram) > s.max {
 		return ErrTooLarge
 	}
 	_, err := s.conn.WriteToUDPAddrPort(datagram, to)
@@ -108,7 +118,7 @@ func (s *Server) WriteTo(datagram []byte, to netip.AddrPort) error {
 // datagram aliases a buffer the next read reuses: fn must copy what it keeps.
 // Serve returns nil after Close, or the error that stopped it.
 func (s *Server) Serve(fn func(from netip.AddrPort, datagram []byte)) error {
-	buf := make([]byte, readSize)
+	buf := make([]byte, s.max+1)
 	for {
 		n, from, err := s.conn.ReadFromUDPAddrPort(buf)
 		if err != nil {
@@ -117,7 +127,7 @@ func (s *Server) Serve(fn func(from netip.AddrPort, datagram []byte)) error {
 			}
 			continue
 		}
-		if n > transport.MaxDatagram {
+		if n > s.max {
 			s.n.oversize.Add(1)
 			continue
 		}
@@ -136,6 +146,7 @@ func (s *Server) Close() error { return s.conn.Close() }
 type Client struct {
 	conn *net.UDPConn
 	n    counters
+	max  int // the largest datagram sent or received
 }
 
 // Dial opens a socket on a free local port, connected to the server at addr
@@ -153,7 +164,15 @@ func Dial(addr string) (*Client, error) {
 		conn.Close()
 		return nil, fmt.Errorf("udp: dial %q: %w", addr, err)
 	}
-	return &Client{conn: conn}, nil
+	return &Client{conn: conn, max: transport.MaxDatagram}, nil
+}
+
+// WithMax sets the largest datagram c sends and receives to max bytes
+// in place of transport.MaxDatagram, and returns c (see Server.WithMax).
+// Call it before Serve.
+func (c *Client) WithMax(max int) *Client {
+	c.max = max
+	return c
 }
 
 // ReceiveBufferGot returns the receive buffer the kernel gave the
@@ -182,7 +201,7 @@ func (c *Client) RemoteAddr() netip.AddrPort { return c.conn.RemoteAddr().(*net.
 // Write sends one datagram to the server. It refuses one over
 // transport.MaxDatagram with ErrTooLarge.
 func (c *Client) Write(datagram []byte) error {
-	if len(datagram) > transport.MaxDatagram {
+	if len(datagram) > c.max {
 		return ErrTooLarge
 	}
 	_, err := c.conn.Write(datagram)
@@ -194,7 +213,7 @@ func (c *Client) Write(datagram []byte) error {
 // the server's port is not (yet) open is counted and the loop goes on.
 // Serve returns nil after Close, or the error that stopped it.
 func (c *Client) Serve(fn func(datagram []byte)) error {
-	buf := make([]byte, readSize)
+	buf := make([]byte, c.max+1)
 	for {
 		n, err := c.conn.Read(buf)
 		if err != nil {
@@ -203,7 +222,7 @@ func (c *Client) Serve(fn func(datagram []byte)) error {
 			}
 			continue
 		}
-		if n > transport.MaxDatagram {
+		if n > c.max {
 			c.n.oversize.Add(1)
 			continue
 		}
