@@ -66,6 +66,12 @@ func (g *Gateway) serveOffer(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	g.handleChannel(p, pc)
+	if g.cfg.Voice && offersVoice(offer.SDP) {
+		if err := g.prepareVoice(p, pc); err != nil {
+			g.refuse(w, r, p, refusal{http.StatusInternalServerError, "the voice tracks: " + err.Error(), reasonFailed, 0})
+			return
+		}
+	}
 	answer, no := g.answer(r, p, pc, offer)
 	if no != nil {
 		g.refuse(w, r, p, *no)

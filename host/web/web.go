@@ -98,7 +98,11 @@ type Config struct {
 	// IdleTimeout closes a peer that has sent nothing for this long; 0
 	// means transport.DefaultTimeout.
 	IdleTimeout time.Duration
-	Logger      *slog.Logger
+	// Voice relays the players' voices (voice.go): a page's offer with
+	// audio lines is answered with the gateway's tracks. Off, audio lines
+	// are refused and only the data channel is answered.
+	Voice  bool
+	Logger *slog.Logger
 }
 
 // Defaults for the zero Config.
@@ -250,6 +254,9 @@ type peer struct {
 	// WebSocket peer's queue to its writer.
 	dc  atomic.Pointer[webrtc.DataChannel]
 	wsq chan []byte
+	// voice is a WebRTC peer's voice, set before its offer is answered
+	// when it offers audio (voice.go).
+	voice atomic.Pointer[peerVoice]
 	// wsUnsent counts the datagrams queued for a WebSocket peer and not
 	// yet written.
 	wsUnsent atomic.Int32
@@ -326,6 +333,8 @@ type Gateway struct {
 	// ended, by reason.
 	admittedTotal [numKinds]atomic.Uint64
 	ends          [numReasons]atomic.Uint64
+
+	voice voiceState // voice.go
 }
 
 // ended is an attempt the gateway has forgotten: its address (zero if it
