@@ -287,6 +287,9 @@ type server struct {
 	sock  netio.Socket
 	start time.Time
 	stats *loop.Stats
+	// voice decides the voice's routes, when the project has [voice]
+	// and the server serves browsers (voice.go).
+	voice *voicePlanner
 	// afterTick is stats.TickDone, bound once so a tick makes no closure.
 	afterTick func(*game.Game)
 	// drainAt is the time drain gives the datagrams it reads, and recv
@@ -366,6 +369,9 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 			return nil, err
 		}
 		srv.sock = ws
+		if p.Voice.On() {
+			srv.voice = newVoicePlanner(p.Voice)
+		}
 	}
 	defer srv.sock.Close()
 	srv.note = cfg.securityNote(srv.sock.LocalAddr())
@@ -523,6 +529,9 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 		}
 		now := time.Now()
 		ticks := srv.step(now.Sub(last), srv.now())
+		if srv.voice != nil {
+			srv.voice.update(srv, now)
+		}
 		srv.flush()
 		if srv.stats.Trace != nil {
 			srv.stats.Trace.Write()

@@ -106,8 +106,10 @@ type Runtime struct {
 	apiMeta    *lua.LTable // {__index = api}, given to classes without a metatable
 	handleMeta *lua.LTable // metatable of handles of entities with no behavior
 	netTable   *lua.LTable
-	sceneTable *lua.LTable
-	cmd        commandTable
+	// voiceDefault is net.voice_hears as installed (voice.go).
+	voiceDefault *lua.LFunction
+	sceneTable   *lua.LTable
+	cmd          commandTable
 
 	behaviors  map[string]*behavior
 	entities   map[entity.ID]*entry

@@ -53,7 +53,8 @@ func Listen(cfg ListenConfig, u netio.Socket) (netio.Socket, error) {
 	}
 	bound := ln.Addr().(*net.TCPAddr)
 	host, port, _ := net.SplitHostPort(addr)
-	gc := web.Config{ICEAddr: net.JoinHostPort(host, strconv.Itoa(bound.Port)), Logger: log}
+	gc := web.Config{ICEAddr: net.JoinHostPort(host, strconv.Itoa(bound.Port)), Logger: log,
+		Voice: cfg.Page.Project != nil && cfg.Page.Project.Voice.On()}
 	seen := map[netip.Addr]bool{}
 	for _, p := range cfg.Public {
 		if a := p.Addr().Unmap(); !a.IsUnspecified() && !seen[a] {
@@ -100,8 +101,14 @@ func Listen(cfg ListenConfig, u netio.Socket) (netio.Socket, error) {
 }
 
 func (s *listener) Incoming() <-chan netio.Datagram { return nil }
-func (s *listener) LocalAddr() netip.AddrPort       { return s.udp.LocalAddr() }
-func (s *listener) Err() error                      { return s.udp.Err() }
+
+// SetVoicePlan hands the gateway who may speak and who hears whom.
+func (s *listener) SetVoicePlan(p web.VoicePlan) { s.g.SetVoicePlan(p) }
+
+// VoiceStats returns the gateway's voice counts.
+func (s *listener) VoiceStats() web.VoiceStats { return s.g.VoiceStats() }
+func (s *listener) LocalAddr() netip.AddrPort  { return s.udp.LocalAddr() }
+func (s *listener) Err() error                 { return s.udp.Err() }
 
 // WriteTo sends b to a web peer through the gateway, and to anyone else
 // over UDP.

@@ -45,6 +45,10 @@ const KindKicked Kind = 8
 // (DevNotice), server to client.
 const KindDevNotice Kind = 9
 
+// KindVoice tells a listener whose voice each of its voice slots carries
+// (Voice), server to client.
+const KindVoice Kind = 10
+
 // KindOf returns the kind of msg, or 0 (no kind) for an empty message.
 func KindOf(msg []byte) Kind {
 	if len(msg) == 0 {
@@ -76,6 +80,8 @@ func (k Kind) String() string {
 		return "kicked"
 	case KindDevNotice:
 		return "dev notice"
+	case KindVoice:
+		return "voice"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }

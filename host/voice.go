@@ -1,0 +1,247 @@
+package host
+
+import (
+	"math"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+
+	"vkm/host/project"
+	"vkm/host/session/netmsg"
+	"vkm/host/web"
+	"vkm/internal/entity"
+	"vkm/transport"
+)
+
+// The players' voice (project.toml's [voice]): the web gateway relays each
+// browser's microphone (web.VoicePlan), and the serving loop decides, every
+// voiceEvery, who may speak and who hears whom: from the seats, the mode,
+// the range, the team field, the moderation's mutes and the project's
+// net.voice_hears. Each listener is told whose voice its slots carry
+// (netmsg.Voice) when that changes.
+
+// voiceEvery is how often the routes are worked out again, and so how
+// often net.voice_hears is asked about each pair: a voice follows a
+// player walking into range within a fifth of a second.
+const voiceEvery = 200 * time.Millisecond
+
+// voiceSeat is one seated player as the voice's rules see them.
+type voiceSeat struct {
+	player uint16
+	addr   netip.AddrPort
+	entity entity.ID
+	// pos is where the player's entity stands, if it has one (placed).
+	pos    entity.Vec2
+	placed bool
+	// team is the value of the project's team field on the entity, if
+	// it has the component (onTeam).
+	team   float64
+	onTeam bool
+	muted  bool
+}
+
+// voiceJudge is net.voice_hears: a gain and whether it decided.
+type voiceJudge func(listener, speaker uint16) (float64, bool)
+
+// voicePlanner keeps what the listeners were last told, so that a
+// speaker keeps its slot while it is heard and a listener is sent only
+// what changed.
+type voicePlanner struct {
+	cfg  project.Voice
+	at   time.Time
+	last map[uint16][netmsg.VoiceSlots]uint16
+	told map[uint16]netmsg.Voice
+	// judgeErrors counts net.voice_hears calls that failed (the pair is
+	// then not heard).
+	judgeErrors uint64
+	players     []transport.PlayerInfo
+}
+
+func newVoicePlanner(cfg project.Voice) *voicePlanner {
+	return &voicePlanner{cfg: cfg, last: map[uint16][netmsg.VoiceSlots]uint16{}, told: map[uint16]netmsg.Voice{}}
+}
+
+// heard is one speaker a listener hears: at what gain and how far.
+type heard struct {
+	seat *voiceSeat
+	gain float64
+	dist float64
+}
+
+// plan works out the routes for seats: the gateway's plan, and the
+// message for each listener whose slots changed since the last plan.
+func (vp *voicePlanner) plan(seats []voiceSeat, judge voiceJudge) (web.VoicePlan, map[uint16]netmsg.Voice) {
+	p := web.VoicePlan{Speakers: map[netip.AddrPort]bool{}, Slots: map[netip.AddrPort][web.VoiceSlots]netip.AddrPort{}}
+	changed := map[uint16]netmsg.Voice{}
+	seated := map[uint16]bool{}
+	for i := range seats {
+		s := &seats[i]
+		seated[s.player] = true
+		if !s.muted {
+			p.Speakers[s.addr] = true
+		}
+	}
+	nearby := vp.cfg.Mode == "nearby"
+	var hs []heard
+	for i := range seats {
+		l := &seats[i]
+		hs = hs[:0]
+		for j := range seats {
+			s := &seats[j]
+			if s == l || s.muted {
+				continue
+			}
+			h := heard{seat: s, gain: 1, dist: math.Inf(1)}
+			if l.placed && s.placed {
+				h.dist = math.Hypot(l.pos.X-s.pos.X, l.pos.Y-s.pos.Y)
+			}
+			ok := false
+			if judge != nil {
+				if g, decided := judge(l.player, s.player); decided {
+					h.gain, ok = g, g > 0
+					if ok {
+						hs = append(hs, h)
+					}
+					continue
+				}
+			}
+			switch vp.cfg.Mode {
+			case "everyone":
+				ok = true
+			case "team":
+				ok = l.onTeam && s.onTeam && l.team == s.team
+			case "nearby":
+				ok = h.dist <= vp.cfg.Range
+			}
+			if ok {
+				hs = append(hs, h)
+			}
+		}
+		// The nearest first (nearby), else by player number; the first
+		// VoiceSlots are heard.
+		slices.SortFunc(hs, func(a, b heard) int {
+			if nearby && a.dist != b.dist {
+				if a.dist < b.dist {
+					return -1
+				}
+				return 1
+			}
+			return int(a.seat.player) - int(b.seat.player)
+		})
+		hs = hs[:min(len(hs), web.VoiceSlots)]
+		// A speaker heard before keeps its slot; the rest take the free
+		// ones in order.
+		prev := vp.last[l.player]
+		var slots [netmsg.VoiceSlots]uint16
+		placed := map[uint16]bool{}
+		for _, h := range hs {
+			for k, who := range prev {
+				if who == h.seat.player {
+					slots[k], placed[who] = who, true
+				}
+			}
+		}
+		for _, h := range hs {
+			if placed[h.seat.player] {
+				continue
+			}
+			for k := range slots {
+				if slots[k] == 0 {
+					slots[k], placed[h.seat.player] = h.seat.player, true
+					break
+				}
+			}
+		}
+		vp.last[l.player] = slots
+		msg := netmsg.Voice{Nearby: nearby, CanSpeak: !l.muted, Range: vp.cfg.Range}
+		var to [web.VoiceSlots]netip.AddrPort
+		for k, who := range slots {
+			for _, h := range hs {
+				if h.seat.player == who && who != 0 {
+					to[k] = h.seat.addr
+					msg.Slots[k] = netmsg.VoiceSlot{Player: who, Entity: h.seat.entity, Gain: math.Round(min(h.gain, netmsg.MaxVoiceGain)*100) / 100}
+				}
+			}
+		}
+		p.Slots[l.addr] = to
+		if old, ok := vp.told[l.player]; !ok || old != msg {
+			changed[l.player] = msg
+			vp.told[l.player] = msg
+		}
+	}
+	for who := range vp.last {
+		if !seated[who] {
+			delete(vp.last, who)
+			delete(vp.told, who)
+		}
+	}
+	return p, changed
+}
+
+// voiceSocket is a socket that relays voice: the web listener.
+type voiceSocket interface {
+	SetVoicePlan(web.VoicePlan)
+}
+
+// update works out the routes, at most every voiceEvery, hands the
+// gateway its plan and tells each listener whose slots changed.
+func (vp *voicePlanner) update(srv *server, now time.Time) {
+	if now.Sub(vp.at) < voiceEvery {
+		return
+	}
+	vp.at = now
+	sock, ok := srv.sock.(voiceSocket)
+	if !ok {
+		return
+	}
+	g := srv.s.Game()
+	st, schema := g.Store(), g.Schema()
+	typ, field := -1, -1
+	if vp.cfg.Team != "" {
+		tn, fn, _ := strings.Cut(vp.cfg.Team, ".")
+		typ = schema.Index(tn)
+		field = schema.Field(typ, fn)
+	}
+	ents := map[uint16]entity.ID{}
+	for _, p := range g.Players() {
+		ents[p.Number] = p.Entity
+	}
+	vp.players = srv.s.Net().Players(vp.players[:0], srv.now())
+	seats := make([]voiceSeat, 0, len(vp.players))
+	for _, p := range vp.players {
+		s := voiceSeat{player: p.Player, addr: p.Addr, entity: ents[p.Player], muted: srv.s.Muted(p.Player)}
+		if !s.entity.IsNone() {
+			if t := st.Transform(s.entity); t != nil {
+				s.pos, s.placed = entity.Vec2{X: t.X, Y: t.Y}, true
+			}
+			if field >= 0 {
+				if vals := st.Component(s.entity, typ); field < len(vals) {
+					s.team, s.onTeam = vals[field], true
+				}
+			}
+		}
+		seats = append(seats, s)
+	}
+	var judge voiceJudge
+	if g.HasVoiceJudge() {
+		judge = func(l, s uint16) (float64, bool) {
+			gain, decided, err := g.VoiceHears(l, s)
+			if err != nil {
+				if vp.judgeErrors == 0 {
+					srv.log.Warn("net.voice_hears failed; the pair is not heard", "listener", l, "speaker", s, "err", err)
+				}
+				vp.judgeErrors++
+				return 0, true
+			}
+			return gain, decided
+		}
+	}
+	plan, changed := vp.plan(seats, judge)
+	sock.SetVoicePlan(plan)
+	for player, msg := range changed {
+		if !srv.s.SendVoice(player, msg) {
+			delete(vp.told, player) // told again next time
+		}
+	}
+}
