@@ -1,0 +1,25 @@
+package session
+
+import "vkm/host/session/netmsg"
+
+// The voice: a server with [voice] tells each player whose voice each of
+// their voice slots carries (netmsg.Voice, sent by the serving loop with
+// Server.SendVoice); the client keeps the last word for its page, which
+// plays the slots.
+
+// takeVoice reads the server's word on this player's voice slots. One
+// this client cannot read is left aside: the voice is not the game.
+func (c *Client) takeVoice(msg []byte) {
+	v, err := netmsg.ParseVoice(msg)
+	if err != nil {
+		c.log.Debug("unreadable voice message", "err", err)
+		return
+	}
+	c.voice = v
+	c.voiceCount++
+}
+
+// Voice returns what the server last said of this player's voice slots,
+// and how many times it has said (0: never; the project has no voice, or
+// this player joined without a browser's peer connection).
+func (c *Client) Voice() (netmsg.Voice, uint64) { return c.voice, c.voiceCount }
