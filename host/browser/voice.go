@@ -1,6 +1,9 @@
 package browser
 
-import "vkm/host/view"
+import (
+	"vkm/host/project"
+	"vkm/host/view"
+)
 
 // voicePage is a page that plays the voice: the browser client's own
 // (view.Sink), which shares its tab with the peer connection the voice
@@ -35,4 +38,29 @@ func (v *Viewer) updateVoice() {
 		out.Slots[i] = view.VoiceSlot{Player: s.Player, Name: names[s.Player], Entity: s.Entity, Gain: s.Gain}
 	}
 	vp.SetVoice(out)
+}
+
+// voiceSetting is the voice as the page's web.json gives it: the page
+// offers audio lines only when it is there.
+type voiceSetting struct {
+	Mode  string  `json:"mode"`
+	Range float64 `json:"range"`
+	// PushToTalk is the project button that opens the microphone, and
+	// Keys its keys ("" and none: the page's own choice, V to talk).
+	PushToTalk string   `json:"pushToTalk"`
+	Keys       []string `json:"keys"`
+}
+
+// voiceSettings returns p's voice for web.json, nil without [voice].
+func voiceSettings(p *project.Project) *voiceSetting {
+	if p == nil || !p.Voice.On() {
+		return nil
+	}
+	v := &voiceSetting{Mode: p.Voice.Mode, Range: p.Voice.Range, PushToTalk: p.Voice.PushToTalk, Keys: []string{}}
+	for _, b := range p.Buttons {
+		if b.Name == p.Voice.PushToTalk {
+			v.Keys = append(v.Keys, b.Keys...)
+		}
+	}
+	return v
 }
