@@ -277,6 +277,21 @@ type WebReport struct {
 	DatagramsOut uint64            `json:"datagrams_out"`
 	BytesIn      uint64            `json:"bytes_in"`
 	BytesOut     uint64            `json:"bytes_out"`
+	// Voice is the players' voice the gateway relayed (a project with
+	// [voice]; zero without).
+	Voice VoiceReport `json:"voice"`
+}
+
+// VoiceReport counts the voice a web listener relayed: RTP packets and
+// their payload bytes heard from speakers and forwarded to listeners, and
+// those dropped, over a speaker's cap or from a peer that may not speak.
+type VoiceReport struct {
+	PacketsIn         uint64 `json:"packets_in"`
+	PacketsOut        uint64 `json:"packets_out"`
+	BytesIn           uint64 `json:"bytes_in"`
+	BytesOut          uint64 `json:"bytes_out"`
+	DroppedOverCap    uint64 `json:"dropped_over_cap"`
+	DroppedNotSpeaker uint64 `json:"dropped_not_speaker"`
 }
 
 // server runs a session.Server on a socket and the wall clock.

@@ -182,7 +182,8 @@ func (s *listener) Flush() error {
 // the attempts connecting.
 func (s *listener) AddFigures(set *figures.Set) {
 	var st web.Stats
-	set.Prepare(func() { st = s.g.Stats() })
+	var vs web.VoiceStats
+	set.Prepare(func() { st, vs = s.g.Stats(), s.g.VoiceStats() })
 	uint := func(n *uint64) func() uint64 { return func() uint64 { return *n } }
 	ints := func(m *map[string]int) func(func(string, uint64)) {
 		return func(each func(string, uint64)) {
@@ -218,6 +219,16 @@ func (s *listener) AddFigures(set *figures.Set) {
 		{Key: "web.datagrams_out", Uint: uint(&st.DatagramsOut)},
 		{Key: "web.bytes_in", Uint: uint(&st.BytesIn)},
 		{Key: "web.bytes_out", Uint: uint(&st.BytesOut)},
+		{Key: "web.voice.packets_in", Metric: "vkm_web_voice_packets_in_total", Uint: uint(&vs.PacketsIn),
+			Help: "Voice (RTP) packets the web listener heard from speakers, forwarded or not."},
+		{Key: "web.voice.packets_out", Metric: "vkm_web_voice_packets_out_total", Uint: uint(&vs.PacketsOut),
+			Help: "Voice packets the web listener forwarded to listeners: one for each listener a packet went to."},
+		{Key: "web.voice.dropped_over_cap", Metric: "vkm_web_voice_dropped_over_cap_total", Uint: uint(&vs.DroppedOverCap),
+			Help: "Voice packets dropped for being over their speaker's cap (60 a second, after a burst of 20)."},
+		{Key: "web.voice.dropped_not_speaker", Metric: "vkm_web_voice_dropped_not_speaker_total", Uint: uint(&vs.DroppedNotSpeaker),
+			Help: "Voice packets dropped because their peer may not speak: not seated, or muted."},
+		{Key: "web.voice.bytes_in", Uint: uint(&vs.BytesIn)},
+		{Key: "web.voice.bytes_out", Uint: uint(&vs.BytesOut)},
 	}...)
 }
 
