@@ -115,6 +115,8 @@ func vectors() []vector {
 			Kicked{Sentence: "You were kicked: spam."}, ParseKicked),
 		message("dev-notice", "A dev notice (kind 9), to a dev client: a reload the server refused, and why.",
 			DevNotice{Sentence: "reload refused: scripts/coin.lua:3: unexpected symbol"}, ParseDevNotice),
+		message("voice", "A voice message (kind 10): nearby, the player may speak, 12.5 m; slot 0 carries player 3 (entity 7#2) at gain 1, slot 5 player 9 (entity 1#1) at 0.25; the rest are empty.",
+			sampleVoice(), ParseVoice),
 	}
 }
 
@@ -154,7 +156,7 @@ func renderVectors(tb testing.TB) string {
 # flags (bit 0 a reliable section, bit 1 a relay section), the sections,
 # then the packet proper. A reliable message starts with its kind: 1 bundle,
 # 2 no reload, 3 players, 4 round trips, 5 a project message, 6 chat,
-# 7 a chat line, 8 kicked, 9 a dev notice. Integers are little endian, bar
+# 7 a chat line, 8 kicked, 9 a dev notice, 10 voice. Integers are little endian, bar
 # the relay's slots and generations (LEB128). The most a payload holds is
 # %d bytes.
 #
