@@ -252,10 +252,9 @@ func voiceLoad(t *testing.T, n int, all bool) {
 // loadPeer is a voice peer of the load test: it times each packet it
 // hears from the moment its speaker sent it.
 type loadPeer struct {
-	pc   *webrtc.PeerConnection
-	mic  *webrtc.TrackLocalStaticRTP
-	mu   sync.Mutex
-	sent map[uint32]time.Time // by the payload's stamp
+	pc  *webrtc.PeerConnection
+	mic *webrtc.TrackLocalStaticRTP
+	mu  sync.Mutex
 	// delays are the packets' times from speaker to listener.
 	delays []time.Duration
 }
