@@ -11,7 +11,8 @@
 // Talking: push-to-talk (the project's pushToTalk button's keys, or V),
 // voice-activated or an open microphone, chosen in the side panel; the
 // microphone is asked for with the browser's echo cancellation, noise
-// suppression and gain control. A test tone sends a steady note instead,
+// suppression and gain control, once the server says the player may speak
+// (and not while voice is off). A test tone sends a steady note instead,
 // to check a link with nobody talking. Nothing is sent while the player is
 // not talking. A speaker is shown speaking, over their character and in
 // the scoreboard, while their packets arrive.
@@ -126,7 +127,7 @@
     vo.nearby = !!m.nearby;
     vo.range = +m.range || 0;
     vo.speak = !!m.speak;
-    if (vo.speak) startMic();
+    wantMic();
     place();
     listBuilt();
   };
@@ -169,6 +170,12 @@
   addEventListener('keydown', (e) => { if (keys().includes(e.code) && !(e.target instanceof HTMLInputElement)) held = true; });
   addEventListener('keyup', (e) => { if (keys().includes(e.code)) held = false; });
   addEventListener('blur', () => { held = false; });
+
+  // wantMic asks for the microphone once the player may speak and has
+  // not turned voice off.
+  function wantMic() {
+    if (vo.speak && vo.mode !== 'off') startMic();
+  }
 
   async function startMic() {
     if (micTrack || asking || !navigator.mediaDevices) return;
@@ -236,6 +243,7 @@
   vo.setMode = (m) => {
     if (['ptt', 'vad', 'open', 'off'].includes(m)) vo.mode = m;
     if (modeBox) modeBox.value = vo.mode;
+    wantMic();
   };
   vo.setTone = (on) => {
     vo.tone = !!on;
@@ -276,7 +284,7 @@
       o.textContent = label;
       modeBox.appendChild(o);
     }
-    modeBox.addEventListener('change', () => { vo.mode = modeBox.value; });
+    modeBox.addEventListener('change', () => vo.setMode(modeBox.value));
     const tl = document.createElement('label');
     toneBox = document.createElement('input');
     toneBox.type = 'checkbox';
