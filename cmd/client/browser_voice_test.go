@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -38,7 +39,10 @@ type voiceState struct {
 		Player int    `json:"player"`
 		Name   string `json:"name"`
 	} `json:"slots"`
-	Status string `json:"status"`
+	Status   string          `json:"status"`
+	Speaking map[string]bool `json:"speaking"`
+	Gains    []float64       `json:"gains"`
+	Pans     []float64       `json:"pans"`
 }
 
 func (vt voiceTab) read(t *testing.T) voiceState {
@@ -46,6 +50,7 @@ func (vt voiceTab) read(t *testing.T) voiceState {
 	var s voiceState
 	v := vt.cdp.eval(t, `JSON.stringify(window.vkm && window.vkmVoice ? {connected: vkm.connected, own: vkm.own, on: vkmVoice.on,
 		speak: vkmVoice.speak, sending: vkmVoice.sending, received: vkmVoice.received, slots: vkmVoice.slots,
+		speaking: vkmVoice.speaking, gains: vkmVoice.gains, pans: vkmVoice.pans,
 		status: window.vkmWeb ? vkmWeb.status : ''} : {})`)
 	if err := json.Unmarshal([]byte(v), &s); err != nil {
 		t.Fatalf("%s's page %q: %v", vt.name, v, err)
@@ -67,6 +72,16 @@ func (vt voiceTab) until(t *testing.T, what string, within time.Duration, ok fun
 		}
 		time.Sleep(50 * time.Millisecond) // polling another process
 	}
+}
+
+// slotOf returns the slot carrying the voice named name, -1 for none.
+func (s voiceState) slotOf(name string) int {
+	for i, sl := range s.Slots {
+		if sl.Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // speakerOn returns the player number of the voice named name on the
@@ -183,7 +198,9 @@ func quiet(t *testing.T, d time.Duration, tabs ...voiceTab) {
 // TestBrowserVoiceNearby: three players in a project with mode = "nearby"
 // and range = 10. ada (player 1, at x -16) talks with the test tone on an
 // open microphone; cy (player 3, spawned at x -13) is within range and
-// receives her audio packets, as its page's getStats counts them; bo
+// receives her audio packets, as its page's getStats counts them, plays
+// them fainter for the distance and panned to her side, shows her
+// speaking, and plays her at nothing once it mutes her on its page; bo
 // (player 2, whose spawn is moved to x 0) is 16 m away and receives none,
 // until ada walks right to within range. Muted from the console, ada is
 // heard by nobody.
@@ -212,6 +229,23 @@ func TestBrowserVoiceNearby(t *testing.T) {
 	if b.Received != 0 || b.speakerOn("ada") != 0 {
 		t.Fatalf("bo, %.1f m from ada, received %d packets (slots %+v)", b.Own.X-a.Own.X, b.Received, b.Slots)
 	}
+	// cy plays ada's voice from where she stands: 3 m to its left and 4 m
+	// below (cy's spawn is on a ledge), 5 m of a 10 m range, so at about
+	// 0.5 and panned left; and shows her speaking.
+	i := s.slotOf("ada")
+	if i < 0 || len(s.Gains) <= i || !(s.Gains[i] > 0.3 && s.Gains[i] < 0.8) || !(s.Pans[i] < 0) {
+		t.Fatalf("cy plays ada's slot %d at gains %v, pans %v; want about 0.5, panned left", i, s.Gains, s.Pans)
+	}
+	adaNum := strconv.Itoa(s.speakerOn("ada"))
+	if !s.Speaking[adaNum] || cy.cdp.eval(t, `String(vkmVoice.isSpeaking(vkmVoice.slots[`+strconv.Itoa(i)+`].entity, false))`) != "true" {
+		t.Errorf("cy does not show ada (player %s) speaking: %v", adaNum, s.Speaking)
+	}
+	// cy mutes her on its page: her slot plays at 0 there.
+	cy.cdp.eval(t, `vkmVoice.mute(`+adaNum+`, true); 'ok'`)
+	if g := cy.read(t).Gains[i]; g != 0 {
+		t.Errorf("cy muted ada and plays her at %v", g)
+	}
+	cy.cdp.eval(t, `vkmVoice.mute(`+adaNum+`, false); 'ok'`)
 	quiet(t, time.Second, bo)
 
 	// ada walks right until bo is within range.

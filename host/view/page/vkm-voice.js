@@ -23,7 +23,8 @@
 // carries voice), mode, tone, speak (the server forwards this player's
 // voice), sending, micError, slots ([{player, name, entity, gain}]),
 // received (audio packets received in all, from the peer connection's
-// getStats) and bySlot (by slot), speaking ({player: true}), mute(player,
+// getStats) and bySlot (by slot), gains and pans (each slot's, as set),
+// speaking ({player: true}), mute(player,
 // bool), setVolume(player, 0..1), setMode(mode), setTone(bool).
 (function () {
   'use strict';
@@ -38,7 +39,7 @@
   const vo = {
     on: false, mode: 'vad', tone: params.get('tone') === '1', speak: false, sending: false, micError: '',
     slots: [], received: 0, bySlot: new Array(SLOTS).fill(0), speaking: {}, muted: {}, volume: {},
-    nearby: false, range: 0,
+    nearby: false, range: 0, gains: new Array(SLOTS).fill(0), pans: new Array(SLOTS).fill(0),
   };
   window.vkmVoice = vo;
   if (!web) return; // a native client's view page: no peer connection of its own
@@ -158,6 +159,8 @@
       }
       o.gain.gain.value = g;
       if (o.pan) o.pan.pan.value = p;
+      vo.gains[i] = g;
+      vo.pans[i] = p;
     });
   }
 
