@@ -46,6 +46,18 @@ type voiceSeat struct {
 // voiceJudge is net.voice_hears: a gain and whether it decided.
 type voiceJudge func(listener, speaker uint16) (float64, bool)
 
+// maxJudgedPairs bounds the pairs net.voice_hears is asked about in one
+// plan: 16 players make 240 pairs, asked about five times a second; a
+// crowd's pairs are asked about in turns of this many, each pair keeping
+// its last answer in between (and one not asked yet left to the mode).
+const maxJudgedPairs = 1024
+
+// judgement is net.voice_hears's last answer for a pair.
+type judgement struct {
+	gain    float64
+	decided bool
+}
+
 // voicePlanner keeps what the listeners were last told, so that a
 // speaker keeps its slot while it is heard and a listener is sent only
 // what changed.
@@ -58,10 +70,15 @@ type voicePlanner struct {
 	// then not heard).
 	judgeErrors uint64
 	players     []transport.PlayerInfo
+	// judged are the last answers by pair, and turn where the next
+	// plan's turn of asking starts, when the pairs are more than
+	// maxJudgedPairs.
+	judged map[[2]uint16]judgement
+	turn   int
 }
 
 func newVoicePlanner(cfg project.Voice) *voicePlanner {
-	return &voicePlanner{cfg: cfg, last: map[uint16][netmsg.VoiceSlots]uint16{}, told: map[uint16]netmsg.Voice{}}
+	return &voicePlanner{cfg: cfg, last: map[uint16][netmsg.VoiceSlots]uint16{}, told: map[uint16]netmsg.Voice{}, judged: map[[2]uint16]judgement{}}
 }
 
 // heard is one speaker a listener hears: at what gain and how far.
@@ -85,13 +102,27 @@ func (vp *voicePlanner) plan(seats []voiceSeat, judge voiceJudge) (web.VoicePlan
 		}
 	}
 	nearby := vp.cfg.Mode == "nearby"
+	// The pairs asked about this time: all of them, or the next turn.
+	pairs := len(seats) * (len(seats) - 1)
+	from, asked := 0, pairs
+	if judge != nil && pairs > maxJudgedPairs {
+		from, asked = vp.turn%pairs, maxJudgedPairs
+		vp.turn = (from + asked) % pairs
+	} else if judge == nil {
+		clear(vp.judged)
+	}
+	pair := -1
 	var hs []heard
 	for i := range seats {
 		l := &seats[i]
 		hs = hs[:0]
 		for j := range seats {
 			s := &seats[j]
-			if s == l || s.muted {
+			if s == l {
+				continue
+			}
+			pair++
+			if s.muted {
 				continue
 			}
 			h := heard{seat: s, gain: 1, dist: math.Inf(1)}
@@ -100,7 +131,13 @@ func (vp *voicePlanner) plan(seats []voiceSeat, judge voiceJudge) (web.VoicePlan
 			}
 			ok := false
 			if judge != nil {
-				if g, decided := judge(l.player, s.player); decided {
+				key := [2]uint16{l.player, s.player}
+				jd := vp.judged[key] // a pair not asked yet: undecided
+				if (pair-from+pairs)%pairs < asked {
+					jd.gain, jd.decided = judge(l.player, s.player)
+					vp.judged[key] = jd
+				}
+				if g, decided := jd.gain, jd.decided; decided {
 					h.gain, ok = g, g > 0
 					if ok {
 						hs = append(hs, h)
@@ -176,6 +213,11 @@ func (vp *voicePlanner) plan(seats []voiceSeat, judge voiceJudge) (web.VoicePlan
 		if !seated[who] {
 			delete(vp.last, who)
 			delete(vp.told, who)
+		}
+	}
+	for k := range vp.judged {
+		if !seated[k[0]] || !seated[k[1]] {
+			delete(vp.judged, k)
 		}
 	}
 	return p, changed

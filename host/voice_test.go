@@ -141,3 +141,37 @@ func TestVoiceRoutesFollowTheSeatsTheModeAndTheMute(t *testing.T) {
 		t.Errorf("player 1 of 12 hears %v, want the 8 nearest", got)
 	}
 }
+
+// TestVoiceJudgeIsAskedInTurns: with more pairs than maxJudgedPairs, one
+// plan asks net.voice_hears about that many, and the next ones about the
+// rest, each pair keeping its answer in between.
+func TestVoiceJudgeIsAskedInTurns(t *testing.T) {
+	var seats []voiceSeat
+	for i := range 40 { // 1,560 pairs
+		seats = append(seats, seatAt(uint16(i+1), 0, 1))
+	}
+	asked := map[[2]uint16]int{}
+	calls := 0
+	judge := func(l, s uint16) (float64, bool) {
+		calls++
+		asked[[2]uint16{l, s}]++
+		return 0, s == 2 // nobody hears player 2; the mode decides the rest
+	}
+	vp := newVoicePlanner(project.Voice{Mode: "everyone"})
+	p, _ := vp.plan(seats, judge)
+	if calls != maxJudgedPairs {
+		t.Fatalf("the first plan asked %d times, want %d", calls, maxJudgedPairs)
+	}
+	calls = 0
+	p, _ = vp.plan(seats, judge)
+	if calls != maxJudgedPairs || len(asked) != 40*39 {
+		t.Fatalf("the second plan asked %d times, and %d pairs in all; want %d and every one of %d", calls, len(asked), maxJudgedPairs, 40*39)
+	}
+	for _, l := range []uint16{1, 3, 40} {
+		for _, who := range hears(t, p, seats, l) {
+			if who == 2 {
+				t.Errorf("player %d hears player 2, whom the judge keeps from everyone", l)
+			}
+		}
+	}
+}
