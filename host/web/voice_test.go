@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/netip"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -33,6 +34,12 @@ type voicePeer struct {
 	arrived chan int
 	// in hears the datagrams the gateway sends.
 	in chan []byte
+	// seqs and stamps are what each slot received: the packets'
+	// sequence numbers and timestamps, and their payloads' first bytes.
+	mu     sync.Mutex
+	seqs   [VoiceSlots][]uint16
+	stamps [VoiceSlots][]uint32
+	firsts [VoiceSlots][]byte
 }
 
 // dialVoice connects a voice peer to the gateway at url and learns its
@@ -104,10 +111,16 @@ func dialVoiceAt(t *testing.T, url string) *voicePeer {
 			}
 		}
 		for {
-			if _, _, err := tr.ReadRTP(); err != nil {
+			pkt, _, err := tr.ReadRTP()
+			if err != nil {
 				return
 			}
 			if slot >= 0 {
+				v.mu.Lock()
+				v.seqs[slot] = append(v.seqs[slot], pkt.SequenceNumber)
+				v.stamps[slot] = append(v.stamps[slot], pkt.Timestamp)
+				v.firsts[slot] = append(v.firsts[slot], pkt.Payload[0])
+				v.mu.Unlock()
 				v.got[slot].Add(1)
 				select {
 				case v.arrived <- slot:
@@ -145,11 +158,14 @@ func dialVoiceAt(t *testing.T, url string) *voicePeer {
 }
 
 // say sends n voice packets from the peer's microphone.
-func (v *voicePeer) say(t *testing.T, n int) {
+func (v *voicePeer) say(t *testing.T, n int) { v.sayAs(t, n, 0xf8) }
+
+// sayAs is say with the payloads' first byte.
+func (v *voicePeer) sayAs(t *testing.T, n int, first byte) {
 	t.Helper()
 	for range n {
 		v.seq++
-		pkt := &rtp.Packet{Header: rtp.Header{Version: 2, PayloadType: 111, SequenceNumber: v.seq, Timestamp: uint32(v.seq) * opusFrame}, Payload: []byte{0xf8, 0xff, 0xfe}}
+		pkt := &rtp.Packet{Header: rtp.Header{Version: 2, PayloadType: 111, SequenceNumber: v.seq, Timestamp: uint32(v.seq) * opusFrame}, Payload: []byte{first, 0xff, 0xfe}}
 		if err := v.mic.WriteRTP(pkt); err != nil {
 			t.Fatal(err)
 		}
@@ -274,4 +290,39 @@ func TestAVoiceOverItsCapIsDroppedAndCounted(t *testing.T) {
 		t.Errorf("forwarded %d and dropped %d over the cap, want %d and %d", st.PacketsOut, st.DroppedOverCap, VoiceBurst, 100-VoiceBurst)
 	}
 	b.heard(t, VoiceBurst)
+}
+
+// TestASlotIsOneStreamWhoeverSpeaks: when a listener's slot passes from
+// one speaker to another, the packets it receives go on numbered one
+// after the other, their timestamps a frame apart, whatever numbers each
+// speaker's own stream had; and each packet is the speaker's, unchanged.
+func TestASlotIsOneStreamWhoeverSpeaks(t *testing.T) {
+	g, a, b, c := threeVoices(t)
+	b.seq = 30000 // b's stream numbers its packets far from a's
+	g.SetVoicePlan(VoicePlan{
+		Speakers: map[netip.AddrPort]bool{a.addr: true, b.addr: true},
+		Slots:    map[netip.AddrPort][VoiceSlots]netip.AddrPort{c.addr: slots(a.addr)},
+	})
+	a.sayAs(t, 5, 0xaa)
+	c.heard(t, 5)
+	g.SetVoicePlan(VoicePlan{
+		Speakers: map[netip.AddrPort]bool{a.addr: true, b.addr: true},
+		Slots:    map[netip.AddrPort][VoiceSlots]netip.AddrPort{c.addr: slots(b.addr)},
+	})
+	b.sayAs(t, 5, 0xbb)
+	c.heard(t, 10)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	seqs, stamps, firsts := c.seqs[0], c.stamps[0], c.firsts[0]
+	if len(seqs) != 10 {
+		t.Fatalf("slot 0 received %d packets, want 10", len(seqs))
+	}
+	for i := 1; i < len(seqs); i++ {
+		if seqs[i] != seqs[i-1]+1 || stamps[i] != stamps[i-1]+opusFrame {
+			t.Errorf("packet %d: sequence %d and timestamp %d after %d and %d; want the next of each", i, seqs[i], stamps[i], seqs[i-1], stamps[i-1])
+		}
+	}
+	if string(firsts) != "\xaa\xaa\xaa\xaa\xaa\xbb\xbb\xbb\xbb\xbb" {
+		t.Errorf("the payloads' first bytes % x, want a's five then b's", firsts)
+	}
 }
