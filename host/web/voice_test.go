@@ -2,7 +2,10 @@ package web
 
 import (
 	"context"
+	"errors"
+	"net/http"
 	"net/netip"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -324,5 +327,33 @@ func TestASlotIsOneStreamWhoeverSpeaks(t *testing.T) {
 	}
 	if string(firsts) != "\xaa\xaa\xaa\xaa\xaa\xbb\xbb\xbb\xbb\xbb" {
 		t.Errorf("the payloads' first bytes % x, want a's five then b's", firsts)
+	}
+}
+
+// TestAnOfferWithTooManyAudioLinesIsRefused: a page offers one line to
+// send on and VoiceSlots to hear on; more is not a page.
+func TestAnOfferWithTooManyAudioLinesIsRefused(t *testing.T) {
+	_, srv, _, _ := start(t, Config{Voice: true})
+	pc, err := webrtc.NewPeerConnection(webrtc.Configuration{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	if _, err := pc.CreateDataChannel(Label, nil); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 + VoiceSlots {
+		if _, err := pc.AddTransceiverFromKind(webrtc.RTPCodecTypeAudio, webrtc.RTPTransceiverInit{Direction: webrtc.RTPTransceiverDirectionRecvonly}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	offer, err := pc.CreateOffer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = postOffer(ctxFor(t), nil, srv.URL, Description{Type: "offer", SDP: offer.SDP})
+	var refused *RefusedError
+	if !errors.As(err, &refused) || refused.Status != http.StatusBadRequest || !strings.Contains(refused.Reason, "10 audio lines") {
+		t.Fatalf("an offer of %d audio lines: %v", 2+VoiceSlots, err)
 	}
 }
