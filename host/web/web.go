@@ -22,6 +22,10 @@
 // The host drops UDP datagrams that claim an address in the range
 // (Synthetic), so a real UDP peer never shares one with a web peer.
 //
+// With Config.Voice, the players' voices ride on the same peer connection
+// as WebRTC audio, relayed by the gateway as the serving loop's plan says
+// (voice.go).
+//
 // Nothing in front of the vkm handshake is authenticated, so the gateway
 // keeps its door narrow (door.go): an offer's body is read, under a
 // deadline, before the offer takes a slot; a source (an IPv4 address, an
