@@ -303,8 +303,8 @@ type server struct {
 	start time.Time
 	stats *loop.Stats
 	// voice decides the voice's routes, when the project has [voice]
-	// and the server serves browsers (voice.go).
-	voice *voicePlanner
+	// and the server serves browsers (browser.VoicePlanner).
+	voice *browser.VoicePlanner
 	// afterTick is stats.TickDone, bound once so a tick makes no closure.
 	afterTick func(*game.Game)
 	// drainAt is the time drain gives the datagrams it reads, and recv
@@ -385,7 +385,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 		}
 		srv.sock = ws
 		if p.Voice.On() {
-			srv.voice = newVoicePlanner(p.Voice)
+			srv.voice = browser.NewVoicePlanner(p.Voice, logger)
 		}
 	}
 	defer srv.sock.Close()
@@ -544,9 +544,7 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 		}
 		now := time.Now()
 		ticks := srv.step(now.Sub(last), srv.now())
-		if srv.voice != nil {
-			srv.voice.update(srv, now)
-		}
+		srv.voice.Update(srv.s, srv.sock, now, srv.now())
 		srv.flush()
 		if srv.stats.Trace != nil {
 			srv.stats.Trace.Write()

@@ -23,3 +23,17 @@ func (c *Client) takeVoice(msg []byte) {
 // and how many times it has said (0: never; the project has no voice, or
 // this player joined without a browser's peer connection).
 func (c *Client) Voice() (netmsg.Voice, uint64) { return c.voice, c.voiceCount }
+
+// The voice message's parts, as the serving loop's voice planner names
+// them (netmsg.Voice).
+type (
+	Voice     = netmsg.Voice
+	VoiceSlot = netmsg.VoiceSlot
+)
+
+// VoiceSlots is how many voices a player hears at once; MaxVoiceGain the
+// loudest a slot may be.
+const (
+	VoiceSlots   = netmsg.VoiceSlots
+	MaxVoiceGain = netmsg.MaxVoiceGain
+)

@@ -1,16 +1,18 @@
 //go:build !js
 
-package host
+package browser
 
 import (
+	"log/slog"
 	"math"
 	"net/netip"
 	"slices"
 	"strings"
 	"time"
 
+	"vkm/host/netio"
 	"vkm/host/project"
-	"vkm/host/session/netmsg"
+	"vkm/host/session"
 	"vkm/host/web"
 	"vkm/internal/entity"
 	"vkm/transport"
@@ -21,7 +23,7 @@ import (
 // voiceEvery, who may speak and who hears whom: from the seats, the mode,
 // the range, the team field, the moderation's mutes and the project's
 // net.voice_hears. Each listener is told whose voice its slots carry
-// (netmsg.Voice) when that changes.
+// (session.Voice) when that changes.
 
 // voiceEvery is how often the routes are worked out again, and so how
 // often net.voice_hears is asked about each pair: a voice follows a
@@ -58,14 +60,15 @@ type judgement struct {
 	decided bool
 }
 
-// voicePlanner keeps what the listeners were last told, so that a
+// VoicePlanner keeps what the listeners were last told, so that a
 // speaker keeps its slot while it is heard and a listener is sent only
 // what changed.
-type voicePlanner struct {
+type VoicePlanner struct {
 	cfg  project.Voice
+	log  *slog.Logger
 	at   time.Time
-	last map[uint16][netmsg.VoiceSlots]uint16
-	told map[uint16]netmsg.Voice
+	last map[uint16][session.VoiceSlots]uint16
+	told map[uint16]session.Voice
 	// judgeErrors counts net.voice_hears calls that failed (the pair is
 	// then not heard).
 	judgeErrors uint64
@@ -77,8 +80,11 @@ type voicePlanner struct {
 	turn   int
 }
 
-func newVoicePlanner(cfg project.Voice) *voicePlanner {
-	return &voicePlanner{cfg: cfg, last: map[uint16][netmsg.VoiceSlots]uint16{}, told: map[uint16]netmsg.Voice{}, judged: map[[2]uint16]judgement{}}
+func NewVoicePlanner(cfg project.Voice, log *slog.Logger) *VoicePlanner {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &VoicePlanner{cfg: cfg, log: log, last: map[uint16][session.VoiceSlots]uint16{}, told: map[uint16]session.Voice{}, judged: map[[2]uint16]judgement{}}
 }
 
 // heard is one speaker a listener hears: at what gain and how far.
@@ -90,9 +96,9 @@ type heard struct {
 
 // plan works out the routes for seats: the gateway's plan, and the
 // message for each listener whose slots changed since the last plan.
-func (vp *voicePlanner) plan(seats []voiceSeat, judge voiceJudge) (web.VoicePlan, map[uint16]netmsg.Voice) {
+func (vp *VoicePlanner) plan(seats []voiceSeat, judge voiceJudge) (web.VoicePlan, map[uint16]session.Voice) {
 	p := web.VoicePlan{Speakers: map[netip.AddrPort]bool{}, Slots: map[netip.AddrPort][web.VoiceSlots]netip.AddrPort{}}
-	changed := map[uint16]netmsg.Voice{}
+	changed := map[uint16]session.Voice{}
 	seated := map[uint16]bool{}
 	for i := range seats {
 		s := &seats[i]
@@ -172,7 +178,7 @@ func (vp *voicePlanner) plan(seats []voiceSeat, judge voiceJudge) (web.VoicePlan
 		// A speaker heard before keeps its slot; the rest take the free
 		// ones in order.
 		prev := vp.last[l.player]
-		var slots [netmsg.VoiceSlots]uint16
+		var slots [session.VoiceSlots]uint16
 		placed := map[uint16]bool{}
 		for _, h := range hs {
 			for k, who := range prev {
@@ -193,13 +199,13 @@ func (vp *voicePlanner) plan(seats []voiceSeat, judge voiceJudge) (web.VoicePlan
 			}
 		}
 		vp.last[l.player] = slots
-		msg := netmsg.Voice{Nearby: nearby, CanSpeak: !l.muted, Range: vp.cfg.Range}
+		msg := session.Voice{Nearby: nearby, CanSpeak: !l.muted, Range: vp.cfg.Range}
 		var to [web.VoiceSlots]netip.AddrPort
 		for k, who := range slots {
 			for _, h := range hs {
 				if h.seat.player == who && who != 0 {
 					to[k] = h.seat.addr
-					msg.Slots[k] = netmsg.VoiceSlot{Player: who, Entity: h.seat.entity, Gain: math.Round(min(h.gain, netmsg.MaxVoiceGain)*100) / 100}
+					msg.Slots[k] = session.VoiceSlot{Player: who, Entity: h.seat.entity, Gain: math.Round(min(h.gain, session.MaxVoiceGain)*100) / 100}
 				}
 			}
 		}
@@ -228,18 +234,20 @@ type voiceSocket interface {
 	SetVoicePlan(web.VoicePlan)
 }
 
-// update works out the routes, at most every voiceEvery, hands the
-// gateway its plan and tells each listener whose slots changed.
-func (vp *voicePlanner) update(srv *server, now time.Time) {
-	if now.Sub(vp.at) < voiceEvery {
+// Update works out the routes of the seats of s, at most every
+// voiceEvery (now is the wall clock's, at the time of s's clock), hands
+// sock's gateway its plan and tells each listener whose slots changed. A
+// socket that is not the web listener's relays no voice: nothing is done.
+func (vp *VoicePlanner) Update(s *session.Server, sock netio.Socket, now time.Time, at transport.Time) {
+	if vp == nil || now.Sub(vp.at) < voiceEvery {
 		return
 	}
 	vp.at = now
-	sock, ok := srv.sock.(voiceSocket)
+	vs, ok := sock.(voiceSocket)
 	if !ok {
 		return
 	}
-	g := srv.s.Game()
+	g := s.Game()
 	st, schema := g.Store(), g.Schema()
 	typ, field := -1, -1
 	if vp.cfg.Team != "" {
@@ -251,29 +259,29 @@ func (vp *voicePlanner) update(srv *server, now time.Time) {
 	for _, p := range g.Players() {
 		ents[p.Number] = p.Entity
 	}
-	vp.players = srv.s.Net().Players(vp.players[:0], srv.now())
+	vp.players = s.Net().Players(vp.players[:0], at)
 	seats := make([]voiceSeat, 0, len(vp.players))
 	for _, p := range vp.players {
-		s := voiceSeat{player: p.Player, addr: p.Addr, entity: ents[p.Player], muted: srv.s.Muted(p.Player)}
-		if !s.entity.IsNone() {
-			if t := st.Transform(s.entity); t != nil {
-				s.pos, s.placed = entity.Vec2{X: t.X, Y: t.Y}, true
+		seat := voiceSeat{player: p.Player, addr: p.Addr, entity: ents[p.Player], muted: s.Muted(p.Player)}
+		if !seat.entity.IsNone() {
+			if t := st.Transform(seat.entity); t != nil {
+				seat.pos, seat.placed = entity.Vec2{X: t.X, Y: t.Y}, true
 			}
 			if field >= 0 {
-				if vals := st.Component(s.entity, typ); field < len(vals) {
-					s.team, s.onTeam = vals[field], true
+				if vals := st.Component(seat.entity, typ); field < len(vals) {
+					seat.team, seat.onTeam = vals[field], true
 				}
 			}
 		}
-		seats = append(seats, s)
+		seats = append(seats, seat)
 	}
 	var judge voiceJudge
 	if g.HasVoiceJudge() {
-		judge = func(l, s uint16) (float64, bool) {
-			gain, decided, err := g.VoiceHears(l, s)
+		judge = func(l, sp uint16) (float64, bool) {
+			gain, decided, err := g.VoiceHears(l, sp)
 			if err != nil {
 				if vp.judgeErrors == 0 {
-					srv.log.Warn("net.voice_hears failed; the pair is not heard", "listener", l, "speaker", s, "err", err)
+					vp.log.Warn("net.voice_hears failed; the pair is not heard", "listener", l, "speaker", sp, "err", err)
 				}
 				vp.judgeErrors++
 				return 0, true
@@ -282,9 +290,9 @@ func (vp *voicePlanner) update(srv *server, now time.Time) {
 		}
 	}
 	plan, changed := vp.plan(seats, judge)
-	sock.SetVoicePlan(plan)
+	vs.SetVoicePlan(plan)
 	for player, msg := range changed {
-		if !srv.s.SendVoice(player, msg) {
+		if !s.SendVoice(player, msg) {
 			delete(vp.told, player) // told again next time
 		}
 	}

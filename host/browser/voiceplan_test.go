@@ -1,13 +1,13 @@
 //go:build !js
 
-package host
+package browser
 
 import (
 	"net/netip"
 	"testing"
 
 	"vkm/host/project"
-	"vkm/host/session/netmsg"
+	"vkm/host/session"
 	"vkm/host/web"
 	"vkm/internal/entity"
 )
@@ -55,7 +55,7 @@ func same(a, b []uint16) bool {
 func TestVoiceRoutesFollowTheSeatsTheModeAndTheMute(t *testing.T) {
 	// 1 at 0 on team 1, 2 at 5 on team 2, 3 at 30 on team 1.
 	seats := []voiceSeat{seatAt(1, 0, 1), seatAt(2, 5, 2), seatAt(3, 30, 1)}
-	want := func(vp *voicePlanner, seats []voiceSeat, judge voiceJudge, who map[uint16][]uint16) map[uint16]netmsg.Voice {
+	want := func(vp *VoicePlanner, seats []voiceSeat, judge voiceJudge, who map[uint16][]uint16) map[uint16]session.Voice {
 		t.Helper()
 		p, changed := vp.plan(seats, judge)
 		for l, w := range who {
@@ -66,7 +66,7 @@ func TestVoiceRoutesFollowTheSeatsTheModeAndTheMute(t *testing.T) {
 		return changed
 	}
 
-	near := newVoicePlanner(project.Voice{Mode: "nearby", Range: 10})
+	near := NewVoicePlanner(project.Voice{Mode: "nearby", Range: 10}, nil)
 	changed := want(near, seats, nil, map[uint16][]uint16{1: {2}, 2: {1}, 3: nil})
 	if len(changed) != 3 {
 		t.Errorf("the first plan tells %d listeners, want all 3", len(changed))
@@ -99,9 +99,9 @@ func TestVoiceRoutesFollowTheSeatsTheModeAndTheMute(t *testing.T) {
 	}
 	seats[1].muted = false
 
-	team := newVoicePlanner(project.Voice{Mode: "team", Team: "Team.id"})
+	team := NewVoicePlanner(project.Voice{Mode: "team", Team: "Team.id"}, nil)
 	want(team, seats, nil, map[uint16][]uint16{1: {3}, 2: nil, 3: {1}})
-	all := newVoicePlanner(project.Voice{Mode: "everyone"})
+	all := NewVoicePlanner(project.Voice{Mode: "everyone"}, nil)
 	want(all, seats, nil, map[uint16][]uint16{1: {2, 3}, 2: {1, 3}, 3: {1, 2}})
 
 	// A player who leaves is heard by nobody and no longer planned for.
@@ -125,7 +125,7 @@ func TestVoiceRoutesFollowTheSeatsTheModeAndTheMute(t *testing.T) {
 		}
 		return 0, false
 	}
-	j := newVoicePlanner(project.Voice{Mode: "team", Team: "Team.id"})
+	j := NewVoicePlanner(project.Voice{Mode: "team", Team: "Team.id"}, nil)
 	changed = want(j, seats, judge, map[uint16][]uint16{1: nil, 2: nil, 3: {1, 2}})
 	if g := changed[3].Slots[1].Gain; g != 0.5 {
 		t.Errorf("3 hears 2 at %v, want the judge's 0.5", g)
@@ -136,7 +136,7 @@ func TestVoiceRoutesFollowTheSeatsTheModeAndTheMute(t *testing.T) {
 	for i := range 12 {
 		crowd = append(crowd, seatAt(uint16(i+1), float64(i), 1))
 	}
-	p, _ = newVoicePlanner(project.Voice{Mode: "nearby", Range: 100}).plan(crowd, nil)
+	p, _ = NewVoicePlanner(project.Voice{Mode: "nearby", Range: 100}, nil).plan(crowd, nil)
 	if got := hears(t, p, crowd, 1); !same(got, []uint16{2, 3, 4, 5, 6, 7, 8, 9}) {
 		t.Errorf("player 1 of 12 hears %v, want the 8 nearest", got)
 	}
@@ -157,7 +157,7 @@ func TestVoiceJudgeIsAskedInTurns(t *testing.T) {
 		asked[[2]uint16{l, s}]++
 		return 0, s == 2 // nobody hears player 2; the mode decides the rest
 	}
-	vp := newVoicePlanner(project.Voice{Mode: "everyone"})
+	vp := NewVoicePlanner(project.Voice{Mode: "everyone"}, nil)
 	p, _ := vp.plan(seats, judge)
 	if calls != maxJudgedPairs {
 		t.Fatalf("the first plan asked %d times, want %d", calls, maxJudgedPairs)
