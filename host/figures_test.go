@@ -168,6 +168,14 @@ func TestTheServersFiguresKeepTheirNames(t *testing.T) {
 		`# TYPE vkm_web_peers gauge`,
 		`# HELP vkm_web_refused_total Offers and WebSocket upgrades the web listener answered with an error status.`,
 		`# TYPE vkm_web_refused_total counter`,
+		`# HELP vkm_web_voice_dropped_not_speaker_total Voice packets dropped because their peer may not speak: not seated, or muted.`,
+		`# TYPE vkm_web_voice_dropped_not_speaker_total counter`,
+		`# HELP vkm_web_voice_dropped_over_cap_total Voice packets dropped for being over their speaker's cap (60 a second, after a burst of 20).`,
+		`# TYPE vkm_web_voice_dropped_over_cap_total counter`,
+		`# HELP vkm_web_voice_packets_in_total Voice (RTP) packets the web listener heard from speakers, forwarded or not.`,
+		`# TYPE vkm_web_voice_packets_in_total counter`,
+		`# HELP vkm_web_voice_packets_out_total Voice packets the web listener forwarded to listeners: one for each listener a packet went to.`,
+		`# TYPE vkm_web_voice_packets_out_total counter`,
 	}
 	if !slices.Equal(metrics, want) {
 		t.Errorf("/metrics's families:\n%s\nwant\n%s", strings.Join(metrics, "\n"), strings.Join(want, "\n"))

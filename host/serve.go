@@ -285,6 +285,21 @@ type WebReport struct {
 	DatagramsOut uint64            `json:"datagrams_out"`
 	BytesIn      uint64            `json:"bytes_in"`
 	BytesOut     uint64            `json:"bytes_out"`
+	// Voice is the players' voice the gateway relayed (a project with
+	// [voice]; zero without).
+	Voice VoiceReport `json:"voice"`
+}
+
+// VoiceReport counts the voice a web listener relayed: RTP packets and
+// their payload bytes heard from speakers and forwarded to listeners, and
+// those dropped, over a speaker's cap or from a peer that may not speak.
+type VoiceReport struct {
+	PacketsIn         uint64 `json:"packets_in"`
+	PacketsOut        uint64 `json:"packets_out"`
+	BytesIn           uint64 `json:"bytes_in"`
+	BytesOut          uint64 `json:"bytes_out"`
+	DroppedOverCap    uint64 `json:"dropped_over_cap"`
+	DroppedNotSpeaker uint64 `json:"dropped_not_speaker"`
 }
 
 // server runs a session.Server on a socket and the wall clock.
@@ -295,6 +310,9 @@ type server struct {
 	sock  netio.Socket
 	start time.Time
 	stats *loop.Stats
+	// voice decides the voice's routes, when the project has [voice]
+	// and the server serves browsers (browser.VoicePlanner).
+	voice *browser.VoicePlanner
 	// afterTick is stats.TickDone, bound once so a tick makes no closure.
 	afterTick func(*game.Game)
 	// drainAt is the time drain gives the datagrams it reads, and recv
@@ -374,6 +392,9 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 			return nil, err
 		}
 		srv.sock = ws
+		if p.Voice.On() {
+			srv.voice = browser.NewVoicePlanner(p.Voice, logger)
+		}
 	}
 	var relayed netip.AddrPort // the address tokens name the server by through the relay
 	if cfg.Relay != "" {
@@ -543,6 +564,7 @@ func (srv *server) run(ctx context.Context) (*ServerReport, error) {
 		}
 		now := time.Now()
 		ticks := srv.step(now.Sub(last), srv.now())
+		srv.voice.Update(srv.s, srv.sock, now, srv.now())
 		srv.flush()
 		if srv.stats.Trace != nil {
 			srv.stats.Trace.Write()

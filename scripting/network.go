@@ -81,9 +81,10 @@ func (r *Runtime) newNetTable() *lua.LTable {
 	}))
 	net.RawSetString("rewind", L.NewFunction(r.luaRewind))
 	r.installMessages(net)
+	r.installVoice(net)
 	meta := L.NewTable()
 	meta.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("net has no field %q (it has bool, broadcast, component, fixed, float32, int, is_disconnected, killcam, last_error, local_player, message, on_chat, on_drain, on_join, on_leave, on_message, players, rewind, role, send, send_to, spawn, spectators, tell)", L.Get(2).String())
+		L.RaiseError("net has no field %q (it has bool, broadcast, component, fixed, float32, int, is_disconnected, killcam, last_error, local_player, message, on_chat, on_drain, on_join, on_leave, on_message, players, rewind, role, send, send_to, spawn, spectators, tell, voice_hears)", L.Get(2).String())
 		return 0
 	}))
 	net.Metatable = meta

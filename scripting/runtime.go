@@ -106,7 +106,9 @@ type Runtime struct {
 	apiMeta    *lua.LTable // {__index = api}, given to classes without a metatable
 	handleMeta *lua.LTable // metatable of handles of entities with no behavior
 	netTable   *lua.LTable
-	sceneTable *lua.LTable
+	// voiceDefault is net.voice_hears as installed (voice.go).
+	voiceDefault *lua.LFunction
+	sceneTable   *lua.LTable
 	// killcam is the killcam a script asked this end's view for, until
 	// the view takes it (killcam.go).
 	killcam *Killcam

@@ -866,6 +866,17 @@ function net.broadcast(name, fields) end
 ---@param fn fun(player: integer, text: string): (string|false|nil), integer[]?
 function net.on_chat(fn) end
 
+---The voice's judge (with [voice] in project.toml): the server calls it a few
+---times a second for each pair of seated players, and forwards speaker's voice
+---to listener at the gain it returns (0..2.55; true is 1), not at all for false,
+---or as [voice]'s mode says for nil. Replace it to decide per pair:
+---`function net.voice_hears(listener, speaker) return 1 end`. The default
+---returns nil. It runs on the server alone.
+---@param listener integer
+---@param speaker integer
+---@return number|boolean|nil
+function net.voice_hears(listener, speaker) end
+
 ---One player as net.players() lists it. number, name and entity are the same
 ---on every end; rtt is for showing only.
 ---@class vkm.Player

@@ -53,7 +53,8 @@ func Listen(cfg ListenConfig, u netio.Socket) (netio.Socket, error) {
 	}
 	bound := ln.Addr().(*net.TCPAddr)
 	host, port, _ := net.SplitHostPort(addr)
-	gc := web.Config{ICEAddr: net.JoinHostPort(host, strconv.Itoa(bound.Port)), Logger: log}
+	gc := web.Config{ICEAddr: net.JoinHostPort(host, strconv.Itoa(bound.Port)), Logger: log,
+		Voice: cfg.Page.Project != nil && cfg.Page.Project.Voice.On()}
 	seen := map[netip.Addr]bool{}
 	for _, p := range cfg.Public {
 		if a := p.Addr().Unmap(); !a.IsUnspecified() && !seen[a] {
@@ -100,8 +101,14 @@ func Listen(cfg ListenConfig, u netio.Socket) (netio.Socket, error) {
 }
 
 func (s *listener) Incoming() <-chan netio.Datagram { return nil }
-func (s *listener) LocalAddr() netip.AddrPort       { return s.udp.LocalAddr() }
-func (s *listener) Err() error                      { return s.udp.Err() }
+
+// SetVoicePlan hands the gateway who may speak and who hears whom.
+func (s *listener) SetVoicePlan(p web.VoicePlan) { s.g.SetVoicePlan(p) }
+
+// VoiceStats returns the gateway's voice counts.
+func (s *listener) VoiceStats() web.VoiceStats { return s.g.VoiceStats() }
+func (s *listener) LocalAddr() netip.AddrPort  { return s.udp.LocalAddr() }
+func (s *listener) Err() error                 { return s.udp.Err() }
 
 // WriteTo sends b to a web peer through the gateway, and to anyone else
 // over UDP.
@@ -175,7 +182,8 @@ func (s *listener) Flush() error {
 // the attempts connecting.
 func (s *listener) AddFigures(set *figures.Set) {
 	var st web.Stats
-	set.Prepare(func() { st = s.g.Stats() })
+	var vs web.VoiceStats
+	set.Prepare(func() { st, vs = s.g.Stats(), s.g.VoiceStats() })
 	uint := func(n *uint64) func() uint64 { return func() uint64 { return *n } }
 	ints := func(m *map[string]int) func(func(string, uint64)) {
 		return func(each func(string, uint64)) {
@@ -211,6 +219,16 @@ func (s *listener) AddFigures(set *figures.Set) {
 		{Key: "web.datagrams_out", Uint: uint(&st.DatagramsOut)},
 		{Key: "web.bytes_in", Uint: uint(&st.BytesIn)},
 		{Key: "web.bytes_out", Uint: uint(&st.BytesOut)},
+		{Key: "web.voice.packets_in", Metric: "vkm_web_voice_packets_in_total", Uint: uint(&vs.PacketsIn),
+			Help: "Voice (RTP) packets the web listener heard from speakers, forwarded or not."},
+		{Key: "web.voice.packets_out", Metric: "vkm_web_voice_packets_out_total", Uint: uint(&vs.PacketsOut),
+			Help: "Voice packets the web listener forwarded to listeners: one for each listener a packet went to."},
+		{Key: "web.voice.dropped_over_cap", Metric: "vkm_web_voice_dropped_over_cap_total", Uint: uint(&vs.DroppedOverCap),
+			Help: "Voice packets dropped for being over their speaker's cap (60 a second, after a burst of 20)."},
+		{Key: "web.voice.dropped_not_speaker", Metric: "vkm_web_voice_dropped_not_speaker_total", Uint: uint(&vs.DroppedNotSpeaker),
+			Help: "Voice packets dropped because their peer may not speak: not seated, or muted."},
+		{Key: "web.voice.bytes_in", Uint: uint(&vs.BytesIn)},
+		{Key: "web.voice.bytes_out", Uint: uint(&vs.BytesOut)},
 	}...)
 }
 

@@ -36,6 +36,7 @@ import (
 //	/vkm-looks.js      looks that change as the game runs
 //	/vkm-sprites.js    sprites
 //	/vkm-sound.js      sounds
+//	/vkm-voice.js      the players' voice
 //	/asset/PATH        the project's images and sounds (PNG, OGG, WAV)
 //	/favicon.ico       the project's icon (project.toml's icon), or the
 //	                   engine's
@@ -46,7 +47,9 @@ import (
 //	/vkm/project.zip   the project's files, extends and all (project.WriteZip),
 //	                   read from disk at each request: a reload of the page
 //	                   takes what a dev server runs now
-//	/vkm/web.json      {"dev": the server is a dev server, "project": name}
+//	/vkm/web.json      {"dev": the server is a dev server, "project": name,
+//	                   "voice": {"mode", "range", "pushToTalk", "keys"}, with
+//	                   [voice] alone: the page then offers audio}
 
 // webClientPkg is the browser client's main package.
 const webClientPkg = "./cmd/webclient"
@@ -87,7 +90,7 @@ func registerPage(mux *http.ServeMux, cfg PageConfig) error {
 		}
 	}
 	mux.HandleFunc("GET /{$}", serveBytes("text/html; charset=utf-8", index))
-	for name, ctype := range map[string]string{"vkm.js": "text/javascript; charset=utf-8", "vkm-web.js": "text/javascript; charset=utf-8", "vkm-hud.js": "text/javascript; charset=utf-8", "vkm-controls.js": "text/javascript; charset=utf-8", "vkm-camera.js": "text/javascript; charset=utf-8", "vkm-looks.js": "text/javascript; charset=utf-8", "vkm-sprites.js": "text/javascript; charset=utf-8", "vkm-sound.js": "text/javascript; charset=utf-8", "vkm.css": "text/css; charset=utf-8"} {
+	for name, ctype := range map[string]string{"vkm.js": "text/javascript; charset=utf-8", "vkm-web.js": "text/javascript; charset=utf-8", "vkm-hud.js": "text/javascript; charset=utf-8", "vkm-controls.js": "text/javascript; charset=utf-8", "vkm-camera.js": "text/javascript; charset=utf-8", "vkm-looks.js": "text/javascript; charset=utf-8", "vkm-sprites.js": "text/javascript; charset=utf-8", "vkm-sound.js": "text/javascript; charset=utf-8", "vkm-voice.js": "text/javascript; charset=utf-8", "vkm.css": "text/css; charset=utf-8"} {
 		b, err := fs.ReadFile(pageFiles, name)
 		if err != nil {
 			return fmt.Errorf("browser: the page's %s: %w", name, err)
@@ -110,9 +113,10 @@ func registerPage(mux *http.ServeMux, cfg PageConfig) error {
 	}))
 	mux.HandleFunc("GET /vkm/client.wasm", ready((*webClient).serve))
 	settings, _ := json.Marshal(struct {
-		Dev     bool   `json:"dev"`
-		Project string `json:"project"`
-	}{cfg.Dev, cfg.Project.Name})
+		Dev     bool          `json:"dev"`
+		Project string        `json:"project"`
+		Voice   *voiceSetting `json:"voice,omitempty"`
+	}{cfg.Dev, cfg.Project.Name, voiceSettings(cfg.Project)})
 	mux.HandleFunc("GET /vkm/web.json", serveBytes("application/json", settings))
 	// Read at each request, as the archive is: a dev server's page takes
 	// the icon saved last.

@@ -143,3 +143,44 @@ func TestAcceptsGzip(t *testing.T) {
 		}
 	}
 }
+
+// TestWebPageOffersVoiceWithAVoiceTable: web.json carries [voice] (the
+// push-to-talk button's keys with it) when the project has one, and
+// nothing otherwise, and the page loads vkm-voice.js.
+func TestWebPageOffersVoiceWithAVoiceTable(t *testing.T) {
+	file, _ := fakeClient(t)
+	p := loadArena(t)
+	type settings struct {
+		Voice *struct {
+			Mode, PushToTalk string
+			Range            float64
+			Keys             []string
+		}
+	}
+	read := func() settings {
+		t.Helper()
+		mux := http.NewServeMux()
+		if err := registerPage(mux, PageConfig{Project: p, WebClient: file}); err != nil {
+			t.Fatal(err)
+		}
+		if page := string(body(t, get(t, mux, "/"))); !strings.Contains(page, `src="/vkm-voice.js"`) {
+			t.Fatalf("the page does not load vkm-voice.js:\n%s", page)
+		}
+		if r := get(t, mux, "/vkm-voice.js"); r.StatusCode != 200 || !strings.Contains(string(body(t, r)), "window.vkmVoice") {
+			t.Fatalf("/vkm-voice.js: %d", r.StatusCode)
+		}
+		var s settings
+		if err := json.Unmarshal(body(t, get(t, mux, "/vkm/web.json")), &s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if s := read(); s.Voice != nil {
+		t.Fatalf("a project without [voice] offers voice: %+v", s.Voice)
+	}
+	p.Voice = project.Voice{Mode: "nearby", Range: 12, PushToTalk: "jump"}
+	s := read()
+	if s.Voice == nil || s.Voice.Mode != "nearby" || s.Voice.Range != 12 || s.Voice.PushToTalk != "jump" || strings.Join(s.Voice.Keys, " ") != "Space KeyW ArrowUp" {
+		t.Fatalf("voice settings %+v", s.Voice)
+	}
+}

@@ -102,6 +102,9 @@ type Viewer struct {
 	rateOut      uint64
 
 	chatSeen // the page's chat (chat.go)
+	// voiceSeen is how many times the server had spoken of the voice
+	// when the page was last told (voice.go).
+	voiceSeen uint64
 }
 
 // ViewerConfig is what a Viewer needs beside its game. The zero value is a
@@ -292,6 +295,7 @@ func (v *Viewer) Publish() {
 	v.updateScene()
 	v.updateBoard()
 	v.updateChat()
+	v.updateVoice()
 	v.updateSends()
 	f := &v.frame
 	f.Tick, f.Own = g.Tick(), v.camera()

@@ -62,3 +62,13 @@ func (g *Game) WatchServerMessages(fn func(name string, fields map[string]any)) 
 		fn(t.Name, fields)
 	})
 }
+
+// VoiceHears asks the project's net.voice_hears whether listener hears
+// speaker (scripting.Runtime.VoiceHears): the gain, and whether it
+// decided.
+func (g *Game) VoiceHears(listener, speaker uint16) (float64, bool, error) {
+	return g.scripts.VoiceHears(listener, speaker)
+}
+
+// HasVoiceJudge reports whether the project replaced net.voice_hears.
+func (g *Game) HasVoiceJudge() bool { return g.scripts.HasVoiceJudge() }

@@ -37,10 +37,11 @@ func (k fileKind) String() string {
 // entity.components.<Type> (that type's fields).
 var tableKeys = map[fileKind]map[string][]string{
 	projectKind: {
-		"":          {"name", "title", "icon", "extends", "players", "spectators", "port", "tickRate", "reach", "viewWidth", "scoreboard", "rejoinWindow", "motd", "entryScene", "entryScript", "axis", "button", "collision", "hud", "camera", "sound", "renderer"},
+		"":          {"name", "title", "icon", "extends", "players", "spectators", "port", "tickRate", "reach", "viewWidth", "scoreboard", "rejoinWindow", "motd", "entryScene", "entryScript", "axis", "button", "collision", "hud", "camera", "sound", "renderer", "voice"},
 		"collision": {"categories"},
 		"sound":     {"event", "change", "file", "volume", "range"},
 		"camera":    {"mode", "center", "box", "minWidth", "maxWidth"},
+		"voice":     {"mode", "range", "team", "pushToTalk"},
 		"hud":       {"at", "text", "bar", "max", "label", "list", "from", "scoreboard"},
 		"axis":      {"name", "negative", "positive", "mouse"},
 		"button":    {"name", "keys", "mouse"},

@@ -93,6 +93,9 @@ type Project struct {
 	// Camera is how the reference client's page frames the world.
 	Camera Camera
 
+	// Voice is how the players talk (voice.go); off unless [voice] says.
+	Voice Voice
+
 	// Renderer is the slash-separated path inside the folder of a
 	// JavaScript file that draws the game in the page instead of the
 	// built-in drawing (docs/project.md, "Your own renderer"); empty for
@@ -635,6 +638,7 @@ func parseProject(file string, data []byte) (*Project, map[string]bool, error) {
 	readHUD(root, p)
 	readCamera(root, p)
 	readSounds(root, p)
+	readVoice(root, p)
 	if doc.err != nil {
 		return nil, nil, doc.err
 	}

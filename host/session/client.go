@@ -55,6 +55,10 @@ type Client struct {
 	chat   []ChatEntry
 	onChat func(ChatEntry)
 	kicked bool
+	// voice is what the server last said of this player's voice slots,
+	// voiceCount how many times it has said (voice.go).
+	voice      netmsg.Voice
+	voiceCount uint64
 	// notices are a dev server's newest notices, noticeCount how many
 	// it sent (reload.go).
 	notices     []string

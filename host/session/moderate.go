@@ -94,3 +94,17 @@ func (c *Client) Kicked() bool { return c.kicked }
 // Ended reports whether this end ended the session itself (a kick, a
 // message it could not read, a reload it cannot follow), and why.
 func (c *Client) Ended() (bool, string) { return c.ended, c.why }
+
+// Muted reports whether a seated player is muted: their chat lines are
+// dropped and their voice is not forwarded.
+func (s *Server) Muted(player uint16) bool {
+	st := s.seats[player]
+	return st != nil && st.muted
+}
+
+// SendVoice tells a seated player whose voice each of their voice slots
+// carries (netmsg.Voice); it reports whether the message was queued.
+func (s *Server) SendVoice(player uint16, v netmsg.Voice) bool {
+	st := s.seats[player]
+	return st != nil && st.rel.Send(v.Append(nil)) == nil
+}

@@ -217,6 +217,8 @@ func (c *Client) readMessages() {
 			if c.ended {
 				return
 			}
+		case netmsg.KindVoice:
+			c.takeVoice(msg)
 		case netmsg.KindPlayers, netmsg.KindRoundTrips:
 			c.takeRoster(msg)
 			if c.ended {

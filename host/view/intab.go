@@ -25,7 +25,7 @@ func InTabPage() []byte {
 		panic("view: index.html does not load vkm.js once") // the embedded page is broken
 	}
 	return bytes.Replace(b, []byte(pageScript),
-		[]byte(`<script src="/wasm_exec.js"></script>`+"\n"+`<script src="/vkm-web.js"></script>`+"\n"+pageScript), 1)
+		[]byte(`<script src="/wasm_exec.js"></script>`+"\n"+`<script src="/vkm-web.js"></script>`+"\n"+`<script src="/vkm-voice.js"></script>`+"\n"+pageScript), 1)
 }
 
 // PageFiles returns the page's files: vkm.js, vkm.css, vkm-web.js and

@@ -33,6 +33,7 @@ type Sink struct {
 	scene []byte
 	board []byte
 	chat  []byte
+	voice []byte
 	corr  []byte
 	link  Link
 }

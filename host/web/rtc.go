@@ -66,6 +66,16 @@ func (g *Gateway) serveOffer(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	g.handleChannel(p, pc)
+	if n := strings.Count(offer.SDP, "\nm=audio "); n > 1+VoiceSlots {
+		g.refuse(w, r, p, refusal{http.StatusBadRequest, fmt.Sprintf("the offer has %d audio lines; a page offers %d at most", n, 1+VoiceSlots), reasonBadRequest, 0})
+		return
+	}
+	if g.cfg.Voice && offersVoice(offer.SDP) {
+		if err := g.prepareVoice(p, pc); err != nil {
+			g.refuse(w, r, p, refusal{http.StatusInternalServerError, "the voice tracks: " + err.Error(), reasonFailed, 0})
+			return
+		}
+	}
 	answer, no := g.answer(r, p, pc, offer)
 	if no != nil {
 		g.refuse(w, r, p, *no)

@@ -22,6 +22,10 @@
 // The host drops UDP datagrams that claim an address in the range
 // (Synthetic), so a real UDP peer never shares one with a web peer.
 //
+// With Config.Voice, the players' voices ride on the same peer connection
+// as WebRTC audio, relayed by the gateway as the serving loop's plan says
+// (voice.go).
+//
 // Nothing in front of the vkm handshake is authenticated, so the gateway
 // keeps its door narrow (door.go): an offer's body is read, under a
 // deadline, before the offer takes a slot; a source (an IPv4 address, an
@@ -98,7 +102,11 @@ type Config struct {
 	// IdleTimeout closes a peer that has sent nothing for this long; 0
 	// means transport.DefaultTimeout.
 	IdleTimeout time.Duration
-	Logger      *slog.Logger
+	// Voice relays the players' voices (voice.go): a page's offer with
+	// audio lines is answered with the gateway's tracks. Off, audio lines
+	// are refused and only the data channel is answered.
+	Voice  bool
+	Logger *slog.Logger
 }
 
 // Defaults for the zero Config.
@@ -250,6 +258,9 @@ type peer struct {
 	// WebSocket peer's queue to its writer.
 	dc  atomic.Pointer[webrtc.DataChannel]
 	wsq chan []byte
+	// voice is a WebRTC peer's voice, set before its offer is answered
+	// when it offers audio (voice.go).
+	voice atomic.Pointer[peerVoice]
 	// wsUnsent counts the datagrams queued for a WebSocket peer and not
 	// yet written.
 	wsUnsent atomic.Int32
@@ -326,6 +337,8 @@ type Gateway struct {
 	// ended, by reason.
 	admittedTotal [numKinds]atomic.Uint64
 	ends          [numReasons]atomic.Uint64
+
+	voice voiceState // voice.go
 }
 
 // ended is an attempt the gateway has forgotten: its address (zero if it

@@ -25,6 +25,7 @@ const (
 	FormatGuests
 	FormatGuestCommands
 	FormatFollow
+	FormatVoice
 )
 
 // String returns what the format is called in a sentence.
@@ -61,6 +62,8 @@ func (f Format) String() string {
 		return "guest command stream"
 	case FormatFollow:
 		return "follow message"
+	case FormatVoice:
+		return "voice message"
 	}
 	return "format(" + strconv.Itoa(int(f)) + ")"
 }

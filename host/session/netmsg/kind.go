@@ -48,6 +48,9 @@ const KindDevNotice Kind = 9
 // KindFollow tells the server which player a spectator follows (Follow),
 // client to server.
 const KindFollow Kind = 11
+// KindVoice tells a listener whose voice each of its voice slots carries
+// (Voice), server to client.
+const KindVoice Kind = 10
 
 // KindOf returns the kind of msg, or 0 (no kind) for an empty message.
 func KindOf(msg []byte) Kind {
@@ -84,6 +87,8 @@ func (k Kind) String() string {
 		return "guest"
 	case KindFollow:
 		return "follow"
+	case KindVoice:
+		return "voice"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }

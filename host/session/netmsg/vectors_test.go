@@ -141,6 +141,8 @@ func vectors() []vector {
 				}
 				return g, err
 			}},
+		message("voice", "A voice message (kind 10): nearby, the player may speak, 12.5 m; slot 0 carries player 3 (entity 7#2) at gain 1, slot 5 player 9 (entity 1#1) at 0.25; the rest are empty.",
+			sampleVoice(), ParseVoice),
 	}
 }
 
@@ -184,7 +186,7 @@ func renderVectors(tb testing.TB) string {
 # section at the end), the sections, then the packet proper and the guest
 # section. A reliable message starts with its kind: 1 bundle,
 # 2 no reload, 3 players, 4 round trips, 5 a project message, 6 chat,
-# 7 a chat line, 8 kicked, 9 a dev notice, 12 guest. Integers are little endian, bar
+# 7 a chat line, 8 kicked, 9 a dev notice, 10 voice, 11 follow, 12 guest. Integers are little endian, bar
 # the relay's slots and generations (LEB128). The most a payload holds is
 # %d bytes.
 #

@@ -18,7 +18,9 @@
 // status (what it is doing, or why it stopped), datagramsIn and
 // datagramsOut (counted on the link) and stats() (the client's report and
 // frame figures, JSON text, once it runs) and leave() (says goodbye to the
-// server; the page calls it when the tab closes).
+// server; the page calls it when the tab closes). With [voice] in the
+// project: voice ({pc, mic, slots}, the peer connection and its audio
+// transceivers) once WebRTC connects, which vkm-voice.js plays (onVoice).
 (function () {
   'use strict';
 
@@ -81,6 +83,13 @@
     const pc = new RTCPeerConnection({ iceServers: [] });
     const dc = pc.createDataChannel('vkm', { ordered: false, maxRetransmits: 0 });
     dc.binaryType = 'arraybuffer';
+    // With [voice], one audio line to send on and eight to hear on, all
+    // offered now: the server switches whose voice each carries without
+    // a new offer (vkm-voice.js).
+    const voice = web.config.voice ? {
+      pc, mic: pc.addTransceiver('audio', { direction: 'sendonly' }),
+      slots: Array.from({ length: 8 }, () => pc.addTransceiver('audio', { direction: 'recvonly' })),
+    } : null;
     const opened = new Promise((resolve, reject) => {
       dc.onopen = () => resolve();
       dc.onclose = () => reject(new Error('the data channel closed before it opened'));
@@ -112,6 +121,10 @@
       throw e;
     } finally {
       clearTimeout(timer);
+    }
+    if (voice) {
+      web.voice = voice;
+      if (web.onVoice) web.onVoice(voice);
     }
     return {
       send: (b) => { if (dc.readyState === 'open') dc.send(b); },
@@ -168,6 +181,7 @@
       fetchOK('/vkm/project.zip').then((r) => r.arrayBuffer()),
     ]);
     web.config.dev = !!cfg.dev;
+    web.config.voice = cfg.voice || null;
     web.project = new Uint8Array(zip);
     // The client is compiled before the link opens: the server closes a
     // link the handshake has not welcomed within a few seconds

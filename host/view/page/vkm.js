@@ -182,6 +182,7 @@
       case 'board': state.board = m; break;
       case 'corrections': setCorrections(m); break;
       case 'chat': if (window.vkmChat) window.vkmChat.show(m); break; // chat.js
+      case 'voice': if (window.vkmVoice && window.vkmVoice.take) window.vkmVoice.take(m); break; // vkm-voice.js
     }
   }
 
@@ -265,6 +266,7 @@
     showInspect(m);
     setDev(m.dev);
     if (window.vkmLooks) window.vkmLooks.apply(state.scene, m);
+    if (window.vkmVoice && window.vkmVoice.frame) window.vkmVoice.frame(m); // vkm-voice.js places the voices
   }
 
   // setDev lists the developer panel's numbers (the own entity's
@@ -1012,12 +1014,20 @@
     g.font = Math.round(13 * dpr) + 'px system-ui, sans-serif';
     g.textAlign = 'center';
     g.textBaseline = 'bottom';
+    const voice = window.vkmVoice && window.vkmVoice.isSpeaking ? window.vkmVoice : null;
     for (const e of f.e || []) {
       const b = state.scene.get(e[0]);
-      if (!b || !b.label || b.hidden || !finite(e[1]) || !finite(e[2])) continue;
+      if (!b || b.hidden || !finite(e[1]) || !finite(e[2])) continue;
       const k = finite(e[4]) && e[4] !== 0 ? Math.abs(e[4]) : 1;
       const sx = canvas.width / 2 + (e[1] - cam.x) * cam.ppm;
       const sy = canvas.height / 2 - (e[2] + b.reach.top * k - cam.y) * cam.ppm - 4 * dpr;
+      if (voice && voice.isSpeaking(e[0], e[0] === f.own)) { // vkm-voice.js: a speaking mark above
+        g.fillStyle = '#5fd38d';
+        g.beginPath();
+        g.arc(sx, sy - (b.label ? 22 : 6) * dpr, 5 * dpr, 0, 2 * Math.PI);
+        g.fill();
+      }
+      if (!b.label) continue;
       g.fillStyle = 'rgba(0,0,0,0.6)';
       g.fillText(b.label, sx + dpr, sy + dpr);
       g.fillStyle = e[0] === f.own ? '#ffe14d' : '#ffffff';
@@ -1151,7 +1161,8 @@
     const b = state.board || { cols: [], rows: [], state: [] };
     const dpr = window.devicePixelRatio || 1;
     const cols = ['player', ...(b.cols || []).map((c) => c.slice(c.indexOf('.') + 1)), 'ms'];
-    const rows = (b.rows || []).map((r) => [r.name, ...(r.v || []).map(fmt), fmt(r.rtt_ms)]);
+    const talks = (r) => window.vkmVoice && window.vkmVoice.speakingName && window.vkmVoice.speakingName(r.name, r.own);
+    const rows = (b.rows || []).map((r) => [(talks(r) ? '\u266a ' : '') + r.name, ...(r.v || []).map(fmt), fmt(r.rtt_ms)]);
     const colW = 110 * dpr, nameW = 220 * dpr, rowH = 24 * dpr, pad = 16 * dpr;
     const w = nameW + colW * (cols.length - 1) + 2 * pad;
     const st = b.state || [];
