@@ -21,6 +21,7 @@ const (
 	FormatChatLine
 	FormatKicked
 	FormatDevNotice
+	FormatInspect
 )
 
 // String returns what the format is called in a sentence.
@@ -49,6 +50,8 @@ func (f Format) String() string {
 		return "kicked message"
 	case FormatDevNotice:
 		return "dev notice"
+	case FormatInspect:
+		return "inspector message"
 	}
 	return "format(" + strconv.Itoa(int(f)) + ")"
 }

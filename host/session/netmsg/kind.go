@@ -76,6 +76,8 @@ func (k Kind) String() string {
 		return "kicked"
 	case KindDevNotice:
 		return "dev notice"
+	case KindInspect:
+		return "inspect"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }

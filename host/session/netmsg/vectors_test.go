@@ -115,6 +115,10 @@ func vectors() []vector {
 			Kicked{Sentence: "You were kicked: spam."}, ParseKicked),
 		message("dev-notice", "A dev notice (kind 9), to a dev client: a reload the server refused, and why.",
 			DevNotice{Sentence: "reload refused: scripts/coin.lua:3: unexpected symbol"}, ParseDevNotice),
+		message("inspect-ask", "An inspector's ask (kind 14), dev client to dev server: the entity 60#1 is inspected (slot and generation 0 would stop the reports).",
+			InspectAsk{ID: entity.ID{Slot: 60, Gen: 1}}, ParseInspectAsk),
+		message("inspect-report", "An inspector's report (kind 14), dev server to dev client: entity 60#1 has waited 3 rounds with something to say, took 412 bytes a second of this client's snapshots, was last written at server tick 9000, in 250 entries since it was asked for.",
+			InspectReport{ID: entity.ID{Slot: 60, Gen: 1}, Priority: 3, BytesPerS: 412, LastWritten: 9000, Entries: 250}, ParseInspectReport),
 	}
 }
 
@@ -154,9 +158,9 @@ func renderVectors(tb testing.TB) string {
 # flags (bit 0 a reliable section, bit 1 a relay section), the sections,
 # then the packet proper. A reliable message starts with its kind: 1 bundle,
 # 2 no reload, 3 players, 4 round trips, 5 a project message, 6 chat,
-# 7 a chat line, 8 kicked, 9 a dev notice. Integers are little endian, bar
-# the relay's slots and generations (LEB128). The most a payload holds is
-# %d bytes.
+# 7 a chat line, 8 kicked, 9 a dev notice, 14 the inspector's. Integers
+# are little endian, bar the relay's slots and generations (LEB128). The
+# most a payload holds is %d bytes.
 #
 # Each vector is a "vector NAME" line, comment lines, then the bytes in
 # hex, 16 a row.
