@@ -205,6 +205,8 @@ func (c *Client) readMessages() {
 			return
 		case netmsg.KindDevNotice:
 			c.takeDevNotice(msg)
+		case netmsg.KindInspect:
+			c.takeInspectReport(msg)
 		case netmsg.KindChatLine:
 			c.takeChatLine(msg)
 			if c.ended {

@@ -93,6 +93,7 @@ func (s *Server) sendRound(now transport.Time) {
 			for _, id := range s.game.SceneIDs() {
 				st.peer.Hold(id) // the client loaded the same scene (the join compared it)
 			}
+			st.peer.Watch(st.inspect.id)
 		}
 		low := st.queue.LowWater()
 		if st.lowHeld {
@@ -105,6 +106,7 @@ func (s *Server) sendRound(now transport.Time) {
 		st.rel.Acknowledge(conn, now)
 		relay := s.relayFor(st)
 		s.snap = st.peer.Write(s.snap[:0], s.round, st.entity, transport.MaxDataPayload-netmsg.PayloadOverhead-len(relay))
+		s.reportInspect(st, now)
 		quiet := conn.AckSilent(now) // its link is down, or it is gone
 		if quiet && st.held < QuietEvery-1 ||
 			!quiet && !st.peer.Stats().News && st.rel.PendingMessages() == 0 && st.held < SettledEvery-1 {
