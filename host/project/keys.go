@@ -42,7 +42,7 @@ var tableKeys = map[fileKind]map[string][]string{
 		"sound":     {"event", "change", "file", "volume", "range"},
 		"camera":    {"mode", "center", "box", "minWidth", "maxWidth"},
 		"hud":       {"at", "text", "bar", "max", "label", "list", "from", "scoreboard"},
-		"axis":      {"name", "negative", "positive", "mouse"},
+		"axis":      {"name", "negative", "positive", "mouse", "reach"},
 		"button":    {"name", "keys", "mouse"},
 	},
 	sceneKind: withEntityKeys("id", map[string][]string{

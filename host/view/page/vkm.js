@@ -547,6 +547,19 @@
 
   const round3 = (v) => Math.round(v * 1000) / 1000;
 
+  // pointAxis is a "point_x" or "point_y" axis: the pointer's world offset
+  // from the own entity's drawn position over the axis's reach (metres),
+  // held to -1..1; the last value while either is unknown.
+  const pointed = {};
+  function pointAxis(ax) {
+    if (mouse && state.own && ax.reach > 0) {
+      const w = screenToWorld(mouse.x, mouse.y);
+      const d = ax.mouse === 'point_x' ? w.x - state.own.x : w.y - state.own.y;
+      if (finite(d)) pointed[ax.name] = round3(Math.min(1, Math.max(-1, d / ax.reach)));
+    }
+    return pointed[ax.name] || 0;
+  }
+
   function currentInput() {
     const a = state.actions;
     if (!a) return null;
@@ -555,6 +568,7 @@
     for (const ax of a.axes) {
       if (ax.mouse === 'x') axes[ax.name] = round3(aim.x);
       else if (ax.mouse === 'y') axes[ax.name] = round3(aim.y);
+      else if (ax.mouse === 'point_x' || ax.mouse === 'point_y') axes[ax.name] = pointAxis(ax);
       else {
         const pos = (ax.positive || []).some((c) => down.has(c)) ? 1 : 0;
         const neg = (ax.negative || []).some((c) => down.has(c)) ? 1 : 0;
