@@ -361,7 +361,13 @@ func (p *tomlParser) number() (any, error) {
 	}
 	digits := strings.ReplaceAll(tok, "_", "")
 	if len(digits) > 1 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'o' || digits[1] == 'b') {
-		base := map[byte]int{'x': 16, 'o': 8, 'b': 2}[digits[1]]
+		base := 16
+		switch digits[1] {
+		case 'o':
+			base = 8
+		case 'b':
+			base = 2
+		}
 		n, err := strconv.ParseUint(digits[2:], base, 64)
 		if err != nil || n > math.MaxInt64 {
 			return nil, p.fail("%s is not a whole number", tok)
@@ -494,7 +500,13 @@ func (p *tomlParser) escape(b *strings.Builder, multi bool) error {
 	case '"', '\\':
 		b.WriteByte(c)
 	case 'x', 'u', 'U':
-		n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
+		n := 2
+		switch c {
+		case 'u':
+			n = 4
+		case 'U':
+			n = 8
+		}
 		if p.i+n > len(p.s) {
 			return p.fail("an escape is cut short")
 		}
