@@ -32,6 +32,8 @@ var tomlCases = []string{
 	"  indented = true   # comment after\n\t[ spaced ]  # header comment\n\tk=\"v\"\n",
 	"empty = {}\nea = []\nbools = [true, false]\n",
 	"s = \"\\e \\x41\"\n",
+	"a = \"\"\"\r\nx\r\ny\"\"\"\r\nb = '''\r\nx\r\ny'''\r\nc = \"\"\"x \\\r\n  y\"\"\"\r\n",
+	"[a]\n[a.b]\n[[c]]\n[c.d]\ne = 1\n[[c]]\n",
 }
 
 // decodeBoth decodes text with BurntSushi/toml and with parseTOML.
