@@ -232,6 +232,9 @@ type Peer struct {
 	every  uint64
 	writes uint64
 
+	// watch is the entity a developer inspects (Watch).
+	watch watch
+
 	w       wire.Writer
 	buf     []byte
 	acts    []action

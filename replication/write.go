@@ -630,6 +630,9 @@ func (p *Peer) moving(r *Round, e *roundEnt) bool {
 // changed and if so their mask; then for each type in the masks, in order,
 // a bit (1: its bits follow; 0: removed) and its bits.
 func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
+	if e.id == p.watch.id {
+		defer p.watched(w.Len(), w, r)
+	}
 	b := p.base(e.id.Slot)
 	fresh := b == nil || b.occ != e.id
 	moving := p.moving(r, e)

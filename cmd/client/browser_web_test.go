@@ -23,7 +23,8 @@ import (
 // client runs in the tab over WebRTC. Standing on its spawn it is never
 // corrected; the page's keys make it run and jump; a native bot client in
 // the same match sees it move; and a script saved in the project reaches
-// it: its walker then runs at half speed.
+// it: its walker then runs at half speed. The developer's inspector shows
+// what the dev server says of the player's character.
 func TestBrowserClientInTheTab(t *testing.T) {
 	w := openWebClient(t, "?name=web")
 	cdp, read, until, stats := w.cdp, w.read, w.until, w.stats
@@ -149,6 +150,31 @@ func TestBrowserClientInTheTab(t *testing.T) {
 	if !(v1 > 1 && v2 < 0.75*v1) {
 		t.Fatalf("the walker ran at %.2f m/s before the save and %.2f m/s after; want about half", v1, v2)
 	}
+
+	// The developer's inspector, on a dev server: the player's own
+	// character, with what the server says of it (kind 14).
+	cdp.eval(t, `vkm.inspect(vkm.lastFrame.own), ""`)
+	var lines map[string]string
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v := cdp.eval(t, `JSON.stringify(vkm.inspected ? Object.fromEntries(vkm.inspected.lines) : {})`)
+		if err := json.Unmarshal([]byte(v), &lines); err != nil {
+			t.Fatalf("inspector %q: %v", v, err)
+		}
+		if strings.HasSuffix(lines["bytes a second"], " in this client's snapshots") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the inspector shows no server view within 10 s: %q", lines)
+		}
+		time.Sleep(50 * time.Millisecond) // polling another process
+	}
+	t.Logf("the inspector: simulated by %q, priority %q, bytes a second %q, last written %q",
+		lines["simulated by"], lines["priority"], lines["bytes a second"], lines["last written"])
+	if lines["simulated by"] != "this client (its own character)" || strings.HasPrefix(lines["bytes a second"], "0 ") || !strings.HasPrefix(lines["last written"], "server tick ") {
+		t.Fatalf("the inspector of the own character: %q", lines)
+	}
+
 	st := stats()
 	t.Logf("the client in the tab: %+v, perf %v", st.Report, st.Perf)
 	if st.Report.State != "playing" || st.Report.Errors != 0 {

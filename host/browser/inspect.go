@@ -11,9 +11,9 @@ import (
 // The developer's entity inspector (view's inspect.go): the page picks an
 // entity, and each frame says what this client knows of it: its slot and
 // name, its components as this client holds them, who simulates it here,
-// its lease, and how often the server's snapshots mention it. What the
-// server alone knows (its priority, the bytes spent on it) is said to be
-// the server's.
+// its lease, and how often the server's snapshots mention it; and what
+// the server alone knows (its priority, the bytes its snapshots spend on
+// it, when they last held it), which a dev server reports to a dev client.
 
 // picked holds the entity the page picked until the loop reads it: the
 // page's messages come on its connection's goroutine.
@@ -93,6 +93,25 @@ func (v *Viewer) inspect() *view.Inspect {
 	}
 	line("last update", last)
 	line("updates", fmt.Sprintf("%.1f a second since picked", st.UpdatesPerS))
-	line("priority, bytes a second", "the server's: not sent to clients")
+	switch r := st.Server; {
+	case st.ServerKnown:
+		// The server's own view, which a dev server reports to its dev
+		// clients (session.InspectEvery).
+		prio := "written each round it has news"
+		if r.Priority > 0 {
+			prio = fmt.Sprintf("%d rounds waiting with news", r.Priority)
+		}
+		line("priority", prio)
+		line("bytes a second", fmt.Sprintf("%d in this client's snapshots", r.BytesPerS))
+		written := "not since picked"
+		if r.LastWritten != 0 {
+			written = fmt.Sprintf("server tick %d (%d entries since picked)", r.LastWritten, r.Entries)
+		}
+		line("last written", written)
+	case st.Asked:
+		line("priority, bytes a second", "asked the server")
+	default:
+		line("priority, bytes a second", "the server's: a dev server tells a client that joined with --dev")
+	}
 	return in
 }

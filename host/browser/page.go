@@ -44,7 +44,8 @@ import (
 //	/wasm_exec.js      Go's WebAssembly support, from the toolchain that
 //	                   built the client
 //	/vkm/client.wasm   the client (cmd/webclient), gzipped when accepted
-//	/vkm/project.zip   the project's files, extends and all (project.WriteZip),
+//	/vkm/project.zip   the project's files, extends and all, stored and the
+//	                   download gzipped (project.WriteZipStored),
 //	                   read from disk at each request: a reload of the page
 //	                   takes what a dev server runs now
 //	/vkm/web.json      {"dev": the server is a dev server, "project": name,
@@ -126,14 +127,26 @@ func registerPage(mux *http.ServeMux, cfg PageConfig) error {
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 		view.ServeIcon(w, projectIcon(cfg.Project, log))
 	})
+	// The archive's files are stored and the download gzipped: the
+	// browser client links no zip decompressor (project.WriteZipStored).
 	mux.HandleFunc("GET /vkm/project.zip", func(w http.ResponseWriter, r *http.Request) {
 		var b bytes.Buffer
-		if err := project.WriteZip(&b, cfg.Project); err != nil {
+		if err := project.WriteZipStored(&b, cfg.Project); err != nil {
 			log.Error("packing the project for a browser", "err", err)
 			http.Error(w, "vkm: the project cannot be packed: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
-		serveBytes("application/zip", b.Bytes())(w, r)
+		body := b.Bytes()
+		w.Header().Add("Vary", "Accept-Encoding")
+		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+			var z bytes.Buffer
+			gw, _ := gzip.NewWriterLevel(&z, gzip.BestSpeed)
+			gw.Write(body)
+			gw.Close()
+			w.Header().Set("Content-Encoding", "gzip")
+			body = z.Bytes()
+		}
+		serveBytes("application/zip", body)(w, r)
 	})
 	return nil
 }

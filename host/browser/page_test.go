@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
@@ -98,8 +99,32 @@ func TestWebPageServesTheClientInTheTab(t *testing.T) {
 		t.Fatalf("a browser with the client (%s) got %d", etag, r.StatusCode)
 	}
 
+	// The archive: its files stored (the browser client has no zip
+	// decompressor), the download gzipped for a browser that takes it.
+	r = get(t, mux, "/vkm/project.zip", "Accept-Encoding", "gzip")
+	arch := body(t, r)
+	if r.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("the archive is sent %q", r.Header.Get("Content-Encoding"))
+	}
+	if zr, err = gzip.NewReader(bytes.NewReader(arch)); err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := io.ReadAll(zr)
+	ar, err := zip.NewReader(bytes.NewReader(plain), int64(len(plain)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ar.File {
+		if f.Method != zip.Store {
+			t.Fatalf("%s is compressed in the archive (method %d)", f.Name, f.Method)
+		}
+	}
+	t.Logf("archive %d bytes, %d gzipped", len(plain), len(arch))
 	r = get(t, mux, "/vkm/project.zip")
-	got, err := project.LoadZip(body(t, r))
+	if b := body(t, r); r.Header.Get("Content-Encoding") != "" || !bytes.Equal(b, plain) {
+		t.Fatal("a browser that takes no gzip got something else than the archive")
+	}
+	got, err := project.LoadZip(plain)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -148,7 +148,7 @@ var _ page = (*view.Sink)(nil)
 func actions(p *project.Project) view.Actions {
 	var acts view.Actions
 	for _, a := range p.Axes {
-		acts.Axes = append(acts.Axes, view.Axis{Name: a.Name, Negative: a.Negative, Positive: a.Positive, Mouse: a.Mouse})
+		acts.Axes = append(acts.Axes, view.Axis{Name: a.Name, Negative: a.Negative, Positive: a.Positive, Mouse: a.Mouse, Reach: a.Reach})
 	}
 	for _, b := range p.Buttons {
 		acts.Buttons = append(acts.Buttons, view.Button{Name: b.Name, Keys: b.Keys, Mouse: b.Mouse})

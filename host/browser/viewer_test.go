@@ -19,6 +19,7 @@ import (
 	"vkm/host/project"
 	"vkm/host/session"
 	"vkm/host/view"
+	"vkm/host/watch"
 	"vkm/internal/entity"
 	"vkm/prediction"
 	"vkm/transport"
@@ -131,6 +132,7 @@ type inProcess struct {
 	srv   *session.Server
 	now   transport.Time
 	peers []*inPeer
+	dev   bool // a dev server, whose clients join with --dev
 }
 
 type inPeer struct {
@@ -150,10 +152,26 @@ func serveInProcess(t *testing.T, p *project.Project) *inProcess {
 	return &inProcess{t: t, p: p, srv: s}
 }
 
+// serveDevInProcess is serveInProcess with a dev server (watching p's
+// folder) whose clients join with --dev.
+func serveDevInProcess(t *testing.T, p *project.Project) *inProcess {
+	t.Helper()
+	w, err := watch.New(p.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := session.NewServer(session.ServerConfig{Project: p, Logger: testLogger(t), Changes: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return &inProcess{t: t, p: p, srv: s, dev: true}
+}
+
 // join adds a client playing over profile with the seed, driven by input.
 func (h *inProcess) join(profile memnet.Profile, seed uint64, input game.Input) *inPeer {
 	h.t.Helper()
-	c, err := session.NewClient(session.ClientConfig{Project: h.p, Logger: testLogger(h.t), Now: h.now})
+	c, err := session.NewClient(session.ClientConfig{Project: h.p, Logger: testLogger(h.t), Now: h.now, Dev: h.dev})
 	if err != nil {
 		h.t.Fatal(err)
 	}

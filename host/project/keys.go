@@ -43,7 +43,7 @@ var tableKeys = map[fileKind]map[string][]string{
 		"camera":    {"mode", "center", "box", "minWidth", "maxWidth"},
 		"voice":     {"mode", "range", "team", "pushToTalk"},
 		"hud":       {"at", "text", "bar", "max", "label", "list", "from", "scoreboard"},
-		"axis":      {"name", "negative", "positive", "mouse"},
+		"axis":      {"name", "negative", "positive", "mouse", "reach"},
 		"button":    {"name", "keys", "mouse"},
 	},
 	sceneKind: withEntityKeys("id", map[string][]string{

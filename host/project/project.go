@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"vkm/prediction"
@@ -142,13 +143,22 @@ type Project struct {
 
 // Axis is an input action with a value in -1..1. The reference client sets it
 // from keys (Negative gives -1, Positive +1, both or neither 0) or, with
-// Mouse, from where the pointer is relative to the player.
+// Mouse, from where the pointer is relative to the player: "x" and "y" are
+// the direction to it (a unit vector's components), "point_x" and
+// "point_y" the offset to it over Reach metres, held to -1..1, so that a
+// behavior finds the point in the world as its position plus the axes
+// times Reach.
 type Axis struct {
 	Name     string
 	Negative []string // KeyboardEvent.code names, e.g. "KeyA", "ArrowLeft"
 	Positive []string
-	Mouse    string // "", "x" or "y": aim relative to the player
+	Mouse    string  // "", "x", "y", "point_x" or "point_y"
+	Reach    float64 // metres, with "point_x" and "point_y" only
 }
+
+// MaxPointReach bounds an axis's reach (metres): the widest view a
+// project may have.
+const MaxPointReach = 8192
 
 // Button is an input action that is held or not; a command also records the
 // tick it went down. The reference client holds it while any of Keys (or the
@@ -746,7 +756,8 @@ func readActions(root *tomlTable, p *Project) {
 		a := Axis{Name: readActionName(t, names, "axis")}
 		a.Negative = readKeyCodes(t, "negative")
 		a.Positive = readKeyCodes(t, "positive")
-		a.Mouse = readMouse(t, "x", "y")
+		a.Mouse = readMouse(t, "x", "y", "point_x", "point_y")
+		a.Reach = readPointReach(t, a.Mouse)
 		p.Axes = append(p.Axes, a)
 	}
 	buttons, _ := root.tables("button", "[[button]]")
@@ -795,8 +806,47 @@ func readMouse(t *tomlTable, allowed ...string) string {
 			return m
 		}
 	}
-	t.fail("mouse", "%q is not a mouse input here: use %q or %q, or leave mouse out", m, allowed[0], allowed[1])
+	t.fail("mouse", "%q is not a mouse input here: use %s, or leave mouse out", m, quotedList(allowed))
 	return ""
+}
+
+// quotedList is "a" or "b", or "a", "b" or "c".
+func quotedList(names []string) string {
+	var b strings.Builder
+	for i, n := range names {
+		switch {
+		case i == 0:
+		case i == len(names)-1:
+			b.WriteString(" or ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(n))
+	}
+	return b.String()
+}
+
+// readPointReach reads an axis's reach: required with a pointer's
+// position (mouse "point_x" or "point_y"), refused otherwise.
+func readPointReach(t *tomlTable, mouse string) float64 {
+	point := mouse == "point_x" || mouse == "point_y"
+	if !t.has("reach") {
+		if point {
+			t.fail("mouse", "mouse = %q needs reach: the metres from the player the axis's -1..1 spans (reach = 8)", mouse)
+		}
+		return 0
+	}
+	r, ok := t.number("reach")
+	switch {
+	case !ok:
+	case !point:
+		t.fail("reach", "reach is for an axis with mouse = \"point_x\" or \"point_y\": the metres from the player its -1..1 spans")
+	case !(r > 0 && r <= MaxPointReach):
+		t.fail("reach", "%v is not a distance above 0 and at most %d metres", r, MaxPointReach)
+	default:
+		return r
+	}
+	return 0
 }
 
 func readKeyCodes(t *tomlTable, key string) []string {

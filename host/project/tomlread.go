@@ -2,15 +2,12 @@ package project
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/BurntSushi/toml"
 
 	"vkm/internal/entity"
 
@@ -41,13 +38,9 @@ type tomlDoc struct {
 // decodeTOML decodes data, a file of kind, and returns a reader over its
 // top-level table, or a ConfigError for a TOML syntax error.
 func decodeTOML(file string, kind fileKind, data []byte) (*tomlDoc, *tomlTable, *ConfigError) {
-	var m map[string]any
-	if _, err := toml.Decode(string(data), &m); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, nil, &ConfigError{File: file, Line: pe.Position.Line, Reason: "TOML syntax error: " + pe.Message, Err: err}
-		}
-		return nil, nil, &ConfigError{File: file, Reason: err.Error(), Err: err}
+	m, cerr := decodeTOMLMap(file, data)
+	if cerr != nil {
+		return nil, nil, cerr
 	}
 	doc := &tomlDoc{file: file, kind: kind, lines: indexLines(data)}
 	return doc, &tomlTable{doc: doc, m: m}, nil

@@ -1,8 +1,6 @@
 package project
 
 import (
-	"archive/zip"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -21,23 +19,15 @@ const (
 	MaxZipBytes = 64 << 20
 )
 
-// WriteZip writes p's files to w as a zip archive that LoadZip loads as the
-// same project: every folder p reads from (Folders: its own and those it
-// extends), each at its place relative to the others, so that extends
-// leads from one to the next inside the archive as it does on disk. The
-// archive's comment is the path of p's own folder in it. Files and
-// folders whose names start with "." (.git, an editor's) are left out, as
-// the dev watcher leaves them out. More than MaxZipFiles files or
-// MaxZipBytes bytes is an error naming the folder.
-//
-// The browser client downloads the archive: a project and the projects
-// it extends are one file, read the way the server reads them.
-func WriteZip(w io.Writer, p *Project) error {
+// packZip walks p's files as WriteZip packs them, handing each to add
+// with its path in the archive, and returns the archive's comment: the
+// path of p's own folder in it.
+func packZip(p *Project, add func(name string, data []byte) error) (string, error) {
 	abs := make([]string, len(p.Folders))
 	for i, d := range p.Folders {
 		a, err := filepath.Abs(d)
 		if err != nil {
-			return fmt.Errorf("project: %s: %w", d, err)
+			return "", fmt.Errorf("project: %s: %w", d, err)
 		}
 		abs[i] = a
 	}
@@ -49,13 +39,12 @@ func WriteZip(w io.Writer, p *Project) error {
 			base = filepath.Dir(base)
 		}
 	}
-	zw := zip.NewWriter(w)
 	written := map[string]bool{}
 	files, total := 0, int64(0)
 	for i, d := range p.Folders {
 		rel, err := filepath.Rel(base, abs[i])
 		if err != nil {
-			return fmt.Errorf("project: %s: %w", d, err)
+			return "", fmt.Errorf("project: %s: %w", d, err)
 		}
 		prefix := filepath.ToSlash(rel)
 		err = fs.WalkDir(os.DirFS(d), ".", func(name string, e fs.DirEntry, err error) error {
@@ -89,40 +78,34 @@ func WriteZip(w io.Writer, p *Project) error {
 				return fmt.Errorf("more than %d files or %d MiB: a project folder holds its settings, scenes, prefabs and scripts", MaxZipFiles, MaxZipBytes>>20)
 			}
 			written[full] = true
-			f, err := zw.CreateHeader(&zip.FileHeader{Name: full, Method: zip.Deflate})
-			if err != nil {
-				return err
-			}
-			_, err = f.Write(b)
-			return err
+			return add(full, b)
 		})
 		if err != nil {
-			return fmt.Errorf("project: packing %s: %w", d, err)
+			return "", fmt.Errorf("project: packing %s: %w", d, err)
 		}
 	}
 	rel, _ := filepath.Rel(base, abs[0])
-	if err := zw.SetComment(filepath.ToSlash(rel)); err != nil {
+	return filepath.ToSlash(rel), nil
+}
+
+// WriteZipStored writes what WriteZip does with every file stored rather
+// than compressed: the archive the browser client downloads, which its
+// server gzips whole, and which LoadZip loads in every build (the
+// browser's reads only this form).
+func WriteZipStored(w io.Writer, p *Project) error {
+	z := &storedZipWriter{w: w}
+	comment, err := packZip(p, func(name string, data []byte) error {
+		z.add(name, data)
+		return z.err
+	})
+	if err != nil {
 		return err
 	}
-	return zw.Close()
+	return z.close(comment)
 }
 
 // within reports whether folder a is dir or inside it.
 func within(dir, a string) bool {
 	rel, err := filepath.Rel(dir, a)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// LoadZip loads the project of an archive WriteZip wrote: the folder its
-// comment names, with LoadFS. Errors name files by their paths in the
-// archive.
-func LoadZip(b []byte) (*Project, error) {
-	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
-	if err != nil {
-		return nil, fmt.Errorf("project: reading the project's archive: %w", err)
-	}
-	if zr.Comment == "" || !fs.ValidPath(zr.Comment) {
-		return nil, fmt.Errorf("project: the project's archive does not name its folder (its comment is %q)", zr.Comment)
-	}
-	return LoadFS(zr, zr.Comment)
 }

@@ -92,6 +92,9 @@ func (s *Server) takeMessage(st *seat, msg []byte) bool {
 	case netmsg.KindGuest:
 		s.takeGuest(st, msg)
 		return true
+	case netmsg.KindInspect:
+		s.takeInspect(st, msg)
+		return true
 	default:
 		// No other kind goes from a client to the server: a later
 		// client's is ignored.

@@ -207,6 +207,8 @@ func (c *Client) readMessages() {
 			c.takeGuest(msg)
 		case netmsg.KindDevNotice:
 			c.takeDevNotice(msg)
+		case netmsg.KindInspect:
+			c.takeInspectReport(msg)
 		case netmsg.KindChatLine:
 			c.takeChatLine(msg)
 			if c.ended {

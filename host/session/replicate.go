@@ -93,6 +93,7 @@ func (s *Server) sendRound(now transport.Time) {
 			for _, id := range s.game.SceneIDs() {
 				st.peer.Hold(id) // the client loaded the same scene (the join compared it)
 			}
+			st.peer.Watch(st.inspect.id)
 		}
 		if w := s.watchers[player]; w != nil {
 			st.peer.SetFocus(s.focus(w))
@@ -110,6 +111,7 @@ func (s *Server) sendRound(now transport.Time) {
 		relay := s.relayFor(st)
 		guests := s.guestSection(st)
 		s.snap = st.peer.Write(s.snap[:0], s.round, own, transport.MaxDataPayload-netmsg.PayloadOverhead-len(relay)-len(guests))
+		s.reportInspect(st, now)
 		quiet := conn.AckSilent(now) // its link is down, or it is gone
 		if quiet && st.held < QuietEvery-1 ||
 			!quiet && !st.peer.Stats().News && st.rel.PendingMessages() == 0 && st.held < SettledEvery-1 {

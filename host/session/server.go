@@ -165,6 +165,8 @@ type seat struct {
 	muted       bool
 	// greet says the player has yet to be sent the message of the day.
 	greet bool
+	// inspect is the entity the player's developer inspects (inspect.go).
+	inspect seatInspection
 	// kickAt, once kicked, is when the seat ends at the latest
 	// (moderate.go).
 	kickAt transport.Time

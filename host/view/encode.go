@@ -481,6 +481,7 @@ type axisMsg struct {
 	Negative []string `json:"negative"`
 	Positive []string `json:"positive"`
 	Mouse    string   `json:"mouse"`
+	Reach    float64  `json:"reach,omitempty"` // point_x, point_y
 }
 
 type buttonMsg struct {
@@ -525,7 +526,7 @@ func encodeHello(a *Actions, viewWidth float64, pg pageHello) []byte {
 		m.Sounds = append(m.Sounds, soundMsg{Event: so.Event, Change: so.Change, File: so.File, Volume: finiteOr0(so.Volume), Range: finiteOr0(so.Range)})
 	}
 	for i, ax := range a.Axes {
-		m.Axes[i] = axisMsg{Name: ax.Name, Negative: orEmpty(ax.Negative), Positive: orEmpty(ax.Positive), Mouse: ax.Mouse}
+		m.Axes[i] = axisMsg{Name: ax.Name, Negative: orEmpty(ax.Negative), Positive: orEmpty(ax.Positive), Mouse: ax.Mouse, Reach: finiteOr0(ax.Reach)}
 	}
 	for i, bt := range a.Buttons {
 		m.Buttons[i] = buttonMsg{Name: bt.Name, Keys: orEmpty(bt.Keys), Mouse: bt.Mouse}

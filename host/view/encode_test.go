@@ -304,6 +304,8 @@ func TestMessageText(t *testing.T) {
 			`{"t":"hello","axes":[{"name":"run","negative":["KeyA","ArrowLeft"],"positive":["KeyD","ArrowRight"],"mouse":""},` +
 				`{"name":"aim_x","negative":[],"positive":[],"mouse":"x"}],"buttons":[{"name":"fire","keys":["KeyF","Enter"],"mouse":"left"}]}`},
 		{"no actions", encodeHello(&Actions{}, 0, pageHello{}), `{"t":"hello","axes":[],"buttons":[]}`},
+		{"pointer axis", encodeHello(&Actions{Axes: []Axis{{Name: "px", Mouse: "point_x", Reach: 8}}}, 0, pageHello{}),
+			`{"t":"hello","axes":[{"name":"px","negative":[],"positive":[],"mouse":"point_x","reach":8}],"buttons":[]}`},
 		{"view width", encodeHello(&Actions{}, 40, pageHello{}), `{"t":"hello","axes":[],"buttons":[],"view_width":40}`},
 		{"fit camera", encodeHello(&Actions{}, 0, pageHello{Camera: &Camera{Mode: "fit", Box: [2]entity.Vec2{{X: -14, Y: -9}, {X: 14, Y: 9.5}}, MaxWidth: 60}}),
 			`{"t":"hello","axes":[],"buttons":[],"camera":{"mode":"fit","box":[-14,-9,14,9.5],"max_width":60}}`},

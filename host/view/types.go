@@ -26,12 +26,15 @@ const MaxLocal = 8
 // Axis is an input action with a value in -1..1. The page sets it from keys
 // (any of Negative held gives -1, any of Positive +1, both or neither 0) or,
 // with Mouse "x" or "y", from the aim: the x or y component of the unit
-// vector from the own entity's drawn position to the mouse pointer.
+// vector from the own entity's drawn position to the mouse pointer; with
+// "point_x" or "point_y", the pointer's offset from that position over
+// Reach metres, held to -1..1.
 type Axis struct {
 	Name     string
 	Negative []string // KeyboardEvent.code names, e.g. "KeyA", "ArrowLeft"
 	Positive []string
-	Mouse    string // "", "x" or "y"
+	Mouse    string  // "", "x", "y", "point_x" or "point_y"
+	Reach    float64 // metres, with "point_x" and "point_y"
 }
 
 // Button is an input action that is held or not. The page holds it while

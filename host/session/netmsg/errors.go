@@ -26,6 +26,7 @@ const (
 	FormatGuestCommands
 	FormatFollow
 	FormatVoice
+	FormatInspect
 )
 
 // String returns what the format is called in a sentence.
@@ -64,6 +65,8 @@ func (f Format) String() string {
 		return "follow message"
 	case FormatVoice:
 		return "voice message"
+	case FormatInspect:
+		return "inspector message"
 	}
 	return "format(" + strconv.Itoa(int(f)) + ")"
 }

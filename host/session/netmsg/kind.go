@@ -89,6 +89,8 @@ func (k Kind) String() string {
 		return "follow"
 	case KindVoice:
 		return "voice"
+	case KindInspect:
+		return "inspect"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }

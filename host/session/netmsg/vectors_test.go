@@ -143,6 +143,10 @@ func vectors() []vector {
 			}},
 		message("voice", "A voice message (kind 10): nearby, the player may speak, 12.5 m; slot 0 carries player 3 (entity 7#2) at gain 1, slot 5 player 9 (entity 1#1) at 0.25; the rest are empty.",
 			sampleVoice(), ParseVoice),
+		message("inspect-ask", "An inspector's ask (kind 14), dev client to dev server: the entity 60#1 is inspected (slot and generation 0 would stop the reports).",
+			InspectAsk{ID: entity.ID{Slot: 60, Gen: 1}}, ParseInspectAsk),
+		message("inspect-report", "An inspector's report (kind 14), dev server to dev client: entity 60#1 has waited 3 rounds with something to say, took 412 bytes a second of this client's snapshots, was last written at server tick 9000, in 250 entries since it was asked for.",
+			InspectReport{ID: entity.ID{Slot: 60, Gen: 1}, Priority: 3, BytesPerS: 412, LastWritten: 9000, Entries: 250}, ParseInspectReport),
 	}
 }
 
@@ -186,9 +190,9 @@ func renderVectors(tb testing.TB) string {
 # section at the end), the sections, then the packet proper and the guest
 # section. A reliable message starts with its kind: 1 bundle,
 # 2 no reload, 3 players, 4 round trips, 5 a project message, 6 chat,
-# 7 a chat line, 8 kicked, 9 a dev notice, 10 voice, 11 follow, 12 guest. Integers are little endian, bar
-# the relay's slots and generations (LEB128). The most a payload holds is
-# %d bytes.
+# 7 a chat line, 8 kicked, 9 a dev notice, 10 voice, 11 follow, 12 guest,
+# 14 the inspector's. Integers are little endian, bar the relay's slots and
+# generations (LEB128). The most a payload holds is %d bytes.
 #
 # Each vector is a "vector NAME" line, comment lines, then the bytes in
 # hex, 16 a row.

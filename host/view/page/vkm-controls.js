@@ -73,7 +73,8 @@
     const out = [];
     const keys = (list) => (list || []).map(keyName).join(' / ');
     for (const a of m.axes || []) {
-      if (a.mouse) out.push(a.name + ': the mouse (aim)');
+      if (a.mouse === 'point_x' || a.mouse === 'point_y') out.push(a.name + ': the mouse (where it points)');
+      else if (a.mouse) out.push(a.name + ': the mouse (aim)');
       else out.push(a.name + ': ' + keys(a.negative) + '  \u2212  \u00b7  +  ' + keys(a.positive));
     }
     for (const b of m.buttons || []) {

@@ -603,6 +603,19 @@
 
   const round3 = (v) => Math.round(v * 1000) / 1000;
 
+  // pointAxis is a "point_x" or "point_y" axis: the pointer's world offset
+  // from the own entity's drawn position over the axis's reach (metres),
+  // held to -1..1; the last value while either is unknown.
+  const pointed = {};
+  function pointAxis(ax) {
+    if (mouse && state.own && ax.reach > 0) {
+      const w = screenToWorld(mouse.x, mouse.y);
+      const d = ax.mouse === 'point_x' ? w.x - state.own.x : w.y - state.own.y;
+      if (finite(d)) pointed[ax.name] = round3(Math.min(1, Math.max(-1, d / ax.reach)));
+    }
+    return pointed[ax.name] || 0;
+  }
+
   // currentInput is local player player's input: 0 the page's own (the
   // keys, or with guests those off the arrow side, and the mouse), 1 the
   // arrow-side keys, 2 on a gamepad each.
@@ -614,7 +627,8 @@
     const mine = (c) => down.has(c) && keyPlayer(c) === player;
     const axes = {}, held = {};
     for (const ax of a.axes) {
-      if (ax.mouse) axes[ax.name] = player === 0 ? round3(ax.mouse === 'x' ? aim.x : aim.y) : 0;
+      if (ax.mouse === 'x' || ax.mouse === 'y') axes[ax.name] = player === 0 ? round3(ax.mouse === 'x' ? aim.x : aim.y) : 0;
+      else if (ax.mouse === 'point_x' || ax.mouse === 'point_y') axes[ax.name] = player === 0 ? pointAxis(ax) : 0;
       else {
         const pos = (ax.positive || []).some(mine) ? 1 : 0;
         const neg = (ax.negative || []).some(mine) ? 1 : 0;
