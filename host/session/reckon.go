@@ -50,6 +50,11 @@ type reckoned struct {
 	rb     entity.Rigidbody
 	ctl    entity.CharacterController
 	held   bool
+	// post is where the last tick this client ran (postTick) left it,
+	// carried, before the server's word went back (revise.go).
+	post     entity.Transform
+	postRB   entity.Rigidbody
+	postTick uint32
 	// relayOf is the client tick of the snapshot that last relayed the
 	// intent its player gave it (0: none has): intent is that one.
 	relayOf uint32
@@ -416,6 +421,7 @@ func (c *Client) unreckon() {
 		r.held = false
 		t, rb, ctl := st.Transform(r.id), st.Rigidbody(r.id), st.Controller(r.id)
 		if t != nil && rb != nil && ctl != nil {
+			r.post, r.postRB, r.postTick = *t, *rb, c.game.Tick()
 			*t, *rb, *ctl = r.t, r.rb, r.ctl
 		}
 	}
