@@ -1,6 +1,7 @@
 package session
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -75,6 +76,32 @@ func TestFourPlayersShovingABall(t *testing.T) {
 		perMin := float64(f.corrections-f.teleports) * float64(time.Minute) / float64(d)
 		if perMin > bound {
 			t.Errorf("client %d: %.1f corrections a minute; want at most %g", i+1, perMin, bound)
+		}
+	}
+}
+
+// TestMeetingsMeasured plays the arena and bench/ball, four wander bots
+// over broadband, a minute each on three seed sets, and logs each
+// client's corrections a minute, its revisions and the profile of its
+// shoves: the figures BENCHMARKS.md gives ("Players who meet:
+// revisions"). A measurement, not a check: it runs with VKM_LONG=1.
+//
+//	VKM_LONG=1 go test -run TestMeetingsMeasured -v ./host/session/
+func TestMeetingsMeasured(t *testing.T) {
+	if os.Getenv("VKM_LONG") == "" {
+		t.Skip("a measurement: set VKM_LONG=1")
+	}
+	for _, game := range []struct {
+		name string
+		load func(testing.TB) *project.Project
+	}{{"arena", loadArena}, {"ball", loadBall}} {
+		for _, seed := range []uint64{3, 11, 21} {
+			worst, eased := 0.0, 0.0
+			for _, f := range playMeeting(t, game.load, seed, time.Minute) {
+				worst = max(worst, float64(f.corrections-f.teleports))
+				eased = max(eased, f.largest)
+			}
+			t.Logf("%s, seeds %d-%d: worst client %.0f corrections a minute, largest eased %.1f mm", game.name, seed, seed+3, worst, eased*1000)
 		}
 	}
 }

@@ -293,7 +293,7 @@ func revised(r, before *reconciler) string {
 	s := fmt.Sprintf("%d revisions (%d moved, largest %.1f mm), shoves",
 		r.rev.count-before.rev.count, r.rev.moved-before.rev.moved, r.rev.largest*1000)
 	for p := range NumProfiles {
-		s += fmt.Sprintf(" %s %d", p, r.rev.profile[p]-before.rev.profile[p])
+		s += fmt.Sprintf(" %s %d (%.0f mm)", p, r.rev.profile[p]-before.rev.profile[p], r.rev.profLargest[p]*1000)
 	}
 	return s
 }

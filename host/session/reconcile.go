@@ -422,7 +422,7 @@ func (c *Client) note(judged uint32, own entity.ID, posed bool, dist float64, te
 		c.rec.maxCorrection = math.Max(c.rec.maxCorrection, dist)
 	}
 	if cause == CauseShove {
-		c.profileShove(judged, own)
+		c.profileShove(judged, own, dist)
 	}
 	f := &c.rec.byCause[cause]
 	f.Count++

@@ -89,6 +89,9 @@ type revisions struct {
 	moved   uint64
 	largest float64 // metres at the judged tick
 	profile [NumProfiles]uint64
+	// profLargest is the largest difference at the judged tick of each
+	// profile's corrections, metres.
+	profLargest [NumProfiles]float64
 }
 
 // carried is what a predicted tick did with another player's character
@@ -146,7 +149,7 @@ func (c *Client) revise(judged uint32, own entity.ID, posed bool, dist float64, 
 
 // profileShove files a correction put down to a shove by what the client
 // knew of the other player's input at the judged tick (see Profile).
-func (c *Client) profileShove(judged uint32, own entity.ID) Profile {
+func (c *Client) profileShove(judged uint32, own entity.ID, dist float64) Profile {
 	p := ProfileKnown
 	rec, ok := c.touchedBy(judged, own)
 	switch {
@@ -165,5 +168,6 @@ func (c *Client) profileShove(judged uint32, own entity.ID) Profile {
 		}
 	}
 	c.rec.rev.profile[p]++
+	c.rec.rev.profLargest[p] = math.Max(c.rec.rev.profLargest[p], dist)
 	return p
 }
