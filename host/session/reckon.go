@@ -345,7 +345,8 @@ func (m *meeting) stop(tick uint32, x0, y0 float64, t *entity.Transform, rb *ent
 		return
 	}
 	if y0+m.box.minY >= pre.Y+m.ownBox.maxY || y0+m.box.maxY <= pre.Y+m.ownBox.minY {
-		return // one above the other
+		m.stack(x0, y0, pre, post, preRB, t, rb) // one above the other (stack.go)
+		return
 	}
 	left := x0 < pre.X
 	var apart float64
