@@ -64,8 +64,9 @@ func playMeeting(t *testing.T, p func(testing.TB) *project.Project, seed uint64,
 // client predicts its own character against the ball it leases and the
 // others it carries on their relayed runs.
 func TestFourPlayersShovingABall(t *testing.T) {
-	t.Parallel()               // its own sessions, game and link; nothing shared
-	const d = 20 * time.Second // 0.5–0.8 s; about ten times that under -race
+	t.Parallel() // its own sessions, game and link; nothing shared
+	// Twenty seconds take 0.5–0.8 s, about ten times that under -race.
+	const d = 20 * time.Second
 	// Corrections a client-minute, teleports aside: 21–27 now (the aim
 	// is 20; see BENCHMARKS.md, "Players who meet: revisions").
 	const bound = 30.0
