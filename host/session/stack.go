@@ -9,12 +9,14 @@ import (
 // stack has a character carried through a tick meet the own character
 // above or below it as box2d would, the way stop has them meet side by
 // side: one standing on the other's head, or jumping into it from below.
-// Bodies touching when the tick starts, one over the other (they overlap
-// more along x than they stand apart along y), and closing on each other
-// along y go on at the vertical speed their momentum shares, and end the
-// tick touching. One carried onto the own character's head from above
-// lands there: it goes on at the own character's vertical speed, which
-// the ground under it holds, not at a speed shared with it. (x0, y0) is
+// A carried character touching the own one from below when the tick
+// starts and rising into it goes on at the vertical speed their momentum
+// shares (never downward: it rose) and ends the tick touching; the own
+// character coming down onto one that does not rise moves it not at all,
+// since what holds it up holds the pair. One carried onto the own
+// character's head from above lands there: it goes on at the own
+// character's vertical speed, which the ground under it holds, not at a
+// speed shared with it. (x0, y0) is
 // where the carried character was before the tick; pre and preRB the own
 // character as predicted by the tick before, post by this one.
 func (m *meeting) stack(x0, y0 float64, pre, post entity.Transform, preRB entity.Rigidbody, t *entity.Transform, rb *entity.Rigidbody) {
@@ -34,14 +36,15 @@ func (m *meeting) stack(x0, y0 float64, pre, post entity.Transform, preRB entity
 	}
 	closing := rb.VY - preRB.VY
 	switch {
+	case below && rb.VY <= 0:
+		// The own character coming down onto it: what holds the carried
+		// one up (the floor, as often as not) stops the own one, and the
+		// carried one is not pressed down through it.
 	case below && closing > 0:
-		rb.VY = (m.mass*rb.VY + m.ownM*preRB.VY) / (m.mass + m.ownM)
+		rb.VY = math.Max((m.mass*rb.VY+m.ownM*preRB.VY)/(m.mass+m.ownM), 0)
+		t.Y = math.Max(y0, math.Min(t.Y, post.Y+m.ownBox.minY-gap-m.box.maxY))
 	case !below && closing < 0:
 		rb.VY = preRB.VY
-	}
-	if below {
-		t.Y = math.Min(t.Y, post.Y+m.ownBox.minY-gap-m.box.maxY)
-	} else {
 		t.Y = math.Max(t.Y, post.Y+m.ownBox.maxY+gap-m.box.minY)
 	}
 }

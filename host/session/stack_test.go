@@ -38,6 +38,12 @@ func TestStackedCharactersMeetAlongY(t *testing.T) {
 		t.Errorf("apart: y %.4f vy %g; want it left as it was", tr.Y, rb.VY)
 	}
 
+	tr, rb = entity.Transform{X: 0, Y: below}, entity.Rigidbody{VY: 0}
+	m.stack(0, below, own, entity.Transform{X: 0, Y: own.Y - 0.2}, entity.Rigidbody{VY: -10}, &tr, &rb)
+	if rb.VY != 0 || tr.Y != below {
+		t.Errorf("the own character coming down onto it: y %.4f vy %g; want it left standing (%.4f, 0)", tr.Y, rb.VY, below)
+	}
+
 	tr, rb = entity.Transform{X: 1.0, Y: below + 0.1}, entity.Rigidbody{VY: 6}
 	m.stack(1.0, below, own, own, ownRB, &tr, &rb)
 	if rb.VY != 6 {
