@@ -2,7 +2,7 @@
 # The load matrix: vkmd serving bot clients on 127.0.0.1, one run after
 # another, each on its own port, read from vkmd's own --report.
 #
-#   bench/load.sh [SECONDS]     (default 20 s a run; 11 runs)
+#   bench/load.sh [SECONDS]     (default 20 s a run; 12 runs)
 #   SEALED=1 bench/load.sh ...  (the same with a key: clients mint tokens,
 #                                every datagram sealed)
 #
@@ -17,7 +17,8 @@
 # no client and with 8 watching clients; a copy with 50 bodies and 4
 # clients; bench/spin, 50 bodies that move and turn, with 4 clients; and
 # the arena's 4 bots over the broadband link simulator, where players
-# meet. After the rows, four tables from the reports
+# meet, and bench/ball's 4 bots shoving one ball the same way. After the
+# rows, four tables from the reports
 # (bench/reportsum): the meeting bots' corrections by cause, the 8 orbit
 # watchers' stalls, and the bytes per moving body of the 50 and of the
 # 50 that turn.
@@ -30,7 +31,7 @@
 # player (mean over players). Builds the binaries once, into a temporary
 # folder, and cleans up only the processes it started.
 # Every run is bounded by `timeout`; the whole matrix takes about
-# 11 × (SECONDS + 4) s plus the build.
+# 12 × (SECONDS + 4) s plus the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-20}
@@ -125,10 +126,16 @@ run orbits-8 bench/orbits 8 idle 0
 run orbits50-4 "$work/orbits50" 4 idle 0
 run spin50-4 bench/spin 4 idle 0
 run arena-meet projects/arena 4 wander 0 --bot-seed 3 --sim broadband --sim-seed 7
+run ball-meet bench/ball 4 wander 0 --bot-seed 3 --sim broadband --sim-seed 7
 
 echo
 echo "arena-meet: corrections of 4 wander bots (seed 3) over the broadband simulator (seed 7)"
 "$work/reportsum" corrections "$work/arena-meet.clients.json"
+"$work/reportsum" meet "$work/arena-meet.clients.json"
+echo
+echo "ball-meet: corrections of 4 wander bots (seed 3) shoving one ball over the broadband simulator (seed 7)"
+"$work/reportsum" corrections "$work/ball-meet.clients.json"
+"$work/reportsum" meet "$work/ball-meet.clients.json"
 echo
 echo "orbits-8: how each of 8 clients drew 500 moving bodies"
 "$work/reportsum" stalls "$work/orbits-8.clients.json"

@@ -207,6 +207,14 @@ func (cl *client) newFigures() *figures.Set {
 			byCause(func(c session.Cause, f session.CauseFigures) { each(c.String(), correctionSize(c, f.Largest)) })
 		}},
 		figures.Figure{Key: "adopted_snapshots", Uint: func() uint64 { return cs.Adopted }},
+		figures.Figure{Key: "revisions", Uint: func() uint64 { return cs.Revisions }},
+		figures.Figure{Key: "revisions_moved", Uint: func() uint64 { return cs.RevisionsMoved }},
+		figures.Figure{Key: "max_revision_mm", Float: func() float64 { return round1(cs.MaxRevision * 1000) }},
+		figures.Figure{Key: "shove_profile", Label: "profile", Uints: func(each func(string, uint64)) {
+			for p, n := range cs.Profile {
+				each(session.Profile(p).String(), n)
+			}
+		}},
 		figures.Figure{Key: "bad_snapshots", Uint: func() uint64 { return uint64(cs.BadSnapshots) }},
 		figures.Figure{Key: "unmade_entities", Uint: func() uint64 { return uint64(cs.UnmadeEntities) }},
 		figures.Figure{Key: "pacing_low_water", Status: "low_water", Float: func() float64 { return cs.PacingLowWater }},

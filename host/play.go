@@ -148,6 +148,17 @@ type ClientReport struct {
 	// server alone writes (a pickup's gift): taken without a replay, and
 	// not counted as corrections.
 	AdoptedSnapshots uint64 `json:"adopted_snapshots"`
+	// Revisions are differences put down to another player's input that
+	// this client could not have had, small enough to ease out: replayed
+	// like corrections, not counted among them; RevisionsMoved moved the
+	// drawn character, MaxRevisionMM is the largest. ShoveProfile files
+	// the corrections put down to a shove by what the client knew of the
+	// other player's input (turned, jumped, unrelayed: no input it had
+	// could tell; known: it had the input).
+	Revisions      uint64            `json:"revisions"`
+	RevisionsMoved uint64            `json:"revisions_moved"`
+	MaxRevisionMM  float64           `json:"max_revision_mm"`
+	ShoveProfile   map[string]uint64 `json:"shove_profile"`
 
 	// BadSnapshots are snapshots that did not decode (dropped whole);
 	// UnmadeEntities are entries naming an entity this end could not make.

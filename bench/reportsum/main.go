@@ -4,10 +4,16 @@
 //	go run ./bench/reportsum corrections CLIENTS.json
 //	go run ./bench/reportsum stalls CLIENTS.json
 //	go run ./bench/reportsum perbody SERVER.json BODIES
+//	go run ./bench/reportsum meet CLIENTS.json
 //
 // corrections: one row per client: corrections a minute leaving out
 // teleports, the count of each cause, the largest eased correction and
-// the snapshots adopted without a replay. stalls: one row per client: the
+// the snapshots adopted without a replay, then the revisions (replayed and
+// eased, not counted: see host/session/revise.go), the largest, and the
+// shoves' corrections no input the client had could tell. meet: the aims
+// for players who meet, each met or missed with its figure: at most 20
+// corrections a minute for every client, teleports aside, and no eased
+// correction over 100 mm. stalls: one row per client: the
 // frames a second a moving body was drawn frozen, the frames a second one
 // was carried on by its velocity, and bytes a second received. perbody:
 // the bytes a player is sent per moving body per snapshot, every header
@@ -40,6 +46,13 @@ func run(args []string) error {
 		return fmt.Errorf("usage: reportsum corrections|stalls CLIENTS.json, or perbody SERVER.json BODIES")
 	}
 	switch args[0] {
+	case "meet":
+		var r host.Report
+		if err := load(args[1], &r); err != nil {
+			return err
+		}
+		meet(r)
+		return nil
 	case "corrections", "stalls":
 		var r host.Report
 		if err := load(args[1], &r); err != nil {
@@ -92,7 +105,7 @@ func corrections(r host.Report) {
 	for _, c := range causes {
 		fmt.Printf(" %9s", c)
 	}
-	fmt.Printf(" %14s %8s\n", "max_eased_mm", "adopted")
+	fmt.Printf(" %14s %8s %9s %15s %10s\n", "max_eased_mm", "adopted", "revisions", "max_revision_mm", "unforeseen")
 	for i, c := range r.Clients {
 		secs := seconds(c)
 		n := c.Corrections - c.CorrectionsByCause["teleport"]
@@ -104,7 +117,7 @@ func corrections(r host.Report) {
 		for _, cause := range causes {
 			fmt.Printf(" %9d", c.CorrectionsByCause[cause])
 		}
-		fmt.Printf(" %14.1f %8d\n", c.MaxCorrectionMM, c.AdoptedSnapshots)
+		fmt.Printf(" %14.1f %8d %9d %15.1f %10d\n", c.MaxCorrectionMM, c.AdoptedSnapshots, c.Revisions, c.MaxRevisionMM, unforeseen(c))
 	}
 }
 
@@ -133,4 +146,43 @@ func perBody(r host.ServerReport, bodies int) error {
 	}
 	fmt.Printf("bytes per moving body per snapshot, every header counted: %.2f (mean of %d players)\n", sum/float64(n), n)
 	return nil
+}
+
+// unforeseen is how many of a client's shoves' corrections no input it
+// had could tell: the other player turned or jumped inside the last round
+// trip, or its run was not relayed.
+func unforeseen(c host.ClientReport) uint64 {
+	return c.ShoveProfile["turned"] + c.ShoveProfile["jumped"] + c.ShoveProfile["unrelayed"]
+}
+
+// The aims for players who meet.
+const (
+	aimPerMin  = 20.0
+	aimEasedMM = 100.0
+)
+
+// meet prints the aims for players who meet, met or missed, with the
+// worst client's figures.
+func meet(r host.Report) {
+	worst, worstAt, eased := 0.0, 0, 0.0
+	for i, c := range r.Clients {
+		secs := seconds(c)
+		if secs == 0 {
+			continue
+		}
+		perMin := float64(c.Corrections-c.CorrectionsByCause["teleport"]) * 60 / secs
+		if perMin > worst || worstAt == 0 {
+			worst, worstAt = perMin, i+1
+		}
+		eased = max(eased, c.MaxCorrectionMM)
+	}
+	verdict := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "missed"
+	}
+	fmt.Printf("corrections a minute, every client, teleports aside <= %g: %s (worst %.1f, client %d)\n",
+		aimPerMin, verdict(worstAt > 0 && worst <= aimPerMin), worst, worstAt)
+	fmt.Printf("largest eased correction <= %g mm: %s (%.1f mm)\n", aimEasedMM, verdict(worstAt > 0 && eased <= aimEasedMM), eased)
 }

@@ -434,6 +434,17 @@ type ClientStats struct {
 	// this client does not simulate), taken without a replay: not
 	// corrections, since no tick this client ran wrote them.
 	Adopted uint64
+	// Revisions are differences put down to another player's input that
+	// the client could not have had, small enough to ease out (see
+	// revise.go): replayed like corrections, not counted among them.
+	// RevisionsMoved moved the own character as drawn; MaxRevision is
+	// the largest, in metres. Profile files the corrections put down to
+	// a shove by what the client knew of the other player's input,
+	// indexed by Profile.
+	Revisions      uint64
+	RevisionsMoved uint64
+	MaxRevision    float64
+	Profile        [NumProfiles]uint64
 	// BadSnapshots did not decode; UnmadeEntities are entries naming an
 	// entity this end could not make.
 	BadSnapshots   int
@@ -470,6 +481,7 @@ func (c *Client) Stats(now transport.Time) ClientStats {
 		InterpExtrapolated: c.interp.extrapolated, LookBehind: c.lookBehind(now),
 		Reloads: c.reloads, ReloadTick: c.reloadTick,
 		ByCause: c.rec.byCause, Recent: c.rec.recentList(), Adopted: c.rec.adopted,
+		Revisions: c.rec.rev.count, RevisionsMoved: c.rec.rev.moved, MaxRevision: c.rec.rev.largest, Profile: c.rec.rev.profile,
 		MessagesSent: c.msgs.Sent, MessagesIn: c.msgs.In, MessagesDropped: c.msgs.Dropped,
 	}
 }

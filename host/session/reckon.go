@@ -50,6 +50,11 @@ type reckoned struct {
 	rb     entity.Rigidbody
 	ctl    entity.CharacterController
 	held   bool
+	// post is where the last tick this client ran (postTick) left it,
+	// carried, before the server's word went back (revise.go).
+	post     entity.Transform
+	postRB   entity.Rigidbody
+	postTick uint32
 	// relayOf is the client tick of the snapshot that last relayed the
 	// intent its player gave it (0: none has): intent is that one.
 	relayOf uint32
@@ -340,7 +345,8 @@ func (m *meeting) stop(tick uint32, x0, y0 float64, t *entity.Transform, rb *ent
 		return
 	}
 	if y0+m.box.minY >= pre.Y+m.ownBox.maxY || y0+m.box.maxY <= pre.Y+m.ownBox.minY {
-		return // one above the other
+		m.stack(x0, y0, pre, post, preRB, t, rb) // one above the other (stack.go)
+		return
 	}
 	left := x0 < pre.X
 	var apart float64
@@ -416,6 +422,7 @@ func (c *Client) unreckon() {
 		r.held = false
 		t, rb, ctl := st.Transform(r.id), st.Rigidbody(r.id), st.Controller(r.id)
 		if t != nil && rb != nil && ctl != nil {
+			r.post, r.postRB, r.postTick = *t, *rb, c.game.Tick()
 			*t, *rb, *ctl = r.t, r.rb, r.ctl
 		}
 	}

@@ -38,6 +38,9 @@ type reconciler struct {
 	heldComps compSet
 
 	byCause [NumCauses]CauseFigures
+	// rev counts the revisions, which are not corrections, and profiles
+	// the shoves' corrections (revise.go).
+	rev revisions
 	// adopted counts snapshots whose word on fields only the server
 	// writes was taken without a replay (not corrections: nothing this
 	// end predicted was wrong, it could not know).
@@ -57,6 +60,8 @@ type tickRecord struct {
 	// this client leases.
 	touched entity.ID
 	leased  bool
+	// carried is how the tick carried the touched character (revise.go).
+	carried carried
 }
 
 // at returns the record of tick for id, if it is still held.
@@ -202,6 +207,10 @@ func (c *Client) recordPrediction(g *game.Game) {
 	c.recordBody(g, g.Own())
 	r := &c.rec.ticks[g.Tick()%prediction.PredictionWindow]
 	r.tick, r.id, r.ok, r.touched, r.leased = g.Tick(), g.Own(), true, touched, leased
+	r.carried = carried{}
+	if !touched.IsNone() {
+		r.carried = c.carriedOf(touched)
+	}
 	r.comps.take(g.Store(), g.Own())
 	c.leases.Each(g.Tick(), func(id entity.ID) bool {
 		c.recordBody(g, id)
@@ -329,7 +338,6 @@ func (c *Client) reconcile(h held, judged uint32) {
 		}
 		return
 	}
-	c.rec.corrections++
 	if word {
 		c.rec.word.put(st, own)
 	}
@@ -362,7 +370,11 @@ func (c *Client) reconcile(h held, judged uint32) {
 	// respawn, a set_position across the level) is drawn where it lands,
 	// not slid across the level.
 	teleport := ok && dist > Teleport
+	var heldOwn entity.Transform
 	for _, b := range h.bodies {
+		if b.id == own {
+			heldOwn = b.t
+		}
 		if t := st.Transform(b.id); t != nil && b.id == own && prediction.Distance(b.t, *t) > Teleport {
 			teleport = true
 			dist = math.Max(dist, prediction.Distance(b.t, *t))
@@ -377,6 +389,9 @@ func (c *Client) reconcile(h held, judged uint32) {
 		default:
 			c.smooth.Correct(b.id, b.t, *t)
 		}
+	}
+	if c.revise(judged, own, ok, dist, teleport, compWrong, heldOwn) {
+		return
 	}
 	c.note(judged, own, ok, dist, teleport, recOK, rec, compWrong, diff)
 }
@@ -395,7 +410,8 @@ func (r *reconciler) recentList() []Correction {
 // ones. A teleport's distance is no eased correction's: it stays out of
 // maxCorrection.
 func (c *Client) note(judged uint32, own entity.ID, posed bool, dist float64, teleport, recOK bool, rec *tickRecord, compWrong bool, diff compDiff) {
-	touched := recOK && !rec.touched.IsNone()
+	c.rec.corrections++
+	_, touched := c.touchedBy(judged, own)
 	var cause Cause
 	switch {
 	case teleport:
@@ -415,6 +431,9 @@ func (c *Client) note(judged uint32, own entity.ID, posed bool, dist float64, te
 	}
 	if posed && !teleport {
 		c.rec.maxCorrection = math.Max(c.rec.maxCorrection, dist)
+	}
+	if cause == CauseShove {
+		c.profileShove(judged, own, dist)
 	}
 	f := &c.rec.byCause[cause]
 	f.Count++
