@@ -48,6 +48,7 @@ const KindDevNotice Kind = 9
 // KindFollow tells the server which player a spectator follows (Follow),
 // client to server.
 const KindFollow Kind = 11
+
 // KindVoice tells a listener whose voice each of its voice slots carries
 // (Voice), server to client.
 const KindVoice Kind = 10
