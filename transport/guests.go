@@ -42,10 +42,10 @@ func (s *Server) seatsTaken() int {
 
 // SeatGuest seats a guest on owner's connection and returns its player
 // number. It fails with ErrNoPlayer when owner is not seated (or is itself
-// a guest), ErrClosed once CloseJoins was called, ErrFull when every seat
+// a guest, or a spectator, who plays no one and so seats no one), ErrClosed once CloseJoins was called, ErrFull when every seat
 // is taken and ErrGuestLimit when owner has MaxGuests guests.
 func (s *Server) SeatGuest(owner uint16) (uint16, error) {
-	if s.byNum[owner] == nil {
+	if p := s.byNum[owner]; p == nil || p.spectator {
 		return NoPlayer, ErrNoPlayer
 	}
 	switch {

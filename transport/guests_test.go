@@ -76,3 +76,30 @@ func TestGuestLimit(t *testing.T) {
 		t.Fatalf("guest %d: %v", transport.MaxGuests+1, err)
 	}
 }
+
+// Guests and spectators keep to their own bounds: a player and a guest fill
+// a two-seat server, a spectator is still let in and takes no seat, and a
+// spectator, who plays no one, seats no guest.
+func TestGuestsFillSeatsSpectatorsDoNot(t *testing.T) {
+	const seed = 0x6e59
+	s := newSim(t, seed, transport.ServerConfig{MaxPlayers: 2, MaxSpectators: 1})
+	a := s.addClient("ada", memnet.Broadband, transport.ClientConfig{})
+	s.join(3 * time.Second)
+	if _, err := s.srv.SeatGuest(a.c.Player()); err != nil {
+		t.Fatal(err)
+	}
+	hello := clientHello("wat")
+	hello.Spectator = true
+	w := s.addClient("wat", memnet.Broadband, transport.ClientConfig{Hello: hello})
+	s.runFor(2 * time.Second)
+	if w.c.State() != transport.StatePlaying {
+		t.Fatalf("the spectator on a server whose seats a guest filled: %v %q", w.c.State(), w.c.LastError())
+	}
+	if n, sp := s.srv.PlayerCount(), s.srv.Spectators(); n != 2 || sp != 1 {
+		t.Fatalf("%d seats taken and %d spectators, want 2 and 1", n, sp)
+	}
+	if _, err := s.srv.SeatGuest(w.c.Player()); !errors.Is(err, transport.ErrNoPlayer) {
+		t.Fatalf("a spectator's guest: %v", err)
+	}
+	t.Logf("%v", s)
+}

@@ -66,6 +66,9 @@ func (c *Client) AddGuest(name string, in game.Input) (uint8, error) {
 	if !c.playing {
 		return 0, ErrNotPlaying
 	}
+	if c.watch.spectator {
+		return 0, ErrSpectatorGuests
+	}
 	local := uint8(0)
 	for l := uint8(1); l <= netmsg.MaxGuests; l++ {
 		if c.guests[l] == nil {

@@ -84,6 +84,9 @@ func TestSpectatorTakesNoSeat(t *testing.T) {
 	h.runUntil(time.Second, "the spectator's snapshots looking from the followed player", func() bool {
 		return srv.watchers[w.c.Net().Player()].peer.Focus() == eb
 	})
+	if _, err := w.c.AddGuest("g", nil); err != ErrSpectatorGuests {
+		t.Fatalf("a spectator's guest: %v", err)
+	}
 	if err := a.c.Follow(1); err != ErrNotSpectator {
 		t.Fatalf("a player's Follow: %v", err)
 	}

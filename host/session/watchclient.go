@@ -32,6 +32,10 @@ func (c *Client) welcomed() {
 // ErrNotSpectator is Follow on a client that joined to play.
 var ErrNotSpectator = errors.New("session: only a spectator follows a player")
 
+// ErrSpectatorGuests is AddGuest on a client that joined to watch: a
+// spectator plays no one, so it seats no one on its connection either.
+var ErrSpectatorGuests = errors.New("session: a spectator seats no guests")
+
 // Spectator reports whether the client joined to watch.
 func (c *Client) Spectator() bool { return c.watch.spectator }
 
