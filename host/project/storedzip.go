@@ -3,12 +3,12 @@ package project
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"hash/crc32"
 	"io"
 	"io/fs"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -116,9 +116,12 @@ func (z *storedZipWriter) close(comment string) error {
 // files, 64-bit records and files that overlap the records are errors.
 func readStoredZip(b []byte) (*memFS, string, error) {
 	le := binary.LittleEndian
-	bad := func(format string, args ...any) (*memFS, string, error) {
-		return nil, "", fmt.Errorf("not a stored zip archive: "+format, args...)
+	// Messages are put together by hand: each fmt call with its values
+	// would cost the download more code than the reader's own.
+	bad := func(why string) (*memFS, string, error) {
+		return nil, "", errors.New("not a stored zip archive: " + why)
 	}
+	itoa := strconv.Itoa
 	// The end record is the last one: search back over the longest
 	// comment it may have.
 	end := -1
@@ -137,10 +140,10 @@ func readStoredZip(b []byte) (*memFS, string, error) {
 		return bad("an archive of several disks")
 	}
 	if count > MaxZipFiles {
-		return bad("%d files, more than %d", count, MaxZipFiles)
+		return bad(itoa(count) + " files, more than " + itoa(MaxZipFiles))
 	}
 	if start > end || size > end-start {
-		return bad("the central directory (%d bytes at %d) is outside the archive", size, start)
+		return bad("the central directory (" + itoa(size) + " bytes at " + itoa(start) + ") is outside the archive")
 	}
 	comment := string(e[zipEndLen:])
 	fsys := &memFS{files: map[string][]byte{}}
@@ -148,62 +151,62 @@ func readStoredZip(b []byte) (*memFS, string, error) {
 	total := 0
 	for i := range count {
 		if len(cd) < zipCentralLen || le.Uint32(cd) != zipCentralSig {
-			return bad("file %d: no central directory record", i)
+			return bad("file " + itoa(i) + ": no central directory record")
 		}
 		flags, method := le.Uint16(cd[8:]), le.Uint16(cd[10:])
 		crc, csize, usize := le.Uint32(cd[16:]), le.Uint32(cd[20:]), le.Uint32(cd[24:])
 		nlen, xlen, clen := int(le.Uint16(cd[28:])), int(le.Uint16(cd[30:])), int(le.Uint16(cd[32:]))
 		off := int64(le.Uint32(cd[42:]))
 		if len(cd) < zipCentralLen+nlen+xlen+clen {
-			return bad("file %d: its record runs past the central directory", i)
+			return bad("file " + itoa(i) + ": its record runs past the central directory")
 		}
 		name := string(cd[zipCentralLen : zipCentralLen+nlen])
 		cd = cd[zipCentralLen+nlen+xlen+clen:]
 		switch {
 		case method != 0:
-			return bad("%s is compressed (method %d)", name, method)
+			return bad(name + " is compressed (method " + itoa(int(method)) + ")")
 		case flags&0x1 != 0:
-			return bad("%s is encrypted", name)
+			return bad(name + " is encrypted")
 		case csize != usize || csize == 0xffffffff || off == 0xffffffff:
-			return bad("%s: sizes %d and %d", name, csize, usize)
+			return bad(name + ": sizes " + itoa(int(csize)) + " and " + itoa(int(usize)))
 		case off+zipLocalLen > int64(start):
-			return bad("%s: its header is past the files", name)
+			return bad(name + ": its header is past the files")
 		}
 		l := b[off:]
 		if le.Uint32(l) != zipLocalSig {
-			return bad("%s: no local header", name)
+			return bad(name + ": no local header")
 		}
 		data := int64(off) + zipLocalLen + int64(le.Uint16(l[26:])) + int64(le.Uint16(l[28:]))
 		if data+int64(csize) > int64(start) {
-			return bad("%s: its %d bytes run past the files", name, csize)
+			return bad(name + ": its " + itoa(int(csize)) + " bytes run past the files")
 		}
 		content := b[data : data+int64(csize) : data+int64(csize)]
 		if crc32.ChecksumIEEE(content) != crc {
-			return bad("%s: its checksum does not match", name)
+			return bad(name + ": its checksum does not match")
 		}
 		if total += len(content); total > MaxZipBytes {
-			return bad("more than %d MiB", MaxZipBytes>>20)
+			return bad("more than " + itoa(MaxZipBytes>>20) + " MiB")
 		}
 		if strings.HasSuffix(name, "/") { // a folder's own entry
 			name = strings.TrimSuffix(name, "/")
 			if _, isFile := fsys.files[name]; isFile || !fs.ValidPath(name) {
-				return bad("a folder named %q", name)
+				return bad("a folder named " + strconv.Quote(name))
 			}
 			fsys.addDir(name)
 			continue
 		}
 		if !fs.ValidPath(name) || name == "." {
-			return bad("a file named %q", name)
+			return bad("a file named " + strconv.Quote(name))
 		}
 		if _, dup := fsys.files[name]; dup || fsys.isDir(name) {
-			return bad("%s twice", name)
+			return bad(name + " twice")
 		}
 		fsys.files[name] = content
 		fsys.addDir(path.Dir(name))
 	}
 	for name := range fsys.files {
 		if fsys.isDir(name) {
-			return bad("%s is a file and a folder", name)
+			return bad(name + " is a file and a folder")
 		}
 	}
 	fsys.sortDirs()

@@ -484,21 +484,13 @@ func (p *tomlParser) escape(b *strings.Builder, multi bool) error {
 	}
 	c := p.s[p.i]
 	p.i++
+	// The one-letter escapes, and what each stands for.
+	const letters, bytes = "btnfre\"\\", "\b\t\n\f\r\x1b\"\\"
+	if k := strings.IndexByte(letters, c); k >= 0 {
+		b.WriteByte(bytes[k])
+		return nil
+	}
 	switch c {
-	case 'b':
-		b.WriteByte('\b')
-	case 't':
-		b.WriteByte('\t')
-	case 'n':
-		b.WriteByte('\n')
-	case 'f':
-		b.WriteByte('\f')
-	case 'r':
-		b.WriteByte('\r')
-	case 'e':
-		b.WriteByte(0x1b)
-	case '"', '\\':
-		b.WriteByte(c)
 	case 'x', 'u', 'U':
 		n := 2
 		switch c {
