@@ -33,7 +33,6 @@ import (
 	"vkm/host"
 	"vkm/host/bot"
 	"vkm/host/fleet"
-	"vkm/host/game"
 	"vkm/host/lan"
 	"vkm/host/project"
 	"vkm/internal/cli"
@@ -120,17 +119,6 @@ func parse(args []string, stdout io.Writer) (options, error) {
 		return o, err
 	}
 	return o, o.validate()
-}
-
-// guestBots gives guest i a bot of kind of its own, seeded seed + 100 + i.
-func guestBots(kind string, seed uint64, axes, buttons int) func(i int) game.Input {
-	return func(i int) game.Input {
-		b, err := bot.New(kind, seed+100+uint64(i), axes, buttons)
-		if err != nil {
-			return nil // the kind was checked with the command line
-		}
-		return b
-	}
 }
 
 // check refuses combinations of flags the client cannot play.
@@ -250,13 +238,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runBots(ctx, o, logger)
 	}
 	if o.bot != "" {
-		bot, err := bot.New(o.bot, o.botSeed, len(p.Axes), len(p.Buttons))
+		b, err := bot.New(o.bot, o.botSeed, len(p.Axes), len(p.Buttons))
 		if err != nil {
 			return err
 		}
-		o.play.Input = bot // with --view the page watches it play
-		if o.play.Guests > 0 {
-			o.play.GuestInput = guestBots(o.bot, o.botSeed, len(p.Axes), len(p.Buttons))
+		o.play.Input = b // with --view the page watches it play
+		for i := 1; i <= o.play.Guests; i++ {
+			// Each guest plays a bot of its own.
+			g, err := bot.New(o.bot, o.botSeed+100+uint64(i), len(p.Axes), len(p.Buttons))
+			if err != nil {
+				return err
+			}
+			o.play.GuestInputs = append(o.play.GuestInputs, g)
 		}
 	}
 	var rep host.ClientReport
