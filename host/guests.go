@@ -11,14 +11,12 @@ import (
 // Guests on a connected client (PlayConfig.Guests): players who share its
 // screen and its connection, each a player of its own on the server.
 
-// checkGuests refuses a guest count a connection cannot seat, or guests
-// with no server to seat them.
+// checkGuests refuses a guest count a connection cannot seat. Offline
+// (no server) there is no connection to seat guests on, and Guests is
+// not used.
 func (c *PlayConfig) checkGuests() error {
-	switch {
-	case c.Guests < 0 || c.Guests > transport.MaxGuests:
+	if c.Guests < 0 || c.Guests > transport.MaxGuests {
 		return fmt.Errorf("host: %d guests: a connection seats 0 to %d besides its own player", c.Guests, transport.MaxGuests)
-	case c.Guests > 0 && c.Connect == "" && c.Web == "":
-		return fmt.Errorf("host: guests share a connection to a server: give one to connect to")
 	}
 	return nil
 }

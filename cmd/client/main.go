@@ -143,6 +143,8 @@ func (o *options) check() error {
 		return cli.Usagef("--headless needs a player: add --bot wander")
 	case o.play.Guests != 0 && o.bots != 0:
 		return cli.Usagef("--guests seats players on one client's connection; --bots runs many clients: drop one")
+	case o.play.Guests != 0 && o.play.Connect == "" && o.play.Web == "" && o.lobby == "":
+		return cli.Usagef("--guests seats players on a connection to a server: give --connect, --web or --lobby")
 	}
 	return nil
 }
