@@ -394,7 +394,8 @@ func TestGuestsByteCost(t *testing.T) {
 
 // TestNoOneIsRelayedTheirOwnScreen: with a's guest and b's character both
 // beside a's, the relay to a names b's character and not its own guest's
-// (a predicts that one), and the relay to b names both of a's.
+// (a predicts that one), and the relay to b names both of a's; b beside
+// a's guest alone is relayed to a too.
 func TestNoOneIsRelayedTheirOwnScreen(t *testing.T) {
 	const seed = 1208
 	t.Logf("seed %d", seed)
@@ -430,5 +431,12 @@ func TestNoOneIsRelayedTheirOwnScreen(t *testing.T) {
 	}
 	if !toB[ownA] || !toB[gs[0].Entity] {
 		t.Errorf("the relay to b names %v: want a's character %v and a's guest's %v", toB, ownA, gs[0].Entity)
+	}
+	// b beside a's guest, far from a's own character: a predicts its guest
+	// into b, so b's run is relayed to a still.
+	srv.Transform(gs[0].Entity).X = at.X + 3*RelayReach
+	srv.Transform(ownB).X = at.X + 3*RelayReach + 1
+	if toA := relayed(a); !toA[ownB] {
+		t.Errorf("b beside a's guest is not relayed to a: %v", toA)
 	}
 }
