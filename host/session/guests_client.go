@@ -47,7 +47,7 @@ type localGuest struct {
 	start uint32
 	cmds  [prediction.HistorySize]tickCommand
 	cur   prediction.Command
-	// packet and buf are sendGuestCommands' scratch.
+	// packet is appendGuestCommands' scratch.
 	packet prediction.Packet
 }
 
