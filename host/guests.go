@@ -5,20 +5,18 @@ import (
 	"log/slog"
 
 	"vkm/host/game"
-	"vkm/host/session/netmsg"
+	"vkm/transport"
 )
 
 // Guests on a connected client (PlayConfig.Guests): players who share its
 // screen and its connection, each a player of its own on the server.
 
-// checkGuests refuses a guest count a connection cannot seat, or guests
-// with no server to seat them.
+// checkGuests refuses a guest count a connection cannot seat. Offline
+// (no server) there is no connection to seat guests on, and Guests is
+// not used.
 func (c *PlayConfig) checkGuests() error {
-	switch {
-	case c.Guests < 0 || c.Guests > netmsg.MaxGuests:
-		return fmt.Errorf("host: %d guests: a connection seats 0 to %d besides its own player", c.Guests, netmsg.MaxGuests)
-	case c.Guests > 0 && c.Connect == "" && c.Web == "":
-		return fmt.Errorf("host: guests share a connection to a server: give one to connect to")
+	if c.Guests < 0 || c.Guests > transport.MaxGuests {
+		return fmt.Errorf("host: %d guests: a connection seats 0 to %d besides its own player", c.Guests, transport.MaxGuests)
 	}
 	return nil
 }
@@ -34,8 +32,8 @@ func guestName(name string, i int) string {
 }
 
 // seatGuests asks, once the client is playing, for the guests cfg.Guests
-// says, each driven by the page (the arrow-side keys, then the gamepads),
-// or by GuestInput, or by nothing.
+// says, each driven by GuestInputs, or by the page (the arrow-side keys,
+// then the gamepads), or by nothing.
 func (cl *client) seatGuests(log *slog.Logger) {
 	if cl.guestsAsked || cl.cfg.Guests == 0 || !cl.c.Playing() {
 		return
@@ -43,8 +41,8 @@ func (cl *client) seatGuests(log *slog.Logger) {
 	cl.guestsAsked = true
 	for i := 1; i <= cl.cfg.Guests; i++ {
 		var in game.Input
-		if cl.cfg.GuestInput != nil {
-			in = cl.cfg.GuestInput(i)
+		if i <= len(cl.cfg.GuestInputs) {
+			in = cl.cfg.GuestInputs[i-1]
 		}
 		local, err := cl.c.AddGuest(guestName(cl.cfg.Name, i), in)
 		if err != nil {

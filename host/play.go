@@ -80,12 +80,12 @@ type PlayConfig struct {
 	// the last two.
 	OnState func(state, why string)
 	// Guests is how many players besides its own a connected client
-	// seats on its connection, 0 to 7 (host/guests.go): with View, the
+	// seats on its connection, 0 to 7 (host/guests.go; offline, none): with View, the
 	// page drives them (its arrow-side keys, then its gamepads); else
-	// GuestInput, if set, gives guest i (1..Guests) its input, and
+	// GuestInputs[i-1], if there, drives guest i (1..Guests), and
 	// without either they stand still.
-	Guests     int
-	GuestInput func(i int) game.Input
+	Guests      int
+	GuestInputs []game.Input
 }
 
 func (c *PlayConfig) logger() *slog.Logger {

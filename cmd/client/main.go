@@ -34,7 +34,6 @@ import (
 	"vkm/host"
 	"vkm/host/bot"
 	"vkm/host/fleet"
-	"vkm/host/game"
 	"vkm/host/lan"
 	"vkm/host/project"
 	"vkm/internal/cli"
@@ -132,17 +131,6 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	return o, o.validate()
 }
 
-// guestBots gives guest i a bot of kind of its own, seeded seed + 100 + i.
-func guestBots(kind string, seed uint64, axes, buttons int) func(i int) game.Input {
-	return func(i int) game.Input {
-		b, err := bot.New(kind, seed+100+uint64(i), axes, buttons)
-		if err != nil {
-			return nil // the kind was checked with the command line
-		}
-		return b
-	}
-}
-
 // check refuses combinations of flags the client cannot play.
 func (o *options) check() error {
 	headless, view := o.headless, o.play.View != ""
@@ -165,6 +153,8 @@ func (o *options) check() error {
 		return cli.Usagef("--headless needs a player: add --bot wander")
 	case o.play.Guests != 0 && o.bots != 0:
 		return cli.Usagef("--guests seats players on one client's connection; --bots runs many clients: drop one")
+	case o.play.Guests != 0 && o.play.Connect == "" && o.play.Web == "" && o.lobby == "":
+		return cli.Usagef("--guests seats players on a connection to a server: give --connect, --web or --lobby")
 	}
 	return nil
 }
@@ -260,13 +250,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runBots(ctx, o, logger)
 	}
 	if o.bot != "" {
-		bot, err := bot.New(o.bot, o.botSeed, len(p.Axes), len(p.Buttons))
+		b, err := bot.New(o.bot, o.botSeed, len(p.Axes), len(p.Buttons))
 		if err != nil {
 			return err
 		}
-		o.play.Input = bot // with --view the page watches it play
-		if o.play.Guests > 0 {
-			o.play.GuestInput = guestBots(o.bot, o.botSeed, len(p.Axes), len(p.Buttons))
+		o.play.Input = b // with --view the page watches it play
+		for i := 1; i <= o.play.Guests; i++ {
+			// Each guest plays a bot of its own.
+			g, err := bot.New(o.bot, o.botSeed+100+uint64(i), len(p.Axes), len(p.Buttons))
+			if err != nil {
+				return err
+			}
+			o.play.GuestInputs = append(o.play.GuestInputs, g)
 		}
 	}
 	var rep host.ClientReport

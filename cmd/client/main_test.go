@@ -47,6 +47,9 @@ func TestUsageErrorsExitTwoWithAReason(t *testing.T) {
 		{[]string{"../../projects/arena", "--headless", "--bot", "wander", "--web", "udp://10.0.0.4:8080"}, "the scheme is not http"},
 		{[]string{"../../projects/arena", "--headless", "--bot", "wander", "--lobby-jwt", "ann.jwt"}, "--lobby-jwt is the lobby's"},
 		{[]string{"../../projects/arena", "--headless", "--bots", "2", "--lobby", "http://127.0.0.1:8088", "--lobby-jwt", "ann.jwt"}, "--lobby-jwt is one player's"},
+		{[]string{"../../projects/arena", "--headless", "--bot", "wander", "--guests", "2"}, "--guests seats players on a connection to a server"},
+		{[]string{"../../projects/arena", "--headless", "--bot", "wander", "--connect", "10.0.0.4", "--guests", "8"}, "8 guests: a connection seats 0 to 7"},
+		{[]string{"../../projects/arena", "--headless", "--bots", "2", "--connect", "10.0.0.4", "--guests", "1"}, "--bots runs many clients"},
 	} {
 		code, stdout, stderr := runMain(t, context.Background(), tc.args...)
 		if code != 2 {

@@ -331,6 +331,8 @@ function Entity:log(...) end
 function Entity:is_simulated() end
 
 ---Is this the local player's entity? (camera, HUD). Always false on a server.
+---On a client with guests (several players on one screen) it is true for
+---each of this client's players' characters, the guests' included.
 ---@return boolean
 function Entity:is_mine() end
 
@@ -369,7 +371,8 @@ function Entity:remaining(type, field) end
 function Entity:fresh(type, field) end
 
 ---The number of the player whose commands drive this entity (the entity the
----join handler returned), or 0 when no player drives it. The same on every end.
+---join handler returned), or 0 when no player drives it. The same on every end;
+---a guest's character is the guest's own number.
 ---@return integer
 function Entity:player() end
 
@@ -917,7 +920,8 @@ function net.killcam(player, seconds) end
 ---@return "server"|"client"|"offline"
 function net.role() end
 
----This client's player number: 0 on a server, 1 offline once joined.
+---This client's player number: 0 on a server, 1 offline once joined. On a
+---client with guests, its own player's number (not a guest's).
 ---@return integer
 function net.local_player() end
 

@@ -71,11 +71,7 @@ func (s *Server) takeChat(st *seat, msg []byte) {
 		// A channel of the game's (a team's): those players alone.
 		s.log.Info("chat", "player", st.player, "name", st.name, "text", text, "to", to)
 		msg := netmsg.ChatLine{From: st.player, Text: text}.Append(nil)
-		for _, p := range to {
-			if other := s.seats[p]; other != nil {
-				s.sendChat(other, msg)
-			}
-		}
+		s.eachConn(to, func(other *seat) { s.sendChat(other, msg) })
 		s.chat.Lines++
 		return
 	}

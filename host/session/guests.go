@@ -236,6 +236,30 @@ func (s *Server) guestSection(st *seat) []byte {
 	return s.guestBuf
 }
 
+// connOf returns the seat whose connection player's messages go over:
+// player's own, or its owner's for a guest; nil when player is not seated.
+func (s *Server) connOf(player uint16) *seat {
+	if st := s.seats[player]; st != nil {
+		return st
+	}
+	if gs := s.guests[player]; gs != nil {
+		return gs.owner
+	}
+	return nil
+}
+
+// eachConn calls fn once for each connection the players to play on,
+// however many of them share it.
+func (s *Server) eachConn(to []uint16, fn func(*seat)) {
+	for i, p := range to {
+		st := s.connOf(p)
+		if st == nil || slices.ContainsFunc(to[:i], func(q uint16) bool { return s.connOf(q) == st }) {
+			continue
+		}
+		fn(st)
+	}
+}
+
 // sameScreen reports whether a and b play on one connection: the same
 // seat, or an owner and its guest, or two guests of one owner.
 func sameScreen(a, b *seat) bool {

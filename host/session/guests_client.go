@@ -47,7 +47,7 @@ type localGuest struct {
 	start uint32
 	cmds  [prediction.HistorySize]tickCommand
 	cur   prediction.Command
-	// packet and buf are sendGuestCommands' scratch.
+	// packet is appendGuestCommands' scratch.
 	packet prediction.Packet
 }
 
@@ -178,14 +178,19 @@ func (c *Client) takeGuest(msg []byte) {
 func (c *Client) takeGuestSection(sec netmsg.GuestSection) {
 	for _, e := range sec {
 		g := c.guests[e.Local]
-		if g == nil || !g.Seated || g.Player != e.Player || g.Entity == e.Entity {
+		if g == nil || !g.Seated || g.Player != e.Player {
 			continue
 		}
-		if !g.Entity.IsNone() {
-			delete(c.lastWord, g.Entity)
+		if g.Entity != e.Entity {
+			if !g.Entity.IsNone() {
+				delete(c.lastWord, g.Entity)
+			}
+			g.Entity = e.Entity
 		}
-		g.Entity = e.Entity
-		if !e.Entity.IsNone() && c.game.Store().Alive(e.Entity) {
+		// The character may come in a later snapshot than the section
+		// naming it: the server's word on it is kept from the first that
+		// brings it.
+		if _, ok := c.lastWord[e.Entity]; !ok && !e.Entity.IsNone() && c.game.Store().Alive(e.Entity) {
 			c.lastWord[e.Entity] = c.body(e.Entity)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"vkm/host/bot"
 	"vkm/host/game"
+	"vkm/host/session/netmsg"
 	"vkm/internal/entity"
 	"vkm/prediction"
 	"vkm/transport/handshake"
@@ -388,5 +389,54 @@ func TestGuestsByteCost(t *testing.T) {
 	}
 	if perGuestDown <= 0 || perGuestDown > 40 {
 		t.Errorf("a guest costs %.1f bytes a snapshot down", perGuestDown)
+	}
+}
+
+// TestNoOneIsRelayedTheirOwnScreen: with a's guest and b's character both
+// beside a's, the relay to a names b's character and not its own guest's
+// (a predicts that one), and the relay to b names both of a's; b beside
+// a's guest alone is relayed to a too.
+func TestNoOneIsRelayedTheirOwnScreen(t *testing.T) {
+	const seed = 1208
+	t.Logf("seed %d", seed)
+	h := newHarness(t, loadArena(t))
+	a := h.seated(memnet.Broadband, seed, false)
+	b := h.seated(memnet.Broadband, seed+1, false)
+	gs := h.seatGuests(a, []string{"bo"}, running(1))
+	h.run(300 * time.Millisecond)
+	srv := h.server.Game().Store()
+	ownA, ownB := a.c.Game().Own(), b.c.Game().Own()
+	at := *srv.Transform(ownA)
+	srv.Transform(gs[0].Entity).X, srv.Transform(gs[0].Entity).Y = at.X+1, at.Y
+	srv.Transform(ownB).X, srv.Transform(ownB).Y = at.X-1, at.Y
+	relayed := func(p *peer) map[entity.ID]bool {
+		st := h.server.seats[p.c.Net().Player()]
+		for _, o := range []*seat{h.server.seats[a.c.Net().Player()], h.server.seats[b.c.Net().Player()], h.server.guests[gs[0].Player]} {
+			o.intentOK = true
+		}
+		r, _, err := netmsg.ParseRelay(h.server.relayFor(st), nil)
+		if err != nil {
+			t.Fatalf("relay to player %d: %v", st.player, err)
+		}
+		out := map[entity.ID]bool{}
+		for _, e := range r {
+			out[e.ID] = true
+		}
+		return out
+	}
+	toA, toB := relayed(a), relayed(b)
+	t.Logf("relayed to a %v, to b %v", toA, toB)
+	if !toA[ownB] || toA[gs[0].Entity] || toA[ownA] {
+		t.Errorf("the relay to a names %v: want b's character %v and not a's guest's %v", toA, ownB, gs[0].Entity)
+	}
+	if !toB[ownA] || !toB[gs[0].Entity] {
+		t.Errorf("the relay to b names %v: want a's character %v and a's guest's %v", toB, ownA, gs[0].Entity)
+	}
+	// b beside a's guest, far from a's own character: a predicts its guest
+	// into b, so b's run is relayed to a still.
+	srv.Transform(gs[0].Entity).X = at.X + 3*RelayReach
+	srv.Transform(ownB).X = at.X + 3*RelayReach + 1
+	if toA := relayed(a); !toA[ownB] {
+		t.Errorf("b beside a's guest is not relayed to a: %v", toA)
 	}
 }

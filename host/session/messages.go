@@ -135,11 +135,8 @@ func (s *Server) sendMessages() {
 			}
 			return
 		}
-		for _, p := range o.To {
-			if st := s.seats[p]; st != nil {
-				s.sendMessage(st, msg)
-			}
-		}
+		// A guest's messages go to its connection.
+		s.eachConn(o.To, func(st *seat) { s.sendMessage(st, msg) })
 	})
 }
 

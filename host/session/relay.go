@@ -49,9 +49,9 @@ func (h *serverHooks) IntentsWritten() {
 }
 
 // relayFor returns the relay section for the player of st: the intent of
-// the netmsg.MaxRelayed other players' characters nearest st's own, within
-// RelayReach, as of the last tick (nil: none is near, or st has no
-// character).
+// the netmsg.MaxRelayed other players' characters nearest st's own (or
+// its guests', which its client predicts too), within RelayReach, as of
+// the last tick (nil: none is near, or st has no character).
 func (s *Server) relayFor(st *seat) []byte {
 	g := s.game.Store()
 	own := g.Transform(st.entity)
@@ -59,6 +59,19 @@ func (s *Server) relayFor(st *seat) []byte {
 		return nil
 	}
 	cands := s.relayNear[:0]
+	// nearest is the squared distance from (x, y) to the nearest
+	// character of st's screen.
+	nearest := func(x, y float64) float64 {
+		dx, dy := x-own.X, y-own.Y
+		d2 := dx*dx + dy*dy
+		for _, gs := range st.guests {
+			if t := g.Transform(gs.entity); t != nil && g.Alive(gs.entity) {
+				dx, dy := x-t.X, y-t.Y
+				d2 = min(d2, dx*dx+dy*dy)
+			}
+		}
+		return d2
+	}
 	consider := func(o *seat) {
 		// A player of st's own screen is predicted there, not relayed.
 		if sameScreen(o, st) || !o.intentOK || o.entity == st.entity {
@@ -68,8 +81,7 @@ func (s *Server) relayFor(st *seat) []byte {
 		if t == nil || !g.Alive(o.entity) {
 			return
 		}
-		dx, dy := t.X-own.X, t.Y-own.Y
-		d2 := dx*dx + dy*dy
+		d2 := nearest(t.X, t.Y)
 		if d2 > RelayReach*RelayReach {
 			return
 		}
