@@ -395,6 +395,8 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 		if p.Voice.On() {
 			srv.voice = browser.NewVoicePlanner(p.Voice, logger)
 		}
+	} else if p.Voice.On() {
+		logger.Info("the project has [voice], which browsers carry: serve them with --web for the players to talk")
 	}
 	var relayed netip.AddrPort // the address tokens name the server by through the relay
 	if cfg.Relay != "" {

@@ -158,12 +158,12 @@ func TestVoiceJudgeIsAskedInTurns(t *testing.T) {
 		return 0, s == 2 // nobody hears player 2; the mode decides the rest
 	}
 	vp := NewVoicePlanner(project.Voice{Mode: "everyone"}, nil)
-	p, _ := vp.plan(seats, judge)
+	vp.plan(seats, judge)
 	if calls != maxJudgedPairs {
 		t.Fatalf("the first plan asked %d times, want %d", calls, maxJudgedPairs)
 	}
 	calls = 0
-	p, _ = vp.plan(seats, judge)
+	p, _ := vp.plan(seats, judge)
 	if calls != maxJudgedPairs || len(asked) != 40*39 {
 		t.Fatalf("the second plan asked %d times, and %d pairs in all; want %d and every one of %d", calls, len(asked), maxJudgedPairs, 40*39)
 	}

@@ -29,7 +29,8 @@ import (
 // One of them speaks, then all of them, for voiceLoadFor each: 50 packets
 // a second of an 80-byte payload, Opus at 32 kbit/s. It reports the
 // gateway's CPU, the bytes per speaker and per listener, and the time a
-// packet takes from a speaker's track to a listener's over loopback.
+// packet takes from a speaker's track to a listener's over loopback, and
+// first the same between two peers connected directly, with no gateway.
 //
 //	VKM_VOICE_LOAD=1 go test -run TestVoiceLoad -v ./host/web/
 
@@ -130,11 +131,102 @@ func TestVoiceLoad(t *testing.T) {
 	if os.Getenv("VKM_VOICE_LOAD") == "" {
 		t.Skip("set VKM_VOICE_LOAD=1 to measure the voice relay (BENCHMARKS.md, \"Voice\")")
 	}
+	directDelay(t)
 	for _, n := range []int{4, 16} {
 		for _, all := range []bool{false, true} {
 			voiceLoad(t, n, all)
 		}
 	}
+}
+
+// directDelay measures the same packets' time from one peer to another
+// connected directly, with no gateway between: the baseline the relay's
+// delay adds to.
+func directDelay(t *testing.T) {
+	api := func() *webrtc.API {
+		se := webrtc.SettingEngine{}
+		se.SetIncludeLoopbackCandidate(true)
+		se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
+		return webrtc.NewAPI(webrtc.WithSettingEngine(se))
+	}
+	a, err := api().NewPeerConnection(webrtc.Configuration{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := api().NewPeerConnection(webrtc.Configuration{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	mic, err := webrtc.NewTrackLocalStaticRTP(opus, "mic", "direct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.AddTransceiverFromTrack(mic, webrtc.RTPTransceiverInit{Direction: webrtc.RTPTransceiverDirectionSendonly}); err != nil {
+		t.Fatal(err)
+	}
+	p := &loadPeer{pc: a, mic: mic}
+	b.OnTrack(func(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
+		for {
+			pkt, _, err := tr.ReadRTP()
+			if err != nil {
+				return
+			}
+			if len(pkt.Payload) < 4 {
+				continue
+			}
+			if at, ok := loadSent.Load(binary.LittleEndian.Uint32(pkt.Payload)); ok {
+				p.mu.Lock()
+				p.delays = append(p.delays, time.Since(at.(time.Time)))
+				p.mu.Unlock()
+			}
+		}
+	})
+	offer, err := a.CreateOffer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ga := webrtc.GatheringCompletePromise(a)
+	a.SetLocalDescription(offer)
+	<-ga
+	if err := b.SetRemoteDescription(*a.LocalDescription()); err != nil {
+		t.Fatal(err)
+	}
+	answer, err := b.CreateAnswer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb := webrtc.GatheringCompletePromise(b)
+	b.SetLocalDescription(answer)
+	<-gb
+	if err := a.SetRemoteDescription(*b.LocalDescription()); err != nil {
+		t.Fatal(err)
+	}
+	connected := make(chan struct{})
+	var once sync.Once
+	a.OnConnectionStateChange(func(s webrtc.PeerConnectionState) {
+		if s == webrtc.PeerConnectionStateConnected {
+			once.Do(func() { close(connected) })
+		}
+	})
+	if a.ConnectionState() == webrtc.PeerConnectionStateConnected {
+		once.Do(func() { close(connected) })
+	}
+	select {
+	case <-connected:
+	case <-time.After(testTimeout):
+		t.Fatal("the direct peers did not connect")
+	}
+	p.speak(t, time.Now(), voiceLoadFor)
+	time.Sleep(200 * time.Millisecond) // the last packets land; polling another process
+	p.mu.Lock()
+	d := slices.Sorted(slices.Values(p.delays))
+	p.mu.Unlock()
+	if len(d) == 0 {
+		t.Fatal("no packet went directly")
+	}
+	t.Logf("direct, no gateway: speaker to listener p50 %v p99 %v over %d packets", d[len(d)/2].Round(time.Microsecond), d[int(0.99*float64(len(d)-1))].Round(time.Microsecond), len(d))
 }
 
 // voiceLoad measures n peers with one speaker, or all.

@@ -174,10 +174,10 @@
   addEventListener('keyup', (e) => { if (keys().includes(e.code)) held = false; });
   addEventListener('blur', () => { held = false; });
 
-  // wantMic asks for the microphone once the player may speak and has
-  // not turned voice off.
+  // wantMic asks for the microphone once the player may speak over a link
+  // that carries voice (not the WebSocket) and has not turned voice off.
   function wantMic() {
-    if (vo.speak && vo.mode !== 'off') startMic();
+    if (vo.on && vo.speak && vo.mode !== 'off') startMic();
   }
 
   async function startMic() {
