@@ -58,14 +58,16 @@ type options struct {
 	done     bool // -h or --version answered: nothing to run
 	play     host.PlayConfig
 	headless bool
-	bot      string
-	bots     int
-	lite     bool
-	botSeed  uint64
-	report   string
-	logLevel string
-	token    string
-	keyFile  string
+	// followSet says --follow was given.
+	followSet bool
+	bot       string
+	bots      int
+	lite      bool
+	botSeed   uint64
+	report    string
+	logLevel  string
+	token     string
+	keyFile   string
 	// passwordFile holds the server's password (--password-file).
 	passwordFile string
 	lobby        string
@@ -93,7 +95,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 		if err != nil {
 			return fmt.Errorf("not a player number: %q", s)
 		}
-		o.play.Follow = uint16(n)
+		o.play.Follow, o.followSet = uint16(n), true
 		return nil
 	})
 	fs.StringVar(&o.play.Sim, "sim", "", "run the link through the simulator: perfect, lan, broadband, mobile, awful")
@@ -142,13 +144,19 @@ func (o *options) check() error {
 		return cli.Usagef("--lobby-jwt is one player's: a lobby seats one client id once, so --bots N through it needs a JWT each (or a lobby run with --insecure)")
 	case o.lite && (o.bots == 0 || (o.play.Connect == "" && o.play.Web == "" && o.lobby == "")):
 		return cli.Usagef("--lite is for bot clients of a server: it needs --bots N and --connect, --web or --lobby")
+	case o.followSet && !o.play.Spectate:
+		return cli.Usagef("--follow is a spectator's: add --spectate")
+	case o.play.Spectate && o.play.Connect == "" && o.play.Web == "":
+		return cli.Usagef("--spectate watches a server's match: give --connect ADDR or --web URL")
+	case o.play.Spectate && o.bots != 0:
+		return cli.Usagef("--spectate is one client's: drop --bots")
 	case headless && view:
 		return cli.Usagef("--headless runs without a view and --view serves one: give one of them")
 	case !headless && !view:
 		return cli.Usagef("say how to see the game: --view 127.0.0.1:8080 serves it as a web page; --headless --bot wander plays without one")
 	case view && o.bots != 0:
 		return cli.Usagef("--bots runs many clients without a view: drop --view")
-	case headless && o.bot == "":
+	case headless && o.bot == "" && !o.play.Spectate:
 		return cli.Usagef("--headless needs a player: add --bot wander")
 	}
 	return nil
