@@ -60,3 +60,23 @@ func TestSpectatorWatchesAFullServer(t *testing.T) {
 	cancel()
 	served()
 }
+
+// TestAdminListsSpectatorsApart: the admin's players command lists the
+// players, then the spectators under a line of their own.
+func TestAdminListsSpectatorsApart(t *testing.T) {
+	all := []transport.PlayerInfo{{Player: 1, Name: "ann"}, {Player: 2, Name: "eve", Spectator: true}, {Player: 3, Name: "bo"}}
+	players, watching := splitSpectators(all)
+	if len(players) != 2 || len(watching) != 1 || watching[0].Name != "eve" {
+		t.Fatalf("split into %v and %v", players, watching)
+	}
+	var b strings.Builder
+	writeSpectators(&b, watching)
+	if got := b.String(); !strings.HasPrefix(got, "\n1 spectators\n2 \"eve\"") {
+		t.Fatalf("spectators listed as %q", got)
+	}
+	b.Reset()
+	writeSpectators(&b, nil)
+	if b.Len() != 0 {
+		t.Fatalf("no spectators listed as %q", b.String())
+	}
+}
