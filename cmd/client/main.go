@@ -4,12 +4,16 @@
 // Retry-After, and asks it for another server when the one it named does
 // not seat it; with no --connect it plays a project offline. --headless --bot
 // wander plays with a seeded bot, --bots N runs N such clients in one process
-// (the load generator), and --report writes a JSON summary.
+// (the load generator), and --report writes a JSON summary. --spectate
+// watches a server's match without a seat, following player --follow N. A
+// recording (vkmd --record) plays headless with a report, or with --view
+// on a page with a timeline.
 //
 // Usage:
 //
 //	client <file.vkmrec> --headless [--until TICK] [--dump] [--project DIR] [--report FILE]
-//	client <project-dir> [--connect ADDR[:PORT] [--web URL] [--token FILE | --key FILE [--client-id N]] | --web URL | --lobby URL [--lobby-jwt FILE]] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
+//	client <file.vkmrec> --view ADDR:PORT [--until TICK] [--project DIR]
+//	client <project-dir> [--connect ADDR[:PORT] [--web URL] [--token FILE | --key FILE [--client-id N]] | --web URL | --lobby URL [--lobby-jwt FILE]] [--name N] [--spectate [--follow N]] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
 //	client <project-dir> --lan
 //	client -h | --version
 //
