@@ -94,7 +94,7 @@ func (f *adminFeed) wake(now time.Time, ticks int) {
 func (f *adminFeed) observePlayers(now transport.Time) {
 	f.players = f.s.Net().Players(f.players[:0], now)
 	for _, p := range f.players {
-		if p.Playing {
+		if p.Playing && !p.Spectator {
 			f.a.ObservePlayer(p.RTT, p.Loss)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/netip"
 	"runtime"
+	"slices"
 	"syscall"
 	"time"
 
@@ -633,6 +634,7 @@ func (r *roster) update(srv *server) {
 	}
 	r.told, r.joins, r.leaves = true, st.Joins, st.Leaves
 	r.players = srv.s.Net().Players(r.players[:0], srv.now())
+	r.players = slices.DeleteFunc(r.players, func(p transport.PlayerInfo) bool { return p.Spectator }) // they hold no seat
 	srv.cfg.Roster(r.players)
 }
 

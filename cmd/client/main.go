@@ -4,12 +4,16 @@
 // Retry-After, and asks it for another server when the one it named does
 // not seat it; with no --connect it plays a project offline. --headless --bot
 // wander plays with a seeded bot, --bots N runs N such clients in one process
-// (the load generator), and --report writes a JSON summary.
+// (the load generator), and --report writes a JSON summary. --spectate
+// watches a server's match without a seat, following player --follow N. A
+// recording (vkmd --record) plays headless with a report, or with --view
+// on a page with a timeline.
 //
 // Usage:
 //
 //	client <file.vkmrec> --headless [--until TICK] [--dump] [--project DIR] [--report FILE]
-//	client <project-dir> [--guests N] [--connect ADDR[:PORT]|CODE@RELAY [--web URL] [--token FILE | --key FILE [--client-id N]] | --web URL | --lobby URL [--lobby-jwt FILE]] [--spectate [--follow N]] [--name N] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
+//	client <file.vkmrec> --view ADDR:PORT [--until TICK] [--project DIR]
+//	client <project-dir> [--guests N] [--connect ADDR[:PORT]|CODE@RELAY [--web URL] [--token FILE | --key FILE [--client-id N]] | --web URL | --lobby URL [--lobby-jwt FILE]] [--name N] [--spectate [--follow N]] [--view ADDR:PORT | --headless] [--bot KIND] [--bots N [--lite]] [--bot-seed N] [--sim PROFILE --sim-seed N] [--duration D] [--report FILE] [--log-level L]
 //	client <project-dir> --lan
 //	client -h | --version
 //
@@ -58,14 +62,16 @@ type options struct {
 	done     bool // -h or --version answered: nothing to run
 	play     host.PlayConfig
 	headless bool
-	bot      string
-	bots     int
-	lite     bool
-	botSeed  uint64
-	report   string
-	logLevel string
-	token    string
-	keyFile  string
+	// followSet says --follow was given.
+	followSet bool
+	bot       string
+	bots      int
+	lite      bool
+	botSeed   uint64
+	report    string
+	logLevel  string
+	token     string
+	keyFile   string
 	// passwordFile holds the server's password (--password-file).
 	passwordFile string
 	lobby        string
@@ -93,7 +99,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 		if err != nil {
 			return fmt.Errorf("not a player number: %q", s)
 		}
-		o.play.Follow = uint16(n)
+		o.play.Follow, o.followSet = uint16(n), true
 		return nil
 	})
 	fs.StringVar(&o.play.Sim, "sim", "", "run the link through the simulator: perfect, lan, broadband, mobile, awful")
@@ -143,14 +149,22 @@ func (o *options) check() error {
 		return cli.Usagef("--lobby-jwt is one player's: a lobby seats one client id once, so --bots N through it needs a JWT each (or a lobby run with --insecure)")
 	case o.lite && (o.bots == 0 || (o.play.Connect == "" && o.play.Web == "" && o.lobby == "")):
 		return cli.Usagef("--lite is for bot clients of a server: it needs --bots N and --connect, --web or --lobby")
+	case o.followSet && !o.play.Spectate:
+		return cli.Usagef("--follow is a spectator's: add --spectate")
+	case o.play.Spectate && o.play.Connect == "" && o.play.Web == "":
+		return cli.Usagef("--spectate watches a server's match: give --connect ADDR or --web URL")
+	case o.play.Spectate && o.bots != 0:
+		return cli.Usagef("--spectate is one client's: drop --bots")
 	case headless && view:
 		return cli.Usagef("--headless runs without a view and --view serves one: give one of them")
 	case !headless && !view:
 		return cli.Usagef("say how to see the game: --view 127.0.0.1:8080 serves it as a web page; --headless --bot wander plays without one")
 	case view && o.bots != 0:
 		return cli.Usagef("--bots runs many clients without a view: drop --view")
-	case headless && o.bot == "":
+	case headless && o.bot == "" && !o.play.Spectate:
 		return cli.Usagef("--headless needs a player: add --bot wander")
+	case o.play.Guests != 0 && o.play.Spectate:
+		return cli.Usagef("--guests seats players; a spectator plays no one: drop one")
 	case o.play.Guests != 0 && o.bots != 0:
 		return cli.Usagef("--guests seats players on one client's connection; --bots runs many clients: drop one")
 	case o.play.Guests != 0 && o.play.Connect == "" && o.play.Web == "" && o.lobby == "":

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"vkm/host"
 	"vkm/host/record"
 	"vkm/internal/cli"
 )
@@ -54,7 +55,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if *view != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return record.Watch(ctx, file, *view, stderr, o)
+		return host.WatchRecording(ctx, file, *view, stderr, o)
 	}
 	start := time.Now()
 	o.Clock = func() time.Duration { return time.Since(start) }

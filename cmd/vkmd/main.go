@@ -6,7 +6,7 @@
 //	vkmd <project-dir> [--port N] [--key FILE [--public ADDR,...] | --insecure] [--dev] [--sim PROFILE --sim-seed N] [--duration D] [--drain D] [--admin ADDR [--admin-public]] [--web ADDR [--wasm FILE]] [--fleet REDIS_URL] [--agones] [--report FILE] [--log-level L] [--log-format text|json] [--status] [--healthz-stall D] [--cpuprofile FILE] [--memprofile FILE] [--tick-log FILE] [--idle-gc=false] [--record DIR [--record-max BYTES]] [--schema] [--lan=false] [--relay HOST[:PORT]]
 //	vkmd check <project-dir>
 //	vkmd new <name>
-//	vkmd replay <file.vkmrec> [--until TICK] [--dump] [--project DIR] [--report FILE]
+//	vkmd replay <file.vkmrec> [--until TICK] [--dump] [--project DIR] [--report FILE] [--web ADDR:PORT]
 //	vkmd keygen > FILE
 //	vkmd token <project-dir> --key FILE --server ADDR[,ADDR] --client-id N [--name NAME] [--expires 1h] > player.token
 //	vkmd -h | --version

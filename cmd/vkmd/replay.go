@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"vkm/host"
 	"vkm/host/record"
 	"vkm/internal/cli"
 )
@@ -46,7 +47,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if *web != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return record.Watch(ctx, file, *web, stderr, o)
+		return host.WatchRecording(ctx, file, *web, stderr, o)
 	}
 	start := time.Now()
 	o.Clock = func() time.Duration { return time.Since(start) }

@@ -5,14 +5,14 @@ import (
 	"slices"
 	"time"
 
+	"vkm/host/game"
 	"vkm/host/view"
 	"vkm/internal/entity"
-	"vkm/scripting"
 )
 
 // A killcam (net.killcam) plays back what this view drew over the last
 // seconds, with the camera on another player's character. The view keeps
-// every frame's poses for the last scripting.MaxKillcamSeconds, as a
+// every frame's poses for the last game.MaxKillcamSeconds, as a
 // recording's Timeline keeps its frames, and a killcam copies out the last
 // seconds of them and publishes them again one a frame, the rest of each
 // frame (the HUD, the network panel) live. The game plays on meanwhile;
@@ -57,7 +57,7 @@ func (v *Viewer) killcam(f *view.Frame) {
 	k := &v.kc
 	f.Killcam = 0 // the frame is reused: a killcam's mark is each frame's own
 	now := v.killClock()
-	keep := now - scripting.MaxKillcamSeconds*time.Second
+	keep := now - game.MaxKillcamSeconds*time.Second
 	drop := 0
 	for drop < len(k.ring) && k.ring[drop].at < keep {
 		drop++
@@ -70,8 +70,8 @@ func (v *Viewer) killcam(f *view.Frame) {
 	k.ring = append(k.ring[:0], k.ring[drop:]...)
 	k.ring = append(k.ring, keptFrame{at: now, poses: append(reuse, f.Entities...)})
 
-	if ask, ok := v.g.TakeKillcam(); ok {
-		v.startKillcam(ask, now)
+	if player, seconds, ok := v.g.TakeKillcam(); ok {
+		v.startKillcam(player, seconds, now)
 	}
 	if k.playing == nil {
 		return
@@ -85,27 +85,27 @@ func (v *Viewer) killcam(f *view.Frame) {
 	f.Own, f.Killcam = k.subject, k.player
 }
 
-// startKillcam copies out the kept frames of the last ask.Seconds, to play
-// with the camera on ask.Player's character. A player with no character
-// here shows nothing.
-func (v *Viewer) startKillcam(ask scripting.Killcam, now time.Duration) {
+// startKillcam copies out the kept frames of the last seconds, to play
+// with the camera on player's character. A player with no character here
+// shows nothing.
+func (v *Viewer) startKillcam(player uint16, seconds float64, now time.Duration) {
 	k := &v.kc
 	var subject entity.ID
 	for _, p := range v.g.Players() {
-		if p.Number == ask.Player {
+		if p.Number == player {
 			subject = p.Entity
 		}
 	}
 	if subject.IsNone() {
 		return
 	}
-	from := now - time.Duration(ask.Seconds*float64(time.Second))
+	from := now - time.Duration(seconds*float64(time.Second))
 	i, _ := slices.BinarySearchFunc(k.ring, from, func(f keptFrame, t time.Duration) int { return cmp.Compare(f.at, t) })
 	k.playing = k.playing[:0]
 	for _, f := range k.ring[i:] {
 		k.playing = append(k.playing, keptFrame{at: f.at, poses: slices.Clone(f.poses)})
 	}
-	k.at, k.player, k.subject = 0, ask.Player, subject
+	k.at, k.player, k.subject = 0, player, subject
 	k.shown++
 }
 

@@ -10,7 +10,6 @@ import (
 	"unsafe"
 
 	"vkm/internal/entity"
-	"vkm/scripting"
 )
 
 // A Timeline is a recording as a viewer scrubs it: play, pause, step a
@@ -93,7 +92,14 @@ type Frame struct {
 	Tick    uint32
 	Hash    uint64
 	Poses   []Pose
-	Players []scripting.PlayerInfo
+	Players []Seated
+}
+
+// Seated is one player of a Frame: their number, name and entity.
+type Seated struct {
+	Number uint16
+	Name   string
+	Entity entity.ID
 }
 
 type change struct {
@@ -103,7 +109,7 @@ type change struct {
 
 type rosterAt struct {
 	tick    uint32
-	players []scripting.PlayerInfo
+	players []Seated
 }
 
 // TimelineConfig says how a Timeline plays a recording.
@@ -166,10 +172,11 @@ func (tl *Timeline) Look(id entity.ID) *Look { return tl.looks[id] }
 func (tl *Timeline) capture() {
 	g := tl.pl.Game()
 	st := g.Store()
-	players := g.Players()
+	var players []Seated
 	owner := map[entity.ID]uint16{}
-	for _, p := range players {
+	for _, p := range g.Players() {
 		owner[p.Entity] = p.Number
+		players = append(players, Seated{Number: p.Number, Name: p.Name, Entity: p.Entity})
 	}
 	if n := len(tl.rosters); n == 0 || !slices.Equal(tl.rosters[n-1].players, players) {
 		tl.rosters = append(tl.rosters, rosterAt{tick: g.Tick(), players: players})

@@ -1,20 +1,17 @@
+//go:build !js
+
 package record
 
 import (
-	"context"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
 
-	"vkm/host/project"
 	"vkm/internal/entity"
 )
 
@@ -43,12 +40,9 @@ type TimelineServer struct {
 	log  *slog.Logger
 }
 
-// NewTimelineServer serves tl's page; now is the wall clock play runs on
-// (nil: time.Now).
+// NewTimelineServer serves tl's page; now is the clock play runs on (the
+// host's wall clock, a test's own).
 func NewTimelineServer(tl *Timeline, now func() time.Time, log *slog.Logger) *TimelineServer {
-	if now == nil {
-		now = time.Now
-	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -227,57 +221,4 @@ func lookJSON(l *Look) lk {
 		}
 	}
 	return out
-}
-
-// ServeTimeline serves tl's page on addr ("127.0.0.1:8080"; port 0 picks
-// one) until ctx ends; listening, if set, hears the address it listens on.
-func ServeTimeline(ctx context.Context, addr string, tl *Timeline, log *slog.Logger, listening func(net.Addr)) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("record: the timeline page: %w", err)
-	}
-	if listening != nil {
-		listening(ln.Addr())
-	}
-	srv := &http.Server{Handler: NewTimelineServer(tl, nil, log), ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		srv.Close()
-	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
-}
-
-// Watch serves the recording at path as a timeline page on addr until ctx
-// ends, starting at o.Until (0: the start), on o.ProjectDir's files when
-// set. It says where the page is on out.
-func Watch(ctx context.Context, path, addr string, out io.Writer, o Options) error {
-	rec, err := ReadFile(path)
-	if err != nil {
-		return err
-	}
-	cfg := TimelineConfig{PlayConfig: PlayConfig{Logger: o.Logger}}
-	if o.ProjectDir != "" {
-		if cfg.Project, err = project.LoadProject(o.ProjectDir); err != nil {
-			return err
-		}
-	}
-	if rec.Torn {
-		fmt.Fprintf(out, "the file ends in a record cut short or damaged at byte %d: it plays to its last whole record\n", rec.TornAt)
-	}
-	tl, err := NewTimeline(rec, cfg)
-	if err != nil {
-		return err
-	}
-	defer tl.Close()
-	if o.Until > 0 {
-		if err := tl.Jump(o.Until); err != nil {
-			return err
-		}
-	}
-	return ServeTimeline(ctx, addr, tl, o.Logger, func(a net.Addr) {
-		fmt.Fprintf(out, "%s: %s at %d Hz; the timeline page is at http://%s/\n", path, rec.Header.Project, rec.Header.TickRate, a)
-	})
 }

@@ -25,7 +25,7 @@ const KickGrace = 2 * time.Second
 func (s *Server) Kick(player uint16, sentence string) bool {
 	st := s.seats[player]
 	if st == nil {
-		return s.kickGuest(player, sentence)
+		return s.kickGuest(player, sentence) || s.kickSpectator(player, sentence)
 	}
 	if st.kickAt == 0 {
 		s.kicks++

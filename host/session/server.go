@@ -608,6 +608,8 @@ func (s *Server) events() {
 					s.log.Info("player rejoined", "player", ev.Player, "addr", ev.Addr.String(), "held_back", held)
 				}
 				s.rejoined(st)
+			} else if w, ok := s.watchers[ev.Player]; ok {
+				s.rejoined(&w.seat) // a spectator's new connection: told afresh
 			}
 		case transport.EventResumed:
 			if st, ok := s.seats[ev.Player]; ok {

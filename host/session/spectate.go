@@ -73,6 +73,21 @@ func (s *Server) watch(w *watcher, payload []byte) {
 	}
 }
 
+// kickSpectator ends a spectator's connection at once (Goodbye reason 4,
+// kicked): it has no seat and nothing of the match to lose. It reports
+// whether player was a spectator.
+func (s *Server) kickSpectator(player uint16, sentence string) bool {
+	w := s.watchers[player]
+	if w == nil {
+		return false
+	}
+	s.kicks++
+	s.log.Warn("spectator kicked", "player", player, "name", w.name, "why", sentence)
+	s.net.End(player, handshake.GoodbyeKicked, s.now)
+	s.events()
+	return true
+}
+
 // unwatch drops a spectator who left.
 func (s *Server) unwatch(player uint16) bool {
 	if _, ok := s.watchers[player]; !ok {

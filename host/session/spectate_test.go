@@ -112,4 +112,11 @@ func TestSpectatorTakesNoSeat(t *testing.T) {
 	if srv.Net().PlayerCount() != 2 {
 		t.Fatalf("the spectator's leave took a player: %d left", srv.Net().PlayerCount())
 	}
+	// Another spectator takes the freed place, and is kicked.
+	w3 := h.watchFor(small(), seed+6)
+	h.runUntil(3*time.Second, "the third spectator's join", func() bool { return w3.c.Playing() })
+	if !srv.Kick(w3.c.Net().Player(), "no watching") {
+		t.Fatal("Kick did not find the spectator")
+	}
+	h.runUntil(2*time.Second, "the kick", func() bool { return srv.SpectatorCount() == 0 && srv.Net().Spectators() == 0 })
 }
