@@ -285,6 +285,19 @@ func TestFourWanderersAreRarelyCorrected(t *testing.T) {
 	if total > bound {
 		t.Errorf("%d corrections in thirty seconds of four wanderers; want at most %d", total, bound)
 	}
+	// A revision is a meeting's small difference: there are some, and
+	// none larger than ReviseLimit.
+	revs := uint64(0)
+	for i, p := range ps {
+		r := &p.c.rec
+		revs += r.rev.count - before[i].rev.count
+		if r.rev.largest > ReviseLimit {
+			t.Errorf("client %d: a revision of %.1f mm; want at most %.0f", i+1, r.rev.largest*1000, ReviseLimit*1000)
+		}
+	}
+	if revs == 0 {
+		t.Error("no revision in thirty seconds of four wanderers meeting")
+	}
 }
 
 // revised describes the revisions a client took since before, and the
