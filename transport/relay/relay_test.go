@@ -19,7 +19,6 @@ func seeded(seed uint64) *rand.ChaCha8 {
 }
 
 var (
-	relayAt  = netip.MustParseAddrPort("192.0.2.1:27900")
 	serverAt = netip.MustParseAddrPort("198.51.100.7:40000")
 	joinerAt = netip.MustParseAddrPort("203.0.113.9:50000")
 )
