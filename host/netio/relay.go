@@ -332,19 +332,27 @@ func DialRelay(ctx context.Context, n *Loopback, relayAddr string, code relay.Co
 	return c, nil
 }
 
+// join asks for the code until the relay answers. A refusal for asking
+// too often (players behind one address joining at once) is waited out:
+// the next attempts go at the resend pace, which the relay's rate allows.
 func (c *relayClient) join(ctx context.Context) error {
 	give := time.NewTimer(RelayTimeout)
 	defer give.Stop()
 	again := time.NewTicker(relayResend)
 	defer again.Stop()
+	var limited error
+	c.link.WriteTo(c.j.Join(nil), netip.AddrPort{})
 	for {
-		c.link.WriteTo(c.j.Join(nil), netip.AddrPort{})
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-give.C:
+			if limited != nil {
+				return limited
+			}
 			return fmt.Errorf("no answer within %v", RelayTimeout)
 		case <-again.C:
+			c.link.WriteTo(c.j.Join(nil), netip.AddrPort{})
 		case d, ok := <-c.link.Incoming():
 			if !ok {
 				return fmt.Errorf("the link closed: %v", c.link.Err())
@@ -354,6 +362,8 @@ func (c *relayClient) join(ctx context.Context) error {
 			case err != nil:
 			case ev.Joined:
 				return nil
+			case ev.Refused == relay.ReasonRate:
+				limited = &RelayRefused{Reason: ev.Refused}
 			case ev.Refused != 0:
 				return &RelayRefused{Reason: ev.Refused}
 			}
