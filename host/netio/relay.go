@@ -1,3 +1,5 @@
+//go:build !js
+
 package netio
 
 import (
@@ -423,4 +425,15 @@ func relayPort(addr string) (uint16, error) {
 		return 0, fmt.Errorf("netio: the relay's address %q: a port of %q", addr, p)
 	}
 	return uint16(n), nil
+}
+
+// ListenRelayd opens a relay's socket at addr ("host:port", on n if
+// set), which carries datagrams of up to relay.MaxDatagram bytes and
+// which a goroutine of its own reads into Incoming (never Direct): the
+// relay's loop waits on its datagrams rather than on a clock.
+func ListenRelayd(n *Loopback, addr string) (Socket, error) {
+	if n != nil {
+		return n.listen(addr)
+	}
+	return listenUDPMax(addr, relay.MaxDatagram)
 }

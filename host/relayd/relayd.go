@@ -1,3 +1,5 @@
+//go:build !js
+
 // Package relayd runs a relay (transport/relay) on a UDP socket and the
 // wall clock: the program cmd/relay, and the tests that put one between
 // a server and its players.
