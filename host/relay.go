@@ -53,6 +53,9 @@ func serveRelay(ctx context.Context, cfg ServeConfig, sock netio.Socket, log *sl
 		return nil, netip.AddrPort{}, fmt.Errorf("host: %w", err)
 	}
 	announce(code)
+	if cfg.Key == nil {
+		log.Warn("no key: anyone given the join code can join (the relay cannot read the game, but checks no one); give --key FILE to admit players with connect tokens only")
+	}
 	return rs, relay.TokenAddr(code, uint16(port)), nil
 }
 
