@@ -44,6 +44,9 @@ type RelayServer struct {
 	h      *relay.Host
 	buf    []byte
 	onCode func(relay.Code)
+	// fn is the serving loop's receiver, and pass inner's datagrams to
+	// it but those claiming a relayed peer's address (a Direct inner).
+	fn, pass func(netip.AddrPort, []byte)
 	// leaving is set once Close has sent the Leave.
 	leaving bool
 	closed  sync.Once
@@ -74,6 +77,8 @@ func ListenRelay(ctx context.Context, n *Loopback, inner Socket, relayAddr strin
 	s.wg.Add(1)
 	go s.run()
 	if _, direct := inner.(Direct); direct {
+		// Bound once: a wake-up of the serving loop makes no closure.
+		s.pass = fromInner(func(from netip.AddrPort, b []byte) { s.fn(from, b) })
 		return relayDirect{s}, code, nil
 	}
 	s.wg.Add(1)
@@ -198,24 +203,9 @@ func (relayDirect) Incoming() <-chan Datagram { return nil }
 // ReadWaiting calls fn with every datagram waiting on inner and then
 // every one the relay has brought.
 func (s relayDirect) ReadWaiting(fn func(from netip.AddrPort, b []byte)) error {
-	if d, ok := s.inner.(Direct); ok {
-		if err := d.ReadWaiting(fromInner(fn)); err != nil {
-			return err
-		}
-	} else {
-		in, pass := s.inner.Incoming(), fromInner(fn)
-	inner:
-		for {
-			select {
-			case d, ok := <-in:
-				if !ok {
-					return fmt.Errorf("the socket closed: %v", s.inner.Err())
-				}
-				pass(d.From, d.Bytes)
-			default:
-				break inner
-			}
-		}
+	s.fn = fn
+	if err := s.inner.(Direct).ReadWaiting(s.pass); err != nil {
+		return err
 	}
 	for {
 		select {
@@ -249,19 +239,11 @@ func (s relayDirect) Queue(b []byte, to netip.AddrPort) error {
 	if _, ok := relay.IsPeerAddr(to); ok {
 		return s.WriteTo(b, to)
 	}
-	if d, ok := s.inner.(Direct); ok {
-		return d.Queue(b, to)
-	}
-	return s.inner.WriteTo(b, to)
+	return s.inner.(Direct).Queue(b, to)
 }
 
 // Flush sends what inner has queued.
-func (s relayDirect) Flush() error {
-	if d, ok := s.inner.(Direct); ok {
-		return d.Flush()
-	}
-	return nil
-}
+func (s relayDirect) Flush() error { return s.inner.(Direct).Flush() }
 
 // Close tells the relay the server is leaving (its code ends at once),
 // then closes the link and inner.
