@@ -85,7 +85,7 @@ var house = []layer{
 	// simulator in real time; goroutines and the wall clock of their own.
 	{dir: "host/netio", uses: []string{"transport", "transport/memnet", "transport/udp", "transport/relay"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// A relay on a socket and the wall clock (cmd/relay's, and tests').
-	{dir: "host/relayd", uses: []string{"transport", "transport/relay", "host/netio"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
+	{dir: "host/relayd", uses: []string{"transport", "transport/relay", "transport/udp", "host/netio"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// Polls a project's files through its fs.FS.
 	{dir: "host/watch", uses: []string{"transport"}, bans: pure, sansIO: true},
 	// The session's own datagram formats: the payload's framing around the
