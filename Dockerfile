@@ -13,6 +13,9 @@
 # TCP (the page, signalling) and UDP (WebRTC's one ICE port), `-p 8080:8080
 # -p 8080:8080/udp`.
 #
+# The relay, for servers with no open port (vkmd --relay), is the relay
+# target: `docker build --target relay -t vkm-relay .`.
+#
 # Where no registry can be reached, deploy/Containerfile builds the same final
 # image from a binary built on the host; or --build-arg GO_IMAGE=... names a
 # local image with the Go toolchain. docs/operating.md, "Deploying", has the rest.
@@ -45,6 +48,21 @@ VOLUME /project
 EXPOSE 27960/udp 9100/tcp 8080/tcp 8080/udp
 ENTRYPOINT ["/vkmd"]
 CMD ["/project", "--key", "/run/secrets/vkmd/game.key", "--admin", "0.0.0.0:9100", "--admin-public", "--web", "0.0.0.0:8080", "--wasm", "/web/client.wasm"]
+
+# docker build --target relay -t vkm-relay .: the relay (cmd/relay) alone,
+# for servers with no open port to register with and their players to
+# join by code. Publish its UDP port: docker run --rm -p 27900:27900/udp
+# vkm-relay.
+FROM build AS relaybuild
+RUN go build -trimpath -ldflags="-s -w" -o /out/relay ./cmd/relay
+
+FROM scratch AS relay
+COPY deploy/passwd deploy/group /etc/
+COPY --from=relaybuild /out/relay /relay
+USER 65532:65532
+EXPOSE 27900/udp
+ENTRYPOINT ["/relay"]
+CMD ["--addr", ":27900"]
 
 # The default target: the server alone.
 FROM scratch AS server

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"vkm/transport/relay"
 
 	"vkm/host/netio"
 	"vkm/transport"
@@ -112,24 +111,6 @@ func MintToken(key *token.Key, r TokenRequest, now time.Time) ([]byte, error) {
 		return nil, fmt.Errorf("host: %w", err)
 	}
 	return t.MarshalText()
-}
-
-// tokenServer is the address a token names the server at addr by: its
-// own, or, for "CODE@RELAY", relay.TokenAddr of the code and the relay's
-// port.
-func tokenServer(n *netio.Loopback, addr string) (netip.AddrPort, error) {
-	code, at, ok, err := joinCode(addr)
-	if err != nil || !ok {
-		if err == nil {
-			return resolveServer(n, addr)
-		}
-		return netip.AddrPort{}, err
-	}
-	r, err := resolveServer(n, at)
-	if err != nil {
-		return netip.AddrPort{}, err
-	}
-	return relay.TokenAddr(code, r.Port()), nil
 }
 
 // resolveServer turns a server address a client sends to into the address a

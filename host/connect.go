@@ -35,8 +35,8 @@ func withPort(addr string, port int) string {
 // when it names none, or, joining over the web with no Connect, the web
 // URL's host and the project's port (what a token the client mints names).
 func (c *PlayConfig) serverAddr() string {
-	if code, at, ok, err := joinCode(c.Connect); ok && err == nil {
-		return code.String() + "@" + at
+	if s, ok := relayedAddr(c.Connect); ok {
+		return s
 	}
 	if c.Connect == "" && c.Web != "" {
 		if u, err := url.Parse(c.Web); err == nil {
@@ -52,12 +52,8 @@ func (c *PlayConfig) dialServer(ctx context.Context, addr string) (netio.Socket,
 	if c.Web != "" {
 		return browser.Dial(ctx, c.Web)
 	}
-	code, at, ok, err := joinCode(addr)
-	if err != nil {
-		return nil, err
-	}
-	if ok {
-		return netio.DialRelay(ctx, c.Net, at, code)
+	if sock, ok, err := dialRelayed(ctx, c.Net, addr); ok {
+		return sock, err
 	}
 	return netio.Dial(c.Net, addr)
 }

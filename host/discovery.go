@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+	"vkm/host/browser"
 
 	"vkm/host/lan"
 )
@@ -150,3 +151,27 @@ func SearchLAN(ctx context.Context, port int, wait time.Duration, targets []stri
 		}
 	}
 }
+
+// pageLAN is the page's LAN search (browser.PageConfig.LAN): the
+// network and this machine, on the server's discovery port; nil when the
+// server answers no discovery.
+func (c *ServeConfig) pageLAN() func(context.Context) ([]browser.LANGame, error) {
+	if c.LAN == 0 || c.Net != nil {
+		return nil
+	}
+	port, targets := c.LAN, LANTargets
+	if c.lanTargets != nil {
+		targets = c.lanTargets
+	}
+	return func(ctx context.Context) ([]browser.LANGame, error) {
+		games, err := SearchLAN(ctx, port, lanSearchWait, targets)
+		out := make([]browser.LANGame, 0, len(games))
+		for _, g := range games {
+			out = append(out, browser.LANGame{Addr: g.Addr.String(), Project: g.Project, Players: int(g.Players), Seats: int(g.Seats), Key: g.Key})
+		}
+		return out, err
+	}
+}
+
+// lanSearchWait is how long the page's LAN search collects answers.
+const lanSearchWait = time.Second

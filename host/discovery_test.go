@@ -109,3 +109,35 @@ func TestLANFindsTwoServersOfOneProject(t *testing.T) {
 		}
 	}
 }
+
+// The page's LAN search (what /vkm/lan answers with) finds a server on
+// this machine.
+func TestThePageLANSearchFindsAServer(t *testing.T) {
+	p := loadArena(t)
+	p.Port = freeUDPPort(t)
+	disc := freeUDPPort(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
+	defer cancel()
+	ready := make(chan netip.AddrPort, 1)
+	done := make(chan error, 1)
+	go func() {
+		_, err := Serve(ctx, ServeConfig{Project: p, LAN: disc, Logger: testLogger(t), Ready: func(a netip.AddrPort) { ready <- a }})
+		done <- err
+	}()
+	at := <-ready
+	cfg := ServeConfig{LAN: disc, lanTargets: []string{"127.255.255.255"}}
+	games, err := cfg.pageLAN()(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(games) != 1 || games[0].Addr != at.String() || games[0].Project != p.Name || games[0].Seats != p.Players {
+		t.Errorf("the page's search found %+v, want the server at %v", games, at)
+	}
+	if (&ServeConfig{}).pageLAN() != nil {
+		t.Error("a server answering no discovery offers its page a search")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,3 +1,5 @@
+//go:build !js
+
 package host
 
 import (
@@ -51,6 +53,9 @@ func serveRelay(ctx context.Context, cfg ServeConfig, sock netio.Socket, log *sl
 		return nil, netip.AddrPort{}, fmt.Errorf("host: %w", err)
 	}
 	announce(code)
+	if cfg.Key == nil {
+		log.Warn("no key: anyone given the join code can join (the relay cannot read the game, but checks no one); give --key FILE to admit players with connect tokens only")
+	}
 	return rs, relay.TokenAddr(code, uint16(port)), nil
 }
 
@@ -63,4 +68,44 @@ func joinCode(connect string) (relay.Code, string, bool, error) {
 		return 0, "", ok, err
 	}
 	return c, relayAddr(at), true, nil
+}
+
+// tokenServer is the address a token names the server at addr by: its
+// own, or, for "CODE@RELAY", relay.TokenAddr of the code and the relay's
+// port.
+func tokenServer(n *netio.Loopback, addr string) (netip.AddrPort, error) {
+	code, at, ok, err := joinCode(addr)
+	if err != nil || !ok {
+		if err == nil {
+			return resolveServer(n, addr)
+		}
+		return netip.AddrPort{}, err
+	}
+	r, err := resolveServer(n, at)
+	if err != nil {
+		return netip.AddrPort{}, err
+	}
+	return relay.TokenAddr(code, r.Port()), nil
+}
+
+// relayedAddr is Connect written canonically when it is "CODE@RELAY"
+// ("K7M-Q2P@relay:27900"), and ok false otherwise.
+func relayedAddr(connect string) (string, bool) {
+	code, at, ok, err := joinCode(connect)
+	if !ok || err != nil {
+		return "", false
+	}
+	return code.String() + "@" + at, true
+}
+
+// dialRelayed joins addr through its relay when it is "CODE@RELAY"
+// (ok true, with the socket or why not); ok is false for an ordinary
+// address.
+func dialRelayed(ctx context.Context, n *netio.Loopback, addr string) (netio.Socket, bool, error) {
+	code, at, ok, err := joinCode(addr)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	sock, err := netio.DialRelay(ctx, n, at, code)
+	return sock, true, err
 }

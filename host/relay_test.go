@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -110,7 +111,19 @@ func TestJoinCodePlayMatchesDirect(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				n := netio.NewLoopback()
-				relayAt, stopRelay := runRelay(t, n, nil)
+				// The relay's view: every datagram it is sent. The
+				// player's Hello carries its name, "tester", in the clear
+				// on a direct join; through the relay no datagram shows it.
+				var seen, clear int
+				tap := func(in bool, _ netip.AddrPort, b []byte) {
+					if in {
+						seen++
+						if bytes.Contains(b, []byte("tester")) {
+							clear++
+						}
+					}
+				}
+				relayAt, stopRelay := runRelay(t, n, tap)
 				code, stop := relayedServe(t, n, relayAt, ServeConfig{Key: c.key})
 				got := playFor(t, n, code, c.key, play)
 				stop()
@@ -126,6 +139,9 @@ func TestJoinCodePlayMatchesDirect(t *testing.T) {
 				}
 				if got.Ticks < direct.Ticks*9/10 {
 					t.Errorf("%d ticks through the relay, %d direct", got.Ticks, direct.Ticks)
+				}
+				if clear != 0 || seen < 1000 {
+					t.Errorf("the relay saw the player's name in %d of %d datagrams", clear, seen)
 				}
 				if st.Forwarded == 0 || st.Codes != 0 {
 					t.Errorf("the relay's counts at the end: %v (the server left, so no code)", st)
@@ -165,6 +181,43 @@ func TestJoinCodeWrongAndExpired(t *testing.T) {
 		t.Logf("refusals: %v", err)
 		if err := join("K7M-Q2@" + relayAt); !errors.Is(err, relay.ErrCode) {
 			t.Errorf("a code too short: %v", err)
+		}
+	})
+}
+
+// Players behind one address who join at once (a LAN party behind one
+// NAT) are all let in: those the relay refuses for the address's join
+// rate ask again at the resend pace, which the rate allows.
+func TestManyJoinersBehindOneAddress(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := netio.NewLoopback()
+		relayAt, stopRelay := runRelay(t, n, nil)
+		code, stop := relayedServe(t, n, relayAt, ServeConfig{})
+		c, at, _, err := relay.SplitJoin(code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const joiners = 16 // twice the join burst
+		errs := make(chan error, joiners)
+		for range joiners {
+			go func() {
+				s, err := netio.DialRelay(context.Background(), n, at, c)
+				if err == nil {
+					s.Close()
+				}
+				errs <- err
+			}()
+		}
+		for range joiners {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+		stop()
+		if st := stopRelay(); st.Refused == 0 || st.Peers != 0 {
+			t.Errorf("the relay refused none of %d joins at once for the rate (or kept peers after the server left): %v", joiners, st)
+		} else {
+			t.Logf("%d joiners at once: %v", joiners, st)
 		}
 	})
 }

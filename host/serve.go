@@ -90,6 +90,9 @@ type ServeConfig struct {
 	// the machine. A server listening on loopback answers only this
 	// machine. Not with Net.
 	LAN int
+	// lanTargets, if set, are where the page's LAN search asks in place
+	// of LANTargets (a test keeps to loopback).
+	lanTargets []string
 	// Relay, if set, is a relay's UDP address ("host:port"; no port:
 	// relayd.DefaultPort): the server registers with it, is given a
 	// join code, and players who cannot reach it directly join by
@@ -387,7 +390,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 	}
 	if cfg.Web != "" {
 		ws, err := browser.Listen(browser.ListenConfig{Addr: cfg.webAddr(), Public: cfg.Public, Ready: cfg.WebReady, Logger: logger,
-			Page: browser.PageConfig{Project: p, Dev: cfg.Dev, WebClient: cfg.WebClient}}, srv.sock)
+			Page: browser.PageConfig{Project: p, Dev: cfg.Dev, WebClient: cfg.WebClient, LAN: cfg.pageLAN()}}, srv.sock)
 		if err != nil {
 			srv.sock.Close()
 			return nil, err

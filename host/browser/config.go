@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"context"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -35,4 +36,17 @@ type PageConfig struct {
 	WebClient string
 	// Logger hears of the client's build; nil logs nothing.
 	Logger *slog.Logger
+	// LAN, if set, searches the server's network for games (host.SearchLAN)
+	// for the page's "Search LAN" list, served at /vkm/lan to browsers on
+	// loopback and private addresses: a page cannot broadcast itself.
+	LAN func(ctx context.Context) ([]LANGame, error)
+}
+
+// LANGame is one game a LAN search found, as /vkm/lan lists it.
+type LANGame struct {
+	Addr    string `json:"addr"`
+	Project string `json:"project"`
+	Players int    `json:"players"`
+	Seats   int    `json:"seats"`
+	Key     bool   `json:"key"`
 }

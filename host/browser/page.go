@@ -119,6 +119,9 @@ func registerPage(mux *http.ServeMux, cfg PageConfig) error {
 		Voice   *voiceSetting `json:"voice,omitempty"`
 	}{cfg.Dev, cfg.Project.Name, voiceSettings(cfg.Project)})
 	mux.HandleFunc("GET /vkm/web.json", serveBytes("application/json", settings))
+	if cfg.LAN != nil {
+		mux.Handle("GET /vkm/lan", newLANList(cfg.LAN, log))
+	}
 	// Read at each request, as the archive is: a dev server's page takes
 	// the icon saved last.
 	mux.HandleFunc("GET /asset/{path...}", func(w http.ResponseWriter, r *http.Request) {

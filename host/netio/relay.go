@@ -1,3 +1,5 @@
+//go:build !js
+
 package netio
 
 import (
@@ -42,6 +44,9 @@ type RelayServer struct {
 	h      *relay.Host
 	buf    []byte
 	onCode func(relay.Code)
+	// fn is the serving loop's receiver, and pass inner's datagrams to
+	// it but those claiming a relayed peer's address (a Direct inner).
+	fn, pass func(netip.AddrPort, []byte)
 	// leaving is set once Close has sent the Leave.
 	leaving bool
 	closed  sync.Once
@@ -72,6 +77,8 @@ func ListenRelay(ctx context.Context, n *Loopback, inner Socket, relayAddr strin
 	s.wg.Add(1)
 	go s.run()
 	if _, direct := inner.(Direct); direct {
+		// Bound once: a wake-up of the serving loop makes no closure.
+		s.pass = fromInner(func(from netip.AddrPort, b []byte) { s.fn(from, b) })
 		return relayDirect{s}, code, nil
 	}
 	s.wg.Add(1)
@@ -196,24 +203,9 @@ func (relayDirect) Incoming() <-chan Datagram { return nil }
 // ReadWaiting calls fn with every datagram waiting on inner and then
 // every one the relay has brought.
 func (s relayDirect) ReadWaiting(fn func(from netip.AddrPort, b []byte)) error {
-	if d, ok := s.inner.(Direct); ok {
-		if err := d.ReadWaiting(fromInner(fn)); err != nil {
-			return err
-		}
-	} else {
-		in, pass := s.inner.Incoming(), fromInner(fn)
-	inner:
-		for {
-			select {
-			case d, ok := <-in:
-				if !ok {
-					return fmt.Errorf("the socket closed: %v", s.inner.Err())
-				}
-				pass(d.From, d.Bytes)
-			default:
-				break inner
-			}
-		}
+	s.fn = fn
+	if err := s.inner.(Direct).ReadWaiting(s.pass); err != nil {
+		return err
 	}
 	for {
 		select {
@@ -247,19 +239,11 @@ func (s relayDirect) Queue(b []byte, to netip.AddrPort) error {
 	if _, ok := relay.IsPeerAddr(to); ok {
 		return s.WriteTo(b, to)
 	}
-	if d, ok := s.inner.(Direct); ok {
-		return d.Queue(b, to)
-	}
-	return s.inner.WriteTo(b, to)
+	return s.inner.(Direct).Queue(b, to)
 }
 
 // Flush sends what inner has queued.
-func (s relayDirect) Flush() error {
-	if d, ok := s.inner.(Direct); ok {
-		return d.Flush()
-	}
-	return nil
-}
+func (s relayDirect) Flush() error { return s.inner.(Direct).Flush() }
 
 // Close tells the relay the server is leaving (its code ends at once),
 // then closes the link and inner.
@@ -332,19 +316,27 @@ func DialRelay(ctx context.Context, n *Loopback, relayAddr string, code relay.Co
 	return c, nil
 }
 
+// join asks for the code until the relay answers. A refusal for asking
+// too often (players behind one address joining at once) is waited out:
+// the next attempts go at the resend pace, which the relay's rate allows.
 func (c *relayClient) join(ctx context.Context) error {
 	give := time.NewTimer(RelayTimeout)
 	defer give.Stop()
 	again := time.NewTicker(relayResend)
 	defer again.Stop()
+	var limited error
+	c.link.WriteTo(c.j.Join(nil), netip.AddrPort{})
 	for {
-		c.link.WriteTo(c.j.Join(nil), netip.AddrPort{})
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-give.C:
+			if limited != nil {
+				return limited
+			}
 			return fmt.Errorf("no answer within %v", RelayTimeout)
 		case <-again.C:
+			c.link.WriteTo(c.j.Join(nil), netip.AddrPort{})
 		case d, ok := <-c.link.Incoming():
 			if !ok {
 				return fmt.Errorf("the link closed: %v", c.link.Err())
@@ -354,6 +346,8 @@ func (c *relayClient) join(ctx context.Context) error {
 			case err != nil:
 			case ev.Joined:
 				return nil
+			case ev.Refused == relay.ReasonRate:
+				limited = &RelayRefused{Reason: ev.Refused}
 			case ev.Refused != 0:
 				return &RelayRefused{Reason: ev.Refused}
 			}
@@ -413,4 +407,15 @@ func relayPort(addr string) (uint16, error) {
 		return 0, fmt.Errorf("netio: the relay's address %q: a port of %q", addr, p)
 	}
 	return uint16(n), nil
+}
+
+// ListenRelayd opens a relay's socket at addr ("host:port", on n if
+// set), which carries datagrams of up to relay.MaxDatagram bytes and
+// which a goroutine of its own reads into Incoming (never Direct): the
+// relay's loop waits on its datagrams rather than on a clock.
+func ListenRelayd(n *Loopback, addr string) (Socket, error) {
+	if n != nil {
+		return n.listen(addr)
+	}
+	return listenUDPMax(addr, relay.MaxDatagram)
 }

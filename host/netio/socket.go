@@ -18,7 +18,6 @@ import (
 	"net/netip"
 	"sync"
 
-	"vkm/transport/relay"
 	"vkm/transport/udp"
 )
 
@@ -195,15 +194,4 @@ func Listen(n *Loopback, addr string, sim string, seed uint64) (Socket, error) {
 		return nil, err
 	}
 	return w, nil
-}
-
-// ListenRelayd opens a relay's socket at addr ("host:port", on n if
-// set), which carries datagrams of up to relay.MaxDatagram bytes and
-// which a goroutine of its own reads into Incoming (never Direct): the
-// relay's loop waits on its datagrams rather than on a clock.
-func ListenRelayd(n *Loopback, addr string) (Socket, error) {
-	if n != nil {
-		return n.listen(addr)
-	}
-	return listenUDPMax(addr, relay.MaxDatagram)
 }

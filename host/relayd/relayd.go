@@ -1,3 +1,5 @@
+//go:build !js
+
 // Package relayd runs a relay (transport/relay) on a UDP socket and the
 // wall clock: the program cmd/relay, and the tests that put one between
 // a server and its players.
@@ -10,11 +12,13 @@ import (
 	"io"
 	"log/slog"
 	"net/netip"
+	"sync"
 	"time"
 
 	"vkm/host/netio"
 	"vkm/transport"
 	"vkm/transport/relay"
+	"vkm/transport/udp"
 )
 
 // DefaultPort is the relay's UDP port when an address names none.
@@ -56,6 +60,9 @@ func Serve(ctx context.Context, cfg Config) (relay.Stats, error) {
 	r, err := relay.New(cfg.Limits)
 	if err != nil {
 		return relay.Stats{}, err
+	}
+	if cfg.Net == nil {
+		return serveUDP(ctx, cfg, r, log)
 	}
 	sock, err := netio.ListenRelayd(cfg.Net, cfg.Addr)
 	if err != nil {
@@ -104,4 +111,78 @@ func Serve(ctx context.Context, cfg Config) (relay.Stats, error) {
 			}
 		}
 	}
+}
+
+// serveUDP runs r on a UDP socket read by one goroutine that forwards
+// each datagram as it reads it, with no hand-off to another: a
+// datagram's cost is its read and its write. A ticker's goroutine polls
+// r and writes the status line; a mutex keeps the two apart.
+func serveUDP(ctx context.Context, cfg Config, r *relay.Relay, log *slog.Logger) (relay.Stats, error) {
+	sock, err := udp.Listen(cfg.Addr)
+	if err != nil {
+		return relay.Stats{}, fmt.Errorf("relayd: %w", err)
+	}
+	sock.WithMax(relay.MaxDatagram)
+	start := time.Now()
+	now := func() transport.Time { return transport.Time(time.Since(start)) }
+	log.Info("relay listening", "addr", sock.LocalAddr().String())
+	if cfg.Ready != nil {
+		cfg.Ready(sock.LocalAddr())
+	}
+	var mu sync.Mutex
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(StatusEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				sock.Close() // ends Serve
+				return
+			case <-done:
+				return
+			case <-tick.C:
+				mu.Lock()
+				r.Poll(now())
+				st := r.Stats()
+				mu.Unlock()
+				if cfg.Status != nil {
+					fmt.Fprintf(cfg.Status, "relay %s\n", st)
+				}
+			}
+		}
+	}()
+	err = sock.Serve(func(from netip.AddrPort, b []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		if cfg.Tap != nil {
+			cfg.Tap(true, from, b)
+		}
+		r.Receive(from, b, now())
+		for {
+			to, out, ok := r.Next()
+			if !ok {
+				return
+			}
+			if cfg.Tap != nil {
+				cfg.Tap(false, to, out)
+			}
+			if err := sock.WriteTo(out, to); err != nil {
+				log.Debug("send failed", "err", err)
+			}
+		}
+	})
+	close(done)
+	wg.Wait()
+	mu.Lock()
+	st := r.Stats()
+	mu.Unlock()
+	if ctx.Err() != nil {
+		log.Info("relay stopped", "stats", st.String())
+		return st, nil
+	}
+	return st, fmt.Errorf("relayd: the socket failed: %w", err)
 }

@@ -56,6 +56,9 @@ var house = []layer{
 	{dir: "transport/token", uses: []string{"transport/handshake"}, bans: pure, sansIO: true},
 	{dir: "transport", uses: []string{"wire", "transport/cookie", "transport/handshake", "transport/seal", "transport/token"}, bans: pure, sansIO: true},
 	{dir: "transport/memnet", uses: []string{"transport"}, bans: pure, sansIO: true},
+	// Join codes: the relay, a server's side and a joiner's, and the
+	// tunnel between them (sealed by transport/seal).
+	{dir: "transport/relay", uses: []string{"transport", "transport/seal"}, bans: pure, sansIO: true},
 	// The one place below the host that opens sockets.
 	{dir: "transport/udp", uses: []string{"transport"}, bans: map[string]string{"os": noOS}},
 	{dir: "replication", uses: []string{"wire"}, bans: pure, sansIO: true},
@@ -80,7 +83,9 @@ var house = []layer{
 	{dir: "host/loop", uses: []string{"host/game", "host/figures"}, bans: map[string]string{"net": noSockets}},
 	// The loops' datagram sockets: UDP, an in-process network, the link
 	// simulator in real time; goroutines and the wall clock of their own.
-	{dir: "host/netio", uses: []string{"transport", "transport/memnet", "transport/udp"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
+	{dir: "host/netio", uses: []string{"transport", "transport/memnet", "transport/udp", "transport/relay"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
+	// A relay on a socket and the wall clock (cmd/relay's, and tests').
+	{dir: "host/relayd", uses: []string{"transport", "transport/relay", "transport/udp", "host/netio"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// Polls a project's files through its fs.FS.
 	{dir: "host/watch", uses: []string{"transport"}, bans: pure, sansIO: true},
 	// The session's own datagram formats: the payload's framing around the
@@ -122,10 +127,11 @@ var house = []layer{
 	// The composing root: the programs' serving and playing loops, wired
 	// from the packages above; goroutines, timers and the wall clock.
 	{dir: "host", uses: []string{"transport", "transport/handshake", "transport/token", "transport/memnet", "replication",
-		"host/project", "host/bot", "host/game", "host/figures", "host/loop", "host/netio", "host/watch", "host/session", "host/admin", "host/browser", "host/access", "host/agones", "host/record", "host/lan"}},
+		"host/project", "host/bot", "host/game", "host/figures", "host/loop", "host/netio", "host/watch", "host/session", "host/admin", "host/browser", "host/access", "host/agones", "host/record", "host/lan", "host/relayd", "transport/relay"}},
 	{dir: "cmd/vkmd", uses: []string{"host", "host/project", "host/fleet", "host/figures", "host/record", "host/lan"}},
 	{dir: "cmd/client", uses: []string{"host", "host/bot", "host/project", "host/fleet", "transport/token", "host/record", "host/lan"}},
 	{dir: "cmd/lobby", uses: []string{"host", "host/fleet"}},
+	{dir: "cmd/relay", uses: []string{"host/relayd", "transport/relay"}},
 	// The browser client: the client session compiled to WebAssembly.
 	{dir: "cmd/webclient", uses: []string{"host", "host/project", "transport/token"}},
 }

@@ -9,7 +9,7 @@ import (
 // snapshot-sized frame back, alternately, parsed, checked against the
 // code's peers and rate, and rewritten for the other end.
 func BenchmarkForward(b *testing.B) {
-	w := newWorld(&testing.T{}, Config{Rate: 1e12, Burst: 1e12})
+	w := newWorld(&testing.T{}, Config{Rate: 1e12, Burst: 1e12, PeerRate: 1e12, PeerBurst: 1e12})
 	code := w.register()
 	j, _ := w.joiner(code, joinerAt, 4)
 	up, _ := j.Seal(nil, make([]byte, 80))

@@ -23,6 +23,10 @@ type Config struct {
 	// together; past them datagrams are dropped.
 	Rate  float64
 	Burst float64
+	// PeerRate and PeerBurst bound one joiner's datagrams a second to
+	// its server, so one cannot spend its code's rate for the others.
+	PeerRate  float64
+	PeerBurst float64
 	// JoinRate and JoinBurst bound one source's Joins a second, so codes
 	// cannot be tried in bulk.
 	JoinRate  float64
@@ -44,6 +48,7 @@ const (
 	DefaultMaxCodesPerSource = 16
 	DefaultMaxPeers          = 64
 	DefaultRate              = 20000 // 64 players × 64 Hz up and down, with room
+	DefaultPeerRate          = 500   // a client sends 64 to 128 a second
 	DefaultJoinRate          = 4
 	DefaultKeep              = 30 * time.Second
 	DefaultPeerIdle          = 30 * time.Second
@@ -71,6 +76,8 @@ func (c *Config) fill() {
 	def(&c.MaxPeers, DefaultMaxPeers)
 	deff(&c.Rate, DefaultRate)
 	deff(&c.Burst, 2*c.Rate)
+	deff(&c.PeerRate, DefaultPeerRate)
+	deff(&c.PeerBurst, 2*c.PeerRate)
 	deff(&c.JoinRate, DefaultJoinRate)
 	deff(&c.JoinBurst, 2*c.JoinRate)
 	defd(&c.Keep, DefaultKeep)
@@ -87,7 +94,8 @@ type Stats struct {
 	Joins, Refused uint64
 	// Forwarded counts datagrams passed on, ToServer and ToPeer.
 	Forwarded uint64
-	// Limited counts datagrams dropped over a code's rate; Dropped the
+	// Limited counts datagrams dropped over a code's or a joiner's
+	// rate; Dropped the
 	// rest dropped (malformed, from nobody known, for a peer of another
 	// code, a registration over the limits).
 	Limited, Dropped uint64
@@ -125,10 +133,11 @@ type entry struct {
 }
 
 type peer struct {
-	id   uint32
-	addr netip.AddrPort
-	e    *entry
-	seen transport.Time
+	id     uint32
+	addr   netip.AddrPort
+	e      *entry
+	seen   transport.Time
+	bucket bucket
 }
 
 type retiredCode struct {
@@ -208,7 +217,7 @@ func (r *Relay) Receive(from netip.AddrPort, b []byte, now transport.Time) {
 	switch m.Kind {
 	case KindToServer:
 		p := r.peers[from]
-		if p == nil || !p.e.bucket.take(now, r.cfg.Rate, r.cfg.Burst) {
+		if p == nil || !p.bucket.take(now, r.cfg.PeerRate, r.cfg.PeerBurst) || !p.e.bucket.take(now, r.cfg.Rate, r.cfg.Burst) {
 			r.drop(p != nil)
 			return
 		}
@@ -353,7 +362,7 @@ func (r *Relay) join(from netip.AddrPort, m *Message, now transport.Time) {
 			r.stats.Dropped++
 			return
 		}
-		p = &peer{id: id, addr: from, e: e}
+		p = &peer{id: id, addr: from, e: e, bucket: bucket{tokens: r.cfg.PeerBurst, at: now}}
 		r.peers[from], r.byID[id], e.peers[id] = p, p, p
 	}
 	p.seen = now

@@ -19,7 +19,6 @@ func seeded(seed uint64) *rand.ChaCha8 {
 }
 
 var (
-	relayAt  = netip.MustParseAddrPort("192.0.2.1:27900")
 	serverAt = netip.MustParseAddrPort("198.51.100.7:40000")
 	joinerAt = netip.MustParseAddrPort("203.0.113.9:50000")
 )
@@ -431,8 +430,21 @@ func TestTheRelayTellsNeitherSideTheOthersAddress(t *testing.T) {
 	}
 }
 
-// Datagrams over a code's rate are dropped and counted.
+// Datagrams over a code's rate, or over one joiner's, are dropped and
+// counted.
 func TestACodesRateIsBounded(t *testing.T) {
+	wp := newWorld(t, Config{PeerRate: 100, PeerBurst: 5})
+	jp, _ := wp.joiner(wp.register(), joinerAt, 4)
+	other, _ := wp.joiner(wp.h.code, netip.MustParseAddrPort("203.0.113.77:1"), 5)
+	for range 8 {
+		b, _ := jp.Seal(nil, []byte("x"))
+		wp.relay(joinerAt, b)
+	}
+	b, _ := other.Seal(nil, []byte("y"))
+	wp.relay(netip.MustParseAddrPort("203.0.113.77:1"), b)
+	if st := wp.r.Stats(); st.Forwarded != 6 || st.Limited != 3 {
+		t.Errorf("8 from one joiner with a burst of 5, then 1 from another: %v", st)
+	}
 	w := newWorld(t, Config{Rate: 100, Burst: 10})
 	code := w.register()
 	j, _ := w.joiner(code, joinerAt, 4)

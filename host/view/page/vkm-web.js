@@ -18,8 +18,9 @@
 // status (what it is doing, or why it stopped), datagramsIn and
 // datagramsOut (counted on the link) and stats() (the client's report and
 // frame figures, JSON text, once it runs) and leave() (says goodbye to the
-// server; the page calls it when the tab closes). With [voice] in the
-// project: voice ({pc, mic, slots}, the peer connection and its audio
+// server; the page calls it when the tab closes), and lanGames (what the
+// side panel's "Search LAN" last found, from /vkm/lan). With [voice] in
+// the project: voice ({pc, mic, slots}, the peer connection and its audio
 // transceivers) once WebRTC connects, which vkm-voice.js plays (onVoice).
 (function () {
   'use strict';
@@ -66,6 +67,7 @@
     stats: null,
     leave: null,
     sendDatagram: null,
+    lanGames: [],
     failed: (why) => { web.status = 'stopped: ' + why; },
   };
   window.vkmWeb = web;
@@ -214,6 +216,57 @@
     await go.run(instance);
     if (web.status === 'playing') web.status = 'stopped';
   }
+
+  // The "Search LAN" list, at the top of the side panel: the server
+  // searches its network for games (a page cannot broadcast) at
+  // /vkm/lan, and the page lists what answered. A browser plays only the
+  // server whose page this is, through its web listener, and a LAN
+  // answer names a game's UDP port alone, so choosing a game shows the
+  // command that joins it from the native client.
+  function lanSection() {
+    const side = document.getElementById('side');
+    if (!side) return;
+    const sec = document.createElement('section');
+    sec.id = 'lan-section';
+    sec.innerHTML = '<h2>games on the LAN</h2>' +
+      '<button id="lan-search" type="button">Search LAN</button> <span id="lan-status"></span>' +
+      '<ul id="lan-list" aria-label="games on the LAN"></ul>' +
+      '<p id="lan-join" hidden>A browser plays this server only. Join that one with <code></code></p>';
+    side.insertBefore(sec, side.firstChild);
+    const status = sec.querySelector('#lan-status');
+    const list = sec.querySelector('#lan-list');
+    const join = sec.querySelector('#lan-join');
+    sec.querySelector('#lan-search').addEventListener('click', async () => {
+      status.textContent = 'searching…';
+      try {
+        const r = await fetch('/vkm/lan', { cache: 'no-store' });
+        if (!r.ok) {
+          status.textContent = r.status === 404 ? 'this server does not search the LAN (vkmd --lan=false)' : (await r.text()).slice(0, 200);
+          return;
+        }
+        const games = (await r.json()).games || [];
+        list.replaceChildren();
+        for (const g of games) {
+          const li = document.createElement('li');
+          const b = document.createElement('button');
+          b.type = 'button';
+          // Names come from the network: text only, never markup.
+          b.textContent = g.addr + ' ' + g.project + ' ' + g.players + '/' + g.seats + (g.key ? ' key' : '');
+          b.addEventListener('click', () => {
+            join.hidden = false;
+            join.querySelector('code').textContent = 'client ' + g.project + ' --connect ' + g.addr;
+          });
+          li.append(b);
+          list.append(li);
+        }
+        status.textContent = games.length ? games.length + ' found' : 'none answered';
+        web.lanGames = games;
+      } catch (e) {
+        status.textContent = String(e && e.message || e);
+      }
+    });
+  }
+  lanSection();
 
   start().catch((e) => {
     web.status = 'stopped: ' + String(e && e.message || e);
