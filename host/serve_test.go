@@ -43,7 +43,9 @@ func servedLogging(t *testing.T, n *netio.Loopback, p *project.Project, log *slo
 // Logger when it is nil.
 func servedWith(t *testing.T, n *netio.Loopback, cfg ServeConfig) (string, func() *ServerReport) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
+	// Twice the deadline: a client's play of testDeadline (the relay's
+	// 20 s on the synctest clock) ends before its server's context does.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*testDeadline)
 	ready := make(chan netip.AddrPort, 1)
 	type result struct {
 		rep *ServerReport
