@@ -222,8 +222,9 @@ func TestScriptErrorsExitOne(t *testing.T) {
 func TestStoppedWhilePlayingExitsZero(t *testing.T) {
 	addr := serveArena(t, func(toml string) string { return toml })
 	out := filepath.Join(t.TempDir(), "r.json")
-	// What Ctrl-C does: main's context ends.
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	// What Ctrl-C does: main's context ends, after a time that lets a
+	// loaded machine seat the client first.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	code, _, stderr := runMain(t, ctx, "../../projects/arena", "--connect", addr, "--headless", "--bot", "wander",
 		"--report", out, "--log-level", "error")
