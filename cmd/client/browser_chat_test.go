@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -21,13 +20,7 @@ func TestBrowserChat(t *testing.T) {
 	chrome := findChromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	bin := t.TempDir()
-	for _, cmd := range []string{"vkmd", "client"} {
-		out, err := exec.Command("go", "build", "-o", filepath.Join(bin, cmd), "vkm/cmd/"+cmd).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go build %s: %v\n%s", cmd, err, out)
-		}
-	}
+	bin := buildPrograms(t)
 	// The arena's chat judge (scripts/talk.lua) refuses "darn".
 	project := filepath.Join("..", "..", "projects", "arena")
 	port := freeUDPPort(t)

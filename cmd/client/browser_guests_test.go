@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -25,13 +24,7 @@ func TestBrowserGuestsSplitTheKeyboard(t *testing.T) {
 	chrome := findChromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	bin := t.TempDir()
-	for _, cmd := range []string{"vkmd", "client"} {
-		out, err := exec.Command("go", "build", "-o", filepath.Join(bin, cmd), "vkm/cmd/"+cmd).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go build %s: %v\n%s", cmd, err, out)
-		}
-	}
+	bin := buildPrograms(t)
 	project := filepath.Join("..", "..", "projects", "arena")
 	port := freeUDPPort(t)
 	vkmd := start(t, ctx, filepath.Join(bin, "vkmd"), project, "--port", port)

@@ -37,13 +37,7 @@ func TestBrowserPlaysTheArena(t *testing.T) {
 	chrome := findChromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	bin := t.TempDir()
-	for _, cmd := range []string{"vkmd", "client"} {
-		out, err := exec.Command("go", "build", "-o", filepath.Join(bin, cmd), "vkm/cmd/"+cmd).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go build %s: %v\n%s", cmd, err, out)
-		}
-	}
+	bin := buildPrograms(t)
 	project := filepath.Join("..", "..", "projects", "arena")
 
 	port := freeUDPPort(t)
@@ -181,13 +175,7 @@ func TestBrowserDrawsAnotherPlayersShots(t *testing.T) {
 	chrome := findChromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	bin := t.TempDir()
-	for _, cmd := range []string{"vkmd", "client"} {
-		out, err := exec.Command("go", "build", "-o", filepath.Join(bin, cmd), "vkm/cmd/"+cmd).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go build %s: %v\n%s", cmd, err, out)
-		}
-	}
+	bin := buildPrograms(t)
 	project := filepath.Join("..", "..", "projects", "arena")
 	port := freeUDPPort(t)
 	vkmd := start(t, ctx, filepath.Join(bin, "vkmd"), project, "--port", port)
@@ -264,6 +252,20 @@ func TestBrowserDrawsAnotherPlayersShots(t *testing.T) {
 	if v := cdp.eval(t, `JSON.stringify(vkm.boardShown)`); v != "false" {
 		t.Fatalf("the board is still shown (%s) after Tab went up", v)
 	}
+}
+
+// buildPrograms builds vkmd and client into a temporary folder and returns
+// it: each browser test runs the programs as a player would.
+func buildPrograms(t *testing.T) string {
+	t.Helper()
+	bin := t.TempDir()
+	for _, cmd := range []string{"vkmd", "client"} {
+		out, err := exec.Command("go", "build", "-o", filepath.Join(bin, cmd), "vkm/cmd/"+cmd).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go build %s: %v\n%s", cmd, err, out)
+		}
+	}
+	return bin
 }
 
 func findChromium(t *testing.T) string {

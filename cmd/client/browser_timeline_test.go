@@ -23,13 +23,7 @@ func TestBrowserPlaysARecordingWithTheTimeline(t *testing.T) {
 	chrome := findChromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	bin := t.TempDir()
-	for _, cmd := range []string{"vkmd", "client"} {
-		out, err := exec.Command("go", "build", "-o", filepath.Join(bin, cmd), "vkm/cmd/"+cmd).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go build %s: %v\n%s", cmd, err, out)
-		}
-	}
+	bin := buildPrograms(t)
 	project := filepath.Join("..", "..", "projects", "arena")
 	dir := t.TempDir()
 	port := freeUDPPort(t)

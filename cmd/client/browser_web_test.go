@@ -291,13 +291,7 @@ func openWebProject(t *testing.T, name string, edit func(dir string), flags []st
 	chrome := findChromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
-	bin := t.TempDir()
-	for _, cmd := range []string{"vkmd", "client"} {
-		out, err := exec.Command("go", "build", "-o", filepath.Join(bin, cmd), "vkm/cmd/"+cmd).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go build %s: %v\n%s", cmd, err, out)
-		}
-	}
+	bin := buildPrograms(t)
 	project := filepath.Join(t.TempDir(), name)
 	if err := os.CopyFS(project, os.DirFS(filepath.Join("..", "..", "projects", name))); err != nil {
 		t.Fatal(err)
