@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 
 	"vkm/internal/entity"
 	"vkm/wire"
@@ -482,7 +483,7 @@ func (sn *Snapshot) checkOccupants() error {
 	for i := range sn.Entries {
 		sn.seen = append(sn.seen, sn.Entries[i].ID.Slot)
 	}
-	slices.Sort(sn.seen)
+	sort.Sort((*slotOrder)(&sn.seen))
 	for i := 1; i < len(sn.seen); i++ {
 		if sn.seen[i] == sn.seen[i-1] {
 			return fmt.Errorf("replication: snapshot: slot %d has two entries", sn.seen[i])
@@ -518,3 +519,12 @@ func (sn *Snapshot) fixUp() {
 		}
 	}
 }
+
+// slotOrder sorts slots with sort.Sort, whose code the browser client
+// links already, rather than an instance of slices.Sort of its own
+// (13 KB); through a pointer, so that sorting allocates nothing.
+type slotOrder []uint32
+
+func (s *slotOrder) Len() int           { return len(*s) }
+func (s *slotOrder) Less(i, j int) bool { return (*s)[i] < (*s)[j] }
+func (s *slotOrder) Swap(i, j int)      { (*s)[i], (*s)[j] = (*s)[j], (*s)[i] }

@@ -40,13 +40,13 @@ func (r *Runtime) installAPI() {
 	}
 	r.api = L.CreateTable(0, len(methods))
 	for _, name := range sortedKeys(methods) {
-		r.api.RawSetString(name, L.NewFunction(methods[name]))
+		rawSetString(r.api, name, newFunction(L, methods[name]))
 	}
 	r.apiMeta = L.NewTable()
-	r.apiMeta.RawSetString("__index", r.api)
+	rawSetString(r.apiMeta, "__index", r.api)
 	r.handleMeta = L.NewTable()
-	r.handleMeta.RawSetString("__index", r.api)
-	r.handleMeta.RawSetString("__tostring", L.NewFunction(r.luaToString))
+	rawSetString(r.handleMeta, "__index", r.api)
+	rawSetString(r.handleMeta, "__tostring", newFunction(L, r.luaToString))
 	r.netTable = r.newNetTable()
 	L.SetGlobal("net", r.netTable)
 	r.sceneTable = r.newSceneTable()

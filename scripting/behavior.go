@@ -67,16 +67,16 @@ type entry struct {
 func (r *Runtime) newRegistry() *lua.LTable {
 	L := r.ls
 	reg := L.NewTable()
-	reg.RawSetString("register", L.NewFunction(func(L *lua.LState) int {
+	rawSetString(reg, "register", newFunction(L, func(L *lua.LState) int {
 		r.register(L, L.Get(2), L.Get(3))
 		return 0
 	}))
 	meta := L.NewTable()
-	meta.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
+	rawSetString(meta, "__newindex", newFunction(L, func(L *lua.LState) int {
 		r.register(L, L.Get(2), L.Get(3))
 		return 0
 	}))
-	meta.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+	rawSetString(meta, "__index", newFunction(L, func(L *lua.LState) int {
 		if b, ok := r.behaviors[L.Get(2).String()]; ok {
 			L.Push(b.class)
 			return 1

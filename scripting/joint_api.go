@@ -66,11 +66,11 @@ func (r *Runtime) installJoints(vkm *lua.LTable) {
 	}
 	r.jointMethods = L.CreateTable(0, len(methods))
 	for _, name := range sortedKeys(methods) {
-		r.jointMethods.RawSetString(name, L.NewFunction(methods[name]))
+		rawSetString(r.jointMethods, name, newFunction(L, methods[name]))
 	}
 	r.jointMeta = L.NewTable()
-	r.jointMeta.RawSetString("__index", r.jointMethods)
-	r.jointMeta.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+	rawSetString(r.jointMeta, "__index", r.jointMethods)
+	rawSetString(r.jointMeta, "__tostring", newFunction(L, func(L *lua.LState) int {
 		j, _ := L.Get(1).(*lua.LTable)
 		n, _ := j.RawGetString(jointKey).(lua.LNumber)
 		if info, ok := r.world.Joint(uint32(n)); ok {
@@ -80,7 +80,7 @@ func (r *Runtime) installJoints(vkm *lua.LTable) {
 		}
 		return 1
 	}))
-	vkm.RawSetString("joint", L.NewFunction(r.simulationOnly("vkm.joint", r.luaMakeJoint)))
+	rawSetString(vkm, "joint", newFunction(L, r.simulationOnly("vkm.joint", r.luaMakeJoint)))
 }
 
 // jointHandle returns joint j's handle, the same table each time, so that

@@ -21,9 +21,9 @@ import (
 // installKinds adds each, named and count to the vkm table.
 func (r *Runtime) installKinds(vkm *lua.LTable) {
 	L := r.ls
-	eachStep := L.NewFunction(r.luaEachStep)
-	namedStep := L.NewFunction(r.luaNamedStep)
-	vkm.RawSetString("each", L.NewFunction(func(L *lua.LState) int {
+	eachStep := newFunction(L, r.luaEachStep)
+	namedStep := newFunction(L, r.luaNamedStep)
+	rawSetString(vkm, "each", newFunction(L, func(L *lua.LState) int {
 		name := L.CheckString(1)
 		r.checkKind(L, 1, name)
 		L.Push(eachStep)
@@ -31,14 +31,14 @@ func (r *Runtime) installKinds(vkm *lua.LTable) {
 		L.Push(lua.LNil)
 		return 3
 	}))
-	vkm.RawSetString("named", L.NewFunction(func(L *lua.LState) int {
+	rawSetString(vkm, "named", newFunction(L, func(L *lua.LState) int {
 		L.CheckString(1)
 		L.Push(namedStep)
 		L.Push(L.Get(1))
 		L.Push(lua.LNil)
 		return 3
 	}))
-	vkm.RawSetString("count", L.NewFunction(r.luaCount))
+	rawSetString(vkm, "count", newFunction(L, r.luaCount))
 }
 
 // checkKind raises an error naming argument n unless name is a component

@@ -34,15 +34,15 @@ func (r *Runtime) installMath(m *lua.LTable) {
 		"deg": func(x float64) float64 { return x * 180 / math.Pi },
 		"rad": func(x float64) float64 { return x * math.Pi / 180 },
 	} {
-		m.RawSetString(name, r.ls.NewFunction(one(f)))
+		rawSetString(m, name, r.ls.NewFunction(one(f)))
 	}
 	for name, f := range map[string]func(a, b float64) float64{
 		"atan2": math.Atan2, "fmod": math.Mod, "pow": math.Pow,
 	} {
-		m.RawSetString(name, r.ls.NewFunction(two(f)))
+		rawSetString(m, name, r.ls.NewFunction(two(f)))
 	}
-	m.RawSetString("min", r.ls.NewFunction(r.luaMinMax(func(v, best lua.LNumber) bool { return v < best })))
-	m.RawSetString("max", r.ls.NewFunction(r.luaMinMax(func(v, best lua.LNumber) bool { return v > best })))
+	rawSetString(m, "min", r.ls.NewFunction(r.luaMinMax(func(v, best lua.LNumber) bool { return v < best })))
+	rawSetString(m, "max", r.ls.NewFunction(r.luaMinMax(func(v, best lua.LNumber) bool { return v > best })))
 }
 
 // luaMinMax is math.min or math.max, by which argument beats the best so

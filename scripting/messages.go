@@ -68,13 +68,13 @@ type messaging struct {
 // installMessages adds the message functions to net.
 func (r *Runtime) installMessages(net *lua.LTable) {
 	L := r.ls
-	net.RawSetString("message", L.NewFunction(r.luaMessageType))
-	net.RawSetString("on_message", L.NewFunction(r.luaOnMessage))
-	net.RawSetString("send", L.NewFunction(r.luaSend))
-	net.RawSetString("send_to", L.NewFunction(r.luaSendTo))
-	net.RawSetString("broadcast", L.NewFunction(r.luaBroadcast))
-	net.RawSetString("tell", L.NewFunction(r.luaTell))
-	net.RawSetString("on_chat", L.NewFunction(r.luaOnChat))
+	rawSetString(net, "message", newFunction(L, r.luaMessageType))
+	rawSetString(net, "on_message", newFunction(L, r.luaOnMessage))
+	rawSetString(net, "send", newFunction(L, r.luaSend))
+	rawSetString(net, "send_to", newFunction(L, r.luaSendTo))
+	rawSetString(net, "broadcast", newFunction(L, r.luaBroadcast))
+	rawSetString(net, "tell", newFunction(L, r.luaTell))
+	rawSetString(net, "on_chat", newFunction(L, r.luaOnChat))
 }
 
 // luaMessageType implements net.message(name, fields).

@@ -24,8 +24,8 @@ import (
 func (r *Runtime) installMissing() {
 	L := r.ls
 	mt := L.NewTable()
-	mt.RawSetString("__call", L.NewFunction(r.luaCallNil))
-	mt.RawSetString("__metatable", lua.LFalse)
+	rawSetString(mt, "__call", newFunction(L, r.luaCallNil))
+	rawSetString(mt, "__metatable", lua.LFalse)
 	L.SetMetatable(lua.LNil, mt)
 }
 

@@ -32,11 +32,11 @@ import (
 func (r *Runtime) newNetTable() *lua.LTable {
 	L := r.ls
 	codecMeta := L.NewTable()
-	codecMeta.RawSetString("__call", L.NewFunction(func(L *lua.LState) int {
+	rawSetString(codecMeta, "__call", newFunction(L, func(L *lua.LState) int {
 		L.Push(L.Get(1))
 		return 1
 	}))
-	codecMeta.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+	rawSetString(codecMeta, "__tostring", newFunction(L, func(L *lua.LState) int {
 		c, _ := codecOf(L.Get(1))
 		L.Push(lua.LString(fmt.Sprintf("codec %s %g..%g/%g", c.Kind, c.Min, c.Max, c.Step)))
 		return 1
@@ -47,43 +47,43 @@ func (r *Runtime) newNetTable() *lua.LTable {
 		return ud
 	}
 	net := L.NewTable()
-	net.RawSetString("bool", codec(replication.BoolCodec()))
-	net.RawSetString("float32", codec(replication.Float32Codec()))
-	net.RawSetString("int", L.NewFunction(func(L *lua.LState) int {
+	rawSetString(net, "bool", codec(replication.BoolCodec()))
+	rawSetString(net, "float32", codec(replication.Float32Codec()))
+	rawSetString(net, "int", newFunction(L, func(L *lua.LState) int {
 		c, err := replication.IntCodec(checkInt(L, 1), checkInt(L, 2))
 		raiseCodec(L, "net.int", err)
 		L.Push(codec(c))
 		return 1
 	}))
-	net.RawSetString("fixed", L.NewFunction(func(L *lua.LState) int {
+	rawSetString(net, "fixed", newFunction(L, func(L *lua.LState) int {
 		c, err := replication.FixedCodec(float64(L.CheckNumber(1)), float64(L.CheckNumber(2)), float64(L.CheckNumber(3)))
 		raiseCodec(L, "net.fixed", err)
 		L.Push(codec(c))
 		return 1
 	}))
-	net.RawSetString("component", L.NewFunction(r.luaComponentType))
-	net.RawSetString("on_join", L.NewFunction(r.luaOnJoin))
-	net.RawSetString("on_leave", L.NewFunction(r.luaOnLeave))
-	net.RawSetString("on_drain", L.NewFunction(r.luaOnDrain))
-	net.RawSetString("players", L.NewFunction(r.luaPlayers))
-	net.RawSetString("spectators", L.NewFunction(r.luaSpectators))
-	net.RawSetString("killcam", L.NewFunction(r.luaKillcam))
-	net.RawSetString("role", L.NewFunction(r.luaRole))
-	net.RawSetString("local_player", L.NewFunction(r.luaLocalPlayer))
-	net.RawSetString("spawn", L.NewFunction(r.simulationOnly("net.spawn", r.luaNetSpawn)))
-	net.RawSetString("is_disconnected", L.NewFunction(func(L *lua.LState) int {
+	rawSetString(net, "component", newFunction(L, r.luaComponentType))
+	rawSetString(net, "on_join", newFunction(L, r.luaOnJoin))
+	rawSetString(net, "on_leave", newFunction(L, r.luaOnLeave))
+	rawSetString(net, "on_drain", newFunction(L, r.luaOnDrain))
+	rawSetString(net, "players", newFunction(L, r.luaPlayers))
+	rawSetString(net, "spectators", newFunction(L, r.luaSpectators))
+	rawSetString(net, "killcam", newFunction(L, r.luaKillcam))
+	rawSetString(net, "role", newFunction(L, r.luaRole))
+	rawSetString(net, "local_player", newFunction(L, r.luaLocalPlayer))
+	rawSetString(net, "spawn", newFunction(L, r.simulationOnly("net.spawn", r.luaNetSpawn)))
+	rawSetString(net, "is_disconnected", newFunction(L, func(L *lua.LState) int {
 		L.Push(lua.LBool(r.world.Disconnected()))
 		return 1
 	}))
-	net.RawSetString("last_error", L.NewFunction(func(L *lua.LState) int {
+	rawSetString(net, "last_error", newFunction(L, func(L *lua.LState) int {
 		L.Push(lua.LString(r.world.LastError()))
 		return 1
 	}))
-	net.RawSetString("rewind", L.NewFunction(r.luaRewind))
+	rawSetString(net, "rewind", newFunction(L, r.luaRewind))
 	r.installMessages(net)
 	r.installVoice(net)
 	meta := L.NewTable()
-	meta.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+	rawSetString(meta, "__index", newFunction(L, func(L *lua.LState) int {
 		L.RaiseError("net has no field %q (it has bool, broadcast, component, fixed, float32, int, is_disconnected, killcam, last_error, local_player, message, on_chat, on_drain, on_join, on_leave, on_message, players, rewind, role, send, send_to, spawn, spectators, tell, voice_hears)", L.Get(2).String())
 		return 0
 	}))

@@ -56,20 +56,20 @@ func newSandbox() *lua.LState {
 		{lua.StringLibName, lua.OpenString},
 		{lua.MathLibName, lua.OpenMath},
 	} {
-		L.Push(L.NewFunction(lib.open))
+		L.Push(newFunction(L, lib.open))
 		L.Push(lua.LString(lib.name))
 		L.Call(1, 0)
 	}
 	g := L.G.Global
 	for _, name := range removedGlobals {
-		g.RawSetString(name, lua.LNil)
+		rawSetString(g, name, lua.LNil)
 	}
 	if str, ok := g.RawGetString("string").(*lua.LTable); ok {
-		str.RawSetString("dump", lua.LNil)
-		str.RawSetString("rep", L.NewFunction(strRep))
+		rawSetString(str, "dump", lua.LNil)
+		rawSetString(str, "rep", newFunction(L, strRep))
 	}
 	if tbl, ok := g.RawGetString("table").(*lua.LTable); ok {
-		tbl.RawSetString("concat", L.NewFunction(tableConcat))
+		rawSetString(tbl, "concat", newFunction(L, tableConcat))
 	}
 	return L
 }
@@ -130,20 +130,20 @@ func tableConcat(L *lua.LState) int {
 func (r *Runtime) installGlobals() {
 	L := r.ls
 	g := L.G.Global
-	g.RawSetString("print", L.NewFunction(r.luaPrint))
-	g.RawSetString("import", L.NewFunction(r.luaImport))
+	rawSetString(g, "print", newFunction(L, r.luaPrint))
+	rawSetString(g, "import", newFunction(L, r.luaImport))
 	if m, ok := g.RawGetString("math").(*lua.LTable); ok {
-		m.RawSetString("random", L.NewFunction(r.luaRandom))
-		m.RawSetString("randomseed", L.NewFunction(r.luaRandomSeed))
+		rawSetString(m, "random", newFunction(L, r.luaRandom))
+		rawSetString(m, "randomseed", newFunction(L, r.luaRandomSeed))
 		r.installMath(m)
 	}
 	vkm := L.NewTable()
-	vkm.RawSetString("tick", L.NewFunction(r.luaTick))
-	vkm.RawSetString("find", L.NewFunction(r.luaFind))
+	rawSetString(vkm, "tick", newFunction(L, r.luaTick))
+	rawSetString(vkm, "find", newFunction(L, r.luaFind))
 	r.installKinds(vkm)
 	r.installTimers(vkm)
 	r.installJoints(vkm)
-	g.RawSetString("vkm", vkm)
+	rawSetString(g, "vkm", vkm)
 }
 
 // luaPrint implements print(...): the arguments, tostring'd and joined by

@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"sort"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -86,15 +87,7 @@ func mapToLua(L *lua.LState, v reflect.Value, depth int) (lua.LValue, error) {
 		return nil, fmt.Errorf("map keys must be strings, not %s", v.Type().Key())
 	}
 	keys := v.MapKeys()
-	slices.SortFunc(keys, func(a, b reflect.Value) int {
-		switch {
-		case a.String() < b.String():
-			return -1
-		case a.String() > b.String():
-			return 1
-		}
-		return 0
-	})
+	sort.Sort(keysByName(keys))
 	t := L.CreateTable(0, len(keys))
 	for _, k := range keys {
 		e, err := toLua(L, v.MapIndex(k), depth+1)
@@ -158,3 +151,12 @@ func optFinite(L *lua.LState, n int, def float64) float64 {
 	}
 	return checkFinite(L, n)
 }
+
+// keysByName orders a map's string keys, each of which it holds once
+// (sort.Sort, whose code the Lua table library links already: a
+// slices.SortFunc of its own would add 20 KB to the browser client).
+type keysByName []reflect.Value
+
+func (k keysByName) Len() int           { return len(k) }
+func (k keysByName) Less(i, j int) bool { return k[i].String() < k[j].String() }
+func (k keysByName) Swap(i, j int)      { k[i], k[j] = k[j], k[i] }

@@ -165,12 +165,12 @@ func (r *Runtime) newSceneTable() *lua.LTable {
 			L.ArgError(1, "scene expected (call scene:spawn and scene:find with ':')")
 		}
 	}
-	t.RawSetString("spawn", L.NewFunction(func(L *lua.LState) int {
+	rawSetString(t, "spawn", newFunction(L, func(L *lua.LState) int {
 		self(L)
 		L.Push(r.spawnArgs(L, 2))
 		return 1
 	}))
-	t.RawSetString("find", L.NewFunction(func(L *lua.LState) int {
+	rawSetString(t, "find", newFunction(L, func(L *lua.LState) int {
 		self(L)
 		L.Push(r.handle(r.world.Find(L.CheckString(2))))
 		return 1

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -36,6 +37,14 @@ func TestBrowserClientInTheTab(t *testing.T) {
 		return s.Connected && s.Frames > 30 && s.Own != nil
 	})
 	t.Logf("the client in the tab plays over %s (panel: %q)", first.Transport, first.Panel)
+	// The client's download, compressed: Brotli where the browser offers
+	// br (Chromium does to loopback), else gzip.
+	var enc, dec int
+	sizes := cdp.eval(t, `(() => { const e = performance.getEntriesByType("resource").find(e => e.name.endsWith("/vkm/client.wasm")); return e ? e.encodedBodySize + "/" + e.decodedBodySize : "none" })()`)
+	if fmt.Sscanf(sizes, "%d/%d", &enc, &dec); enc == 0 || enc*4 > dec {
+		t.Fatalf("the client's download, compressed/raw: %s bytes", sizes)
+	}
+	t.Logf("the client's download: %d bytes compressed, %d raw", enc, dec)
 	if first.Transport != "webrtc" {
 		t.Fatalf("the client went over %q, not WebRTC: %s", first.Transport, first.RTCFailure)
 	}

@@ -22,6 +22,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/andybalholm/brotli"
+
 	"vkm/host/project"
 	"vkm/host/view"
 )
@@ -43,7 +45,8 @@ import (
 //	/vkm-web.js        its start: the link to the server, the client's run
 //	/wasm_exec.js      Go's WebAssembly support, from the toolchain that
 //	                   built the client
-//	/vkm/client.wasm   the client (cmd/webclient), gzipped when accepted
+//	/vkm/client.wasm   the client (cmd/webclient), Brotli-compressed for a
+//	                   browser that takes br, else gzipped when accepted
 //	/vkm/project.zip   the project's files, extends and all, stored and the
 //	                   download gzipped (project.WriteZipStored),
 //	                   read from disk at each request: a reload of the page
@@ -64,6 +67,7 @@ var webClientFlags = []string{"-trimpath", "-ldflags=-s -w"}
 // webClient is the browser client's code, ready to serve.
 type webClient struct {
 	wasm, wasmGz []byte
+	wasmBr       []byte
 	execJS       []byte
 	etag         string
 }
@@ -154,8 +158,10 @@ func registerPage(mux *http.ServeMux, cfg PageConfig) error {
 	return nil
 }
 
-// serve sends the client: gzipped to a browser that takes it, which is a
-// quarter of the size, and not again to one that has this build already.
+// serve sends the client: Brotli-compressed to a browser that takes br
+// (browsers offer it over HTTPS and to localhost), a fifth of the size;
+// gzipped to one that takes gzip, a quarter; and not again to one that
+// has this build already.
 func (wc *webClient) serve(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "application/wasm")
@@ -163,7 +169,11 @@ func (wc *webClient) serve(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Add("Vary", "Accept-Encoding")
 	b, etag := wc.wasm, wc.etag
-	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+	switch ae := r.Header.Get("Accept-Encoding"); {
+	case accepts(ae, "br"):
+		h.Set("Content-Encoding", "br")
+		b, etag = wc.wasmBr, wc.etag+"-br"
+	case acceptsGzip(ae):
 		h.Set("Content-Encoding", "gzip")
 		b, etag = wc.wasmGz, wc.etag+"-gz"
 	}
@@ -172,10 +182,14 @@ func (wc *webClient) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // acceptsGzip reports whether an Accept-Encoding header takes gzip.
-func acceptsGzip(header string) bool {
+func acceptsGzip(header string) bool { return accepts(header, "gzip") }
+
+// accepts reports whether an Accept-Encoding header takes the content
+// coding named.
+func accepts(header, coding string) bool {
 	for part := range strings.SplitSeq(header, ",") {
 		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if strings.EqualFold(strings.TrimSpace(name), "gzip") {
+		if strings.EqualFold(strings.TrimSpace(name), coding) {
 			return strings.ReplaceAll(strings.TrimSpace(params), " ", "") != "q=0"
 		}
 	}
@@ -266,16 +280,32 @@ func readWebClient(file string) (*webClient, error) {
 	return readyWebClient(wasm, execJS), nil
 }
 
-// readyWebClient gzips the client and names its build. It is compressed
-// once, as hard as gzip goes: every player's download is the smaller for
-// it.
+// brotliQuality is the Brotli quality the client is compressed at: 6
+// takes about as long as gzip's best (0.9 s for 11.7 MB) for a download
+// 17 % smaller than gzip's; 9 saves another 2 % in 2.4 s, 11 another 15 %
+// in 31 s of the server's start.
+const brotliQuality = 6
+
+// readyWebClient compresses the client, with gzip and with Brotli, and
+// names its build. It is compressed once, gzip as hard as it goes: every
+// player's download is the smaller for it.
 func readyWebClient(wasm, execJS []byte) *webClient {
 	wc := webClient{wasm: wasm, execJS: execJS}
+	var br bytes.Buffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		bw := brotli.NewWriterOptions(&br, brotli.WriterOptions{Quality: brotliQuality, LGWin: 24})
+		bw.Write(wc.wasm)
+		bw.Close()
+	}()
 	var gz bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
 	zw.Write(wc.wasm)
 	zw.Close()
 	wc.wasmGz = gz.Bytes()
+	<-done
+	wc.wasmBr = br.Bytes()
 	sum := sha256.Sum256(wc.wasm)
 	wc.etag = hex.EncodeToString(sum[:8])
 	return &wc

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/andybalholm/brotli"
+
 	"vkm/host/project"
 )
 
@@ -78,7 +80,15 @@ func TestWebPageServesTheClientInTheTab(t *testing.T) {
 		}
 	}
 
-	r = get(t, mux, "/vkm/client.wasm", "Accept-Encoding", "br, gzip")
+	r = get(t, mux, "/vkm/client.wasm", "Accept-Encoding", "gzip, deflate, br, zstd")
+	brBody := body(t, r)
+	if r.Header.Get("Content-Type") != "application/wasm" || r.Header.Get("Content-Encoding") != "br" || !strings.HasSuffix(r.Header.Get("ETag"), `-br"`) {
+		t.Fatalf("client to a browser taking br: %v", r.Header)
+	}
+	if got, err := io.ReadAll(brotli.NewReader(bytes.NewReader(brBody))); err != nil || !bytes.Equal(got, wasm) {
+		t.Fatalf("the Brotli-compressed client is not the client (%v)", err)
+	}
+	r = get(t, mux, "/vkm/client.wasm", "Accept-Encoding", "br;q=0, gzip")
 	gz := body(t, r)
 	if r.Header.Get("Content-Type") != "application/wasm" || r.Header.Get("Content-Encoding") != "gzip" {
 		t.Fatalf("client: %v", r.Header)
@@ -90,7 +100,7 @@ func TestWebPageServesTheClientInTheTab(t *testing.T) {
 	if got, _ := io.ReadAll(zr); !bytes.Equal(got, wasm) {
 		t.Fatal("the gzipped client is not the client")
 	}
-	t.Logf("client %d bytes, %d gzipped", len(wasm), len(gz))
+	t.Logf("client %d bytes, %d gzipped, %d with Brotli", len(wasm), len(gz), len(brBody))
 	if r := get(t, mux, "/vkm/client.wasm", "Accept-Encoding", "gzip;q=0"); r.Header.Get("Content-Encoding") != "" || !bytes.Equal(body(t, r), wasm) {
 		t.Fatal("a browser refusing gzip got something else than the client")
 	}
@@ -165,6 +175,14 @@ func TestAcceptsGzip(t *testing.T) {
 	for h, want := range map[string]bool{"": false, "gzip": true, "br, gzip, deflate": true, "GZIP;q=0.5": true, "gzip;q=0": false, "deflate": false, "x-gzip": false} {
 		if got := acceptsGzip(h); got != want {
 			t.Errorf("acceptsGzip(%q) = %v", h, got)
+		}
+	}
+}
+
+func TestAcceptsBrotli(t *testing.T) {
+	for h, want := range map[string]bool{"": false, "gzip": false, "gzip, deflate, br, zstd": true, "BR;q=0.5": true, "br;q=0, gzip": false, "brotli": false} {
+		if got := accepts(h, "br"); got != want {
+			t.Errorf("accepts(%q, br) = %v", h, got)
 		}
 	}
 }

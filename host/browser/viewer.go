@@ -3,7 +3,7 @@ package browser
 import (
 	"log/slog"
 	"math"
-	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -519,18 +519,7 @@ func (v *Viewer) updateBoard() {
 		}
 		b.Rows = append(b.Rows, row)
 	}
-	slices.SortStableFunc(b.Rows, func(x, y view.BoardRow) int {
-		if len(x.Values) > 0 {
-			a, c := x.Values[0], y.Values[0]
-			switch {
-			case a > c || (!math.IsNaN(a) && math.IsNaN(c)):
-				return -1
-			case a < c || (math.IsNaN(a) && !math.IsNaN(c)):
-				return 1
-			}
-		}
-		return strings.Compare(x.Name, y.Name)
-	})
+	sort.Stable(boardOrder(b.Rows))
 	if len(shown) > 0 {
 		st.Each(func(id entity.ID) bool {
 			if isPlayer[id] {
@@ -585,4 +574,25 @@ func (v *Viewer) devNotice(reloads int) string {
 		return ""
 	}
 	return list[len(list)-1]
+}
+
+// boardOrder orders the board's rows: by the first column, highest first
+// (NaN last), then by name. sort.Stable's code is smaller in the browser
+// client than an instance of slices.SortStableFunc of its own.
+type boardOrder []view.BoardRow
+
+func (b boardOrder) Len() int      { return len(b) }
+func (b boardOrder) Swap(i, j int) { b[i], b[j] = b[j], b[i] }
+func (b boardOrder) Less(i, j int) bool {
+	x, y := &b[i], &b[j]
+	if len(x.Values) > 0 {
+		a, c := x.Values[0], y.Values[0]
+		switch {
+		case a > c || (!math.IsNaN(a) && math.IsNaN(c)):
+			return true
+		case a < c || (math.IsNaN(a) && !math.IsNaN(c)):
+			return false
+		}
+	}
+	return x.Name < y.Name
 }

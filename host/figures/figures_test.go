@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -187,5 +188,79 @@ func TestAddRefusesAFigureWithoutOneReader(t *testing.T) {
 			}()
 			(&Set{}).Add(f)
 		}()
+	}
+}
+
+// wide is a report of every kind of field Fill may meet.
+type wide struct {
+	I     int                `json:"i"`
+	I8    int8               `json:"i8"`
+	U8    uint8              `json:"u8"`
+	U     uint64             `json:"u"`
+	F32   float32            `json:"f32"`
+	F     float64            `json:"f"`
+	P     *float64           `json:"p"`
+	A     any                `json:"a"`
+	M     map[string]int     `json:"m"`
+	MF    map[string]float32 `json:"mf"`
+	MA    map[string]any     `json:"ma"`
+	S     string             `json:"s"`
+	Inner *wideInner         `json:"inner"`
+	Kept  map[string]uint64  `json:"kept"`
+	wideEmbedded
+	*WideEmbeddedPtr
+}
+
+type wideInner struct {
+	X uint32             `json:"x"`
+	Y map[string]float64 `json:"y"`
+	Z struct {
+		Deep int `json:"deep"`
+	} `json:"z"`
+}
+
+type wideEmbedded struct {
+	E uint16 `json:"e"`
+}
+
+type WideEmbeddedPtr struct {
+	EP float64 `json:"ep"`
+}
+
+// TestFillMatchesJSON: Fill sets a report's fields as encoding/json did
+// from the figures' JSON, and fails where it failed.
+func TestFillMatchesJSON(t *testing.T) {
+	vals := []any{uint64(0), uint64(7), uint64(255), uint64(256), uint64(1 << 63), float64(0), math.Copysign(0, -1), 1.5, -2.0, 1e6, 1e-7, 1e21, 3e38, 4e38, -129.0, 127.0,
+		map[string]uint64{"a": 1, "b": 300}, map[string]float64{"a": 0.5, "c": -1}}
+	keys := []string{"i", "i8", "u8", "u", "f32", "f", "p", "a", "m", "mf", "ma", "s", "inner", "inner.x", "inner.y", "inner.z", "inner.z.deep", "kept", "e", "ep", "none"}
+	for _, key := range keys {
+		for _, val := range vals {
+			// encoding/json, as Fill was.
+			obj := map[string]any{}
+			at := obj
+			k := key
+			for {
+				outer, inner, nested := strings.Cut(k, ".")
+				if !nested {
+					at[k] = val
+					break
+				}
+				next := map[string]any{}
+				at[outer] = next
+				at, k = next, inner
+			}
+			want := wide{Kept: map[string]uint64{"old": 1}}
+			b, _ := json.Marshal(obj)
+			werr := json.Unmarshal(b, &want)
+			got := wide{Kept: map[string]uint64{"old": 1}}
+			err := setObject(reflect.ValueOf(&got), obj)
+			if (err == nil) != (werr == nil) {
+				t.Errorf("%s = %v: set says %v, encoding/json %v", key, val, err, werr)
+				continue
+			}
+			if err == nil && !reflect.DeepEqual(got, want) {
+				t.Errorf("%s = %v:\nset           %+v\nencoding/json %+v", key, val, got, want)
+			}
+		}
 	}
 }

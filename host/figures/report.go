@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"math"
 	"reflect"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -92,11 +94,7 @@ func Fill(dst any, v *Values) Extra {
 			at, key = next, inner
 		}
 	}
-	b, err := json.Marshal(obj) // of numbers and maps of them, none NaN: it cannot fail
-	if err == nil {
-		err = json.Unmarshal(b, dst)
-	}
-	if err != nil {
+	if err := setObject(reflect.ValueOf(dst), obj); err != nil {
 		panic(fmt.Sprintf("figures: a figure does not fit its report's field: %v", err))
 	}
 	return Extra{extra}
@@ -180,4 +178,189 @@ func addKeys(k map[string]bool, t reflect.Type, prefix string) {
 			}
 		}
 	}
+}
+
+// Fill sets the report's fields itself, as json.Unmarshal would from the
+// figures' JSON (TestFillMatchesJSON holds it to that): the browser client
+// links no JSON decoder. A number goes through the text encoding/json
+// writes for it, and is parsed from that as encoding/json parses it into
+// the field's type; an object's members go in their keys' order.
+
+// setValue sets v, as json.Unmarshal would, to val: a uint64, a float64,
+// or a map of them (map[string]uint64, map[string]float64,
+// map[string]any).
+func setValue(v reflect.Value, val any) error {
+	switch x := val.(type) {
+	case uint64:
+		return setNumber(v, strconv.FormatUint(x, 10))
+	case float64:
+		return setNumber(v, jsonFloat(x))
+	case map[string]uint64:
+		m := make(map[string]any, len(x))
+		for k, n := range x {
+			m[k] = n
+		}
+		return setObject(v, m)
+	case map[string]float64:
+		m := make(map[string]any, len(x))
+		for k, n := range x {
+			m[k] = n
+		}
+		return setObject(v, m)
+	case map[string]any:
+		return setObject(v, x)
+	}
+	return fmt.Errorf("a %T", val)
+}
+
+// jsonFloat is f as encoding/json writes it.
+func jsonFloat(f float64) string {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b := strconv.AppendFloat(nil, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return string(b)
+}
+
+// deref steps through pointers, making what is nil.
+func deref(v reflect.Value) reflect.Value {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		v = v.Elem()
+	}
+	return v
+}
+
+// setNumber parses the number s into v as encoding/json does.
+func setNumber(v reflect.Value, s string) error {
+	v = deref(v)
+	bad := fmt.Errorf("the number %s into a %v", s, v.Type())
+	switch v.Kind() {
+	case reflect.Interface:
+		if v.NumMethod() != 0 {
+			return bad
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return bad
+		}
+		v.Set(reflect.ValueOf(f))
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || v.OverflowInt(n) {
+			return bad
+		}
+		v.SetInt(n)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || v.OverflowUint(n) {
+			return bad
+		}
+		v.SetUint(n)
+	case reflect.Float32, reflect.Float64:
+		f, err := strconv.ParseFloat(s, v.Type().Bits())
+		if err != nil || v.OverflowFloat(f) {
+			return bad
+		}
+		v.SetFloat(f)
+	default:
+		return bad
+	}
+	return nil
+}
+
+// setObject sets v from the members of an object, in their keys' order:
+// a struct's fields by their JSON keys (members it has no field for left
+// out), or a map's entries, each a new value.
+func setObject(v reflect.Value, obj map[string]any) error {
+	v = deref(v)
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	switch {
+	case v.Kind() == reflect.Struct:
+		for _, k := range keys {
+			f, ok := fieldByKey(v, k)
+			if !ok {
+				continue
+			}
+			if err := setValue(f, obj[k]); err != nil {
+				return fmt.Errorf("%s: %w", k, err)
+			}
+		}
+	case v.Kind() == reflect.Map && v.Type().Key().Kind() == reflect.String:
+		if v.IsNil() {
+			v.Set(reflect.MakeMap(v.Type()))
+		}
+		for _, k := range keys {
+			e := reflect.New(v.Type().Elem()).Elem()
+			if err := setValue(e, obj[k]); err != nil {
+				return fmt.Errorf("%s: %w", k, err)
+			}
+			v.SetMapIndex(reflect.ValueOf(k).Convert(v.Type().Key()), e)
+		}
+	case v.Kind() == reflect.Interface && v.NumMethod() == 0:
+		m := reflect.New(reflect.TypeFor[map[string]any]()).Elem()
+		if err := setObject(m, obj); err != nil {
+			return err
+		}
+		v.Set(m)
+	default:
+		return fmt.Errorf("an object into a %v", v.Type())
+	}
+	return nil
+}
+
+// fieldByKey finds the field of struct v that the JSON key names, as
+// addKeys names them: its own fields first, then those of the structs it
+// embeds.
+func fieldByKey(v reflect.Value, key string) (reflect.Value, bool) {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() || f.Anonymous && name == "" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if name == key {
+			return v.Field(i), true
+		}
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if !f.Anonymous || name != "" || ft.Kind() != reflect.Struct {
+			continue
+		}
+		fv := v.Field(i)
+		if fv.Kind() == reflect.Pointer && fv.IsNil() {
+			// Made only for a field it holds.
+			if _, ok := fieldByKey(reflect.New(ft).Elem(), key); !ok || !fv.CanSet() {
+				continue
+			}
+		}
+		if fv, ok := fieldByKey(deref(fv), key); ok {
+			return fv, true
+		}
+	}
+	return reflect.Value{}, false
 }

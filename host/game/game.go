@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"maps"
 	"math"
 	"slices"
+	"sort"
 	"time"
 
 	"vkm/host/project"
@@ -700,7 +700,12 @@ func (g *Game) forgetPart(root, part entity.ID) {
 // into free slots of its own, which is logged here).
 func (g *Game) spawnRecord(file string, pose entity.Transform, root entity.ID, slots map[uint32]entity.ID) *entity.NetSpawn {
 	ns := &entity.NetSpawn{Prefab: file, Pose: pose}
-	for _, uid := range slices.Sorted(maps.Keys(slots)) {
+	uids := make(uidOrder, 0, len(slots))
+	for uid := range slots {
+		uids = append(uids, uid)
+	}
+	sort.Sort(uids)
+	for _, uid := range uids {
 		if id := slots[uid]; id != root {
 			ns.Slots = append(ns.Slots, entity.SpawnSlot{UID: uid, Slot: id.Slot})
 		}
@@ -876,3 +881,12 @@ func wirePose(t *entity.Transform, rb *entity.Rigidbody) {
 	rb.VX, rb.VY = wire.Velocity.Quantize(rb.VX), wire.Velocity.Quantize(rb.VY)
 	rb.AngularVelocity = wire.AngularVelocity.Quantize(rb.AngularVelocity)
 }
+
+// uidOrder sorts a prefab's entity ids with sort.Sort, whose code the
+// browser client links already, rather than an instance of slices.Sort of
+// its own.
+type uidOrder []uint32
+
+func (u uidOrder) Len() int           { return len(u) }
+func (u uidOrder) Less(i, j int) bool { return u[i] < u[j] }
+func (u uidOrder) Swap(i, j int)      { u[i], u[j] = u[j], u[i] }

@@ -1,7 +1,6 @@
 package view
 
 import (
-	"encoding/json"
 	"errors"
 	"math"
 	"sync"
@@ -87,13 +86,16 @@ type rawMessage struct {
 	LossPct   *float64           `json:"loss_pct"`
 	Text      *string            `json:"text"` // chat
 	// send (send.go)
-	Name   *string                    `json:"name"`
-	Fields map[string]json.RawMessage `json:"fields"`
-	ID     *float64                   `json:"id"` // inspect (inspect.go)
+	Name   *string            `json:"name"`
+	Fields map[string]rawJSON `json:"fields"`
+	ID     *float64           `json:"id"` // inspect (inspect.go)
 	// Player is the local player an input message is for: 0 (or
 	// absent) the page's own, 1..MaxLocal-1 a guest.
 	Player *float64 `json:"player"`
 }
+
+// rawJSON is one JSON value as the page wrote it.
+type rawJSON []byte
 
 var (
 	errMalformed   = errors.New("view: malformed message")
@@ -126,7 +128,7 @@ func newActionIndex(a *Actions) *actionIndex {
 // that are not finite are left out and axis values are clamped to -1..1.
 func parseMessage(b []byte, ix *actionIndex) (message, error) {
 	var raw rawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
+	if !decodeMessage(b, &raw) {
 		return message{}, errMalformed
 	}
 	switch raw.T {

@@ -1,8 +1,8 @@
 package view
 
 import (
-	"encoding/json"
 	"math"
+	"strconv"
 )
 
 // The page's own code sends the project's messages and hears the
@@ -51,10 +51,13 @@ func parseSend(raw *rawMessage) (PageSend, bool) {
 			f = 0
 		case string(v) == "null":
 			return PageSend{}, false
-		default:
-			if err := json.Unmarshal(v, &f); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		case len(v) > 0 && (v[0] == '-' || v[0] >= '0' && v[0] <= '9'):
+			var err error
+			if f, err = strconv.ParseFloat(string(v), 64); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 				return PageSend{}, false
 			}
+		default: // a string, an object or an array
+			return PageSend{}, false
 		}
 		p.Fields[k] = f
 	}

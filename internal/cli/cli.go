@@ -1,3 +1,5 @@
+//go:build !js
+
 // Package cli holds what vkm's two programs share on the command line: the
 // project directory first and flags after it, -h and --version, exit codes
 // (2 for a command line that cannot be run, 1 for a failure), the log level
