@@ -2,6 +2,7 @@ package browser
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -100,7 +101,24 @@ type fakePage struct {
 	board  view.Board
 }
 
-func (f *fakePage) Publish(fr view.Frame)                       { f.frames = append(f.frames, fr) }
+// Publish keeps a copy of fr: a Viewer reuses its frame's arrays from one
+// frame to the next, as a page (view.Sink, view.Server) reads a frame only
+// while Publish runs, so a kept frame that shared them would later show
+// what the Viewer wrote since.
+func (f *fakePage) Publish(fr view.Frame) {
+	fr.Entities = slices.Clone(fr.Entities)
+	fr.Dev = slices.Clone(fr.Dev)
+	fr.Errors = slices.Clone(fr.Errors)
+	fr.Looks = slices.Clone(fr.Looks)
+	fr.HUD = slices.Clone(fr.HUD)
+	fr.Leased = slices.Clone(fr.Leased)
+	fr.Samples = slices.Clone(fr.Samples)
+	fr.Effects = slices.Clone(fr.Effects)
+	fr.Messages = slices.Clone(fr.Messages)
+	fr.Joints = slices.Clone(fr.Joints)
+	f.frames = append(f.frames, fr)
+}
+
 func (f *fakePage) SetScene(view.Scene)                         {}
 func (f *fakePage) SetBoard(b view.Board)                       { f.board = b }
 func (f *fakePage) SetLink(view.Link)                           {}
