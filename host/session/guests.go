@@ -124,24 +124,9 @@ func (s *Server) seatGuest(owner *seat, local uint8, name string) {
 func (s *Server) leaveGuest(gs *seat, op netmsg.GuestOp, sentence string) {
 	owner := gs.owner
 	s.net.UnseatGuest(gs.player)
-	if s.rec != nil {
-		s.rec.Left(gs.player)
-	}
-	kept, err := s.game.Leave(gs.player, gs.entity)
-	if err != nil {
-		s.log.Error("leave handler failed; the player's entity is destroyed", "player", gs.player, "err", err)
-	}
-	if kept {
-		s.log.Info("the leave handler kept the player's entity", "player", gs.player, "entity", gs.entity.String())
-	}
-	s.gone.add(gs)
-	delete(s.driven, gs.entity)
-	delete(s.drivenTick, gs.entity)
-	delete(s.byEntity, gs.entity)
-	s.lag.forget(gs.entity)
+	s.runLeave(gs)
 	delete(s.guests, gs.player)
 	owner.guests = slices.DeleteFunc(owner.guests, func(g *seat) bool { return g == gs })
-	s.rosterChanged = true
 	s.log.Info("guest left", "player", gs.player, "owner", owner.player, "local", gs.local)
 	if op != 0 {
 		s.tellOwner(owner, netmsg.Guest{Op: op, Local: gs.local, Player: gs.player, Text: sentence})

@@ -675,6 +675,14 @@ func (s *Server) rejoined(st *seat) {
 // its seat is held, and its client may take it back.
 func (s *Server) leave(st *seat) {
 	s.leaveGuests(st)
+	s.runLeave(st)
+	delete(s.seats, st.player)
+}
+
+// runLeave is what every leave does, a connection's player's or a guest's:
+// the recording is told, the game's leave handler runs, and the server
+// forgets the player's entity.
+func (s *Server) runLeave(st *seat) {
 	if s.rec != nil {
 		s.rec.Left(st.player)
 	}
@@ -690,7 +698,6 @@ func (s *Server) leave(st *seat) {
 	delete(s.drivenTick, st.entity)
 	delete(s.byEntity, st.entity)
 	s.lag.forget(st.entity)
-	delete(s.seats, st.player)
 	s.rosterChanged = true
 }
 
