@@ -32,11 +32,11 @@ RUN go build -trimpath -ldflags="-s -w" -o /out/vkmd ./cmd/vkmd
 
 # The browser client, for --web, only in the web target (docker build
 # --target web): the image has no go toolchain to build it at start, so it
-# is built here and named with --wasm /web/client.wasm (wasm_exec.js beside
-# it, from the same toolchain).
+# is built here, by vkmd wasm with the flags --web builds it with, and named
+# with --wasm /web/client.wasm (wasm_exec.js beside it, from the same
+# toolchain).
 FROM build AS wasm
-RUN mkdir -p /out/web && GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o /out/web/client.wasm ./cmd/webclient && \
-    cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" /out/web/
+RUN /out/vkmd wasm /out/web/client.wasm
 
 # docker build --target web -t vkmd:web .: the server and the browser client.
 FROM scratch AS web

@@ -132,6 +132,8 @@ var command = cli.Command{Name: "vkmd", Commands: `  vkmd check <project-dir>
     	mint a connect token for one player (vkmd token -h: its flags)
   vkmd replay <file.vkmrec> [--until TICK] [--dump]
     	play a match recorded with --record, checking its world hashes (vkmd replay -h: its flags)
+  vkmd wasm <file.wasm>
+    	build the browser client as --web does, with wasm_exec.js beside it (for --wasm)
 `, Exits: `  0  stopped by Ctrl-C (SIGINT) or SIGTERM, after its --drain; or its
      --duration passed; or -h, --version or --schema answered
   1  the project did not load, or could not be served
@@ -195,7 +197,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.serve.Admin, "admin", "", "serve /metrics, /healthz, /readyz and /debug/pprof/ over HTTP on this address (e.g. 127.0.0.1:9100); loopback only unless --admin-public")
 	fs.BoolVar(&o.serve.AdminPublic, "admin-public", false, "let --admin listen on an address that is not loopback")
 	fs.StringVar(&o.serve.Web, "web", "", "serve browsers over HTTP on this address (e.g. 127.0.0.1:8080): the game's page, and play over WebRTC (ICE on the same port number over UDP) or WebSocket; loopback only without --key unless --insecure")
-	fs.StringVar(&o.serve.WebClient, "wasm", "", "with --web: serve this prebuilt browser client (GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' ./cmd/webclient; wasm_exec.js beside it) instead of building it with the go toolchain at start")
+	fs.StringVar(&o.serve.WebClient, "wasm", "", "with --web: serve this prebuilt browser client (vkmd wasm FILE writes it, wasm_exec.js beside it) instead of building it with the go toolchain at start")
 	fs.StringVar(&o.keyFile, "key", "", "the game's key file (vkmd keygen writes one): admit only players with a connect token, and seal their connections")
 	fs.StringVar(&o.public, "public", "", "with --key: the addresses players reach this server at, IP:PORT[,IP:PORT] (default: the address served on)")
 	fs.BoolVar(&o.serve.Insecure, "insecure", false, "serve every interface without a key: anyone whose build matches may join, unsealed")
@@ -289,6 +291,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return runReplay(args[1:], stdout, stderr)
 		case "new":
 			return runNew(args[1:], stdout)
+		case "wasm":
+			return runWasm(args[1:], stdout)
 		}
 	}
 	o, err := parse(args, stdout)

@@ -60,9 +60,61 @@ const webClientPkg = "./cmd/webclient"
 
 // webClientFlags are the go build flags of the browser client: no symbol
 // table or debug information (-s -w; a panic's trace still names its
-// functions) and no file paths of the machine that built it (-trimpath),
-// which every player downloads for nothing.
-var webClientFlags = []string{"-trimpath", "-ldflags=-s -w"}
+// functions), no file paths of the machine that built it (-trimpath),
+// which every player downloads for nothing, and no inlining but in
+// webClientInlined.
+var webClientFlags = webClientBuildFlags()
+
+// webClientInlined are the packages of the browser client compiled with
+// inlining: the runtime and what a tick and a replay spend their time in
+// (the physics, replication, prediction, the wire and the cipher). Every
+// other package is compiled without it (-l): a call the compiler would
+// have copied into its callers stays one function, which makes the client
+// slightly larger raw but about a tenth smaller compressed, since many
+// small copies compress worse than one. The cost is the Lua interpreter's
+// and the game's glue running about a tenth slower (BENCHMARKS.md, "The
+// browser client's download").
+var webClientInlined = []string{
+	"runtime", "internal/runtime/...", "errors", "bytes", "io",
+	"github.com/ByteArena/box2d", "vkm/physics", "vkm/replication", "vkm/prediction",
+	"vkm/wire", "vkm/transport", "vkm/internal/entity",
+	"crypto/...", "golang.org/x/crypto/...",
+}
+
+// webClientBuildFlags returns webClientFlags: for packages matched by more
+// than one -gcflags pattern, the go command takes the last.
+func webClientBuildFlags() []string {
+	flags := []string{"-trimpath", "-ldflags=-s -w", "-gcflags=all=-l"}
+	for _, p := range webClientInlined {
+		flags = append(flags, "-gcflags="+p+"=")
+	}
+	return flags
+}
+
+// BuildWebClient builds the browser client as vkmd --web does and writes
+// it to file, with the go toolchain's wasm_exec.js beside it: what
+// --wasm serves without building at start (vkmd wasm writes them).
+func BuildWebClient(file string) error {
+	goBin, src, err := webClientSource()
+	if err != nil {
+		return err
+	}
+	wasm, err := buildWebClient(goBin, src)
+	if err != nil {
+		return fmt.Errorf("browser: the browser client: %w", err)
+	}
+	execJS, err := goWasmExec(goBin)
+	if err != nil {
+		return fmt.Errorf("browser: the browser client: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(file, wasm, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(filepath.Dir(file), "wasm_exec.js"), execJS, 0o644)
+}
 
 // webClient is the browser client's code, ready to serve.
 type webClient struct {
@@ -314,7 +366,7 @@ func readyWebClient(wasm, execJS []byte) *webClient {
 // webClientSource finds the go toolchain and vkm's source (the working
 // folder or one above it), or says why the client cannot be built.
 func webClientSource() (goBin, src string, err error) {
-	howto := "; build it with `GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o client.wasm " + webClientPkg + "` in vkm's source and pass --wasm client.wasm (with wasm_exec.js from `go env GOROOT`/lib/wasm beside it)"
+	howto := "; build it with `go run ./cmd/vkmd wasm -o web/client.wasm` in vkm's source (it writes wasm_exec.js beside it) and pass --wasm web/client.wasm"
 	goBin, err = exec.LookPath("go")
 	if err != nil {
 		return "", "", fmt.Errorf("browser: the browser client is built when the server starts, and %w%s", errNoGo, howto)

@@ -2,7 +2,6 @@ package session
 
 import (
 	"errors"
-	"slices"
 
 	"vkm/host/game"
 	"vkm/host/session/netmsg"
@@ -120,7 +119,14 @@ func (c *Client) Guests() []Guest {
 	}
 	out = append(out, c.guestsGone...)
 	c.guestsGone = c.guestsGone[:0]
-	slices.SortFunc(out, func(a, b Guest) int { return int(a.Local) - int(b.Local) })
+	// In local order, by insertion: a connection has at most eight guests,
+	// and a slices.SortFunc here is a sort function of its own in the
+	// browser client's download.
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].Local < out[j-1].Local; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
 	return out
 }
 
