@@ -2,7 +2,7 @@
 # The load matrix: vkmd serving bot clients on 127.0.0.1, one run after
 # another, each on its own port, read from vkmd's own --report.
 #
-#   bench/load.sh [SECONDS]     (default 20 s a run; 12 runs)
+#   bench/load.sh [SECONDS]     (default 20 s a run; 15 runs)
 #   SEALED=1 bench/load.sh ...  (the same with a key: clients mint tokens,
 #                                every datagram sealed)
 #
@@ -15,7 +15,9 @@
 #
 # Then the busy world, bench/orbits (500 Lua-driven kinematic bodies), with
 # no client and with 8 watching clients; a copy with 50 bodies and 4
-# clients; bench/spin, 50 bodies that move and turn, with 4 clients; and
+# clients; bench/spin, 50 bodies that move and turn, with 4 clients, and a
+# copy with 500, alone and with 8 clients; projects/coins with 2 bots and
+# a third that joins and leaves mid-run; and
 # the arena's 4 bots over the broadband link simulator, where players
 # meet, and bench/ball's 4 bots shoving one ball the same way. After the
 # rows, four tables from the reports
@@ -30,8 +32,9 @@
 # allocations per tick, seated players and bytes a second sent to each
 # player (mean over players). Builds the binaries once, into a temporary
 # folder, and cleans up only the processes it started.
-# Every run is bounded by `timeout`; the whole matrix takes about
-# 12 × (SECONDS + 4) s plus the build.
+# Last, every aim the matrix measures, met or missed with its figure
+# (reportsum aims). Every run is bounded by `timeout`; the whole matrix
+# takes about 15 × (SECONDS + 4) s plus the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-20}
@@ -53,6 +56,11 @@ go build -o "$work/reportsum" ./bench/reportsum
 cp -r bench/orbits "$work/orbits50"
 sed -i 's/^local COLUMNS, ROWS, SPACING = 25, 20, 4.0$/local COLUMNS, ROWS, SPACING = 25, 2, 4.0/' "$work/orbits50/scripts/main.lua"
 grep -q '^local COLUMNS, ROWS, SPACING = 25, 2, 4.0$' "$work/orbits50/scripts/main.lua"
+# spin500: the turning world with 500 bodies (25 × 20), for the busy world
+# whose bodies also turn.
+cp -r bench/spin "$work/spin500"
+sed -i 's/^local COLUMNS, ROWS, SPACING = 10, 5, 16.0$/local COLUMNS, ROWS, SPACING = 25, 20, 16.0/' "$work/spin500/scripts/main.lua"
+grep -q '^local COLUMNS, ROWS, SPACING = 25, 20, 16.0$' "$work/spin500/scripts/main.lua"
 cp -r projects/arena "$work/arena128"
 sed -i 's/^tickRate = 64$/tickRate = 128/' "$work/arena128/project.toml"
 grep -q '^tickRate = 128$' "$work/arena128/project.toml"
@@ -125,6 +133,20 @@ run orbits-alone bench/orbits 0 idle 0
 run orbits-8 bench/orbits 8 idle 0
 run orbits50-4 "$work/orbits50" 4 idle 0
 run spin50-4 bench/spin 4 idle 0
+run spin500-alone "$work/spin500" 0 idle 0
+run spin500-8 "$work/spin500" 8 idle 0
+# coins-join: 2 wandering bots for the whole run and a third client that
+# joins a third of the way in and leaves a quarter of the run later; the
+# report of the two that stayed counts their stalls and corrections.
+visitor() {
+  sleep $((secs / 3))
+  timeout $((secs + 15)) "$work/client" projects/coins --connect "127.0.0.1:$((base + n))" --headless \
+    --bot wander --bot-seed 9 --duration "$((secs / 4))s" --report "$work/coins-join.visitor.json" \
+    --log-level error "${sealed[@]}" 2>/dev/null || true
+}
+visitor &
+pids+=($!)
+run coins-join projects/coins 2 wander 0
 run arena-meet projects/arena 4 wander 0 --bot-seed 3 --sim broadband --sim-seed 7
 run ball-meet bench/ball 4 wander 0 --bot-seed 3 --sim broadband --sim-seed 7
 
@@ -145,3 +167,5 @@ echo "orbits50-4: 50 moving bodies, 4 clients"
 echo
 echo "spin50-4: 50 moving bodies that also turn, 4 clients"
 "$work/reportsum" perbody "$work/spin50-4.json" 50
+echo
+"$work/reportsum" aims "$work"

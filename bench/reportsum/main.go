@@ -5,6 +5,7 @@
 //	go run ./bench/reportsum stalls CLIENTS.json
 //	go run ./bench/reportsum perbody SERVER.json BODIES
 //	go run ./bench/reportsum meet CLIENTS.json
+//	go run ./bench/reportsum aims DIR
 //
 // corrections: one row per client: corrections a minute leaving out
 // teleports, the count of each cause, the largest eased correction and
@@ -19,7 +20,8 @@
 // the bytes a player is sent per moving body per snapshot, every header
 // counted (bytes a second over snapshots a second over BODIES), as the
 // mean over the server's players; meaningful when every body fits in
-// every snapshot.
+// every snapshot. aims: every aim the load matrix measures, met or missed
+// with its figure, from the reports its rows wrote into DIR (aims.go).
 package main
 
 import (
@@ -46,6 +48,9 @@ func run(args []string) error {
 		return fmt.Errorf("usage: reportsum corrections|stalls CLIENTS.json, or perbody SERVER.json BODIES")
 	}
 	switch args[0] {
+	case "aims":
+		aims(args[1])
+		return nil
 	case "meet":
 		var r host.Report
 		if err := load(args[1], &r); err != nil {
@@ -134,7 +139,18 @@ func stalls(r host.Report) {
 }
 
 func perBody(r host.ServerReport, bodies int) error {
-	sum, n := 0.0, 0
+	b, n := bytesPerBody(r, bodies)
+	if n == 0 {
+		return fmt.Errorf("no player was sent snapshots")
+	}
+	fmt.Printf("bytes per moving body per snapshot, every header counted: %.2f (mean of %d players)\n", b, n)
+	return nil
+}
+
+// bytesPerBody is the bytes a player is sent per moving body per
+// snapshot, the mean over the n players sent snapshots.
+func bytesPerBody(r host.ServerReport, bodies int) (mean float64, n int) {
+	sum := 0.0
 	for _, p := range r.Peers {
 		if p.SnapshotsPerS > 0 {
 			sum += p.BytesOutPerS / p.SnapshotsPerS / float64(bodies)
@@ -142,10 +158,9 @@ func perBody(r host.ServerReport, bodies int) error {
 		}
 	}
 	if n == 0 {
-		return fmt.Errorf("no player was sent snapshots")
+		return 0, 0
 	}
-	fmt.Printf("bytes per moving body per snapshot, every header counted: %.2f (mean of %d players)\n", sum/float64(n), n)
-	return nil
+	return sum / float64(n), n
 }
 
 // unforeseen is how many of a client's shoves' corrections no input it
@@ -164,7 +179,22 @@ const (
 // meet prints the aims for players who meet, met or missed, with the
 // worst client's figures.
 func meet(r host.Report) {
-	worst, worstAt, eased := 0.0, 0, 0.0
+	worst, worstAt, eased := meetFigures(r)
+	verdict := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "missed"
+	}
+	fmt.Printf("corrections a minute, every client, teleports aside <= %g: %s (worst %.1f, client %d)\n",
+		aimPerMin, verdict(worstAt > 0 && worst <= aimPerMin), worst, worstAt)
+	fmt.Printf("largest eased correction <= %g mm: %s (%.1f mm)\n", aimEasedMM, verdict(worstAt > 0 && eased <= aimEasedMM), eased)
+}
+
+// meetFigures is the worst client's corrections a minute, teleports
+// aside, which client that is (from 1; 0 when none ran), and the largest
+// eased correction of any client.
+func meetFigures(r host.Report) (worst float64, worstAt int, eased float64) {
 	for i, c := range r.Clients {
 		secs := seconds(c)
 		if secs == 0 {
@@ -176,13 +206,5 @@ func meet(r host.Report) {
 		}
 		eased = max(eased, c.MaxCorrectionMM)
 	}
-	verdict := func(ok bool) string {
-		if ok {
-			return "met"
-		}
-		return "missed"
-	}
-	fmt.Printf("corrections a minute, every client, teleports aside <= %g: %s (worst %.1f, client %d)\n",
-		aimPerMin, verdict(worstAt > 0 && worst <= aimPerMin), worst, worstAt)
-	fmt.Printf("largest eased correction <= %g mm: %s (%.1f mm)\n", aimEasedMM, verdict(worstAt > 0 && eased <= aimEasedMM), eased)
+	return worst, worstAt, eased
 }
