@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"vkm/host/browser"
+	"vkm/host"
 	"vkm/internal/cli"
 )
 
@@ -30,7 +30,7 @@ func runWasm(args []string, stdout io.Writer) error {
 	if err != nil || done {
 		return err
 	}
-	if err := browser.BuildWebClient(file); err != nil {
+	if err := host.BuildWebClient(file); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(stdout, "wrote %s and wasm_exec.js beside it: serve them with vkmd --web ADDR --wasm %s\n", file, file)
