@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Turning bodies, vkmd beside Colyseus 0.16 on this machine: the same
+# scenario served by each, one after the other in one invocation, with the
+# server pinned to CPU 0 and its watching clients to CPU 1.
+#
+#   bench/peers.sh [SECONDS] [ROUNDS]   (default 20 s windows, 3 rounds)
+#   PROFILE=1 bench/peers.sh ...        (also a CPU profile of vkmd in each
+#                                        500-body run, kept in bench/peers.out/)
+#   BODY_TYPE=float32 bench/peers.sh    (the Colyseus bodies' fields as float32
+#                                        rather than "number")
+#
+# Each round runs four cases, alternating the servers: bench/spin (50
+# kinematic bodies on circles of 1–7 m at 0.5–1.5 rad/s, each spinning at
+# its angular speed) with 4 watchers, served by vkmd and then by the
+# Colyseus room of bench/colyseus (the same bodies, moved the same way, at
+# 64 steps and 64 patches a second, vkmd's tick and snapshot rate); then a
+# 500-body copy of bench/spin (a 25 × 20 grid) with 8 watchers, by each.
+#
+# Each run starts the server, then its clients one second later, lets them
+# join for 3 s and then measures a window of SECONDS: the server's CPU as a
+# share of one core (user + system time from /proc/PID/stat over the
+# window's wall time), its peak resident size (VmHWM), the bytes a second
+# each client received (vkm: the client's --report, datagram payloads over
+# the client's run; Colyseus: WebSocket message payloads over the window,
+# counted by bench/colyseus/watch.js), and for vkm the interpolation stalls
+# a second of each client (bench/reportsum stalls). The load average is
+# printed with each row, since the machine may be shared.
+#
+# Installs bench/colyseus's packages with `npm ci` when they are missing.
+# Every process runs under `timeout`; the script kills only what it
+# started. Not part of CI: bench/colyseus has no project.toml.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-20}
+rounds=${2:-3}
+warm=3
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+if [ ! -d bench/colyseus/node_modules ]; then
+  (cd bench/colyseus && npm ci --no-audit --no-fund --loglevel error >/dev/null)
+fi
+go build -o "$work/vkmd" ./cmd/vkmd
+go build -o "$work/client" ./cmd/client
+go build -o "$work/reportsum" ./bench/reportsum
+# spin500: bench/spin with 500 bodies on a 25 × 20 grid, as far apart as
+# the 50 are, so every body both moves and turns.
+cp -r bench/spin "$work/spin500"
+sed -i 's/^local COLUMNS, ROWS, SPACING = 10, 5, 16.0$/local COLUMNS, ROWS, SPACING = 25, 20, 16.0/' "$work/spin500/scripts/main.lua"
+grep -q '^local COLUMNS, ROWS, SPACING = 25, 20, 16.0$' "$work/spin500/scripts/main.lua"
+if [ "${PROFILE:-0}" = 1 ]; then mkdir -p bench/peers.out; fi
+
+tck=$(getconf CLK_TCK)
+base=$((30000 + RANDOM % 20000))
+n=0
+
+# cputicks PID: the user + system clock ticks of PID so far.
+cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# hwm PID: PID's peak resident size in MB.
+hwm() { awk '$1 == "VmHWM:" { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
+now() { date +%s.%N; }
+loadavg() { cut -d' ' -f1 /proc/loadavg; }
+
+# measure PID: sleep through the warm-up and the window, and set cpu (% of a
+# core over the window) and rss (MB) for PID.
+measure() {
+  local pid=$1 c0 c1 t0 t1
+  sleep "$warm"
+  c0=$(cputicks "$pid")
+  t0=$(now)
+  sleep "$secs"
+  c1=$(cputicks "$pid")
+  t1=$(now)
+  rss=$(hwm "$pid")
+  cpu=$(awk -v a="$c0" -v b="$c1" -v s="$t0" -v e="$t1" -v h="$tck" 'BEGIN { printf "%.1f", 100 * (b - a) / h / (e - s) }')
+}
+
+# row NAME SERVER BODIES CLIENTS CPU RSS BYTES STALLS LOAD: one line of the table.
+row() {
+  printf '%-10s %-9s %6s %7s %7s%% %7s %12s %16s %6s\n' "$@"
+}
+
+# vkm NAME PROJECT BODIES CLIENTS: vkmd serving PROJECT to CLIENTS watchers.
+vkm() {
+  local name=$1 project=$2 bodies=$3 clients=$4
+  local port=$((base + n)) report="$work/$name.$n.json" creport="$work/$name.$n.clients.json"
+  n=$((n + 1))
+  local prof=()
+  if [ "${PROFILE:-0}" = 1 ] && [ "$bodies" -ge 500 ]; then
+    prof=(--cpuprofile "bench/peers.out/vkmd-$name-$n.pprof")
+  fi
+  local life=$((warm + secs + 3))
+  taskset -c 0 "$work/vkmd" "$project" --port "$port" --duration "${life}s" \
+    --report "$report" --log-level error "${prof[@]}" >/dev/null &
+  local server=$!
+  pids+=("$server")
+  sleep 1
+  # The clients outlast the server and then end disconnected, non-zero.
+  taskset -c 1 timeout $((life + 15)) "$work/client" "$project" --connect "127.0.0.1:$port" --headless \
+    --bots "$clients" --bot idle --duration "$((life + 1))s" \
+    --report "$creport" --log-level error 2>"$work/$name.$n.clients.log" &
+  local cl=$!
+  pids+=("$cl")
+  local load
+  load=$(loadavg)
+  measure "$server"
+  # vkmd ends itself at --duration; kill it if it has not.
+  (sleep 20 && kill "$server" 2>/dev/null) &
+  local guard=$!
+  wait "$server" || true
+  kill "$guard" 2>/dev/null || true
+  wait "$cl" || true
+  local bytes stalls
+  bytes=$(awk '$1 == "\"bytes_in_per_s\":" { gsub(/,/, "", $2); s += $2; k++ } END { if (k) printf "%.0f", s / k; else printf "-" }' "$creport")
+  # Interpolation stalls a second: the mean and the largest over the clients.
+  stalls=$("$work/reportsum" stalls "$creport" | awk 'NR > 1 && $2 != "-" { s += $2; k++; if ($2 > m) m = $2 } END { if (k) printf "%.2f (max %.2f)", s / k, m; else printf "-" }')
+  row "$name" vkmd "$bodies" "$clients" "$cpu" "$rss" "$bytes" "$stalls" "$load"
+}
+
+# colyseus NAME BODIES CLIENTS: the Colyseus room serving BODIES to CLIENTS watchers.
+colyseus() {
+  local name=$1 bodies=$2 clients=$3
+  local port=$((base + n)) out="$work/$name.$n.watch.json"
+  n=$((n + 1))
+  local life=$((warm + secs + 3))
+  taskset -c 0 timeout $((life + 15)) node bench/colyseus/server.js "$port" "$bodies" >/dev/null 2>"$work/$name.$n.server.log" &
+  local guard=$!
+  pids+=("$guard")
+  sleep 1
+  local server
+  server=$(pgrep -P "$guard" | head -1)
+  taskset -c 1 timeout $((life + 15)) node bench/colyseus/watch.js "$port" "$clients" "$secs" "$((warm - 1))" >"$out" &
+  local cl=$!
+  pids+=("$cl")
+  local load
+  load=$(loadavg)
+  measure "$server"
+  wait "$cl" || true
+  kill "$guard" 2>/dev/null || true
+  wait "$guard" 2>/dev/null || true
+  local bytes
+  bytes=$(node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); const b = r.bytes_in_per_s; console.log(Math.round(b.reduce((s, x) => s + x, 0) / b.length))' "$out" 2>/dev/null || echo -)
+  row "$name" colyseus "$bodies" "$clients" "$cpu" "$rss" "$bytes" "-" "$load"
+}
+
+echo "peers: ${secs} s windows, ${rounds} rounds, Colyseus fields ${BODY_TYPE:-number}, server on CPU 0, clients on CPU 1"
+row run server bodies clients cpu rss_mb "B/s/client" "stalls/s/client" load1
+for r in $(seq "$rounds"); do
+  vkm spin50-4 bench/spin 50 4
+  colyseus spin50-4 50 4
+  vkm spin500-8 "$work/spin500" 500 8
+  colyseus spin500-8 500 8
+done
