@@ -68,23 +68,31 @@ hwm() { awk '$1 == "VmHWM:" { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
 now() { date +%s.%N; }
 loadavg() { cut -d' ' -f1 /proc/loadavg; }
 
-# measure PID: sleep through the warm-up and the window, and set cpu (% of a
-# core over the window) and rss (MB) for PID.
+# measure SERVER GUARD: sleep through the warm-up and the window, and set
+# cpu (% of a core over the window) and rss (MB) for the SERVER process, and
+# ccpu for the clients' process, the child of GUARD (its timeout): a client
+# process near 100 % was short of its core, and then its bytes and stalls
+# say as much about it as about the server.
 measure() {
-  local pid=$1 c0 c1 t0 t1
+  local pid=$1 cl c0 c1 k0 k1 t0 t1
   sleep "$warm"
+  cl=$(pgrep -P "$2" | head -1)
   c0=$(cputicks "$pid")
+  k0=$(cputicks "$cl")
   t0=$(now)
   sleep "$secs"
   c1=$(cputicks "$pid")
+  k1=$(cputicks "$cl")
   t1=$(now)
   rss=$(hwm "$pid")
   cpu=$(awk -v a="$c0" -v b="$c1" -v s="$t0" -v e="$t1" -v h="$tck" 'BEGIN { printf "%.1f", 100 * (b - a) / h / (e - s) }')
+  ccpu=$(awk -v a="$k0" -v b="$k1" -v s="$t0" -v e="$t1" -v h="$tck" 'BEGIN { printf "%.0f", 100 * (b - a) / h / (e - s) }')
 }
 
-# row NAME SERVER BODIES CLIENTS CPU RSS BYTES STALLS LOAD: one line of the table.
+# row NAME SERVER BODIES CLIENTS CPU RSS BYTES STALLS CLIENT-CPU LOAD: one
+# line of the table.
 row() {
-  printf '%-10s %-9s %6s %7s %7s%% %7s %12s %16s %6s\n' "$@"
+  printf '%-10s %-9s %6s %7s %7s%% %7s %12s %16s %8s%% %6s\n' "$@"
 }
 
 # vkm NAME PROJECT BODIES CLIENTS: vkmd serving PROJECT to CLIENTS watchers.
@@ -110,7 +118,7 @@ vkm() {
   pids+=("$cl")
   local load
   load=$(loadavg)
-  measure "$server"
+  measure "$server" "$cl"
   # vkmd ends itself at --duration; kill it if it has not.
   (sleep 20 && kill "$server" 2>/dev/null) &
   local guard=$!
@@ -121,7 +129,7 @@ vkm() {
   bytes=$(awk '$1 == "\"bytes_in_per_s\":" { gsub(/,/, "", $2); s += $2; k++ } END { if (k) printf "%.0f", s / k; else printf "-" }' "$creport")
   # Interpolation stalls a second: the mean and the largest over the clients.
   stalls=$("$work/reportsum" stalls "$creport" | awk 'NR > 1 && $2 != "-" { s += $2; k++; if ($2 > m) m = $2 } END { if (k) printf "%.2f (max %.2f)", s / k, m; else printf "-" }')
-  row "$name" vkmd "$bodies" "$clients" "$cpu" "$rss" "$bytes" "$stalls" "$load"
+  row "$name" vkmd "$bodies" "$clients" "$cpu" "$rss" "$bytes" "$stalls" "$ccpu" "$load"
 }
 
 # colyseus NAME BODIES CLIENTS: the Colyseus room serving BODIES to CLIENTS watchers.
@@ -136,22 +144,22 @@ colyseus() {
   sleep 1
   local server
   server=$(pgrep -P "$guard" | head -1)
-  taskset -c 1 timeout $((life + 15)) node bench/colyseus/watch.js "$port" "$clients" "$secs" "$((warm - 1))" >"$out" &
+  taskset -c 1 timeout $((life + 15)) node bench/colyseus/watch.js "$port" "$clients" "$secs" "$((warm - 1))" 3 >"$out" &
   local cl=$!
   pids+=("$cl")
   local load
   load=$(loadavg)
-  measure "$server"
+  measure "$server" "$cl"
   wait "$cl" || true
   kill "$guard" 2>/dev/null || true
   wait "$guard" 2>/dev/null || true
   local bytes
   bytes=$(node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); const b = r.bytes_in_per_s; console.log(Math.round(b.reduce((s, x) => s + x, 0) / b.length))' "$out" 2>/dev/null || echo -)
-  row "$name" colyseus "$bodies" "$clients" "$cpu" "$rss" "$bytes" "-" "$load"
+  row "$name" colyseus "$bodies" "$clients" "$cpu" "$rss" "$bytes" "-" "$ccpu" "$load"
 }
 
 echo "peers: ${secs} s windows, ${rounds} rounds, Colyseus fields ${BODY_TYPE:-number}, server on CPU 0, clients on CPU 1"
-row run server bodies clients cpu rss_mb "B/s/client" "stalls/s/client" load1
+row run server bodies clients cpu rss_mb "B/s/client" "stalls/s/client" client_cpu load1
 for r in $(seq "$rounds"); do
   vkm spin50-4 bench/spin 50 4
   colyseus spin50-4 50 4

@@ -3,16 +3,18 @@
 // bytes of every WebSocket message it receives (payloads, without the 2 to
 // 4 bytes of frame header). After WARMUP seconds it counts for SECONDS
 // and prints one JSON line: bytes a second each client received, and the
-// patches a second.
+// patches a second. The clients then stay LINGER seconds more before they
+// leave, so that a window measured beside them ends with them still there.
 //
-//   node watch.js PORT CLIENTS SECONDS [WARMUP]
+//   node watch.js PORT CLIENTS SECONDS [WARMUP [LINGER]]   (defaults 2, 2)
 const { Client } = require("colyseus.js");
 
-const [port, clients, seconds, warmup] = [
+const [port, clients, seconds, warmup, linger] = [
   Number(process.argv[2] || 2567),
   Number(process.argv[3] || 4),
   Number(process.argv[4] || 20),
   Number(process.argv[5] || 2),
+  Number(process.argv[6] || 2),
 ];
 
 async function main() {
@@ -44,6 +46,7 @@ async function main() {
     bytes_in_per_s: counts.map((c) => c.bytes / wall),
     messages_per_s: counts.map((c) => c.messages / wall),
   }));
+  await new Promise((r) => setTimeout(r, linger * 1000));
   for (const room of rooms) room.leave(true).catch(() => {});
   setTimeout(() => process.exit(0), 200);
 }
