@@ -22,9 +22,12 @@
 # window's wall time), its peak resident size (VmHWM), the bytes a second
 # each client received (vkm: the client's --report, datagram payloads over
 # the client's run; Colyseus: WebSocket message payloads over the window,
-# counted by bench/colyseus/watch.js), and for vkm the interpolation stalls
-# a second of each client (bench/reportsum stalls). The load average is
-# printed with each row, since the machine may be shared.
+# counted by bench/colyseus/watch.js), the snapshots (vkm, from vkmd's
+# report) or patches (Colyseus) each client was sent a second, for vkm the
+# interpolation stalls a second of each client (bench/reportsum stalls:
+# the mean and the worst client), and the CPU the clients' process took of
+# its core. The load average is printed with each row, since the machine
+# may be shared.
 #
 # Installs bench/colyseus's packages with `npm ci` when they are missing.
 # Every process runs under `timeout`; the script kills only what it
@@ -89,10 +92,10 @@ measure() {
   ccpu=$(awk -v a="$k0" -v b="$k1" -v s="$t0" -v e="$t1" -v h="$tck" 'BEGIN { printf "%.0f", 100 * (b - a) / h / (e - s) }')
 }
 
-# row NAME SERVER BODIES CLIENTS CPU RSS BYTES STALLS CLIENT-CPU LOAD: one
-# line of the table.
+# row NAME SERVER BODIES CLIENTS CPU RSS BYTES SENDS STALLS CLIENT-CPU LOAD:
+# one line of the table.
 row() {
-  printf '%-10s %-9s %6s %7s %7s%% %7s %12s %16s %8s%% %6s\n' "$@"
+  printf '%-10s %-9s %6s %7s %7s%% %7s %11s %7s %17s %8s%% %6s\n' "$@"
 }
 
 # vkm NAME PROJECT BODIES CLIENTS: vkmd serving PROJECT to CLIENTS watchers.
@@ -125,11 +128,13 @@ vkm() {
   wait "$server" || true
   kill "$guard" 2>/dev/null || true
   wait "$cl" || true
-  local bytes stalls
+  local bytes stalls sends
+  # Snapshots a second to each player, from vkmd's report.
+  sends=$(awk '$1 == "\"snapshots_per_s\":" { gsub(/,/, "", $2); s += $2; k++ } END { if (k) printf "%.1f", s / k; else printf "-" }' "$report")
   bytes=$(awk '$1 == "\"bytes_in_per_s\":" { gsub(/,/, "", $2); s += $2; k++ } END { if (k) printf "%.0f", s / k; else printf "-" }' "$creport")
   # Interpolation stalls a second: the mean and the largest over the clients.
   stalls=$("$work/reportsum" stalls "$creport" | awk 'NR > 1 && $2 != "-" { s += $2; k++; if ($2 > m) m = $2 } END { if (k) printf "%.2f (max %.2f)", s / k, m; else printf "-" }')
-  row "$name" vkmd "$bodies" "$clients" "$cpu" "$rss" "$bytes" "$stalls" "$ccpu" "$load"
+  row "$name" vkmd "$bodies" "$clients" "$cpu" "$rss" "$bytes" "$sends" "$stalls" "$ccpu" "$load"
 }
 
 # colyseus NAME BODIES CLIENTS: the Colyseus room serving BODIES to CLIENTS watchers.
@@ -153,13 +158,16 @@ colyseus() {
   wait "$cl" || true
   kill "$guard" 2>/dev/null || true
   wait "$guard" 2>/dev/null || true
-  local bytes
-  bytes=$(node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); const b = r.bytes_in_per_s; console.log(Math.round(b.reduce((s, x) => s + x, 0) / b.length))' "$out" 2>/dev/null || echo -)
-  row "$name" colyseus "$bodies" "$clients" "$cpu" "$rss" "$bytes" "-" "$ccpu" "$load"
+  local bytes sends
+  # The mean over the watchers of bytes and of patches (messages) a second.
+  read -r bytes sends < <(node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    const mean = (a) => a.reduce((s, x) => s + x, 0) / a.length;
+    console.log(Math.round(mean(r.bytes_in_per_s)), mean(r.messages_per_s).toFixed(1))' "$out" 2>/dev/null || echo "- -")
+  row "$name" colyseus "$bodies" "$clients" "$cpu" "$rss" "$bytes" "$sends" "-" "$ccpu" "$load"
 }
 
 echo "peers: ${secs} s windows, ${rounds} rounds, Colyseus fields ${BODY_TYPE:-number}, server on CPU 0, clients on CPU 1"
-row run server bodies clients cpu rss_mb "B/s/client" "stalls/s/client" client_cpu load1
+row run server bodies clients cpu rss_mb "B/s/client" "sends/s" "stalls/s/client" clients_cpu load1
 for r in $(seq "$rounds"); do
   vkm spin50-4 bench/spin 50 4
   colyseus spin50-4 50 4
