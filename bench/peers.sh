@@ -64,10 +64,16 @@ tck=$(getconf CLK_TCK)
 base=$((30000 + RANDOM % 20000))
 n=0
 
-# cputicks PID: the user + system clock ticks of PID so far.
-cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# cputicks PID: the user + system clock ticks of PID so far ("-" once PID
+# has gone: a process that ended early spoils its row, not the run).
+cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo -; }
 # hwm PID: PID's peak resident size in MB.
-hwm() { awk '$1 == "VmHWM:" { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
+hwm() { awk '$1 == "VmHWM:" { printf "%.1f", $2 / 1024 }' "/proc/$1/status" 2>/dev/null || echo -; }
+# share A B T0 T1 DIGITS: clock ticks A to B over T0 to T1 as % of a core.
+share() {
+  awk -v a="$1" -v b="$2" -v s="$3" -v e="$4" -v h="$tck" -v d="$5" \
+    'BEGIN { if (a == "-" || b == "-") print "-"; else printf "%." d "f", 100 * (b - a) / h / (e - s) }'
+}
 now() { date +%s.%N; }
 loadavg() { cut -d' ' -f1 /proc/loadavg; }
 
@@ -79,7 +85,8 @@ loadavg() { cut -d' ' -f1 /proc/loadavg; }
 measure() {
   local pid=$1 cl c0 c1 k0 k1 t0 t1
   sleep "$warm"
-  cl=$(pgrep -P "$2" | head -1)
+  cl=$(pgrep -P "$2" | head -1 || true)
+  cl=${cl:-0}
   c0=$(cputicks "$pid")
   k0=$(cputicks "$cl")
   t0=$(now)
@@ -88,8 +95,8 @@ measure() {
   k1=$(cputicks "$cl")
   t1=$(now)
   rss=$(hwm "$pid")
-  cpu=$(awk -v a="$c0" -v b="$c1" -v s="$t0" -v e="$t1" -v h="$tck" 'BEGIN { printf "%.1f", 100 * (b - a) / h / (e - s) }')
-  ccpu=$(awk -v a="$k0" -v b="$k1" -v s="$t0" -v e="$t1" -v h="$tck" 'BEGIN { printf "%.0f", 100 * (b - a) / h / (e - s) }')
+  cpu=$(share "$c0" "$c1" "$t0" "$t1" 1)
+  ccpu=$(share "$k0" "$k1" "$t0" "$t1" 0)
 }
 
 # row NAME SERVER BODIES CLIENTS CPU RSS BYTES SENDS STALLS CLIENT-CPU LOAD:
@@ -108,11 +115,14 @@ vkm() {
     prof=(--cpuprofile "bench/peers.out/vkmd-$name-$n.pprof")
   fi
   local life=$((warm + secs + 3))
-  taskset -c 0 "$work/vkmd" "$project" --port "$port" --duration "${life}s" \
+  # vkmd ends itself at --duration; its timeout is for a vkmd that hangs.
+  taskset -c 0 timeout $((life + 15)) "$work/vkmd" "$project" --port "$port" --duration "${life}s" \
     --report "$report" --log-level error "${prof[@]}" >/dev/null &
-  local server=$!
-  pids+=("$server")
+  local guard=$!
+  pids+=("$guard")
   sleep 1
+  local server
+  server=$(pgrep -P "$guard" | head -1 || true)
   # The clients outlast the server and then end disconnected, non-zero.
   taskset -c 1 timeout $((life + 15)) "$work/client" "$project" --connect "127.0.0.1:$port" --headless \
     --bots "$clients" --bot idle --duration "$((life + 1))s" \
@@ -121,14 +131,16 @@ vkm() {
   pids+=("$cl")
   local load
   load=$(loadavg)
-  measure "$server" "$cl"
-  # vkmd ends itself at --duration; kill it if it has not.
-  (sleep 20 && kill "$server" 2>/dev/null) &
-  local guard=$!
-  wait "$server" || true
-  kill "$guard" 2>/dev/null || true
+  measure "${server:-0}" "$cl"
+  wait "$guard" || true
   wait "$cl" || true
-  local bytes stalls sends
+  local bytes=- stalls=- sends=-
+  if [ ! -s "$creport" ] || [ ! -s "$report" ]; then
+    echo "peers: $name: a report is missing; the clients' log:" >&2
+    tail -5 "$work/$name.$n.clients.log" >&2 || true
+    row "$name" vkmd "$bodies" "$clients" "$cpu" "$rss" - - - "$ccpu" "$load"
+    return
+  fi
   # Snapshots a second to each player, from vkmd's report.
   sends=$(awk '$1 == "\"snapshots_per_s\":" { gsub(/,/, "", $2); s += $2; k++ } END { if (k) printf "%.1f", s / k; else printf "-" }' "$report")
   bytes=$(awk '$1 == "\"bytes_in_per_s\":" { gsub(/,/, "", $2); s += $2; k++ } END { if (k) printf "%.0f", s / k; else printf "-" }' "$creport")
