@@ -52,12 +52,14 @@ class SpinRoom extends Room {
     this.setPatchRate(1000 / RATE);
     this.movers = [];
     const [columns, rows] = grid(n);
-    // The bodies take ids 2 onwards, as bench/spin's scene entities do
-    // after its one fixed entity, so radius and speed spread the same way.
+    // Each body takes the id its spinner has in vkm (self:id(), the
+    // entity's slot): the first slot 0 and the rest 2 onwards, slot 1
+    // being the scene's one fixed entity, so radius and speed spread the
+    // same way.
     for (let i = 0; i < n; i++) {
       const col = i % columns;
       const row = Math.floor(i / columns);
-      const id = i + 2;
+      const id = i === 0 ? 0 : i + 1;
       const radius = 1 + ((id * 37) % 61) / 10;
       const w = 0.5 + ((id * 53) % 101) / 100;
       const x0 = (col - (columns - 1) / 2) * SPACING;
