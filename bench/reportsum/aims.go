@@ -127,6 +127,7 @@ func aims(dir string) {
 			notRun(aim, m.row)
 		}
 	}
+	fmt.Println("(beside Colyseus, bytes on the 50 turning bodies and CPU on the 500: bench/peers.sh)")
 	if _, err := os.Stat(filepath.Join(dir, "crowd-64.json")); err != nil {
 		fmt.Println("(reports are read from", dir+")")
 	}
