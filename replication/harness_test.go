@@ -467,9 +467,7 @@ func (m *sim) step() {
 	m.p.Sent(m.seq)
 	if m.twin != nil {
 		m.twin.remQuiet = 0
-		for i := range m.twin.bases {
-			m.twin.bases[i].quiet = 0
-		}
+		clear(m.twin.quiets)
 		// The twin also plans every candidate up front and writes every
 		// entry field by field, the round's assembled moving-body entries
 		// hidden from it.

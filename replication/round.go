@@ -113,6 +113,13 @@ type roundEnt struct {
 	// turn is its Transform's angle and scale and its Rigidbody's angular
 	// velocity, in codes, when it has both.
 	turn turn
+	// What seal works out once for every connection, so that none of them
+	// works it out again: chg is changedAt's answer; news and most are
+	// newsBits and maxBits (over the schema's wire types); moving is
+	// bodyMoving's answer.
+	chg        uint64
+	news, most int32
+	moving     bool
 }
 
 // roundComp is one encoded component: nbits bits at data[off:].
@@ -206,8 +213,11 @@ func (r *Round) bodyMoving(e *roundEnt) bool {
 // after its moving bit). A connection
 // whose plan for the entity is that form copies it whole instead of
 // writing six fields and two components of its own; on a crowded server
-// that was most of each snapshot's writing. Write calls it; the first
-// call does the work.
+// that was most of each snapshot's writing. It also works out, for every
+// entity, what each connection's look at the round would otherwise work
+// out for itself (whether it changed, the bounds on its entry's width,
+// whether it is a moving body): one pass over the world a round instead of
+// one a connection. Write calls it; the first call does the work.
 func (r *Round) seal() {
 	r.sealMu.Lock()
 	defer r.sealMu.Unlock()
@@ -215,13 +225,18 @@ func (r *Round) seal() {
 		return
 	}
 	r.sealed = true
+	ntypes := EngineTypes + len(r.schema.Types)
 	for i := range r.ents {
 		e := &r.ents[i]
+		e.chg = r.changedAt(e)
+		e.moving = r.bodyMoving(e)
+		e.news = int32(r.newsBits(e))
+		e.most = int32(r.maxBits(e, ntypes))
 		if e.silence != Described {
 			continue
 		}
 		t, b := r.comp(e, TypeTransform), r.comp(e, TypeRigidbody)
-		if t == nil || b == nil || t.ver != r.n && b.ver != r.n || !r.bodyMoving(e) {
+		if t == nil || b == nil || t.ver != r.n && b.ver != r.n || !e.moving {
 			continue
 		}
 		w := r.begin()

@@ -199,9 +199,7 @@ func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
 	if r != p.round {
 		// Quiet marks count in one Round's numbers.
 		p.round, p.remQuiet = r, 0
-		for i := range p.bases {
-			p.bases[i].quiet = 0
-		}
+		clear(p.quiets)
 	}
 	p.writes++
 	p.hdrGap = p.headerGap(r.tick)
@@ -426,24 +424,29 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		if reach && e.placed && p.farOff(e, ox, oy) {
 			continue // out of reach this round (see Reach)
 		}
-		b := p.base(e.id.Slot)
-		if b != nil && b.quiet != 0 && r.changedAt(e) <= b.quiet {
-			// Described as it was when the plan last found nothing to
-			// say, to a baseline untouched since: nothing to say again.
-			continue
+		var b *slotBase
+		if bi := p.index.get(e.id.Slot) - 1; bi >= 0 {
+			if q := p.quiets[bi]; q != 0 && e.chg <= q {
+				// Described as it was when the plan last found nothing
+				// to say, to a baseline untouched since: nothing to say
+				// again.
+				continue
+			}
+			b = &p.bases[bi]
 		}
 		var bits int
-		if low := r.newsBits(e); low > 0 && !p.eagerPlans {
+		if low := int(e.news); low > 0 && !p.eagerPlans {
 			// News to every connection (see lazy plans): planned only if
 			// it may fit.
 			bits = -low
 			lazyLow += low
-			lazyHigh += r.maxBits(e, p.ntypes)
+			lazyHigh += int(e.most)
 		} else {
 			bits, _ = p.plan(r, e, false)
 			if bits == 0 {
 				if b != nil {
-					b.prio, b.quiet = 0, r.n
+					b.prio = 0
+					p.hush(b, r.n)
 				}
 				continue
 			}
@@ -607,7 +610,7 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 // instead of the types' masks and carried bits, and the Rigidbody's moving
 // bit goes without saying.
 func (p *Peer) moving(r *Round, e *roundEnt) bool {
-	if !r.bodyMoving(e) {
+	if !e.moving {
 		return false
 	}
 	for t, a := range p.acts {
