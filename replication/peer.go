@@ -170,8 +170,8 @@ type Peer struct {
 	schema *Schema
 	ntypes int
 
-	index  slotTable // slot → index in bases + 1
-	bases  []slotBase
+	index slotTable // slot → index in bases + 1
+	bases []slotBase
 	// quiets holds, beside bases, each slot's quiet mark: the round
 	// (Round.n) at which a plan of the slot's occupant, not as the own
 	// entity, found nothing to say, with the baseline as it still stands;
@@ -241,6 +241,7 @@ type Peer struct {
 	w       wire.Writer
 	buf     []byte
 	acts    []action
+	pl      planned  // the last plan's findings besides acts
 	blocked []uint32 // slots whose removal did not fit this snapshot
 	stats   WriteStats
 }

@@ -37,6 +37,16 @@ const (
 type candidate struct {
 	ent  int32 // in the round
 	bits int32 // its entry, continuation bit included
+	pl   planned
+}
+
+// planned is what a plan found besides its actions and width, kept so
+// that the entry is written without working it out again: whether the
+// entry is fresh, whether it takes the moving-body form, and, when it
+// does, how its turn goes.
+type planned struct {
+	fresh, moving bool
+	turn          turnChoice
 }
 
 // writeScratch is what one Write works in and then forgets: its
@@ -467,7 +477,7 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 			near = nearness(e.x, e.y, ox, oy)
 		}
 		sc.ranks = append(sc.ranks, rank(b.prio, near, len(sc.cands)))
-		sc.cands = append(sc.cands, candidate{ent: int32(i), bits: int32(bits)})
+		sc.cands = append(sc.cands, candidate{ent: int32(i), bits: int32(bits), pl: p.pl})
 		sc.candActs = append(sc.candActs, p.acts...) // a lazy plan's are filled when it is made
 	}
 	fits := w.Len()+total+lazyLow <= limit
@@ -519,7 +529,7 @@ func (p *Peer) planCandidate(r *Round, sc *writeScratch, i int) int {
 	cd := &sc.cands[i]
 	if cd.bits < 0 {
 		bits, _ := p.plan(r, &r.ents[cd.ent], false)
-		cd.bits = int32(bits)
+		cd.bits, cd.pl = int32(bits), p.pl
 		copy(sc.candActs[i*p.ntypes:(i+1)*p.ntypes], p.acts)
 	}
 	return int(cd.bits)
@@ -529,13 +539,14 @@ func (p *Peer) planCandidate(r *Round, sc *writeScratch, i int) int {
 // resets its priority. The plan must have been made (planCandidate).
 func (p *Peer) emitCandidate(w *wire.Writer, r *Round, sc *writeScratch, i int, c *claim) {
 	copy(p.acts, sc.candActs[i*p.ntypes:])
+	p.pl = sc.cands[i].pl
 	e := &r.ents[sc.cands[i].ent]
 	p.emit(w, r, e, c)
 	p.base(e.id.Slot).prio = 0
 }
 
 // plan decides what e's entry says of each component type, leaving it in
-// p.acts, and returns the entry's width (its continuation bit included), or
+// p.acts and the rest of what it found in p.pl, and returns the entry's width (its continuation bit included), or
 // 0 when a non-own entity has nothing to say. An occupant the connection
 // does not hold is fresh: every component the entity's class puts on the
 // wire is written. Otherwise a component is written when its bits differ
@@ -589,10 +600,12 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	if n == 0 && !own {
 		return 0, fresh
 	}
-	if p.moving(r, e) {
+	p.pl = planned{fresh: fresh, moving: p.moving(r, e)}
+	if p.pl.moving {
 		// The moving-body form: no masks, no carried bits, the position
 		// and velocity, then the turn against what the connection holds.
-		return movingBits(e.id) + p.chooseTurn(e.turn, p.refOf(b, e, fresh), r.tick, p.hdrGap).bits, fresh
+		p.pl.turn = p.chooseTurn(e.turn, p.refOf(b, e, fresh), r.tick, p.hdrGap)
+		return movingBits(e.id) + p.pl.turn.bits, fresh
 	}
 	bits += 1 + idBits(e.id) + 1 + 1 + EngineTypes
 	if np := p.ntypes - EngineTypes; np > 0 {
@@ -625,7 +638,7 @@ func (p *Peer) moving(r *Round, e *roundEnt) bool {
 	return true
 }
 
-// emit writes e's entry as the last plan left it in p.acts, and records it
+// emit writes e's entry as the last plan left it in p.acts and p.pl, and records it
 // in the claim: a continuation bit, the occupant, the fresh bit, then a
 // bit for the moving-body form (a Transform and a Rigidbody and nothing
 // else: their bits follow at once). Otherwise the engine types' mask (4
@@ -636,9 +649,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	if e.id == p.watch.id {
 		defer p.watched(w.Len(), w, r)
 	}
-	b := p.base(e.id.Slot)
-	fresh := b == nil || b.occ != e.id
-	moving := p.moving(r, e)
+	fresh, moving := p.pl.fresh, p.pl.moving
 	// The commonest entry, a body that moved this round and is not fresh,
 	// the round has assembled but for its turn (see Round.seal).
 	assembled := moving && !fresh && e.mvBits != 0
@@ -654,7 +665,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 		}
 	}
 	if moving {
-		writeTurn(w, p.chooseTurn(e.turn, p.refOf(b, e, fresh), r.tick, p.hdrGap), e.turn)
+		writeTurn(w, p.pl.turn, e.turn)
 	}
 	proj := false
 	for t, a := range p.acts {
