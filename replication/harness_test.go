@@ -549,11 +549,12 @@ func (m *sim) checkBaseline() {
 			continue
 		}
 		for t := range re.comps {
-			if t >= len(b.comps) {
+			if t >= int(b.ntypes) {
 				m.tb.Fatalf("round %d: slot %d type %d: beyond the baseline's types, so absent; acknowledged %x", m.round, b.slot, t, re.comps[t])
 			}
 		}
-		for t, bc := range b.comps {
+		for t := range int(b.ntypes) {
+			bc := b.at(t)
 			got, ok := re.comps[t]
 			switch bc.state() {
 			case present:

@@ -435,7 +435,8 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 			continue // out of reach this round (see Reach)
 		}
 		var b *slotBase
-		if bi := p.index.get(e.id.Slot) - 1; bi >= 0 {
+		bi := int(p.index.get(e.id.Slot)) - 1
+		if bi >= 0 {
 			if q := p.quiets[bi]; q != 0 && e.chg <= q {
 				// Described as it was when the plan last found nothing
 				// to say, to a baseline untouched since: nothing to say
@@ -455,8 +456,7 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 			bits, _ = p.plan(r, e, false)
 			if bits == 0 {
 				if b != nil {
-					b.prio = 0
-					p.hush(b, r.n)
+					b.prio, p.quiets[bi] = 0, r.n
 				}
 				continue
 			}
