@@ -86,6 +86,10 @@ type Round struct {
 	prevBySlot slotTable
 	prevKeys   []uint64
 	prevStrs   []string
+
+	// reach indexes the entities for connections with a Reach (see
+	// reachIndex); seal builds it.
+	reach reachIndex
 }
 
 // roundEnt is one entity of a round; its components are comps[first:end],
@@ -250,6 +254,7 @@ func (r *Round) seal() {
 		e.mvOff, e.mvBits = uint32(len(r.data)), uint32(w.Len())
 		r.data = append(r.data, bits...)
 	}
+	r.indexReach()
 }
 
 // newsBits returns, when a component e puts on the wire has a version this

@@ -57,6 +57,7 @@ type writeScratch struct {
 	cands    []candidate // in slot order
 	candActs []action    // their plans, ntypes each
 	ranks    []uint64    // their ranks (see Relevance)
+	visit    []uint64    // the entities to visit, when the round's reach index serves (reachVisits)
 }
 
 var scratches = sync.Pool{New: func() any { return new(writeScratch) }}
@@ -426,7 +427,18 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 	reach := placed && p.every > 1
 	total := 0                // the planned candidates' bits
 	lazyLow, lazyHigh := 0, 0 // bounds on the lazy ones' (see lazy plans)
-	for i := range r.ents {
+	var visit []uint64        // nil: every entity
+	if reach {
+		visit = p.reachVisits(r, sc, ox, oy)
+	}
+	for i := -1; ; {
+		if visit == nil {
+			if i++; i >= len(r.ents) {
+				break
+			}
+		} else if i = nextVisit(visit, i+1); i < 0 {
+			break
+		}
 		e := &r.ents[i]
 		if i == ownAt || e.silence == InInstance {
 			continue
