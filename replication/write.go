@@ -46,6 +46,7 @@ type candidate struct {
 // does, how its turn goes.
 type planned struct {
 	fresh, moving bool
+	top           int32 // no type from top on has an action
 	turn          turnChoice
 }
 
@@ -558,8 +559,8 @@ func (p *Peer) emitCandidate(w *wire.Writer, r *Round, sc *writeScratch, i int, 
 }
 
 // plan decides what e's entry says of each component type, leaving it in
-// p.acts and the rest of what it found in p.pl, and returns the entry's width (its continuation bit included), or
-// 0 when a non-own entity has nothing to say. An occupant the connection
+// p.acts and the rest of what it found in p.pl, and returns the entry's
+// width (its continuation bit included), or 0 when a non-own entity has nothing to say. An occupant the connection
 // does not hold is fresh: every component the entity's class puts on the
 // wire is written. Otherwise a component is written when its bits differ
 // from the confirmed ones (or are unknown), and marked removed when the
@@ -575,6 +576,17 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	case InInstance:
 		lo, hi = 0, 0
 	}
+	// No type above the highest the entity or the baseline has can have
+	// anything to say: a crate's plan looks at its two types, not at every
+	// type in the schema.
+	top := 0
+	if e.end > e.first {
+		top = int(r.comps[e.end-1].typ) + 1 // sorted by type
+	}
+	if !fresh {
+		top = max(top, int(b.ntypes))
+	}
+	hi = min(hi, top)
 	clear(p.acts)
 	n, proj := 0, false
 	ci := e.first
@@ -612,7 +624,12 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	if n == 0 && !own {
 		return 0, fresh
 	}
-	p.pl = planned{fresh: fresh, moving: p.moving(r, e)}
+	// The commonest entry of all, a body in motion, has a form of its own
+	// on the wire: a Transform and a Rigidbody written and nothing else,
+	// the Rigidbody moving. One bit stands for the types' masks and
+	// carried bits, and the Rigidbody's moving bit goes without saying.
+	moving := e.moving && n == 2 && p.acts[TypeTransform] == actWrite && p.acts[TypeRigidbody] == actWrite
+	p.pl = planned{fresh: fresh, moving: moving, top: int32(max(hi, 0))}
 	if p.pl.moving {
 		// The moving-body form: no masks, no carried bits, the position
 		// and velocity, then the turn against what the connection holds.
@@ -627,27 +644,6 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 		}
 	}
 	return bits, fresh
-}
-
-// moving reports whether the plan in p.acts for e is the commonest entry of
-// all, a body in motion: a Transform and a Rigidbody written and nothing
-// else, the Rigidbody moving. It has a form of its own on the wire, one bit
-// instead of the types' masks and carried bits, and the Rigidbody's moving
-// bit goes without saying.
-func (p *Peer) moving(r *Round, e *roundEnt) bool {
-	if !e.moving {
-		return false
-	}
-	for t, a := range p.acts {
-		want := actNone
-		if t == TypeTransform || t == TypeRigidbody {
-			want = actWrite
-		}
-		if a != want {
-			return false
-		}
-	}
-	return true
 }
 
 // emit writes e's entry as the last plan left it in p.acts and p.pl, and records it
@@ -680,7 +676,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 		writeTurn(w, p.pl.turn, e.turn)
 	}
 	proj := false
-	for t, a := range p.acts {
+	for t, a := range p.acts[:max(int(p.pl.top), EngineTypes)] {
 		if moving {
 			break
 		}
@@ -700,7 +696,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	}
 	ce := claimEnt{id: e.id, fresh: fresh, first: int32(len(c.comps))}
 	ci := e.first
-	for t, a := range p.acts {
+	for t, a := range p.acts[:p.pl.top] {
 		if a == actNone {
 			continue
 		}
