@@ -472,14 +472,15 @@ func (m *sim) step() {
 		// entry field by field, the round's assembled moving-body entries
 		// hidden from it.
 		m.twin.eagerPlans = true
-		var assembled []uint32
+		var assembled, deltas []uint32
 		for i := range m.r.ents {
 			assembled = append(assembled, m.r.ents[i].mvBits)
-			m.r.ents[i].mvBits = 0
+			deltas = append(deltas, m.r.ents[i].dBits)
+			m.r.ents[i].mvBits, m.r.ents[i].dBits = 0, 0
 		}
 		full := m.twin.Write(nil, m.r, m.own, m.budget)
 		for i := range m.r.ents {
-			m.r.ents[i].mvBits = assembled[i]
+			m.r.ents[i].mvBits, m.r.ents[i].dBits = assembled[i], deltas[i]
 		}
 		if !bytes.Equal(full, payload) {
 			m.tb.Fatalf("round %d: skipping quiet slots, planning lazily and copying assembled entries wrote %x; planning every slot up front and writing every field wrote %x", m.round, payload, full)

@@ -114,6 +114,14 @@ type roundEnt struct {
 	// (all but its turn, which each connection writes against what it has
 	// acknowledged); mvBits is 0 otherwise.
 	mvOff, mvBits uint32
+	// dOff and dBits locate in data the entity's entry in the general
+	// form, not fresh, that writes exactly the components this round
+	// changed (their versions this round's) and nothing else, when seal
+	// assembled one; dBits is 0 otherwise. dN is how many components
+	// that is. A connection that confirmed everything else of the entity
+	// sends that entry, and every such connection sends the same bits.
+	dOff, dBits uint32
+	dN          int32
 	// turn is its Transform's angle and scale and its Rigidbody's angular
 	// velocity, in codes, when it has both.
 	turn turn
@@ -239,6 +247,7 @@ func (r *Round) seal() {
 		if e.silence != Described {
 			continue
 		}
+		r.assembleDelta(e, ntypes)
 		t, b := r.comp(e, TypeTransform), r.comp(e, TypeRigidbody)
 		if t == nil || b == nil || t.ver != r.n && b.ver != r.n || !e.moving {
 			continue
@@ -255,6 +264,51 @@ func (r *Round) seal() {
 		r.data = append(r.data, bits...)
 	}
 	r.indexReach()
+}
+
+// assembleDelta assembles, for a described entity of which some
+// component changed this round, its general-form entry, not fresh, that
+// writes those components and nothing else (see roundEnt.dBits): the
+// continuation bit, the occupant, the fresh and moving bits (both 0), the
+// engine types' mask, the project types' bit and mask, then for each
+// component a 1 and its bits. A body whose entry would take the
+// moving-body form gets none.
+func (r *Round) assembleDelta(e *roundEnt, ntypes int) {
+	e.dBits, e.dN = 0, 0
+	var mask uint64 // by wire type: changed this round
+	for _, c := range r.comps[e.first:e.end] {
+		if c.ver == r.n {
+			mask |= 1 << c.typ
+			e.dN++
+		}
+	}
+	if e.dN == 0 || e.moving && mask == 1<<TypeTransform|1<<TypeRigidbody || ntypes > 64 {
+		e.dN = 0
+		return
+	}
+	w := r.begin()
+	w.WriteBool(true)
+	writeID(w, e.id)
+	w.WriteBool(false) // fresh
+	w.WriteBool(false) // moving
+	w.WriteBits(mask, EngineTypes)
+	if ntypes > EngineTypes {
+		proj := mask >> EngineTypes
+		w.WriteBool(proj != 0)
+		if proj != 0 {
+			w.WriteBits(proj, ntypes-EngineTypes)
+		}
+	}
+	for i := e.first; i < e.end; i++ {
+		if c := &r.comps[i]; c.ver == r.n {
+			w.WriteBool(true)
+			w.WriteBitString(r.bits(c), int(c.nbits))
+		}
+	}
+	bits := w.Bytes()
+	r.enc = bits[:0]
+	e.dOff, e.dBits = uint32(len(r.data)), uint32(w.Len())
+	r.data = append(r.data, bits...)
 }
 
 // newsBits returns, when a component e puts on the wire has a version this

@@ -46,6 +46,7 @@ type candidate struct {
 // does, how its turn goes.
 type planned struct {
 	fresh, moving bool
+	delta         bool  // the entry is the round's assembled one (roundEnt.dBits)
 	top           int32 // no type from top on has an action
 	turn          turnChoice
 }
@@ -589,6 +590,7 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	hi = min(hi, top)
 	clear(p.acts)
 	n, proj := 0, false
+	stale := false // an action other than writing a component this round changed
 	ci := e.first
 	for t := lo; t < hi; t++ {
 		for ci < e.end && int(r.comps[ci].typ) < t {
@@ -612,9 +614,11 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 			}
 			p.acts[t] = actWrite
 			bits += 1 + int(rc.nbits)
+			stale = stale || rc.ver != r.n
 		case bc != nil && bc.state() != absent:
 			p.acts[t] = actRemove
 			bits++
+			stale = true
 		default:
 			continue
 		}
@@ -630,6 +634,9 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	// carried bits, and the Rigidbody's moving bit goes without saying.
 	moving := e.moving && n == 2 && p.acts[TypeTransform] == actWrite && p.acts[TypeRigidbody] == actWrite
 	p.pl = planned{fresh: fresh, moving: moving, top: int32(max(hi, 0))}
+	// What the round assembled for every connection that confirmed all
+	// but this round's changes (Round.assembleDelta).
+	p.pl.delta = !moving && !fresh && !stale && e.dBits != 0 && n == int(e.dN) && e.silence == Described
 	if p.pl.moving {
 		// The moving-body form: no masks, no carried bits, the position
 		// and velocity, then the turn against what the connection holds.
@@ -658,12 +665,19 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 		defer p.watched(w.Len(), w, r)
 	}
 	fresh, moving := p.pl.fresh, p.pl.moving
-	// The commonest entry, a body that moved this round and is not fresh,
-	// the round has assembled but for its turn (see Round.seal).
-	assembled := moving && !fresh && e.mvBits != 0
-	if assembled {
+	// bare: the components' bits, and their masks, are in what the round
+	// assembled, or in the moving-body form's motion.
+	bare := moving || p.pl.delta
+	switch {
+	case p.pl.delta:
+		// Exactly this round's changes, which the round has assembled
+		// (Round.assembleDelta).
+		w.WriteBitString(r.data[e.dOff:], int(e.dBits))
+	case moving && !fresh && e.mvBits != 0:
+		// The commonest entry, a body that moved this round and is not
+		// fresh, the round has assembled but for its turn (Round.seal).
 		w.WriteBitString(r.data[e.mvOff:], int(e.mvBits))
-	} else {
+	default:
 		w.WriteBool(true)
 		writeID(w, e.id)
 		w.WriteBool(fresh)
@@ -675,22 +689,21 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	if moving {
 		writeTurn(w, p.pl.turn, e.turn)
 	}
-	proj := false
-	for t, a := range p.acts[:max(int(p.pl.top), EngineTypes)] {
-		if moving {
-			break
-		}
-		if t < EngineTypes {
-			w.WriteBool(a != actNone)
-		} else if a != actNone {
-			proj = true
-		}
-	}
-	if !moving && p.ntypes > EngineTypes {
-		w.WriteBool(proj)
-		if proj {
-			for _, a := range p.acts[EngineTypes:] {
+	if !bare {
+		proj := false
+		for t, a := range p.acts[:max(int(p.pl.top), EngineTypes)] {
+			if t < EngineTypes {
 				w.WriteBool(a != actNone)
+			} else if a != actNone {
+				proj = true
+			}
+		}
+		if p.ntypes > EngineTypes {
+			w.WriteBool(proj)
+			if proj {
+				for _, a := range p.acts[EngineTypes:] {
+					w.WriteBool(a != actNone)
+				}
 			}
 		}
 	}
@@ -700,7 +713,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 		if a == actNone {
 			continue
 		}
-		if !moving {
+		if !bare {
 			w.WriteBool(a == actWrite)
 		}
 		cc := claimComp{typ: uint16(t), present: a == actWrite}
@@ -709,7 +722,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 				ci++
 			}
 			rc := &r.comps[ci]
-			if !moving {
+			if !bare {
 				w.WriteBitString(r.bits(rc), int(rc.nbits))
 			}
 			cc.ver = rc.ver
