@@ -422,6 +422,9 @@ func (p *Peer) fold(c *claim) {
 // held, so the doubt is gone. A doubt about the entry's own occupant that
 // the entry does not settle becomes doubt about all its components.
 func (p *Peer) settleDoubts(b *slotBase, e claimEnt, order uint64) {
+	if len(p.doubts) == 0 {
+		return // the usual case: nothing to settle
+	}
 	p.dropDoubt(e.id.Slot, func(d *doubt) bool {
 		settled := e.fresh && order > d.since
 		if d.id == e.id && !settled {
