@@ -561,9 +561,9 @@ func (p *Peer) emitCandidate(w *wire.Writer, r *Round, sc *writeScratch, i int, 
 
 // plan decides what e's entry says of each component type, leaving it in
 // p.acts and the rest of what it found in p.pl, and returns the entry's
-// width (its continuation bit included), or 0 when a non-own entity has nothing to say. An occupant the connection
-// does not hold is fresh: every component the entity's class puts on the
-// wire is written. Otherwise a component is written when its bits differ
+// width (its continuation bit included), or 0 when a non-own entity has
+// nothing to say. An occupant the connection does not hold is fresh: every
+// component the entity's class puts on the wire is written. Otherwise a component is written when its bits differ
 // from the confirmed ones (or are unknown), and marked removed when the
 // connection holds one the entity no longer has. The own entity's
 // components are written whether or not they differ, bar its NetSpawn.
@@ -653,13 +653,14 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	return bits, fresh
 }
 
-// emit writes e's entry as the last plan left it in p.acts and p.pl, and records it
-// in the claim: a continuation bit, the occupant, the fresh bit, then a
-// bit for the moving-body form (a Transform and a Rigidbody and nothing
-// else: their bits follow at once). Otherwise the engine types' mask (4
-// bits), then, when the schema has project types, a bit saying whether any
-// changed and if so their mask; then for each type in the masks, in order,
-// a bit (1: its bits follow; 0: removed) and its bits.
+// emit writes e's entry as the last plan left it in p.acts and p.pl, and
+// records it in the claim: a continuation bit, the occupant, the fresh
+// bit, then a bit for the moving-body form (a Transform and a Rigidbody
+// and nothing else: their bits follow at once). Otherwise the engine
+// types' mask (4 bits), then, when the schema has project types, a bit
+// saying whether any changed and if so their mask; then for each type in
+// the masks, in order, a bit (1: its bits follow; 0: removed) and its
+// bits. What the round assembled for the entry is copied whole.
 func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	if e.id == p.watch.id {
 		defer p.watched(w.Len(), w, r)
