@@ -467,21 +467,20 @@ func (m *sim) step() {
 	m.p.Sent(m.seq)
 	if m.twin != nil {
 		m.twin.remQuiet = 0
-		for i := range m.twin.bases {
-			m.twin.bases[i].quiet = 0
-		}
+		clear(m.twin.quiets)
 		// The twin also plans every candidate up front and writes every
 		// entry field by field, the round's assembled moving-body entries
 		// hidden from it.
 		m.twin.eagerPlans = true
-		var assembled []uint32
+		var assembled, deltas []uint32
 		for i := range m.r.ents {
 			assembled = append(assembled, m.r.ents[i].mvBits)
-			m.r.ents[i].mvBits = 0
+			deltas = append(deltas, m.r.ents[i].dBits)
+			m.r.ents[i].mvBits, m.r.ents[i].dBits = 0, 0
 		}
 		full := m.twin.Write(nil, m.r, m.own, m.budget)
 		for i := range m.r.ents {
-			m.r.ents[i].mvBits = assembled[i]
+			m.r.ents[i].mvBits, m.r.ents[i].dBits = assembled[i], deltas[i]
 		}
 		if !bytes.Equal(full, payload) {
 			m.tb.Fatalf("round %d: skipping quiet slots, planning lazily and copying assembled entries wrote %x; planning every slot up front and writing every field wrote %x", m.round, payload, full)
@@ -551,11 +550,12 @@ func (m *sim) checkBaseline() {
 			continue
 		}
 		for t := range re.comps {
-			if t >= len(b.comps) {
+			if t >= int(b.ntypes) {
 				m.tb.Fatalf("round %d: slot %d type %d: beyond the baseline's types, so absent; acknowledged %x", m.round, b.slot, t, re.comps[t])
 			}
 		}
-		for t, bc := range b.comps {
+		for t := range int(b.ntypes) {
+			bc := b.at(t)
 			got, ok := re.comps[t]
 			switch bc.state() {
 			case present:

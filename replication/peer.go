@@ -90,18 +90,19 @@ func (bc *baseComp) set(st compState, order uint64) { bc.so = order<<2 | uint64(
 // slot's accumulated send priority.
 type slotBase struct {
 	slot uint32
-	occ  entity.ID // entity.None: confirmed empty (or never confirmed)
 	prio uint32
-	// comps is by wire type, as long as the highest type any claim about
-	// the slot has named (a type beyond it is confirmed absent, as of no
-	// snapshot in particular): a crate's two engine types take two, not
-	// one per type in the schema. Doubt about every type makes it whole.
-	comps []baseComp
-	// quiet is the round (Round.n) at which a plan of this slot's
-	// occupant, not as the own entity, found nothing to say, with the
-	// baseline as it still stands; 0 when unknown. Every change to the
-	// slot's baseline clears it.
-	quiet uint64
+	occ  entity.ID // entity.None: confirmed empty (or never confirmed)
+	// The components are by wire type, as many as the highest type any
+	// claim about the slot has named (ntypes; a type beyond it is
+	// confirmed absent, as of no snapshot in particular): a crate's two
+	// engine types take two, not one per type in the schema. Doubt about
+	// every type makes them whole. The first baseHead types, a body's
+	// Transform and Rigidbody, are held in the slotBase itself, beside
+	// its occupant, and the rest in tail: a plan or a fold of a body
+	// reads one place in memory, not two.
+	ntypes int32
+	head   [baseHead]baseComp
+	tail   []baseComp
 	// ref is the newest acknowledged state of the occupant's turn.
 	ref turnRef
 }
@@ -175,8 +176,16 @@ type Peer struct {
 	schema *Schema
 	ntypes int
 
-	index  slotTable // slot → index in bases + 1
-	bases  []slotBase
+	index slotTable // slot → index in bases + 1
+	bases []slotBase
+	// quiets holds, beside bases, each slot's quiet mark: the round
+	// (Round.n) at which a plan of the slot's occupant, not as the own
+	// entity, found nothing to say, with the baseline as it still stands;
+	// 0 when unknown. Every change to the slot's baseline clears it. The
+	// marks are read for every entity in reach every round, so they are
+	// kept apart from the rest of the baseline, eight bytes a slot in
+	// one array, rather than a cache line's load from each slotBase.
+	quiets []uint64
 	doubts []doubtAt
 
 	round *Round // the last Write's: the rounds its quiet marks count in
@@ -238,6 +247,7 @@ type Peer struct {
 	w       wire.Writer
 	buf     []byte
 	acts    []action
+	pl      planned  // the last plan's findings besides acts
 	blocked []uint32 // slots whose removal did not fit this snapshot
 	stats   WriteStats
 }
@@ -266,8 +276,9 @@ func NewPeer(s *Schema) *Peer {
 func (p *Peer) Hold(id entity.ID) {
 	b := p.baseOrNew(id.Slot)
 	b.occ = id
-	b.comps = b.comps[:0]
-	b.quiet, p.remQuiet = 0, 0
+	b.truncate()
+	p.hush(b, 0)
+	p.remQuiet = 0
 }
 
 // SetCommands sets the command feedback every later snapshot header
@@ -287,14 +298,26 @@ func (p *Peer) base(slot uint32) *slotBase {
 	return nil
 }
 
+// hush sets the quiet mark of b's slot (see quiets).
+func (p *Peer) hush(b *slotBase, round uint64) {
+	p.quiets[p.index.get(b.slot)-1] = round
+}
+
 // baseOrNew returns slot's baseline, creating an empty one.
 func (p *Peer) baseOrNew(slot uint32) *slotBase {
-	if b := p.base(slot); b != nil {
-		return b
+	return &p.bases[p.baseIndexOrNew(slot)]
+}
+
+// baseIndexOrNew returns the index in bases (and quiets) of slot's
+// baseline, creating an empty one.
+func (p *Peer) baseIndexOrNew(slot uint32) int {
+	if i := p.index.get(slot); i > 0 {
+		return int(i - 1)
 	}
 	p.bases = append(p.bases, slotBase{slot: slot})
+	p.quiets = append(p.quiets, 0)
 	p.index.set(slot, int32(len(p.bases)))
-	return &p.bases[len(p.bases)-1]
+	return len(p.bases) - 1
 }
 
 // Sent binds the claims of the last Write to seq, the sequence of the
@@ -355,14 +378,16 @@ func (p *Peer) fold(c *claim) {
 	for _, id := range c.rem {
 		if b := p.base(id.Slot); b != nil && b.occ == id {
 			b.occ, b.ref = entity.None, turnRef{}
-			b.quiet, p.remQuiet = 0, 0
+			p.hush(b, 0)
+			p.remQuiet = 0
 			p.resetComps(b, c.order)
 		}
 		p.dropDoubt(id.Slot, func(d *doubt) bool { return d.id == id })
 	}
 	for _, e := range c.ents {
-		b := p.baseOrNew(e.id.Slot)
-		b.quiet = 0
+		bi := p.baseIndexOrNew(e.id.Slot)
+		b := &p.bases[bi]
+		p.quiets[bi] = 0
 		if e.fresh || b.occ != e.id {
 			// A delta for an occupant the baseline does not hold says only
 			// part of what the receiver holds: trust none of the rest.
@@ -397,6 +422,9 @@ func (p *Peer) fold(c *claim) {
 // held, so the doubt is gone. A doubt about the entry's own occupant that
 // the entry does not settle becomes doubt about all its components.
 func (p *Peer) settleDoubts(b *slotBase, e claimEnt, order uint64) {
+	if len(p.doubts) == 0 {
+		return // the usual case: nothing to settle
+	}
 	p.dropDoubt(e.id.Slot, func(d *doubt) bool {
 		settled := e.fresh && order > d.since
 		if d.id == e.id && !settled {
@@ -413,16 +441,17 @@ func (p *Peer) settleDoubts(b *slotBase, e claimEnt, order uint64) {
 // snapshot costs a resend, never a missing value.
 func (p *Peer) lose(c *claim) {
 	for _, e := range c.ents {
-		b := p.base(e.id.Slot)
-		if b == nil || b.occ != e.id {
+		bi := int(p.index.get(e.id.Slot)) - 1
+		if bi < 0 || p.bases[bi].occ != e.id {
 			p.addDoubt(e.id, c.order)
 			continue
 		}
-		b.quiet = 0
+		b := &p.bases[bi]
+		p.quiets[bi] = 0
 		if e.fresh {
 			b.compFor(p.ntypes - 1)
-			for i := range b.comps {
-				doubtOne(&b.comps[i], c.order)
+			for t := range b.ntypes {
+				doubtOne(b.at(int(t)), c.order)
 			}
 			continue
 		}
@@ -449,8 +478,8 @@ func doubtOne(bc *baseComp, order uint64) {
 // resetComps empties a slot's components, keeping those a newer lost
 // snapshot left unknown.
 func (p *Peer) resetComps(b *slotBase, order uint64) {
-	for i := range b.comps {
-		if bc := &b.comps[i]; bc.state() != unknown || bc.order() <= order {
+	for t := range b.ntypes {
+		if bc := b.at(int(t)); bc.state() != unknown || bc.order() <= order {
 			bc.set(absent, order)
 		}
 	}
@@ -460,27 +489,48 @@ func (p *Peer) resetComps(b *slotBase, order uint64) {
 // has named included.
 func (p *Peer) markUnknown(b *slotBase, since uint64) {
 	b.compFor(p.ntypes - 1)
-	for i := range b.comps {
-		markOne(&b.comps[i], since)
+	for t := range b.ntypes {
+		markOne(b.at(int(t)), since)
 	}
 }
 
 // comp returns b's state of wire type t, or nil for a type beyond its
 // comps (confirmed absent).
 func (b *slotBase) comp(t int) *baseComp {
-	if t < len(b.comps) {
-		return &b.comps[t]
+	if t < int(b.ntypes) {
+		return b.at(t)
 	}
 	return nil
+}
+
+// baseHead is how many wire types a slotBase holds in itself.
+const baseHead = 2
+
+// at returns b's state of wire type t, which must be below b.ntypes.
+func (b *slotBase) at(t int) *baseComp {
+	if t < baseHead {
+		return &b.head[t]
+	}
+	return &b.tail[t-baseHead]
+}
+
+// truncate forgets every type's state (each is then confirmed absent).
+func (b *slotBase) truncate() {
+	b.ntypes, b.tail = 0, b.tail[:0]
 }
 
 // compFor returns b's state of wire type t, first lengthening b's comps to
 // hold it (the new ones absent).
 func (b *slotBase) compFor(t int) *baseComp {
-	for len(b.comps) <= t {
-		b.comps = append(b.comps, baseComp{})
+	for int(b.ntypes) <= t {
+		if b.ntypes < baseHead {
+			b.head[b.ntypes] = baseComp{}
+		} else {
+			b.tail = append(b.tail, baseComp{})
+		}
+		b.ntypes++
 	}
-	return &b.comps[t]
+	return b.at(t)
 }
 
 func markOne(bc *baseComp, since uint64) {

@@ -61,12 +61,12 @@ func TestClaimsWaitForAcknowledgement(t *testing.T) {
 	crate := burstWorld(m)
 	m.settle(6)
 	b := m.p.base(crate.id.Slot)
-	before := b.comps[TypeTransform].ver
+	before := b.comp(TypeTransform).ver
 
 	moving(crate, 2)
 	m.loss = 1
 	m.step()
-	if got := m.p.base(crate.id.Slot).comps[TypeTransform].ver; got != before {
+	if got := m.p.base(crate.id.Slot).comp(TypeTransform).ver; got != before {
 		t.Fatal("a sent, unacknowledged Transform reached the baseline")
 	}
 	if m.p.InFlight() == 0 {
@@ -77,7 +77,7 @@ func TestClaimsWaitForAcknowledgement(t *testing.T) {
 	m.step() // resends the move (the baseline still differs); delivered next round
 	m.step()
 	m.step()
-	after := m.p.base(crate.id.Slot).comps[TypeTransform]
+	after := *m.p.base(crate.id.Slot).comp(TypeTransform)
 	want := expected(m.r)[crate.id.Slot].comps[TypeTransform]
 	held := m.vers[verKey{crate.id.Slot, TypeTransform, after.ver}]
 	if after.state() != present || !bytes.Equal(held, want) {

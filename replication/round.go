@@ -86,6 +86,10 @@ type Round struct {
 	prevBySlot slotTable
 	prevKeys   []uint64
 	prevStrs   []string
+
+	// reach indexes the entities for connections with a Reach (see
+	// reachIndex); seal builds it.
+	reach reachIndex
 }
 
 // roundEnt is one entity of a round; its components are comps[first:end],
@@ -110,9 +114,24 @@ type roundEnt struct {
 	// (all but its turn, which each connection writes against what it has
 	// acknowledged); mvBits is 0 otherwise.
 	mvOff, mvBits uint32
+	// dOff and dBits locate in data the entity's entry in the general
+	// form, not fresh, that writes exactly the components this round
+	// changed (their versions this round's) and nothing else, when seal
+	// assembled one; dBits is 0 otherwise. dN is how many components
+	// that is. A connection that confirmed everything else of the entity
+	// sends that entry, and every such connection sends the same bits.
+	dOff, dBits uint32
+	dN          int32
 	// turn is its Transform's angle and scale and its Rigidbody's angular
 	// velocity, in codes, when it has both.
 	turn turn
+	// What seal works out once for every connection, so that none of them
+	// works it out again: chg is changedAt's answer; news and most are
+	// newsBits and maxBits (over the schema's wire types); moving is
+	// bodyMoving's answer.
+	chg        uint64
+	news, most int32
+	moving     bool
 }
 
 // roundComp is one encoded component: nbits bits at data[off:].
@@ -206,8 +225,11 @@ func (r *Round) bodyMoving(e *roundEnt) bool {
 // after its moving bit). A connection
 // whose plan for the entity is that form copies it whole instead of
 // writing six fields and two components of its own; on a crowded server
-// that was most of each snapshot's writing. Write calls it; the first
-// call does the work.
+// that was most of each snapshot's writing. It also works out, for every
+// entity, what each connection's look at the round would otherwise work
+// out for itself (whether it changed, the bounds on its entry's width,
+// whether it is a moving body): one pass over the world a round instead of
+// one a connection. Write calls it; the first call does the work.
 func (r *Round) seal() {
 	r.sealMu.Lock()
 	defer r.sealMu.Unlock()
@@ -215,13 +237,19 @@ func (r *Round) seal() {
 		return
 	}
 	r.sealed = true
+	ntypes := EngineTypes + len(r.schema.Types)
 	for i := range r.ents {
 		e := &r.ents[i]
+		e.chg = r.changedAt(e)
+		e.moving = r.bodyMoving(e)
+		e.news = int32(r.newsBits(e))
+		e.most = int32(r.maxBits(e, ntypes))
 		if e.silence != Described {
 			continue
 		}
+		r.assembleDelta(e, ntypes)
 		t, b := r.comp(e, TypeTransform), r.comp(e, TypeRigidbody)
-		if t == nil || b == nil || t.ver != r.n && b.ver != r.n || !r.bodyMoving(e) {
+		if t == nil || b == nil || t.ver != r.n && b.ver != r.n || !e.moving {
 			continue
 		}
 		w := r.begin()
@@ -235,6 +263,52 @@ func (r *Round) seal() {
 		e.mvOff, e.mvBits = uint32(len(r.data)), uint32(w.Len())
 		r.data = append(r.data, bits...)
 	}
+	r.indexReach()
+}
+
+// assembleDelta assembles, for a described entity of which some
+// component changed this round, its general-form entry, not fresh, that
+// writes those components and nothing else (see roundEnt.dBits): the
+// continuation bit, the occupant, the fresh and moving bits (both 0), the
+// engine types' mask, the project types' bit and mask, then for each
+// component a 1 and its bits. A body whose entry would take the
+// moving-body form gets none.
+func (r *Round) assembleDelta(e *roundEnt, ntypes int) {
+	e.dBits, e.dN = 0, 0
+	var mask uint64 // by wire type: changed this round
+	for _, c := range r.comps[e.first:e.end] {
+		if c.ver == r.n {
+			mask |= 1 << c.typ
+			e.dN++
+		}
+	}
+	if e.dN == 0 || e.moving && mask == 1<<TypeTransform|1<<TypeRigidbody || ntypes > 64 {
+		e.dN = 0
+		return
+	}
+	w := r.begin()
+	w.WriteBool(true)
+	writeID(w, e.id)
+	w.WriteBool(false) // fresh
+	w.WriteBool(false) // moving
+	w.WriteBits(mask, EngineTypes)
+	if ntypes > EngineTypes {
+		proj := mask >> EngineTypes
+		w.WriteBool(proj != 0)
+		if proj != 0 {
+			w.WriteBits(proj, ntypes-EngineTypes)
+		}
+	}
+	for i := e.first; i < e.end; i++ {
+		if c := &r.comps[i]; c.ver == r.n {
+			w.WriteBool(true)
+			w.WriteBitString(r.bits(c), int(c.nbits))
+		}
+	}
+	bits := w.Bytes()
+	r.enc = bits[:0]
+	e.dOff, e.dBits = uint32(len(r.data)), uint32(w.Len())
+	r.data = append(r.data, bits...)
 }
 
 // newsBits returns, when a component e puts on the wire has a version this

@@ -37,6 +37,18 @@ const (
 type candidate struct {
 	ent  int32 // in the round
 	bits int32 // its entry, continuation bit included
+	pl   planned
+}
+
+// planned is what a plan found besides its actions and width, kept so
+// that the entry is written without working it out again: whether the
+// entry is fresh, whether it takes the moving-body form, and, when it
+// does, how its turn goes.
+type planned struct {
+	fresh, moving bool
+	delta         bool  // the entry is the round's assembled one (roundEnt.dBits)
+	top           int32 // no type from top on has an action
+	turn          turnChoice
 }
 
 // writeScratch is what one Write works in and then forgets: its
@@ -47,6 +59,7 @@ type writeScratch struct {
 	cands    []candidate // in slot order
 	candActs []action    // their plans, ntypes each
 	ranks    []uint64    // their ranks (see Relevance)
+	visit    []uint64    // the entities to visit, when the round's reach index serves (reachVisits)
 }
 
 var scratches = sync.Pool{New: func() any { return new(writeScratch) }}
@@ -199,9 +212,7 @@ func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
 	if r != p.round {
 		// Quiet marks count in one Round's numbers.
 		p.round, p.remQuiet = r, 0
-		for i := range p.bases {
-			p.bases[i].quiet = 0
-		}
+		clear(p.quiets)
 	}
 	p.writes++
 	p.hdrGap = p.headerGap(r.tick)
@@ -418,7 +429,18 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 	reach := placed && p.every > 1
 	total := 0                // the planned candidates' bits
 	lazyLow, lazyHigh := 0, 0 // bounds on the lazy ones' (see lazy plans)
-	for i := range r.ents {
+	var visit []uint64        // nil: every entity
+	if reach {
+		visit = p.reachVisits(r, sc, ox, oy)
+	}
+	for i := -1; ; {
+		if visit == nil {
+			if i++; i >= len(r.ents) {
+				break
+			}
+		} else if i = nextVisit(visit, i+1); i < 0 {
+			break
+		}
 		e := &r.ents[i]
 		if i == ownAt || e.silence == InInstance {
 			continue
@@ -426,24 +448,29 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		if reach && e.placed && p.farOff(e, ox, oy) {
 			continue // out of reach this round (see Reach)
 		}
-		b := p.base(e.id.Slot)
-		if b != nil && b.quiet != 0 && r.changedAt(e) <= b.quiet {
-			// Described as it was when the plan last found nothing to
-			// say, to a baseline untouched since: nothing to say again.
-			continue
+		var b *slotBase
+		bi := int(p.index.get(e.id.Slot)) - 1
+		if bi >= 0 {
+			if q := p.quiets[bi]; q != 0 && e.chg <= q {
+				// Described as it was when the plan last found nothing
+				// to say, to a baseline untouched since: nothing to say
+				// again.
+				continue
+			}
+			b = &p.bases[bi]
 		}
 		var bits int
-		if low := r.newsBits(e); low > 0 && !p.eagerPlans {
+		if low := int(e.news); low > 0 && !p.eagerPlans {
 			// News to every connection (see lazy plans): planned only if
 			// it may fit.
 			bits = -low
 			lazyLow += low
-			lazyHigh += r.maxBits(e, p.ntypes)
+			lazyHigh += int(e.most)
 		} else {
 			bits, _ = p.plan(r, e, false)
 			if bits == 0 {
 				if b != nil {
-					b.prio, b.quiet = 0, r.n
+					b.prio, p.quiets[bi] = 0, r.n
 				}
 				continue
 			}
@@ -464,7 +491,7 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 			near = nearness(e.x, e.y, ox, oy)
 		}
 		sc.ranks = append(sc.ranks, rank(b.prio, near, len(sc.cands)))
-		sc.cands = append(sc.cands, candidate{ent: int32(i), bits: int32(bits)})
+		sc.cands = append(sc.cands, candidate{ent: int32(i), bits: int32(bits), pl: p.pl})
 		sc.candActs = append(sc.candActs, p.acts...) // a lazy plan's are filled when it is made
 	}
 	fits := w.Len()+total+lazyLow <= limit
@@ -516,7 +543,7 @@ func (p *Peer) planCandidate(r *Round, sc *writeScratch, i int) int {
 	cd := &sc.cands[i]
 	if cd.bits < 0 {
 		bits, _ := p.plan(r, &r.ents[cd.ent], false)
-		cd.bits = int32(bits)
+		cd.bits, cd.pl = int32(bits), p.pl
 		copy(sc.candActs[i*p.ntypes:(i+1)*p.ntypes], p.acts)
 	}
 	return int(cd.bits)
@@ -526,16 +553,17 @@ func (p *Peer) planCandidate(r *Round, sc *writeScratch, i int) int {
 // resets its priority. The plan must have been made (planCandidate).
 func (p *Peer) emitCandidate(w *wire.Writer, r *Round, sc *writeScratch, i int, c *claim) {
 	copy(p.acts, sc.candActs[i*p.ntypes:])
+	p.pl = sc.cands[i].pl
 	e := &r.ents[sc.cands[i].ent]
 	p.emit(w, r, e, c)
 	p.base(e.id.Slot).prio = 0
 }
 
 // plan decides what e's entry says of each component type, leaving it in
-// p.acts, and returns the entry's width (its continuation bit included), or
-// 0 when a non-own entity has nothing to say. An occupant the connection
-// does not hold is fresh: every component the entity's class puts on the
-// wire is written. Otherwise a component is written when its bits differ
+// p.acts and the rest of what it found in p.pl, and returns the entry's
+// width (its continuation bit included), or 0 when a non-own entity has
+// nothing to say. An occupant the connection does not hold is fresh: every
+// component the entity's class puts on the wire is written. Otherwise a component is written when its bits differ
 // from the confirmed ones (or are unknown), and marked removed when the
 // connection holds one the entity no longer has. The own entity's
 // components are written whether or not they differ, bar its NetSpawn.
@@ -549,8 +577,20 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	case InInstance:
 		lo, hi = 0, 0
 	}
+	// No type above the highest the entity or the baseline has can have
+	// anything to say: a crate's plan looks at its two types, not at every
+	// type in the schema.
+	top := 0
+	if e.end > e.first {
+		top = int(r.comps[e.end-1].typ) + 1 // sorted by type
+	}
+	if !fresh {
+		top = max(top, int(b.ntypes))
+	}
+	hi = min(hi, top)
 	clear(p.acts)
 	n, proj := 0, false
+	stale := false // an action other than writing a component this round changed
 	ci := e.first
 	for t := lo; t < hi; t++ {
 		for ci < e.end && int(r.comps[ci].typ) < t {
@@ -574,9 +614,11 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 			}
 			p.acts[t] = actWrite
 			bits += 1 + int(rc.nbits)
+			stale = stale || rc.ver != r.n
 		case bc != nil && bc.state() != absent:
 			p.acts[t] = actRemove
 			bits++
+			stale = true
 		default:
 			continue
 		}
@@ -586,10 +628,20 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	if n == 0 && !own {
 		return 0, fresh
 	}
-	if p.moving(r, e) {
+	// The commonest entry of all, a body in motion, has a form of its own
+	// on the wire: a Transform and a Rigidbody written and nothing else,
+	// the Rigidbody moving. One bit stands for the types' masks and
+	// carried bits, and the Rigidbody's moving bit goes without saying.
+	moving := e.moving && n == 2 && p.acts[TypeTransform] == actWrite && p.acts[TypeRigidbody] == actWrite
+	p.pl = planned{fresh: fresh, moving: moving, top: int32(max(hi, 0))}
+	// What the round assembled for every connection that confirmed all
+	// but this round's changes (Round.assembleDelta).
+	p.pl.delta = !moving && !fresh && !stale && e.dBits != 0 && n == int(e.dN) && e.silence == Described
+	if p.pl.moving {
 		// The moving-body form: no masks, no carried bits, the position
 		// and velocity, then the turn against what the connection holds.
-		return movingBits(e.id) + p.chooseTurn(e.turn, p.refOf(b, e, fresh), r.tick, p.hdrGap).bits, fresh
+		p.pl.turn = p.chooseTurn(e.turn, p.refOf(b, e, fresh), r.tick, p.hdrGap)
+		return movingBits(e.id) + p.pl.turn.bits, fresh
 	}
 	bits += 1 + idBits(e.id) + 1 + 1 + EngineTypes
 	if np := p.ntypes - EngineTypes; np > 0 {
@@ -601,47 +653,32 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	return bits, fresh
 }
 
-// moving reports whether the plan in p.acts for e is the commonest entry of
-// all, a body in motion: a Transform and a Rigidbody written and nothing
-// else, the Rigidbody moving. It has a form of its own on the wire, one bit
-// instead of the types' masks and carried bits, and the Rigidbody's moving
-// bit goes without saying.
-func (p *Peer) moving(r *Round, e *roundEnt) bool {
-	if !r.bodyMoving(e) {
-		return false
-	}
-	for t, a := range p.acts {
-		want := actNone
-		if t == TypeTransform || t == TypeRigidbody {
-			want = actWrite
-		}
-		if a != want {
-			return false
-		}
-	}
-	return true
-}
-
-// emit writes e's entry as the last plan left it in p.acts, and records it
-// in the claim: a continuation bit, the occupant, the fresh bit, then a
-// bit for the moving-body form (a Transform and a Rigidbody and nothing
-// else: their bits follow at once). Otherwise the engine types' mask (4
-// bits), then, when the schema has project types, a bit saying whether any
-// changed and if so their mask; then for each type in the masks, in order,
-// a bit (1: its bits follow; 0: removed) and its bits.
+// emit writes e's entry as the last plan left it in p.acts and p.pl, and
+// records it in the claim: a continuation bit, the occupant, the fresh
+// bit, then a bit for the moving-body form (a Transform and a Rigidbody
+// and nothing else: their bits follow at once). Otherwise the engine
+// types' mask (4 bits), then, when the schema has project types, a bit
+// saying whether any changed and if so their mask; then for each type in
+// the masks, in order, a bit (1: its bits follow; 0: removed) and its
+// bits. What the round assembled for the entry is copied whole.
 func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	if e.id == p.watch.id {
 		defer p.watched(w.Len(), w, r)
 	}
-	b := p.base(e.id.Slot)
-	fresh := b == nil || b.occ != e.id
-	moving := p.moving(r, e)
-	// The commonest entry, a body that moved this round and is not fresh,
-	// the round has assembled but for its turn (see Round.seal).
-	assembled := moving && !fresh && e.mvBits != 0
-	if assembled {
+	fresh, moving := p.pl.fresh, p.pl.moving
+	// bare: the components' bits, and their masks, are in what the round
+	// assembled, or in the moving-body form's motion.
+	bare := moving || p.pl.delta
+	switch {
+	case p.pl.delta:
+		// Exactly this round's changes, which the round has assembled
+		// (Round.assembleDelta).
+		w.WriteBitString(r.data[e.dOff:], int(e.dBits))
+	case moving && !fresh && e.mvBits != 0:
+		// The commonest entry, a body that moved this round and is not
+		// fresh, the round has assembled but for its turn (Round.seal).
 		w.WriteBitString(r.data[e.mvOff:], int(e.mvBits))
-	} else {
+	default:
 		w.WriteBool(true)
 		writeID(w, e.id)
 		w.WriteBool(fresh)
@@ -651,34 +688,33 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 		}
 	}
 	if moving {
-		writeTurn(w, p.chooseTurn(e.turn, p.refOf(b, e, fresh), r.tick, p.hdrGap), e.turn)
+		writeTurn(w, p.pl.turn, e.turn)
 	}
-	proj := false
-	for t, a := range p.acts {
-		if moving {
-			break
-		}
-		if t < EngineTypes {
-			w.WriteBool(a != actNone)
-		} else if a != actNone {
-			proj = true
-		}
-	}
-	if !moving && p.ntypes > EngineTypes {
-		w.WriteBool(proj)
-		if proj {
-			for _, a := range p.acts[EngineTypes:] {
+	if !bare {
+		proj := false
+		for t, a := range p.acts[:max(int(p.pl.top), EngineTypes)] {
+			if t < EngineTypes {
 				w.WriteBool(a != actNone)
+			} else if a != actNone {
+				proj = true
+			}
+		}
+		if p.ntypes > EngineTypes {
+			w.WriteBool(proj)
+			if proj {
+				for _, a := range p.acts[EngineTypes:] {
+					w.WriteBool(a != actNone)
+				}
 			}
 		}
 	}
 	ce := claimEnt{id: e.id, fresh: fresh, first: int32(len(c.comps))}
 	ci := e.first
-	for t, a := range p.acts {
+	for t, a := range p.acts[:p.pl.top] {
 		if a == actNone {
 			continue
 		}
-		if !moving {
+		if !bare {
 			w.WriteBool(a == actWrite)
 		}
 		cc := claimComp{typ: uint16(t), present: a == actWrite}
@@ -687,7 +723,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 				ci++
 			}
 			rc := &r.comps[ci]
-			if !moving {
+			if !bare {
 				w.WriteBitString(r.bits(rc), int(rc.nbits))
 			}
 			cc.ver = rc.ver

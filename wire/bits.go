@@ -80,29 +80,25 @@ func (w *Writer) WriteBitString(data []byte, n int) {
 	if n == 0 {
 		return
 	}
-	used := uint(w.bits & 7)
-	full, rest := n>>3, n&7
-	w.bits += n
-	if used == 0 {
+	if w.bits&7 == 0 {
+		full, rest := n>>3, n&7
+		w.bits += n
 		w.buf = append(w.buf, data[:full]...)
 		if rest != 0 {
 			w.buf = append(w.buf, data[full]&byte(1<<rest-1))
 		}
 		return
 	}
-	// Each source byte tops up the last byte and starts the next.
-	last := len(w.buf) - 1
-	for _, b := range data[:full] {
-		w.buf[last] |= b << used
-		w.buf = append(w.buf, b>>(8-used))
-		last++
+	// Off a byte boundary, 64 bits at a time through WriteBits, which
+	// tops up the last byte and appends the rest.
+	for n >= 64 {
+		w.WriteBits(binary.LittleEndian.Uint64(data), 64)
+		data, n = data[8:], n-64
 	}
-	if rest != 0 {
-		b := data[full] & byte(1<<rest-1)
-		w.buf[last] |= b << used
-		if uint(rest) > 8-used {
-			w.buf = append(w.buf, b>>(8-used))
-		}
+	if n > 0 {
+		var b [8]byte
+		copy(b[:], data[:(n+7)/8])
+		w.WriteBits(binary.LittleEndian.Uint64(b[:]), n)
 	}
 }
 

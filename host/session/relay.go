@@ -48,15 +48,54 @@ func (h *serverHooks) IntentsWritten() {
 	}
 }
 
+// relayer is a seated character whose intent another snapshot may relay:
+// its seat, its entity, where it stands and the intent it gave.
+type relayer struct {
+	seat *seat
+	x, y float64
+	e    netmsg.Intent
+}
+
+// gatherRelayers lists, once for every snapshot of a send round, the
+// seated characters (players' and guests') whose intent is known and who
+// stand in the world: each relay section measures from its own character
+// to these, instead of looking every seat's entity up again for each
+// connection.
+func (s *Server) gatherRelayers() {
+	g := s.game.Store()
+	rs := s.relayers[:0]
+	add := func(o *seat) {
+		if !o.intentOK {
+			return
+		}
+		t := g.Transform(o.entity)
+		if t == nil || !g.Alive(o.entity) {
+			return
+		}
+		rs = append(rs, relayer{seat: o, x: t.X, y: t.Y, e: netmsg.Intent{ID: o.entity, MoveX: o.moveX, MoveY: o.moveY}})
+	}
+	for _, o := range s.seats {
+		add(o)
+	}
+	for _, o := range s.guests {
+		add(o)
+	}
+	s.relayers = rs
+}
+
 // relayFor returns the relay section for the player of st: the intent of
 // the netmsg.MaxRelayed other players' characters nearest st's own (or
 // its guests', which its client predicts too), within RelayReach, as of
-// the last tick (nil: none is near, or st has no character).
+// the last tick (nil: none is near, or st has no character). Within a
+// send round it reads the round's relayers; otherwise it gathers them.
 func (s *Server) relayFor(st *seat) []byte {
 	g := s.game.Store()
 	own := g.Transform(st.entity)
 	if own == nil || !g.Alive(st.entity) {
 		return nil
+	}
+	if !s.relayersHeld {
+		s.gatherRelayers()
 	}
 	cands := s.relayNear[:0]
 	// nearest is the squared distance from (x, y) to the nearest
@@ -72,26 +111,17 @@ func (s *Server) relayFor(st *seat) []byte {
 		}
 		return d2
 	}
-	consider := func(o *seat) {
+	for i := range s.relayers {
+		o := &s.relayers[i]
 		// A player of st's own screen is predicted there, not relayed.
-		if sameScreen(o, st) || !o.intentOK || o.entity == st.entity {
-			return
+		if sameScreen(o.seat, st) || o.seat.entity == st.entity {
+			continue
 		}
-		t := g.Transform(o.entity)
-		if t == nil || !g.Alive(o.entity) {
-			return
-		}
-		d2 := nearest(t.X, t.Y)
+		d2 := nearest(o.x, o.y)
 		if d2 > RelayReach*RelayReach {
-			return
+			continue
 		}
-		cands = append(cands, relayCandidate{d2: d2, e: netmsg.Intent{ID: o.entity, MoveX: o.moveX, MoveY: o.moveY}})
-	}
-	for _, o := range s.seats {
-		consider(o)
-	}
-	for _, o := range s.guests {
-		consider(o)
+		cands = append(cands, relayCandidate{d2: d2, e: o.e})
 	}
 	s.relayNear = cands
 	if len(cands) == 0 {

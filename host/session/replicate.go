@@ -75,6 +75,10 @@ func (s *Server) buildRound() {
 func (s *Server) sendRound(now transport.Time) {
 	s.playing = s.net.AppendPlaying(s.playing[:0])
 	built := false
+	defer func() {
+		s.relayersHeld = false
+		clear(s.relayers) // no seat kept past the round
+	}()
 	for _, player := range s.playing {
 		st, own, ok := s.sendSeat(player)
 		if !ok {
@@ -82,6 +86,8 @@ func (s *Server) sendRound(now transport.Time) {
 		}
 		if !built {
 			s.buildRound()
+			s.gatherRelayers()
+			s.relayersHeld = true
 			built = true
 		}
 		if st.peer == nil {

@@ -105,6 +105,10 @@ type Server struct {
 	relayNear    []relayCandidate
 	relayIntents netmsg.Relay
 	relayBuf     []byte
+	// relayers are the characters a send round's relay sections choose
+	// from (gatherRelayers), held while relayersHeld.
+	relayers     []relayer
+	relayersHeld bool
 
 	// msgValues is takeMessage's scratch; floods counts the seats it
 	// ended.
