@@ -62,7 +62,7 @@ ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; } # utime + stime, clock ti
 hz=$(getconf CLK_TCK)
 
 metric() { # metric ADMIN NAME: the value of a metric, or nothing
-  curl -sf -m 2 "http://127.0.0.1:$1/metrics" 2>/dev/null | awk -v n="$2" '$1 == n { print $2; exit }'
+  { curl -sf -m 5 "http://127.0.0.1:$1/metrics" 2>/dev/null || true; } | awk -v n="$2" '$1 == n { print $2; exit }'
 }
 
 # run BUILD KIND: one run; prints "BUILD KIND cpu%" and appends it to results.
@@ -97,6 +97,7 @@ run() {
       "http://127.0.0.1:$admin/debug/pprof/profile?seconds=$secs" &
     prof=$!
   fi
+  kill -0 "$server" 2>/dev/null || { echo "$build $kind: vkmd ended early" >&2; exit 1; }
   c0=$(ticks "$server") t0=$(date +%s.%N)
   sleep "$secs"
   c1=$(ticks "$server") t1=$(date +%s.%N)
