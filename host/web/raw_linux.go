@@ -5,6 +5,7 @@ package web
 import (
 	"encoding/binary"
 	"errors"
+	"io"
 	"net"
 	"net/netip"
 	"strconv"
@@ -204,4 +205,112 @@ func rawSockaddr(a *unix.RawSockaddrAny) (netip.AddrPort, bool) {
 		return netip.AddrPortFrom(addr, port), true
 	}
 	return netip.AddrPort{}, false
+}
+
+// rawTCP is a WebSocket peer's connection as the WebSocket library reads
+// and writes it: net.TCPConn's own socket and poller, with each read and
+// write a raw system call inside RawConn.Read and RawConn.Write, for the
+// reason rawUDP's are (a plain call wakes the runtime's monitor thread).
+// The library has one reader and one writer at a time; each direction
+// still has its own lock, and its state bound once.
+type rawTCP struct {
+	*net.TCPConn
+	rc syscall.RawConn
+
+	rmu  sync.Mutex
+	rbuf []byte
+	rn   int
+	rerr unix.Errno
+	read func(fd uintptr) bool
+
+	wmu   sync.Mutex
+	wbuf  []byte
+	wn    int
+	werr  unix.Errno
+	write func(fd uintptr) bool
+}
+
+// wsConn is c as the WebSocket library is given it: a rawTCP for a TCP
+// connection, c itself otherwise.
+func wsConn(c net.Conn) net.Conn {
+	tc, ok := c.(*net.TCPConn)
+	if !ok {
+		return c
+	}
+	rc, err := tc.SyscallConn()
+	if err != nil {
+		return c
+	}
+	t := &rawTCP{TCPConn: tc, rc: rc}
+	t.read = func(fd uintptr) bool {
+		for {
+			n, _, e := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(t.rbuf))), uintptr(len(t.rbuf)))
+			switch e {
+			case unix.EINTR:
+				continue
+			case unix.EAGAIN:
+				return false
+			}
+			t.rn, t.rerr = int(n), e
+			return true
+		}
+	}
+	t.write = func(fd uintptr) bool {
+		for t.wn < len(t.wbuf) {
+			rest := t.wbuf[t.wn:]
+			n, _, e := unix.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(rest))), uintptr(len(rest)))
+			switch e {
+			case 0:
+				t.wn += int(n)
+			case unix.EINTR:
+			case unix.EAGAIN:
+				return false // the socket's buffer is full: wait for room
+			default:
+				t.werr = e
+				return true
+			}
+		}
+		return true
+	}
+	return t
+}
+
+// Read reads what the connection has, up to len(b), as net.TCPConn's
+// Read does: 0 and io.EOF once the other end has closed its side.
+func (t *rawTCP) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	t.rmu.Lock()
+	defer t.rmu.Unlock()
+	t.rbuf, t.rn, t.rerr = b, 0, 0
+	err := t.rc.Read(t.read)
+	t.rbuf = nil
+	if err == nil && t.rerr != 0 {
+		err = t.rerr
+	}
+	if err != nil {
+		return 0, &net.OpError{Op: "read", Net: "tcp", Source: t.LocalAddr(), Addr: t.RemoteAddr(), Err: err}
+	}
+	if t.rn == 0 {
+		return 0, io.EOF
+	}
+	return t.rn, nil
+}
+
+// Write writes all of b, waiting on the poller while the socket's buffer
+// is full, as net.TCPConn's Write does.
+func (t *rawTCP) Write(b []byte) (int, error) {
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	t.wbuf, t.wn, t.werr = b, 0, 0
+	err := t.rc.Write(t.write)
+	t.wbuf = nil
+	if err == nil && t.werr != 0 {
+		err = t.werr
+	}
+	if err != nil {
+		return t.wn, &net.OpError{Op: "write", Net: "tcp", Source: t.LocalAddr(), Addr: t.RemoteAddr(), Err: err}
+	}
+	return t.wn, nil
 }
