@@ -105,7 +105,10 @@ run() {
   [ -z "$prof" ] || wait "$prof" || echo "$build $kind: no profile" >&2
   kill "$client" "$server" 2>/dev/null || true
   wait "$client" "$server" 2>/dev/null || true
-  [ "$players" = "$bots" ] || { echo "$build $kind: $players of $bots bots seated at the window's end" >&2; exit 1; }
+  if [ "$players" != "$bots" ]; then
+    echo "$build $kind: ${players:-no} of $bots bots seated at the window's end; the run again" >&2
+    return 1
+  fi
   local pct
   pct=$(awk -v a="$c0" -v b="$c1" -v t0="$t0" -v t1="$t1" -v hz="$hz" 'BEGIN { printf "%.2f", 100 * (b - a) / hz / (t1 - t0) }')
   printf '%-4s %-3s %6s %% of a core  (load %s)\n' "$build" "$kind" "$pct" "$(cut -d' ' -f1 /proc/loadavg)"
@@ -115,7 +118,7 @@ run() {
 echo "vkmd serving the arena to $bots bots, $secs s windows, $rounds rounds, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq "$rounds"); do
   for kind in $kinds; do
-    for build in $builds; do run "$build" "$kind"; done
+    for build in $builds; do run "$build" "$kind" || run "$build" "$kind" || exit 1; done
   done
 done
 
