@@ -9,7 +9,9 @@
 #
 #   (cpu(kind) - cpu(udp)) / N
 #
-# and the summary prints each kind's range over the rounds.
+# and the summary prints each kind's range over the rounds, with the
+# process's heap allocations a tick over the window (the Go runtime's
+# count; the two /metrics reads that bracket it add a few).
 #
 #   bench/webpeers.sh [-r ROUNDS] [-s SECONDS] [-n BOTS] [-k 'udp ws rtc'] [-B REF] [-p DIR]
 #
@@ -98,9 +100,11 @@ run() {
     prof=$!
   fi
   kill -0 "$server" 2>/dev/null || { echo "$build $kind: vkmd ended early" >&2; exit 1; }
+  m0=$(metric "$admin" go_memstats_mallocs_total) k0=$(metric "$admin" vkm_ticks_total)
   c0=$(ticks "$server") t0=$(date +%s.%N)
   sleep "$secs"
   c1=$(ticks "$server") t1=$(date +%s.%N)
+  m1=$(metric "$admin" go_memstats_mallocs_total) k1=$(metric "$admin" vkm_ticks_total)
   players=$(metric "$admin" vkm_players)
   [ -z "$prof" ] || wait "$prof" || echo "$build $kind: no profile" >&2
   kill "$client" "$server" 2>/dev/null || true
@@ -109,10 +113,11 @@ run() {
     echo "$build $kind: ${players:-no} of $bots bots seated at the window's end; the run again" >&2
     return 1
   fi
-  local pct
+  local pct allocs
   pct=$(awk -v a="$c0" -v b="$c1" -v t0="$t0" -v t1="$t1" -v hz="$hz" 'BEGIN { printf "%.2f", 100 * (b - a) / hz / (t1 - t0) }')
-  printf '%-4s %-3s %6s %% of a core  (load %s)\n' "$build" "$kind" "$pct" "$(cut -d' ' -f1 /proc/loadavg)"
-  echo "$round $build $kind $pct" >> "$work/results"
+  allocs=$(awk -v a="$m0" -v b="$m1" -v k0="$k0" -v k1="$k1" 'BEGIN { if (k1 > k0) printf "%.0f", (b - a) / (k1 - k0); else print "?" }')
+  printf '%-4s %-3s %6s %% of a core, %4s allocations a tick  (load %s)\n' "$build" "$kind" "$pct" "$allocs" "$(cut -d' ' -f1 /proc/loadavg)"
+  echo "$round $build $kind $pct $allocs" >> "$work/results"
 }
 
 echo "vkmd serving the arena to $bots bots, $secs s windows, $rounds rounds, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -125,20 +130,22 @@ done
 echo
 echo "vkmd's CPU, % of one core (range over $rounds rounds); a web peer's cost beyond a UDP peer, per peer:"
 awk -v bots="$bots" -v kinds="$kinds" -v builds="$builds" '
-  { cpu[$1, $2, $3] = $4; r[$1] = 1 }
+  { cpu[$1, $2, $3] = $4; al[$1, $2, $3] = $5; r[$1] = 1 }
   END {
     nk = split(kinds, K, " "); nb = split(builds, B, " ")
     for (b = 1; b <= nb; b++) for (k = 1; k <= nk; k++) {
-      lo = ""; hi = ""; plo = ""; phi = ""
+      lo = ""; hi = ""; plo = ""; phi = ""; alo = ""; ahi = ""
       for (i in r) {
         v = cpu[i, B[b], K[k]]
         if (lo == "" || v < lo) lo = v; if (hi == "" || v > hi) hi = v
+        a = al[i, B[b], K[k]] + 0
+        if (alo == "" || a < alo) alo = a; if (ahi == "" || a > ahi) ahi = a
         if (K[k] != "udp" && ((i, B[b], "udp") in cpu)) {
           p = (v - cpu[i, B[b], "udp"]) / bots
           if (plo == "" || p < plo) plo = p; if (phi == "" || p > phi) phi = p
         }
       }
-      line = sprintf("%-4s %-3s  %5.2f–%5.2f %%", B[b], K[k], lo, hi)
+      line = sprintf("%-4s %-3s  %5.2f–%5.2f %%, %d–%d allocations a tick", B[b], K[k], lo, hi, alo, ahi)
       if (plo != "") line = line sprintf("   per peer beyond UDP %5.2f–%5.2f %%", plo, phi)
       print line
     }
