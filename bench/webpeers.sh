@@ -19,7 +19,7 @@
 #           tree's (new), alternating base and new within each kind, and
 #           print both; the clients are the working tree's in both.
 #   -p DIR  write a CPU profile of every run's window into DIR (vkmd's
-#           admin /debug/pprof/profile: go tool pprof DIR/<run>.pprof).
+#           admin /debug/pprof/profile: go tool pprof DIR/BUILD-KIND-ROUND.pprof).
 #   PIN=1   put vkmd on CPU 0 and the clients on CPU 1 (taskset).
 #
 # Defaults: 3 rounds, 20 s, 4 bots, all three kinds. A run takes SECONDS
@@ -31,7 +31,7 @@ while getopts 'r:s:n:k:B:p:' o; do
   case $o in
     r) rounds=$OPTARG ;; s) secs=$OPTARG ;; n) bots=$OPTARG ;; k) kinds=$OPTARG ;;
     B) base=$OPTARG ;; p) profdir=$OPTARG ;;
-    *) sed -n '2,24p' "$0"; exit 2 ;;
+    *) sed -n '2,26p' "$0"; exit 2 ;;
   esac
 done
 work=$(mktemp -d)
