@@ -13,11 +13,12 @@
 # process's heap allocations a tick over the window (the Go runtime's
 # count; the two /metrics reads that bracket it add a few).
 #
-#   bench/webpeers.sh [-r ROUNDS] [-s SECONDS] [-n BOTS] [-k 'udp ws rtc'] [-B REF] [-p DIR]
+#   bench/webpeers.sh [-r ROUNDS] [-s SECONDS] [-n BOTS] [-k 'udp ws rtc'] [-B REF | -b FILE] [-p DIR]
 #
 #   -B REF  also run vkmd built from git REF (base) beside the working
 #           tree's (new), alternating base and new within each kind, and
 #           print both; the clients are the working tree's in both.
+#   -b FILE the same with a vkmd binary of FILE as base.
 #   -p DIR  write a CPU profile of every run's window into DIR (vkmd's
 #           admin /debug/pprof/profile: go tool pprof DIR/BUILD-KIND-ROUND.pprof).
 #   PIN=1   put vkmd on CPU 0 and the clients on CPU 1 (taskset).
@@ -27,11 +28,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=3 secs=20 bots=4 kinds='udp ws rtc' base='' profdir=''
-while getopts 'r:s:n:k:B:p:' o; do
+basebin=''
+while getopts 'r:s:n:k:B:b:p:' o; do
   case $o in
     r) rounds=$OPTARG ;; s) secs=$OPTARG ;; n) bots=$OPTARG ;; k) kinds=$OPTARG ;;
     B) base=$OPTARG ;; p) profdir=$OPTARG ;;
-    *) sed -n '2,26p' "$0"; exit 2 ;;
+    b) basebin=$OPTARG ;;
+    *) sed -n '2,27p' "$0"; exit 2 ;;
   esac
 done
 work=$(mktemp -d)
@@ -50,6 +53,10 @@ if [ -n "$base" ]; then
   mkdir -p "$work/src"
   git archive "$base" | tar -x -C "$work/src"
   (cd "$work/src" && go build -o "$work/base/vkmd" ./cmd/vkmd)
+  builds='base new'
+elif [ -n "$basebin" ]; then
+  mkdir -p "$work/base"
+  cp "$basebin" "$work/base/vkmd"
   builds='base new'
 fi
 # The runs do not load the page: a stand-in for the browser client keeps
