@@ -392,7 +392,11 @@ func newGateway(cfg Config, clk clock) (*Gateway, error) {
 		return nil, fmt.Errorf("web: ICE address %s: %w", cfg.ICEAddr, err)
 	}
 	lf := pionLogs{log}
-	mux := ice.NewUDPMuxDefault(ice.UDPMuxParams{UDPConn: conn, Logger: lf.NewLogger("mux")})
+	var muxed net.PacketConn = conn
+	if u, ok := conn.(*net.UDPConn); ok {
+		muxed = muxConn(u)
+	}
+	mux := ice.NewUDPMuxDefault(ice.UDPMuxParams{UDPConn: muxed, Logger: lf.NewLogger("mux")})
 	se := webrtc.SettingEngine{LoggerFactory: lf}
 	se.SetICEUDPMux(mux)
 	se.SetIncludeLoopbackCandidate(true)

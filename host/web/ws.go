@@ -1,9 +1,11 @@
 package web
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"time"
 
@@ -40,7 +42,7 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 	// net/http clears the server's deadlines (ReadTimeout) on the
 	// connection it hands over: the socket's silence is judged by the
 	// peer's deadlines (watch) instead.
-	ws, err := websocket.Accept(w, r, nil)
+	ws, err := websocket.Accept(hijacking{w}, r, nil)
 	if err != nil {
 		g.refused.Add(1)
 		p.end(reasonBadRequest)
@@ -62,6 +64,28 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 	}()
 	p.end(g.readWS(p, ws))
 	<-wrote
+}
+
+// hijacking is a WebSocket request's ResponseWriter as the library is
+// given it: the connection it takes over is wsConn's (raw_linux.go).
+type hijacking struct{ http.ResponseWriter }
+
+// Hijack takes the connection over from the HTTP server, as
+// http.Hijacker's does.
+func (h hijacking) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, brw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	wc := wsConn(c)
+	// The library writes through brw's writer, which net/http made on the
+	// plain connection: it is pointed at wc, what it holds sent first.
+	if err := brw.Flush(); err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	brw.Writer.Reset(wc)
+	return wc, brw, nil
 }
 
 // readWS hands on a WebSocket peer's messages until its connection ends,
