@@ -58,6 +58,7 @@ import (
 	"github.com/pion/webrtc/v4"
 
 	"vkm/transport"
+	"vkm/transport/udp"
 )
 
 // Datagram is one message a peer sent, with the peer's synthetic address.
@@ -394,7 +395,7 @@ func newGateway(cfg Config, clk clock) (*Gateway, error) {
 	lf := pionLogs{log}
 	var muxed net.PacketConn = conn
 	if u, ok := conn.(*net.UDPConn); ok {
-		muxed = muxConn(u)
+		muxed = udp.PollerPacketConn(u)
 	}
 	mux := ice.NewUDPMuxDefault(ice.UDPMuxParams{UDPConn: muxed, Logger: lf.NewLogger("mux")})
 	se := webrtc.SettingEngine{LoggerFactory: lf}

@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 
 	"vkm/transport"
+	"vkm/transport/udp"
 )
 
 // Limits of a WebSocket peer.
@@ -67,7 +68,7 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 }
 
 // hijacking is a WebSocket request's ResponseWriter as the library is
-// given it: the connection it takes over is wsConn's (raw_linux.go).
+// given it: the connection it takes over is udp.PollerStreamConn's.
 type hijacking struct{ http.ResponseWriter }
 
 // Hijack takes the connection over from the HTTP server, as
@@ -77,7 +78,7 @@ func (h hijacking) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	wc := wsConn(c)
+	wc := udp.PollerStreamConn(c)
 	// The library writes through brw's writer, which net/http made on the
 	// plain connection: it is pointed at wc, what it holds sent first.
 	if err := brw.Flush(); err != nil {

@@ -112,7 +112,7 @@ var house = []layer{
 	{dir: "host/agones", bans: map[string]string{"syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// The browsers' gateway: WebRTC data channels and WebSocket carrying
 	// datagrams; goroutines, sockets and the wall clock of its own.
-	{dir: "host/web", uses: []string{"transport", "transport/handshake"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
+	{dir: "host/web", uses: []string{"transport", "transport/handshake", "transport/udp"}, bans: map[string]string{"os": noOS, "syscall": noSyscalls, "golang.org/x/sys/unix": noSyscalls}},
 	// The host's side of a browser: a client's view, the browser client's
 	// page and build, the web listener as a server's socket and a native
 	// client's link through it, the in-page client's link.

@@ -1,6 +1,6 @@
 //go:build linux
 
-package web
+package udp
 
 import (
 	"encoding/binary"
@@ -59,9 +59,10 @@ type rawUDP struct {
 	write func(fd uintptr) bool
 }
 
-// muxConn is c as the ICE mux is given it: a rawUDP where the socket's
-// family is known, c itself otherwise.
-func muxConn(c *net.UDPConn) net.PacketConn {
+// PollerPacketConn is c with its reads and writes made as raw system
+// calls on the runtime's poller (rawUDP), where the socket's family is
+// known, c itself otherwise: host/web gives the ICE mux its port this way.
+func PollerPacketConn(c *net.UDPConn) net.PacketConn {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return c
@@ -230,9 +231,11 @@ type rawTCP struct {
 	write func(fd uintptr) bool
 }
 
-// wsConn is c as the WebSocket library is given it: a rawTCP for a TCP
-// connection, c itself otherwise.
-func wsConn(c net.Conn) net.Conn {
+// PollerStreamConn is c with its reads and writes made as raw system
+// calls on the runtime's poller (rawTCP) for a TCP connection, c itself
+// otherwise: host/web gives the WebSocket library its connections this
+// way.
+func PollerStreamConn(c net.Conn) net.Conn {
 	tc, ok := c.(*net.TCPConn)
 	if !ok {
 		return c

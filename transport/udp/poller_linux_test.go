@@ -1,6 +1,6 @@
 //go:build linux
 
-package web
+package udp
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ func TestRawUDPAsNetUDPConn(t *testing.T) {
 				t.Skip(err)
 			}
 			defer c.Close()
-			u, ok := muxConn(c.(*net.UDPConn)).(*rawUDP)
+			u, ok := PollerPacketConn(c.(*net.UDPConn)).(*rawUDP)
 			if !ok {
 				t.Fatal("not a rawUDP")
 			}
@@ -94,7 +94,7 @@ func TestRawTCPAsNetTCPConn(t *testing.T) {
 	if c == nil {
 		t.Fatal("no connection")
 	}
-	rc, ok := wsConn(c).(*rawTCP)
+	rc, ok := PollerStreamConn(c).(*rawTCP)
 	if !ok {
 		t.Fatal("not a rawTCP")
 	}
