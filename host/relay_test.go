@@ -134,12 +134,18 @@ func TestJoinCodePlayMatchesDirect(t *testing.T) {
 				if got.BadSnapshots != 0 || direct.BadSnapshots != 0 {
 					t.Errorf("snapshots that did not decode: %d relayed, %d direct", got.BadSnapshots, direct.BadSnapshots)
 				}
+				// The relay lost nothing: every datagram it was given went
+				// on, none over a rate.
+				if st.Limited != 0 || st.Dropped != 0 {
+					t.Errorf("the relay limited %d datagrams and dropped %d", st.Limited, st.Dropped)
+				}
 				// Within noise: both ends run on goroutines of their own,
 				// whose order at one instant of the synctest clock the
-				// scheduler picks, so a run makes 0 or 1 corrections on a
-				// quiet machine and up to 5 on a loaded one, relayed or
-				// not. A relay that lost or held datagrams would make tens.
-				if diff := math.Abs(float64(got.Corrections) - float64(direct.Corrections)); diff > max(8, 0.25*float64(direct.Corrections)) {
+				// scheduler picks, so a run makes 0 to 2 corrections on a
+				// quiet machine and up to 11 (once, in 20 s of play) on
+				// one running other packages' tests beside it, relayed or
+				// not. A relay that held datagrams would make tens.
+				if diff := math.Abs(float64(got.Corrections) - float64(direct.Corrections)); diff > max(16, 0.25*float64(direct.Corrections)) {
 					t.Errorf("%d corrections through the relay, %d direct", got.Corrections, direct.Corrections)
 				}
 				if got.Ticks < direct.Ticks*9/10 {
