@@ -1,5 +1,5 @@
 // Package conformance decodes vkm's datagrams from docs/protocol.md
-// (protocol version 10) alone, and its tests check the repository's test
+// (protocol version 11) alone, and its tests check the repository's test
 // vectors against what the doc says. It imports nothing of vkm: where the
 // doc and a vector disagree, the decoder follows the doc and the
 // disagreement is a finding (FINDINGS.md).
@@ -13,7 +13,7 @@ import (
 
 // Protocol constants ("Conventions", "The message header").
 const (
-	Version     = 10   // the header's version byte
+	Version     = 11   // the header's version byte
 	HeaderLen   = 12   // tag, version, kind, token
 	MaxDatagram = 1200 // no datagram is longer
 	tag0, tag1  = 0x76, 0x6b

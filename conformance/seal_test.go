@@ -31,7 +31,7 @@ func TestSealVectors(t *testing.T) {
 			t.Errorf("%s: %d sealed bytes, stated %d; header, counter, payload and tag are %d", name, len(sealed.data), n, len(header.data)+len(payload.data)+sealedOverhead)
 		}
 		// The header is associated data, which sealing does not read, but
-		// as a datagram of this protocol it must be version 10's, or a
+		// as a datagram of this protocol it must be version 11's, or a
 		// receiver drops it unread.
 		if h, err := ParseHeader(header.data); err != nil || h.Version != Version {
 			t.Errorf("%s: header %x: version %d (%v); the protocol's is %d", name, header.data, h.Version, err, Version)

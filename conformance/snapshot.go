@@ -82,14 +82,18 @@ func (t Transform) Angle() float64 {
 	return AngleCodec.value(t.AngleCode)
 }
 
-// Turn is a moving-body entry's turn: its form ("still", "header" for
+// Turn is a moving-body entry's state as sent: its form ("still" and
+// "whole" for the whole form, its turn still or not; "header" for
 // predicted from the header's gap, "gap" for predicted from a gap of its
-// own, "whole"), the gap in ticks of a predicted one, and its two numbers,
-// unzigzagged: the angular velocity's code less the state's, and the
-// angle's residual in steps.
+// own), the gap in ticks of a predicted one, and its seven numbers,
+// unzigzagged: the velocity's turn less the state's, the velocity's and
+// the position's residuals, the angular velocity's code less the
+// state's, and the angle's residual in steps.
 type Turn struct {
 	Form              string
 	Gap               int
+	VelocityTurn      int64
+	VX, VY, X, Y      int64
 	SpinDiff, Residue int64
 }
 
@@ -414,33 +418,35 @@ func (s Snapshot) checkEntities() error {
 // turnGapLen is the width of a gap less one.
 const turnGapLen = 4
 
-// readMoving reads a moving-body entry after its moving bit: x and y, vx
-// and vy, then the turn: 0 still; 1 0 predicted from the header's gap;
-// 1 1 0 and a gap − 1 in 4 bits, predicted from that gap; 1 1 1 whole
-// (angle 18, a scale bit and a float32, a spinning bit and the angular
-// velocity in 20). A predicted turn's two numbers are zigzagged order-0
-// Exp-Golomb codes.
+// readMoving reads a moving-body entry after its moving bit: 0 whole (x
+// and y, vx and vy, then 0 still, or 1 and the angle 18, a scale bit and a
+// float32, a spinning bit and the angular velocity in 20); 1 0 predicted
+// from the header's gap; 1 1 and a gap − 1 in 4 bits, predicted from that
+// gap. A predicted state's seven numbers are zigzagged order-0 Exp-Golomb
+// codes.
 func readMoving(r *bitReader, e *Entry, gap int) {
-	t := Transform{XCode: r.readCode(PositionCodec), YCode: r.readCode(PositionCodec), Scale: 1}
-	b := Rigidbody{Moving: true, Awake: true, VXCode: r.readCode(VelocityCodec), VYCode: r.readCode(VelocityCodec)}
-	e.Transform, e.Rigidbody = &t, &b
 	turn := &Turn{Form: "still"}
 	e.Turn = turn
-	if !r.flag() {
-		if r.err == nil && b.VXCode == VelocityCodec.mid() && b.VYCode == VelocityCodec.mid() {
-			r.fail(errors.New("conformance: moving body with all velocities zero"))
+	if r.flag() {
+		if !r.flag() {
+			turn.Form, turn.Gap = "header", gap
+			if r.err == nil && gap == 0 {
+				r.fail(errors.New("conformance: a state predicted from the header's gap, which has none"))
+			}
+		} else {
+			turn.Form, turn.Gap = "gap", int(r.read(turnGapLen))+1
+		}
+		// The position, velocity, angle and angular velocity depend on a
+		// state this decoder does not keep: the entry holds none.
+		for _, d := range []*int64{&turn.VelocityTurn, &turn.VX, &turn.VY, &turn.X, &turn.Y, &turn.SpinDiff, &turn.Residue} {
+			*d = unzigzag(readGolomb(r))
 		}
 		return
 	}
-	switch {
-	case !r.flag():
-		turn.Form, turn.Gap = "header", gap
-		if r.err == nil && gap == 0 {
-			r.fail(errors.New("conformance: a turn predicted from the header's gap, which has none"))
-		}
-	case !r.flag():
-		turn.Form, turn.Gap = "gap", int(r.read(turnGapLen))+1
-	default:
+	t := Transform{XCode: r.readCode(PositionCodec), YCode: r.readCode(PositionCodec), Scale: 1}
+	b := Rigidbody{Moving: true, Awake: true, VXCode: r.readCode(VelocityCodec), VYCode: r.readCode(VelocityCodec)}
+	e.Transform, e.Rigidbody = &t, &b
+	if r.flag() {
 		turn.Form = "whole"
 		t.Turned = true
 		t.AngleCode = r.readCode(AngleCodec)
@@ -456,11 +462,10 @@ func readMoving(r *bitReader, e *Entry, gap int) {
 		if r.err == nil && t.AngleCode == AngleCodec.mid() && t.Scale == 1 && !b.Spinning {
 			r.fail(errors.New("conformance: a whole turn that is still"))
 		}
-		return
 	}
-	t.Turned = true
-	turn.SpinDiff = unzigzag(readGolomb(r))
-	turn.Residue = unzigzag(readGolomb(r))
+	if r.err == nil && b.VXCode == VelocityCodec.mid() && b.VYCode == VelocityCodec.mid() && !b.Spinning {
+		r.fail(errors.New("conformance: moving body with all velocities zero"))
+	}
 }
 
 // readGolomb reads an order-0 Exp-Golomb code: k zero bits, a one, then

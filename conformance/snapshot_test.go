@@ -110,13 +110,13 @@ func checkFeedback(t *testing.T, s Snapshot) {
 	}
 }
 
-// checkOwnEntry: 60#1 is a fresh body written as a moving body, 92 bits:
+// checkOwnEntry: 60#1 is a fresh body written as a moving body, whole, 93 bits:
 // at (1.5, −2), upright, velocity (3, 0.25), not spinning (its turn
 // still); a moving body has no CharacterController or NetSpawn.
 func checkOwnEntry(t *testing.T, e Entry) {
 	t.Helper()
-	if !e.Fresh || !e.Moving || e.Bits != 92 || e.Grounded != nil || e.NetSpawn != nil || len(e.Project) != 0 {
-		t.Errorf("60#1: fresh %v moving %v, %d bits; a fresh moving body of 92 bits", e.Fresh, e.Moving, e.Bits)
+	if !e.Fresh || !e.Moving || e.Bits != 93 || e.Grounded != nil || e.NetSpawn != nil || len(e.Project) != 0 {
+		t.Errorf("60#1: fresh %v moving %v, %d bits; a fresh moving body of 93 bits", e.Fresh, e.Moving, e.Bits)
 	}
 	if e.Turn == nil || e.Turn.Form != "still" {
 		t.Errorf("60#1: turn %+v; want still", e.Turn)
@@ -242,16 +242,17 @@ func (w *bitWriter) gapHeader() *bitWriter {
 	return w.flag(false).put(1000, 16).flag(false).flag(true).put(2, 16).put(5001, 16).put(1, 4).flag(true).put(1, 4)
 }
 
-// motion writes a moving-body entry's x, y, vx and vy (its turn is the
-// caller's).
+// motion writes a moving-body entry's whole form up to its turn: the
+// form bit 0, x, y, vx and vy (its turn is the caller's).
 func (w *bitWriter) motion(x, y, vx, vy float64) *bitWriter {
-	return w.put(PositionCodec.code(x), 22).put(PositionCodec.code(y), 22).
+	return w.flag(false).put(PositionCodec.code(x), 22).put(PositionCodec.code(y), 22).
 		put(VelocityCodec.code(vx), 16).put(VelocityCodec.code(vy), 16)
 }
 
-// wholeTurn writes a whole turn: angle, no scale, and the spin (none at 0).
+// wholeTurn writes the turn of a whole form, turned: angle, no scale, and
+// the spin (none at 0).
 func (w *bitWriter) wholeTurn(angle, spin float64) *bitWriter {
-	w.put(0b111, 3).put(AngleCodec.code(angle), 18).flag(false).flag(spin != 0)
+	w.flag(true).put(AngleCodec.code(angle), 18).flag(false).flag(spin != 0)
 	if spin != 0 {
 		w.put(SpinCodec.code(spin), 20)
 	}
@@ -281,10 +282,10 @@ var settled = SnapshotContext{Read: true, LastTick: 999, LastOwn: Entity{60, 1},
 
 // TestStatedSizes holds the sizes "Snapshots" states to its layout: a
 // settled header of 56 bits, 60 with a gap; a running character as a
-// moving body, 92; the own running character with every component, 102;
-// a moving, turning, spinning body with its turn whole, 134, predicted
-// exactly from the header's gap, 95, and a step off, 97; and a command
-// packet's 109 header bits.
+// moving body, whole, 93; the own running character with every
+// component, 102; a moving, turning, spinning body whole, 133, predicted
+// exactly from the header's gap, 24, and its angle a step off, 26; and a
+// command packet's 109 header bits.
 func TestStatedSizes(t *testing.T) {
 	w := (&bitWriter{}).settledHeader()
 	if s, err := ParseSnapshot(w.put(0, 2).b, settled); err != nil || s.HeaderBits != 56 {
@@ -294,26 +295,28 @@ func TestStatedSizes(t *testing.T) {
 	if s, err := ParseSnapshot(w.put(0, 2).b, settled); err != nil || s.HeaderBits != 60 || s.Gap != 2 {
 		t.Errorf("settled header with a gap: %d bits, gap %d (%v); the doc says 60", s.HeaderBits, s.Gap, err)
 	}
-	moving := func(w *bitWriter) *bitWriter {
-		return w.flag(true).entity(Entity{60, 1}).flag(false).flag(true).motion(1.5, -2, 3, 0.25)
-	}
+	start := func(w *bitWriter) *bitWriter { return w.flag(true).entity(Entity{60, 1}).flag(false).flag(true) }
+	moving := func(w *bitWriter) *bitWriter { return start(w).motion(1.5, -2, 3, 0.25) }
 	cases := []struct {
 		name  string
 		entry func(w *bitWriter)
 		bits  int
 		turn  Turn
 	}{
-		{"a running character as a moving body", func(w *bitWriter) { moving(w).flag(false) }, 92, Turn{Form: "still"}},
+		{"a running character as a moving body", func(w *bitWriter) { moving(w).flag(false) }, 93, Turn{Form: "still"}},
 		{"the own running character", func(w *bitWriter) {
 			w.flag(true).entity(Entity{60, 1}).flag(false).flag(false).put(0b0111, 4)
 			w.flag(true).transform(1.5, -2, 0).flag(true).flag(true).movingBody(3, 0.25, 0).flag(true).flag(true)
 		}, 102, Turn{}},
-		{"a moving, turning, spinning body, whole", func(w *bitWriter) { moving(w).wholeTurn(0.5, 1) }, 134, Turn{Form: "whole"}},
-		{"a turning body predicted exactly", func(w *bitWriter) { moving(w).flag(true).flag(false).flag(true).flag(true) }, 95,
+		{"a moving, turning, spinning body, whole", func(w *bitWriter) { moving(w).wholeTurn(0.5, 1) }, 133, Turn{Form: "whole"}},
+		{"a moving, turning body predicted exactly", func(w *bitWriter) { start(w).flag(true).flag(false).put(0x7f, 7) }, 24,
 			Turn{Form: "header", Gap: 2}},
-		{"a turning body predicted a step off", func(w *bitWriter) {
-			moving(w).flag(true).flag(false).flag(true).put(0b010, 3) // residue zigzag 1: −1
-		}, 97, Turn{Form: "header", Gap: 2, Residue: -1}},
+		{"a moving, turning body predicted, its angle a step off", func(w *bitWriter) {
+			start(w).flag(true).flag(false).put(0x3f, 6).put(0b010, 3) // residue zigzag 1: −1
+		}, 26, Turn{Form: "header", Gap: 2, Residue: -1}},
+		{"a moving body predicted from a gap of its own", func(w *bitWriter) {
+			start(w).flag(true).flag(true).put(4, 4).put(0b110, 3).put(0x3f, 6) // gap 5; velocity turn zigzag 2: +1
+		}, 30, Turn{Form: "gap", Gap: 5, VelocityTurn: 1}},
 	}
 	for _, c := range cases {
 		w := (&bitWriter{}).gapHeader().flag(false)
@@ -363,17 +366,17 @@ func TestSnapshotRefusals(t *testing.T) {
 		{"a moving body with all velocities zero", settled, entry().motion(1, 1, 0, 0).flag(false).flag(false)},
 		{"a whole turn that is still", settled, entry().motion(1, 1, 1, 0).wholeTurn(0, 0).flag(false)},
 		{"a spinning body at zero", settled, entry().motion(1, 1, 1, 0).
-			put(0b111, 3).put(AngleCodec.code(0.5), 18).flag(false).flag(true).put(SpinCodec.mid(), 20).flag(false)},
-		{"a turn predicted from the header's gap, which has none", settled,
-			entry().motion(1, 1, 1, 0).flag(true).flag(false).flag(true).flag(true).flag(false)},
+			flag(true).put(AngleCodec.code(0.5), 18).flag(false).flag(true).put(SpinCodec.mid(), 20).flag(false)},
+		{"a state predicted from the header's gap, which has none", settled,
+			entry().flag(true).flag(false).put(0x7f, 7).flag(false)},
 		{"a Golomb code with more than 40 zeros", settled,
-			entry().motion(1, 1, 1, 0).put(0b011, 3).put(0, 4).put(0, 41).flag(true).flag(false)},
+			entry().put(0b11, 2).put(0, 4).put(0, 41).flag(true).put(0x3f, 6).flag(false)},
 		{"a turned transform at angle 0 and scale 1", settled, placed().
 			put(PositionCodec.code(1), 22).put(PositionCodec.code(1), 22).flag(true).put(AngleCodec.mid(), 18).flag(false).flag(false)},
 		{"a turned transform at angle 0 with a scale float32 of 1", settled, placed().
 			put(PositionCodec.code(1), 22).put(PositionCodec.code(1), 22).flag(true).put(AngleCodec.mid(), 18).
 			flag(true).put(uint64(math.Float32bits(1)), 32).flag(false)},
-		{"code 0 in an engine field", settled, entry().put(0, 22).put(1, 22).put(VelocityCodec.code(1), 16).put(VelocityCodec.mid(), 16).flag(false).flag(false)},
+		{"code 0 in an engine field", settled, entry().flag(false).put(0, 22).put(1, 22).put(VelocityCodec.code(1), 16).put(VelocityCodec.mid(), 16).flag(false).flag(false)},
 		{"a fresh entry with a type not carried", settled,
 			head().flag(false).flag(true).entity(Entity{5, 1}).flag(true).flag(false).put(0b0100, 4).flag(false).flag(false)},
 		{"a byte after the end", settled, head().flag(false).flag(false).put(0, 8)},

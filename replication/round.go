@@ -51,6 +51,9 @@ const (
 type Round struct {
 	schema *Schema
 	tick   uint32
+	// prevTick is the tick of the round before (the velocity's turn of a
+	// moving body is measured over the ticks between; see Rigidbody).
+	prevTick uint32
 	// n is this round's number: every Begin of every Round in the process
 	// takes the next one, so numbers rise through a Round and no two
 	// rounds share one (a component's version is one of them; see ver).
@@ -111,8 +114,9 @@ type roundEnt struct {
 	placed bool
 	// mvOff and mvBits locate in data the first part of the entity's
 	// entry in the moving-body form, not fresh, when seal assembled one
-	// (all but its turn, which each connection writes against what it has
-	// acknowledged); mvBits is 0 otherwise.
+	// (its continuation bit, occupant, fresh and moving bits: its state
+	// each connection writes against what it has acknowledged); mvBits
+	// is 0 otherwise.
 	mvOff, mvBits uint32
 	// dOff and dBits locate in data the entity's entry in the general
 	// form, not fresh, that writes exactly the components this round
@@ -122,9 +126,13 @@ type roundEnt struct {
 	// sends that entry, and every such connection sends the same bits.
 	dOff, dBits uint32
 	dN          int32
-	// turn is its Transform's angle and scale and its Rigidbody's angular
-	// velocity, in codes, when it has both.
-	turn turn
+	// turn is its Transform's position, angle and scale and its
+	// Rigidbody's velocity and angular velocity, in codes, when it has
+	// both, with the velocity's turn measured since the round before.
+	// vx and vy are its Rigidbody's velocity as simulated, when hasV.
+	turn   turn
+	vx, vy float64
+	hasV   bool
 	// What seal works out once for every connection, so that none of them
 	// works it out again: chg is changedAt's answer; news and most are
 	// newsBits and maxBits (over the schema's wire types); moving is
@@ -182,7 +190,7 @@ func (r *Round) Begin(tick uint32) {
 	clear(r.prevStrs) // let go of the strings two rounds old
 	r.strs, r.prevStrs = r.prevStrs[:0], r.strs
 	r.bySlot, r.prevBySlot = r.prevBySlot, r.bySlot
-	r.tick = tick
+	r.prevTick, r.tick = r.tick, tick
 	r.n = roundNumbers.Add(1)
 	r.sealed = false
 }
@@ -218,14 +226,12 @@ func (r *Round) bodyMoving(e *roundEnt) bool {
 	return c != nil && c.nbits > 0 && r.data[c.off]&1 == 1
 }
 
-// seal assembles, once per round, the entry most connections will be sent
-// for each moving body whose Transform or Rigidbody changed this round:
-// the moving-body form, not fresh (the continuation bit, the occupant, the
-// fresh and moving bits, then the Transform's bits and the Rigidbody's
-// after its moving bit). A connection
-// whose plan for the entity is that form copies it whole instead of
-// writing six fields and two components of its own; on a crowded server
-// that was most of each snapshot's writing. It also works out, for every
+// seal assembles, once per round, the start of the entry most connections
+// will be sent for each moving body whose Transform or Rigidbody changed
+// this round: the moving-body form, not fresh (the continuation bit, the
+// occupant, the fresh and moving bits). A connection whose plan for the
+// entity is that form copies it, then writes the body's state against
+// what it has acknowledged. It also works out, for every
 // entity, what each connection's look at the round would otherwise work
 // out for itself (whether it changed, the bounds on its entry's width,
 // whether it is a moving body): one pass over the world a round instead of
@@ -257,7 +263,6 @@ func (r *Round) seal() {
 		writeID(w, e.id)
 		w.WriteBool(false) // fresh
 		w.WriteBool(true)  // moving
-		writeMotion(w, r, t, b)
 		bits := w.Bytes()
 		r.enc = bits[:0]
 		e.mvOff, e.mvBits = uint32(len(r.data)), uint32(w.Len())
@@ -330,27 +335,14 @@ func (r *Round) newsBits(e *roundEnt) int {
 	n += 3 + idBits(e.id) + EngineTypes
 	if r.bodyMoving(e) {
 		// A moving-body entry says less than its components' bits.
-		n = min(n, movingBits(e.id)+1)
+		n = min(n, movingBits(e.id)+minMotionBits)
 	}
 	return n
 }
 
-// motionBits is the width of a moving body's position and velocity: x
-// and y, vx and vy.
-const motionBits = 2*22 + 2*16
-
-// movingBits is the width of a moving-body entry for id but its turn: the
-// continuation bit, the occupant, the fresh and moving bits, and its
-// motion.
-func movingBits(id entity.ID) int { return 3 + idBits(id) + motionBits }
-
-// writeMotion writes a moving body's position and velocity from its
-// Transform's bits (x and y come first) and its Rigidbody's (vx and vy
-// after its moving bit).
-func writeMotion(w *wire.Writer, r *Round, t, b *roundComp) {
-	writeBitsFrom(w, r.bits(t), 0, 44)
-	writeBitsFrom(w, r.bits(b), 1, 32)
-}
+// movingBits is the width of a moving-body entry for id but its state:
+// the continuation bit, the occupant, the fresh and moving bits.
+func movingBits(id entity.ID) int { return 3 + idBits(id) }
 
 // maxBits returns an upper bound on the width of any entry for e, over
 // ntypes wire types: the general form with every component written and
@@ -360,7 +352,7 @@ func (r *Round) maxBits(e *roundEnt, ntypes int) int {
 	for _, c := range r.comps[e.first:e.end] {
 		n += 1 + int(c.nbits)
 	}
-	return max(n, movingBits(e.id)+maxTurnBits)
+	return max(n, movingBits(e.id)+maxMotionBits)
 }
 
 // Tick returns the server tick the round was begun for.
@@ -538,6 +530,7 @@ func (r *Round) Transform(t entity.Transform) (scale float64) {
 	e.x, e.y, e.placed = float32(t.X), float32(t.Y), true
 	tt := turnOf(t.Angle, t.Scale, 0)
 	e.turn.n, e.turn.scale = tt.n, tt.scale
+	e.turn.x, e.turn.y = steps(wire.Position, t.X), steps(wire.Position, t.Y)
 	return t.Scale
 }
 
@@ -553,7 +546,15 @@ func (r *Round) Rigidbody(b entity.Rigidbody) {
 		awake = 1
 	}
 	r.keys = append(r.keys, math.Float64bits(b.VX), math.Float64bits(b.VY), math.Float64bits(b.AngularVelocity), awake)
-	r.ents[len(r.ents)-1].turn.av = uint32(wire.AngularVelocity.Encode(b.AngularVelocity))
+	e := &r.ents[len(r.ents)-1]
+	e.turn.av = uint32(wire.AngularVelocity.Encode(b.AngularVelocity))
+	e.turn.vx, e.turn.vy = steps(wire.Velocity, b.VX), steps(wire.Velocity, b.VY)
+	e.vx, e.vy, e.hasV = b.VX, b.VY, true
+	if e.prev >= 0 {
+		if p := &r.prevEnts[e.prev]; p.hasV {
+			e.turn.vt = velocityTurn(p.vx, p.vy, b.VX, b.VY, r.tick-r.prevTick)
+		}
+	}
 	if r.memo(TypeRigidbody, k) {
 		return
 	}

@@ -356,8 +356,8 @@ func (sn *Snapshot) readEntry(r *wire.Reader, s *Schema) (Entry, error) {
 	e.Fresh, _ = r.ReadBool()
 	first := len(sn.changes)
 	if moving, _ := r.ReadBool(); moving {
-		// A body in motion: its Transform and Rigidbody, nothing else:
-		// position, velocity, then its turn.
+		// A body in motion: its Transform and Rigidbody, nothing else,
+		// as its state (turn.go).
 		sn.changes = append(sn.changes, Change{Type: TypeTransform}, Change{Type: TypeRigidbody})
 		if err := sn.readMoving(r, &e); err != nil {
 			if r.Err() != nil {
@@ -403,26 +403,16 @@ func (sn *Snapshot) readEntry(r *wire.Reader, s *Schema) (Entry, error) {
 	}
 	e.Changes = sn.changes[first:len(sn.changes):len(sn.changes)] // re-sliced by fixUp
 	if e.Has(TypeTransform) && e.Has(TypeRigidbody) {
-		e.turn = turnOf(e.Transform.Angle, e.Transform.Scale, e.Rigidbody.AngularVelocity)
+		t, b := &e.Transform, &e.Rigidbody
+		e.turn = turnOf(t.Angle, t.Scale, b.AngularVelocity).placed(t.X, t.Y, b.VX, b.VY)
 		e.hasTurn = true
 	}
 	return e, nil
 }
 
-// readMoving reads a moving-body entry's Transform and Rigidbody.
+// readMoving reads a moving-body entry's Transform and Rigidbody, as its
+// state.
 func (sn *Snapshot) readMoving(r *wire.Reader, e *Entry) error {
-	var xy, v [2]float64
-	var err error
-	for i, what := range [2]string{"transform x", "transform y"} {
-		if xy[i], err = readSigned(r, wire.Position, what); err != nil {
-			return err
-		}
-	}
-	for i, what := range [2]string{"velocity x", "velocity y"} {
-		if v[i], err = readSigned(r, wire.Velocity, what); err != nil {
-			return err
-		}
-	}
 	var ring *turnRing
 	if tr := sn.rings[e.ID.Slot]; tr != nil && tr.id == e.ID {
 		ring = tr
@@ -431,11 +421,14 @@ func (sn *Snapshot) readMoving(r *wire.Reader, e *Entry) error {
 	if err != nil {
 		return err
 	}
-	if v[0] == 0 && v[1] == 0 && uint64(t.av) == angularZero {
-		return errors.New("replication: rigidbody: moving at zero velocity")
+	e.Transform = entity.Transform{
+		X: wire.Position.Decode(codeOf(wire.Position, t.x)), Y: wire.Position.Decode(codeOf(wire.Position, t.y)),
+		Angle: t.angle(), Scale: float64(t.scale),
 	}
-	e.Transform = entity.Transform{X: xy[0], Y: xy[1], Angle: t.angle(), Scale: float64(t.scale)}
-	e.Rigidbody = entity.Rigidbody{VX: v[0], VY: v[1], AngularVelocity: t.angularVelocity(), Awake: true}
+	e.Rigidbody = entity.Rigidbody{
+		VX: wire.Velocity.Decode(codeOf(wire.Velocity, t.vx)), VY: wire.Velocity.Decode(codeOf(wire.Velocity, t.vy)),
+		AngularVelocity: t.angularVelocity(), Awake: true,
+	}
 	e.turn, e.hasTurn = t, true
 	return nil
 }

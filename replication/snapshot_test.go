@@ -335,16 +335,8 @@ func encodeSnapshot(s *Schema, sn *Snapshot) ([]byte, bool) {
 			(rb.VX != 0 || rb.VY != 0 || rb.AngularVelocity != 0)
 		w.WriteBool(moving)
 		if moving {
-			b, _ := encodeChangeBits(s, e, e.Changes[0])
-			writeBitsFrom(&w, b, 0, 44) // x, y
-			b, _ = encodeChangeBits(s, e, e.Changes[1])
-			writeBitsFrom(&w, b, 1, 32) // vx, vy
-			t := turnOf(e.Transform.Angle, e.Transform.Scale, rb.AngularVelocity)
-			c := turnChoice{form: turnWhole}
-			if t.still() {
-				c.form = turnStill
-			}
-			writeTurn(&w, c, t)
+			t := turnOf(e.Transform.Angle, e.Transform.Scale, rb.AngularVelocity).placed(e.Transform.X, e.Transform.Y, rb.VX, rb.VY)
+			writeTurn(&w, turnChoice{form: turnWhole}, t)
 			continue
 		}
 		mask := make([]bool, s.WireTypes())

@@ -2,57 +2,90 @@ package replication
 
 import (
 	"errors"
+	"math"
 	"math/bits"
 
 	"vkm/internal/entity"
 	"vkm/wire"
 )
 
-// The turn of a moving body: its angle, scale and angular velocity, the
-// part of a moving-body entry after its position and velocity.
+// The state of a moving body: its position, velocity and turn (angle,
+// scale and angular velocity), the part of a moving-body entry after its
+// occupant.
 //
-// A body that turns smoothly turns by about its angular velocity times
-// the time since the client last heard of it, and the client still holds
-// what it heard then. So the server names a state the client holds (by
-// the tick of the snapshot that carried it: one the connection has
-// acknowledged, no more than MaxTurnGap ticks back) and sends the
-// difference between the angular velocity now and then, and between the
-// angle now and the one that state's angle turned by the angular velocity
-// now would give. For a body spinning steadily both are zero or a step, a
-// few bits where the whole angle and angular velocity took 38. A body
-// that does not turn at all, the commonest, says so in one bit.
+// A body that moves and turns smoothly goes on about as its velocity and
+// turn carry it, and the client still holds what it heard of it a few
+// ticks ago. So the server names a state the client holds (by the tick of
+// the snapshot that carried it: one the connection has acknowledged, no
+// more than MaxTurnGap ticks back) and sends each part of the state now
+// as the difference from what that state predicts:
 //
-// The form, after the position and velocity (see the package doc):
+//   - the velocity's turn, its direction's change a tick (in steps of
+//     2^−16 rad), less the state's;
+//   - the velocity, less the state's velocity turned by that turn over
+//     the gap;
+//   - the position, less the state's moved by the velocity now turned
+//     back tick by tick over the gap (a body moves each tick by the
+//     velocity it ends the tick with, which is how the physics steps);
+//   - the angular velocity, less the state's;
+//   - the angle, less the state's turned by the angular velocity now.
 //
-//	0                      still: angle 0, scale 1, angular velocity 0
+// A body on a circle at a steady speed (the velocity turning steadily)
+// that spins steadily is predicted to within a step of each: seven codes
+// of one to three bits, where its position and velocity alone took 76.
+//
+// The form, after the moving bit (see the package doc):
+//
+//	0                      whole: x 22, y 22, vx 16, vy 16, then
+//	                       0 (still: angle 0, scale 1, angular velocity
+//	                       0) or 1 and angle 18, scaled 1 [scale
+//	                       float32], spinning 1 [angular velocity 20];
+//	                       the velocity's turn is 0
 //	1 0                    predicted from the state the header's gap names
-//	1 1 0, gap−1 (4)       predicted from the state gap ticks back
-//	1 1 1                  whole: angle 18, scaled 1 [scale float32],
-//	                       spinning 1 [angular velocity 20]
+//	1 1, gap−1 (4)         predicted from the state gap ticks back
 //
-// then, when predicted, the angular velocity's difference in codes and the
-// angle's residual in codes, each zigzagged (0, −1, 1, −2 … as 0, 1, 2,
-// 3 …) and written as an order-0 Exp-Golomb code (v + 1 in binary, its
-// width less one in zeros first: 0 is the one bit 1). The scale is the
-// named state's.
+// then, when predicted, seven differences in codes, each zigzagged (0,
+// −1, 1, −2 … as 0, 1, 2, 3 …) and written as an order-0 Exp-Golomb code
+// (v + 1 in binary, its width less one in zeros first: 0 is the one bit
+// 1): the velocity's turn, vx, vy, x, y, the angular velocity, the angle.
+// The scale is the named state's.
 //
-// Both ends keep, per slot, the turn of the last TurnStates states the
-// entries of its occupant carried (a Transform and a Rigidbody both), by
-// the snapshot's tick; the server keeps the one each connection has
-// acknowledged last. A state at most MaxTurnGap ticks back is always
-// among a client's last TurnStates: a snapshot carries one tick, and
-// MaxTurnGap ≤ TurnStates.
+// Both ends keep, per slot, the last TurnStates states the entries of its
+// occupant carried (a Transform and a Rigidbody both: an entry in the
+// general form leaves the velocity's turn 0), by the snapshot's tick; the
+// server keeps the one each connection has acknowledged last. A state at
+// most MaxTurnGap ticks back is always among a client's last TurnStates:
+// a snapshot carries one tick, and MaxTurnGap ≤ TurnStates.
 const (
-	// MaxTurnGap is the furthest back, in ticks, a predicted turn's state
-	// may be: 250 ms at 64 Hz, a round trip's worth of acknowledgement lag.
+	// MaxTurnGap is the furthest back, in ticks, a predicted state's
+	// reference may be: 250 ms at 64 Hz, a round trip's worth of
+	// acknowledgement lag.
 	MaxTurnGap = 16
 	// TurnStates is how many states a client keeps per slot.
 	TurnStates = 16
 
 	turnGapBits = 4
-	// maxTurnBits bounds the turn part: the whole form at its widest.
-	maxTurnBits = 3 + 18 + 1 + 32 + 1 + 20
+	// vtShift sets the step of the velocity's turn: 2^−vtShift rad a
+	// tick, so a turn over a gap is exact in float64.
+	vtShift = 16
+	// maxVT bounds the velocity's turn: half a radian a tick. A faster
+	// one is sent as the fastest, and its prediction is poor.
+	maxVT = 1 << (vtShift - 1)
+	// wholeMotionBits is the whole form's position and velocity, its
+	// form bit included; maxMotionBits bounds the whole form, turn and
+	// all, which is the widest a moving entry's state is ever sent.
+	wholeMotionBits = 1 + 2*22 + 2*16
+	maxMotionBits   = wholeMotionBits + 1 + 18 + 1 + 32 + 1 + 20
+	// minMotionBits is the narrowest: predicted from the header's gap,
+	// every difference 0.
+	minMotionBits = 2 + predictedCodes
+	// predictedCodes is how many differences a predicted state sends.
+	predictedCodes = 7
 )
+
+// velPerPos is how many position steps a velocity step moves a body in
+// one second (wire.Velocity.Step / wire.Position.Step).
+const velPerPos = 10
 
 // angleHalf is the code count either side of the angle's zero; the codes
 // n and −n for n = angleHalf both mean ±π, and a state keeps +π.
@@ -61,23 +94,44 @@ const (
 	anglePeriod = 2 * angleHalf
 )
 
-// turn is what a state holds of a body's turn, in codes: the angle as a
+// turn is what a state holds of a moving body, in codes: the angle as a
 // signed count of steps in (−angleHalf, angleHalf], the angular
-// velocity's code, and the scale as it travels.
+// velocity's code, the scale as it travels, and the position, velocity
+// and velocity's turn as signed counts of their steps.
 type turn struct {
-	n     int32
-	av    uint32
-	scale float32
+	n      int32
+	av     uint32
+	scale  float32
+	x, y   int32
+	vx, vy int32
+	vt     int32
 }
 
 // turnOf returns the turn of an angle, scale and angular velocity as the
-// wire carries them.
+// wire carries them, at the origin and at rest.
 func turnOf(angle, scale, av float64) turn {
 	n := int32(int64(wire.Angle.Encode(angle)) - (angleHalf + 1))
 	if n == -angleHalf {
 		n = angleHalf
 	}
 	return turn{n: n, av: uint32(wire.AngularVelocity.Encode(av)), scale: float32(scale)}
+}
+
+// steps returns v's code under q as a signed count of steps.
+func steps(q wire.Signed, v float64) int32 { return int32(int64(q.Encode(v)) - stepsHalf(q) - 1) }
+
+// stepsHalf returns the largest step count q says either way.
+func stepsHalf(q wire.Signed) int64 { return 1<<(q.Bits-1) - 1 }
+
+// codeOf returns the code of a signed step count under q.
+func codeOf(q wire.Signed, n int32) uint64 { return uint64(int64(n) + stepsHalf(q) + 1) }
+
+// placed returns t at the position and velocity of x, y, vx, vy (in
+// metres and metres a second, as the wire carries them).
+func (t turn) placed(x, y, vx, vy float64) turn {
+	t.x, t.y = steps(wire.Position, x), steps(wire.Position, y)
+	t.vx, t.vy = steps(wire.Velocity, vx), steps(wire.Velocity, vy)
+	return t
 }
 
 // still reports whether t is angle 0, scale 1 and no spin.
@@ -96,6 +150,101 @@ func predictAngle(ref turn, av uint32, gap int, tickRate float64) int32 {
 	by = float64(by / tickRate)
 	a := float64(ref.angle() + by)
 	return int32(int64(wire.Angle.Encode(a)) - (angleHalf + 1))
+}
+
+// sincos returns the sine and cosine of a, the same on every end: only
+// additions, products and quotients each rounded on its own (no library
+// function, whose last bit may differ between builds), a halved until
+// within ±1/2, a Taylor series, then the angle doubled back. Within
+// 10^−8 for the turns a state predicts (a few parts in 10^15 within
+// ±1/2, the usual), and 0, 1 beyond ±64 rad.
+func sincos(a float64) (s, c float64) {
+	if !(a >= -64 && a <= 64) {
+		return 0, 1 // beyond any turn a state predicts (NaN included)
+	}
+	k := 0
+	for a > 0.5 || a < -0.5 {
+		a /= 2 // exact
+		k++
+	}
+	a2 := float64(a * a)
+	s = float64(a2 / 72)
+	s = float64(a2 / 42 * float64(1-s))
+	s = float64(a2 / 20 * float64(1-s))
+	s = float64(a2 / 6 * float64(1-s))
+	s = float64(a * float64(1-s))
+	c = float64(a2 / 56)
+	c = float64(a2 / 30 * float64(1-c))
+	c = float64(a2 / 12 * float64(1-c))
+	c = float64(a2 / 2 * float64(1-c))
+	c = float64(1 - c)
+	for range k {
+		s, c = float64(2*float64(s*c)), float64(float64(c*c)-float64(s*s))
+	}
+	return s, c
+}
+
+// rounded returns v rounded to a whole count of steps within ±lim (NaN
+// as 0), so that no conversion meets a value it cannot hold.
+func rounded(v float64, lim int64) int32 {
+	r := math.Round(v)
+	switch {
+	case r != r:
+		return 0
+	case r > float64(lim):
+		return int32(lim)
+	case r < -float64(lim):
+		return int32(-lim)
+	}
+	return int32(r)
+}
+
+// predictVelocity returns ref's velocity turned by vt (steps of 2^−vtShift
+// rad a tick) over gap ticks, in velocity steps.
+func predictVelocity(ref turn, vt int32, gap int) (vx, vy int32) {
+	if vt == 0 {
+		return ref.vx, ref.vy
+	}
+	s, c := sincos(float64(int64(vt)*int64(gap)) / (1 << vtShift))
+	x, y := float64(ref.vx), float64(ref.vy)
+	lim := stepsHalf(wire.Velocity)
+	return rounded(float64(x*c)-float64(y*s), lim), rounded(float64(x*s)+float64(y*c), lim)
+}
+
+// predictPosition returns where ref's position stands after gap ticks of
+// a body that ends them at velocity vx, vy (steps) and whose velocity
+// turned by vt a tick: each tick it moved by that tick's velocity, the
+// velocity now turned back by vt for each tick since, at tickRate ticks a
+// second. In position steps.
+func predictPosition(ref turn, vx, vy, vt int32, gap int, tickRate float64) (x, y int32) {
+	var sx, sy float64
+	if vt == 0 {
+		sx, sy = float64(int64(vx)*int64(gap)), float64(int64(vy)*int64(gap))
+	} else {
+		s, c := sincos(-float64(vt) / (1 << vtShift))
+		ux, uy := float64(vx), float64(vy)
+		for range gap {
+			sx, sy = float64(sx+ux), float64(sy+uy)
+			ux, uy = float64(ux*c)-float64(uy*s), float64(ux*s)+float64(uy*c)
+		}
+	}
+	dx := float64(float64(sx*velPerPos) / tickRate)
+	dy := float64(float64(sy*velPerPos) / tickRate)
+	lim := stepsHalf(wire.Position)
+	return rounded(float64(float64(ref.x)+dx), lim), rounded(float64(float64(ref.y)+dy), lim)
+}
+
+// velocityTurn returns, in steps of 2^−vtShift rad a tick, how far the
+// direction of a velocity turned from (px, py) to (vx, vy) over ticks
+// ticks: 0 when either is zero, clamped to ±maxVT. The server works it
+// out from the velocities it simulates and sends it, so it need not be
+// the same on every end.
+func velocityTurn(px, py, vx, vy float64, ticks uint32) int32 {
+	if ticks == 0 || px == 0 && py == 0 || vx == 0 && vy == 0 {
+		return 0
+	}
+	a := math.Atan2(px*vy-py*vx, px*vx+py*vy) / float64(ticks)
+	return rounded(a*(1<<vtShift), maxVT)
 }
 
 // wrapSteps brings a difference of angle steps into (−period/2, period/2].
@@ -130,8 +279,8 @@ func golombBits(v uint64) int { return 2*(bits.Len64(v+1)-1) + 1 }
 func writeGolomb(w *wire.Writer, v uint64) {
 	m := v + 1
 	k := bits.Len64(m) - 1
-	for range k {
-		w.WriteBool(false)
+	if k > 0 {
+		w.WriteBits(0, k)
 	}
 	w.WriteBool(true)
 	if k > 0 {
@@ -139,8 +288,8 @@ func writeGolomb(w *wire.Writer, v uint64) {
 	}
 }
 
-// maxGolombZeros bounds a code's leading zeros: no difference the turn
-// form carries needs more than 40 bits.
+// maxGolombZeros bounds a code's leading zeros: no difference a predicted
+// state carries needs more than 40 bits.
 const maxGolombZeros = 40
 
 func readGolomb(r *wire.Reader) (uint64, error) {
@@ -154,7 +303,7 @@ func readGolomb(r *wire.Reader) (uint64, error) {
 			break
 		}
 		if k++; k > maxGolombZeros {
-			return 0, errors.New("replication: turn: a difference code too long")
+			return 0, errors.New("replication: motion: a difference code too long")
 		}
 	}
 	low, err := r.ReadBits(k)
@@ -165,32 +314,38 @@ func readGolomb(r *wire.Reader) (uint64, error) {
 }
 
 // turnRef is a state of a slot's occupant the connection has
-// acknowledged: its turn, at the tick of the snapshot that carried it.
+// acknowledged, at the tick of the snapshot that carried it.
 type turnRef struct {
 	tick uint32
 	t    turn
 	ok   bool
 }
 
-// turnChoice is how a turn goes for one connection: its form, the gap
-// of a predicted one, its two codes, and its width.
+// turnChoice is how a moving body's state goes for one connection: its
+// form, the gap of a predicted one, the velocity's turn it predicts with,
+// its codes, and its width.
 type turnChoice struct {
-	form     uint8 // turnStill, turnHeader, turnGap, turnWhole
-	gap      int
-	dav, res uint64
-	bits     int
+	form  uint8 // turnWhole, turnHeader, turnGap
+	gap   int
+	vt    int32
+	codes [predictedCodes]uint64
+	bits  int
 }
 
 const (
-	turnStill = iota
+	turnWhole = iota
 	turnHeader
 	turnGap
-	turnWhole
 )
 
-// wholeTurnBits is the width of t in the whole form.
+// wholeTurnBits is the width of t in the whole form, its position and
+// velocity included.
 func wholeTurnBits(t turn) int {
-	n := 3 + int(wire.Angle.Bits) + 1 + 1
+	n := wholeMotionBits + 1
+	if t.still() {
+		return n
+	}
+	n += int(wire.Angle.Bits) + 1 + 1
 	if t.scale != 1 {
 		n += 32
 	}
@@ -200,49 +355,86 @@ func wholeTurnBits(t turn) int {
 	return n
 }
 
-// chooseTurn picks the narrowest form of now for a connection whose
-// acknowledged state of the occupant is ref (none when !ref.ok), in a
-// snapshot of tick whose header names gap hdr (0: none).
-func (p *Peer) chooseTurn(now turn, ref turnRef, tick uint32, hdr int) turnChoice {
-	if now.still() {
-		return turnChoice{form: turnStill, bits: 1}
+// predicted returns the codes of now predicted from ref over gap ticks
+// with the velocity's turn vt, and their width.
+func predicted(now, ref turn, vt int32, gap int, tickRate float64) (codes [predictedCodes]uint64, n int) {
+	codes[0] = zigzag(int64(vt) - int64(ref.vt))
+	pvx, pvy := predictVelocity(ref, vt, gap)
+	codes[1] = zigzag(int64(now.vx) - int64(pvx))
+	codes[2] = zigzag(int64(now.vy) - int64(pvy))
+	px, py := predictPosition(ref, now.vx, now.vy, vt, gap, tickRate)
+	codes[3] = zigzag(int64(now.x) - int64(px))
+	codes[4] = zigzag(int64(now.y) - int64(py))
+	codes[5] = zigzag(int64(now.av) - int64(ref.av))
+	codes[6] = zigzag(wrapSteps(int64(now.n) - int64(predictAngle(ref, now.av, gap, tickRate))))
+	for _, c := range codes {
+		n += golombBits(c)
 	}
+	return codes, n
+}
+
+// chooseTurn picks the narrowest form of now (whose vt is the velocity's
+// turn the server measured) for a connection whose acknowledged state of
+// the occupant is ref (none when !ref.ok), in a snapshot of tick whose
+// header names gap hdr (0: none). A prediction goes with the state's own
+// velocity turn, unless the measured one predicts the rest at least
+// switchGain bits narrower: a body turning steadily then pays for its
+// turn once and keeps it, and one whose turn wanders does not pay for
+// every wander.
+func (p *Peer) chooseTurn(now turn, ref turnRef, tick uint32, hdr int) turnChoice {
 	c := turnChoice{form: turnWhole, bits: wholeTurnBits(now)}
 	gap := int(int32(tick - ref.tick))
 	if !ref.ok || p.tickRate <= 0 || gap < 1 || gap > MaxTurnGap || ref.t.scale != now.scale {
 		return c
 	}
-	pred := predictAngle(ref.t, now.av, gap, p.tickRate)
-	dav := zigzag(int64(now.av) - int64(ref.t.av))
-	res := zigzag(wrapSteps(int64(now.n) - int64(pred)))
-	n := golombBits(dav) + golombBits(res)
-	form := turnHeader
-	if gap == hdr {
-		n += 2
-	} else {
-		form = turnGap
-		n += 3 + turnGapBits
+	form, head := uint8(turnHeader), 2
+	if gap != hdr {
+		form, head = turnGap, 2+turnGapBits
 	}
-	if n < c.bits {
-		c = turnChoice{form: uint8(form), gap: gap, dav: dav, res: res, bits: n}
+	codes, n := predicted(now, ref.t, ref.t.vt, gap, p.tickRate)
+	vt := ref.t.vt
+	if now.vt != vt && n > 1+(predictedCodes-1)+switchGain {
+		mc, mn := predicted(now, ref.t, now.vt, gap, p.tickRate)
+		if mn-golombBits(mc[0])+switchGain <= n-1 {
+			codes, n, vt = mc, mn, now.vt
+		}
+	}
+	if n += head; n < c.bits {
+		c = turnChoice{form: form, gap: gap, vt: vt, codes: codes, bits: n}
 	}
 	return c
 }
 
-// writeTurn writes a turn as chooseTurn chose it.
+// switchGain is how many bits narrower the rest of a state must come out
+// for its prediction to take the velocity turn the server measured rather
+// than the one the state holds. Tuning constant.
+const switchGain = 2
+
+// sent returns the state a connection is left with by now sent as c:
+// the velocity's turn is the one c predicted with, 0 when whole.
+func (c *turnChoice) sent(now turn) turn {
+	now.vt = c.vt
+	return now
+}
+
+// writeTurn writes a moving body's state as chooseTurn chose it.
 func writeTurn(w *wire.Writer, c turnChoice, now turn) {
 	switch c.form {
-	case turnStill:
-		w.WriteBool(false)
-		return
 	case turnHeader:
-		w.WriteBool(true)
-		w.WriteBool(false)
+		w.WriteBits(0b01, 2) // 1, 0 in the order read
 	case turnGap:
-		w.WriteBits(0b011, 3) // 1, 1, 0 in the order read
+		w.WriteBits(0b11, 2)
 		w.WriteBits(uint64(c.gap-1), turnGapBits)
 	default:
-		w.WriteBits(0b111, 3)
+		w.WriteBool(false)
+		w.WriteBits(codeOf(wire.Position, now.x), int(wire.Position.Bits))
+		w.WriteBits(codeOf(wire.Position, now.y), int(wire.Position.Bits))
+		w.WriteBits(codeOf(wire.Velocity, now.vx), int(wire.Velocity.Bits))
+		w.WriteBits(codeOf(wire.Velocity, now.vy), int(wire.Velocity.Bits))
+		w.WriteBool(!now.still())
+		if now.still() {
+			return
+		}
 		w.WriteBits(uint64(int64(now.n)+angleHalf+1), int(wire.Angle.Bits))
 		w.WriteBool(now.scale != 1)
 		if now.scale != 1 {
@@ -254,11 +446,12 @@ func writeTurn(w *wire.Writer, c turnChoice, now turn) {
 		}
 		return
 	}
-	writeGolomb(w, c.dav)
-	writeGolomb(w, c.res)
+	for _, v := range c.codes {
+		writeGolomb(w, v)
+	}
 }
 
-// turnRing is what a client keeps of one slot's turns: the last
+// turnRing is what a client keeps of one slot's states: the last
 // TurnStates states of its occupant, by tick.
 type turnRing struct {
 	id    entity.ID // the occupant
@@ -288,28 +481,25 @@ func (tr *turnRing) at(tick uint32) (turn, bool) {
 	return turn{}, false
 }
 
-// readTurn reads a moving body's turn in a snapshot whose header named
+// readTurn reads a moving body's state in a snapshot whose header named
 // gap hdr (0: none), resolving a predicted one against ring (nil: the
 // client holds no state of the occupant).
 func (sn *Snapshot) readTurn(r *wire.Reader, ring *turnRing, hdr int) (turn, error) {
-	if on, _ := r.ReadBool(); !on {
-		return turn{scale: 1, av: uint32(angularZero)}, r.Err()
+	if pred, _ := r.ReadBool(); !pred {
+		return readWholeTurn(r)
 	}
 	gap := hdr
-	if ref, _ := r.ReadBool(); ref {
-		if pred, _ := r.ReadBool(); pred {
-			return readWholeTurn(r)
-		}
+	if own, _ := r.ReadBool(); own {
 		g, _ := r.ReadBits(turnGapBits)
 		gap = int(g) + 1
-	} else if hdr == 0 {
-		return turn{}, errors.New("replication: turn: predicted from the header's gap, which it has not")
+	} else if r.Err() == nil && hdr == 0 {
+		return turn{}, errors.New("replication: motion: predicted from the header's gap, which it has not")
 	}
 	if r.Err() != nil {
 		return turn{}, r.Err()
 	}
 	if sn.TickRate <= 0 {
-		return turn{}, errors.New("replication: turn: predicted with no tick rate set")
+		return turn{}, errors.New("replication: motion: predicted with no tick rate set")
 	}
 	var ref turn
 	ok := false
@@ -317,52 +507,86 @@ func (sn *Snapshot) readTurn(r *wire.Reader, ring *turnRing, hdr int) (turn, err
 		ref, ok = ring.at(sn.Tick - uint32(gap))
 	}
 	if !ok {
-		return turn{}, errors.New("replication: turn: predicted from a state this end does not hold")
+		return turn{}, errors.New("replication: motion: predicted from a state this end does not hold")
 	}
-	dav, err := readGolomb(r)
-	if err != nil {
-		return turn{}, err
+	var d [predictedCodes]int64
+	for i := range d {
+		v, err := readGolomb(r)
+		if err != nil {
+			return turn{}, err
+		}
+		d[i] = unzigzag(v)
 	}
-	res, err := readGolomb(r)
-	if err != nil {
-		return turn{}, err
+	t := turn{scale: ref.scale}
+	vt := int64(ref.vt) + d[0]
+	if vt < -maxVT || vt > maxVT {
+		return turn{}, errors.New("replication: motion: velocity turn out of range")
 	}
-	av := int64(ref.av) + unzigzag(dav)
+	t.vt = int32(vt)
+	pvx, pvy := predictVelocity(ref, t.vt, gap)
+	vlim, plim := stepsHalf(wire.Velocity), stepsHalf(wire.Position)
+	vx, vy := int64(pvx)+d[1], int64(pvy)+d[2]
+	if vx < -vlim || vx > vlim || vy < -vlim || vy > vlim {
+		return turn{}, errors.New("replication: motion: velocity out of range")
+	}
+	t.vx, t.vy = int32(vx), int32(vy)
+	rate := float64(sn.TickRate)
+	px, py := predictPosition(ref, t.vx, t.vy, t.vt, gap, rate)
+	x, y := int64(px)+d[3], int64(py)+d[4]
+	if x < -plim || x > plim || y < -plim || y > plim {
+		return turn{}, errors.New("replication: motion: position out of range")
+	}
+	t.x, t.y = int32(x), int32(y)
+	av := int64(ref.av) + d[5]
 	if av < 1 || av > 1<<wire.AngularVelocity.Bits-1 {
-		return turn{}, errors.New("replication: turn: angular velocity out of range")
+		return turn{}, errors.New("replication: motion: angular velocity out of range")
 	}
-	t := turn{av: uint32(av), scale: ref.scale}
-	pred := predictAngle(ref, t.av, gap, float64(sn.TickRate))
-	t.n = normalSteps(int64(pred) + unzigzag(res))
-	if t.still() {
-		return t, errors.New("replication: turn: predicted still")
+	t.av = uint32(av)
+	t.n = normalSteps(int64(predictAngle(ref, t.av, gap, rate)) + d[6])
+	if t.vx == 0 && t.vy == 0 && uint64(t.av) == angularZero {
+		return turn{}, errors.New("replication: motion: predicted at zero velocity")
 	}
 	return t, nil
 }
 
+// readWholeTurn reads the whole form after its first bit.
 func readWholeTurn(r *wire.Reader) (turn, error) {
-	c, _ := r.ReadBits(int(wire.Angle.Bits))
-	if r.Err() == nil && c == 0 {
-		return turn{}, errors.New("replication: turn: unused angle code 0")
-	}
-	t := turn{n: normalSteps(int64(c) - (angleHalf + 1)), scale: 1} // −π kept as +π
-	if scaled, _ := r.ReadBool(); scaled {
-		f, _ := r.ReadFloat32()
-		t.scale = float32(wire.NetScale(float64(f)))
-	}
-	t.av = uint32(angularZero)
-	if spinning, _ := r.ReadBool(); spinning {
-		av, _ := r.ReadBits(int(wire.AngularVelocity.Bits))
-		if r.Err() == nil && (av == 0 || av == angularZero) {
-			return turn{}, errors.New("replication: turn: spinning at zero or at the unused code")
+	var c [4]uint64
+	for i, q := range [4]wire.Signed{wire.Position, wire.Position, wire.Velocity, wire.Velocity} {
+		c[i], _ = r.ReadBits(int(q.Bits))
+		if r.Err() == nil && c[i] == 0 {
+			return turn{}, errors.New("replication: motion: unused code 0")
 		}
-		t.av = uint32(av)
+	}
+	t := turn{scale: 1, av: uint32(angularZero)}
+	t.x, t.y = int32(int64(c[0])-stepsHalf(wire.Position)-1), int32(int64(c[1])-stepsHalf(wire.Position)-1)
+	t.vx, t.vy = int32(int64(c[2])-stepsHalf(wire.Velocity)-1), int32(int64(c[3])-stepsHalf(wire.Velocity)-1)
+	if turned, _ := r.ReadBool(); turned {
+		a, _ := r.ReadBits(int(wire.Angle.Bits))
+		if r.Err() == nil && a == 0 {
+			return turn{}, errors.New("replication: motion: unused angle code 0")
+		}
+		t.n = normalSteps(int64(a) - (angleHalf + 1)) // −π kept as +π
+		if scaled, _ := r.ReadBool(); scaled {
+			f, _ := r.ReadFloat32()
+			t.scale = float32(wire.NetScale(float64(f)))
+		}
+		if spinning, _ := r.ReadBool(); spinning {
+			av, _ := r.ReadBits(int(wire.AngularVelocity.Bits))
+			if r.Err() == nil && (av == 0 || av == angularZero) {
+				return turn{}, errors.New("replication: motion: spinning at zero or at the unused code")
+			}
+			t.av = uint32(av)
+		}
+		if r.Err() == nil && t.still() {
+			return turn{}, errors.New("replication: motion: turned, and still")
+		}
 	}
 	if r.Err() != nil {
 		return turn{}, r.Err()
 	}
-	if t.still() {
-		return turn{}, errors.New("replication: turn: whole, and still")
+	if t.vx == 0 && t.vy == 0 && uint64(t.av) == angularZero {
+		return turn{}, errors.New("replication: rigidbody: moving at zero velocity")
 	}
 	return t, nil
 }

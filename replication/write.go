@@ -638,8 +638,8 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	// but this round's changes (Round.assembleDelta).
 	p.pl.delta = !moving && !fresh && !stale && e.dBits != 0 && n == int(e.dN) && e.silence == Described
 	if p.pl.moving {
-		// The moving-body form: no masks, no carried bits, the position
-		// and velocity, then the turn against what the connection holds.
+		// The moving-body form: no masks, no carried bits, the body's
+		// state against what the connection holds.
 		p.pl.turn = p.chooseTurn(e.turn, p.refOf(b, e, fresh), r.tick, p.hdrGap)
 		return movingBits(e.id) + p.pl.turn.bits, fresh
 	}
@@ -676,16 +676,13 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 		w.WriteBitString(r.data[e.dOff:], int(e.dBits))
 	case moving && !fresh && e.mvBits != 0:
 		// The commonest entry, a body that moved this round and is not
-		// fresh, the round has assembled but for its turn (Round.seal).
+		// fresh, the round has begun (Round.seal).
 		w.WriteBitString(r.data[e.mvOff:], int(e.mvBits))
 	default:
 		w.WriteBool(true)
 		writeID(w, e.id)
 		w.WriteBool(fresh)
 		w.WriteBool(moving)
-		if moving {
-			writeMotion(w, r, r.comp(e, TypeTransform), r.comp(e, TypeRigidbody))
-		}
 	}
 	if moving {
 		writeTurn(w, p.pl.turn, e.turn)
@@ -732,9 +729,14 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	}
 	ce.end = int32(len(c.comps))
 	// An entry carrying both its Transform and its Rigidbody leaves the
-	// receiver a state to predict the next turn from.
+	// receiver a state to predict the next from: with the velocity's turn
+	// the moving-body form predicted with, and none from the general form.
 	if p.acts[TypeTransform] == actWrite && p.acts[TypeRigidbody] == actWrite {
 		ce.turn, ce.hasTurn = e.turn, true
+		ce.turn.vt = 0
+		if moving {
+			ce.turn = p.pl.turn.sent(e.turn)
+		}
 	}
 	c.ents = append(c.ents, ce)
 	p.stats.Entries++

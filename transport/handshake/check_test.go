@@ -87,7 +87,7 @@ func TestNonzeroFP(t *testing.T) {
 
 func TestMismatchLine(t *testing.T) {
 	got := MismatchLine(sampleHello)
-	want := "protocol=10 schema=1122334455667788 actions=5/99aabbccddeeff00 world=0102030405060708 tick_rate=64"
+	want := "protocol=11 schema=1122334455667788 actions=5/99aabbccddeeff00 world=0102030405060708 tick_rate=64"
 	if got != want {
 		t.Fatalf("MismatchLine =\n%s\nwant\n%s", got, want)
 	}

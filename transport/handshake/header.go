@@ -22,7 +22,7 @@ const (
 	// Version is the protocol version this build speaks. Raise it whenever
 	// a message body or the meaning of a field changes; a peer at another
 	// version is then refused with ReasonVersion rather than misread.
-	Version uint8 = 10
+	Version uint8 = 11
 )
 
 // SealedRefuseBit is set in the counter of every sealed Refuse. A

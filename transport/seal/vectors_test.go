@@ -30,11 +30,11 @@ var vectors = []struct {
 		seqKey(0x80), 0x1234, dataHeader, nil},
 }
 
-// dataHeader is a Data datagram's 12-byte header as protocol version 10
+// dataHeader is a Data datagram's 12-byte header as protocol version 11
 // writes it (tag, version, kind, session token). Sealing treats it as
 // opaque associated data; the version is the current one so that the
 // vectors read as real datagrams.
-var dataHeader = []byte{0x76, 0x6b, 0x0a, 0x06, 0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01}
+var dataHeader = []byte{0x76, 0x6b, 0x0b, 0x06, 0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01}
 
 // seqKey returns the key whose bytes are from, from+1, ... from+31.
 func seqKey(from byte) Key {
