@@ -14,8 +14,9 @@ package replication
 //	                           1: own? 1, then the own occupant (ID below)
 //	  commands?          1   then: newest command sequence W,
 //	                           judged client tick W, queue low water 4
-//	  gap?               1   then: G − 1 (4), the gap of the turns
-//	                           predicted "from the header's gap" (turn.go)
+//	  gap?               1   then: G − 1 (4), the gap of the moving
+//	                           bodies' states predicted "from the header's
+//	                           gap" (turn.go)
 //	removals           repeat { 1, ID } then 0
 //	entries            repeat { 1, entry } then 0      (the own entity first)
 //
@@ -26,8 +27,10 @@ package replication
 //	  ID
 //	  fresh              1   the entry lists every component the entity has
 //	  moving             1   1: a moving body's Transform and Rigidbody and
-//	                           nothing else: x 22, y 22, vx 16, vy 16, then
-//	                           its turn (see turn.go); the entry ends there
+//	                           nothing else, as its state: whole (x 22,
+//	                           y 22, vx 16, vy 16, its turn) or predicted
+//	                           from a state the client holds (see
+//	                           turn.go); the entry ends there
 //	  engine mask        4   Transform, Rigidbody, CharacterController, NetSpawn
 //	  project?           1   only when the schema has project types; then a
 //	                           mask of one bit per project type
@@ -50,10 +53,12 @@ package replication
 // Signed quantities use the wire package's quantisers, whose middle code is
 // an exact zero and whose lowest code is never written. A moving body with
 // slot < 128 and generation < 8 that does not turn is an entry of 1 + 12 +
-// 1 + 1 + 76 + 1 = 92 bits; one turning steadily, its turn predicted from
-// the header's gap, 95 to 99; a body come to rest is said once more in 1
-// + 12 + 1 + 1 + 4 + 1 + 2 = 22 bits (its Rigidbody alone, when it stopped
-// where the last snapshot put it).
+// 1 + 1 + 1 + 76 + 1 = 93 bits whole; predicted from the header's gap,
+// one moving and turning steadily (on a circle, say) is 1 + 12 + 1 + 1 +
+// 2 + 7 = 24 bits when every part comes out as predicted, two more for
+// each part a step off (about 26 to 28 in all); a body come to rest is
+// said once more in 1 + 12 + 1 + 1 + 4 + 1 + 2 = 22 bits (its Rigidbody
+// alone, when it stopped where the last snapshot put it).
 //
 // The command block has a presence bit so a snapshot written before a
 // player's first command (or by a server that tracks none) carries none;

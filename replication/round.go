@@ -129,9 +129,11 @@ type roundEnt struct {
 	// turn is its Transform's position, angle and scale and its
 	// Rigidbody's velocity and angular velocity, in codes, when it has
 	// both, with the velocity's turn measured since the round before.
-	// vx and vy are its Rigidbody's velocity as simulated, when hasV.
+	// vx and vy are its Rigidbody's velocity as simulated, when hasV, and
+	// vturn the velocity's turn a tick, smoothed (see velocityTurn).
 	turn   turn
 	vx, vy float64
+	vturn  float64
 	hasV   bool
 	// What seal works out once for every connection, so that none of them
 	// works it out again: chg is changedAt's answer; news and most are
@@ -552,7 +554,8 @@ func (r *Round) Rigidbody(b entity.Rigidbody) {
 	e.vx, e.vy, e.hasV = b.VX, b.VY, true
 	if e.prev >= 0 {
 		if p := &r.prevEnts[e.prev]; p.hasV {
-			e.turn.vt = velocityTurn(p.vx, p.vy, b.VX, b.VY, r.tick-r.prevTick)
+			e.vturn = velocityTurn(p.vx, p.vy, p.vturn, b.VX, b.VY, r.tick-r.prevTick)
+			e.turn.vt = rounded(e.vturn*(1<<vtShift), maxVT)
 		}
 	}
 	if r.memo(TypeRigidbody, k) {

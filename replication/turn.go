@@ -234,18 +234,34 @@ func predictPosition(ref turn, vx, vy, vt int32, gap int, tickRate float64) (x, 
 	return rounded(float64(float64(ref.x)+dx), lim), rounded(float64(float64(ref.y)+dy), lim)
 }
 
-// velocityTurn returns, in steps of 2^−vtShift rad a tick, how far the
-// direction of a velocity turned from (px, py) to (vx, vy) over ticks
-// ticks: 0 when either is zero, clamped to ±maxVT. The server works it
-// out from the velocities it simulates and sends it, so it need not be
-// the same on every end.
-func velocityTurn(px, py, vx, vy float64, ticks uint32) int32 {
+// velocityTurn returns how far the direction of a velocity turned a tick
+// from (px, py) to (vx, vy) over ticks ticks, in radians, smoothed with
+// the turn before, prev. A body a script steers along a curve by setting
+// the velocity that carries it from where it stands to its next point
+// turns its velocity by the curve's turn and by up to a hundredth of a
+// radian of noise a tick (where it stands carries the physics' rounding,
+// and its velocity each tick corrects it), which would change the turn a
+// state predicts with every few ticks. A turn more than vturnJump from
+// prev starts again from itself; 0 when either velocity is zero. The
+// server works it out from the velocities it simulates and sends it, so
+// it need not be the same on every end.
+func velocityTurn(px, py, prev, vx, vy float64, ticks uint32) float64 {
 	if ticks == 0 || px == 0 && py == 0 || vx == 0 && vy == 0 {
 		return 0
 	}
 	a := math.Atan2(px*vy-py*vx, px*vx+py*vy) / float64(ticks)
-	return rounded(a*(1<<vtShift), maxVT)
+	if !(math.Abs(a-prev) <= vturnJump) {
+		return a
+	}
+	return prev + (a-prev)/vturnSmooth
 }
+
+// vturnJump and vturnSmooth tune velocityTurn: a jump in radians a tick,
+// and the weight a new measure has against the smoothed turn (1/16).
+const (
+	vturnJump   = 0.05
+	vturnSmooth = 16
+)
 
 // wrapSteps brings a difference of angle steps into (−period/2, period/2].
 func wrapSteps(d int64) int64 {
@@ -377,10 +393,10 @@ func predicted(now, ref turn, vt int32, gap int, tickRate float64) (codes [predi
 // turn the server measured) for a connection whose acknowledged state of
 // the occupant is ref (none when !ref.ok), in a snapshot of tick whose
 // header names gap hdr (0: none). A prediction goes with the state's own
-// velocity turn, unless the measured one predicts the rest at least
-// switchGain bits narrower: a body turning steadily then pays for its
-// turn once and keeps it, and one whose turn wanders does not pay for
-// every wander.
+// velocity turn, unless the measured one predicts the rest narrower by
+// enough to pay for the change within switchHorizon entries: a body
+// turning steadily then pays for its turn once and keeps it, and one
+// whose turn wanders a little does not pay for every wander.
 func (p *Peer) chooseTurn(now turn, ref turnRef, tick uint32, hdr int) turnChoice {
 	c := turnChoice{form: turnWhole, bits: wholeTurnBits(now)}
 	gap := int(int32(tick - ref.tick))
@@ -393,9 +409,10 @@ func (p *Peer) chooseTurn(now turn, ref turnRef, tick uint32, hdr int) turnChoic
 	}
 	codes, n := predicted(now, ref.t, ref.t.vt, gap, p.tickRate)
 	vt := ref.t.vt
-	if now.vt != vt && n > 1+(predictedCodes-1)+switchGain {
+	if now.vt != vt && n > predictedCodes {
 		mc, mn := predicted(now, ref.t, now.vt, gap, p.tickRate)
-		if mn-golombBits(mc[0])+switchGain <= n-1 {
+		change := golombBits(mc[0])
+		if gain := (n - 1) - (mn - change); gain > 0 && gain*switchHorizon >= change-1 {
 			codes, n, vt = mc, mn, now.vt
 		}
 	}
@@ -405,10 +422,10 @@ func (p *Peer) chooseTurn(now turn, ref turnRef, tick uint32, hdr int) turnChoic
 	return c
 }
 
-// switchGain is how many bits narrower the rest of a state must come out
-// for its prediction to take the velocity turn the server measured rather
-// than the one the state holds. Tuning constant.
-const switchGain = 2
+// switchHorizon is how many entries a change of the velocity's turn a
+// state predicts with is reckoned to serve: the change is made when the
+// bits it saves this entry, so many times, pay for it. Tuning constant.
+const switchHorizon = 4
 
 // sent returns the state a connection is left with by now sent as c:
 // the velocity's turn is the one c predicted with, 0 when whole.
