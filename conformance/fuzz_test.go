@@ -12,6 +12,13 @@ func FuzzSnapshot(f *testing.F) {
 	f.Add(b, false, false)
 	f.Add((&bitWriter{}).settledHeader().put(0, 2).b, true, false)
 	f.Add([]byte{}, false, true)
+	// Moving bodies' states predicted from the header's gap and from a gap
+	// of their own, every difference 0 and one a step off.
+	predicted := (&bitWriter{}).gapHeader().flag(false).
+		flag(true).entity(Entity{5, 1}).flag(false).flag(true).flag(true).flag(false).put(0x7f, 7).
+		flag(true).entity(Entity{6, 2}).flag(false).flag(true).flag(true).flag(true).put(3, 4).put(0b110, 3).put(0x3f, 6).
+		flag(false)
+	f.Add(predicted.b, true, false)
 	schema, err := ParseSchema(fingerprintVectors(f, schemaFile)["two-types"].input)
 	if err != nil {
 		f.Fatal(err)

@@ -550,12 +550,12 @@ func (r *Round) Rigidbody(b entity.Rigidbody) {
 	r.keys = append(r.keys, math.Float64bits(b.VX), math.Float64bits(b.VY), math.Float64bits(b.AngularVelocity), awake)
 	e := &r.ents[len(r.ents)-1]
 	e.turn.av = uint32(wire.AngularVelocity.Encode(b.AngularVelocity))
-	e.turn.vx, e.turn.vy = steps(wire.Velocity, b.VX), steps(wire.Velocity, b.VY)
+	e.turn.vx, e.turn.vy = int16(steps(wire.Velocity, b.VX)), int16(steps(wire.Velocity, b.VY))
 	e.vx, e.vy, e.hasV = b.VX, b.VY, true
 	if e.prev >= 0 {
 		if p := &r.prevEnts[e.prev]; p.hasV {
 			e.vturn = velocityTurn(p.vx, p.vy, p.vturn, b.VX, b.VY, r.tick-r.prevTick)
-			e.turn.vt = rounded(e.vturn*(1<<vtShift), maxVT)
+			e.turn.vt = int16(rounded(e.vturn*(1<<vtShift), maxVT))
 		}
 	}
 	if r.memo(TypeRigidbody, k) {

@@ -426,7 +426,7 @@ func (sn *Snapshot) readMoving(r *wire.Reader, e *Entry) error {
 		Angle: t.angle(), Scale: float64(t.scale),
 	}
 	e.Rigidbody = entity.Rigidbody{
-		VX: wire.Velocity.Decode(codeOf(wire.Velocity, t.vx)), VY: wire.Velocity.Decode(codeOf(wire.Velocity, t.vy)),
+		VX: wire.Velocity.Decode(codeOf(wire.Velocity, int32(t.vx))), VY: wire.Velocity.Decode(codeOf(wire.Velocity, int32(t.vy))),
 		AngularVelocity: t.angularVelocity(), Awake: true,
 	}
 	e.turn, e.hasTurn = t, true

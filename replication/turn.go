@@ -70,7 +70,7 @@ const (
 	vtShift = 16
 	// maxVT bounds the velocity's turn: half a radian a tick. A faster
 	// one is sent as the fastest, and its prediction is poor.
-	maxVT = 1 << (vtShift - 1)
+	maxVT = 1<<(vtShift-1) - 1
 	// wholeMotionBits is the whole form's position and velocity, its
 	// form bit included; maxMotionBits bounds the whole form, turn and
 	// all, which is the widest a moving entry's state is ever sent.
@@ -97,14 +97,16 @@ const (
 // turn is what a state holds of a moving body, in codes: the angle as a
 // signed count of steps in (−angleHalf, angleHalf], the angular
 // velocity's code, the scale as it travels, and the position, velocity
-// and velocity's turn as signed counts of their steps.
+// and velocity's turn as signed counts of their steps. (A velocity and a
+// velocity's turn fit 16 bits: the server keeps one of these per slot per
+// connection, and a client 16 per slot.)
 type turn struct {
 	n      int32
 	av     uint32
 	scale  float32
 	x, y   int32
-	vx, vy int32
-	vt     int32
+	vx, vy int16
+	vt     int16
 }
 
 // turnOf returns the turn of an angle, scale and angular velocity as the
@@ -130,7 +132,7 @@ func codeOf(q wire.Signed, n int32) uint64 { return uint64(int64(n) + stepsHalf(
 // metres and metres a second, as the wire carries them).
 func (t turn) placed(x, y, vx, vy float64) turn {
 	t.x, t.y = steps(wire.Position, x), steps(wire.Position, y)
-	t.vx, t.vy = steps(wire.Velocity, vx), steps(wire.Velocity, vy)
+	t.vx, t.vy = int16(steps(wire.Velocity, vx)), int16(steps(wire.Velocity, vy))
 	return t
 }
 
@@ -203,7 +205,7 @@ func rounded(v float64, lim int64) int32 {
 // rad a tick) over gap ticks, in velocity steps.
 func predictVelocity(ref turn, vt int32, gap int) (vx, vy int32) {
 	if vt == 0 {
-		return ref.vx, ref.vy
+		return int32(ref.vx), int32(ref.vy)
 	}
 	s, c := sincos(float64(int64(vt)*int64(gap)) / (1 << vtShift))
 	x, y := float64(ref.vx), float64(ref.vy)
@@ -343,7 +345,7 @@ type turnRef struct {
 type turnChoice struct {
 	form  uint8 // turnWhole, turnHeader, turnGap
 	gap   int
-	vt    int32
+	vt    int16
 	codes [predictedCodes]uint64
 	bits  int
 }
@@ -378,7 +380,7 @@ func predicted(now, ref turn, vt int32, gap int, tickRate float64) (codes [predi
 	pvx, pvy := predictVelocity(ref, vt, gap)
 	codes[1] = zigzag(int64(now.vx) - int64(pvx))
 	codes[2] = zigzag(int64(now.vy) - int64(pvy))
-	px, py := predictPosition(ref, now.vx, now.vy, vt, gap, tickRate)
+	px, py := predictPosition(ref, int32(now.vx), int32(now.vy), vt, gap, tickRate)
 	codes[3] = zigzag(int64(now.x) - int64(px))
 	codes[4] = zigzag(int64(now.y) - int64(py))
 	codes[5] = zigzag(int64(now.av) - int64(ref.av))
@@ -407,10 +409,10 @@ func (p *Peer) chooseTurn(now turn, ref turnRef, tick uint32, hdr int) turnChoic
 	if gap != hdr {
 		form, head = turnGap, 2+turnGapBits
 	}
-	codes, n := predicted(now, ref.t, ref.t.vt, gap, p.tickRate)
+	codes, n := predicted(now, ref.t, int32(ref.t.vt), gap, p.tickRate)
 	vt := ref.t.vt
 	if now.vt != vt && n > predictedCodes {
-		mc, mn := predicted(now, ref.t, now.vt, gap, p.tickRate)
+		mc, mn := predicted(now, ref.t, int32(now.vt), gap, p.tickRate)
 		change := golombBits(mc[0])
 		if gain := (n - 1) - (mn - change); gain > 0 && gain*switchHorizon >= change-1 {
 			codes, n, vt = mc, mn, now.vt
@@ -446,8 +448,8 @@ func writeTurn(w *wire.Writer, c turnChoice, now turn) {
 		w.WriteBool(false)
 		w.WriteBits(codeOf(wire.Position, now.x), int(wire.Position.Bits))
 		w.WriteBits(codeOf(wire.Position, now.y), int(wire.Position.Bits))
-		w.WriteBits(codeOf(wire.Velocity, now.vx), int(wire.Velocity.Bits))
-		w.WriteBits(codeOf(wire.Velocity, now.vy), int(wire.Velocity.Bits))
+		w.WriteBits(codeOf(wire.Velocity, int32(now.vx)), int(wire.Velocity.Bits))
+		w.WriteBits(codeOf(wire.Velocity, int32(now.vy)), int(wire.Velocity.Bits))
 		w.WriteBool(!now.still())
 		if now.still() {
 			return
@@ -539,16 +541,16 @@ func (sn *Snapshot) readTurn(r *wire.Reader, ring *turnRing, hdr int) (turn, err
 	if vt < -maxVT || vt > maxVT {
 		return turn{}, errors.New("replication: motion: velocity turn out of range")
 	}
-	t.vt = int32(vt)
-	pvx, pvy := predictVelocity(ref, t.vt, gap)
+	t.vt = int16(vt)
+	pvx, pvy := predictVelocity(ref, int32(t.vt), gap)
 	vlim, plim := stepsHalf(wire.Velocity), stepsHalf(wire.Position)
 	vx, vy := int64(pvx)+d[1], int64(pvy)+d[2]
 	if vx < -vlim || vx > vlim || vy < -vlim || vy > vlim {
 		return turn{}, errors.New("replication: motion: velocity out of range")
 	}
-	t.vx, t.vy = int32(vx), int32(vy)
+	t.vx, t.vy = int16(vx), int16(vy)
 	rate := float64(sn.TickRate)
-	px, py := predictPosition(ref, t.vx, t.vy, t.vt, gap, rate)
+	px, py := predictPosition(ref, int32(t.vx), int32(t.vy), int32(t.vt), gap, rate)
 	x, y := int64(px)+d[3], int64(py)+d[4]
 	if x < -plim || x > plim || y < -plim || y > plim {
 		return turn{}, errors.New("replication: motion: position out of range")
@@ -577,7 +579,7 @@ func readWholeTurn(r *wire.Reader) (turn, error) {
 	}
 	t := turn{scale: 1, av: uint32(angularZero)}
 	t.x, t.y = int32(int64(c[0])-stepsHalf(wire.Position)-1), int32(int64(c[1])-stepsHalf(wire.Position)-1)
-	t.vx, t.vy = int32(int64(c[2])-stepsHalf(wire.Velocity)-1), int32(int64(c[3])-stepsHalf(wire.Velocity)-1)
+	t.vx, t.vy = int16(int64(c[2])-stepsHalf(wire.Velocity)-1), int16(int64(c[3])-stepsHalf(wire.Velocity)-1)
 	if turned, _ := r.ReadBool(); turned {
 		a, _ := r.ReadBits(int(wire.Angle.Bits))
 		if r.Err() == nil && a == 0 {

@@ -164,7 +164,7 @@ func TestPredictedTurnsRoundTrip(t *testing.T) {
 			turnOf(ref.angle()+0.01, float64(ref.scale), ref.angularVelocity()).placed(100.1, -99.9, 9.9, -10.1),
 		} {
 			now.scale = ref.scale
-			for _, vt := range []int32{0, 1157, -maxVT, maxVT} {
+			for _, vt := range []int16{0, 1157, -maxVT, maxVT} {
 				now.vt = vt
 				for _, gap := range []int{1, 3, MaxTurnGap} {
 					c := p.chooseTurn(now, turnRef{tick: tick - uint32(gap), t: ref, ok: true}, tick, 3)
