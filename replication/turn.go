@@ -376,6 +376,15 @@ func wholeTurnBits(t turn) int {
 // predicted returns the codes of now predicted from ref over gap ticks
 // with the velocity's turn vt, and their width.
 func predicted(now, ref turn, vt int32, gap int, tickRate float64) (codes [predictedCodes]uint64, n int) {
+	codes, n = predictedMotion(now, ref, vt, gap, tickRate)
+	codes[5] = zigzag(int64(now.av) - int64(ref.av))
+	codes[6] = zigzag(wrapSteps(int64(now.n) - int64(predictAngle(ref, now.av, gap, tickRate))))
+	return codes, n + golombBits(codes[5]) + golombBits(codes[6])
+}
+
+// predictedMotion returns the first five of predicted's codes (those the
+// velocity's turn bears on) and their width.
+func predictedMotion(now, ref turn, vt int32, gap int, tickRate float64) (codes [predictedCodes]uint64, n int) {
 	codes[0] = zigzag(int64(vt) - int64(ref.vt))
 	pvx, pvy := predictVelocity(ref, vt, gap)
 	codes[1] = zigzag(int64(now.vx) - int64(pvx))
@@ -383,9 +392,7 @@ func predicted(now, ref turn, vt int32, gap int, tickRate float64) (codes [predi
 	px, py := predictPosition(ref, int32(now.vx), int32(now.vy), vt, gap, tickRate)
 	codes[3] = zigzag(int64(now.x) - int64(px))
 	codes[4] = zigzag(int64(now.y) - int64(py))
-	codes[5] = zigzag(int64(now.av) - int64(ref.av))
-	codes[6] = zigzag(wrapSteps(int64(now.n) - int64(predictAngle(ref, now.av, gap, tickRate))))
-	for _, c := range codes {
+	for _, c := range codes[:5] {
 		n += golombBits(c)
 	}
 	return codes, n
@@ -411,11 +418,21 @@ func (p *Peer) chooseTurn(now turn, ref turnRef, tick uint32, hdr int) turnChoic
 	}
 	codes, n := predicted(now, ref.t, int32(ref.t.vt), gap, p.tickRate)
 	vt := ref.t.vt
-	if now.vt != vt && n > predictedCodes {
-		mc, mn := predicted(now, ref.t, int32(now.vt), gap, p.tickRate)
-		change := golombBits(mc[0])
-		if gain := (n - 1) - (mn - change); gain > 0 && gain*switchHorizon >= change-1 {
-			codes, n, vt = mc, mn, now.vt
+	if now.vt != vt {
+		// The first five codes with the measured turn, against theirs with
+		// the state's (the last two do not depend on it). No need to try
+		// when even all five at their narrowest would not pay.
+		old := 0
+		for _, c := range codes[:5] {
+			old += golombBits(c)
+		}
+		change := golombBits(zigzag(int64(now.vt) - int64(ref.t.vt)))
+		if most := old - predictedCodes + 2; most > 0 && most*switchHorizon >= change-1 {
+			mc, mn := predictedMotion(now, ref.t, int32(now.vt), gap, p.tickRate)
+			if gain := (old - 1) - (mn - change); gain > 0 && gain*switchHorizon >= change-1 {
+				mc[5], mc[6] = codes[5], codes[6]
+				codes, n, vt = mc, n-old+mn, now.vt
+			}
 		}
 	}
 	if n += head; n < c.bits {
