@@ -2,6 +2,7 @@ package replication
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"vkm/internal/entity"
@@ -65,8 +66,11 @@ func TestTurningBodiesArePredicted(t *testing.T) {
 // physics does); a spinner also turns at its circle's angular speed. It returns the snapshots' bytes and entries
 // after the first ten rounds, and the bits the moving-body states took,
 // by part: the form, then each of the seven codes of a predicted one.
-func circles(t *testing.T, bodies, rounds int, spin bool) (bytes, entries int, parts [2 + predictedCodes]int) {
+func circles(t *testing.T, bodies, rounds int, spin bool, lossy func(*sim)) (bytes, entries int, parts [2 + predictedCodes]int) {
 	m := newSim(t, 7)
+	if lossy != nil {
+		lossy(m)
+	}
 	type circle struct{ cx, cy, r, w float64 }
 	cs := map[uint32]circle{}
 	for i := range bodies {
@@ -128,7 +132,7 @@ func circles(t *testing.T, bodies, rounds int, spin bool) (bytes, entries int, p
 func TestCirclesBitBudget(t *testing.T) {
 	for _, spin := range []bool{true, false} {
 		const bodies, rounds = 50, 200
-		bytes, entries, parts := circles(t, bodies, rounds, spin)
+		bytes, entries, parts := circles(t, bodies, rounds, spin, nil)
 		snaps := rounds - 10
 		n := float64(entries)
 		t.Logf("spin %v: %.2f bytes a body a snapshot (%d snapshots, %.1f entries each); a state's bits: form %.2f, "+
@@ -138,6 +142,27 @@ func TestCirclesBitBudget(t *testing.T) {
 			float64(parts[5])/n, float64(parts[6])/n, float64(parts[7])/n, parts[8], entries)
 		if per := float64(bytes) / float64(snaps*bodies); per > 6 {
 			t.Errorf("%.2f bytes a body a snapshot; want at most 6", per)
+		}
+	}
+}
+
+// TestCirclesConvergeThroughLoss runs the turning bodies on a link that
+// loses, duplicates and reorders snapshots and loses acknowledgements,
+// checking the Peer's baseline against a client fed only what was
+// acknowledged after every round: the states predicted from survive loss,
+// and once the bodies stop the client holds the server's world exactly.
+func TestCirclesConvergeThroughLoss(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		var m *sim
+		bytes, entries, parts := circles(t, 30, 150, true, func(s *sim) {
+			m = s
+			s.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+			s.check = true
+			s.loss, s.dup, s.reorder, s.ackLoss = 0.2, 0.05, 0.1, 0.05
+		})
+		t.Logf("seed %d: %d bytes, %d entries, %d of them predicted, %d snapshots sent", seed, bytes, entries, parts[1+predictedCodes], m.sent)
+		if parts[1+predictedCodes] < entries/2 {
+			t.Errorf("seed %d: %d of %d entries predicted; want most", seed, parts[1+predictedCodes], entries)
 		}
 	}
 }
