@@ -45,8 +45,8 @@ type Snapshot struct {
 	Entries     []Entry     // in order, the own entity's first when written
 
 	// TickRate is the server's ticks a second, which a moving body's
-	// predicted turn is reckoned in (see turn.go). With none set, a
-	// snapshot holding a predicted turn is refused.
+	// predicted state is reckoned in (see turn.go). With none set, a
+	// snapshot holding a predicted state is refused.
 	TickRate int
 
 	// prior says a snapshot has been read; priorTick and priorOwn are
@@ -55,8 +55,8 @@ type Snapshot struct {
 	priorTick uint32
 	priorOwn  entity.ID
 
-	// hdrGap is the gap the header named for predicted turns (0: none);
-	// rings the turns each slot's occupant was last said to have, by
+	// hdrGap is the gap the header named for predicted states (0: none);
+	// rings the states each slot's occupant was last said to have, by
 	// tick, kept from one snapshot to the next (see turn.go).
 	hdrGap int
 	rings  map[uint32]*turnRing

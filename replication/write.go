@@ -326,9 +326,9 @@ func (p *Peer) refOf(b *slotBase, e *roundEnt, fresh bool) turnRef {
 	return b.ref
 }
 
-// SetTickRate sets the server's ticks a second, which a predicted turn
-// is reckoned in (see the turn form in turn.go). Until it is set, every
-// turn goes whole.
+// SetTickRate sets the server's ticks a second, which a moving body's
+// predicted state is reckoned in (see turn.go). Until it is set, every
+// moving body's state goes whole.
 func (p *Peer) SetTickRate(hz int) { p.tickRate = float64(hz) }
 
 // shortTick reports whether tick may go in its short form: the receiver's
