@@ -19,11 +19,17 @@ import (
 // takes the server's answer and replays the ticks since, exactly as for a
 // correction, and the picture eases across the difference, but it is not
 // counted among the corrections (ClientStats.Revisions counts it, and
-// MaxRevision holds the largest). A revision is a difference of at most
-// ReviseLimit at the judged tick, in the pose alone (no component field
-// differs and it is no teleport), with another player's character in the
-// own one's island in that tick or one of the ReviseLookback ticks before
-// it. Everything else is a correction, put down to its cause as before.
+// MaxRevision holds the largest). A revision is a difference in the pose
+// alone (no component field differs and it is no teleport), with another
+// player's character in the own one's island in the judged tick or one of
+// the ReviseLookback ticks before it, of at most ReviseLimit at the judged
+// tick; or of at most UnforeseenLimit where the profile below says no
+// input the client had could tell what that player did (turned, jumped,
+// unrelayed). A meeting whose other input the client had (known) is the
+// client's own model of the meeting: past ReviseLimit it is a correction
+// whatever its size. Everything else is a correction, put down to its
+// cause as before. Every revision is filed by the same profile
+// (ClientStats.RevisionProfile), so what the wider bound takes in shows.
 //
 // Each correction put down to a shove is profiled by what the client knew
 // of the other player's input when it predicted the judged tick (Profile):
@@ -41,6 +47,14 @@ import (
 // twentieth of the character's width, eased out within a sixth of a
 // second (prediction.SmoothTimeConstant).
 const ReviseLimit = 0.05
+
+// UnforeseenLimit is the largest difference, in metres, that a meeting
+// with a player who turned, jumped or went unrelayed inside the last
+// round trip makes a revision: no past input could tell it, and up to a
+// tenth of a metre (an eighth of the character's width) an ease reads as
+// the shove it is. A larger one stays a correction, and its size is the
+// largest eased correction's. Tuning constant.
+const UnforeseenLimit = 0.1
 
 // ReviseLookback is how many ticks before the judged tick a touch of
 // another player's character still makes a difference at the judged tick
@@ -89,6 +103,8 @@ type revisions struct {
 	moved   uint64
 	largest float64 // metres at the judged tick
 	profile [NumProfiles]uint64
+	// byProfile files the revisions by the same profile.
+	byProfile [NumProfiles]uint64
 	// profLargest is the largest difference at the judged tick of each
 	// profile's corrections, metres.
 	profLargest [NumProfiles]float64
@@ -132,14 +148,19 @@ func (c *Client) touchedBy(judged uint32, own entity.ID) (*tickRecord, bool) {
 // counts it if so. dist is the difference at the judged tick; before is
 // where the own character stood, as predicted, before the replay.
 func (c *Client) revise(judged uint32, own entity.ID, posed bool, dist float64, teleport, compWrong bool, before entity.Transform) bool {
-	if !posed || teleport || compWrong || dist > ReviseLimit {
+	if !posed || teleport || compWrong || dist > UnforeseenLimit {
 		return false
 	}
 	if _, ok := c.touchedBy(judged, own); !ok {
 		return false
 	}
+	p := c.shoveProfile(judged, own)
+	if dist > ReviseLimit && !p.Unforeseen() {
+		return false
+	}
 	r := &c.rec.rev
 	r.count++
+	r.byProfile[p]++
 	r.largest = math.Max(r.largest, dist)
 	if t := c.game.Store().Transform(own); t != nil && !prediction.Agrees(before, *t) {
 		r.moved++
@@ -147,9 +168,18 @@ func (c *Client) revise(judged uint32, own entity.ID, posed bool, dist float64, 
 	return true
 }
 
-// profileShove files a correction put down to a shove by what the client
-// knew of the other player's input at the judged tick (see Profile).
+// profileShove files a correction put down to a shove by its profile.
 func (c *Client) profileShove(judged uint32, own entity.ID, dist float64) Profile {
+	p := c.shoveProfile(judged, own)
+	c.rec.rev.profile[p]++
+	c.rec.rev.profLargest[p] = math.Max(c.rec.rev.profLargest[p], dist)
+	return p
+}
+
+// shoveProfile returns what the client knew of the input of the other
+// player whose character met the own one by the judged tick (see
+// Profile).
+func (c *Client) shoveProfile(judged uint32, own entity.ID) Profile {
 	p := ProfileKnown
 	rec, ok := c.touchedBy(judged, own)
 	switch {
@@ -167,7 +197,5 @@ func (c *Client) profileShove(judged uint32, own entity.ID, dist float64) Profil
 			p = ProfileUnrelayed
 		}
 	}
-	c.rec.rev.profile[p]++
-	c.rec.rev.profLargest[p] = math.Max(c.rec.rev.profLargest[p], dist)
 	return p
 }
