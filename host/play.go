@@ -161,6 +161,10 @@ type ClientReport struct {
 	MaxRevisionMM   float64           `json:"max_revision_mm"`
 	ShoveProfile    map[string]uint64 `json:"shove_profile"`
 	RevisionProfile map[string]uint64 `json:"revision_profile"`
+	// MaxEaseMM is the largest jump a replay made in where the character
+	// stands now, teleports aside: what the picture eases across, where
+	// MaxCorrectionMM is the difference at the judged tick.
+	MaxEaseMM float64 `json:"max_ease_mm"`
 
 	// BadSnapshots are snapshots that did not decode (dropped whole);
 	// UnmadeEntities are entries naming an entity this end could not make.

@@ -18,6 +18,12 @@ type reconciler struct {
 	corrections   uint64
 	replayed      uint64
 	maxCorrection float64 // metres
+	// maxEase is the largest jump, in metres, that a replay (a
+	// correction's or a revision's, teleports aside) made in where the
+	// own entity stands now: the offset the picture then eases out. It
+	// is larger than the difference at the judged tick when the snapshot
+	// also told of other players' doings since.
+	maxEase float64
 	// maxError is the largest distance, in metres, between the own
 	// entity's prediction for a judged tick and the server's answer,
 	// whether it was corrected or not.
@@ -398,6 +404,9 @@ func (c *Client) reconcile(h held, judged uint32) {
 		default:
 			c.smooth.Correct(b.id, b.t, *t)
 		}
+	}
+	if t := st.Transform(own); t != nil && !teleport {
+		c.rec.maxEase = math.Max(c.rec.maxEase, prediction.Distance(heldOwn, *t))
 	}
 	if c.revise(judged, own, ok, dist, teleport, compWrong, heldOwn) {
 		return
