@@ -139,11 +139,11 @@ type met struct {
 	carried carried
 }
 
-// touchedBy returns the character another player's own that met this
-// client's own by the judged tick: the one in the own character's island
-// in the latest of the ticks judged-ReviseLookback..judged the client
-// predicted it so, or else one the server's word has touching it in the
-// judged tick (serverMet), where the client had the two apart.
+// touchedBy returns another player's character that met this client's
+// own by the judged tick: the one in the own character's island in the
+// latest of the ticks judged-ReviseLookback..judged the client predicted
+// it so, or else one the server's words have touching it in the judged
+// tick (serverMet), where the client had the two apart.
 func (c *Client) touchedBy(judged uint32, own entity.ID) (met, bool) {
 	for k := uint32(0); k <= ReviseLookback && k < judged; k++ {
 		if rec, ok := c.rec.at(judged-k, own); ok && !rec.touched.IsNone() {
@@ -182,8 +182,8 @@ type nearby struct {
 }
 
 // recordNear keeps in rec how the tick that just ran carried the
-// characters within NearReach of the own one, the nearest maxNear in slot
-// order.
+// characters within NearReach of the own one: at most maxNear of them, in
+// slot order.
 func (c *Client) recordNear(rec *tickRecord, own entity.ID) {
 	rec.near = rec.near[:0]
 	ot := c.game.Store().Transform(own)
