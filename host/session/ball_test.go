@@ -69,10 +69,9 @@ func TestFourPlayersShovingABall(t *testing.T) {
 	t.Parallel() // its own sessions, game and link; nothing shared
 	// Twenty seconds take 0.5–0.8 s, about ten times that under -race.
 	const d = 20 * time.Second
-	// Corrections a client-minute, teleports aside: 9–21 now, 21–27
-	// before a shove no past input could tell was a revision up to
-	// 100 mm (the aim is 20; see BENCHMARKS.md, "Players who meet: the
-	// server's meetings, and what the picture eases").
+	// Corrections a client-minute, teleports aside: 12–30 (the
+	// aim is 20; see BENCHMARKS.md, "Players who meet: the server's
+	// meetings, and what the picture eases").
 	const bound = 30.0
 	for i, f := range playMeeting(t, loadBall, 3, d) {
 		perMin := float64(f.corrections-f.teleports) * float64(time.Minute) / float64(d)

@@ -251,9 +251,8 @@ func TestFourWanderersAreRarelyCorrected(t *testing.T) {
 	}
 	const (
 		seed = 3
-		// Corrections in all, teleports aside: 17 now, with 79 revisions
-		// (revise.go; 19 and 77 while a revision was 50 mm at most
-		// whatever its profile); 96 before revisions, 166 carried on their words
+		// Corrections in all, teleports aside: 19 now, with 77 revisions
+		// (revise.go); 96 before revisions, 166 carried on their words
 		// alone. The count moves with how the arena's props tumble, not
 		// with how exactly it is told: with the angular velocity's step
 		// at 0.01, 0.005, 0.002, 0.001 and 0.0005 rad/s it was 78, 119,
@@ -287,13 +286,13 @@ func TestFourWanderersAreRarelyCorrected(t *testing.T) {
 		t.Errorf("%d corrections in thirty seconds of four wanderers; want at most %d", total, bound)
 	}
 	// A revision is a meeting's small difference: there are some, and
-	// none larger than UnforeseenLimit.
+	// none larger than ReviseLimit.
 	revs := uint64(0)
 	for i, p := range ps {
 		r := &p.c.rec
 		revs += r.rev.count - before[i].rev.count
-		if r.rev.largest > UnforeseenLimit {
-			t.Errorf("client %d: a revision of %.1f mm; want at most %.0f", i+1, r.rev.largest*1000, UnforeseenLimit*1000)
+		if r.rev.largest > ReviseLimit {
+			t.Errorf("client %d: a revision of %.1f mm; want at most %.0f", i+1, r.rev.largest*1000, ReviseLimit*1000)
 		}
 	}
 	if revs == 0 {

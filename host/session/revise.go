@@ -23,13 +23,12 @@ import (
 // alone (no component field differs and it is no teleport), with another
 // player's character in the own one's island in the judged tick or one of
 // the ReviseLookback ticks before it, of at most ReviseLimit at the judged
-// tick; or of at most UnforeseenLimit where the profile below says no
-// input the client had could tell what that player did (turned, jumped,
-// unrelayed). A meeting whose other input the client had (known) is the
-// client's own model of the meeting: past ReviseLimit it is a correction
-// whatever its size. Everything else is a correction, put down to its
-// cause as before. Every revision is filed by the same profile
-// (ClientStats.RevisionProfile), so what the wider bound takes in shows.
+// tick, whatever the profile below says of it: a difference past that is
+// seen, and counts, whether or not any input the client had could tell
+// it. Everything else is a correction, put down to its cause as before.
+// Every revision is filed by the same profile (ClientStats.RevisionProfile),
+// so it shows how many of the small ones the client's own model of the
+// meeting made (known).
 //
 // Each correction put down to a shove is profiled by what the client knew
 // of the other player's input when it predicted the judged tick (Profile):
@@ -47,14 +46,6 @@ import (
 // twentieth of the character's width, eased out within a sixth of a
 // second (prediction.SmoothTimeConstant).
 const ReviseLimit = 0.05
-
-// UnforeseenLimit is the largest difference, in metres, that a meeting
-// with a player who turned, jumped or went unrelayed inside the last
-// round trip makes a revision: no past input could tell it, and up to a
-// tenth of a metre (an eighth of the character's width) an ease reads as
-// the shove it is. A larger one stays a correction, and its size is the
-// largest eased correction's. Tuning constant.
-const UnforeseenLimit = 0.1
 
 // ReviseLookback is how many ticks before the judged tick a touch of
 // another player's character still makes a difference at the judged tick
@@ -237,16 +228,13 @@ func (c *Client) serverMet(judged uint32, own entity.ID) entity.ID {
 // counts it if so. dist is the difference at the judged tick; before is
 // where the own character stood, as predicted, before the replay.
 func (c *Client) revise(judged uint32, own entity.ID, posed bool, dist float64, teleport, compWrong bool, before entity.Transform) bool {
-	if !posed || teleport || compWrong || dist > UnforeseenLimit {
+	if !posed || teleport || compWrong || dist > ReviseLimit {
 		return false
 	}
 	if _, ok := c.touchedBy(judged, own); !ok {
 		return false
 	}
 	p := c.shoveProfile(judged, own)
-	if dist > ReviseLimit && !p.Unforeseen() {
-		return false
-	}
 	r := &c.rec.rev
 	r.count++
 	r.byProfile[p]++
