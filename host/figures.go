@@ -215,6 +215,12 @@ func (cl *client) newFigures() *figures.Set {
 				each(session.Profile(p).String(), n)
 			}
 		}},
+		figures.Figure{Key: "max_ease_mm", Float: func() float64 { return round1(cs.MaxEase * 1000) }},
+		figures.Figure{Key: "revision_profile", Label: "profile", Uints: func(each func(string, uint64)) {
+			for p, n := range cs.RevisionProfile {
+				each(session.Profile(p).String(), n)
+			}
+		}},
 		figures.Figure{Key: "bad_snapshots", Uint: func() uint64 { return uint64(cs.BadSnapshots) }},
 		figures.Figure{Key: "unmade_entities", Uint: func() uint64 { return uint64(cs.UnmadeEntities) }},
 		figures.Figure{Key: "pacing_low_water", Status: "low_water", Float: func() float64 { return cs.PacingLowWater }},

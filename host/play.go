@@ -154,11 +154,17 @@ type ClientReport struct {
 	// drawn character, MaxRevisionMM is the largest. ShoveProfile files
 	// the corrections put down to a shove by what the client knew of the
 	// other player's input (turned, jumped, unrelayed: no input it had
-	// could tell; known: it had the input).
-	Revisions      uint64            `json:"revisions"`
-	RevisionsMoved uint64            `json:"revisions_moved"`
-	MaxRevisionMM  float64           `json:"max_revision_mm"`
-	ShoveProfile   map[string]uint64 `json:"shove_profile"`
+	// could tell; known: it had the input), and RevisionProfile files the
+	// revisions the same way.
+	Revisions       uint64            `json:"revisions"`
+	RevisionsMoved  uint64            `json:"revisions_moved"`
+	MaxRevisionMM   float64           `json:"max_revision_mm"`
+	ShoveProfile    map[string]uint64 `json:"shove_profile"`
+	RevisionProfile map[string]uint64 `json:"revision_profile"`
+	// MaxEaseMM is the largest jump a replay made in where the character
+	// stands now, teleports aside: what the picture eases across, where
+	// MaxCorrectionMM is the difference at the judged tick.
+	MaxEaseMM float64 `json:"max_ease_mm"`
 
 	// BadSnapshots are snapshots that did not decode (dropped whole);
 	// UnmadeEntities are entries naming an entity this end could not make.

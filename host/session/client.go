@@ -440,11 +440,16 @@ type ClientStats struct {
 	// RevisionsMoved moved the own character as drawn; MaxRevision is
 	// the largest, in metres. Profile files the corrections put down to
 	// a shove by what the client knew of the other player's input,
-	// indexed by Profile.
-	Revisions      uint64
-	RevisionsMoved uint64
-	MaxRevision    float64
-	Profile        [NumProfiles]uint64
+	// indexed by Profile; RevisionProfile files the revisions so.
+	Revisions       uint64
+	RevisionsMoved  uint64
+	MaxRevision     float64
+	Profile         [NumProfiles]uint64
+	RevisionProfile [NumProfiles]uint64
+	// MaxEase is the largest jump, in metres, a replay made in where the
+	// own character stands now (teleports aside): what the picture eases
+	// across, where MaxCorrection is the difference at the judged tick.
+	MaxEase float64
 	// BadSnapshots did not decode; UnmadeEntities are entries naming an
 	// entity this end could not make.
 	BadSnapshots   int
@@ -482,6 +487,7 @@ func (c *Client) Stats(now transport.Time) ClientStats {
 		Reloads: c.reloads, ReloadTick: c.reloadTick,
 		ByCause: c.rec.byCause, Recent: c.rec.recentList(), Adopted: c.rec.adopted,
 		Revisions: c.rec.rev.count, RevisionsMoved: c.rec.rev.moved, MaxRevision: c.rec.rev.largest, Profile: c.rec.rev.profile,
+		RevisionProfile: c.rec.rev.byProfile, MaxEase: c.rec.maxEase,
 		MessagesSent: c.msgs.Sent, MessagesIn: c.msgs.In, MessagesDropped: c.msgs.Dropped,
 	}
 }

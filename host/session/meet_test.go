@@ -308,5 +308,9 @@ func revised(r, before *reconciler) string {
 	for p := range NumProfiles {
 		s += fmt.Sprintf(" %s %d (%.0f mm)", p, r.rev.profile[p]-before.rev.profile[p], r.rev.profLargest[p]*1000)
 	}
+	s += "; revisions"
+	for p := range NumProfiles {
+		s += fmt.Sprintf(" %s %d", p, r.rev.byProfile[p]-before.rev.byProfile[p])
+	}
 	return s
 }

@@ -240,6 +240,9 @@ func (c *Client) reckon() {
 					t.Y, rb.VY, grounded = y, 0, true
 				}
 			}
+			if x, ok := meet.wall(r.id, x0, t); ok {
+				t.X, rb.VX = x, 0
+			}
 			meet.stop(r.of+uint32(i)+1, x0, y0, t, rb)
 		}
 		g.Physics().Place(r.id, t, rb)
@@ -310,6 +313,41 @@ func (m *meeting) land(id entity.ID, y0 float64, t *entity.Transform) (float64, 
 		}
 		if y := hit.Y - m.box.minY + gap; !found || y > best {
 			best, found = y, true
+		}
+	}
+	return best, found
+}
+
+// wall returns where a character moving from x0 to t.X in a tick stands
+// against the level when it runs into it on the way: a static body
+// ahead of its leading side (at its knees, middle or head), where box2d
+// rests it. A character carried through a wall would stand inside it,
+// and the step would throw it out sideways into whatever stands beside
+// it: the own character, as often as not.
+func (m *meeting) wall(id entity.ID, x0 float64, t *entity.Transform) (float64, bool) {
+	if !m.boxed || t.X == x0 {
+		return 0, false
+	}
+	g := m.c.game
+	st := g.Store()
+	edge := m.box.maxX
+	if t.X < x0 {
+		edge = m.box.minX
+	}
+	back := math.Copysign(probeUp, x0-t.X)
+	from, to := x0+edge+back, t.X+edge
+	best, found := 0.0, false
+	for _, y := range [3]float64{m.box.minY + probeInset, (m.box.minY + m.box.maxY) / 2, m.box.maxY - probeInset} {
+		hit, ok := g.Physics().RayCast(from, t.Y+y, to, t.Y+y, id)
+		if !ok {
+			continue
+		}
+		if b := st.Body(hit.Entity); b == nil || b.Type != entity.Static {
+			continue
+		}
+		x := hit.X - edge - math.Copysign(gap, t.X-x0)
+		if !found || math.Abs(x-x0) < math.Abs(best-x0) {
+			best, found = x, true
 		}
 	}
 	return best, found

@@ -18,6 +18,12 @@ type reconciler struct {
 	corrections   uint64
 	replayed      uint64
 	maxCorrection float64 // metres
+	// maxEase is the largest jump, in metres, that a replay (a
+	// correction's or a revision's, teleports aside) made in where the
+	// own entity stands now: the offset the picture then eases out. It
+	// is larger than the difference at the judged tick when the snapshot
+	// also told of other players' doings since.
+	maxEase float64
 	// maxError is the largest distance, in metres, between the own
 	// entity's prediction for a judged tick and the server's answer,
 	// whether it was corrected or not.
@@ -45,6 +51,10 @@ type reconciler struct {
 	// writes was taken without a replay (not corrections: nothing this
 	// end predicted was wrong, it could not know).
 	adopted uint64
+	// metID is the character the server's word had touching the own one
+	// in the tick metTick judged (revise.go).
+	metID   entity.ID
+	metTick uint32
 	recent  [RecentCorrections]Correction
 	nRecent uint64 // corrections ever put in recent; the newest is at (nRecent-1)%RecentCorrections
 }
@@ -62,6 +72,9 @@ type tickRecord struct {
 	leased  bool
 	// carried is how the tick carried the touched character (revise.go).
 	carried carried
+	// near is how the tick carried the other characters near the own
+	// one (revise.go).
+	near []nearby
 }
 
 // at returns the record of tick for id, if it is still held.
@@ -211,6 +224,7 @@ func (c *Client) recordPrediction(g *game.Game) {
 	if !touched.IsNone() {
 		r.carried = c.carriedOf(touched)
 	}
+	c.recordNear(r, g.Own())
 	r.comps.take(g.Store(), g.Own())
 	c.leases.Each(g.Tick(), func(id entity.ID) bool {
 		c.recordBody(g, id)
@@ -341,6 +355,7 @@ func (c *Client) reconcile(h held, judged uint32) {
 	if word {
 		c.rec.word.put(st, own)
 	}
+	c.rec.metID, c.rec.metTick = c.serverMet(judged, own), judged
 	// The server's answer stands for the leased bodies too. A snapshot
 	// carries only what changed, so a leased body it did not mention still
 	// holds this end's prediction: it goes back to the server's last word.
@@ -389,6 +404,9 @@ func (c *Client) reconcile(h held, judged uint32) {
 		default:
 			c.smooth.Correct(b.id, b.t, *t)
 		}
+	}
+	if t := st.Transform(own); t != nil && !teleport {
+		c.rec.maxEase = math.Max(c.rec.maxEase, prediction.Distance(heldOwn, *t))
 	}
 	if c.revise(judged, own, ok, dist, teleport, compWrong, heldOwn) {
 		return
