@@ -9,7 +9,9 @@ require (
 	github.com/coder/websocket v1.8.15
 	github.com/dchest/siphash v1.2.3
 	github.com/golang-jwt/jwt/v5 v5.3.1
+	github.com/pion/datachannel v1.6.4
 	github.com/pion/ice/v4 v4.4.9
+	github.com/pion/interceptor v0.1.51
 	github.com/pion/logging v0.2.4
 	github.com/pion/rtp v1.10.6
 	github.com/pion/sdp/v3 v3.0.20
@@ -26,9 +28,7 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
-	github.com/pion/datachannel v1.6.4 // indirect
 	github.com/pion/dtls/v3 v3.1.16 // indirect
-	github.com/pion/interceptor v0.1.51 // indirect
 	github.com/pion/mdns/v2 v2.2.2 // indirect
 	github.com/pion/randutil v0.1.0 // indirect
 	github.com/pion/rtcp v1.2.20 // indirect

@@ -12,7 +12,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pion/datachannel"
 	"github.com/pion/webrtc/v4"
+
+	"vkm/transport"
 )
 
 // Label is the one data channel's label; a channel of any other label, or
@@ -55,7 +58,12 @@ func (g *Gateway) serveOffer(w http.ResponseWriter, r *http.Request) {
 		g.refuse(w, r, p, *no)
 		return
 	}
-	pc, err := g.api.NewPeerConnection(webrtc.Configuration{})
+	voice := g.cfg.Voice && offersVoice(offer.SDP)
+	api := g.dataAPI
+	if voice {
+		api = g.api
+	}
+	pc, err := api.NewPeerConnection(webrtc.Configuration{})
 	if err != nil {
 		g.refuse(w, r, p, refusal{http.StatusInternalServerError, "making a peer connection: " + err.Error(), reasonFailed, 0})
 		return
@@ -70,7 +78,7 @@ func (g *Gateway) serveOffer(w http.ResponseWriter, r *http.Request) {
 		g.refuse(w, r, p, refusal{http.StatusBadRequest, fmt.Sprintf("the offer has %d audio lines; a page offers %d at most", n, 1+VoiceSlots), reasonBadRequest, 0})
 		return
 	}
-	if g.cfg.Voice && offersVoice(offer.SDP) {
+	if voice {
 		if err := g.prepareVoice(p, pc); err != nil {
 			g.refuse(w, r, p, refusal{http.StatusInternalServerError, "the voice tracks: " + err.Error(), reasonFailed, 0})
 			return
@@ -143,14 +151,17 @@ func (g *Gateway) handleChannel(p *peer, pc *webrtc.PeerConnection) {
 			p.end(reasonShutdown)
 			return
 		}
-		dc.OnMessage(func(m webrtc.DataChannelMessage) {
-			if m.IsString {
-				g.drops.Add(1)
+		// The channel is detached (the gateway's SettingEngine): its
+		// messages are read here, once it is open, into one buffer.
+		dc.OnOpen(func() {
+			ch, err := dc.Detach()
+			if err != nil {
+				g.log.Debug("web channel not detached", "addr", p.addr.String(), "err", err)
+				p.end(reasonFailed)
 				return
 			}
-			g.deliver(p, m.Data)
+			go g.readChannel(p, ch)
 		})
-		dc.OnClose(func() { p.end(reasonClientClosed) })
 	})
 	pc.OnConnectionStateChange(func(s webrtc.PeerConnectionState) {
 		switch s {
@@ -160,6 +171,29 @@ func (g *Gateway) handleChannel(p *peer, pc *webrtc.PeerConnection) {
 			p.end(reasonClientClosed)
 		}
 	})
+}
+
+// readChannel hands on every binary message of p's channel until it
+// closes; a text message is dropped, and one over transport.MaxDatagram
+// ends p, as the answer told the browser the largest it may send.
+func (g *Gateway) readChannel(p *peer, ch datachannel.ReadWriteCloser) {
+	buf := make([]byte, transport.MaxDatagram)
+	for {
+		n, isString, err := ch.ReadDataChannel(buf)
+		switch {
+		case errors.Is(err, io.ErrShortBuffer):
+			g.drops.Add(1)
+			p.end(reasonProtocol)
+			return
+		case err != nil:
+			p.end(reasonClientClosed)
+			return
+		case isString:
+			g.drops.Add(1)
+			continue
+		}
+		g.deliver(p, append([]byte(nil), buf[:n]...))
+	}
 }
 
 // answer takes the offer, gathers and returns the answer's body, or says

@@ -55,6 +55,7 @@ import (
 	"time"
 
 	"github.com/pion/ice/v4"
+	"github.com/pion/interceptor"
 	"github.com/pion/webrtc/v4"
 
 	"vkm/transport"
@@ -302,14 +303,17 @@ func (p *peer) send(b []byte) error {
 // Gateway serves the signalling endpoints and carries every peer's
 // datagrams.
 type Gateway struct {
-	cfg  Config
-	log  *slog.Logger
-	api  *webrtc.API
-	conn net.PacketConn
-	mux  ice.UDPMux
-	seed maphash.Seed
-	ctx  context.Context // ends at Close
-	stop context.CancelFunc
+	cfg Config
+	log *slog.Logger
+	// api makes the peer connections of the peers that offer voice;
+	// dataAPI those of the rest.
+	api     *webrtc.API
+	dataAPI *webrtc.API
+	conn    net.PacketConn
+	mux     ice.UDPMux
+	seed    maphash.Seed
+	ctx     context.Context // ends at Close
+	stop    context.CancelFunc
 
 	// inMu guards sending on in against its closing.
 	inMu   sync.RWMutex
@@ -412,6 +416,9 @@ func newGateway(cfg Config, clk clock) (*Gateway, error) {
 	// browser's .local candidates are not needed: its checks reach the
 	// gateway's port and teach it the browser's address.
 	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+	// A peer's channel is read by one goroutine of the gateway's
+	// (readChannel) rather than through a callback.
+	se.DetachDataChannels()
 	if len(cfg.Public) > 0 {
 		ext := make([]string, len(cfg.Public))
 		for i, a := range cfg.Public {
@@ -424,8 +431,14 @@ func newGateway(cfg Config, clk clock) (*Gateway, error) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	g := &Gateway{
-		cfg: cfg, log: log, api: webrtc.NewAPI(webrtc.WithSettingEngine(se)), conn: conn, mux: mux,
-		seed: maphash.MakeSeed(), ctx: ctx, stop: stop, in: make(chan Datagram, incomingDepth),
+		cfg: cfg, log: log, conn: conn, mux: mux,
+		api: webrtc.NewAPI(webrtc.WithSettingEngine(se)),
+		// No interceptors: they act on RTP and RTCP, which a peer
+		// without voice has none of, and each starts goroutines on
+		// tickers (NACKs and congestion feedback ten times a second,
+		// reports once) for every peer connection.
+		dataAPI: webrtc.NewAPI(webrtc.WithSettingEngine(se), webrtc.WithInterceptorRegistry(&interceptor.Registry{})),
+		seed:    maphash.MakeSeed(), ctx: ctx, stop: stop, in: make(chan Datagram, incomingDepth),
 		clock: clk, epoch: clk.Now(), door: newDoor(cfg),
 		peers: map[netip.AddrPort]*peer{}, ports: map[netip.Addr]uint16{}, taken: map[netip.AddrPort]bool{},
 	}

@@ -459,3 +459,68 @@ func TestTheAnswerAnnouncesThePublicAddresses(t *testing.T) {
 		t.Errorf("the answer does not bound messages to 1200 bytes:\n%s", answer.SDP)
 	}
 }
+
+// A WebRTC peer's text message is dropped and counted, and the peer
+// plays on; a binary one over the largest datagram (sent by a peer that
+// ignores the answer's max-message-size) ends it.
+func TestAWebRTCPeerBreakingTheRules(t *testing.T) {
+	g, srv, forgotten, _ := start(t, Config{})
+	ctx := ctxFor(t)
+	pc, err := webrtc.NewPeerConnection(webrtc.Configuration{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	ordered, none := false, uint16(0)
+	dc, err := pc.CreateDataChannel(Label, &webrtc.DataChannelInit{Ordered: &ordered, MaxRetransmits: &none})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := make(chan struct{})
+	dc.OnOpen(func() { close(opened) })
+	offer, err := pc.CreateOffer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gathered := webrtc.GatheringCompletePromise(pc)
+	if err := pc.SetLocalDescription(offer); err != nil {
+		t.Fatal(err)
+	}
+	<-gathered
+	answer, err := postOffer(ctx, nil, srv.URL, Description{Type: "offer", SDP: pc.LocalDescription().SDP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without the bound, pion lets this end send up to 64 KiB.
+	sdp := strings.ReplaceAll(answer.SDP, "a=max-message-size:1200\r\n", "")
+	if err := pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeAnswer, SDP: sdp}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-opened:
+	case <-ctx.Done():
+		t.Fatal("the channel did not open")
+	}
+	if err := dc.Send([]byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	a := receive(t, g).From
+	if err := dc.SendText("text"); err != nil {
+		t.Fatal(err)
+	}
+	if err := dc.Send([]byte("after")); err != nil {
+		t.Fatal(err)
+	}
+	if d := receive(t, g); string(d.Bytes) != "after" || d.From != a {
+		t.Fatalf("after a text message: %q from %v", d.Bytes, d.From)
+	}
+	if st := g.Stats(); st.Drops != 1 {
+		t.Errorf("drops after a text message: %d, want 1", st.Drops)
+	}
+	if err := dc.Send(make([]byte, 1201)); err != nil {
+		t.Fatal(err)
+	}
+	if why := forgets(t, g, forgotten, a); why != reasonProtocol {
+		t.Errorf("after 1201 bytes: ended for %v", why)
+	}
+}
