@@ -325,9 +325,9 @@ const (
 	// says how long the body's next gap may be (Settled). A client that
 	// has just joined a crowded world hears of a body at uneven gaps while
 	// the server describes the rest of the world to it: a body written
-	// twice or three times a tick or two apart, into room a larger entry
-	// left, then not for 10 to 27 ticks while every other body is
-	// introduced (measured on bench/spin with 500 bodies and eight
+	// twice or three times a tick or two apart (seemingly into room a
+	// larger entry left), then not for 10 to 27 ticks while every other
+	// body is introduced (measured on bench/spin with 500 bodies and eight
 	// watchers, in the first 48 ticks after the join; every gap after
 	// them was 6). The interval of those first readings is a tick or two
 	// and promises a next gap the body then runs past. On the same run,
