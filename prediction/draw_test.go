@@ -86,6 +86,34 @@ func TestTrackInterval(t *testing.T) {
 	}
 }
 
+// TestTrackSettles: a track's interval is settled once it rests on
+// IntervalSettle readings, the gap after the first sample not among them,
+// and a body at rest gives none.
+func TestTrackSettles(t *testing.T) {
+	var tr Track
+	v := Velocity{X: 0.01}
+	for i := range IntervalSettle + 1 {
+		if tr.Settled() {
+			t.Fatalf("settled after %d samples", i)
+		}
+		tr.AddVelocity(uint32(100+2*i), entity.Transform{}, v)
+	}
+	if tr.Settled() {
+		t.Fatalf("settled on %d readings", IntervalSettle-1)
+	}
+	tr.AddVelocity(200, entity.Transform{}, v)
+	if !tr.Settled() {
+		t.Fatalf("not settled on %d readings", IntervalSettle)
+	}
+	var rest Track
+	for i := range 10 {
+		rest.Add(uint32(100+i), entity.Transform{})
+	}
+	if rest.Settled() {
+		t.Fatal("a body at rest settled an interval")
+	}
+}
+
 // TestInterpLead: with a lead the clock runs past the newest snapshot by
 // that much before it is held.
 func TestInterpLead(t *testing.T) {

@@ -79,11 +79,14 @@ const (
 	ExtrapolateMin       = 200 * time.Millisecond
 	ExtrapolateMax       = 250 * time.Millisecond
 
-	// ExtrapolateNew is how long a body with no update interval measured
-	// yet may be carried on: one a client has just heard of, for the first
-	// time since it joined or came within reach. Until the server has
-	// described the rest of a crowded world once it does not come back to
-	// that body, which on bench/orbits takes over half a second.
+	// ExtrapolateNew is how long a body whose update interval has not
+	// settled (prediction.Track.Settled) may be carried on: one a client
+	// has just heard of, for the first time since it joined or came within
+	// reach. Until the server has described the rest of a crowded world
+	// once it does not come back to that body, which on bench/orbits takes
+	// over half a second; and the gaps it is heard at meanwhile are uneven
+	// (a tick or two, then twenty), so the interval they measure does not
+	// say how long the next gap will be.
 	ExtrapolateNew = time.Second
 
 	// BlendTime is the time constant, in seconds, over which the
@@ -105,9 +108,9 @@ const (
 )
 
 // limit is how many ticks tr may be carried on past its newest pose. A
-// body with no interval measured yet is given ExtrapolateNew.
+// body whose interval has not settled is given ExtrapolateNew.
 func (ip *interpolation) limit(tr *drawnTrack) float64 {
-	if tr.Interval() == 0 {
+	if !tr.Settled() {
 		return ExtrapolateNew.Seconds() * ip.tickRate
 	}
 	lo := ExtrapolateMin.Seconds() * ip.tickRate
