@@ -742,20 +742,6 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	p.stats.Entries++
 }
 
-// writeBitsFrom writes n bits of data (as a Writer packed them), from bit
-// from on.
-func writeBitsFrom(w *wire.Writer, data []byte, from, n int) {
-	var rd wire.Reader
-	rd.Reset(data)
-	rd.ReadBits(from)
-	for n > 0 {
-		k := min(n, 64)
-		v, _ := rd.ReadBits(k)
-		w.WriteBits(v, k)
-		n -= k
-	}
-}
-
 // String returns a one-line summary, for logs and test output.
 func (s WriteStats) String() string {
 	return fmt.Sprintf("%d bytes: %d removals (%d deferred), %d entries, %d deferred, own %v",
