@@ -562,6 +562,21 @@ func (w *World) findNewContacts() {
 // tunnel through), move the pair there, solve the small island around it
 // for the rest of the step, and again until none is left before the step's
 // end. The time-of-impact query and its island are the World's.
+//
+// Three things box2d does not do, none changing a bit of what it computes:
+//   - The first search clears each contact's time-of-impact state as it
+//     reaches it, rather than in a walk of its own before: the search reads
+//     only the contact's own state and its bodies'.
+//   - It lists the contacts that could ever need a time of impact this step
+//     (neither a sensor; a static, kinematic or bullet body on one side),
+//     in list order, and the searches after an event walk only those and
+//     the contacts the event made, instead of every contact in the world:
+//     box2d skips the others each time without touching anything.
+//   - Before a pair's time of impact is computed, apart checks whether the
+//     two shapes, wherever their sweeps take them in the step, stay further
+//     apart than box2d's query would ever call touching; if so the query
+//     could only answer "no impact", which is what the pair is given. A
+//     body walking on a floor, or a crate awake on one, is such a pair.
 func (w *World) solveTOI(step box2d.B2TimeStep) {
 	world := w.b2
 	cm := &world.M_contactManager
@@ -570,95 +585,51 @@ func (w *World) solveTOI(step box2d.B2TimeStep) {
 		*island = box2d.MakeB2Island(2*box2d.B2_maxTOIContacts, box2d.B2_maxTOIContacts, 0, nil)
 	}
 	island.M_listener = nil // PostSolve only, as in solve
+	cands := w.toiContacts[:0]
 	defer func() {
 		clear(island.M_bodies)
 		clear(island.M_contacts)
 		island.M_listener = nil
 		island.Clear()
+		clear(cands) // the scratch keeps no contact alive
+		w.toiContacts = cands[:0]
 	}()
 
-	if world.M_stepComplete {
+	reset := world.M_stepComplete
+	if reset {
 		for b := world.M_bodyList; b != nil; b = b.M_next {
 			b.M_flags &^= box2d.B2Body_Flags.E_islandFlag
 			b.M_sweep.Alpha0 = 0.0
 		}
-		for c := cm.M_contactList; c != nil; c = c.GetNext() {
-			c.SetFlags(c.GetFlags() &^ (box2d.B2Contact_Flag.E_toiFlag | box2d.B2Contact_Flag.E_islandFlag))
-			c.SetTOICount(0)
-			c.SetTOI(1.0)
-		}
 	}
 
+	first := true
 	for {
 		// The first time of impact.
 		var minContact box2d.B2ContactInterface
 		minAlpha := 1.0
-		for c := cm.M_contactList; c != nil; c = c.GetNext() {
-			if !c.IsEnabled() {
-				continue
+		if first {
+			for c := cm.M_contactList; c != nil; {
+				d := contactData(c)
+				if reset {
+					d.M_flags &^= box2d.B2Contact_Flag.E_toiFlag | box2d.B2Contact_Flag.E_islandFlag
+					d.M_toiCount = 0
+					d.M_toi = 1.0
+				}
+				if toiCandidate(d) {
+					cands = append(cands, c)
+					if alpha, ok := w.contactTOI(d); ok && alpha < minAlpha {
+						minContact, minAlpha = c, alpha
+					}
+				}
+				c = d.M_next
 			}
-			if c.GetTOICount() > box2d.B2_maxSubSteps {
-				continue // no more sub-steps for this one
-			}
-			alpha := 1.0
-			if c.GetFlags()&box2d.B2Contact_Flag.E_toiFlag != 0 {
-				alpha = c.GetTOI() // cached
-			} else {
-				fA := c.GetFixtureA()
-				fB := c.GetFixtureB()
-				if fA.IsSensor() || fB.IsSensor() {
-					continue
+			first = false
+		} else {
+			for _, c := range cands {
+				if alpha, ok := w.contactTOI(contactData(c)); ok && alpha < minAlpha {
+					minContact, minAlpha = c, alpha
 				}
-				bA := fA.GetBody()
-				bB := fB.GetBody()
-				typeA := bA.M_type
-				typeB := bB.M_type
-				activeA := isAwake(bA) && typeA != box2d.B2BodyType.B2_staticBody
-				activeB := isAwake(bB) && typeB != box2d.B2BodyType.B2_staticBody
-				if !activeA && !activeB {
-					continue
-				}
-				collideA := bA.IsBullet() || typeA != box2d.B2BodyType.B2_dynamicBody
-				collideB := bB.IsBullet() || typeB != box2d.B2BodyType.B2_dynamicBody
-				if !collideA && !collideB {
-					continue // two dynamic bodies, neither a bullet
-				}
-
-				// Both sweeps on the same interval.
-				alpha0 := bA.M_sweep.Alpha0
-				if bA.M_sweep.Alpha0 < bB.M_sweep.Alpha0 {
-					alpha0 = bB.M_sweep.Alpha0
-					bA.M_sweep.Advance(alpha0)
-				} else if bB.M_sweep.Alpha0 < bA.M_sweep.Alpha0 {
-					alpha0 = bA.M_sweep.Alpha0
-					bB.M_sweep.Advance(alpha0)
-				}
-
-				input := &w.toiInput
-				*input = box2d.MakeB2TOIInput()
-				input.ProxyA.Set(fA.GetShape(), c.GetChildIndexA())
-				input.ProxyB.Set(fB.GetShape(), c.GetChildIndexB())
-				input.SweepA = bA.M_sweep
-				input.SweepB = bB.M_sweep
-				input.TMax = 1.0
-				output := &w.toiOutput
-				*output = box2d.MakeB2TOIOutput()
-				box2d.B2TimeOfImpact(output, input)
-				w.counts.TOIQueries++
-
-				// Beta is the fraction of what is left of the step.
-				beta := output.T
-				if output.State == box2d.B2TOIOutput_State.E_touching {
-					alpha = math.Min(alpha0+(1.0-alpha0)*beta, 1.0)
-				} else {
-					alpha = 1.0
-				}
-				c.SetTOI(alpha)
-				c.SetFlags(c.GetFlags() | box2d.B2Contact_Flag.E_toiFlag)
-			}
-			if alpha < minAlpha {
-				minContact = c
-				minAlpha = alpha
 			}
 		}
 
@@ -776,12 +747,102 @@ func (w *World) solveTOI(step box2d.B2TimeStep) {
 			}
 		}
 
-		// New contacts for the moved proxies.
+		// New contacts for the moved proxies, which box2d puts first.
+		head := cm.M_contactList
 		w.findNewContacts()
+		cands = w.prependMade(cands, head)
 
 		if world.M_subStepping {
 			world.M_stepComplete = false
 			break
 		}
 	}
+}
+
+// toiCandidate reports whether box2d's search for the first time of impact
+// could ever compute one for c this step: neither fixture is a sensor, and
+// one of its bodies is static, kinematic or a bullet (two other dynamic
+// bodies are left to the discrete solver). None of that changes within a
+// step.
+func toiCandidate(c *box2d.B2Contact) bool {
+	fA, fB := c.M_fixtureA, c.M_fixtureB
+	if fA.M_isSensor || fB.M_isSensor {
+		return false
+	}
+	bA, bB := fA.M_body, fB.M_body
+	return bA.M_type != box2d.B2BodyType.B2_dynamicBody || bA.IsBullet() ||
+		bB.M_type != box2d.B2BodyType.B2_dynamicBody || bB.IsBullet()
+}
+
+// prependMade puts before cands, in list order, the candidates among the
+// contacts box2d made since head led its contact list.
+func (w *World) prependMade(cands []box2d.B2ContactInterface, head box2d.B2ContactInterface) []box2d.B2ContactInterface {
+	made := w.toiMade[:0]
+	for c := w.b2.M_contactManager.M_contactList; c != nil && c != head; {
+		d := contactData(c)
+		if toiCandidate(d) {
+			made = append(made, c)
+		}
+		c = d.M_next
+	}
+	if len(made) > 0 {
+		cands = slices.Insert(cands, 0, made...)
+	}
+	clear(made)
+	w.toiMade = made[:0]
+	return cands
+}
+
+// contactTOI is one contact's turn in solveTOI's search, c a candidate
+// (toiCandidate): its time of impact as a fraction of the step (1 for
+// none), cached in c, and whether it has one to offer at all (enabled, not
+// out of sub-steps, one of its bodies awake and not static).
+func (w *World) contactTOI(c *box2d.B2Contact) (alpha float64, ok bool) {
+	if c.M_flags&box2d.B2Contact_Flag.E_enabledFlag == 0 || c.M_toiCount > box2d.B2_maxSubSteps {
+		return 0, false
+	}
+	if c.M_flags&box2d.B2Contact_Flag.E_toiFlag != 0 {
+		return c.M_toi, true // cached
+	}
+	fA, fB := c.M_fixtureA, c.M_fixtureB
+	bA, bB := fA.M_body, fB.M_body
+	activeA := isAwake(bA) && bA.M_type != box2d.B2BodyType.B2_staticBody
+	activeB := isAwake(bB) && bB.M_type != box2d.B2BodyType.B2_staticBody
+	if !activeA && !activeB {
+		return 0, false
+	}
+
+	// Both sweeps on the same interval.
+	alpha0 := bA.M_sweep.Alpha0
+	if bA.M_sweep.Alpha0 < bB.M_sweep.Alpha0 {
+		alpha0 = bB.M_sweep.Alpha0
+		bA.M_sweep.Advance(alpha0)
+	} else if bB.M_sweep.Alpha0 < bA.M_sweep.Alpha0 {
+		alpha0 = bA.M_sweep.Alpha0
+		bB.M_sweep.Advance(alpha0)
+	}
+
+	input := &w.toiInput
+	*input = box2d.MakeB2TOIInput()
+	input.ProxyA.Set(fA.M_shape, c.M_indexA)
+	input.ProxyB.Set(fB.M_shape, c.M_indexB)
+	input.SweepA = bA.M_sweep
+	input.SweepB = bB.M_sweep
+	input.TMax = 1.0
+	alpha = 1.0
+	if w.apart(input, c.M_manifold) {
+		w.apartPairs++
+	} else {
+		output := &w.toiOutput
+		*output = box2d.MakeB2TOIOutput()
+		box2d.B2TimeOfImpact(output, input)
+		w.counts.TOIQueries++
+		// Beta is the fraction of what is left of the step.
+		if output.State == box2d.B2TOIOutput_State.E_touching {
+			alpha = math.Min(alpha0+(1.0-alpha0)*output.T, 1.0)
+		}
+	}
+	c.M_toi = alpha
+	c.M_flags |= box2d.B2Contact_Flag.E_toiFlag
+	return alpha, true
 }

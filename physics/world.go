@@ -152,6 +152,13 @@ type World struct {
 	toiIsland box2d.B2Island
 	toiInput  box2d.B2TOIInput
 	toiOutput box2d.B2TOIOutput
+	// toiContacts and toiMade are solveTOI's list of the contacts that may
+	// need a time of impact and of those an event made.
+	toiContacts []box2d.B2ContactInterface
+	toiMade     []box2d.B2ContactInterface
+	// apartPairs counts the times of impact apart found need not be
+	// computed, over the World's life (for tests).
+	apartPairs int
 	// rayOut is the hit of castRay and of RayCastMoved's moved fixtures,
 	// kept here for the same reason; each reads it before anything else
 	// can cast.
@@ -161,8 +168,10 @@ type World struct {
 	// into user code. A query takes it (leaving nil) so a nested query made
 	// from the callback allocates its own instead of clobbering it.
 	scratch []entity.ID
-	// rayStack is castRay's node stack, kept between casts.
-	rayStack []int
+	// rayStack is castRay's node stack, kept between casts, and rayLeaves
+	// the leaves grounded's probes look among.
+	rayStack  []int
+	rayLeaves []*box2d.B2TreeNode
 
 	// counts is what the last step did (LastStep).
 	counts StepCounts
