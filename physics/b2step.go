@@ -73,8 +73,10 @@ func (w *World) solve(step box2d.B2TimeStep) {
 	for b := world.M_bodyList; b != nil; b = b.M_next {
 		b.M_flags &^= box2d.B2Body_Flags.E_islandFlag
 	}
-	for c := world.M_contactManager.M_contactList; c != nil; c = c.GetNext() {
-		c.SetFlags(c.GetFlags() &^ box2d.B2Body_Flags.E_islandFlag)
+	for c := world.M_contactManager.M_contactList; c != nil; {
+		d := contactData(c)
+		d.M_flags &^= box2d.B2Body_Flags.E_islandFlag
+		c = d.M_next
 	}
 	for j := world.M_jointList; j != nil; j = j.GetNext() {
 		j.SetIslandFlag(false)
@@ -107,17 +109,19 @@ func (w *World) solve(step box2d.B2TimeStep) {
 			}
 			for ce := b.M_contactList; ce != nil; ce = ce.Next {
 				contact := ce.Contact
-				if contact.GetFlags()&box2d.B2Body_Flags.E_islandFlag != 0 {
+				d := contactData(contact)
+				if d.M_flags&box2d.B2Body_Flags.E_islandFlag != 0 {
 					continue
 				}
-				if !contact.IsEnabled() || !contact.IsTouching() {
+				solid := box2d.B2Contact_Flag.E_enabledFlag | box2d.B2Contact_Flag.E_touchingFlag
+				if d.M_flags&solid != solid {
 					continue
 				}
-				if contact.GetFixtureA().M_isSensor || contact.GetFixtureB().M_isSensor {
+				if d.M_fixtureA.M_isSensor || d.M_fixtureB.M_isSensor {
 					continue
 				}
 				island.AddContact(contact)
-				contact.SetFlags(contact.GetFlags() | box2d.B2Body_Flags.E_islandFlag)
+				d.M_flags |= box2d.B2Body_Flags.E_islandFlag
 				other := ce.Other
 				if other.M_flags&box2d.B2Body_Flags.E_islandFlag != 0 {
 					continue
@@ -407,23 +411,22 @@ func (w *World) contactSolver(step box2d.B2TimeStep, island *box2d.B2Island) *bo
 	s.M_contacts = island.M_contacts
 
 	for i := 0; i < n; i++ {
-		contact := s.M_contacts[i]
-		fixtureA := contact.GetFixtureA()
-		fixtureB := contact.GetFixtureB()
-		shapeA := fixtureA.GetShape()
-		shapeB := fixtureB.GetShape()
-		radiusA := shapeA.GetRadius()
-		radiusB := shapeB.GetRadius()
-		bodyA := fixtureA.GetBody()
-		bodyB := fixtureB.GetBody()
-		manifold := contact.GetManifold()
+		// The contact's fields, not its getters, which copy it.
+		contact := contactData(s.M_contacts[i])
+		fixtureA := contact.M_fixtureA
+		fixtureB := contact.M_fixtureB
+		radiusA := fixtureA.M_shape.GetRadius()
+		radiusB := fixtureB.M_shape.GetRadius()
+		bodyA := fixtureA.M_body
+		bodyB := fixtureB.M_body
+		manifold := contact.M_manifold
 		pointCount := manifold.PointCount
 
 		vc := &s.M_velocityConstraints[i]
 		*vc = box2d.B2ContactVelocityConstraint{}
-		vc.Friction = contact.GetFriction()
-		vc.Restitution = contact.GetRestitution()
-		vc.TangentSpeed = contact.GetTangentSpeed()
+		vc.Friction = contact.M_friction
+		vc.Restitution = contact.M_restitution
+		vc.TangentSpeed = contact.M_tangentSpeed
 		vc.IndexA = bodyA.M_islandIndex
 		vc.IndexB = bodyB.M_islandIndex
 		vc.InvMassA = bodyA.M_invMass

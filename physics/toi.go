@@ -39,26 +39,28 @@ func (w *World) apart(in *box2d.B2TOIInput, m *box2d.B2Manifold) bool {
 	ends[0][0], ends[1][0] = sweepEnds(&in.SweepA)
 	ends[0][1], ends[1][1] = sweepEnds(&in.SweepB)
 
-	axes := [3]box2d.B2Vec2{{X: 1}, {Y: 1}}
-	n := 2
+	// The manifold's normal first: for a pair in touch, the one axis that
+	// shows it apart.
+	axes := [3]box2d.B2Vec2{{}, {Y: 1}, {X: 1}}
+	first := 1
 	if m != nil && m.PointCount > 0 {
 		switch m.Type {
 		case box2d.B2Manifold_Type.E_faceA:
-			axes[2] = box2d.B2RotVec2Mul(ends[1][0].Q, m.LocalNormal)
-			n = 3
+			axes[0] = box2d.B2RotVec2Mul(ends[1][0].Q, m.LocalNormal)
+			first = 0
 		case box2d.B2Manifold_Type.E_faceB:
-			axes[2] = box2d.B2RotVec2Mul(ends[1][1].Q, m.LocalNormal)
-			n = 3
+			axes[0] = box2d.B2RotVec2Mul(ends[1][1].Q, m.LocalNormal)
+			first = 0
 		default: // circles: the line between the centres
 			d := box2d.B2Vec2Sub(box2d.B2TransformVec2Mul(ends[1][1], m.Points[0].LocalPoint),
 				box2d.B2TransformVec2Mul(ends[1][0], m.LocalPoint))
 			if l := d.Length(); l > box2d.B2_epsilon {
-				axes[2] = box2d.B2Vec2MulScalar(1/l, d)
-				n = 3
+				axes[0] = box2d.B2Vec2MulScalar(1/l, d)
+				first = 0
 			}
 		}
 	}
-	for _, axis := range axes[:n] {
+	for _, axis := range axes[first:] {
 		// The gap along axis (B beyond A) and along -axis (A beyond B),
 		// the least of each over the two ends.
 		ahead, behind := math.Inf(1), math.Inf(1)
@@ -82,11 +84,11 @@ func (w *World) apart(in *box2d.B2TOIInput, m *box2d.B2Manifold) bool {
 // sweepEnds returns the transforms at the two ends of s, as
 // B2Sweep.GetTransform gives them at 0 and 1.
 func sweepEnds(s *box2d.B2Sweep) (from, to box2d.B2Transform) {
-	to.Q.Set(s.A)
+	to.Q = rot(s.A)
 	if s.A0 == s.A {
 		from.Q = to.Q
 	} else {
-		from.Q.Set(s.A0)
+		from.Q = rot(s.A0)
 	}
 	from.P = box2d.B2Vec2Sub(s.C0, box2d.B2RotVec2Mul(from.Q, s.LocalCenter))
 	to.P = box2d.B2Vec2Sub(s.C, box2d.B2RotVec2Mul(to.Q, s.LocalCenter))
@@ -127,4 +129,15 @@ func project(p *box2d.B2DistanceProxy, xf box2d.B2Transform, axis box2d.B2Vec2) 
 		}
 	}
 	return base + lo, base + hi
+}
+
+// rot is B2Rot.Set(angle), the same bits, without the sine and cosine of
+// an angle of zero (a body that never turns: static, fixed rotation).
+func rot(angle float64) box2d.B2Rot {
+	if angle == 0 && !math.Signbit(angle) {
+		return box2d.B2Rot{S: 0, C: 1}
+	}
+	var q box2d.B2Rot
+	q.Set(angle)
+	return q
 }
