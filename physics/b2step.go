@@ -271,7 +271,7 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 		for j := 0; j < island.M_jointCount; j++ {
 			island.M_joints[j].SolveVelocityConstraints(solverData)
 		}
-		solver.SolveVelocityConstraints()
+		solveVelocities(solver)
 	}
 	solver.StoreImpulses()
 

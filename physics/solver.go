@@ -1,0 +1,292 @@
+package physics
+
+import "github.com/ByteArena/box2d"
+
+// solveVelocities is B2ContactSolver.SolveVelocityConstraints, the same
+// arithmetic in the same order, with its clamps made by the built-in min
+// and max rather than math.Min and math.Max: those are calls, and the
+// solver clamps every contact point's impulses in every iteration, more
+// often than anything else in a step. The two agree on every number,
+// signed zeros and infinities included; they differ only where one side
+// is NaN, which no solvable world holds. The solver's debug checks are
+// left out.
+func solveVelocities(solver *box2d.B2ContactSolver) {
+	for i := 0; i < solver.M_count; i++ {
+		vc := &solver.M_velocityConstraints[i]
+
+		indexA := vc.IndexA
+		indexB := vc.IndexB
+		mA := vc.InvMassA
+		iA := vc.InvIA
+		mB := vc.InvMassB
+		iB := vc.InvIB
+		pointCount := vc.PointCount
+
+		vA := solver.M_velocities[indexA].V
+		wA := solver.M_velocities[indexA].W
+		vB := solver.M_velocities[indexB].V
+		wB := solver.M_velocities[indexB].W
+
+		normal := vc.Normal
+		tangent := box2d.B2Vec2CrossVectorScalar(normal, 1.0)
+		friction := vc.Friction
+
+		// Solve tangent constraints first because non-penetration is more important
+		// than friction.
+		for j := 0; j < pointCount; j++ {
+			vcp := &vc.Points[j]
+
+			// Relative velocity at contact
+			dv := box2d.B2Vec2Add(
+				vB,
+				box2d.B2Vec2Sub(
+					box2d.B2Vec2Sub(
+						box2d.B2Vec2CrossScalarVector(wB, vcp.RB),
+						vA,
+					),
+					box2d.B2Vec2CrossScalarVector(wA, vcp.RA),
+				),
+			)
+
+			// Compute tangent force
+			vt := box2d.B2Vec2Dot(dv, tangent) - vc.TangentSpeed
+			lambda := vcp.TangentMass * (-vt)
+
+			// b2Clamp the accumulated force
+			maxFriction := friction * vcp.NormalImpulse
+			newImpulse := max(-maxFriction, min(vcp.TangentImpulse+lambda, maxFriction))
+			lambda = newImpulse - vcp.TangentImpulse
+			vcp.TangentImpulse = newImpulse
+
+			// Apply contact impulse
+			P := box2d.B2Vec2MulScalar(lambda, tangent)
+
+			vA.OperatorMinusInplace(box2d.B2Vec2MulScalar(mA, P))
+			wA -= iA * box2d.B2Vec2Cross(vcp.RA, P)
+
+			vB.OperatorPlusInplace(box2d.B2Vec2MulScalar(mB, P))
+			wB += iB * box2d.B2Vec2Cross(vcp.RB, P)
+		}
+
+		// Solve normal constraints
+		if pointCount == 1 {
+			for j := 0; j < pointCount; j++ {
+				vcp := &vc.Points[j]
+
+				// Relative velocity at contact
+				dv := box2d.B2Vec2Add(
+					vB,
+					box2d.B2Vec2Sub(
+						box2d.B2Vec2Sub(
+							box2d.B2Vec2CrossScalarVector(wB, vcp.RB),
+							vA,
+						),
+						box2d.B2Vec2CrossScalarVector(wA, vcp.RA),
+					),
+				)
+
+				// Compute normal impulse
+				vn := box2d.B2Vec2Dot(dv, normal)
+				lambda := -vcp.NormalMass * (vn - vcp.VelocityBias)
+
+				// b2Clamp the accumulated impulse
+				newImpulse := max(vcp.NormalImpulse+lambda, 0.0)
+				lambda = newImpulse - vcp.NormalImpulse
+				vcp.NormalImpulse = newImpulse
+
+				// Apply contact impulse
+				P := box2d.B2Vec2MulScalar(lambda, normal)
+				vA.OperatorMinusInplace(box2d.B2Vec2MulScalar(mA, P))
+				wA -= iA * box2d.B2Vec2Cross(vcp.RA, P)
+
+				vB.OperatorPlusInplace(box2d.B2Vec2MulScalar(mB, P))
+				wB += iB * box2d.B2Vec2Cross(vcp.RB, P)
+			}
+		} else {
+			// Block solver developed in collaboration with Dirk Gregorius (back in 01/07 on Box2D_Lite).
+			// Build the mini LCP for this contact patch
+			//
+			// vn = A * x + b, vn >= 0, x >= 0 and vn_i * x_i = 0 with i = 1..2
+			//
+			// A = J * W * JT and J = ( -n, -r1 x n, n, r2 x n )
+			// b = vn0 - velocityBias
+			//
+			// The system is solved using the "Total enumeration method" (s. Murty). The complementary constraint vn_i * x_i
+			// implies that we must have in any solution either vn_i = 0 or x_i = 0. So for the 2D contact problem the cases
+			// vn1 = 0 and vn2 = 0, x1 = 0 and x2 = 0, x1 = 0 and vn2 = 0, x2 = 0 and vn1 = 0 need to be tested. The first valid
+			// solution that satisfies the problem is chosen.
+			//
+			// In order to account of the accumulated impulse 'a' (because of the iterative nature of the solver which only requires
+			// that the accumulated impulse is clamped and not the incremental impulse) we change the impulse variable (x_i).
+			//
+			// Substitute:
+			//
+			// x = a + d
+			//
+			// a := old total impulse
+			// x := new total impulse
+			// d := incremental impulse
+			//
+			// For the current iteration we extend the formula for the incremental impulse
+			// to compute the new total impulse:
+			//
+			// vn = A * d + b
+			//    = A * (x - a) + b
+			//    = A * x + b - A * a
+			//    = A * x + b'
+			// b' = b - A * a;
+
+			cp1 := &vc.Points[0]
+			cp2 := &vc.Points[1]
+
+			a := box2d.MakeB2Vec2(cp1.NormalImpulse, cp2.NormalImpulse)
+
+			// Relative velocity at contact
+			dv1 := box2d.B2Vec2Add(vB, box2d.B2Vec2Sub(box2d.B2Vec2Sub(box2d.B2Vec2CrossScalarVector(wB, cp1.RB), vA), box2d.B2Vec2CrossScalarVector(wA, cp1.RA)))
+			dv2 := box2d.B2Vec2Add(vB, box2d.B2Vec2Sub(box2d.B2Vec2Sub(box2d.B2Vec2CrossScalarVector(wB, cp2.RB), vA), box2d.B2Vec2CrossScalarVector(wA, cp2.RA)))
+
+			// Compute normal velocity
+			vn1 := box2d.B2Vec2Dot(dv1, normal)
+			vn2 := box2d.B2Vec2Dot(dv2, normal)
+
+			b := box2d.MakeB2Vec2(0, 0)
+			b.X = vn1 - cp1.VelocityBias
+			b.Y = vn2 - cp2.VelocityBias
+
+			// Compute b'
+			b.OperatorMinusInplace(box2d.B2Vec2Mat22Mul(vc.K, a))
+
+			for {
+				//
+				// Case 1: vn = 0
+				//
+				// 0 = A * x + b'
+				//
+				// Solve for x:
+				//
+				// x = - inv(A) * b'
+				//
+				x := box2d.B2Vec2Mat22Mul(vc.NormalMass, b).OperatorNegate()
+
+				if x.X >= 0.0 && x.Y >= 0.0 {
+					// Get the incremental impulse
+					d := box2d.B2Vec2Sub(x, a)
+
+					// Apply incremental impulse
+					P1 := box2d.B2Vec2MulScalar(d.X, normal)
+					P2 := box2d.B2Vec2MulScalar(d.Y, normal)
+					vA.OperatorMinusInplace(box2d.B2Vec2MulScalar(mA, box2d.B2Vec2Add(P1, P2)))
+					wA -= iA * (box2d.B2Vec2Cross(cp1.RA, P1) + box2d.B2Vec2Cross(cp2.RA, P2))
+
+					vB.OperatorPlusInplace(box2d.B2Vec2MulScalar(mB, box2d.B2Vec2Add(P1, P2)))
+					wB += iB * (box2d.B2Vec2Cross(cp1.RB, P1) + box2d.B2Vec2Cross(cp2.RB, P2))
+
+					// Accumulate
+					cp1.NormalImpulse = x.X
+					cp2.NormalImpulse = x.Y
+
+					break
+				}
+
+				//
+				// Case 2: vn1 = 0 and x2 = 0
+				//
+				//   0 = a11 * x1 + a12 * 0 + b1'
+				// vn2 = a21 * x1 + a22 * 0 + b2'
+				//
+				x.X = -cp1.NormalMass * b.X
+				x.Y = 0.0
+				vn1 = 0.0
+				vn2 = vc.K.Ex.Y*x.X + b.Y
+				if x.X >= 0.0 && vn2 >= 0.0 {
+					// Get the incremental impulse
+					d := box2d.B2Vec2Sub(x, a)
+
+					// Apply incremental impulse
+					P1 := box2d.B2Vec2MulScalar(d.X, normal)
+					P2 := box2d.B2Vec2MulScalar(d.Y, normal)
+					vA.OperatorMinusInplace(box2d.B2Vec2MulScalar(mA, box2d.B2Vec2Add(P1, P2)))
+					wA -= iA * (box2d.B2Vec2Cross(cp1.RA, P1) + box2d.B2Vec2Cross(cp2.RA, P2))
+
+					vB.OperatorPlusInplace(box2d.B2Vec2MulScalar(mB, box2d.B2Vec2Add(P1, P2)))
+					wB += iB * (box2d.B2Vec2Cross(cp1.RB, P1) + box2d.B2Vec2Cross(cp2.RB, P2))
+
+					// Accumulate
+					cp1.NormalImpulse = x.X
+					cp2.NormalImpulse = x.Y
+
+					break
+				}
+
+				//
+				// Case 3: vn2 = 0 and x1 = 0
+				//
+				// vn1 = a11 * 0 + a12 * x2 + b1'
+				//   0 = a21 * 0 + a22 * x2 + b2'
+				//
+				x.X = 0.0
+				x.Y = -cp2.NormalMass * b.Y
+				vn1 = vc.K.Ey.X*x.Y + b.X
+				vn2 = 0.0
+
+				if x.Y >= 0.0 && vn1 >= 0.0 {
+					// Resubstitute for the incremental impulse
+					d := box2d.B2Vec2Sub(x, a)
+
+					// Apply incremental impulse
+					P1 := box2d.B2Vec2MulScalar(d.X, normal)
+					P2 := box2d.B2Vec2MulScalar(d.Y, normal)
+					vA.OperatorMinusInplace(box2d.B2Vec2MulScalar(mA, box2d.B2Vec2Add(P1, P2)))
+					wA -= iA * (box2d.B2Vec2Cross(cp1.RA, P1) + box2d.B2Vec2Cross(cp2.RA, P2))
+
+					vB.OperatorPlusInplace(box2d.B2Vec2MulScalar(mB, box2d.B2Vec2Add(P1, P2)))
+					wB += iB * (box2d.B2Vec2Cross(cp1.RB, P1) + box2d.B2Vec2Cross(cp2.RB, P2))
+
+					// Accumulate
+					cp1.NormalImpulse = x.X
+					cp2.NormalImpulse = x.Y
+
+					break
+				}
+
+				//
+				// Case 4: x1 = 0 and x2 = 0
+				//
+				// vn1 = b1
+				// vn2 = b2;
+				x.X = 0.0
+				x.Y = 0.0
+				vn1 = b.X
+				vn2 = b.Y
+
+				if vn1 >= 0.0 && vn2 >= 0.0 {
+					// Resubstitute for the incremental impulse
+					d := box2d.B2Vec2Sub(x, a)
+
+					// Apply incremental impulse
+					P1 := box2d.B2Vec2MulScalar(d.X, normal)
+					P2 := box2d.B2Vec2MulScalar(d.Y, normal)
+					vA.OperatorMinusInplace(box2d.B2Vec2MulScalar(mA, box2d.B2Vec2Add(P1, P2)))
+					wA -= iA * (box2d.B2Vec2Cross(cp1.RA, P1) + box2d.B2Vec2Cross(cp2.RA, P2))
+
+					vB.OperatorPlusInplace(box2d.B2Vec2MulScalar(mB, box2d.B2Vec2Add(P1, P2)))
+					wB += iB * (box2d.B2Vec2Cross(cp1.RB, P1) + box2d.B2Vec2Cross(cp2.RB, P2))
+
+					// Accumulate
+					cp1.NormalImpulse = x.X
+					cp2.NormalImpulse = x.Y
+
+					break
+				}
+
+				// No solution, give up. This is hit sometimes, but it doesn't seem to matter.
+				break
+			}
+		}
+
+		solver.M_velocities[indexA].V = vA
+		solver.M_velocities[indexA].W = wA
+		solver.M_velocities[indexB].V = vB
+		solver.M_velocities[indexB].W = wB
+	}
+}
