@@ -304,7 +304,7 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 
 	positionSolved := false
 	for range step.PositionIterations {
-		contactsOkay := solver.SolvePositionConstraints()
+		contactsOkay := solvePositions(solver)
 		jointsOkay := true
 		for j := 0; j < island.M_jointCount; j++ {
 			jointOkay := island.M_joints[j].SolvePositionConstraints(solverData)
@@ -322,7 +322,7 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 		body.M_sweep.A = island.M_positions[i].A
 		body.M_linearVelocity = island.M_velocities[i].V
 		body.M_angularVelocity = island.M_velocities[i].W
-		body.SynchronizeTransform()
+		synchronizeTransform(body)
 	}
 
 	if island.M_listener != nil {
@@ -481,7 +481,7 @@ func (w *World) contactSolver(step box2d.B2TimeStep, island *box2d.B2Island) *bo
 // World's two boxes rather than two made for each proxy.
 func (w *World) synchronizeFixtures(b *box2d.B2Body) {
 	xf1 := box2d.MakeB2Transform()
-	xf1.Q.Set(b.M_sweep.A0)
+	xf1.Q = rot(b.M_sweep.A0)
 	xf1.P = box2d.B2Vec2Sub(b.M_sweep.C0, box2d.B2RotVec2Mul(xf1.Q, b.M_sweep.LocalCenter))
 	xf2 := b.M_xf
 	bp := &b.M_world.M_contactManager.M_broadPhase
@@ -489,9 +489,9 @@ func (w *World) synchronizeFixtures(b *box2d.B2Body) {
 		for i := 0; i < f.M_proxyCount; i++ {
 			proxy := &f.M_proxies[i]
 			w.aabb, w.aabb2 = box2d.MakeB2AABB(), box2d.MakeB2AABB()
-			f.M_shape.ComputeAABB(&w.aabb, xf1, proxy.ChildIndex)
-			f.M_shape.ComputeAABB(&w.aabb2, xf2, proxy.ChildIndex)
-			proxy.Aabb.CombineTwoInPlace(w.aabb, w.aabb2)
+			shapeAABB(&w.aabb, f.M_shape, xf1, proxy.ChildIndex)
+			shapeAABB(&w.aabb2, f.M_shape, xf2, proxy.ChildIndex)
+			combineAABB(&proxy.Aabb, w.aabb, w.aabb2)
 			bp.MoveProxy(proxy.ProxyId, proxy.Aabb, box2d.B2Vec2Sub(xf2.P, xf1.P))
 		}
 	}

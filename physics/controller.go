@@ -148,7 +148,7 @@ func (w *World) grounded(b *box2d.B2Body) bool {
 		// The shape's bounds where the body is now: the fixture's own AABB
 		// covers the whole sweep of the last step, feet where they were too.
 		for i := range f.GetShape().GetChildCount() {
-			f.GetShape().ComputeAABB(box, xf, i)
+			shapeAABB(box, f.M_shape, xf, i)
 			minX = math.Min(minX, box.LowerBound.X)
 			minY = math.Min(minY, box.LowerBound.Y)
 			maxX = math.Max(maxX, box.UpperBound.X)

@@ -290,3 +290,122 @@ func solveVelocities(solver *box2d.B2ContactSolver) {
 		solver.M_velocities[indexB].W = wB
 	}
 }
+
+// solvePositions is B2ContactSolver.SolvePositionConstraints, the same
+// arithmetic in the same order, with the same built-in min and max as
+// solveVelocities and each body's rotation made by rot, which turns no
+// angle of zero (a fixed-rotation character, the static world) through a
+// sine and a cosine: the solver builds both bodies' transforms for every
+// contact point in every iteration.
+func solvePositions(solver *box2d.B2ContactSolver) bool {
+	minSeparation := 0.0
+	for i := 0; i < solver.M_count; i++ {
+		pc := &solver.M_positionConstraints[i]
+
+		indexA := pc.IndexA
+		indexB := pc.IndexB
+		localCenterA := pc.LocalCenterA
+		mA := pc.InvMassA
+		iA := pc.InvIA
+		localCenterB := pc.LocalCenterB
+		mB := pc.InvMassB
+		iB := pc.InvIB
+		pointCount := pc.PointCount
+
+		cA := solver.M_positions[indexA].C
+		aA := solver.M_positions[indexA].A
+
+		cB := solver.M_positions[indexB].C
+		aB := solver.M_positions[indexB].A
+
+		// Solve normal constraints
+		for j := 0; j < pointCount; j++ {
+			var xfA, xfB box2d.B2Transform
+			xfA.Q = rot(aA)
+			xfB.Q = rot(aB)
+			xfA.P = box2d.B2Vec2Sub(cA, box2d.B2RotVec2Mul(xfA.Q, localCenterA))
+			xfB.P = box2d.B2Vec2Sub(cB, box2d.B2RotVec2Mul(xfB.Q, localCenterB))
+
+			var psm box2d.B2PositionSolverManifold
+			psm.Initialize(pc, xfA, xfB, j)
+			normal := psm.Normal
+
+			point := psm.Point
+			separation := psm.Separation
+
+			rA := box2d.B2Vec2Sub(point, cA)
+			rB := box2d.B2Vec2Sub(point, cB)
+
+			// Track max constraint error.
+			minSeparation = min(minSeparation, separation)
+
+			// Prevent large corrections and allow slop.
+			C := max(-box2d.B2_maxLinearCorrection, min(box2d.B2_baumgarte*(separation+box2d.B2_linearSlop), 0.0))
+
+			// Compute the effective mass.
+			rnA := box2d.B2Vec2Cross(rA, normal)
+			rnB := box2d.B2Vec2Cross(rB, normal)
+			K := mA + mB + iA*rnA*rnA + iB*rnB*rnB
+
+			// Compute normal impulse
+			impulse := 0.0
+			if K > 0.0 {
+				impulse = -C / K
+			}
+
+			P := box2d.B2Vec2MulScalar(impulse, normal)
+
+			cA.OperatorMinusInplace(box2d.B2Vec2MulScalar(mA, P))
+			aA -= iA * box2d.B2Vec2Cross(rA, P)
+
+			cB.OperatorPlusInplace(box2d.B2Vec2MulScalar(mB, P))
+			aB += iB * box2d.B2Vec2Cross(rB, P)
+		}
+
+		solver.M_positions[indexA].C = cA
+		solver.M_positions[indexA].A = aA
+
+		solver.M_positions[indexB].C = cB
+		solver.M_positions[indexB].A = aB
+	}
+
+	// We can't expect minSpeparation >= -b2_linearSlop because we don't
+	// push the separation above -b2_linearSlop.
+	return minSeparation >= -3.0*box2d.B2_linearSlop
+}
+
+// synchronizeTransform is B2Body.SynchronizeTransform with rot.
+func synchronizeTransform(b *box2d.B2Body) {
+	b.M_xf.Q = rot(b.M_sweep.A)
+	b.M_xf.P = box2d.B2Vec2Sub(b.M_sweep.C, box2d.B2RotVec2Mul(b.M_xf.Q, b.M_sweep.LocalCenter))
+}
+
+// shapeAABB is child's ComputeAABB of shape placed by xf, to the same
+// bits. A polygon's is worked out here: box2d's takes the polygon by value,
+// so each call through the shape interface copied its sixteen vectors,
+// and it takes its bounds through math.Min and math.Max. This port's
+// polygon box is short of the skin on its upper side (it takes the radius
+// off both corners); so is this one, as the broad phase must not change.
+func shapeAABB(aabb *box2d.B2AABB, shape box2d.B2ShapeInterface, xf box2d.B2Transform, child int) {
+	poly, ok := shape.(*box2d.B2PolygonShape)
+	if !ok {
+		shape.ComputeAABB(aabb, xf, child)
+		return
+	}
+	lower := box2d.B2TransformVec2Mul(xf, poly.M_vertices[0])
+	upper := lower
+	for i := 1; i < poly.M_count; i++ {
+		v := box2d.B2TransformVec2Mul(xf, poly.M_vertices[i])
+		lower = box2d.B2Vec2{X: min(lower.X, v.X), Y: min(lower.Y, v.Y)}
+		upper = box2d.B2Vec2{X: max(upper.X, v.X), Y: max(upper.Y, v.Y)}
+	}
+	r := poly.M_radius
+	aabb.LowerBound = box2d.B2Vec2{X: lower.X - r, Y: lower.Y - r}
+	aabb.UpperBound = box2d.B2Vec2{X: upper.X - r, Y: upper.Y - r}
+}
+
+// combineAABB is B2AABB.CombineTwoInPlace with the built-in min and max.
+func combineAABB(bb *box2d.B2AABB, a, b box2d.B2AABB) {
+	bb.LowerBound = box2d.B2Vec2{X: min(a.LowerBound.X, b.LowerBound.X), Y: min(a.LowerBound.Y, b.LowerBound.Y)}
+	bb.UpperBound = box2d.B2Vec2{X: max(a.UpperBound.X, b.UpperBound.X), Y: max(a.UpperBound.Y, b.UpperBound.Y)}
+}
