@@ -259,7 +259,7 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 	solverData.Velocities = island.M_velocities
 
 	solver := w.contactSolver(step, island)
-	solver.InitializeVelocityConstraints()
+	initializeVelocities(solver)
 	if step.WarmStarting {
 		solver.WarmStart()
 	}
@@ -304,7 +304,7 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 
 	positionSolved := false
 	for range step.PositionIterations {
-		contactsOkay := solvePositions(solver)
+		contactsOkay := solvePositions(solver, w.rotsFor(island.M_bodyCount))
 		jointsOkay := true
 		for j := 0; j < island.M_jointCount; j++ {
 			jointOkay := island.M_joints[j].SolvePositionConstraints(solverData)
@@ -848,4 +848,12 @@ func (w *World) contactTOI(c *box2d.B2Contact) (alpha float64, ok bool) {
 	c.M_toi = alpha
 	c.M_flags |= box2d.B2Contact_Flag.E_toiFlag
 	return alpha, true
+}
+
+// rotsFor returns solvePositions' memory for an island of n bodies.
+func (w *World) rotsFor(n int) rotMemo {
+	if cap(w.rots) < n {
+		w.rots = make(rotMemo, max(n, 2*cap(w.rots)))
+	}
+	return w.rots[:n]
 }

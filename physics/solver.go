@@ -1,6 +1,10 @@
 package physics
 
-import "github.com/ByteArena/box2d"
+import (
+	"math"
+
+	"github.com/ByteArena/box2d"
+)
 
 // solveVelocities is B2ContactSolver.SolveVelocityConstraints, the same
 // arithmetic in the same order, with its clamps made by the built-in min
@@ -296,8 +300,12 @@ func solveVelocities(solver *box2d.B2ContactSolver) {
 // solveVelocities and each body's rotation made by rot, which turns no
 // angle of zero (a fixed-rotation character, the static world) through a
 // sine and a cosine: the solver builds both bodies' transforms for every
-// contact point in every iteration.
-func solvePositions(solver *box2d.B2ContactSolver) bool {
+// contact point in every iteration. rots remembers, for each body of the
+// island (by its index in it), the last angle turned and its rotation:
+// a body the iteration did not turn (one at rest, or not corrected) is
+// not turned again.
+func solvePositions(solver *box2d.B2ContactSolver, rots rotMemo) bool {
+	clear(rots)
 	minSeparation := 0.0
 	for i := 0; i < solver.M_count; i++ {
 		pc := &solver.M_positionConstraints[i]
@@ -321,8 +329,8 @@ func solvePositions(solver *box2d.B2ContactSolver) bool {
 		// Solve normal constraints
 		for j := 0; j < pointCount; j++ {
 			var xfA, xfB box2d.B2Transform
-			xfA.Q = rot(aA)
-			xfB.Q = rot(aB)
+			xfA.Q = rots.at(indexA, aA)
+			xfB.Q = rots.at(indexB, aB)
 			xfA.P = box2d.B2Vec2Sub(cA, box2d.B2RotVec2Mul(xfA.Q, localCenterA))
 			xfB.P = box2d.B2Vec2Sub(cB, box2d.B2RotVec2Mul(xfB.Q, localCenterB))
 
@@ -374,6 +382,23 @@ func solvePositions(solver *box2d.B2ContactSolver) bool {
 	return minSeparation >= -3.0*box2d.B2_linearSlop
 }
 
+// rotMemo is solvePositions' memory of each body's last rotation.
+type rotMemo []struct {
+	angle uint64 // its bits
+	q     box2d.B2Rot
+	ok    bool
+}
+
+// at returns rot(angle) for body i, from memory when angle is the one it
+// last turned, to the bit.
+func (m rotMemo) at(i int, angle float64) box2d.B2Rot {
+	e := &m[i]
+	if bits := math.Float64bits(angle); !e.ok || e.angle != bits {
+		e.q, e.angle, e.ok = rot(angle), bits, true
+	}
+	return e.q
+}
+
 // synchronizeTransform is B2Body.SynchronizeTransform with rot.
 func synchronizeTransform(b *box2d.B2Body) {
 	b.M_xf.Q = rot(b.M_sweep.A)
@@ -408,4 +433,128 @@ func shapeAABB(aabb *box2d.B2AABB, shape box2d.B2ShapeInterface, xf box2d.B2Tran
 func combineAABB(bb *box2d.B2AABB, a, b box2d.B2AABB) {
 	bb.LowerBound = box2d.B2Vec2{X: min(a.LowerBound.X, b.LowerBound.X), Y: min(a.LowerBound.Y, b.LowerBound.Y)}
 	bb.UpperBound = box2d.B2Vec2{X: max(a.UpperBound.X, b.UpperBound.X), Y: max(a.UpperBound.Y, b.UpperBound.Y)}
+}
+
+// initializeVelocities is B2ContactSolver.InitializeVelocityConstraints,
+// the same arithmetic in the same order, reading each contact's manifold
+// through its fields (box2d's getter copies the contact) and making the
+// bodies' rotations by rot.
+func initializeVelocities(solver *box2d.B2ContactSolver) {
+	for i := 0; i < solver.M_count; i++ {
+		vc := &solver.M_velocityConstraints[i]
+		pc := &solver.M_positionConstraints[i]
+
+		radiusA := pc.RadiusA
+		radiusB := pc.RadiusB
+		manifold := contactData(solver.M_contacts[vc.ContactIndex]).M_manifold
+
+		indexA := vc.IndexA
+		indexB := vc.IndexB
+
+		mA := vc.InvMassA
+		mB := vc.InvMassB
+		iA := vc.InvIA
+		iB := vc.InvIB
+		localCenterA := pc.LocalCenterA
+		localCenterB := pc.LocalCenterB
+
+		cA := solver.M_positions[indexA].C
+		aA := solver.M_positions[indexA].A
+		vA := solver.M_velocities[indexA].V
+		wA := solver.M_velocities[indexA].W
+
+		cB := solver.M_positions[indexB].C
+		aB := solver.M_positions[indexB].A
+		vB := solver.M_velocities[indexB].V
+		wB := solver.M_velocities[indexB].W
+
+		var xfA, xfB box2d.B2Transform
+		xfA.Q = rot(aA)
+		xfB.Q = rot(aB)
+		xfA.P = box2d.B2Vec2Sub(cA, box2d.B2RotVec2Mul(xfA.Q, localCenterA))
+		xfB.P = box2d.B2Vec2Sub(cB, box2d.B2RotVec2Mul(xfB.Q, localCenterB))
+
+		worldManifold := box2d.MakeB2WorldManifold()
+		worldManifold.Initialize(manifold, xfA, radiusA, xfB, radiusB)
+
+		vc.Normal = worldManifold.Normal
+
+		pointCount := vc.PointCount
+		for j := 0; j < pointCount; j++ {
+			vcp := &vc.Points[j]
+
+			vcp.RA = box2d.B2Vec2Sub(worldManifold.Points[j], cA)
+			vcp.RB = box2d.B2Vec2Sub(worldManifold.Points[j], cB)
+
+			rnA := box2d.B2Vec2Cross(vcp.RA, vc.Normal)
+			rnB := box2d.B2Vec2Cross(vcp.RB, vc.Normal)
+
+			kNormal := mA + mB + iA*rnA*rnA + iB*rnB*rnB
+
+			if kNormal > 0.0 {
+				vcp.NormalMass = 1.0 / kNormal
+			} else {
+				vcp.NormalMass = 0.0
+			}
+
+			tangent := box2d.B2Vec2CrossVectorScalar(vc.Normal, 1.0)
+
+			rtA := box2d.B2Vec2Cross(vcp.RA, tangent)
+			rtB := box2d.B2Vec2Cross(vcp.RB, tangent)
+
+			kTangent := mA + mB + iA*rtA*rtA + iB*rtB*rtB
+
+			if kTangent > 0.0 {
+				vcp.TangentMass = 1.0 / kTangent
+			} else {
+				vcp.TangentMass = 0.0
+			}
+
+			// Setup a velocity bias for restitution.
+			vcp.VelocityBias = 0.0
+			vRel := box2d.B2Vec2Dot(
+				vc.Normal,
+				box2d.B2Vec2Sub(
+					box2d.B2Vec2Sub(
+						box2d.B2Vec2Add(
+							vB,
+							box2d.B2Vec2CrossScalarVector(wB, vcp.RB),
+						),
+						vA),
+					box2d.B2Vec2CrossScalarVector(wA, vcp.RA),
+				),
+			)
+			if vRel < -box2d.B2_velocityThreshold {
+				vcp.VelocityBias = -vc.Restitution * vRel
+			}
+		}
+
+		// If we have two points, then prepare the block solver.
+		if vc.PointCount == 2 {
+			vcp1 := &vc.Points[0]
+			vcp2 := &vc.Points[1]
+
+			rn1A := box2d.B2Vec2Cross(vcp1.RA, vc.Normal)
+			rn1B := box2d.B2Vec2Cross(vcp1.RB, vc.Normal)
+			rn2A := box2d.B2Vec2Cross(vcp2.RA, vc.Normal)
+			rn2B := box2d.B2Vec2Cross(vcp2.RB, vc.Normal)
+
+			k11 := mA + mB + iA*rn1A*rn1A + iB*rn1B*rn1B
+			k22 := mA + mB + iA*rn2A*rn2A + iB*rn2B*rn2B
+			k12 := mA + mB + iA*rn1A*rn2A + iB*rn1B*rn2B
+
+			// Ensure a reasonable condition number.
+			k_maxConditionNumber := 1000.0
+			if k11*k11 < k_maxConditionNumber*(k11*k22-k12*k12) {
+				// K is safe to invert.
+				vc.K.Ex.Set(k11, k12)
+				vc.K.Ey.Set(k12, k22)
+				vc.NormalMass = vc.K.GetInverse()
+			} else {
+				// The constraints are redundant, just use one.
+				// TODO_ERIN use deepest?
+				vc.PointCount = 1
+			}
+		}
+	}
 }

@@ -146,6 +146,7 @@ type World struct {
 	// the step began, for the rest rule (restsJointed).
 	islandFrom []stood
 	solver     box2d.B2ContactSolver
+	rots       rotMemo
 	pairStack  []int
 	// toiIsland, toiInput and toiOutput are solveTOI's island and the
 	// record of its time-of-impact queries.
