@@ -118,8 +118,9 @@ type World struct {
 	// nil) so a nested one, made from a callback, makes its own.
 	island *islandScratch
 
-	// contacts is canonicalize's reusable scratch.
-	contacts []contactRank
+	// contacts and madeRanks are canonicalize's reusable scratch.
+	contacts  []contactRank
+	madeRanks []contactRank
 	// filter counts the contacts box2d made, and reordered whether a body
 	// was added or removed, since canonicalize last ran: with neither, the
 	// lists are still in order.
