@@ -21,7 +21,10 @@ import (
 // a time-of-impact event (a contact solver for its small island) and the
 // contacts it makes.
 //
-// The profile timers box2d keeps (B2World.M_profile) are not kept.
+// The profile timers box2d keeps (B2World.M_profile) are not kept. Parts
+// of box2d's step that take their receivers by value, copying a contact,
+// a body or the broad phase at every call, run here too, reading fields
+// (collide, the contact solver's set-up and iterations in solver.go).
 func (w *World) stepB2(dt float64, velocityIterations, positionIterations int) {
 	world := w.b2
 	if world.M_flags&box2d.B2World_Flags.E_newFixture != 0 {
@@ -42,9 +45,12 @@ func (w *World) stepB2(dt float64, velocityIterations, positionIterations int) {
 	step.DtRatio = world.M_inv_dt0 * dt
 	step.WarmStarting = world.M_warmStarting
 
-	world.M_contactManager.Collide()
+	// The solve clears every contact's island flag; collide's walk does it
+	// for it.
+	solving := world.M_stepComplete && step.Dt > 0.0
+	w.collide(solving)
 	w.counts = StepCounts{Contacts: world.M_contactManager.M_contactCount}
-	if world.M_stepComplete && step.Dt > 0.0 {
+	if solving {
 		w.solve(step)
 	}
 	if world.M_continuousPhysics && step.Dt > 0.0 {
@@ -61,7 +67,8 @@ func (w *World) stepB2(dt float64, velocityIterations, positionIterations int) {
 
 // solve is B2World.Solve: build each awake island by a depth-first search
 // over touching contacts and joints, solve it, then bring the broad phase
-// up to date and find the new pairs.
+// up to date and find the new pairs. The contacts' island flags must have
+// been cleared (collide).
 func (w *World) solve(step box2d.B2TimeStep) {
 	world := w.b2
 	island := w.islandFor(world.M_bodyCount, world.M_contactManager.M_contactCount, world.M_jointCount)
@@ -73,11 +80,7 @@ func (w *World) solve(step box2d.B2TimeStep) {
 	for b := world.M_bodyList; b != nil; b = b.M_next {
 		b.M_flags &^= box2d.B2Body_Flags.E_islandFlag
 	}
-	for c := world.M_contactManager.M_contactList; c != nil; {
-		d := contactData(c)
-		d.M_flags &^= box2d.B2Body_Flags.E_islandFlag
-		c = d.M_next
-	}
+	// The contacts' island flags were cleared by collide.
 	for j := world.M_jointList; j != nil; j = j.GetNext() {
 		j.SetIslandFlag(false)
 	}
