@@ -166,7 +166,7 @@ func (w *World) solve(step box2d.B2TimeStep) {
 	w.islandStack = stack[:0]
 	w.releaseIsland()
 
-	for b := world.M_bodyList; b != nil; b = b.GetNext() {
+	for b := world.M_bodyList; b != nil; b = b.M_next {
 		// A body in no island did not move.
 		if b.M_flags&box2d.B2Body_Flags.E_islandFlag == 0 {
 			continue
@@ -776,8 +776,8 @@ func toiCandidate(c *box2d.B2Contact) bool {
 		return false
 	}
 	bA, bB := fA.M_body, fB.M_body
-	return bA.M_type != box2d.B2BodyType.B2_dynamicBody || bA.IsBullet() ||
-		bB.M_type != box2d.B2BodyType.B2_dynamicBody || bB.IsBullet()
+	return bA.M_type != box2d.B2BodyType.B2_dynamicBody || isBullet(bA) ||
+		bB.M_type != box2d.B2BodyType.B2_dynamicBody || isBullet(bB)
 }
 
 // prependMade puts before cands, in list order, the candidates among the
@@ -859,4 +859,9 @@ func (w *World) rotsFor(n int) rotMemo {
 		w.rots = make(rotMemo, max(n, 2*cap(w.rots)))
 	}
 	return w.rots[:n]
+}
+
+// isBullet is b.IsBullet() without copying the body.
+func isBullet(b *box2d.B2Body) bool {
+	return b.M_flags&box2d.B2Body_Flags.E_bulletFlag != 0
 }

@@ -141,13 +141,13 @@ func (w *World) grounded(b *box2d.B2Body) bool {
 	minX, minY, maxX := math.Inf(1), math.Inf(1), math.Inf(-1)
 	xf := b.M_xf
 	box := &w.box
-	for f := b.GetFixtureList(); f != nil; f = f.GetNext() {
-		if f.IsSensor() {
+	for f := b.M_fixtureList; f != nil; f = f.M_next {
+		if f.M_isSensor {
 			continue
 		}
 		// The shape's bounds where the body is now: the fixture's own AABB
 		// covers the whole sweep of the last step, feet where they were too.
-		for i := range f.GetShape().GetChildCount() {
+		for i := range f.M_shape.GetChildCount() {
 			shapeAABB(box, f.M_shape, xf, i)
 			minX = math.Min(minX, box.LowerBound.X)
 			minY = math.Min(minY, box.LowerBound.Y)
@@ -185,7 +185,7 @@ func (w *World) grounded(b *box2d.B2Body) bool {
 func (w *World) groundBelow(leaves []*box2d.B2TreeNode, b *box2d.B2Body, x, feet float64) bool {
 	hit, ny := false, 0.0
 	w.castAmong(leaves, box2d.MakeB2Vec2(x, feet+probeUp), box2d.MakeB2Vec2(x, feet-probeDown), func(f *box2d.B2Fixture, fraction float64, n box2d.B2Vec2) float64 {
-		if f.IsSensor() || f.GetBody() == b || !solidFor(b, f) {
+		if f.M_isSensor || f.M_body == b || !solidFor(b, f) {
 			return -1
 		}
 		hit, ny = true, n.Y
