@@ -262,7 +262,7 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 	solverData.Velocities = island.M_velocities
 
 	solver := w.contactSolver(step, island)
-	initializeVelocities(solver)
+	initializeVelocities(solver, &w.turns)
 	if step.WarmStarting {
 		solver.WarmStart()
 	}
@@ -307,7 +307,7 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 
 	positionSolved := false
 	for range step.PositionIterations {
-		contactsOkay := solvePositions(solver, w.rotsFor(island.M_bodyCount))
+		contactsOkay := solvePositions(solver, &w.turns)
 		jointsOkay := true
 		for j := 0; j < island.M_jointCount; j++ {
 			jointOkay := island.M_joints[j].SolvePositionConstraints(solverData)
@@ -325,7 +325,7 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 		body.M_sweep.A = island.M_positions[i].A
 		body.M_linearVelocity = island.M_velocities[i].V
 		body.M_angularVelocity = island.M_velocities[i].W
-		synchronizeTransform(body)
+		synchronizeTransform(body, &w.turns)
 	}
 
 	if island.M_listener != nil {
@@ -484,7 +484,7 @@ func (w *World) contactSolver(step box2d.B2TimeStep, island *box2d.B2Island) *bo
 // World's two boxes rather than two made for each proxy.
 func (w *World) synchronizeFixtures(b *box2d.B2Body) {
 	xf1 := box2d.MakeB2Transform()
-	xf1.Q = rot(b.M_sweep.A0)
+	xf1.Q = w.turns.of(b.M_sweep.A0)
 	xf1.P = box2d.B2Vec2Sub(b.M_sweep.C0, box2d.B2RotVec2Mul(xf1.Q, b.M_sweep.LocalCenter))
 	xf2 := b.M_xf
 	bp := &b.M_world.M_contactManager.M_broadPhase
@@ -851,14 +851,6 @@ func (w *World) contactTOI(c *box2d.B2Contact) (alpha float64, ok bool) {
 	c.M_toi = alpha
 	c.M_flags |= box2d.B2Contact_Flag.E_toiFlag
 	return alpha, true
-}
-
-// rotsFor returns solvePositions' memory for an island of n bodies.
-func (w *World) rotsFor(n int) rotMemo {
-	if cap(w.rots) < n {
-		w.rots = make(rotMemo, max(n, 2*cap(w.rots)))
-	}
-	return w.rots[:n]
 }
 
 // isBullet is b.IsBullet() without copying the body.

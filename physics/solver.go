@@ -1,10 +1,6 @@
 package physics
 
-import (
-	"math"
-
-	"github.com/ByteArena/box2d"
-)
+import "github.com/ByteArena/box2d"
 
 // solveVelocities is B2ContactSolver.SolveVelocityConstraints, the same
 // arithmetic in the same order, with its clamps made by the built-in min
@@ -300,12 +296,8 @@ func solveVelocities(solver *box2d.B2ContactSolver) {
 // solveVelocities and each body's rotation made by rot, which turns no
 // angle of zero (a fixed-rotation character, the static world) through a
 // sine and a cosine: the solver builds both bodies' transforms for every
-// contact point in every iteration. rots remembers, for each body of the
-// island (by its index in it), the last angle turned and its rotation:
-// a body the iteration did not turn (one at rest, or not corrected) is
-// not turned again.
-func solvePositions(solver *box2d.B2ContactSolver, rots rotMemo) bool {
-	clear(rots)
+// contact point in every iteration; turns remembers the rotations.
+func solvePositions(solver *box2d.B2ContactSolver, turns *rotCache) bool {
 	minSeparation := 0.0
 	for i := 0; i < solver.M_count; i++ {
 		pc := &solver.M_positionConstraints[i]
@@ -329,8 +321,8 @@ func solvePositions(solver *box2d.B2ContactSolver, rots rotMemo) bool {
 		// Solve normal constraints
 		for j := 0; j < pointCount; j++ {
 			var xfA, xfB box2d.B2Transform
-			xfA.Q = rots.at(indexA, aA)
-			xfB.Q = rots.at(indexB, aB)
+			xfA.Q = turns.of(aA)
+			xfB.Q = turns.of(aB)
 			xfA.P = box2d.B2Vec2Sub(cA, box2d.B2RotVec2Mul(xfA.Q, localCenterA))
 			xfB.P = box2d.B2Vec2Sub(cB, box2d.B2RotVec2Mul(xfB.Q, localCenterB))
 
@@ -382,26 +374,9 @@ func solvePositions(solver *box2d.B2ContactSolver, rots rotMemo) bool {
 	return minSeparation >= -3.0*box2d.B2_linearSlop
 }
 
-// rotMemo is solvePositions' memory of each body's last rotation.
-type rotMemo []struct {
-	angle uint64 // its bits
-	q     box2d.B2Rot
-	ok    bool
-}
-
-// at returns rot(angle) for body i, from memory when angle is the one it
-// last turned, to the bit.
-func (m rotMemo) at(i int, angle float64) box2d.B2Rot {
-	e := &m[i]
-	if bits := math.Float64bits(angle); !e.ok || e.angle != bits {
-		e.q, e.angle, e.ok = rot(angle), bits, true
-	}
-	return e.q
-}
-
-// synchronizeTransform is B2Body.SynchronizeTransform with rot.
-func synchronizeTransform(b *box2d.B2Body) {
-	b.M_xf.Q = rot(b.M_sweep.A)
+// synchronizeTransform is B2Body.SynchronizeTransform with turns.
+func synchronizeTransform(b *box2d.B2Body, turns *rotCache) {
+	b.M_xf.Q = turns.of(b.M_sweep.A)
 	b.M_xf.P = box2d.B2Vec2Sub(b.M_sweep.C, box2d.B2RotVec2Mul(b.M_xf.Q, b.M_sweep.LocalCenter))
 }
 
@@ -438,8 +413,8 @@ func combineAABB(bb *box2d.B2AABB, a, b box2d.B2AABB) {
 // initializeVelocities is B2ContactSolver.InitializeVelocityConstraints,
 // the same arithmetic in the same order, reading each contact's manifold
 // through its fields (box2d's getter copies the contact) and making the
-// bodies' rotations by rot.
-func initializeVelocities(solver *box2d.B2ContactSolver) {
+// bodies' rotations by turns.
+func initializeVelocities(solver *box2d.B2ContactSolver, turns *rotCache) {
 	for i := 0; i < solver.M_count; i++ {
 		vc := &solver.M_velocityConstraints[i]
 		pc := &solver.M_positionConstraints[i]
@@ -469,8 +444,8 @@ func initializeVelocities(solver *box2d.B2ContactSolver) {
 		wB := solver.M_velocities[indexB].W
 
 		var xfA, xfB box2d.B2Transform
-		xfA.Q = rot(aA)
-		xfB.Q = rot(aB)
+		xfA.Q = turns.of(aA)
+		xfB.Q = turns.of(aB)
 		xfA.P = box2d.B2Vec2Sub(cA, box2d.B2RotVec2Mul(xfA.Q, localCenterA))
 		xfB.P = box2d.B2Vec2Sub(cB, box2d.B2RotVec2Mul(xfB.Q, localCenterB))
 

@@ -276,7 +276,7 @@ func (w *World) setTransform(b *box2d.B2Body, x, y, angle float64) {
 	if b.M_world.M_flags&box2d.B2World_Flags.E_locked != 0 {
 		return
 	}
-	b.M_xf.Q = rot(angle)
+	b.M_xf.Q = w.turns.of(angle)
 	b.M_xf.P = box2d.MakeB2Vec2(x, y)
 	b.M_sweep.C = box2d.B2TransformVec2Mul(b.M_xf, b.M_sweep.LocalCenter)
 	b.M_sweep.A = angle

@@ -36,8 +36,8 @@ func (w *World) apart(in *box2d.B2TOIInput, m *box2d.B2Manifold) bool {
 	need := target + 0.25*box2d.B2_linearSlop + apartMargin + sweepSlack(&in.SweepA, pa) + sweepSlack(&in.SweepB, pb)
 
 	var ends [2][2]box2d.B2Transform // [end][shape]
-	ends[0][0], ends[1][0] = sweepEnds(&in.SweepA)
-	ends[0][1], ends[1][1] = sweepEnds(&in.SweepB)
+	ends[0][0], ends[1][0] = sweepEnds(&in.SweepA, &w.turns)
+	ends[0][1], ends[1][1] = sweepEnds(&in.SweepB, &w.turns)
 
 	// The manifold's normal first: for a pair in touch, the one axis that
 	// shows it apart.
@@ -82,13 +82,13 @@ func (w *World) apart(in *box2d.B2TOIInput, m *box2d.B2Manifold) bool {
 }
 
 // sweepEnds returns the transforms at the two ends of s, as
-// B2Sweep.GetTransform gives them at 0 and 1.
-func sweepEnds(s *box2d.B2Sweep) (from, to box2d.B2Transform) {
-	to.Q = rot(s.A)
+// B2Sweep.GetTransform gives them at 0 and 1, its rotations from turns.
+func sweepEnds(s *box2d.B2Sweep, turns *rotCache) (from, to box2d.B2Transform) {
+	to.Q = turns.of(s.A)
 	if s.A0 == s.A {
 		from.Q = to.Q
 	} else {
-		from.Q = rot(s.A0)
+		from.Q = turns.of(s.A0)
 	}
 	from.P = box2d.B2Vec2Sub(s.C0, box2d.B2RotVec2Mul(from.Q, s.LocalCenter))
 	to.P = box2d.B2Vec2Sub(s.C, box2d.B2RotVec2Mul(to.Q, s.LocalCenter))
@@ -140,4 +140,29 @@ func rot(angle float64) box2d.B2Rot {
 	var q box2d.B2Rot
 	q.Set(angle)
 	return q
+}
+
+// rotCache remembers the rotations of the angles rot turned last, 1024 of
+// them by a hash of the angle's bits: a body at rest, or one the position
+// iterations do not turn, is turned at the same angle again and again in
+// a step (its contacts' set-up and iterations, its transform and its
+// fixtures' boxes, its time-of-impact sweeps) and from one step to the
+// next. rot is a function of the angle's bits alone, so what the cache
+// gives is rot's answer, to the bit. The zero value is empty and ready.
+type rotCache [1 << rotCacheBits]struct {
+	angle uint64 // its bits
+	q     box2d.B2Rot
+	ok    bool
+}
+
+const rotCacheBits = 10
+
+// of returns rot(angle).
+func (c *rotCache) of(angle float64) box2d.B2Rot {
+	bits := math.Float64bits(angle)
+	e := &c[(bits*0x9E3779B97F4A7C15)>>(64-rotCacheBits)]
+	if !e.ok || e.angle != bits {
+		e.q, e.angle, e.ok = rot(angle), bits, true
+	}
+	return e.q
 }

@@ -147,8 +147,9 @@ type World struct {
 	// the step began, for the rest rule (restsJointed).
 	islandFrom []stood
 	solver     box2d.B2ContactSolver
-	rots       rotMemo
-	pairStack  []int
+	// turns remembers the rotations of the angles the step turned last.
+	turns     rotCache
+	pairStack []int
 	// toiIsland, toiInput and toiOutput are solveTOI's island and the
 	// record of its time-of-impact queries.
 	toiIsland box2d.B2Island
