@@ -13,7 +13,10 @@
 // used. box2d's step itself runs here (b2step.go), from the port's exported
 // parts, to the same bits as B2World.Step but with its scratch kept between
 // steps, since the port's own allocates as it goes; so do its ray cast
-// (raycast.go) and its body placement (setTransform).
+// (raycast.go), its body placement (setTransform), its contact update
+// (collide.go) and its contact solver's iterations (solver.go), whose
+// getters copy their receivers. Times of impact that could only answer
+// "none" are not asked for (toi.go).
 //
 // A client predicts with the same physics its server runs, so a step must
 // depend on the world's state and not on how a world came to hold it:
