@@ -21,7 +21,10 @@ import (
 // a time-of-impact event (a contact solver for its small island) and the
 // contacts it makes.
 //
-// The profile timers box2d keeps (B2World.M_profile) are not kept.
+// The profile timers box2d keeps (B2World.M_profile) are not kept. Parts
+// of box2d's step that take their receivers by value, copying a contact,
+// a body or the broad phase at every call, run here too, reading fields
+// (collide, the contact solver's set-up and iterations in solver.go).
 func (w *World) stepB2(dt float64, velocityIterations, positionIterations int) {
 	world := w.b2
 	if world.M_flags&box2d.B2World_Flags.E_newFixture != 0 {
@@ -42,9 +45,12 @@ func (w *World) stepB2(dt float64, velocityIterations, positionIterations int) {
 	step.DtRatio = world.M_inv_dt0 * dt
 	step.WarmStarting = world.M_warmStarting
 
-	world.M_contactManager.Collide()
+	// The solve clears every contact's island flag; collide's walk does it
+	// for it.
+	solving := world.M_stepComplete && step.Dt > 0.0
+	w.collide(solving)
 	w.counts = StepCounts{Contacts: world.M_contactManager.M_contactCount}
-	if world.M_stepComplete && step.Dt > 0.0 {
+	if solving {
 		w.solve(step)
 	}
 	if world.M_continuousPhysics && step.Dt > 0.0 {
@@ -61,7 +67,8 @@ func (w *World) stepB2(dt float64, velocityIterations, positionIterations int) {
 
 // solve is B2World.Solve: build each awake island by a depth-first search
 // over touching contacts and joints, solve it, then bring the broad phase
-// up to date and find the new pairs.
+// up to date and find the new pairs. The contacts' island flags must have
+// been cleared (collide).
 func (w *World) solve(step box2d.B2TimeStep) {
 	world := w.b2
 	island := w.islandFor(world.M_bodyCount, world.M_contactManager.M_contactCount, world.M_jointCount)
@@ -73,9 +80,7 @@ func (w *World) solve(step box2d.B2TimeStep) {
 	for b := world.M_bodyList; b != nil; b = b.M_next {
 		b.M_flags &^= box2d.B2Body_Flags.E_islandFlag
 	}
-	for c := world.M_contactManager.M_contactList; c != nil; c = c.GetNext() {
-		c.SetFlags(c.GetFlags() &^ box2d.B2Body_Flags.E_islandFlag)
-	}
+	// The contacts' island flags were cleared by collide.
 	for j := world.M_jointList; j != nil; j = j.GetNext() {
 		j.SetIslandFlag(false)
 	}
@@ -107,17 +112,19 @@ func (w *World) solve(step box2d.B2TimeStep) {
 			}
 			for ce := b.M_contactList; ce != nil; ce = ce.Next {
 				contact := ce.Contact
-				if contact.GetFlags()&box2d.B2Body_Flags.E_islandFlag != 0 {
+				d := contactData(contact)
+				if d.M_flags&box2d.B2Body_Flags.E_islandFlag != 0 {
 					continue
 				}
-				if !contact.IsEnabled() || !contact.IsTouching() {
+				solid := box2d.B2Contact_Flag.E_enabledFlag | box2d.B2Contact_Flag.E_touchingFlag
+				if d.M_flags&solid != solid {
 					continue
 				}
-				if contact.GetFixtureA().M_isSensor || contact.GetFixtureB().M_isSensor {
+				if d.M_fixtureA.M_isSensor || d.M_fixtureB.M_isSensor {
 					continue
 				}
 				island.AddContact(contact)
-				contact.SetFlags(contact.GetFlags() | box2d.B2Body_Flags.E_islandFlag)
+				d.M_flags |= box2d.B2Body_Flags.E_islandFlag
 				other := ce.Other
 				if other.M_flags&box2d.B2Body_Flags.E_islandFlag != 0 {
 					continue
@@ -159,7 +166,7 @@ func (w *World) solve(step box2d.B2TimeStep) {
 	w.islandStack = stack[:0]
 	w.releaseIsland()
 
-	for b := world.M_bodyList; b != nil; b = b.GetNext() {
+	for b := world.M_bodyList; b != nil; b = b.M_next {
 		// A body in no island did not move.
 		if b.M_flags&box2d.B2Body_Flags.E_islandFlag == 0 {
 			continue
@@ -255,7 +262,7 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 	solverData.Velocities = island.M_velocities
 
 	solver := w.contactSolver(step, island)
-	solver.InitializeVelocityConstraints()
+	initializeVelocities(solver, &w.turns)
 	if step.WarmStarting {
 		solver.WarmStart()
 	}
@@ -267,7 +274,7 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 		for j := 0; j < island.M_jointCount; j++ {
 			island.M_joints[j].SolveVelocityConstraints(solverData)
 		}
-		solver.SolveVelocityConstraints()
+		solveVelocities(solver)
 	}
 	solver.StoreImpulses()
 
@@ -300,7 +307,7 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 
 	positionSolved := false
 	for range step.PositionIterations {
-		contactsOkay := solver.SolvePositionConstraints()
+		contactsOkay := solvePositions(solver, &w.turns)
 		jointsOkay := true
 		for j := 0; j < island.M_jointCount; j++ {
 			jointOkay := island.M_joints[j].SolvePositionConstraints(solverData)
@@ -318,7 +325,7 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 		body.M_sweep.A = island.M_positions[i].A
 		body.M_linearVelocity = island.M_velocities[i].V
 		body.M_angularVelocity = island.M_velocities[i].W
-		body.SynchronizeTransform()
+		synchronizeTransform(body, &w.turns)
 	}
 
 	if island.M_listener != nil {
@@ -407,23 +414,22 @@ func (w *World) contactSolver(step box2d.B2TimeStep, island *box2d.B2Island) *bo
 	s.M_contacts = island.M_contacts
 
 	for i := 0; i < n; i++ {
-		contact := s.M_contacts[i]
-		fixtureA := contact.GetFixtureA()
-		fixtureB := contact.GetFixtureB()
-		shapeA := fixtureA.GetShape()
-		shapeB := fixtureB.GetShape()
-		radiusA := shapeA.GetRadius()
-		radiusB := shapeB.GetRadius()
-		bodyA := fixtureA.GetBody()
-		bodyB := fixtureB.GetBody()
-		manifold := contact.GetManifold()
+		// The contact's fields, not its getters, which copy it.
+		contact := contactData(s.M_contacts[i])
+		fixtureA := contact.M_fixtureA
+		fixtureB := contact.M_fixtureB
+		radiusA := fixtureA.M_shape.GetRadius()
+		radiusB := fixtureB.M_shape.GetRadius()
+		bodyA := fixtureA.M_body
+		bodyB := fixtureB.M_body
+		manifold := contact.M_manifold
 		pointCount := manifold.PointCount
 
 		vc := &s.M_velocityConstraints[i]
 		*vc = box2d.B2ContactVelocityConstraint{}
-		vc.Friction = contact.GetFriction()
-		vc.Restitution = contact.GetRestitution()
-		vc.TangentSpeed = contact.GetTangentSpeed()
+		vc.Friction = contact.M_friction
+		vc.Restitution = contact.M_restitution
+		vc.TangentSpeed = contact.M_tangentSpeed
 		vc.IndexA = bodyA.M_islandIndex
 		vc.IndexB = bodyB.M_islandIndex
 		vc.InvMassA = bodyA.M_invMass
@@ -478,7 +484,7 @@ func (w *World) contactSolver(step box2d.B2TimeStep, island *box2d.B2Island) *bo
 // World's two boxes rather than two made for each proxy.
 func (w *World) synchronizeFixtures(b *box2d.B2Body) {
 	xf1 := box2d.MakeB2Transform()
-	xf1.Q.Set(b.M_sweep.A0)
+	xf1.Q = w.turns.of(b.M_sweep.A0)
 	xf1.P = box2d.B2Vec2Sub(b.M_sweep.C0, box2d.B2RotVec2Mul(xf1.Q, b.M_sweep.LocalCenter))
 	xf2 := b.M_xf
 	bp := &b.M_world.M_contactManager.M_broadPhase
@@ -486,9 +492,9 @@ func (w *World) synchronizeFixtures(b *box2d.B2Body) {
 		for i := 0; i < f.M_proxyCount; i++ {
 			proxy := &f.M_proxies[i]
 			w.aabb, w.aabb2 = box2d.MakeB2AABB(), box2d.MakeB2AABB()
-			f.M_shape.ComputeAABB(&w.aabb, xf1, proxy.ChildIndex)
-			f.M_shape.ComputeAABB(&w.aabb2, xf2, proxy.ChildIndex)
-			proxy.Aabb.CombineTwoInPlace(w.aabb, w.aabb2)
+			shapeAABB(&w.aabb, f.M_shape, xf1, proxy.ChildIndex)
+			shapeAABB(&w.aabb2, f.M_shape, xf2, proxy.ChildIndex)
+			combineAABB(&proxy.Aabb, w.aabb, w.aabb2)
 			bp.MoveProxy(proxy.ProxyId, proxy.Aabb, box2d.B2Vec2Sub(xf2.P, xf1.P))
 		}
 	}
@@ -562,6 +568,21 @@ func (w *World) findNewContacts() {
 // tunnel through), move the pair there, solve the small island around it
 // for the rest of the step, and again until none is left before the step's
 // end. The time-of-impact query and its island are the World's.
+//
+// Three things box2d does not do, none changing a bit of what it computes:
+//   - The first search clears each contact's time-of-impact state as it
+//     reaches it, rather than in a walk of its own before: the search reads
+//     only the contact's own state and its bodies'.
+//   - It lists the contacts that could ever need a time of impact this step
+//     (neither a sensor; a static, kinematic or bullet body on one side),
+//     in list order, and the searches after an event walk only those and
+//     the contacts the event made, instead of every contact in the world:
+//     box2d skips the others each time without touching anything.
+//   - Before a pair's time of impact is computed, apart checks whether the
+//     two shapes, wherever their sweeps take them in the step, stay further
+//     apart than box2d's query would ever call touching; if so the query
+//     could only answer "no impact", which is what the pair is given. A
+//     body walking on a floor, or a crate awake on one, is such a pair.
 func (w *World) solveTOI(step box2d.B2TimeStep) {
 	world := w.b2
 	cm := &world.M_contactManager
@@ -570,95 +591,51 @@ func (w *World) solveTOI(step box2d.B2TimeStep) {
 		*island = box2d.MakeB2Island(2*box2d.B2_maxTOIContacts, box2d.B2_maxTOIContacts, 0, nil)
 	}
 	island.M_listener = nil // PostSolve only, as in solve
+	cands := w.toiContacts[:0]
 	defer func() {
 		clear(island.M_bodies)
 		clear(island.M_contacts)
 		island.M_listener = nil
 		island.Clear()
+		clear(cands) // the scratch keeps no contact alive
+		w.toiContacts = cands[:0]
 	}()
 
-	if world.M_stepComplete {
+	reset := world.M_stepComplete
+	if reset {
 		for b := world.M_bodyList; b != nil; b = b.M_next {
 			b.M_flags &^= box2d.B2Body_Flags.E_islandFlag
 			b.M_sweep.Alpha0 = 0.0
 		}
-		for c := cm.M_contactList; c != nil; c = c.GetNext() {
-			c.SetFlags(c.GetFlags() &^ (box2d.B2Contact_Flag.E_toiFlag | box2d.B2Contact_Flag.E_islandFlag))
-			c.SetTOICount(0)
-			c.SetTOI(1.0)
-		}
 	}
 
+	first := true
 	for {
 		// The first time of impact.
 		var minContact box2d.B2ContactInterface
 		minAlpha := 1.0
-		for c := cm.M_contactList; c != nil; c = c.GetNext() {
-			if !c.IsEnabled() {
-				continue
+		if first {
+			for c := cm.M_contactList; c != nil; {
+				d := contactData(c)
+				if reset {
+					d.M_flags &^= box2d.B2Contact_Flag.E_toiFlag | box2d.B2Contact_Flag.E_islandFlag
+					d.M_toiCount = 0
+					d.M_toi = 1.0
+				}
+				if toiCandidate(d) {
+					cands = append(cands, c)
+					if alpha, ok := w.contactTOI(d); ok && alpha < minAlpha {
+						minContact, minAlpha = c, alpha
+					}
+				}
+				c = d.M_next
 			}
-			if c.GetTOICount() > box2d.B2_maxSubSteps {
-				continue // no more sub-steps for this one
-			}
-			alpha := 1.0
-			if c.GetFlags()&box2d.B2Contact_Flag.E_toiFlag != 0 {
-				alpha = c.GetTOI() // cached
-			} else {
-				fA := c.GetFixtureA()
-				fB := c.GetFixtureB()
-				if fA.IsSensor() || fB.IsSensor() {
-					continue
+			first = false
+		} else {
+			for _, c := range cands {
+				if alpha, ok := w.contactTOI(contactData(c)); ok && alpha < minAlpha {
+					minContact, minAlpha = c, alpha
 				}
-				bA := fA.GetBody()
-				bB := fB.GetBody()
-				typeA := bA.M_type
-				typeB := bB.M_type
-				activeA := isAwake(bA) && typeA != box2d.B2BodyType.B2_staticBody
-				activeB := isAwake(bB) && typeB != box2d.B2BodyType.B2_staticBody
-				if !activeA && !activeB {
-					continue
-				}
-				collideA := bA.IsBullet() || typeA != box2d.B2BodyType.B2_dynamicBody
-				collideB := bB.IsBullet() || typeB != box2d.B2BodyType.B2_dynamicBody
-				if !collideA && !collideB {
-					continue // two dynamic bodies, neither a bullet
-				}
-
-				// Both sweeps on the same interval.
-				alpha0 := bA.M_sweep.Alpha0
-				if bA.M_sweep.Alpha0 < bB.M_sweep.Alpha0 {
-					alpha0 = bB.M_sweep.Alpha0
-					bA.M_sweep.Advance(alpha0)
-				} else if bB.M_sweep.Alpha0 < bA.M_sweep.Alpha0 {
-					alpha0 = bA.M_sweep.Alpha0
-					bB.M_sweep.Advance(alpha0)
-				}
-
-				input := &w.toiInput
-				*input = box2d.MakeB2TOIInput()
-				input.ProxyA.Set(fA.GetShape(), c.GetChildIndexA())
-				input.ProxyB.Set(fB.GetShape(), c.GetChildIndexB())
-				input.SweepA = bA.M_sweep
-				input.SweepB = bB.M_sweep
-				input.TMax = 1.0
-				output := &w.toiOutput
-				*output = box2d.MakeB2TOIOutput()
-				box2d.B2TimeOfImpact(output, input)
-				w.counts.TOIQueries++
-
-				// Beta is the fraction of what is left of the step.
-				beta := output.T
-				if output.State == box2d.B2TOIOutput_State.E_touching {
-					alpha = math.Min(alpha0+(1.0-alpha0)*beta, 1.0)
-				} else {
-					alpha = 1.0
-				}
-				c.SetTOI(alpha)
-				c.SetFlags(c.GetFlags() | box2d.B2Contact_Flag.E_toiFlag)
-			}
-			if alpha < minAlpha {
-				minContact = c
-				minAlpha = alpha
 			}
 		}
 
@@ -776,12 +753,107 @@ func (w *World) solveTOI(step box2d.B2TimeStep) {
 			}
 		}
 
-		// New contacts for the moved proxies.
+		// New contacts for the moved proxies, which box2d puts first.
+		head := cm.M_contactList
 		w.findNewContacts()
+		cands = w.prependMade(cands, head)
 
 		if world.M_subStepping {
 			world.M_stepComplete = false
 			break
 		}
 	}
+}
+
+// toiCandidate reports whether box2d's search for the first time of impact
+// could ever compute one for c this step: neither fixture is a sensor, and
+// one of its bodies is static, kinematic or a bullet (two other dynamic
+// bodies are left to the discrete solver). None of that changes within a
+// step.
+func toiCandidate(c *box2d.B2Contact) bool {
+	fA, fB := c.M_fixtureA, c.M_fixtureB
+	if fA.M_isSensor || fB.M_isSensor {
+		return false
+	}
+	bA, bB := fA.M_body, fB.M_body
+	return bA.M_type != box2d.B2BodyType.B2_dynamicBody || isBullet(bA) ||
+		bB.M_type != box2d.B2BodyType.B2_dynamicBody || isBullet(bB)
+}
+
+// prependMade puts before cands, in list order, the candidates among the
+// contacts box2d made since head led its contact list.
+func (w *World) prependMade(cands []box2d.B2ContactInterface, head box2d.B2ContactInterface) []box2d.B2ContactInterface {
+	made := w.toiMade[:0]
+	for c := w.b2.M_contactManager.M_contactList; c != nil && c != head; {
+		d := contactData(c)
+		if toiCandidate(d) {
+			made = append(made, c)
+		}
+		c = d.M_next
+	}
+	if len(made) > 0 {
+		cands = slices.Insert(cands, 0, made...)
+	}
+	clear(made)
+	w.toiMade = made[:0]
+	return cands
+}
+
+// contactTOI is one contact's turn in solveTOI's search, c a candidate
+// (toiCandidate): its time of impact as a fraction of the step (1 for
+// none), cached in c, and whether it has one to offer at all (enabled, not
+// out of sub-steps, one of its bodies awake and not static).
+func (w *World) contactTOI(c *box2d.B2Contact) (alpha float64, ok bool) {
+	if c.M_flags&box2d.B2Contact_Flag.E_enabledFlag == 0 || c.M_toiCount > box2d.B2_maxSubSteps {
+		return 0, false
+	}
+	if c.M_flags&box2d.B2Contact_Flag.E_toiFlag != 0 {
+		return c.M_toi, true // cached
+	}
+	fA, fB := c.M_fixtureA, c.M_fixtureB
+	bA, bB := fA.M_body, fB.M_body
+	activeA := isAwake(bA) && bA.M_type != box2d.B2BodyType.B2_staticBody
+	activeB := isAwake(bB) && bB.M_type != box2d.B2BodyType.B2_staticBody
+	if !activeA && !activeB {
+		return 0, false
+	}
+
+	// Both sweeps on the same interval.
+	alpha0 := bA.M_sweep.Alpha0
+	if bA.M_sweep.Alpha0 < bB.M_sweep.Alpha0 {
+		alpha0 = bB.M_sweep.Alpha0
+		bA.M_sweep.Advance(alpha0)
+	} else if bB.M_sweep.Alpha0 < bA.M_sweep.Alpha0 {
+		alpha0 = bA.M_sweep.Alpha0
+		bB.M_sweep.Advance(alpha0)
+	}
+
+	input := &w.toiInput
+	*input = box2d.MakeB2TOIInput()
+	input.ProxyA.Set(fA.M_shape, c.M_indexA)
+	input.ProxyB.Set(fB.M_shape, c.M_indexB)
+	input.SweepA = bA.M_sweep
+	input.SweepB = bB.M_sweep
+	input.TMax = 1.0
+	alpha = 1.0
+	if w.apart(input, c.M_manifold) {
+		w.apartPairs++
+	} else {
+		output := &w.toiOutput
+		*output = box2d.MakeB2TOIOutput()
+		box2d.B2TimeOfImpact(output, input)
+		w.counts.TOIQueries++
+		// Beta is the fraction of what is left of the step.
+		if output.State == box2d.B2TOIOutput_State.E_touching {
+			alpha = math.Min(alpha0+(1.0-alpha0)*output.T, 1.0)
+		}
+	}
+	c.M_toi = alpha
+	c.M_flags |= box2d.B2Contact_Flag.E_toiFlag
+	return alpha, true
+}
+
+// isBullet is b.IsBullet() without copying the body.
+func isBullet(b *box2d.B2Body) bool {
+	return b.M_flags&box2d.B2Body_Flags.E_bulletFlag != 0
 }

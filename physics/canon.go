@@ -94,8 +94,19 @@ func (w *World) canonicalize() {
 	if !w.reordered && w.filter.made == 0 {
 		return
 	}
+	// box2d puts each contact it makes first in its list, so with no body
+	// added or removed all but the first made are still in order.
+	made := w.filter.made
+	if w.reordered {
+		made = -1
+	}
 	w.reordered, w.filter.made = false, 0
 	inOrder := w.rankBodies()
+	cs := w.contacts[:0]
+	defer func() {
+		clear(cs) // the scratch keeps no contact alive
+		w.contacts = cs[:0]
+	}()
 	var last contactRank
 	for c := w.b2.M_contactManager.M_contactList; c != nil; {
 		d := contactData(c)
@@ -110,24 +121,41 @@ func (w *World) canonicalize() {
 				w.nextEdge(d.M_fixtureB.M_body, d.M_nodeB)
 		}
 		last = k
+		k.c = c
+		cs = append(cs, k)
 		c = d.M_next
 	}
 	if w.listsEnd() && inOrder {
 		return
 	}
-
-	cs := w.contacts[:0]
-	for c := w.b2.M_contactManager.M_contactList; c != nil; {
-		d := contactData(c)
-		k := w.contactKey(d)
-		k.c = c
-		cs = append(cs, k)
-		c = d.M_next
-	}
-	slices.SortFunc(cs, contactRankCmp)
+	w.sortContacts(cs, made)
 	w.relink(cs)
-	clear(cs) // the scratch keeps no contact alive
-	w.contacts = cs[:0]
+}
+
+// sortContacts sorts cs. When made is not negative and all of cs but its
+// first made are in order, it sorts those few and merges them in. No two
+// contacts have the same key, so either way gives the one order.
+func (w *World) sortContacts(cs []contactRank, made int) {
+	if made < 0 || made >= len(cs) || !slices.IsSortedFunc(cs[made:], contactRankCmp) {
+		slices.SortFunc(cs, contactRankCmp)
+		return
+	}
+	head := append(w.madeRanks[:0], cs[:made]...)
+	slices.SortFunc(head, contactRankCmp)
+	// Merged from the front into cs: the place written is never past the
+	// next of the rest still to be read.
+	i, j := 0, made
+	for k := range cs {
+		if i < len(head) && (j == len(cs) || contactRankCmp(head[i], cs[j]) < 0) {
+			cs[k] = head[i]
+			i++
+		} else {
+			cs[k] = cs[j]
+			j++
+		}
+	}
+	clear(head)
+	w.madeRanks = head[:0]
 }
 
 // contactKey returns c's key as its fixtures stand, with d set to c.

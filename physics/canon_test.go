@@ -2,6 +2,8 @@ package physics
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"vkm/internal/entity"
@@ -163,5 +165,30 @@ func TestAdoptKeepsWhatTheStepSolved(t *testing.T) {
 	}
 	if w.Adopt(eid(9), &crate.t, &crate.rb) {
 		t.Fatal("Adopt took an unknown body")
+	}
+}
+
+// TestSortContactsMergesTheMade: sorting a list whose tail is in order by
+// sorting its head and merging gives what a whole sort gives, and a tail
+// out of order is sorted whole.
+func TestSortContactsMergesTheMade(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	w := &World{}
+	for trial := range 500 {
+		n := rng.IntN(40)
+		keys := make([]contactRank, n)
+		for i := range keys {
+			keys[i] = contactRank{a: fixtureKey{int32(rng.IntN(9)), int32(rng.IntN(2)), 0}, b: fixtureKey{int32(i), 0, 0}}
+		}
+		made := rng.IntN(n + 1)
+		if trial%5 != 0 {
+			slices.SortFunc(keys[made:], contactRankCmp)
+		}
+		want := slices.Clone(keys)
+		slices.SortFunc(want, contactRankCmp)
+		w.sortContacts(keys, made)
+		if !slices.Equal(keys, want) {
+			t.Fatalf("trial %d (%d contacts, %d made): %v, want %v", trial, n, made, keys, want)
+		}
 	}
 }

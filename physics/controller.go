@@ -141,14 +141,14 @@ func (w *World) grounded(b *box2d.B2Body) bool {
 	minX, minY, maxX := math.Inf(1), math.Inf(1), math.Inf(-1)
 	xf := b.M_xf
 	box := &w.box
-	for f := b.GetFixtureList(); f != nil; f = f.GetNext() {
-		if f.IsSensor() {
+	for f := b.M_fixtureList; f != nil; f = f.M_next {
+		if f.M_isSensor {
 			continue
 		}
 		// The shape's bounds where the body is now: the fixture's own AABB
 		// covers the whole sweep of the last step, feet where they were too.
-		for i := range f.GetShape().GetChildCount() {
-			f.GetShape().ComputeAABB(box, xf, i)
+		for i := range f.M_shape.GetChildCount() {
+			shapeAABB(box, f.M_shape, xf, i)
 			minX = math.Min(minX, box.LowerBound.X)
 			minY = math.Min(minY, box.LowerBound.Y)
 			maxX = math.Max(maxX, box.UpperBound.X)
@@ -158,21 +158,34 @@ func (w *World) grounded(b *box2d.B2Body) bool {
 		return false // no solid fixture
 	}
 	inset := math.Min(probeInset, (maxX-minX)/4)
-	for _, x := range [3]float64{minX + inset, (minX + maxX) / 2, maxX - inset} {
-		if w.groundBelow(b, x, minY) {
+	probes := [3]float64{minX + inset, (minX + maxX) / 2, maxX - inset}
+	// The three probes look among the leaves of one walk of the tree, over
+	// a box around all three, rather than walk it three times (castAmong).
+	// The box is a little larger than the probes, so as to hold them
+	// however their ends are rounded.
+	const room = 1e-6
+	top, bottom := minY+probeUp, minY-probeDown
+	area := box2d.B2AABB{
+		LowerBound: box2d.MakeB2Vec2(math.Min(probes[0], probes[2])-room, bottom-room),
+		UpperBound: box2d.MakeB2Vec2(math.Max(probes[0], probes[2])+room, top+room),
+	}
+	leaves := w.leavesIn(area)
+	defer clear(leaves) // the scratch keeps no node alive
+	for _, x := range probes {
+		if w.groundBelow(leaves, b, x, minY) {
 			return true
 		}
 	}
 	return false
 }
 
-// groundBelow casts one probe ray down through (x, feet) and reports
-// whether the closest fixture of another body it meets that b would stand
-// on (solidFor) faces up.
-func (w *World) groundBelow(b *box2d.B2Body, x, feet float64) bool {
+// groundBelow casts one probe ray down through (x, feet), among leaves
+// (castAmong), and reports whether the closest fixture of another body it
+// meets that b would stand on (solidFor) faces up.
+func (w *World) groundBelow(leaves []*box2d.B2TreeNode, b *box2d.B2Body, x, feet float64) bool {
 	hit, ny := false, 0.0
-	w.castRay(box2d.MakeB2Vec2(x, feet+probeUp), box2d.MakeB2Vec2(x, feet-probeDown), func(f *box2d.B2Fixture, fraction float64, n box2d.B2Vec2) float64 {
-		if f.IsSensor() || f.GetBody() == b || !solidFor(b, f) {
+	w.castAmong(leaves, box2d.MakeB2Vec2(x, feet+probeUp), box2d.MakeB2Vec2(x, feet-probeDown), func(f *box2d.B2Fixture, fraction float64, n box2d.B2Vec2) float64 {
+		if f.M_isSensor || f.M_body == b || !solidFor(b, f) {
 			return -1
 		}
 		hit, ny = true, n.Y

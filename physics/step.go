@@ -276,7 +276,7 @@ func (w *World) setTransform(b *box2d.B2Body, x, y, angle float64) {
 	if b.M_world.M_flags&box2d.B2World_Flags.E_locked != 0 {
 		return
 	}
-	b.M_xf.Q.Set(angle)
+	b.M_xf.Q = w.turns.of(angle)
 	b.M_xf.P = box2d.MakeB2Vec2(x, y)
 	b.M_sweep.C = box2d.B2TransformVec2Mul(b.M_xf, b.M_sweep.LocalCenter)
 	b.M_sweep.A = angle
@@ -289,8 +289,8 @@ func (w *World) setTransform(b *box2d.B2Body, x, y, angle float64) {
 			proxy := &f.M_proxies[i]
 			// box2d bounds the sweep from xf to xf: two boxes computed
 			// alike, whose union is either of them.
-			f.M_shape.ComputeAABB(&w.aabb, xf, proxy.ChildIndex)
-			proxy.Aabb.CombineTwoInPlace(w.aabb, w.aabb)
+			shapeAABB(&w.aabb, f.M_shape, xf, proxy.ChildIndex)
+			combineAABB(&proxy.Aabb, w.aabb, w.aabb)
 			bp.MoveProxy(proxy.ProxyId, proxy.Aabb, box2d.B2Vec2Sub(xf.P, xf.P))
 		}
 	}

@@ -13,7 +13,10 @@
 // used. box2d's step itself runs here (b2step.go), from the port's exported
 // parts, to the same bits as B2World.Step but with its scratch kept between
 // steps, since the port's own allocates as it goes; so do its ray cast
-// (raycast.go) and its body placement (setTransform).
+// (raycast.go), its body placement (setTransform), its contact update
+// (collide.go) and its contact solver's iterations (solver.go), whose
+// getters copy their receivers. Times of impact that could only answer
+// "none" are not asked for (toi.go).
 //
 // A client predicts with the same physics its server runs, so a step must
 // depend on the world's state and not on how a world came to hold it:
@@ -118,8 +121,9 @@ type World struct {
 	// nil) so a nested one, made from a callback, makes its own.
 	island *islandScratch
 
-	// contacts is canonicalize's reusable scratch.
-	contacts []contactRank
+	// contacts and madeRanks are canonicalize's reusable scratch.
+	contacts  []contactRank
+	madeRanks []contactRank
 	// filter counts the contacts box2d made, and reordered whether a body
 	// was added or removed, since canonicalize last ran: with neither, the
 	// lists are still in order.
@@ -146,12 +150,21 @@ type World struct {
 	// the step began, for the rest rule (restsJointed).
 	islandFrom []stood
 	solver     box2d.B2ContactSolver
-	pairStack  []int
+	// turns remembers the rotations of the angles the step turned last.
+	turns     rotCache
+	pairStack []int
 	// toiIsland, toiInput and toiOutput are solveTOI's island and the
 	// record of its time-of-impact queries.
 	toiIsland box2d.B2Island
 	toiInput  box2d.B2TOIInput
 	toiOutput box2d.B2TOIOutput
+	// toiContacts and toiMade are solveTOI's list of the contacts that may
+	// need a time of impact and of those an event made.
+	toiContacts []box2d.B2ContactInterface
+	toiMade     []box2d.B2ContactInterface
+	// apartPairs counts the times of impact apart found need not be
+	// computed, over the World's life (for tests).
+	apartPairs int
 	// rayOut is the hit of castRay and of RayCastMoved's moved fixtures,
 	// kept here for the same reason; each reads it before anything else
 	// can cast.
@@ -161,8 +174,10 @@ type World struct {
 	// into user code. A query takes it (leaving nil) so a nested query made
 	// from the callback allocates its own instead of clobbering it.
 	scratch []entity.ID
-	// rayStack is castRay's node stack, kept between casts.
-	rayStack []int
+	// rayStack is castRay's node stack, kept between casts, and rayLeaves
+	// the leaves grounded's probes look among.
+	rayStack  []int
+	rayLeaves []*box2d.B2TreeNode
 
 	// counts is what the last step did (LastStep).
 	counts StepCounts
