@@ -39,7 +39,8 @@ func (r *Runtime) installAPI() {
 		methods[name] = r.simulationOnly(name, methods[name])
 	}
 	r.api = L.CreateTable(0, len(methods))
-	for _, name := range sortedKeys(methods) {
+	r.apiNames = sortedKeys(methods)
+	for _, name := range r.apiNames {
 		rawSetString(r.api, name, newFunction(L, methods[name]))
 	}
 	r.apiMeta = L.NewTable()

@@ -104,6 +104,7 @@ type Runtime struct {
 
 	api        *lua.LTable // the engine's methods: the last fallback of every class
 	apiMeta    *lua.LTable // {__index = api}, given to classes without a metatable
+	apiNames   []string    // api's keys, sorted: what copyAPI copies
 	handleMeta *lua.LTable // metatable of handles of entities with no behavior
 	netTable   *lua.LTable
 	// voiceDefault is net.voice_hears as installed (voice.go).

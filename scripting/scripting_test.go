@@ -812,3 +812,48 @@ function vkmRegisterBehaviors(r) r.busy = Busy r.spin = Spin end
 		t.Fatalf("the honest call did not finish: x %v", x)
 	}
 }
+
+// TestOwnMethodsWinOverTheEngines checks what a behavior finds for a name
+// the engine also answers to, now that a registered class holds the
+// engine's methods itself: its own method, an inherited one and one it
+// defines after registration win; a class whose chain ends in an __index
+// function keeps asking that function; a class registered twice (kept
+// across a reload) asks its chain again.
+func TestOwnMethodsWinOverTheEngines(t *testing.T) {
+	src := `
+Own = {}
+function Own:name() return "own" end
+Base = {}
+function Base:name() return "base" end
+Heir = setmetatable({}, {__index = Base})
+Late = {}
+Asked = setmetatable({}, {__index = function(t, k)
+	if k == "name" then return function() return "asked" end end
+	return Own[k]
+end})
+Moved = {}
+local function report(self) self:emit("n", {name = self:name()}) end
+for _, c in ipairs({Own, Heir, Late, Asked, Moved}) do c.on_fixed_update = report end
+function vkmRegisterBehaviors(r)
+	r.own, r.heir, r.late, r.asked, r.moved = Own, Heir, Late, Asked, Moved
+	function Late:name() return "late" end
+	setmetatable(Moved, {__index = Base}) -- after its first registration
+	r:register("moved_again", Moved)
+end
+`
+	r, w := newTest(t, src)
+	for _, b := range []string{"own", "heir", "late", "asked", "moved_again"} {
+		attach(t, r, w.add(b), b)
+	}
+	r.FixedUpdate(1.0/64, false)
+	var got []string
+	for _, ev := range w.eventsNamed("n") {
+		got = append(got, fmt.Sprint(ev["name"]))
+	}
+	if want := "[own base late asked base]"; fmt.Sprint(got) != want {
+		t.Errorf("names %v, want %s", got, want)
+	}
+	if r.Errors() != 0 {
+		t.Error("errors")
+	}
+}
