@@ -857,3 +857,35 @@ end
 		t.Error("errors")
 	}
 }
+
+// TestSelfAfterANestedCallback checks that a method called on self after
+// a callback of another entity ran inside this one (on_destroy, from
+// other:destroy()) acts on self, and one called on the other's handle on
+// the other.
+func TestSelfAfterANestedCallback(t *testing.T) {
+	src := `
+Victim = {}
+function Victim:on_destroy() self:emit("gone", {id = self:id()}) end
+Killer = {}
+function Killer:on_fixed_update(dt)
+	local v = vkm.find("victim")
+	local before = v:id()
+	v:destroy()
+	self:emit("after", {own = self:id(), other = before, name = self:name()})
+end
+function vkmRegisterBehaviors(r) r.victim, r.killer = Victim, Killer end
+`
+	r, w := newTest(t, src)
+	victim, killer := w.add("victim"), w.add("killer")
+	attach(t, r, victim, "victim")
+	attach(t, r, killer, "killer")
+	r.Start(victim)
+	r.FixedUpdate(1.0/64, false)
+	gone, after := w.eventsNamed("gone"), w.eventsNamed("after")
+	if len(gone) != 1 || gone[0]["id"] != float64(victim.Slot) {
+		t.Errorf("on_destroy saw %v, want id %d", gone, victim.Slot)
+	}
+	if len(after) != 1 || after[0]["own"] != float64(killer.Slot) || after[0]["name"] != "killer" || after[0]["other"] != float64(victim.Slot) {
+		t.Errorf("after the nested call: %v, want own %d, other %d", after, killer.Slot, victim.Slot)
+	}
+}
