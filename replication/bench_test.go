@@ -2,6 +2,7 @@ package replication
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"vkm/internal/entity"
@@ -134,4 +135,63 @@ func BenchmarkEncodeBody(b *testing.B) {
 		r.Transform(t)
 		r.Rigidbody(rb)
 	}
+}
+
+// BenchmarkSendRoundSpin measures a send round of the busy world served
+// beside Colyseus (BENCHMARKS.md): 500 bodies going round circles and
+// turning, on a 25 × 20 grid 16 m apart, and 8 watchers whose snapshots
+// hold a fifth of them.
+func BenchmarkSendRoundSpin(b *testing.B) {
+	const peers, bodies = 8, 500
+	s := testSchema(b)
+	w := newWorld()
+	for i := range peers {
+		w.spawn(uint32(i), Described, 0)
+	}
+	for i := range bodies {
+		e := w.spawn(uint32(peers+i), Described, float64(i%25-12)*16)
+		e.t.Y = float64(i/25-10) * 16
+		e.rb = &entity.Rigidbody{Awake: true}
+	}
+	slots := w.slots()
+	r := NewRound(s)
+	ps := make([]*Peer, peers)
+	for i := range ps {
+		ps[i] = NewPeer(s)
+	}
+	acks := AckFunc(func(wire.Seq) (bool, bool) { return true, false })
+	var buf []byte
+	seq, tick, bytes, snaps := wire.Seq(0), 0, 0, 0
+	round := func() {
+		tick++
+		for i := range bodies {
+			e := w.ents[uint32(peers+i)]
+			speed := 0.5 + float64(i*53%101)/100 // radians a second
+			radius := 1 + float64(i*37%61)/10
+			a := speed * float64(tick) / 64
+			e.rb.VX, e.rb.VY = -radius*speed*math.Sin(a), radius*speed*math.Cos(a)
+			e.t.X += e.rb.VX / 64
+			e.t.Y += e.rb.VY / 64
+			e.rb.AngularVelocity = speed
+			e.t.Angle = a
+		}
+		buildFrom(b, w, slots, r, uint32(tick))
+		seq++
+		for i, p := range ps {
+			p.Acknowledge(acks)
+			buf = p.Write(buf[:0], r, w.ents[uint32(i)].id, budgetBytes)
+			p.Sent(seq)
+			bytes += len(buf)
+			snaps++
+		}
+	}
+	for range 64 {
+		round()
+	}
+	bytes, snaps = 0, 0
+	b.ReportAllocs()
+	for b.Loop() {
+		round()
+	}
+	b.ReportMetric(float64(bytes)/float64(snaps), "bytes/snapshot")
 }

@@ -429,6 +429,7 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 	reach := placed && p.every > 1
 	total := 0                // the planned candidates' bits
 	lazyLow, lazyHigh := 0, 0 // bounds on the lazy ones' (see lazy plans)
+	least := math.MaxInt      // the least width of any candidate
 	var visit []uint64        // nil: every entity
 	if reach {
 		visit = p.reachVisits(r, sc, ox, oy)
@@ -490,6 +491,7 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		if placed && e.placed {
 			near = nearness(e.x, e.y, ox, oy)
 		}
+		least = min(least, max(bits, -bits))
 		sc.ranks = append(sc.ranks, rank(b.prio, near, len(sc.cands)))
 		sc.cands = append(sc.cands, candidate{ent: int32(i), bits: int32(bits), pl: p.pl})
 		sc.candActs = append(sc.candActs, p.acts...) // a lazy plan's are filled when it is made
@@ -511,9 +513,21 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		}
 		return
 	}
-	slices.Sort(sc.ranks)
-	for j := len(sc.ranks) - 1; j >= 0; j-- {
-		i := 1<<rankIndexBits - 1 - int(sc.ranks[j]&(1<<rankIndexBits-1))
+	// Highest rank first, taken from a heap rather than sorting every
+	// candidate: once the room left is less than the narrowest candidate's
+	// least width, nothing more fits, and the rest are only counted. A
+	// busy world's snapshot holds a fifth of what moves, so most are never
+	// ordered at all; the order of those that are is the sort's.
+	ranks := sc.ranks
+	heapifyRanks(ranks)
+	for len(ranks) > 0 {
+		if limit-w.Len() < least {
+			p.stats.Deferred += len(ranks)
+			break
+		}
+		var top uint64
+		top, ranks = popRank(ranks)
+		i := 1<<rankIndexBits - 1 - int(top&(1<<rankIndexBits-1))
 		if b := int(sc.cands[i].bits); b < 0 && w.Len()-b > limit {
 			p.stats.Deferred++ // not even its news fits: no need to plan it
 			continue
@@ -524,6 +538,45 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		}
 		p.emitCandidate(w, r, sc, i, c)
 	}
+}
+
+// heapifyRanks orders ranks as a binary max-heap.
+func heapifyRanks(ranks []uint64) {
+	for i := len(ranks)/2 - 1; i >= 0; i-- {
+		siftRank(ranks, i)
+	}
+}
+
+// popRank takes the highest rank off the heap ranks and returns it and the
+// heap left.
+func popRank(ranks []uint64) (uint64, []uint64) {
+	top, n := ranks[0], len(ranks)-1
+	ranks[0] = ranks[n]
+	ranks = ranks[:n]
+	if n > 0 {
+		siftRank(ranks, 0)
+	}
+	return top, ranks
+}
+
+// siftRank moves ranks[i] down the max-heap ranks to its place.
+func siftRank(ranks []uint64, i int) {
+	v, n := ranks[i], len(ranks)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && ranks[c+1] > ranks[c] {
+			c++
+		}
+		if ranks[c] <= v {
+			break
+		}
+		ranks[i] = ranks[c]
+		i = c
+	}
+	ranks[i] = v
 }
 
 // Lazy plans: an entity of which something changed this round (a

@@ -39,7 +39,8 @@ func (r *Runtime) installAPI() {
 		methods[name] = r.simulationOnly(name, methods[name])
 	}
 	r.api = L.CreateTable(0, len(methods))
-	for _, name := range sortedKeys(methods) {
+	r.apiNames = sortedKeys(methods)
+	for _, name := range r.apiNames {
 		rawSetString(r.api, name, newFunction(L, methods[name]))
 	}
 	r.apiMeta = L.NewTable()
@@ -79,7 +80,13 @@ func (r *Runtime) simulationOnly(name string, fn lua.LGFunction) lua.LGFunction 
 // entity is not: every method then returns nothing (nil; alive() false)
 // and does nothing, before looking at its other arguments.
 func (r *Runtime) target(L *lua.LState) (entity.ID, bool) {
-	id, ok := entityOf(L.Get(1))
+	self := L.Get(1)
+	if t, ok := self.(*lua.LTable); ok && t == r.currentSelf {
+		// The running callback's own self, its entity known: no read of
+		// its entity field (a cache miss in a big world's instances).
+		return r.current, r.world.Alive(r.current)
+	}
+	id, ok := entityOf(self)
 	if !ok {
 		L.ArgError(1, "entity expected (call methods with ':', as self:position())")
 	}

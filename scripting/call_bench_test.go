@@ -2,6 +2,7 @@ package scripting
 
 import (
 	"fmt"
+	"os"
 	"testing"
 )
 
@@ -41,4 +42,33 @@ func BenchmarkBehaviorCall(b *testing.B) {
 			b.ReportMetric(testing.AllocsPerRun(10, func() { r.FixedUpdate(1.0/64, false) })/n, "allocs/call")
 		})
 	}
+}
+
+// BenchmarkSpinners runs bench/spin's spinner, as served, on 500 entities:
+// the behavior tick of the busy world beside Colyseus (BENCHMARKS.md).
+func BenchmarkSpinners(b *testing.B) {
+	const n = 500
+	spinner, err := os.ReadFile("../bench/spin/scripts/spinner.lua")
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, w := newTest(b, `
+local Spinner = import("scripts/spinner.lua")
+function vkmRegisterBehaviors(r) r.spinner = Spinner end
+`, "scripts/spinner.lua", string(spinner))
+	for range n {
+		if err := r.Attach(w.add("e"), "spinner", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r.FixedUpdate(1.0/64, false) // start them
+	b.ReportAllocs()
+	for b.Loop() {
+		w.tick++
+		r.FixedUpdate(1.0/64, false)
+	}
+	if r.Errors() != 0 {
+		b.Fatalf("%d script errors", r.Errors())
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/call")
 }

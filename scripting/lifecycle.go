@@ -268,8 +268,8 @@ func (r *Runtime) call(in *instance, cb callback, key uint64, arg, arg2 lua.LVal
 		return
 	}
 	L := r.ls
-	prev, saved := r.current, r.rng
-	r.current = in.id
+	prev, prevSelf, saved := r.current, r.currentSelf, r.rng
+	r.current, r.currentSelf = in.id, in.self
 	r.rng.rekey(r.cfg.Seed, callbackKeys[cb], key, uint64(in.id.Slot))
 	r.dog.enter(r.cfg.CallBudget)
 	L.Push(fn)
@@ -285,7 +285,7 @@ func (r *Runtime) call(in *instance, cb callback, key uint64, arg, arg2 lua.LVal
 	}
 	err := L.PCall(nargs, 0, nil)
 	stopped := r.dog.leave()
-	r.current = prev
+	r.current, r.currentSelf = prev, prevSelf
 	if r.dog.depth > 0 {
 		r.rng = saved // a nested call leaves the outer call's stream as it was
 	}

@@ -104,6 +104,7 @@ type Runtime struct {
 
 	api        *lua.LTable // the engine's methods: the last fallback of every class
 	apiMeta    *lua.LTable // {__index = api}, given to classes without a metatable
+	apiNames   []string    // api's keys, sorted: what copyAPI copies
 	handleMeta *lua.LTable // metatable of handles of entities with no behavior
 	netTable   *lua.LTable
 	// voiceDefault is net.voice_hears as installed (voice.go).
@@ -156,9 +157,12 @@ type Runtime struct {
 	jointSweepAt int
 
 	current entity.ID // the entity whose callback is running
-	frame   uint64
-	errors  int
-	closed  bool
+	// currentSelf is the running callback's self, whose entity is
+	// current: target knows it without reading its entity field.
+	currentSelf *lua.LTable
+	frame       uint64
+	errors      int
+	closed      bool
 }
 
 // New creates the Lua state, sandboxes it, runs the prelude and the entry
@@ -285,8 +289,8 @@ func (r *Runtime) callSetup(what string, kind uint64, fn *lua.LFunction, nret in
 	if r.closed {
 		return errors.New("scripting: runtime is closed")
 	}
-	prev := r.current
-	r.current = entity.None
+	prev, prevSelf := r.current, r.currentSelf
+	r.current, r.currentSelf = entity.None, nil
 	r.rng.rekey(r.cfg.Seed, kind, uint64(r.world.Tick()), 0)
 	r.dog.enter(r.cfg.SetupBudget)
 	r.ls.Push(fn)
@@ -295,7 +299,7 @@ func (r *Runtime) callSetup(what string, kind uint64, fn *lua.LFunction, nret in
 	}
 	err := r.ls.PCall(len(args), nret, nil)
 	stopped := r.dog.leave()
-	r.current = prev
+	r.current, r.currentSelf = prev, prevSelf
 	if err == nil {
 		return nil
 	}

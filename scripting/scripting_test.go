@@ -812,3 +812,80 @@ function vkmRegisterBehaviors(r) r.busy = Busy r.spin = Spin end
 		t.Fatalf("the honest call did not finish: x %v", x)
 	}
 }
+
+// TestOwnMethodsWinOverTheEngines checks what a behavior finds for a name
+// the engine also answers to, now that a registered class holds the
+// engine's methods itself: its own method, an inherited one and one it
+// defines after registration win; a class whose chain ends in an __index
+// function keeps asking that function; a class registered twice (kept
+// across a reload) asks its chain again.
+func TestOwnMethodsWinOverTheEngines(t *testing.T) {
+	src := `
+Own = {}
+function Own:name() return "own" end
+Base = {}
+function Base:name() return "base" end
+Heir = setmetatable({}, {__index = Base})
+Late = {}
+Asked = setmetatable({}, {__index = function(t, k)
+	if k == "name" then return function() return "asked" end end
+	return Own[k]
+end})
+Moved = {}
+local function report(self) self:emit("n", {name = self:name()}) end
+for _, c in ipairs({Own, Heir, Late, Asked, Moved}) do c.on_fixed_update = report end
+function vkmRegisterBehaviors(r)
+	r.own, r.heir, r.late, r.asked, r.moved = Own, Heir, Late, Asked, Moved
+	function Late:name() return "late" end
+	setmetatable(Moved, {__index = Base}) -- after its first registration
+	r:register("moved_again", Moved)
+end
+`
+	r, w := newTest(t, src)
+	for _, b := range []string{"own", "heir", "late", "asked", "moved_again"} {
+		attach(t, r, w.add(b), b)
+	}
+	r.FixedUpdate(1.0/64, false)
+	var got []string
+	for _, ev := range w.eventsNamed("n") {
+		got = append(got, fmt.Sprint(ev["name"]))
+	}
+	if want := "[own base late asked base]"; fmt.Sprint(got) != want {
+		t.Errorf("names %v, want %s", got, want)
+	}
+	if r.Errors() != 0 {
+		t.Error("errors")
+	}
+}
+
+// TestSelfAfterANestedCallback checks that a method called on self after
+// a callback of another entity ran inside this one (on_destroy, from
+// other:destroy()) acts on self, and one called on the other's handle on
+// the other.
+func TestSelfAfterANestedCallback(t *testing.T) {
+	src := `
+Victim = {}
+function Victim:on_destroy() self:emit("gone", {id = self:id()}) end
+Killer = {}
+function Killer:on_fixed_update(dt)
+	local v = vkm.find("victim")
+	local before = v:id()
+	v:destroy()
+	self:emit("after", {own = self:id(), other = before, name = self:name()})
+end
+function vkmRegisterBehaviors(r) r.victim, r.killer = Victim, Killer end
+`
+	r, w := newTest(t, src)
+	victim, killer := w.add("victim"), w.add("killer")
+	attach(t, r, victim, "victim")
+	attach(t, r, killer, "killer")
+	r.Start(victim)
+	r.FixedUpdate(1.0/64, false)
+	gone, after := w.eventsNamed("gone"), w.eventsNamed("after")
+	if len(gone) != 1 || gone[0]["id"] != float64(victim.Slot) {
+		t.Errorf("on_destroy saw %v, want id %d", gone, victim.Slot)
+	}
+	if len(after) != 1 || after[0]["own"] != float64(killer.Slot) || after[0]["name"] != "killer" || after[0]["other"] != float64(victim.Slot) {
+		t.Errorf("after the nested call: %v, want own %d, other %d", after, killer.Slot, victim.Slot)
+	}
+}

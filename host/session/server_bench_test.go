@@ -3,7 +3,10 @@ package session
 import (
 	"fmt"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,6 +34,52 @@ func BenchmarkServerTick(b *testing.B) {
 		h.seated(memnet.Perfect, uint64(i+1), true)
 	}
 	h.run(2 * time.Second)
+	benchServerFrames(b, h)
+}
+
+// BenchmarkServedSpin is BenchmarkServerTick for the busy world served
+// beside Colyseus (BENCHMARKS.md): bench/spin with 500 turning bodies on a
+// 25 × 20 grid, as bench/peers.sh makes it, watched by 8 idle clients.
+func BenchmarkServedSpin(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../bench/spin")); err != nil {
+		b.Fatal(err)
+	}
+	main := filepath.Join(dir, "scripts", "main.lua")
+	src, err := os.ReadFile(main)
+	if err != nil {
+		b.Fatal(err)
+	}
+	grid := strings.Replace(string(src), "COLUMNS, ROWS, SPACING = 10, 5, 16.0", "COLUMNS, ROWS, SPACING = 25, 20, 16.0", 1)
+	if grid == string(src) {
+		b.Fatal("bench/spin's grid line has changed")
+	}
+	if err := os.WriteFile(main, []byte(grid), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	p, err := project.LoadProject(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// A budget clock that stands still stops no call: building 500 bodies
+	// takes more than the setup budget under an instruction counter.
+	s, err := NewServer(ServerConfig{Project: p, Logger: testLogger(b), BudgetClock: func() time.Duration { return 0 }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(s.Close)
+	h := &harness{t: b, server: s}
+	for i := range 8 {
+		a := h.join(p, memnet.Perfect, uint64(i+1))
+		h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() })
+	}
+	h.run(2 * time.Second)
+	benchServerFrames(b, h)
+}
+
+// benchServerFrames times the server's side of each 64 Hz frame: its
+// clients' datagrams in, Advance, its datagrams out.
+func benchServerFrames(b *testing.B, h *harness) {
 	step := transport.Time(time.Second / 64)
 	var toServer, toClients []datagramTo
 	var spent time.Duration
