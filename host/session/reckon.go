@@ -58,6 +58,22 @@ type reckoned struct {
 	// relayOf is the client tick of the snapshot that last relayed the
 	// intent its player gave it (0: none has): intent is that one.
 	relayOf uint32
+	// stepped is where the physics step of each of the last stepRing
+	// ticks this client ran left it (see carried).
+	stepped [stepRing]steppedPose
+}
+
+// stepRing is how many ticks of a carried character's stepped poses a
+// client keeps: as many as it carries a word forward, and as many again
+// for the round trip a word of them comes back in.
+const stepRing = 2 * MaxReckon
+
+// steppedPose is a carried character's pose and motion after the physics
+// step of tick, rounded as the wire rounds them.
+type steppedPose struct {
+	tick uint32
+	t    entity.Transform
+	rb   entity.Rigidbody
 }
 
 // heard notes, after a snapshot's entries are read and before it is
@@ -214,6 +230,16 @@ func (c *Client) reckon() {
 			t.X += rb.VX * s
 			t.Y += rb.VY * s
 			t.Angle += rb.AngularVelocity * s
+			continue
+		}
+		if s, ok := r.carried(g.Tick(), n); ok {
+			// The step carried it as the server did, up to its word: it
+			// goes on from where the last tick's step left it, having met
+			// whatever that step had it meet.
+			*t, *rb = s.t, s.rb
+			g.Physics().Place(r.id, t, rb)
+			ctl.Move(r.intent, 0)
+			g.Physics().UpdateController(r.id, ctl, rb)
 			continue
 		}
 		meet := c.meeting(r.id)
@@ -461,7 +487,45 @@ func (c *Client) unreckon() {
 		t, rb, ctl := st.Transform(r.id), st.Rigidbody(r.id), st.Controller(r.id)
 		if t != nil && rb != nil && ctl != nil {
 			r.post, r.postRB, r.postTick = *t, *rb, c.game.Tick()
+			s := steppedPose{tick: c.game.Tick(), t: *t, rb: *rb}
+			if c.game.Physics().Adopt(r.id, &s.t, &s.rb) {
+				r.stepped[s.tick%stepRing] = s
+			}
 			*t, *rb, *ctl = r.t, r.rb, r.ctl
 		}
 	}
+}
+
+// Tolerances of carried: how near, in metres and metres a second, the
+// step's pose of a character must be to its word for the two to agree.
+// The wire rounds to the millimetre and the centimetre a second; the rest
+// is what the own prediction's small errors move it by. Tuning constants.
+const (
+	agreeAt  = 0.01
+	agreeVel = 0.1
+)
+
+// carried returns where the physics step of the tick before tick left the
+// character, when that step carried it from a word n ticks old and agreed
+// with its newest word: the step of the word's own tick had it where the
+// word says, at the word's velocity. Such a character is carried on by the
+// physics, as the server steps it, meeting the ball and the other
+// characters there as box2d has them meet; otherwise (a word newer than
+// the steps, or one that parted from them: a turn, a jump, a meeting the
+// client did not foresee) it is carried from its word by dead reckoning.
+func (r *reckoned) carried(tick uint32, n int64) (steppedPose, bool) {
+	if n <= 0 || !r.heard {
+		return steppedPose{}, false
+	}
+	last := r.stepped[(tick-1)%stepRing]
+	at := r.stepped[r.of%stepRing]
+	if last.tick != tick-1 || at.tick != r.of {
+		return steppedPose{}, false
+	}
+	w, wrb := &r.t, &r.rb
+	if math.Abs(at.t.X-w.X) > agreeAt || math.Abs(at.t.Y-w.Y) > agreeAt ||
+		math.Abs(at.rb.VX-wrb.VX) > agreeVel || math.Abs(at.rb.VY-wrb.VY) > agreeVel {
+		return steppedPose{}, false
+	}
+	return last, true
 }
