@@ -251,9 +251,10 @@ func TestFourWanderersAreRarelyCorrected(t *testing.T) {
 	}
 	const (
 		seed = 3
-		// Corrections in all, teleports aside: 19 now, with 77 revisions
-		// (revise.go); 96 before revisions, 166 carried on their words
-		// alone. The count moves with how the arena's props tumble, not
+		// Corrections in all, teleports aside: 15 now, 19 with the others
+		// carried by dead reckoning alone (not by the step where their
+		// words agree with it; see carried), 96 before revisions
+		// (revise.go), 166 carried on their words alone. The count moves with how the arena's props tumble, not
 		// with how exactly it is told: with the angular velocity's step
 		// at 0.01, 0.005, 0.002, 0.001 and 0.0005 rad/s it was 78, 119,
 		// 109, 82 and 96 before revisions, and 96 at every finer step.
