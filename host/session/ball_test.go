@@ -42,6 +42,8 @@ func playMeeting(t *testing.T, p func(testing.TB) *project.Project, seed uint64,
 		before[i] = pr.c.rec
 	}
 	h.run(d)
+	tot := h.server.Totals()
+	t.Logf("seed %d: server ran %d ticks dry, skipped %d commands", seed, tot.Repeats, tot.Skips)
 	out := make([]meetFigures, len(ps))
 	for i, pr := range ps {
 		r, b := &pr.c.rec, &before[i]

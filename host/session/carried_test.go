@@ -8,8 +8,9 @@ import (
 
 // TestCarriedGoesOnFromTheStepWhereTheWordAgrees checks when a carried
 // character goes on from the last tick's step rather than from its word:
-// only where the step of the word's own tick had it where the word says,
-// at the word's velocity, and the word is older than the tick before.
+// only where the word is older than the tick before and either the step
+// of the word's own tick had it where the word says, at the word's
+// velocity, or the last step carried it from this same word.
 func TestCarriedGoesOnFromTheStepWhereTheWordAgrees(t *testing.T) {
 	pose := func(tick uint32, x, vx float64) steppedPose {
 		return steppedPose{tick: tick, t: entity.Transform{X: x, Y: 1, Scale: 1}, rb: entity.Rigidbody{VX: vx, Awake: true}}
@@ -34,6 +35,11 @@ func TestCarriedGoesOnFromTheStepWhereTheWordAgrees(t *testing.T) {
 		{"the word is of the tick before", word(2.0, 4.0), 101, 0, false, 0},
 		{"no step of the tick before", word(2.0, 4.0), 110, 9, false, 0},
 		{"never heard", reckoned{of: 100}, 108, 7, false, 0},
+		{"parted, but stepped from this word", func() reckoned {
+			r := word(2.05, 3.5)
+			r.stepped[107%stepRing].of = 100
+			return r
+		}(), 108, 7, true, 2.5},
 	} {
 		s, ok := c.r.carried(c.tick, c.n)
 		if ok != c.want || ok && s.t.X != c.wantX {

@@ -72,6 +72,7 @@ const stepRing = 2 * MaxReckon
 // step of tick, rounded as the wire rounds them.
 type steppedPose struct {
 	tick uint32
+	of   uint32 // the client tick of the word it was carried from
 	t    entity.Transform
 	rb   entity.Rigidbody
 }
@@ -487,7 +488,7 @@ func (c *Client) unreckon() {
 		t, rb, ctl := st.Transform(r.id), st.Rigidbody(r.id), st.Controller(r.id)
 		if t != nil && rb != nil && ctl != nil {
 			r.post, r.postRB, r.postTick = *t, *rb, c.game.Tick()
-			s := steppedPose{tick: c.game.Tick(), t: *t, rb: *rb}
+			s := steppedPose{tick: c.game.Tick(), of: r.of, t: *t, rb: *rb}
 			if c.game.Physics().Adopt(r.id, &s.t, &s.rb) {
 				r.stepped[s.tick%stepRing] = s
 			}
@@ -506,20 +507,28 @@ const (
 )
 
 // carried returns where the physics step of the tick before tick left the
-// character, when that step carried it from a word n ticks old and agreed
-// with its newest word: the step of the word's own tick had it where the
-// word says, at the word's velocity. Such a character is carried on by the
-// physics, as the server steps it, meeting the ball and the other
-// characters there as box2d has them meet; otherwise (a word newer than
-// the steps, or one that parted from them: a turn, a jump, a meeting the
-// client did not foresee) it is carried from its word by dead reckoning.
+// character, when that step carried it from a word n ticks old that the
+// client may go on from: the same word as now (a replay, or a tick with no
+// snapshot between), or an older one whose steps agreed with the newest
+// word, the step of the word's own tick having had it where the word says,
+// at the word's velocity. Such a character is carried on by the physics,
+// as the server steps it, meeting the ball and the other characters there
+// as box2d has them meet; otherwise (a word newer than the steps, or one
+// that parted from them: a turn, a jump, a meeting the client did not
+// foresee) it is carried from its word by dead reckoning.
 func (r *reckoned) carried(tick uint32, n int64) (steppedPose, bool) {
 	if n <= 0 || !r.heard {
 		return steppedPose{}, false
 	}
 	last := r.stepped[(tick-1)%stepRing]
 	at := r.stepped[r.of%stepRing]
-	if last.tick != tick-1 || at.tick != r.of {
+	if last.tick != tick-1 {
+		return steppedPose{}, false
+	}
+	if last.of == r.of {
+		return last, true // carried from this word, stepped since
+	}
+	if at.tick != r.of {
 		return steppedPose{}, false
 	}
 	w, wrb := &r.t, &r.rb
