@@ -22,10 +22,15 @@ import (
 // forward at the velocity that word gave, on the run its player holds (the
 // run the server relayed, see relay.go, or else the one its words imply),
 // says it is by then: dead reckoning, landing on the level it falls onto
-// and stopped where it meets this client's own character as predicted. Where it stands is a function of that word,
-// the tick the word is of, the run, the own character's predictions and
-// the tick being run: a replay of a tick given the same places it exactly
-// where the first run did. Between ticks the
+// and stopped where it meets this client's own character as predicted.
+// Where the client's own steps carried it as the server did (the step of
+// the word's tick had it where the word says), or carried it from that
+// same word, it goes on from where the last step left it instead, having
+// met the ball and the other characters as box2d has them meet (see
+// carried). Where it stands is a function of that word, the tick the word
+// is of, the run, the own character's predictions, the steps kept since
+// and the tick being run: a replay of a tick given the same places it
+// exactly where the first run did. Between ticks the
 // store holds the server's word again: it is what drawing interpolates
 // from, and what the next snapshot is read over.
 
