@@ -100,11 +100,19 @@ type slotBase struct {
 	// Transform and Rigidbody, are held in the slotBase itself, beside
 	// its occupant, and the rest in tail: a plan or a fold of a body
 	// reads one place in memory, not two.
-	ntypes int32
-	head   [baseHead]baseComp
-	tail   []baseComp
+	head [baseHead]baseComp
+	tail *baseTail
 	// ref is the newest acknowledged state of the occupant's turn.
-	ref turnRef
+	ref    turnRef
+	ntypes int32
+}
+
+// baseTail holds a slotBase's components past its head. It is kept
+// behind a pointer, 8 bytes in the slotBase where a slice took 24: every
+// connection holds a slotBase for every slot in the world, and most
+// occupants (crates, platforms) have no type past the head.
+type baseTail struct {
+	c []baseComp
 }
 
 // doubt is an occupant the receiver may hold at its slot although nothing
@@ -134,12 +142,12 @@ type claim struct {
 
 type claimEnt struct {
 	id         entity.ID
-	fresh      bool
 	first, end int32 // comps
+	turn       turn
+	fresh      bool
 	// hasTurn says the entry carried a Transform and a Rigidbody, whose
 	// turn the receiver then keeps as a state of the snapshot's tick.
 	hasTurn bool
-	turn    turn
 }
 
 type claimComp struct {
@@ -314,10 +322,36 @@ func (p *Peer) baseIndexOrNew(slot uint32) int {
 	if i := p.index.get(slot); i > 0 {
 		return int(i - 1)
 	}
+	if len(p.bases) == cap(p.bases) {
+		p.fitBases(len(p.bases) + 1)
+	}
 	p.bases = append(p.bases, slotBase{slot: slot})
 	p.quiets = append(p.quiets, 0)
 	p.index.set(slot, int32(len(p.bases)))
 	return len(p.bases) - 1
+}
+
+// fitBases gives bases and quiets room for at least need slots, sized to
+// the world the last Write saw: every connection comes to hold a baseline
+// for nearly every slot in the world, so growing by doubling would leave
+// up to half of each connection's largest array unused, and the arrays it
+// outgrew as garbage at every join. Before the first Write it grows by
+// halves; once a round is known, to the round's entities and a sixteenth
+// more, so that a world that spawns as it plays regrows rarely.
+func (p *Peer) fitBases(need int) {
+	n := max(need, len(p.bases)+len(p.bases)/2, 16)
+	if p.round != nil {
+		w := max(need, len(p.round.ents))
+		n = w + w/16 + 8
+	}
+	if n <= cap(p.bases) {
+		return
+	}
+	bases := make([]slotBase, len(p.bases), n)
+	copy(bases, p.bases)
+	quiets := make([]uint64, len(p.quiets), n)
+	copy(quiets, p.quiets)
+	p.bases, p.quiets = bases, quiets
 }
 
 // Sent binds the claims of the last Write to seq, the sequence of the
@@ -511,12 +545,15 @@ func (b *slotBase) at(t int) *baseComp {
 	if t < baseHead {
 		return &b.head[t]
 	}
-	return &b.tail[t-baseHead]
+	return &b.tail.c[t-baseHead]
 }
 
 // truncate forgets every type's state (each is then confirmed absent).
 func (b *slotBase) truncate() {
-	b.ntypes, b.tail = 0, b.tail[:0]
+	b.ntypes = 0
+	if b.tail != nil {
+		b.tail.c = b.tail.c[:0]
+	}
 }
 
 // compFor returns b's state of wire type t, first lengthening b's comps to
@@ -526,7 +563,10 @@ func (b *slotBase) compFor(t int) *baseComp {
 		if b.ntypes < baseHead {
 			b.head[b.ntypes] = baseComp{}
 		} else {
-			b.tail = append(b.tail, baseComp{})
+			if b.tail == nil {
+				b.tail = new(baseTail)
+			}
+			b.tail.c = append(b.tail.c, baseComp{})
 		}
 		b.ntypes++
 	}
