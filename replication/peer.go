@@ -204,7 +204,11 @@ type Peer struct {
 
 	pending []*claim // sent, awaiting an answer, in send order
 	free    []*claim
-	draft   *claim // the last Write's, until Sent
+	// rounds counts Acknowledges, and flightPeak is the most claims in
+	// flight at one in the current window (see trimClaims).
+	rounds     uint64
+	flightPeak int
+	draft      *claim // the last Write's, until Sent
 	// sentOwn and sentCommands are what the header of the last snapshot
 	// sent said: the own occupant, and whether command feedback came.
 	sentOwn      entity.ID
@@ -335,15 +339,26 @@ func (p *Peer) baseIndexOrNew(slot uint32) int {
 // the world the last Write saw: every connection comes to hold a baseline
 // for nearly every slot in the world, so growing by doubling would leave
 // up to half of each connection's largest array unused, and the arrays it
-// outgrew as garbage at every join. Before the first Write it grows by
-// halves; once a round is known, to the round's entities and a sixteenth
-// more, so that a world that spawns as it plays regrows rarely.
+// outgrew as garbage at every join. Before the first Write (and without a
+// Reserve) it grows by halves; once a round is known, to the round's
+// entities.
 func (p *Peer) fitBases(need int) {
-	n := max(need, len(p.bases)+len(p.bases)/2, 16)
 	if p.round != nil {
-		w := max(need, len(p.round.ents))
-		n = w + w/16 + 8
+		need = max(need, len(p.round.ents))
+	} else {
+		need = max(need, len(p.bases)+len(p.bases)/2, 16)
 	}
+	p.Reserve(need)
+}
+
+// Reserve gives the baseline room for n slots, and a sixteenth more so
+// that a world that spawns as it plays regrows it rarely. The host passes
+// the size of the world a new connection joins, before Hold: the baseline
+// is then allocated once, rather than grown (and the arrays it outgrew
+// left as garbage) as the join's first snapshots describe the world to
+// every new player at once. It changes nothing else.
+func (p *Peer) Reserve(n int) {
+	n += n/16 + 8
 	if n <= cap(p.bases) {
 		return
 	}
@@ -385,6 +400,7 @@ func (p *Peer) Sent(seq wire.Seq) {
 // late could undo what the newer one said. A transport that refuses stale
 // packets never gives such an answer.
 func (p *Peer) Acknowledge(a Acks) {
+	p.trimClaims()
 	kept := p.pending[:0]
 	for _, c := range p.pending {
 		acked, known := a.Acked(c.seq)
@@ -402,6 +418,33 @@ func (p *Peer) Acknowledge(a Acks) {
 	}
 	clear(p.pending[len(kept):])
 	p.pending = kept
+}
+
+// claimWindow is how many rounds (Acknowledges) the free claims are
+// measured over before those the window did not need are let go: a second
+// at 64 rounds a second. Tuning constant.
+const claimWindow = 64
+
+// trimClaims keeps, once a window, only as many claims (in flight and
+// free) as the window's fullest round held, and one for the next Write.
+// The free claims are those that came back: a claim keeps the room of the
+// largest snapshot it described, and the rounds in flight at a join, when
+// a client is slow to answer its first snapshots, outnumber the steady
+// state's several times over (about 20 against 1 to 3 for each of a
+// crowd's 64 players, 9.5 KB a claim), so without it the join's
+// high-water mark would be held for good. A steady link needs no more
+// than the window before it did, so trimming allocates nothing there; a
+// stall that puts more in flight makes new claims, as a join did.
+func (p *Peer) trimClaims() {
+	p.flightPeak = max(p.flightPeak, len(p.pending))
+	if p.rounds++; p.rounds%claimWindow != 0 {
+		return
+	}
+	if keep := max(p.flightPeak+1-len(p.pending), 0); len(p.free) > keep {
+		clear(p.free[keep:])
+		p.free = p.free[:keep]
+	}
+	p.flightPeak = len(p.pending)
 }
 
 // fold applies an acknowledged claim to the baseline exactly as the
