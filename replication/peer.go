@@ -421,9 +421,11 @@ func (p *Peer) Acknowledge(a Acks) {
 }
 
 // claimWindow is how many rounds (Acknowledges) the free claims are
-// measured over before those the window did not need are let go: a second
-// at 64 rounds a second. Tuning constant.
-const claimWindow = 64
+// measured over before those the window did not need are let go: four
+// seconds at 64 rounds a second, long enough that a link whose rounds in
+// flight rise and fall (a loaded machine's, a jittery one's) keeps what
+// it keeps needing rather than making it anew. Tuning constant.
+const claimWindow = 256
 
 // trimClaims keeps, once a window, only as many claims (in flight and
 // free) as the window's fullest round held, and one for the next Write.
