@@ -100,11 +100,19 @@ type slotBase struct {
 	// Transform and Rigidbody, are held in the slotBase itself, beside
 	// its occupant, and the rest in tail: a plan or a fold of a body
 	// reads one place in memory, not two.
-	ntypes int32
-	head   [baseHead]baseComp
-	tail   []baseComp
+	head [baseHead]baseComp
+	tail *baseTail
 	// ref is the newest acknowledged state of the occupant's turn.
-	ref turnRef
+	ref    turnRef
+	ntypes int32
+}
+
+// baseTail holds a slotBase's components past its head. It is kept
+// behind a pointer, 8 bytes in the slotBase where a slice took 24: every
+// connection holds a slotBase for every slot in the world, and most
+// occupants (crates, platforms) have no type past the head.
+type baseTail struct {
+	c []baseComp
 }
 
 // doubt is an occupant the receiver may hold at its slot although nothing
@@ -134,12 +142,12 @@ type claim struct {
 
 type claimEnt struct {
 	id         entity.ID
-	fresh      bool
 	first, end int32 // comps
+	turn       turn
+	fresh      bool
 	// hasTurn says the entry carried a Transform and a Rigidbody, whose
 	// turn the receiver then keeps as a state of the snapshot's tick.
 	hasTurn bool
-	turn    turn
 }
 
 type claimComp struct {
@@ -196,7 +204,11 @@ type Peer struct {
 
 	pending []*claim // sent, awaiting an answer, in send order
 	free    []*claim
-	draft   *claim // the last Write's, until Sent
+	// rounds counts Acknowledges, and flightPeak is the most claims in
+	// flight at one in the current window (see trimClaims).
+	rounds     uint64
+	flightPeak int
+	draft      *claim // the last Write's, until Sent
 	// sentOwn and sentCommands are what the header of the last snapshot
 	// sent said: the own occupant, and whether command feedback came.
 	sentOwn      entity.ID
@@ -314,10 +326,47 @@ func (p *Peer) baseIndexOrNew(slot uint32) int {
 	if i := p.index.get(slot); i > 0 {
 		return int(i - 1)
 	}
+	if len(p.bases) == cap(p.bases) {
+		p.fitBases(len(p.bases) + 1)
+	}
 	p.bases = append(p.bases, slotBase{slot: slot})
 	p.quiets = append(p.quiets, 0)
 	p.index.set(slot, int32(len(p.bases)))
 	return len(p.bases) - 1
+}
+
+// fitBases gives bases and quiets room for at least need slots, sized to
+// the world the last Write saw: every connection comes to hold a baseline
+// for nearly every slot in the world, so growing by doubling would leave
+// up to half of each connection's largest array unused, and the arrays it
+// outgrew as garbage at every join. Before the first Write (and without a
+// Reserve) it grows by halves; once a round is known, to the round's
+// entities.
+func (p *Peer) fitBases(need int) {
+	if p.round != nil {
+		need = max(need, len(p.round.ents))
+	} else {
+		need = max(need, len(p.bases)+len(p.bases)/2, 16)
+	}
+	p.Reserve(need)
+}
+
+// Reserve gives the baseline room for n slots, and a sixteenth more so
+// that a world that spawns as it plays regrows it rarely. The host passes
+// the size of the world a new connection joins, before Hold: the baseline
+// is then allocated once, rather than grown (and the arrays it outgrew
+// left as garbage) as the join's first snapshots describe the world to
+// every new player at once. It changes nothing else.
+func (p *Peer) Reserve(n int) {
+	n += n/16 + 8
+	if n <= cap(p.bases) {
+		return
+	}
+	bases := make([]slotBase, len(p.bases), n)
+	copy(bases, p.bases)
+	quiets := make([]uint64, len(p.quiets), n)
+	copy(quiets, p.quiets)
+	p.bases, p.quiets = bases, quiets
 }
 
 // Sent binds the claims of the last Write to seq, the sequence of the
@@ -351,6 +400,7 @@ func (p *Peer) Sent(seq wire.Seq) {
 // late could undo what the newer one said. A transport that refuses stale
 // packets never gives such an answer.
 func (p *Peer) Acknowledge(a Acks) {
+	p.trimClaims()
 	kept := p.pending[:0]
 	for _, c := range p.pending {
 		acked, known := a.Acked(c.seq)
@@ -368,6 +418,35 @@ func (p *Peer) Acknowledge(a Acks) {
 	}
 	clear(p.pending[len(kept):])
 	p.pending = kept
+}
+
+// claimWindow is how many rounds (Acknowledges) the free claims are
+// measured over before those the window did not need are let go: four
+// seconds at 64 rounds a second, long enough that a link whose rounds in
+// flight rise and fall (a loaded machine's, a jittery one's) keeps what
+// it keeps needing rather than making it anew. Tuning constant.
+const claimWindow = 256
+
+// trimClaims keeps, once a window, only as many claims (in flight and
+// free) as the window's fullest round held, and one for the next Write.
+// The free claims are those that came back: a claim keeps the room of the
+// largest snapshot it described, and the rounds in flight at a join, when
+// a client is slow to answer its first snapshots, outnumber the steady
+// state's several times over (about 20 against 1 to 3 for each of a
+// crowd's 64 players, 9.5 KB a claim), so without it the join's
+// high-water mark would be held for good. A steady link needs no more
+// than the window before it did, so trimming allocates nothing there; a
+// stall that puts more in flight makes new claims, as a join did.
+func (p *Peer) trimClaims() {
+	p.flightPeak = max(p.flightPeak, len(p.pending))
+	if p.rounds++; p.rounds%claimWindow != 0 {
+		return
+	}
+	if keep := max(p.flightPeak+1-len(p.pending), 0); len(p.free) > keep {
+		clear(p.free[keep:])
+		p.free = p.free[:keep]
+	}
+	p.flightPeak = len(p.pending)
 }
 
 // fold applies an acknowledged claim to the baseline exactly as the
@@ -511,12 +590,15 @@ func (b *slotBase) at(t int) *baseComp {
 	if t < baseHead {
 		return &b.head[t]
 	}
-	return &b.tail[t-baseHead]
+	return &b.tail.c[t-baseHead]
 }
 
 // truncate forgets every type's state (each is then confirmed absent).
 func (b *slotBase) truncate() {
-	b.ntypes, b.tail = 0, b.tail[:0]
+	b.ntypes = 0
+	if b.tail != nil {
+		b.tail.c = b.tail.c[:0]
+	}
 }
 
 // compFor returns b's state of wire type t, first lengthening b's comps to
@@ -526,7 +608,10 @@ func (b *slotBase) compFor(t int) *baseComp {
 		if b.ntypes < baseHead {
 			b.head[b.ntypes] = baseComp{}
 		} else {
-			b.tail = append(b.tail, baseComp{})
+			if b.tail == nil {
+				b.tail = new(baseTail)
+			}
+			b.tail.c = append(b.tail.c, baseComp{})
 		}
 		b.ntypes++
 	}

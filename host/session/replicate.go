@@ -92,6 +92,7 @@ func (s *Server) sendRound(now transport.Time) {
 		}
 		if st.peer == nil {
 			st.peer = replication.NewPeer(s.game.Schema())
+			st.peer.Reserve(s.round.Len())
 			st.peer.SetTickRate(s.game.TickRate())
 			if r := s.game.Project().Reach; r > 0 {
 				st.peer.SetReach(replication.Reach{Near: r, Every: replication.ReachEvery})
