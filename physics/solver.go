@@ -3,15 +3,15 @@ package physics
 import "github.com/ByteArena/box2d"
 
 // solveVelocities is B2ContactSolver.SolveVelocityConstraints, the same
-// arithmetic in the same order, with its clamps made by the built-in min
-// and max rather than math.Min and math.Max: those are calls, and the
-// solver clamps every contact point's impulses in every iteration, more
-// often than anything else in a step. The two agree on every number,
-// signed zeros and infinities included; they differ only where one side
-// is NaN, which no solvable world holds. The solver's debug checks are
-// left out.
+// arithmetic in the same order, written out on the vectors' components:
+// box2d's vector helpers return and update small structs, which left the
+// bodies' velocities in memory through every point of every iteration,
+// more often run than anything else in a step. Its clamps are flo and fhi,
+// equal to math.Min and math.Max (which box2d calls) on every number. The
+// solver's debug checks are left out.
 func solveVelocities(solver *box2d.B2ContactSolver) {
-	for i := 0; i < solver.M_count; i++ {
+	vels := solver.M_velocities
+	for i := range solver.M_count {
 		vc := &solver.M_velocityConstraints[i]
 
 		indexA := vc.IndexA
@@ -22,273 +22,167 @@ func solveVelocities(solver *box2d.B2ContactSolver) {
 		iB := vc.InvIB
 		pointCount := vc.PointCount
 
-		vA := solver.M_velocities[indexA].V
-		wA := solver.M_velocities[indexA].W
-		vB := solver.M_velocities[indexB].V
-		wB := solver.M_velocities[indexB].W
+		velA, velB := &vels[indexA], &vels[indexB]
+		vAx, vAy, wA := velA.V.X, velA.V.Y, velA.W
+		vBx, vBy, wB := velB.V.X, velB.V.Y, velB.W
 
-		normal := vc.Normal
-		tangent := box2d.B2Vec2CrossVectorScalar(normal, 1.0)
+		nx, ny := vc.Normal.X, vc.Normal.Y
+		// The tangent, box2d's cross of the normal with 1.
+		tx, ty := 1.0*ny, -1.0*nx
 		friction := vc.Friction
+		tangentSpeed := vc.TangentSpeed
 
 		// Solve tangent constraints first because non-penetration is more important
 		// than friction.
-		for j := 0; j < pointCount; j++ {
+		for j := range pointCount {
 			vcp := &vc.Points[j]
+			rAx, rAy, rBx, rBy := vcp.RA.X, vcp.RA.Y, vcp.RB.X, vcp.RB.Y
 
-			// Relative velocity at contact
-			dv := box2d.B2Vec2Add(
-				vB,
-				box2d.B2Vec2Sub(
-					box2d.B2Vec2Sub(
-						box2d.B2Vec2CrossScalarVector(wB, vcp.RB),
-						vA,
-					),
-					box2d.B2Vec2CrossScalarVector(wA, vcp.RA),
-				),
-			)
+			// Relative velocity at contact: vB + ((wB × rB − vA) − wA × rA).
+			dvx := vBx + ((-wB*rBy - vAx) - -wA*rAy)
+			dvy := vBy + ((wB*rBx - vAy) - wA*rAx)
 
 			// Compute tangent force
-			vt := box2d.B2Vec2Dot(dv, tangent) - vc.TangentSpeed
+			vt := (dvx*tx + dvy*ty) - tangentSpeed
 			lambda := vcp.TangentMass * (-vt)
 
 			// b2Clamp the accumulated force
 			maxFriction := friction * vcp.NormalImpulse
-			newImpulse := max(-maxFriction, min(vcp.TangentImpulse+lambda, maxFriction))
+			newImpulse := fhi(-maxFriction, flo(vcp.TangentImpulse+lambda, maxFriction))
 			lambda = newImpulse - vcp.TangentImpulse
 			vcp.TangentImpulse = newImpulse
 
 			// Apply contact impulse
-			P := box2d.B2Vec2MulScalar(lambda, tangent)
+			px, py := lambda*tx, lambda*ty
 
-			vA.OperatorMinusInplace(box2d.B2Vec2MulScalar(mA, P))
-			wA -= iA * box2d.B2Vec2Cross(vcp.RA, P)
+			vAx -= mA * px
+			vAy -= mA * py
+			wA -= iA * (rAx*py - rAy*px)
 
-			vB.OperatorPlusInplace(box2d.B2Vec2MulScalar(mB, P))
-			wB += iB * box2d.B2Vec2Cross(vcp.RB, P)
+			vBx += mB * px
+			vBy += mB * py
+			wB += iB * (rBx*py - rBy*px)
 		}
 
 		// Solve normal constraints
 		if pointCount == 1 {
-			for j := 0; j < pointCount; j++ {
-				vcp := &vc.Points[j]
-
-				// Relative velocity at contact
-				dv := box2d.B2Vec2Add(
-					vB,
-					box2d.B2Vec2Sub(
-						box2d.B2Vec2Sub(
-							box2d.B2Vec2CrossScalarVector(wB, vcp.RB),
-							vA,
-						),
-						box2d.B2Vec2CrossScalarVector(wA, vcp.RA),
-					),
-				)
-
-				// Compute normal impulse
-				vn := box2d.B2Vec2Dot(dv, normal)
-				lambda := -vcp.NormalMass * (vn - vcp.VelocityBias)
-
-				// b2Clamp the accumulated impulse
-				newImpulse := max(vcp.NormalImpulse+lambda, 0.0)
-				lambda = newImpulse - vcp.NormalImpulse
-				vcp.NormalImpulse = newImpulse
-
-				// Apply contact impulse
-				P := box2d.B2Vec2MulScalar(lambda, normal)
-				vA.OperatorMinusInplace(box2d.B2Vec2MulScalar(mA, P))
-				wA -= iA * box2d.B2Vec2Cross(vcp.RA, P)
-
-				vB.OperatorPlusInplace(box2d.B2Vec2MulScalar(mB, P))
-				wB += iB * box2d.B2Vec2Cross(vcp.RB, P)
-			}
-		} else {
-			// Block solver developed in collaboration with Dirk Gregorius (back in 01/07 on Box2D_Lite).
-			// Build the mini LCP for this contact patch
-			//
-			// vn = A * x + b, vn >= 0, x >= 0 and vn_i * x_i = 0 with i = 1..2
-			//
-			// A = J * W * JT and J = ( -n, -r1 x n, n, r2 x n )
-			// b = vn0 - velocityBias
-			//
-			// The system is solved using the "Total enumeration method" (s. Murty). The complementary constraint vn_i * x_i
-			// implies that we must have in any solution either vn_i = 0 or x_i = 0. So for the 2D contact problem the cases
-			// vn1 = 0 and vn2 = 0, x1 = 0 and x2 = 0, x1 = 0 and vn2 = 0, x2 = 0 and vn1 = 0 need to be tested. The first valid
-			// solution that satisfies the problem is chosen.
-			//
-			// In order to account of the accumulated impulse 'a' (because of the iterative nature of the solver which only requires
-			// that the accumulated impulse is clamped and not the incremental impulse) we change the impulse variable (x_i).
-			//
-			// Substitute:
-			//
-			// x = a + d
-			//
-			// a := old total impulse
-			// x := new total impulse
-			// d := incremental impulse
-			//
-			// For the current iteration we extend the formula for the incremental impulse
-			// to compute the new total impulse:
-			//
-			// vn = A * d + b
-			//    = A * (x - a) + b
-			//    = A * x + b - A * a
-			//    = A * x + b'
-			// b' = b - A * a;
-
-			cp1 := &vc.Points[0]
-			cp2 := &vc.Points[1]
-
-			a := box2d.MakeB2Vec2(cp1.NormalImpulse, cp2.NormalImpulse)
+			vcp := &vc.Points[0]
+			rAx, rAy, rBx, rBy := vcp.RA.X, vcp.RA.Y, vcp.RB.X, vcp.RB.Y
 
 			// Relative velocity at contact
-			dv1 := box2d.B2Vec2Add(vB, box2d.B2Vec2Sub(box2d.B2Vec2Sub(box2d.B2Vec2CrossScalarVector(wB, cp1.RB), vA), box2d.B2Vec2CrossScalarVector(wA, cp1.RA)))
-			dv2 := box2d.B2Vec2Add(vB, box2d.B2Vec2Sub(box2d.B2Vec2Sub(box2d.B2Vec2CrossScalarVector(wB, cp2.RB), vA), box2d.B2Vec2CrossScalarVector(wA, cp2.RA)))
+			dvx := vBx + ((-wB*rBy - vAx) - -wA*rAy)
+			dvy := vBy + ((wB*rBx - vAy) - wA*rAx)
+
+			// Compute normal impulse
+			vn := dvx*nx + dvy*ny
+			lambda := -vcp.NormalMass * (vn - vcp.VelocityBias)
+
+			// b2Clamp the accumulated impulse
+			newImpulse := fhi(vcp.NormalImpulse+lambda, 0.0)
+			lambda = newImpulse - vcp.NormalImpulse
+			vcp.NormalImpulse = newImpulse
+
+			// Apply contact impulse
+			px, py := lambda*nx, lambda*ny
+			vAx -= mA * px
+			vAy -= mA * py
+			wA -= iA * (rAx*py - rAy*px)
+
+			vBx += mB * px
+			vBy += mB * py
+			wB += iB * (rBx*py - rBy*px)
+		} else {
+			// box2d's block solver for the two points (with Dirk
+			// Gregorius): the new total impulses x ≥ 0 with the normal
+			// velocities vn = A x + b' ≥ 0 and vn_i x_i = 0, found by
+			// trying, in box2d's order, vn = 0, then vn1 = 0 with x2 = 0,
+			// then vn2 = 0 with x1 = 0, then x = 0; b' = b − A a, a the
+			// accumulated impulses. If none fits, nothing is applied.
+			cp1 := &vc.Points[0]
+			cp2 := &vc.Points[1]
+			r1Ax, r1Ay, r1Bx, r1By := cp1.RA.X, cp1.RA.Y, cp1.RB.X, cp1.RB.Y
+			r2Ax, r2Ay, r2Bx, r2By := cp2.RA.X, cp2.RA.Y, cp2.RB.X, cp2.RB.Y
+
+			ax, ay := cp1.NormalImpulse, cp2.NormalImpulse
+
+			// Relative velocity at contact
+			dv1x := vBx + ((-wB*r1By - vAx) - -wA*r1Ay)
+			dv1y := vBy + ((wB*r1Bx - vAy) - wA*r1Ax)
+			dv2x := vBx + ((-wB*r2By - vAx) - -wA*r2Ay)
+			dv2y := vBy + ((wB*r2Bx - vAy) - wA*r2Ax)
 
 			// Compute normal velocity
-			vn1 := box2d.B2Vec2Dot(dv1, normal)
-			vn2 := box2d.B2Vec2Dot(dv2, normal)
+			vn1 := dv1x*nx + dv1y*ny
+			vn2 := dv2x*nx + dv2y*ny
 
-			b := box2d.MakeB2Vec2(0, 0)
-			b.X = vn1 - cp1.VelocityBias
-			b.Y = vn2 - cp2.VelocityBias
+			bx := vn1 - cp1.VelocityBias
+			by := vn2 - cp2.VelocityBias
 
 			// Compute b'
-			b.OperatorMinusInplace(box2d.B2Vec2Mat22Mul(vc.K, a))
+			k := &vc.K
+			bx -= k.Ex.X*ax + k.Ey.X*ay
+			by -= k.Ex.Y*ax + k.Ey.Y*ay
 
-			for {
-				//
-				// Case 1: vn = 0
-				//
-				// 0 = A * x + b'
-				//
-				// Solve for x:
-				//
-				// x = - inv(A) * b'
-				//
-				x := box2d.B2Vec2Mat22Mul(vc.NormalMass, b).OperatorNegate()
+			var xx, xy float64
+			solved := true
+			nm := &vc.NormalMass
+			// Case 1: vn = 0, x = −inv(A) b'.
+			if xx, xy = -(nm.Ex.X*bx + nm.Ey.X*by), -(nm.Ex.Y*bx + nm.Ey.Y*by); xx >= 0.0 && xy >= 0.0 {
+			} else if xx, xy = -cp1.NormalMass*bx, 0.0; xx >= 0.0 && k.Ex.Y*xx+by >= 0.0 {
+				// Case 2: vn1 = 0 and x2 = 0.
+			} else if xx, xy = 0.0, -cp2.NormalMass*by; xy >= 0.0 && k.Ey.X*xy+bx >= 0.0 {
+				// Case 3: vn2 = 0 and x1 = 0.
+			} else if xx, xy = 0.0, 0.0; bx >= 0.0 && by >= 0.0 {
+				// Case 4: x1 = 0 and x2 = 0.
+			} else {
+				solved = false
+			}
+			if solved {
+				// Apply the incremental impulse d = x − a.
+				dx, dy := xx-ax, xy-ay
+				p1x, p1y := dx*nx, dx*ny
+				p2x, p2y := dy*nx, dy*ny
+				vAx -= mA * (p1x + p2x)
+				vAy -= mA * (p1y + p2y)
+				wA -= iA * ((r1Ax*p1y - r1Ay*p1x) + (r2Ax*p2y - r2Ay*p2x))
 
-				if x.X >= 0.0 && x.Y >= 0.0 {
-					// Get the incremental impulse
-					d := box2d.B2Vec2Sub(x, a)
+				vBx += mB * (p1x + p2x)
+				vBy += mB * (p1y + p2y)
+				wB += iB * ((r1Bx*p1y - r1By*p1x) + (r2Bx*p2y - r2By*p2x))
 
-					// Apply incremental impulse
-					P1 := box2d.B2Vec2MulScalar(d.X, normal)
-					P2 := box2d.B2Vec2MulScalar(d.Y, normal)
-					vA.OperatorMinusInplace(box2d.B2Vec2MulScalar(mA, box2d.B2Vec2Add(P1, P2)))
-					wA -= iA * (box2d.B2Vec2Cross(cp1.RA, P1) + box2d.B2Vec2Cross(cp2.RA, P2))
-
-					vB.OperatorPlusInplace(box2d.B2Vec2MulScalar(mB, box2d.B2Vec2Add(P1, P2)))
-					wB += iB * (box2d.B2Vec2Cross(cp1.RB, P1) + box2d.B2Vec2Cross(cp2.RB, P2))
-
-					// Accumulate
-					cp1.NormalImpulse = x.X
-					cp2.NormalImpulse = x.Y
-
-					break
-				}
-
-				//
-				// Case 2: vn1 = 0 and x2 = 0
-				//
-				//   0 = a11 * x1 + a12 * 0 + b1'
-				// vn2 = a21 * x1 + a22 * 0 + b2'
-				//
-				x.X = -cp1.NormalMass * b.X
-				x.Y = 0.0
-				vn1 = 0.0
-				vn2 = vc.K.Ex.Y*x.X + b.Y
-				if x.X >= 0.0 && vn2 >= 0.0 {
-					// Get the incremental impulse
-					d := box2d.B2Vec2Sub(x, a)
-
-					// Apply incremental impulse
-					P1 := box2d.B2Vec2MulScalar(d.X, normal)
-					P2 := box2d.B2Vec2MulScalar(d.Y, normal)
-					vA.OperatorMinusInplace(box2d.B2Vec2MulScalar(mA, box2d.B2Vec2Add(P1, P2)))
-					wA -= iA * (box2d.B2Vec2Cross(cp1.RA, P1) + box2d.B2Vec2Cross(cp2.RA, P2))
-
-					vB.OperatorPlusInplace(box2d.B2Vec2MulScalar(mB, box2d.B2Vec2Add(P1, P2)))
-					wB += iB * (box2d.B2Vec2Cross(cp1.RB, P1) + box2d.B2Vec2Cross(cp2.RB, P2))
-
-					// Accumulate
-					cp1.NormalImpulse = x.X
-					cp2.NormalImpulse = x.Y
-
-					break
-				}
-
-				//
-				// Case 3: vn2 = 0 and x1 = 0
-				//
-				// vn1 = a11 * 0 + a12 * x2 + b1'
-				//   0 = a21 * 0 + a22 * x2 + b2'
-				//
-				x.X = 0.0
-				x.Y = -cp2.NormalMass * b.Y
-				vn1 = vc.K.Ey.X*x.Y + b.X
-				vn2 = 0.0
-
-				if x.Y >= 0.0 && vn1 >= 0.0 {
-					// Resubstitute for the incremental impulse
-					d := box2d.B2Vec2Sub(x, a)
-
-					// Apply incremental impulse
-					P1 := box2d.B2Vec2MulScalar(d.X, normal)
-					P2 := box2d.B2Vec2MulScalar(d.Y, normal)
-					vA.OperatorMinusInplace(box2d.B2Vec2MulScalar(mA, box2d.B2Vec2Add(P1, P2)))
-					wA -= iA * (box2d.B2Vec2Cross(cp1.RA, P1) + box2d.B2Vec2Cross(cp2.RA, P2))
-
-					vB.OperatorPlusInplace(box2d.B2Vec2MulScalar(mB, box2d.B2Vec2Add(P1, P2)))
-					wB += iB * (box2d.B2Vec2Cross(cp1.RB, P1) + box2d.B2Vec2Cross(cp2.RB, P2))
-
-					// Accumulate
-					cp1.NormalImpulse = x.X
-					cp2.NormalImpulse = x.Y
-
-					break
-				}
-
-				//
-				// Case 4: x1 = 0 and x2 = 0
-				//
-				// vn1 = b1
-				// vn2 = b2;
-				x.X = 0.0
-				x.Y = 0.0
-				vn1 = b.X
-				vn2 = b.Y
-
-				if vn1 >= 0.0 && vn2 >= 0.0 {
-					// Resubstitute for the incremental impulse
-					d := box2d.B2Vec2Sub(x, a)
-
-					// Apply incremental impulse
-					P1 := box2d.B2Vec2MulScalar(d.X, normal)
-					P2 := box2d.B2Vec2MulScalar(d.Y, normal)
-					vA.OperatorMinusInplace(box2d.B2Vec2MulScalar(mA, box2d.B2Vec2Add(P1, P2)))
-					wA -= iA * (box2d.B2Vec2Cross(cp1.RA, P1) + box2d.B2Vec2Cross(cp2.RA, P2))
-
-					vB.OperatorPlusInplace(box2d.B2Vec2MulScalar(mB, box2d.B2Vec2Add(P1, P2)))
-					wB += iB * (box2d.B2Vec2Cross(cp1.RB, P1) + box2d.B2Vec2Cross(cp2.RB, P2))
-
-					// Accumulate
-					cp1.NormalImpulse = x.X
-					cp2.NormalImpulse = x.Y
-
-					break
-				}
-
-				// No solution, give up. This is hit sometimes, but it doesn't seem to matter.
-				break
+				// Accumulate
+				cp1.NormalImpulse = xx
+				cp2.NormalImpulse = xy
 			}
 		}
 
-		solver.M_velocities[indexA].V = vA
-		solver.M_velocities[indexA].W = wA
-		solver.M_velocities[indexB].V = vB
-		solver.M_velocities[indexB].W = wB
+		velA.V.X, velA.V.Y, velA.W = vAx, vAy, wA
+		velB.V.X, velB.V.Y, velB.W = vBx, vBy, wB
 	}
+}
+
+// flo is math.Min(a, b) to the bit, two comparisons when a and b differ
+// and are numbers; equal values (+0 and −0) and NaNs go to the built-in
+// min, which agrees with math.Min on both.
+func flo(a, b float64) float64 {
+	if a < b {
+		return a
+	}
+	if b < a {
+		return b
+	}
+	return min(a, b)
+}
+
+// fhi is math.Max(a, b) as flo is math.Min.
+func fhi(a, b float64) float64 {
+	if a > b {
+		return a
+	}
+	if b > a {
+		return b
+	}
+	return max(a, b)
 }
 
 // solvePositions is B2ContactSolver.SolvePositionConstraints, the same
