@@ -3,6 +3,7 @@ package physics
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/ByteArena/box2d"
@@ -97,6 +98,73 @@ func manifoldDiff(got, want *box2d.B2Manifold) string {
 		g, w := got.Points[i], want.Points[i]
 		if bits(g.LocalPoint) != bits(w.LocalPoint) || g.Id != w.Id {
 			return "a point differs"
+		}
+	}
+	return ""
+}
+
+// TestMoveProxyMatchesBox2d moves the proxies of two broad phases, one by
+// box2d's MoveProxy and one by moveProxy, through the same random walk
+// (small steps that stay in the fat box, larger ones and jumps that
+// leave it), and requires the two trees to stay alike node for node (box,
+// links, height), with the same root, free list and buffered moves.
+func TestMoveProxyMatchesBox2d(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 4))
+	ref, own := box2d.MakeB2BroadPhase(), box2d.MakeB2BroadPhase()
+	const n = 300
+	boxes := make([]box2d.B2AABB, n)
+	ids := make([]int, n)
+	for i := range boxes {
+		x, y := rng.Float64()*100, rng.Float64()*100
+		w, h := 0.2+rng.Float64(), 0.2+rng.Float64()
+		boxes[i] = box2d.B2AABB{LowerBound: box2d.MakeB2Vec2(x, y), UpperBound: box2d.MakeB2Vec2(x+w, y+h)}
+		a, b := ref.CreateProxy(boxes[i], i), own.CreateProxy(boxes[i], i)
+		if a != b {
+			t.Fatalf("proxy ids %d and %d", a, b)
+		}
+		ids[i] = a
+	}
+	moved := 0
+	for step := range 400 {
+		for range 60 {
+			i := rng.IntN(n)
+			d := box2d.MakeB2Vec2((rng.Float64()*2-1)*[]float64{0.01, 0.3, 5}[rng.IntN(3)], (rng.Float64()*2-1)*0.3)
+			boxes[i].LowerBound = box2d.B2Vec2Add(boxes[i].LowerBound, d)
+			boxes[i].UpperBound = box2d.B2Vec2Add(boxes[i].UpperBound, d)
+			before := own.M_moveCount
+			ref.MoveProxy(ids[i], boxes[i], d)
+			moveProxy(&own, ids[i], boxes[i], d)
+			if own.M_moveCount != before {
+				moved++
+			}
+		}
+		if d := treeDiff(&ref.M_tree, &own.M_tree); d != "" {
+			t.Fatalf("step %d: %s", step, d)
+		}
+		if ref.M_moveCount != own.M_moveCount || !slices.Equal(ref.M_moveBuffer[:ref.M_moveCount], own.M_moveBuffer[:own.M_moveCount]) {
+			t.Fatalf("step %d: buffered moves differ", step)
+		}
+		ref.M_moveCount, own.M_moveCount = 0, 0
+	}
+	t.Logf("%d moves left their fat box and were put back in the tree", moved)
+	if moved < 1000 {
+		t.Fatalf("too few proxies left their fat box (%d) for the test to mean much", moved)
+	}
+}
+
+// treeDiff describes how two dynamic trees differ, or returns "".
+func treeDiff(a, b *box2d.B2DynamicTree) string {
+	if a.M_root != b.M_root || a.M_freeList != b.M_freeList || a.M_nodeCount != b.M_nodeCount || a.M_insertionCount != b.M_insertionCount {
+		return "roots, free lists or counts differ"
+	}
+	for i := range a.M_nodes {
+		x, y := &a.M_nodes[i], &b.M_nodes[i]
+		if x.Parent != y.Parent || x.Next != y.Next || x.Child1 != y.Child1 || x.Child2 != y.Child2 || x.Height != y.Height ||
+			math.Float64bits(x.Aabb.LowerBound.X) != math.Float64bits(y.Aabb.LowerBound.X) ||
+			math.Float64bits(x.Aabb.LowerBound.Y) != math.Float64bits(y.Aabb.LowerBound.Y) ||
+			math.Float64bits(x.Aabb.UpperBound.X) != math.Float64bits(y.Aabb.UpperBound.X) ||
+			math.Float64bits(x.Aabb.UpperBound.Y) != math.Float64bits(y.Aabb.UpperBound.Y) {
+			return "a node differs"
 		}
 	}
 	return ""

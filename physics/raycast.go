@@ -73,8 +73,9 @@ func newRayWalk(p1, p2 box2d.B2Vec2) (rayWalk, bool) {
 // clip sets the segment's box to the part of the ray up to maxFraction.
 func (r *rayWalk) clip() {
 	t := box2d.B2Vec2Add(r.p1, box2d.B2Vec2MulScalar(r.maxFraction, box2d.B2Vec2Sub(r.p2, r.p1)))
-	r.segment.LowerBound = box2d.B2Vec2Min(r.p1, t)
-	r.segment.UpperBound = box2d.B2Vec2Max(r.p1, t)
+	// box2d's B2Vec2Min and B2Vec2Max, by flo and fhi.
+	r.segment.LowerBound = box2d.B2Vec2{X: flo(r.p1.X, t.X), Y: flo(r.p1.Y, t.Y)}
+	r.segment.UpperBound = box2d.B2Vec2{X: fhi(r.p1.X, t.X), Y: fhi(r.p1.Y, t.Y)}
 }
 
 // meets is box2d's test of whether the ray's walk enters a tree node with
