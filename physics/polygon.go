@@ -130,11 +130,16 @@ func maxSeparation(poly1 *box2d.B2PolygonShape, xf1 *box2d.B2Transform, poly2 *b
 		vx := (qc*v1.X - qs*v1.Y) + px
 		vy := (qs*v1.X + qc*v1.Y) + py
 
-		// The deepest point of poly2 along it.
+		// The deepest point of poly2 along it. The search only goes down:
+		// once it is no higher than the best so far, edge i cannot be
+		// chosen and the rest of it would change nothing.
 		si := box2d.B2_maxFloat
 		for _, v2 := range v2s {
 			if sij := nx*(v2.X-vx) + ny*(v2.Y-vy); sij < si {
 				si = sij
+				if si <= maxSeparation {
+					break
+				}
 			}
 		}
 		if si > maxSeparation {

@@ -1,6 +1,10 @@
 package physics
 
-import "github.com/ByteArena/box2d"
+import (
+	"math"
+
+	"github.com/ByteArena/box2d"
+)
 
 // solveVelocities is B2ContactSolver.SolveVelocityConstraints, the same
 // arithmetic in the same order, written out on the vectors' components:
@@ -186,59 +190,77 @@ func fhi(a, b float64) float64 {
 }
 
 // solvePositions is B2ContactSolver.SolvePositionConstraints, the same
-// arithmetic in the same order, with the same built-in min and max as
-// solveVelocities and each body's rotation made by rot, which turns no
-// angle of zero (a fixed-rotation character, the static world) through a
-// sine and a cosine: the solver builds both bodies' transforms for every
-// contact point in every iteration; turns remembers the rotations.
+// arithmetic in the same order, on the vectors' components as in
+// solveVelocities, with flo and fhi for its clamps, and the faces' solver
+// manifold (B2PositionSolverManifold) worked out here. Each body's
+// rotation is rot's, from turns, looked up again only when the body's
+// angle has changed since its last point: the solver places both bodies
+// for every contact point in every iteration, and most points leave an
+// angle as it was (a fixed-rotation character, the static world).
 func solvePositions(solver *box2d.B2ContactSolver, turns *rotCache) bool {
 	minSeparation := 0.0
-	for i := 0; i < solver.M_count; i++ {
+	positions := solver.M_positions
+	for i := range solver.M_count {
 		pc := &solver.M_positionConstraints[i]
 
 		indexA := pc.IndexA
 		indexB := pc.IndexB
-		localCenterA := pc.LocalCenterA
+		lcAx, lcAy := pc.LocalCenterA.X, pc.LocalCenterA.Y
 		mA := pc.InvMassA
 		iA := pc.InvIA
-		localCenterB := pc.LocalCenterB
+		lcBx, lcBy := pc.LocalCenterB.X, pc.LocalCenterB.Y
 		mB := pc.InvMassB
 		iB := pc.InvIB
 		pointCount := pc.PointCount
 
-		cA := solver.M_positions[indexA].C
-		aA := solver.M_positions[indexA].A
+		posA, posB := &positions[indexA], &positions[indexB]
+		cAx, cAy, aA := posA.C.X, posA.C.Y, posA.A
+		cBx, cBy, aB := posB.C.X, posB.C.Y, posB.A
 
-		cB := solver.M_positions[indexB].C
-		aB := solver.M_positions[indexB].A
+		qA, qB := turns.of(aA), turns.of(aB)
+		bitsA, bitsB := math.Float64bits(aA), math.Float64bits(aB)
 
 		// Solve normal constraints
-		for j := 0; j < pointCount; j++ {
-			var xfA, xfB box2d.B2Transform
-			xfA.Q = turns.of(aA)
-			xfB.Q = turns.of(aB)
-			xfA.P = box2d.B2Vec2Sub(cA, box2d.B2RotVec2Mul(xfA.Q, localCenterA))
-			xfB.P = box2d.B2Vec2Sub(cB, box2d.B2RotVec2Mul(xfB.Q, localCenterB))
+		for j := range pointCount {
+			if b := math.Float64bits(aA); b != bitsA {
+				qA, bitsA = turns.of(aA), b
+			}
+			if b := math.Float64bits(aB); b != bitsB {
+				qB, bitsB = turns.of(aB), b
+			}
+			// The bodies' transforms: origin = centre − q·localCentre.
+			pAx := cAx - (qA.C*lcAx - qA.S*lcAy)
+			pAy := cAy - (qA.S*lcAx + qA.C*lcAy)
+			pBx := cBx - (qB.C*lcBx - qB.S*lcBy)
+			pBy := cBy - (qB.S*lcBx + qB.C*lcBy)
 
-			var psm box2d.B2PositionSolverManifold
-			psm.Initialize(pc, xfA, xfB, j)
-			normal := psm.Normal
+			var nx, ny, pointX, pointY, separation float64
+			switch pc.Type {
+			case box2d.B2Manifold_Type.E_faceA:
+				nx, ny, pointX, pointY, separation = faceManifold(pc, j, qA, pAx, pAy, qB, pBx, pBy)
+			case box2d.B2Manifold_Type.E_faceB:
+				nx, ny, pointX, pointY, separation = faceManifold(pc, j, qB, pBx, pBy, qA, pAx, pAy)
+				// Ensure normal points from A to B
+				nx, ny = -nx, -ny
+			default:
+				var psm box2d.B2PositionSolverManifold
+				psm.Initialize(pc, box2d.B2Transform{P: box2d.B2Vec2{X: pAx, Y: pAy}, Q: qA},
+					box2d.B2Transform{P: box2d.B2Vec2{X: pBx, Y: pBy}, Q: qB}, j)
+				nx, ny, pointX, pointY, separation = psm.Normal.X, psm.Normal.Y, psm.Point.X, psm.Point.Y, psm.Separation
+			}
 
-			point := psm.Point
-			separation := psm.Separation
-
-			rA := box2d.B2Vec2Sub(point, cA)
-			rB := box2d.B2Vec2Sub(point, cB)
+			rAx, rAy := pointX-cAx, pointY-cAy
+			rBx, rBy := pointX-cBx, pointY-cBy
 
 			// Track max constraint error.
-			minSeparation = min(minSeparation, separation)
+			minSeparation = flo(minSeparation, separation)
 
 			// Prevent large corrections and allow slop.
-			C := max(-box2d.B2_maxLinearCorrection, min(box2d.B2_baumgarte*(separation+box2d.B2_linearSlop), 0.0))
+			C := fhi(-box2d.B2_maxLinearCorrection, flo(box2d.B2_baumgarte*(separation+box2d.B2_linearSlop), 0.0))
 
 			// Compute the effective mass.
-			rnA := box2d.B2Vec2Cross(rA, normal)
-			rnB := box2d.B2Vec2Cross(rB, normal)
+			rnA := rAx*ny - rAy*nx
+			rnB := rBx*ny - rBy*nx
 			K := mA + mB + iA*rnA*rnA + iB*rnB*rnB
 
 			// Compute normal impulse
@@ -247,25 +269,40 @@ func solvePositions(solver *box2d.B2ContactSolver, turns *rotCache) bool {
 				impulse = -C / K
 			}
 
-			P := box2d.B2Vec2MulScalar(impulse, normal)
+			px, py := impulse*nx, impulse*ny
 
-			cA.OperatorMinusInplace(box2d.B2Vec2MulScalar(mA, P))
-			aA -= iA * box2d.B2Vec2Cross(rA, P)
+			cAx -= mA * px
+			cAy -= mA * py
+			aA -= iA * (rAx*py - rAy*px)
 
-			cB.OperatorPlusInplace(box2d.B2Vec2MulScalar(mB, P))
-			aB += iB * box2d.B2Vec2Cross(rB, P)
+			cBx += mB * px
+			cBy += mB * py
+			aB += iB * (rBx*py - rBy*px)
 		}
 
-		solver.M_positions[indexA].C = cA
-		solver.M_positions[indexA].A = aA
-
-		solver.M_positions[indexB].C = cB
-		solver.M_positions[indexB].A = aB
+		posA.C.X, posA.C.Y, posA.A = cAx, cAy, aA
+		posB.C.X, posB.C.Y, posB.A = cBx, cBy, aB
 	}
 
 	// We can't expect minSpeparation >= -b2_linearSlop because we don't
 	// push the separation above -b2_linearSlop.
 	return minSeparation >= -3.0*box2d.B2_linearSlop
+}
+
+// faceManifold is B2PositionSolverManifold.Initialize for a manifold on
+// a face of the body placed by (q1, p1), its point j on the other body's
+// side placed by (q2, p2): the face's normal (before E_faceB turns it
+// round), the point and the separation.
+func faceManifold(pc *box2d.B2ContactPositionConstraint, j int, q1 box2d.B2Rot, p1x, p1y float64, q2 box2d.B2Rot, p2x, p2y float64) (nx, ny, x, y, separation float64) {
+	ln, lp, lc := pc.LocalNormal, pc.LocalPoint, pc.LocalPoints[j]
+	nx = q1.C*ln.X - q1.S*ln.Y
+	ny = q1.S*ln.X + q1.C*ln.Y
+	planeX := (q1.C*lp.X - q1.S*lp.Y) + p1x
+	planeY := (q1.S*lp.X + q1.C*lp.Y) + p1y
+	x = (q2.C*lc.X - q2.S*lc.Y) + p2x
+	y = (q2.S*lc.X + q2.C*lc.Y) + p2y
+	separation = ((x-planeX)*nx + (y-planeY)*ny) - pc.RadiusA - pc.RadiusB
+	return nx, ny, x, y, separation
 }
 
 // synchronizeTransform is B2Body.SynchronizeTransform with turns.
