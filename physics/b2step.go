@@ -264,7 +264,7 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 	solver := w.contactSolver(step, island)
 	initializeVelocities(solver, &w.turns)
 	if step.WarmStarting {
-		solver.WarmStart()
+		warmStart(solver)
 	}
 	for i := 0; i < island.M_jointCount; i++ {
 		island.M_joints[i].InitVelocityConstraints(solverData)

@@ -165,6 +165,85 @@ func solveVelocities(solver *box2d.B2ContactSolver) {
 	}
 }
 
+// worldPoints is B2WorldManifold.Initialize's normal and points (not its
+// separations, which the solver's set-up does not read), the same
+// arithmetic, for m placed by xfA and xfB. A manifold of circles, or one
+// with no points, is box2d's own.
+func worldPoints(m *box2d.B2Manifold, xfA *box2d.B2Transform, radiusA float64, xfB *box2d.B2Transform, radiusB float64) (normal box2d.B2Vec2, points [box2d.B2_maxManifoldPoints]box2d.B2Vec2) {
+	if m.PointCount == 0 || (m.Type != box2d.B2Manifold_Type.E_faceA && m.Type != box2d.B2Manifold_Type.E_faceB) {
+		wm := box2d.MakeB2WorldManifold()
+		wm.Initialize(m, *xfA, radiusA, *xfB, radiusB)
+		return wm.Normal, [box2d.B2_maxManifoldPoints]box2d.B2Vec2{wm.Points[0], wm.Points[1]}
+	}
+	// The face's body (1) and the other (2).
+	xf1, xf2, r1, r2 := xfA, xfB, radiusA, radiusB
+	if m.Type == box2d.B2Manifold_Type.E_faceB {
+		xf1, xf2, r1, r2 = xfB, xfA, radiusB, radiusA
+	}
+	q1 := xf1.Q
+	nx := q1.C*m.LocalNormal.X - q1.S*m.LocalNormal.Y
+	ny := q1.S*m.LocalNormal.X + q1.C*m.LocalNormal.Y
+	planeX := (q1.C*m.LocalPoint.X - q1.S*m.LocalPoint.Y) + xf1.P.X
+	planeY := (q1.S*m.LocalPoint.X + q1.C*m.LocalPoint.Y) + xf1.P.Y
+	q2 := xf2.Q
+	for i := range m.PointCount {
+		lp := m.Points[i].LocalPoint
+		clipX := (q2.C*lp.X - q2.S*lp.Y) + xf2.P.X
+		clipY := (q2.S*lp.X + q2.C*lp.Y) + xf2.P.Y
+		// The point on the face's side and the one on the other's.
+		d := r1 - ((clipX-planeX)*nx + (clipY-planeY)*ny)
+		c1x, c1y := clipX+d*nx, clipY+d*ny
+		c2x, c2y := clipX-r2*nx, clipY-r2*ny
+		if m.Type == box2d.B2Manifold_Type.E_faceA {
+			points[i] = box2d.B2Vec2{X: 0.5 * (c1x + c2x), Y: 0.5 * (c1y + c2y)}
+		} else {
+			points[i] = box2d.B2Vec2{X: 0.5 * (c2x + c1x), Y: 0.5 * (c2y + c1y)}
+		}
+	}
+	if m.Type == box2d.B2Manifold_Type.E_faceB {
+		// Ensure normal points from A to B.
+		return box2d.B2Vec2{X: -nx, Y: -ny}, points
+	}
+	return box2d.B2Vec2{X: nx, Y: ny}, points
+}
+
+// warmStart is B2ContactSolver.WarmStart, on the components as in
+// solveVelocities: each contact point's impulses from the last step
+// applied to its bodies before the iterations.
+func warmStart(solver *box2d.B2ContactSolver) {
+	vels := solver.M_velocities
+	for i := range solver.M_count {
+		vc := &solver.M_velocityConstraints[i]
+
+		mA := vc.InvMassA
+		iA := vc.InvIA
+		mB := vc.InvMassB
+		iB := vc.InvIB
+
+		velA, velB := &vels[vc.IndexA], &vels[vc.IndexB]
+		vAx, vAy, wA := velA.V.X, velA.V.Y, velA.W
+		vBx, vBy, wB := velB.V.X, velB.V.Y, velB.W
+
+		nx, ny := vc.Normal.X, vc.Normal.Y
+		tx, ty := 1.0*ny, -1.0*nx
+
+		for j := range vc.PointCount {
+			vcp := &vc.Points[j]
+			ni, ti := vcp.NormalImpulse, vcp.TangentImpulse
+			px, py := ni*nx+ti*tx, ni*ny+ti*ty
+			wA -= iA * (vcp.RA.X*py - vcp.RA.Y*px)
+			vAx -= mA * px
+			vAy -= mA * py
+			wB += iB * (vcp.RB.X*py - vcp.RB.Y*px)
+			vBx += mB * px
+			vBy += mB * py
+		}
+
+		velA.V.X, velA.V.Y, velA.W = vAx, vAy, wA
+		velB.V.X, velB.V.Y, velB.W = vBx, vBy, wB
+	}
+}
+
 // flo is math.Min(a, b) to the bit, two comparisons when a and b differ
 // and are numbers; equal values (+0 and −0) and NaNs go to the built-in
 // min, which agrees with math.Min on both.
@@ -380,56 +459,42 @@ func initializeVelocities(solver *box2d.B2ContactSolver, turns *rotCache) {
 		xfA.P = box2d.B2Vec2Sub(cA, box2d.B2RotVec2Mul(xfA.Q, localCenterA))
 		xfB.P = box2d.B2Vec2Sub(cB, box2d.B2RotVec2Mul(xfB.Q, localCenterB))
 
-		worldManifold := box2d.MakeB2WorldManifold()
-		worldManifold.Initialize(manifold, xfA, radiusA, xfB, radiusB)
-
-		vc.Normal = worldManifold.Normal
+		normal, points := worldPoints(manifold, &xfA, radiusA, &xfB, radiusB)
+		vc.Normal = normal
+		nx, ny := normal.X, normal.Y
+		tx, ty := 1.0*ny, -1.0*nx // the tangent, box2d's cross of the normal with 1
 
 		pointCount := vc.PointCount
-		for j := 0; j < pointCount; j++ {
+		for j := range pointCount {
 			vcp := &vc.Points[j]
 
-			vcp.RA = box2d.B2Vec2Sub(worldManifold.Points[j], cA)
-			vcp.RB = box2d.B2Vec2Sub(worldManifold.Points[j], cB)
+			rAx, rAy := points[j].X-cA.X, points[j].Y-cA.Y
+			rBx, rBy := points[j].X-cB.X, points[j].Y-cB.Y
+			vcp.RA = box2d.B2Vec2{X: rAx, Y: rAy}
+			vcp.RB = box2d.B2Vec2{X: rBx, Y: rBy}
 
-			rnA := box2d.B2Vec2Cross(vcp.RA, vc.Normal)
-			rnB := box2d.B2Vec2Cross(vcp.RB, vc.Normal)
-
+			rnA := rAx*ny - rAy*nx
+			rnB := rBx*ny - rBy*nx
 			kNormal := mA + mB + iA*rnA*rnA + iB*rnB*rnB
-
 			if kNormal > 0.0 {
 				vcp.NormalMass = 1.0 / kNormal
 			} else {
 				vcp.NormalMass = 0.0
 			}
 
-			tangent := box2d.B2Vec2CrossVectorScalar(vc.Normal, 1.0)
-
-			rtA := box2d.B2Vec2Cross(vcp.RA, tangent)
-			rtB := box2d.B2Vec2Cross(vcp.RB, tangent)
-
+			rtA := rAx*ty - rAy*tx
+			rtB := rBx*ty - rBy*tx
 			kTangent := mA + mB + iA*rtA*rtA + iB*rtB*rtB
-
 			if kTangent > 0.0 {
 				vcp.TangentMass = 1.0 / kTangent
 			} else {
 				vcp.TangentMass = 0.0
 			}
 
-			// Setup a velocity bias for restitution.
+			// Setup a velocity bias for restitution: the normal part of
+			// ((vB + wB × rB) − vA) − wA × rA.
 			vcp.VelocityBias = 0.0
-			vRel := box2d.B2Vec2Dot(
-				vc.Normal,
-				box2d.B2Vec2Sub(
-					box2d.B2Vec2Sub(
-						box2d.B2Vec2Add(
-							vB,
-							box2d.B2Vec2CrossScalarVector(wB, vcp.RB),
-						),
-						vA),
-					box2d.B2Vec2CrossScalarVector(wA, vcp.RA),
-				),
-			)
+			vRel := nx*(((vB.X+-wB*rBy)-vA.X)- -wA*rAy) + ny*(((vB.Y+wB*rBx)-vA.Y)-wA*rAx)
 			if vRel < -box2d.B2_velocityThreshold {
 				vcp.VelocityBias = -vc.Restitution * vRel
 			}
