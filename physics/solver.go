@@ -406,18 +406,17 @@ func shapeAABB(aabb *box2d.B2AABB, shape box2d.B2ShapeInterface, xf box2d.B2Tran
 	upper := lower
 	for i := 1; i < poly.M_count; i++ {
 		v := box2d.B2TransformVec2Mul(xf, poly.M_vertices[i])
-		lower = box2d.B2Vec2{X: min(lower.X, v.X), Y: min(lower.Y, v.Y)}
-		upper = box2d.B2Vec2{X: max(upper.X, v.X), Y: max(upper.Y, v.Y)}
+		lower = box2d.B2Vec2{X: flo(lower.X, v.X), Y: flo(lower.Y, v.Y)}
+		upper = box2d.B2Vec2{X: fhi(upper.X, v.X), Y: fhi(upper.Y, v.Y)}
 	}
 	r := poly.M_radius
 	aabb.LowerBound = box2d.B2Vec2{X: lower.X - r, Y: lower.Y - r}
 	aabb.UpperBound = box2d.B2Vec2{X: upper.X - r, Y: upper.Y - r}
 }
 
-// combineAABB is B2AABB.CombineTwoInPlace with the built-in min and max.
+// combineAABB is B2AABB.CombineTwoInPlace with flo and fhi.
 func combineAABB(bb *box2d.B2AABB, a, b box2d.B2AABB) {
-	bb.LowerBound = box2d.B2Vec2{X: min(a.LowerBound.X, b.LowerBound.X), Y: min(a.LowerBound.Y, b.LowerBound.Y)}
-	bb.UpperBound = box2d.B2Vec2{X: max(a.UpperBound.X, b.UpperBound.X), Y: max(a.UpperBound.Y, b.UpperBound.Y)}
+	*bb = combined(&a, &b)
 }
 
 // initializeVelocities is B2ContactSolver.InitializeVelocityConstraints,
