@@ -169,3 +169,53 @@ func treeDiff(a, b *box2d.B2DynamicTree) string {
 	}
 	return ""
 }
+
+// TestCastPolygonMatchesBox2d casts random rays at random polygons placed
+// at random and requires castPolygon to answer as B2PolygonShape.RayCast
+// does, hit or miss, fraction and normal bit for bit, with hits and misses
+// both met.
+func TestCastPolygonMatchesBox2d(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 8))
+	hits, misses := 0, 0
+	for range 100000 {
+		s := box2d.MakeB2PolygonShape()
+		if rng.IntN(2) == 0 {
+			s.SetAsBox(0.1+rng.Float64(), 0.1+rng.Float64())
+		} else {
+			n := 3 + rng.IntN(6)
+			pts := make([]box2d.B2Vec2, n)
+			for i := range pts {
+				a := 2 * math.Pi * (float64(i) + 0.8*rng.Float64()) / float64(n)
+				pts[i] = box2d.MakeB2Vec2((0.3+rng.Float64())*math.Cos(a), (0.3+rng.Float64())*math.Sin(a))
+			}
+			s.Set(pts, n)
+		}
+		var xf box2d.B2Transform
+		xf.P = box2d.MakeB2Vec2(rng.Float64()*4-2, rng.Float64()*4-2)
+		xf.Q.Set(rng.Float64()*8 - 4)
+		in := box2d.B2RayCastInput{
+			P1:          box2d.MakeB2Vec2(rng.Float64()*8-4, rng.Float64()*8-4),
+			P2:          box2d.MakeB2Vec2(rng.Float64()*8-4, rng.Float64()*8-4),
+			MaxFraction: []float64{1, rng.Float64()}[rng.IntN(2)],
+		}
+		if rng.IntN(8) == 0 { // straight down, as the ground probes cast
+			in.P2.X = in.P1.X
+		}
+		var want, got box2d.B2RayCastOutput
+		wantHit := s.RayCast(&want, in, xf, 0)
+		gotHit := castPolygon(&got, &in, &s, &xf)
+		if wantHit != gotHit || math.Float64bits(want.Fraction) != math.Float64bits(got.Fraction) ||
+			math.Float64bits(want.Normal.X) != math.Float64bits(got.Normal.X) || math.Float64bits(want.Normal.Y) != math.Float64bits(got.Normal.Y) {
+			t.Fatalf("ray %+v at %+v: cast %v %+v, box2d %v %+v", in, xf, gotHit, got, wantHit, want)
+		}
+		if wantHit {
+			hits++
+		} else {
+			misses++
+		}
+	}
+	t.Logf("%d hits, %d misses", hits, misses)
+	if hits == 0 || misses == 0 {
+		t.Fatalf("both hits and misses should be met (%d, %d)", hits, misses)
+	}
+}
