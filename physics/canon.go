@@ -73,8 +73,6 @@ func contactData(c box2d.B2ContactInterface) *box2d.B2Contact {
 		return &c.B2Contact
 	}
 	switch c := c.(type) {
-	case *box2d.B2PolygonContact:
-		return &c.B2Contact
 	case *box2d.B2ChainAndPolygonContact:
 		return &c.B2Contact
 	case *box2d.B2PolygonAndCircleContact:
