@@ -264,7 +264,7 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 	solver := w.contactSolver(step, island)
 	initializeVelocities(solver, &w.turns)
 	if step.WarmStarting {
-		solver.WarmStart()
+		warmStart(solver)
 	}
 	for i := 0; i < island.M_jointCount; i++ {
 		island.M_joints[i].InitVelocityConstraints(solverData)
@@ -495,7 +495,7 @@ func (w *World) synchronizeFixtures(b *box2d.B2Body) {
 			shapeAABB(&w.aabb, f.M_shape, xf1, proxy.ChildIndex)
 			shapeAABB(&w.aabb2, f.M_shape, xf2, proxy.ChildIndex)
 			combineAABB(&proxy.Aabb, w.aabb, w.aabb2)
-			bp.MoveProxy(proxy.ProxyId, proxy.Aabb, box2d.B2Vec2Sub(xf2.P, xf1.P))
+			moveProxy(bp, proxy.ProxyId, proxy.Aabb, box2d.B2Vec2Sub(xf2.P, xf1.P))
 		}
 	}
 }

@@ -63,6 +63,7 @@ func (w *World) collide(clearIsland bool) {
 // its manifold computed again where its bodies stand, the warm-starting
 // impulses carried over to the points that persist, and listener told of
 // a touch beginning or ending, and before the solver of a touch (PreSolve).
+// Two polygons' manifold is collidePolygons', box2d's own arithmetic.
 func updateContact(c box2d.B2ContactInterface, d *box2d.B2Contact, listener box2d.B2ContactListenerInterface) {
 	m := d.M_manifold
 	oldManifold := *m
@@ -83,7 +84,11 @@ func updateContact(c box2d.B2ContactInterface, d *box2d.B2Contact, listener box2
 		// Sensors don't generate manifolds.
 		m.PointCount = 0
 	} else {
-		c.Evaluate(m, xfA, xfB)
+		if _, ok := c.(*box2d.B2PolygonContact); ok {
+			collidePolygons(m, fixtureA.M_shape.(*box2d.B2PolygonShape), xfA, fixtureB.M_shape.(*box2d.B2PolygonShape), xfB)
+		} else {
+			c.Evaluate(m, xfA, xfB)
+		}
 		touching = m.PointCount > 0
 
 		// Match old contact ids to new contact ids and copy the stored

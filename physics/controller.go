@@ -149,9 +149,9 @@ func (w *World) grounded(b *box2d.B2Body) bool {
 		// covers the whole sweep of the last step, feet where they were too.
 		for i := range f.M_shape.GetChildCount() {
 			shapeAABB(box, f.M_shape, xf, i)
-			minX = math.Min(minX, box.LowerBound.X)
-			minY = math.Min(minY, box.LowerBound.Y)
-			maxX = math.Max(maxX, box.UpperBound.X)
+			minX = flo(minX, box.LowerBound.X)
+			minY = flo(minY, box.LowerBound.Y)
+			maxX = fhi(maxX, box.UpperBound.X)
 		}
 	}
 	if minX > maxX {

@@ -73,8 +73,9 @@ func newRayWalk(p1, p2 box2d.B2Vec2) (rayWalk, bool) {
 // clip sets the segment's box to the part of the ray up to maxFraction.
 func (r *rayWalk) clip() {
 	t := box2d.B2Vec2Add(r.p1, box2d.B2Vec2MulScalar(r.maxFraction, box2d.B2Vec2Sub(r.p2, r.p1)))
-	r.segment.LowerBound = box2d.B2Vec2Min(r.p1, t)
-	r.segment.UpperBound = box2d.B2Vec2Max(r.p1, t)
+	// box2d's B2Vec2Min and B2Vec2Max, by flo and fhi.
+	r.segment.LowerBound = box2d.B2Vec2{X: flo(r.p1.X, t.X), Y: flo(r.p1.Y, t.Y)}
+	r.segment.UpperBound = box2d.B2Vec2{X: fhi(r.p1.X, t.X), Y: fhi(r.p1.Y, t.Y)}
 }
 
 // meets is box2d's test of whether the ray's walk enters a tree node with
@@ -97,7 +98,7 @@ func (w *World) castAt(r *rayWalk, leaf *box2d.B2TreeNode, report rayReport) boo
 	out := &w.rayOut
 	*out = box2d.B2RayCastOutput{}
 	value := r.maxFraction
-	if proxy.Fixture.RayCast(out, input, proxy.ChildIndex) {
+	if castFixture(out, input, proxy.Fixture, proxy.ChildIndex) {
 		value = report(proxy.Fixture, out.Fraction, out.Normal)
 	}
 	if value == 0 {
@@ -155,4 +156,55 @@ func (w *World) castAmong(leaves []*box2d.B2TreeNode, p1, p2 box2d.B2Vec2, repor
 			return
 		}
 	}
+}
+
+// castFixture is B2Fixture.RayCast for child of f, placed where its body
+// stands. box2d's copies the fixture and the body to reach the body's
+// transform, and a polygon's copies the polygon; a polygon is cast here
+// (castPolygon), any other shape by box2d.
+func castFixture(out *box2d.B2RayCastOutput, in box2d.B2RayCastInput, f *box2d.B2Fixture, child int) bool {
+	xf := &f.M_body.M_xf
+	if poly, ok := f.M_shape.(*box2d.B2PolygonShape); ok {
+		return castPolygon(out, &in, poly, xf)
+	}
+	return f.M_shape.RayCast(out, in, *xf, child)
+}
+
+// castPolygon is B2PolygonShape.RayCast, the same arithmetic in the same
+// order: the ray clipped by each edge's half-plane in the polygon's
+// frame, and the hit where it enters.
+func castPolygon(out *box2d.B2RayCastOutput, in *box2d.B2RayCastInput, poly *box2d.B2PolygonShape, xf *box2d.B2Transform) bool {
+	// The ray in the polygon's frame.
+	p1 := box2d.B2RotVec2MulT(xf.Q, box2d.B2Vec2Sub(in.P1, xf.P))
+	p2 := box2d.B2RotVec2MulT(xf.Q, box2d.B2Vec2Sub(in.P2, xf.P))
+	dx, dy := p2.X-p1.X, p2.Y-p1.Y
+
+	lower, upper := 0.0, in.MaxFraction
+	index := -1
+	for i := range poly.M_count {
+		n, v := &poly.M_normals[i], &poly.M_vertices[i]
+		numerator := n.X*(v.X-p1.X) + n.Y*(v.Y-p1.Y)
+		denominator := n.X*dx + n.Y*dy
+		if denominator == 0.0 {
+			if numerator < 0.0 {
+				return false
+			}
+		} else if denominator < 0.0 && numerator < lower*denominator {
+			// The segment enters this half-plane: lower rises.
+			lower = numerator / denominator
+			index = i
+		} else if denominator > 0.0 && numerator < upper*denominator {
+			// The segment leaves it: upper falls.
+			upper = numerator / denominator
+		}
+		if upper < lower {
+			return false
+		}
+	}
+	if index >= 0 {
+		out.Fraction = lower
+		out.Normal = box2d.B2RotVec2Mul(xf.Q, poly.M_normals[index])
+		return true
+	}
+	return false
 }

@@ -291,7 +291,7 @@ func (w *World) setTransform(b *box2d.B2Body, x, y, angle float64) {
 			// alike, whose union is either of them.
 			shapeAABB(&w.aabb, f.M_shape, xf, proxy.ChildIndex)
 			combineAABB(&proxy.Aabb, w.aabb, w.aabb)
-			bp.MoveProxy(proxy.ProxyId, proxy.Aabb, box2d.B2Vec2Sub(xf.P, xf.P))
+			moveProxy(bp, proxy.ProxyId, proxy.Aabb, box2d.B2Vec2Sub(xf.P, xf.P))
 		}
 	}
 }

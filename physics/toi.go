@@ -132,14 +132,16 @@ func project(p *box2d.B2DistanceProxy, xf box2d.B2Transform, axis box2d.B2Vec2) 
 }
 
 // rot is B2Rot.Set(angle), the same bits, without the sine and cosine of
-// an angle of zero (a body that never turns: static, fixed rotation).
+// an angle of zero (a body that never turns: static, fixed rotation), and
+// with both from math.Sincos: it reduces the angle once for the two, by
+// math.Sin's and math.Cos's own steps and polynomials, so to their bits
+// (they differ only in which NaN a NaN angle gives).
 func rot(angle float64) box2d.B2Rot {
 	if angle == 0 && !math.Signbit(angle) {
 		return box2d.B2Rot{S: 0, C: 1}
 	}
-	var q box2d.B2Rot
-	q.Set(angle)
-	return q
+	s, c := math.Sincos(angle)
+	return box2d.B2Rot{S: s, C: c}
 }
 
 // rotCache remembers the rotations of the angles rot turned last, 1024 of

@@ -15,8 +15,10 @@
 // steps, since the port's own allocates as it goes; so do its ray cast
 // (raycast.go), its body placement (setTransform), its contact update
 // (collide.go) and its contact solver's iterations (solver.go), whose
-// getters copy their receivers. Times of impact that could only answer
-// "none" are not asked for (toi.go).
+// getters copy their receivers, and, by box2d's arithmetic on plain
+// numbers rather than its vector helpers, two polygons' manifold
+// (polygon.go) and the broad phase's tree updates (tree.go). Times of
+// impact that could only answer "none" are not asked for (toi.go).
 //
 // A client predicts with the same physics its server runs, so a step must
 // depend on the world's state and not on how a world came to hold it:
