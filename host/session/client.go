@@ -180,6 +180,9 @@ type ClientConfig struct {
 	Password []byte
 	// Now is the session's time at its start: its first Hello goes then.
 	Now transport.Time
+	// BudgetClock is the clock behaviors' calls are budgeted on
+	// (scripting.Config.BudgetClock); nil is wall time.
+	BudgetClock func() time.Duration
 	// Token is the connect token to join a server with a key; nil joins
 	// one without (transport.ClientConfig.Token).
 	Token *token.Token
@@ -200,7 +203,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 		log: cfg.Logger, onState: cfg.OnState, onChat: cfg.OnChat, placed: map[entity.ID]bool{}, bare: map[entity.ID]bool{}, lastWord: map[entity.ID]heldBody{},
 		rel: mustReliable(), rosterBy: map[entity.ID]uint16{},
 	}
-	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger, Seed: cfg.Seed,
+	g, err := game.New(game.Config{Project: cfg.Project, Logger: cfg.Logger, Seed: cfg.Seed, BudgetClock: cfg.BudgetClock,
 		Authority: func(g *game.Game) game.Authority { c.game = g; return (*clientAuthority)(c) },
 		Hooks:     (*clientHooks)(c)})
 	if err != nil {

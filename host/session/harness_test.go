@@ -42,12 +42,18 @@ type peer struct {
 	afterTick func(*game.Game)
 }
 
+// unbudgeted is the harness's budget clock: it never advances, so no
+// behavior call is stopped for wall time it spent waiting for a core while
+// parallel tests share a loaded machine. The harness judges what a match
+// does in simulated time; stopping runaway scripts is scripting's to test.
+func unbudgeted() time.Duration { return 0 }
+
 // frameStep is the harness's frame: both ends run one every 2 ms.
 const frameStep = 2 * time.Millisecond
 
 func newHarness(t testing.TB, server *project.Project) *harness {
 	t.Helper()
-	s, err := NewServer(ServerConfig{Project: server, Logger: testLogger(t)})
+	s, err := NewServer(ServerConfig{Project: server, Logger: testLogger(t), BudgetClock: unbudgeted})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +65,7 @@ func newHarness(t testing.TB, server *project.Project) *harness {
 func (h *harness) join(p *project.Project, profile memnet.Profile, seed uint64) *peer {
 	h.t.Helper()
 	n := len(h.clients) + 1
-	c, err := NewClient(ClientConfig{Project: p, Name: fmt.Sprintf("p%d", n), Logger: testLogger(h.t), Now: h.now, Dev: h.dev})
+	c, err := NewClient(ClientConfig{Project: p, Name: fmt.Sprintf("p%d", n), Logger: testLogger(h.t), Now: h.now, Dev: h.dev, BudgetClock: unbudgeted})
 	if err != nil {
 		h.t.Fatal(err)
 	}
