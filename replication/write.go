@@ -694,7 +694,7 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 		// The moving-body form: no masks, no carried bits, the body's
 		// state against what the connection holds.
 		p.pl.turn = p.chooseTurn(e.turn, p.refOf(b, e, fresh), r.tick, p.hdrGap)
-		return movingBits(e.id) + p.pl.turn.bits, fresh
+		return movingBits(e.id) + int(p.pl.turn.bits), fresh
 	}
 	bits += 1 + idBits(e.id) + 1 + 1 + EngineTypes
 	if np := p.ntypes - EngineTypes; np > 0 {
@@ -738,7 +738,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 		w.WriteBool(moving)
 	}
 	if moving {
-		writeTurn(w, p.pl.turn, e.turn)
+		writeTurn(w, &p.pl.turn, e.turn)
 	}
 	if !bare {
 		proj := false
