@@ -157,7 +157,12 @@ func predictAngle(ref turn, av uint32, gap int, tickRate float64) int32 {
 
 // angleSteps returns a's code under wire.Angle as a signed count of steps:
 // what wire.Angle.Encode(a) says, less its zero's code.
-func angleSteps(a float64) int32 { return rounded(wire.Wrap(a)/wire.Angle.Step, angleHalf) }
+func angleSteps(a float64) int32 {
+	if !(a >= -math.Pi && a <= math.Pi) { // what wire.Wrap leaves as it is
+		a = wire.Wrap(a)
+	}
+	return rounded(a/wire.Angle.Step, angleHalf)
+}
 
 // sincos returns the sine and cosine of a, the same on every end: only
 // additions, products and quotients each rounded on its own (no library
@@ -225,7 +230,8 @@ func vtTurn(vt int32) (s, c float64) {
 }
 
 // predictVelocity returns ref's velocity turned by vt (steps of 2^−vtShift
-// rad a tick) over gap ticks, in velocity steps. s1 and c1 are vtTurn(vt).
+// rad a tick) over gap ticks, in velocity steps. s1 and c1 are vtTurn(vt)
+// when gap is 1 (unused otherwise).
 func predictVelocity(ref turn, vt int32, gap int, s1, c1 float64) (vx, vy int32) {
 	if vt == 0 {
 		return int32(ref.vx), int32(ref.vy)
@@ -408,13 +414,19 @@ func predictTurn(codes *[predictedCodes]uint64, now, ref turn, gap int, tickRate
 // caller has no use for past most.
 func predictMotion(codes *[predictedCodes]uint64, now, ref turn, vt int32, gap int, tickRate float64, most int) int {
 	codes[0] = zigzag(int64(vt) - int64(ref.vt))
-	s1, c1 := vtTurn(vt)
+	var s1, c1 float64 // vtTurn(vt), once needed
+	if gap == 1 {
+		s1, c1 = vtTurn(vt)
+	}
 	pvx, pvy := predictVelocity(ref, vt, gap, s1, c1)
 	codes[1] = zigzag(int64(now.vx) - int64(pvx))
 	codes[2] = zigzag(int64(now.vy) - int64(pvy))
 	n := golombBits(codes[0]) + golombBits(codes[1]) + golombBits(codes[2])
 	if n+2 > most {
 		return n + 2
+	}
+	if gap != 1 {
+		s1, c1 = vtTurn(vt)
 	}
 	px, py := predictPosition(ref, int32(now.vx), int32(now.vy), vt, gap, tickRate, s1, c1)
 	codes[3] = zigzag(int64(now.x) - int64(px))
@@ -478,33 +490,33 @@ const switchHorizon = 4
 // (a code under 2^31 − 1, as they all are but for a wild guess, takes
 // one step).
 func (c *turnChoice) pack(codes *[predictedCodes]uint64) {
-	pos := 2
-	c.packed[0] = 0b01 // 1, 0 in the order read
+	// acc holds the bits from word i on, pos of them (under 64).
+	acc, pos, i := uint64(0b01), uint(2), 0 // 1, 0 in the order read
 	if c.form == turnGap {
-		c.packed[0] = 0b11 | uint64(c.gap-1)<<2
-		pos += turnGapBits
+		acc, pos = 0b11|uint64(c.gap-1)<<2, 2+turnGapBits
+	}
+	put := func(v uint64, n uint) { // n < 64, v no wider
+		acc |= v << pos
+		if pos += n; pos >= 64 {
+			c.packed[i] = acc
+			i++
+			pos -= 64
+			acc = v >> (n - pos) // what did not fit (none when n == pos)
+		}
 	}
 	for _, v := range codes {
 		m := v + 1
-		k := bits.Len64(m) - 1
-		low := m<<1 | 1 // the one, then m's low k bits (m's top bit, shifted out below)
+		k := uint(bits.Len64(m) - 1)
+		low := (m<<1 | 1) & (1<<(k+1) - 1) // the one, then m's low k bits
 		if k >= 32 {
-			pos += k // the zeros
-			c.put(low&(1<<(k+1)-1), k+1, pos)
-			pos += k + 1
+			put(0, k)
+			put(low, k+1)
 			continue
 		}
-		c.put((low&(1<<(k+1)-1))<<k, 2*k+1, pos)
-		pos += 2*k + 1
+		put(low<<k, 2*k+1)
 	}
-}
-
-// put ors v, n bits wide (no bits above them), into packed at bit pos.
-func (c *turnChoice) put(v uint64, n, pos int) {
-	i, off := pos>>6, uint(pos&63)
-	c.packed[i] |= v << off
-	if off != 0 && int(off)+n > 64 {
-		c.packed[i+1] |= v >> (64 - off)
+	if pos > 0 {
+		c.packed[i] = acc
 	}
 }
 

@@ -722,6 +722,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	// bare: the components' bits, and their masks, are in what the round
 	// assembled, or in the moving-body form's motion.
 	bare := moving || p.pl.delta
+	state := moving // the moving body's state is still to write
 	switch {
 	case p.pl.delta:
 		// Exactly this round's changes, which the round has assembled
@@ -730,14 +731,22 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	case moving && !fresh && e.mvBits != 0:
 		// The commonest entry, a body that moved this round and is not
 		// fresh, the round has begun (Round.seal).
-		w.WriteBitString(r.data[e.mvOff:], int(e.mvBits))
+		if t := &p.pl.turn; e.mvBits <= 64 && t.form != turnWhole && int(e.mvBits)+int(t.bits) <= 64 {
+			// Begun and predicted, in one go: the commonest of all.
+			w.WriteBits(e.mvPre|t.packed[0]<<e.mvBits, int(e.mvBits)+int(t.bits))
+			state = false
+		} else if e.mvBits <= 64 {
+			w.WriteBits(e.mvPre, int(e.mvBits))
+		} else {
+			w.WriteBitString(r.data[e.mvOff:], int(e.mvBits))
+		}
 	default:
 		w.WriteBool(true)
 		writeID(w, e.id)
 		w.WriteBool(fresh)
 		w.WriteBool(moving)
 	}
-	if moving {
+	if state {
 		writeTurn(w, &p.pl.turn, e.turn)
 	}
 	if !bare {
