@@ -495,25 +495,29 @@ func (c *turnChoice) pack(codes *[predictedCodes]uint64) {
 	if c.form == turnGap {
 		acc, pos = 0b11|uint64(c.gap-1)<<2, 2+turnGapBits
 	}
-	put := func(v uint64, n uint) { // n < 64, v no wider
-		acc |= v << pos
+	put := func(v uint64, n uint) { // n < 64, v no wider (shifts masked: all under 64)
+		acc |= v << (pos & 63)
 		if pos += n; pos >= 64 {
 			c.packed[i] = acc
 			i++
 			pos -= 64
-			acc = v >> (n - pos) // what did not fit (none when n == pos)
+			acc = 0
+			if pos > 0 {
+				acc = v >> ((n - pos) & 63) // what did not fit
+			}
 		}
 	}
 	for _, v := range codes {
 		m := v + 1
-		k := uint(bits.Len64(m) - 1)
-		low := (m<<1 | 1) & (1<<(k+1) - 1) // the one, then m's low k bits
+		k := uint(bits.Len64(m)-1) & 63
 		if k >= 32 {
-			put(0, k)
-			put(low, k+1)
+			put(0, k)                       // the zeros
+			put((m<<1|1)&(1<<(k+1)-1), k+1) // the one, then m's low k bits
 			continue
 		}
-		put(low<<k, 2*k+1)
+		// k zeros, the one, m's low k bits: m's top bit, shifted to 2k+1,
+		// dropped.
+		put((m<<1|1)<<k^1<<(2*k+1), 2*k+1)
 	}
 	if pos > 0 {
 		c.packed[i] = acc

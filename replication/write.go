@@ -493,8 +493,15 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		}
 		least = min(least, max(bits, -bits))
 		sc.ranks = append(sc.ranks, rank(b.prio, near, len(sc.cands)))
-		sc.cands = append(sc.cands, candidate{ent: int32(i), bits: int32(bits), pl: p.pl})
-		sc.candActs = append(sc.candActs, p.acts...) // a lazy plan's are filled when it is made
+		if bits < 0 {
+			// A lazy plan's actions and findings are filled when it is
+			// made: room for them is all it takes now.
+			sc.cands = append(sc.cands, candidate{ent: int32(i), bits: int32(bits)})
+			sc.candActs = slices.Grow(sc.candActs, p.ntypes)[:len(sc.candActs)+p.ntypes]
+		} else {
+			sc.cands = append(sc.cands, candidate{ent: int32(i), bits: int32(bits), pl: p.pl})
+			sc.candActs = append(sc.candActs, p.acts...)
+		}
 	}
 	fits := w.Len()+total+lazyLow <= limit
 	if fits && w.Len()+total+lazyHigh > limit {
