@@ -401,9 +401,9 @@ func wholeTurnBits(t turn) int {
 // predictTurn sets the last two of a prediction's seven codes (the angular
 // velocity's and the angle's, which the velocity's turn does not bear on)
 // and returns their width.
-func predictTurn(codes *[predictedCodes]uint64, now, ref turn, gap int, tickRate float64) int {
+func predictTurn(codes *[predictedCodes]uint64, now, ref *turn, gap int, tickRate float64) int {
 	codes[5] = zigzag(int64(now.av) - int64(ref.av))
-	codes[6] = zigzag(wrapSteps(int64(now.n) - int64(predictAngle(ref, now.av, gap, tickRate))))
+	codes[6] = zigzag(wrapSteps(int64(now.n) - int64(predictAngle(*ref, now.av, gap, tickRate))))
 	return golombBits(codes[5]) + golombBits(codes[6])
 }
 
@@ -412,13 +412,13 @@ func predictTurn(codes *[predictedCodes]uint64, now, ref turn, gap int, tickRate
 // turn and velocity's codes, with a bit for each of the position's, are
 // wider than most, it stops there and returns that width: a bound the
 // caller has no use for past most.
-func predictMotion(codes *[predictedCodes]uint64, now, ref turn, vt int32, gap int, tickRate float64, most int) int {
+func predictMotion(codes *[predictedCodes]uint64, now, ref *turn, vt int32, gap int, tickRate float64, most int) int {
 	codes[0] = zigzag(int64(vt) - int64(ref.vt))
 	var s1, c1 float64 // vtTurn(vt), once needed
 	if gap == 1 {
 		s1, c1 = vtTurn(vt)
 	}
-	pvx, pvy := predictVelocity(ref, vt, gap, s1, c1)
+	pvx, pvy := predictVelocity(*ref, vt, gap, s1, c1)
 	codes[1] = zigzag(int64(now.vx) - int64(pvx))
 	codes[2] = zigzag(int64(now.vy) - int64(pvy))
 	n := golombBits(codes[0]) + golombBits(codes[1]) + golombBits(codes[2])
@@ -428,7 +428,7 @@ func predictMotion(codes *[predictedCodes]uint64, now, ref turn, vt int32, gap i
 	if gap != 1 {
 		s1, c1 = vtTurn(vt)
 	}
-	px, py := predictPosition(ref, int32(now.vx), int32(now.vy), vt, gap, tickRate, s1, c1)
+	px, py := predictPosition(*ref, int32(now.vx), int32(now.vy), vt, gap, tickRate, s1, c1)
 	codes[3] = zigzag(int64(now.x) - int64(px))
 	codes[4] = zigzag(int64(now.y) - int64(py))
 	return n + golombBits(codes[3]) + golombBits(codes[4])
@@ -453,8 +453,8 @@ func (p *Peer) chooseTurn(now turn, ref turnRef, tick uint32, hdr int) turnChoic
 		form, head = turnGap, 2+turnGapBits
 	}
 	var codes [predictedCodes]uint64
-	old := predictMotion(&codes, now, ref.t, int32(ref.t.vt), gap, p.tickRate, math.MaxInt)
-	n := old + predictTurn(&codes, now, ref.t, gap, p.tickRate)
+	old := predictMotion(&codes, &now, &ref.t, int32(ref.t.vt), gap, p.tickRate, math.MaxInt)
+	n := old + predictTurn(&codes, &now, &ref.t, gap, p.tickRate)
 	vt := ref.t.vt
 	if now.vt != vt {
 		// The measured turn pays when the velocity's and position's four
@@ -467,7 +467,7 @@ func (p *Peer) chooseTurn(now turn, ref turnRef, tick uint32, hdr int) turnChoic
 		gain := (change - 1 + switchHorizon - 1) / switchHorizon
 		if most := old - 1 - gain; most >= 4 {
 			var mc [predictedCodes]uint64
-			if mn := predictMotion(&mc, now, ref.t, int32(now.vt), gap, p.tickRate, most+change); mn-change <= most {
+			if mn := predictMotion(&mc, &now, &ref.t, int32(now.vt), gap, p.tickRate, most+change); mn-change <= most {
 				mc[5], mc[6] = codes[5], codes[6]
 				codes, n, vt = mc, n-old+mn, now.vt
 			}
