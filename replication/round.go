@@ -2,6 +2,7 @@ package replication
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -116,8 +117,10 @@ type roundEnt struct {
 	// entry in the moving-body form, not fresh, when seal assembled one
 	// (its continuation bit, occupant, fresh and moving bits: its state
 	// each connection writes against what it has acknowledged); mvBits
-	// is 0 otherwise.
+	// is 0 otherwise. mvPre holds those bits as well when they are no
+	// more than 64 (as a Writer lays them out), to be written in one go.
 	mvOff, mvBits uint32
+	mvPre         uint64
 	// dOff and dBits locate in data the entity's entry in the general
 	// form, not fresh, that writes exactly the components this round
 	// changed (their versions this round's) and nothing else, when seal
@@ -268,6 +271,11 @@ func (r *Round) seal() {
 		bits := w.Bytes()
 		r.enc = bits[:0]
 		e.mvOff, e.mvBits = uint32(len(r.data)), uint32(w.Len())
+		if w.Len() <= 64 {
+			var b [8]byte
+			copy(b[:], bits)
+			e.mvPre = binary.LittleEndian.Uint64(b[:])
+		}
 		r.data = append(r.data, bits...)
 	}
 	r.indexReach()

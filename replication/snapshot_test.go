@@ -336,7 +336,7 @@ func encodeSnapshot(s *Schema, sn *Snapshot) ([]byte, bool) {
 		w.WriteBool(moving)
 		if moving {
 			t := turnOf(e.Transform.Angle, e.Transform.Scale, rb.AngularVelocity).placed(e.Transform.X, e.Transform.Y, rb.VX, rb.VY)
-			writeTurn(&w, turnChoice{form: turnWhole}, t)
+			writeTurn(&w, &turnChoice{form: turnWhole}, t)
 			continue
 		}
 		mask := make([]bool, s.WireTypes())

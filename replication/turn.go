@@ -112,15 +112,16 @@ type turn struct {
 // turnOf returns the turn of an angle, scale and angular velocity as the
 // wire carries them, at the origin and at rest.
 func turnOf(angle, scale, av float64) turn {
-	n := int32(int64(wire.Angle.Encode(angle)) - (angleHalf + 1))
+	n := angleSteps(angle)
 	if n == -angleHalf {
 		n = angleHalf
 	}
 	return turn{n: n, av: uint32(wire.AngularVelocity.Encode(av)), scale: float32(scale)}
 }
 
-// steps returns v's code under q as a signed count of steps.
-func steps(q wire.Signed, v float64) int32 { return int32(int64(q.Encode(v)) - stepsHalf(q) - 1) }
+// steps returns v's code under q as a signed count of steps: what
+// q.Encode(v) says, less its zero's code.
+func steps(q wire.Signed, v float64) int32 { return rounded(v/q.Step, stepsHalf(q)) }
 
 // stepsHalf returns the largest step count q says either way.
 func stepsHalf(q wire.Signed) int64 { return 1<<(q.Bits-1) - 1 }
@@ -151,7 +152,16 @@ func predictAngle(ref turn, av uint32, gap int, tickRate float64) int32 {
 	by := float64(wire.AngularVelocity.Decode(uint64(av)) * float64(gap))
 	by = float64(by / tickRate)
 	a := float64(ref.angle() + by)
-	return int32(int64(wire.Angle.Encode(a)) - (angleHalf + 1))
+	return angleSteps(a)
+}
+
+// angleSteps returns a's code under wire.Angle as a signed count of steps:
+// what wire.Angle.Encode(a) says, less its zero's code.
+func angleSteps(a float64) int32 {
+	if !(a >= -math.Pi && a <= math.Pi) { // what wire.Wrap leaves as it is
+		a = wire.Wrap(a)
+	}
+	return rounded(a/wire.Angle.Step, angleHalf)
 }
 
 // sincos returns the sine and cosine of a, the same on every end: only
@@ -186,28 +196,50 @@ func sincos(a float64) (s, c float64) {
 	return s, c
 }
 
-// rounded returns v rounded to a whole count of steps within ±lim (NaN
-// as 0), so that no conversion meets a value it cannot hold.
+// rounded returns v rounded to a whole count of steps, half away from
+// zero as math.Round does, within ±lim (NaN as 0), so that no conversion
+// meets a value it cannot hold. lim is below 2^31.
 func rounded(v float64, lim int64) int32 {
-	r := math.Round(v)
-	switch {
-	case r != r:
+	switch l := float64(lim); {
+	case v != v:
 		return 0
-	case r > float64(lim):
+	case v >= l:
 		return int32(lim)
-	case r < -float64(lim):
+	case v <= -l:
 		return int32(-lim)
 	}
-	return int32(r)
+	// |v| < 2^31: its whole part converts exactly, and what is left is
+	// exact too.
+	i := int32(v)
+	if f := v - float64(i); f >= 0.5 {
+		i++
+	} else if f <= -0.5 {
+		i--
+	}
+	return i
+}
+
+// vtTurn returns the sine and cosine of vt's turn a tick (0 and 1 for
+// none). The turn back, −vt, has the sine negated and the same cosine, to
+// the bit: sincos is odd in its sine and even in its cosine, every step.
+func vtTurn(vt int32) (s, c float64) {
+	if vt == 0 {
+		return 0, 1
+	}
+	return sincos(float64(vt) / (1 << vtShift))
 }
 
 // predictVelocity returns ref's velocity turned by vt (steps of 2^−vtShift
-// rad a tick) over gap ticks, in velocity steps.
-func predictVelocity(ref turn, vt int32, gap int) (vx, vy int32) {
+// rad a tick) over gap ticks, in velocity steps. s1 and c1 are vtTurn(vt)
+// when gap is 1 (unused otherwise).
+func predictVelocity(ref turn, vt int32, gap int, s1, c1 float64) (vx, vy int32) {
 	if vt == 0 {
 		return int32(ref.vx), int32(ref.vy)
 	}
-	s, c := sincos(float64(int64(vt)*int64(gap)) / (1 << vtShift))
+	s, c := s1, c1
+	if gap != 1 {
+		s, c = sincos(float64(int64(vt)*int64(gap)) / (1 << vtShift))
+	}
 	x, y := float64(ref.vx), float64(ref.vy)
 	lim := stepsHalf(wire.Velocity)
 	return rounded(float64(x*c)-float64(y*s), lim), rounded(float64(x*s)+float64(y*c), lim)
@@ -217,13 +249,13 @@ func predictVelocity(ref turn, vt int32, gap int) (vx, vy int32) {
 // a body that ends them at velocity vx, vy (steps) and whose velocity
 // turned by vt a tick: each tick it moved by that tick's velocity, the
 // velocity now turned back by vt for each tick since, at tickRate ticks a
-// second. In position steps.
-func predictPosition(ref turn, vx, vy, vt int32, gap int, tickRate float64) (x, y int32) {
+// second. In position steps. s1 and c1 are vtTurn(vt).
+func predictPosition(ref turn, vx, vy, vt int32, gap int, tickRate, s1, c1 float64) (x, y int32) {
 	var sx, sy float64
 	if vt == 0 {
 		sx, sy = float64(int64(vx)*int64(gap)), float64(int64(vy)*int64(gap))
 	} else {
-		s, c := sincos(-float64(vt) / (1 << vtShift))
+		s, c := -s1, c1 // the turn back
 		ux, uy := float64(vx), float64(vy)
 		for range gap {
 			sx, sy = float64(sx+ux), float64(sy+uy)
@@ -294,18 +326,6 @@ func unzigzag(v uint64) int64 { return int64(v>>1) ^ -int64(v&1) }
 // golombBits returns the width of v's order-0 Exp-Golomb code.
 func golombBits(v uint64) int { return 2*(bits.Len64(v+1)-1) + 1 }
 
-func writeGolomb(w *wire.Writer, v uint64) {
-	m := v + 1
-	k := bits.Len64(m) - 1
-	if k > 0 {
-		w.WriteBits(0, k)
-	}
-	w.WriteBool(true)
-	if k > 0 {
-		w.WriteBits(m&(1<<k-1), k)
-	}
-}
-
 // maxGolombZeros bounds a code's leading zeros: no difference a predicted
 // state carries needs more than 40 bits.
 const maxGolombZeros = 40
@@ -341,14 +361,19 @@ type turnRef struct {
 
 // turnChoice is how a moving body's state goes for one connection: its
 // form, the gap of a predicted one, the velocity's turn it predicts with,
-// its codes, and its width.
+// and its width; a predicted one also holds its bits as they go on the
+// wire (form, gap and codes, least significant first).
 type turnChoice struct {
-	form  uint8 // turnWhole, turnHeader, turnGap
-	gap   int
-	vt    int16
-	codes [predictedCodes]uint64
-	bits  int
+	form   uint8 // turnWhole, turnHeader, turnGap
+	gap    uint8
+	vt     int16
+	bits   int32
+	packed [packedWords]uint64
 }
+
+// packedWords holds a predicted state: one is sent only when narrower
+// than the whole form, which is at most maxMotionBits + 1.
+const packedWords = (maxMotionBits + 1 + 63) / 64
 
 const (
 	turnWhole = iota
@@ -373,29 +398,40 @@ func wholeTurnBits(t turn) int {
 	return n
 }
 
-// predicted returns the codes of now predicted from ref over gap ticks
-// with the velocity's turn vt, and their width.
-func predicted(now, ref turn, vt int32, gap int, tickRate float64) (codes [predictedCodes]uint64, n int) {
-	codes, n = predictedMotion(now, ref, vt, gap, tickRate)
+// predictTurn sets the last two of a prediction's seven codes (the angular
+// velocity's and the angle's, which the velocity's turn does not bear on)
+// and returns their width.
+func predictTurn(codes *[predictedCodes]uint64, now, ref *turn, gap int, tickRate float64) int {
 	codes[5] = zigzag(int64(now.av) - int64(ref.av))
-	codes[6] = zigzag(wrapSteps(int64(now.n) - int64(predictAngle(ref, now.av, gap, tickRate))))
-	return codes, n + golombBits(codes[5]) + golombBits(codes[6])
+	codes[6] = zigzag(wrapSteps(int64(now.n) - int64(predictAngle(*ref, now.av, gap, tickRate))))
+	return golombBits(codes[5]) + golombBits(codes[6])
 }
 
-// predictedMotion returns the first five of predicted's codes (those the
-// velocity's turn bears on) and their width.
-func predictedMotion(now, ref turn, vt int32, gap int, tickRate float64) (codes [predictedCodes]uint64, n int) {
+// predictMotion sets the first five of a prediction's seven codes (those the
+// velocity's turn bears on) and returns their width. Once the velocity's
+// turn and velocity's codes, with a bit for each of the position's, are
+// wider than most, it stops there and returns that width: a bound the
+// caller has no use for past most.
+func predictMotion(codes *[predictedCodes]uint64, now, ref *turn, vt int32, gap int, tickRate float64, most int) int {
 	codes[0] = zigzag(int64(vt) - int64(ref.vt))
-	pvx, pvy := predictVelocity(ref, vt, gap)
+	var s1, c1 float64 // vtTurn(vt), once needed
+	if gap == 1 {
+		s1, c1 = vtTurn(vt)
+	}
+	pvx, pvy := predictVelocity(*ref, vt, gap, s1, c1)
 	codes[1] = zigzag(int64(now.vx) - int64(pvx))
 	codes[2] = zigzag(int64(now.vy) - int64(pvy))
-	px, py := predictPosition(ref, int32(now.vx), int32(now.vy), vt, gap, tickRate)
+	n := golombBits(codes[0]) + golombBits(codes[1]) + golombBits(codes[2])
+	if n+2 > most {
+		return n + 2
+	}
+	if gap != 1 {
+		s1, c1 = vtTurn(vt)
+	}
+	px, py := predictPosition(*ref, int32(now.vx), int32(now.vy), vt, gap, tickRate, s1, c1)
 	codes[3] = zigzag(int64(now.x) - int64(px))
 	codes[4] = zigzag(int64(now.y) - int64(py))
-	for _, c := range codes[:5] {
-		n += golombBits(c)
-	}
-	return codes, n
+	return n + golombBits(codes[3]) + golombBits(codes[4])
 }
 
 // chooseTurn picks the narrowest form of now (whose vt is the velocity's
@@ -407,7 +443,7 @@ func predictedMotion(now, ref turn, vt int32, gap int, tickRate float64) (codes 
 // turning steadily then pays for its turn once and keeps it, and one
 // whose turn wanders a little does not pay for every wander.
 func (p *Peer) chooseTurn(now turn, ref turnRef, tick uint32, hdr int) turnChoice {
-	c := turnChoice{form: turnWhole, bits: wholeTurnBits(now)}
+	c := turnChoice{form: turnWhole, bits: int32(wholeTurnBits(now))}
 	gap := int(int32(tick - ref.tick))
 	if !ref.ok || p.tickRate <= 0 || gap < 1 || gap > MaxTurnGap || ref.t.scale != now.scale {
 		return c
@@ -416,27 +452,30 @@ func (p *Peer) chooseTurn(now turn, ref turnRef, tick uint32, hdr int) turnChoic
 	if gap != hdr {
 		form, head = turnGap, 2+turnGapBits
 	}
-	codes, n := predicted(now, ref.t, int32(ref.t.vt), gap, p.tickRate)
+	var codes [predictedCodes]uint64
+	old := predictMotion(&codes, &now, &ref.t, int32(ref.t.vt), gap, p.tickRate, math.MaxInt)
+	n := old + predictTurn(&codes, &now, &ref.t, gap, p.tickRate)
 	vt := ref.t.vt
 	if now.vt != vt {
-		// The first five codes with the measured turn, against theirs with
-		// the state's (the last two do not depend on it). No need to try
-		// when even all five at their narrowest would not pay.
-		old := 0
-		for _, c := range codes[:5] {
-			old += golombBits(c)
-		}
+		// The measured turn pays when the velocity's and position's four
+		// codes with it are narrower than with the state's (old less the
+		// state's turn's one bit) by at least the change's width less one
+		// over switchHorizon, rounded up (at least a bit: the change is
+		// never under 3 bits). Its codes are worked out no further than
+		// can still pay, and not at all when four bits would not.
 		change := golombBits(zigzag(int64(now.vt) - int64(ref.t.vt)))
-		if most := old - predictedCodes + 2; most > 0 && most*switchHorizon >= change-1 {
-			mc, mn := predictedMotion(now, ref.t, int32(now.vt), gap, p.tickRate)
-			if gain := (old - 1) - (mn - change); gain > 0 && gain*switchHorizon >= change-1 {
+		gain := (change - 1 + switchHorizon - 1) / switchHorizon
+		if most := old - 1 - gain; most >= 4 {
+			var mc [predictedCodes]uint64
+			if mn := predictMotion(&mc, &now, &ref.t, int32(now.vt), gap, p.tickRate, most+change); mn-change <= most {
 				mc[5], mc[6] = codes[5], codes[6]
 				codes, n, vt = mc, n-old+mn, now.vt
 			}
 		}
 	}
-	if n += head; n < c.bits {
-		c = turnChoice{form: form, gap: gap, vt: vt, codes: codes, bits: n}
+	if n += head; n < int(c.bits) {
+		c = turnChoice{form: form, gap: uint8(gap), vt: vt, bits: int32(n)}
+		c.pack(&codes)
 	}
 	return c
 }
@@ -446,6 +485,45 @@ func (p *Peer) chooseTurn(now turn, ref turnRef, tick uint32, hdr int) turnChoic
 // bits it saves this entry, so many times, pay for it. Tuning constant.
 const switchHorizon = 4
 
+// pack lays out c's bits as writeTurn sends them: the form, its gap, and
+// the codes, each code's zeros, its one and its low bits in one value
+// (a code under 2^31 − 1, as they all are but for a wild guess, takes
+// one step).
+func (c *turnChoice) pack(codes *[predictedCodes]uint64) {
+	// acc holds the bits from word i on, pos of them (under 64).
+	acc, pos, i := uint64(0b01), uint(2), 0 // 1, 0 in the order read
+	if c.form == turnGap {
+		acc, pos = 0b11|uint64(c.gap-1)<<2, 2+turnGapBits
+	}
+	put := func(v uint64, n uint) { // n < 64, v no wider (shifts masked: all under 64)
+		acc |= v << (pos & 63)
+		if pos += n; pos >= 64 {
+			c.packed[i] = acc
+			i++
+			pos -= 64
+			acc = 0
+			if pos > 0 {
+				acc = v >> ((n - pos) & 63) // what did not fit
+			}
+		}
+	}
+	for _, v := range codes {
+		m := v + 1
+		k := uint(bits.Len64(m)-1) & 63
+		if k >= 32 {
+			put(0, k)                       // the zeros
+			put((m<<1|1)&(1<<(k+1)-1), k+1) // the one, then m's low k bits
+			continue
+		}
+		// k zeros, the one, m's low k bits: m's top bit, shifted to 2k+1,
+		// dropped.
+		put((m<<1|1)<<k^1<<(2*k+1), 2*k+1)
+	}
+	if pos > 0 {
+		c.packed[i] = acc
+	}
+}
+
 // sent returns the state a connection is left with by now sent as c:
 // the velocity's turn is the one c predicted with, 0 when whole.
 func (c *turnChoice) sent(now turn) turn {
@@ -454,36 +532,33 @@ func (c *turnChoice) sent(now turn) turn {
 }
 
 // writeTurn writes a moving body's state as chooseTurn chose it.
-func writeTurn(w *wire.Writer, c turnChoice, now turn) {
-	switch c.form {
-	case turnHeader:
-		w.WriteBits(0b01, 2) // 1, 0 in the order read
-	case turnGap:
-		w.WriteBits(0b11, 2)
-		w.WriteBits(uint64(c.gap-1), turnGapBits)
-	default:
-		w.WriteBool(false)
-		w.WriteBits(codeOf(wire.Position, now.x), int(wire.Position.Bits))
-		w.WriteBits(codeOf(wire.Position, now.y), int(wire.Position.Bits))
-		w.WriteBits(codeOf(wire.Velocity, int32(now.vx)), int(wire.Velocity.Bits))
-		w.WriteBits(codeOf(wire.Velocity, int32(now.vy)), int(wire.Velocity.Bits))
-		w.WriteBool(!now.still())
-		if now.still() {
-			return
-		}
-		w.WriteBits(uint64(int64(now.n)+angleHalf+1), int(wire.Angle.Bits))
-		w.WriteBool(now.scale != 1)
-		if now.scale != 1 {
-			w.WriteFloat32(now.scale)
-		}
-		w.WriteBool(uint64(now.av) != angularZero)
-		if uint64(now.av) != angularZero {
-			w.WriteBits(uint64(now.av), int(wire.AngularVelocity.Bits))
+func writeTurn(w *wire.Writer, c *turnChoice, now turn) {
+	if c.form != turnWhole {
+		n := int(c.bits)
+		for i := 0; n > 0; i++ {
+			k := min(n, 64)
+			w.WriteBits(c.packed[i], k)
+			n -= k
 		}
 		return
 	}
-	for _, v := range c.codes {
-		writeGolomb(w, v)
+	w.WriteBool(false)
+	w.WriteBits(codeOf(wire.Position, now.x), int(wire.Position.Bits))
+	w.WriteBits(codeOf(wire.Position, now.y), int(wire.Position.Bits))
+	w.WriteBits(codeOf(wire.Velocity, int32(now.vx)), int(wire.Velocity.Bits))
+	w.WriteBits(codeOf(wire.Velocity, int32(now.vy)), int(wire.Velocity.Bits))
+	w.WriteBool(!now.still())
+	if now.still() {
+		return
+	}
+	w.WriteBits(uint64(int64(now.n)+angleHalf+1), int(wire.Angle.Bits))
+	w.WriteBool(now.scale != 1)
+	if now.scale != 1 {
+		w.WriteFloat32(now.scale)
+	}
+	w.WriteBool(uint64(now.av) != angularZero)
+	if uint64(now.av) != angularZero {
+		w.WriteBits(uint64(now.av), int(wire.AngularVelocity.Bits))
 	}
 }
 
@@ -559,7 +634,8 @@ func (sn *Snapshot) readTurn(r *wire.Reader, ring *turnRing, hdr int) (turn, err
 		return turn{}, errors.New("replication: motion: velocity turn out of range")
 	}
 	t.vt = int16(vt)
-	pvx, pvy := predictVelocity(ref, int32(t.vt), gap)
+	s1, c1 := vtTurn(int32(t.vt))
+	pvx, pvy := predictVelocity(ref, int32(t.vt), gap, s1, c1)
 	vlim, plim := stepsHalf(wire.Velocity), stepsHalf(wire.Position)
 	vx, vy := int64(pvx)+d[1], int64(pvy)+d[2]
 	if vx < -vlim || vx > vlim || vy < -vlim || vy > vlim {
@@ -567,7 +643,7 @@ func (sn *Snapshot) readTurn(r *wire.Reader, ring *turnRing, hdr int) (turn, err
 	}
 	t.vx, t.vy = int16(vx), int16(vy)
 	rate := float64(sn.TickRate)
-	px, py := predictPosition(ref, int32(t.vx), int32(t.vy), int32(t.vt), gap, rate)
+	px, py := predictPosition(ref, int32(t.vx), int32(t.vy), int32(t.vt), gap, rate, s1, c1)
 	x, y := int64(px)+d[3], int64(py)+d[4]
 	if x < -plim || x > plim || y < -plim || y > plim {
 		return turn{}, errors.New("replication: motion: position out of range")

@@ -107,14 +107,14 @@ func circles(t *testing.T, bodies, rounds int, spin bool, lossy func(*sim)) (byt
 			b := m.p.base(e.id.Slot)
 			c := m.p.chooseTurn(e.turn, m.p.refOf(b, e, false), m.r.tick, m.p.hdrGap)
 			if c.form == turnWhole {
-				parts[0] += c.bits
+				parts[0] += int(c.bits)
 				continue
 			}
 			parts[0] += 2
 			if c.form == turnGap {
 				parts[0] += turnGapBits
 			}
-			for k, v := range c.codes {
+			for k, v := range choiceCodes(t, &c) {
 				parts[1+k] += golombBits(v)
 			}
 			parts[1+predictedCodes]++
@@ -194,8 +194,8 @@ func TestPredictedTurnsRoundTrip(t *testing.T) {
 				for _, gap := range []int{1, 3, MaxTurnGap} {
 					c := p.chooseTurn(now, turnRef{tick: tick - uint32(gap), t: ref, ok: true}, tick, 3)
 					var w wire.Writer
-					writeTurn(&w, c, now)
-					if w.Len() != c.bits {
+					writeTurn(&w, &c, now)
+					if w.Len() != int(c.bits) {
 						t.Fatalf("%+v from %+v: written %d bits, planned %d", now, ref, w.Len(), c.bits)
 					}
 					var ring turnRing
@@ -263,7 +263,8 @@ func FuzzReadTurn(f *testing.F) {
 		{turnOf(2, 1.5, 100).placed(7, 7, -7, 7), tick - 1}, {turnOf(0, 1, 0).placed(-10.05, 20.01, 4.99, 0.55), tick - 2},
 	} {
 		var w wire.Writer
-		writeTurn(&w, p.chooseTurn(c.now, turnRef{tick: c.ref, t: states[c.ref], ok: true}, tick, 2), c.now)
+		tc := p.chooseTurn(c.now, turnRef{tick: c.ref, t: states[c.ref], ok: true}, tick, 2)
+		writeTurn(&w, &tc, c.now)
 		f.Add(w.Bytes())
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -278,7 +279,7 @@ func FuzzReadTurn(f *testing.F) {
 		}
 		var w wire.Writer
 		c := p.chooseTurn(got, turnRef{tick: tick - 2, t: ref, ok: ref.scale != 0}, tick, 2)
-		writeTurn(&w, c, got)
+		writeTurn(&w, &c, got)
 		again, err := sn.readTurn(wire.NewReader(w.Bytes()), &ring, 2)
 		if err != nil || again != c.sent(got) {
 			t.Fatalf("%+v written back reads %+v (%v)", got, again, err)

@@ -493,8 +493,15 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		}
 		least = min(least, max(bits, -bits))
 		sc.ranks = append(sc.ranks, rank(b.prio, near, len(sc.cands)))
-		sc.cands = append(sc.cands, candidate{ent: int32(i), bits: int32(bits), pl: p.pl})
-		sc.candActs = append(sc.candActs, p.acts...) // a lazy plan's are filled when it is made
+		if bits < 0 {
+			// A lazy plan's actions and findings are filled when it is
+			// made: room for them is all it takes now.
+			sc.cands = append(sc.cands, candidate{ent: int32(i), bits: int32(bits)})
+			sc.candActs = slices.Grow(sc.candActs, p.ntypes)[:len(sc.candActs)+p.ntypes]
+		} else {
+			sc.cands = append(sc.cands, candidate{ent: int32(i), bits: int32(bits), pl: p.pl})
+			sc.candActs = append(sc.candActs, p.acts...)
+		}
 	}
 	fits := w.Len()+total+lazyLow <= limit
 	if fits && w.Len()+total+lazyHigh > limit {
@@ -694,7 +701,7 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 		// The moving-body form: no masks, no carried bits, the body's
 		// state against what the connection holds.
 		p.pl.turn = p.chooseTurn(e.turn, p.refOf(b, e, fresh), r.tick, p.hdrGap)
-		return movingBits(e.id) + p.pl.turn.bits, fresh
+		return movingBits(e.id) + int(p.pl.turn.bits), fresh
 	}
 	bits += 1 + idBits(e.id) + 1 + 1 + EngineTypes
 	if np := p.ntypes - EngineTypes; np > 0 {
@@ -722,6 +729,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	// bare: the components' bits, and their masks, are in what the round
 	// assembled, or in the moving-body form's motion.
 	bare := moving || p.pl.delta
+	state := moving // the moving body's state is still to write
 	switch {
 	case p.pl.delta:
 		// Exactly this round's changes, which the round has assembled
@@ -730,15 +738,23 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	case moving && !fresh && e.mvBits != 0:
 		// The commonest entry, a body that moved this round and is not
 		// fresh, the round has begun (Round.seal).
-		w.WriteBitString(r.data[e.mvOff:], int(e.mvBits))
+		if t := &p.pl.turn; e.mvBits <= 64 && t.form != turnWhole && int(e.mvBits)+int(t.bits) <= 64 {
+			// Begun and predicted, in one go: the commonest of all.
+			w.WriteBits(e.mvPre|t.packed[0]<<e.mvBits, int(e.mvBits)+int(t.bits))
+			state = false
+		} else if e.mvBits <= 64 {
+			w.WriteBits(e.mvPre, int(e.mvBits))
+		} else {
+			w.WriteBitString(r.data[e.mvOff:], int(e.mvBits))
+		}
 	default:
 		w.WriteBool(true)
 		writeID(w, e.id)
 		w.WriteBool(fresh)
 		w.WriteBool(moving)
 	}
-	if moving {
-		writeTurn(w, p.pl.turn, e.turn)
+	if state {
+		writeTurn(w, &p.pl.turn, e.turn)
 	}
 	if !bare {
 		proj := false
