@@ -151,7 +151,10 @@ func devReload(t *testing.T, n *netio.Loopback, strict bool) {
 				return
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s: not within %v", what, within)
+				mu.Lock()
+				defer mu.Unlock()
+				t.Fatalf("%s: not within %v; reloaded at %v (client) and %v (server); the client's last report %+v", what, within,
+					cli.reloadedAt.Format(time.StampMilli), srv.reloadedAt.Format(time.StampMilli), report)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}

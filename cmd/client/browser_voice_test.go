@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,6 +76,31 @@ func (vt voiceTab) until(t *testing.T, what string, within time.Duration, ok fun
 	}
 }
 
+// received counts the audio packets the page's voice slots have received,
+// read from its peer connection now (vkmVoice.received is read every
+// 250 ms, later still on a busy machine).
+func (vt voiceTab) received(t *testing.T) int64 {
+	t.Helper()
+	var r struct {
+		Result struct {
+			Value string `json:"value"`
+		} `json:"result"`
+	}
+	vt.cdp.call(t, "Runtime.evaluate", map[string]any{"awaitPromise": true, "returnByValue": true, "expression": `(async () => {
+		const v = vkmWeb.voice;
+		let n = 0;
+		(await v.pc.getStats()).forEach((s) => {
+			if (s.type === 'inbound-rtp' && s.kind === 'audio' && v.slots.some((tr) => tr.mid === s.mid)) n += s.packetsReceived || 0;
+		});
+		return String(n);
+	})()`}, &r)
+	n, err := strconv.ParseInt(r.Result.Value, 10, 64)
+	if err != nil {
+		t.Fatalf("%s's page counts %q packets: %v", vt.name, r.Result.Value, err)
+	}
+	return n
+}
+
 // slotOf returns the slot carrying the voice named name, -1 for none.
 func (s voiceState) slotOf(name string) int {
 	for i, sl := range s.Slots {
@@ -95,12 +122,12 @@ func (s voiceState) speakerOn(name string) int {
 	return 0
 }
 
-// voiceMatch serves a copy of the arena, changed by edit, with --web and
-// --console, and opens a page for each name in turn (each seated before
+// voiceMatch serves a copy of the arena, changed by edit, with --web,
+// --console and --admin, and opens a page for each name in turn (each seated before
 // the next opens, so they are players 1, 2, 3 at spawns 1, 2, 3), with
 // Chromium's fake microphone allowed. query gives each page's query.
-// It returns the tabs and vkmd's console.
-func voiceMatch(t *testing.T, edit func(dir string), names []string, query func(name string) string) ([]voiceTab, io.Writer) {
+// It returns the tabs, vkmd's console and the address of its /metrics.
+func voiceMatch(t *testing.T, edit func(dir string), names []string, query func(name string) string) ([]voiceTab, io.Writer, string) {
 	chrome := findChromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
@@ -114,7 +141,8 @@ func voiceMatch(t *testing.T, edit func(dir string), names []string, query func(
 		t.Fatal(err)
 	}
 	edit(project)
-	cmd := exec.CommandContext(ctx, filepath.Join(bin, "vkmd"), project, "--port", freeUDPPort(t), "--web", "127.0.0.1:0", "--console")
+	admin := "127.0.0.1:" + freeTCPPort(t)
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "vkmd"), project, "--port", freeUDPPort(t), "--web", "127.0.0.1:0", "--console", "--admin", admin)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +189,39 @@ func voiceMatch(t *testing.T, edit func(dir string), names []string, query func(
 		vt.until(t, "joining with voice", 3*time.Minute, func(s voiceState) bool { return s.Connected && s.Own != nil && s.On })
 		tabs = append(tabs, vt)
 	}
-	return tabs, stdin
+	return tabs, stdin, admin
+}
+
+// freeTCPPort asks the kernel for a free loopback TCP port; vkmd binds it
+// a moment later.
+func freeTCPPort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
+}
+
+// forwarded reads from vkmd's /metrics how many voice packets its gateway
+// has forwarded to listeners so far.
+func forwarded(t *testing.T, admin string) int64 {
+	t.Helper()
+	resp, err := http.Get("http://" + admin + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^vkm_web_voice_packets_out_total (\d+)$`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("vkmd's /metrics has no vkm_web_voice_packets_out_total")
+	}
+	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return n
 }
 
 // editFile replaces old with new in the project's file, once.
@@ -185,11 +245,11 @@ func quiet(t *testing.T, d time.Duration, tabs ...voiceTab) {
 	t.Helper()
 	before := make([]int64, len(tabs))
 	for i, vt := range tabs {
-		before[i] = vt.read(t).Received
+		before[i] = vt.received(t)
 	}
 	time.Sleep(d) // a window in which nothing may arrive; polling another process
 	for i, vt := range tabs {
-		if n := vt.read(t).Received; n != before[i] {
+		if n := vt.received(t); n != before[i] {
 			t.Errorf("%s received %d voice packets in %v, want none", vt.name, n-before[i], d)
 		}
 	}
@@ -205,7 +265,7 @@ func quiet(t *testing.T, d time.Duration, tabs ...voiceTab) {
 // until ada walks right to within range. Muted from the console, ada is
 // heard by nobody.
 func TestBrowserVoiceNearby(t *testing.T) {
-	tabs, console := voiceMatch(t, func(dir string) {
+	tabs, console, admin := voiceMatch(t, func(dir string) {
 		f, err := os.OpenFile(filepath.Join(dir, "project.toml"), os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -220,7 +280,9 @@ func TestBrowserVoiceNearby(t *testing.T) {
 		return "voice=off"
 	})
 	ada, bo, cy := tabs[0], tabs[1], tabs[2]
-	s := cy.until(t, "hearing ada", 20*time.Second, func(s voiceState) bool { return s.Received > 25 })
+	// The media and the word of whose voice a slot carries take separate
+	// paths (RTP, and the game's reliable channel): either may come first.
+	s := cy.until(t, "hearing ada and told it is her", 20*time.Second, func(s voiceState) bool { return s.Received > 25 && s.slotOf("ada") >= 0 })
 	a, b := ada.read(t), bo.read(t)
 	t.Logf("ada at x %.1f sending %v; cy at x %.1f received %d packets; bo at x %.1f received %d", a.Own.X, a.Sending, s.Own.X, s.Received, b.Own.X, b.Received)
 	if !a.Speak || !a.Sending {
@@ -262,15 +324,33 @@ func TestBrowserVoiceNearby(t *testing.T) {
 	}
 	fmt.Fprintf(console, "mute %d\n", n)
 	ada.until(t, "told she may not speak", 5*time.Second, func(s voiceState) bool { return !s.Speak })
-	time.Sleep(500 * time.Millisecond) // what was on its way arrives; polling another process
+	// The gateway forwards by the new routes before ada's page is told:
+	// once bo and cy have received what it forwarded until now, nothing
+	// more may come, and the gateway forwards nothing more.
+	out := forwarded(t, admin)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n := bo.received(t) + cy.received(t)
+		if n >= out {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bo and cy received %d voice packets of the %d the server forwarded", n, out)
+		}
+		time.Sleep(50 * time.Millisecond) // polling other processes
+	}
+	out = forwarded(t, admin)
 	quiet(t, 1500*time.Millisecond, bo, cy)
+	if n := forwarded(t, admin); n != out {
+		t.Errorf("the server forwarded %d voice packets after ada was muted", n-out)
+	}
 }
 
 // TestBrowserVoiceTeam: mode = "team" on a Team.id field the join handler
 // sets to the player's number modulo 2: ada (1) and cy (3) are a team, bo
 // (2) is not; ada talks, cy hears her and bo does not.
 func TestBrowserVoiceTeam(t *testing.T) {
-	tabs, _ := voiceMatch(t, func(dir string) {
+	tabs, _, _ := voiceMatch(t, func(dir string) {
 		f, err := os.OpenFile(filepath.Join(dir, "project.toml"), os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
 			t.Fatal(err)
