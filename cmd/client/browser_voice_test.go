@@ -41,7 +41,14 @@ type voiceState struct {
 		Player int    `json:"player"`
 		Name   string `json:"name"`
 	} `json:"slots"`
-	Status   string          `json:"status"`
+	Status     string `json:"status"`
+	Transport  string `json:"transport"`
+	RTCFailure string `json:"rtcFailure"`
+	// Client is the state of the page's client (its report).
+	Client struct {
+		State     string `json:"state"`
+		LastError string `json:"last_error"`
+	} `json:"client"`
 	Speaking map[string]bool `json:"speaking"`
 	Gains    []float64       `json:"gains"`
 	Pans     []float64       `json:"pans"`
@@ -53,11 +60,37 @@ func (vt voiceTab) read(t *testing.T) voiceState {
 	v := vt.cdp.eval(t, `JSON.stringify(window.vkm && window.vkmVoice ? {connected: vkm.connected, own: vkm.own, on: vkmVoice.on,
 		speak: vkmVoice.speak, sending: vkmVoice.sending, received: vkmVoice.received, slots: vkmVoice.slots,
 		speaking: vkmVoice.speaking, gains: vkmVoice.gains, pans: vkmVoice.pans,
-		status: window.vkmWeb ? vkmWeb.status : ''} : {})`)
+		status: window.vkmWeb ? vkmWeb.status : '', transport: window.vkmWeb ? vkmWeb.transport : '',
+		rtcFailure: window.vkmWeb ? vkmWeb.rtcFailure : '',
+		client: (() => { try { return JSON.parse(vkmWeb.stats()).report; } catch (e) { return {}; } })()} : {})`)
 	if err := json.Unmarshal([]byte(v), &s); err != nil {
 		t.Fatalf("%s's page %q: %v", vt.name, v, err)
 	}
 	return s
+}
+
+// maxJoins is how many times a voice test's page is loaded to join.
+const maxJoins = 3
+
+// join polls the page until its player has joined with voice, for at most
+// within, or until its client's join has ended (refused, or disconnected
+// before it was seated): it then says how.
+func (vt voiceTab) join(t *testing.T, within time.Duration) (voiceState, string) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		s := vt.read(t)
+		if s.Connected && s.Own != nil && s.On {
+			return s, ""
+		}
+		if s.Client.State == "refused" || s.Client.State == "disconnected" {
+			return s, fmt.Sprintf("%s: %q", s.Client.State, s.Client.LastError)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s's page: joining with voice not within %v; it says %+v", vt.name, within, s)
+		}
+		time.Sleep(50 * time.Millisecond) // polling another process
+	}
 }
 
 // until polls the page until ok, for at most within.
@@ -129,7 +162,7 @@ func (s voiceState) speakerOn(name string) int {
 // It returns the tabs, vkmd's console and the address of its /metrics.
 func voiceMatch(t *testing.T, edit func(dir string), names []string, query func(name string) string) ([]voiceTab, io.Writer, string) {
 	chrome := findChromium(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	t.Cleanup(cancel)
 	bin := t.TempDir()
 	out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "vkmd"), "vkm/cmd/vkmd").CombinedOutput()
@@ -183,10 +216,23 @@ func voiceMatch(t *testing.T, edit func(dir string), names []string, query func(
 		cdp := launchChromium(t, ctx, chrome, "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream", "--autoplay-policy=no-user-gesture-required")
 		cdp.call(t, "Page.enable", nil)
 		url := "http://" + m[1] + "/?name=" + name + "&" + query(name)
-		cdp.call(t, "Page.navigate", map[string]any{"url": url})
 		vt := voiceTab{name, cdp}
 		// The server builds the client as it starts: long on a cold cache.
-		vt.until(t, "joining with voice", 3*time.Minute, func(s voiceState) bool { return s.Connected && s.Own != nil && s.On })
+		// On a machine too busy for the page to be welcomed within the web
+		// door's deadline (web.DefaultWelcomeTimeout from its offer), the
+		// door closes the peer and the client's join ends; the page is
+		// then loaded again, as a player would, a few times at most.
+		for attempt := 1; ; attempt++ {
+			cdp.call(t, "Page.navigate", map[string]any{"url": url})
+			s, ended := vt.join(t, 3*time.Minute)
+			if ended == "" {
+				break
+			}
+			if attempt == maxJoins {
+				t.Fatalf("%s's page: the join ended %d times, the last %s; the page says %+v", name, attempt, ended, s)
+			}
+			t.Logf("%s's page: the join ended %s; loading the page again", name, ended)
+		}
 		tabs = append(tabs, vt)
 	}
 	return tabs, stdin, admin
@@ -312,9 +358,9 @@ func TestBrowserVoiceNearby(t *testing.T) {
 
 	// ada walks right until bo is within range.
 	ada.cdp.key(t, "keyDown", "KeyD", "d", 68)
-	walked := ada.until(t, "walking to bo", 10*time.Second, func(s voiceState) bool { return s.Own.X > b.Own.X-7 })
+	walked := ada.until(t, "walking to bo", 20*time.Second, func(s voiceState) bool { return s.Own.X > b.Own.X-7 })
 	ada.cdp.key(t, "keyUp", "KeyD", "d", 68)
-	heard := bo.until(t, "hearing ada once she is near", 10*time.Second, func(s voiceState) bool { return s.Received > 25 })
+	heard := bo.until(t, "hearing ada once she is near", 20*time.Second, func(s voiceState) bool { return s.Received > 25 })
 	t.Logf("ada walked to x %.1f; bo received %d packets", walked.Own.X, heard.Received)
 
 	// Muted by the operator, ada is heard by nobody.
@@ -323,7 +369,7 @@ func TestBrowserVoiceNearby(t *testing.T) {
 		t.Fatalf("bo's slots do not name ada: %+v", heard.Slots)
 	}
 	fmt.Fprintf(console, "mute %d\n", n)
-	ada.until(t, "told she may not speak", 5*time.Second, func(s voiceState) bool { return !s.Speak })
+	ada.until(t, "told she may not speak", 20*time.Second, func(s voiceState) bool { return !s.Speak })
 	// The gateway forwards by the new routes before ada's page is told:
 	// once bo and cy have received what it forwarded until now, nothing
 	// more may come, and the gateway forwards nothing more.
@@ -373,8 +419,7 @@ func TestBrowserVoiceTeam(t *testing.T) {
 	if b.Received != 0 || b.speakerOn("ada") != 0 {
 		t.Fatalf("bo, of the other team, received %d packets (slots %+v)", b.Received, b.Slots)
 	}
-	if a := ada.read(t); a.speakerOn("cy") == 0 {
-		t.Errorf("ada's slots do not carry cy, of her team: %+v", a.Slots)
-	}
+	// Told over the game's reliable channel, apart from the media.
+	ada.until(t, "told a slot carries cy, of her team", 20*time.Second, func(s voiceState) bool { return s.speakerOn("cy") != 0 })
 	quiet(t, time.Second, bo)
 }
