@@ -360,7 +360,9 @@ func TestBrowserVoiceNearby(t *testing.T) {
 	ada.cdp.key(t, "keyDown", "KeyD", "d", 68)
 	walked := ada.until(t, "walking to bo", 20*time.Second, func(s voiceState) bool { return s.Own.X > b.Own.X-7 })
 	ada.cdp.key(t, "keyUp", "KeyD", "d", 68)
-	heard := bo.until(t, "hearing ada once she is near", 20*time.Second, func(s voiceState) bool { return s.Received > 25 })
+	heard := bo.until(t, "hearing ada once she is near, and told it is her", 20*time.Second, func(s voiceState) bool {
+		return s.Received > 25 && s.slotOf("ada") >= 0
+	})
 	t.Logf("ada walked to x %.1f; bo received %d packets", walked.Own.X, heard.Received)
 
 	// Muted by the operator, ada is heard by nobody.
