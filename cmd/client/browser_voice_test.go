@@ -74,16 +74,23 @@ const maxJoins = 3
 
 // join polls the page until its player has joined with voice, for at most
 // within, or until its client's join has ended (refused, or disconnected
-// before it was seated): it then says how.
+// before it was seated): it then says how. A player who was seated and
+// then lost fails the test: loaded again, the page would be another
+// player, at another spawn.
 func (vt voiceTab) join(t *testing.T, within time.Duration) (voiceState, string) {
 	t.Helper()
 	deadline := time.Now().Add(within)
+	seated := false
 	for {
 		s := vt.read(t)
 		if s.Connected && s.Own != nil && s.On {
 			return s, ""
 		}
+		seated = seated || s.Own != nil
 		if s.Client.State == "refused" || s.Client.State == "disconnected" {
+			if seated {
+				t.Fatalf("%s's page: seated, then %s: %q", vt.name, s.Client.State, s.Client.LastError)
+			}
 			return s, fmt.Sprintf("%s: %q", s.Client.State, s.Client.LastError)
 		}
 		if time.Now().After(deadline) {
@@ -328,7 +335,11 @@ func TestBrowserVoiceNearby(t *testing.T) {
 	ada, bo, cy := tabs[0], tabs[1], tabs[2]
 	// The media and the word of whose voice a slot carries take separate
 	// paths (RTP, and the game's reliable channel): either may come first.
-	s := cy.until(t, "hearing ada and told it is her", 20*time.Second, func(s voiceState) bool { return s.Received > 25 && s.slotOf("ada") >= 0 })
+	// vkm-voice.js shows a slot's speaker speaking as it reads the
+	// packets' counts, after it has been told whose the slot is.
+	s := cy.until(t, "hearing ada, told it is her and showing her speaking", 20*time.Second, func(s voiceState) bool {
+		return s.Received > 25 && s.slotOf("ada") >= 0 && s.Speaking[strconv.Itoa(s.speakerOn("ada"))]
+	})
 	a, b := ada.read(t), bo.read(t)
 	t.Logf("ada at x %.1f sending %v; cy at x %.1f received %d packets; bo at x %.1f received %d", a.Own.X, a.Sending, s.Own.X, s.Received, b.Own.X, b.Received)
 	if !a.Speak || !a.Sending {
