@@ -257,24 +257,48 @@ func freeTCPPort(t *testing.T) string {
 }
 
 // forwarded reads from vkmd's /metrics how many voice packets its gateway
-// has forwarded to listeners so far.
+// had forwarded to listeners by a moment after forwarded was called. The
+// server publishes its figures once a second, each read as it publishes
+// them, and then observes each seated player's round trip
+// (vkm_player_rtt_seconds_count grows): once that count has grown twice
+// since the call, the figures shown were read after it.
 func forwarded(t *testing.T, admin string) int64 {
 	t.Helper()
-	resp, err := http.Get("http://" + admin + "/metrics")
-	if err != nil {
-		t.Fatal(err)
+	read := func() (observed, out int64) {
+		resp, err := http.Get("http://" + admin + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := regexp.MustCompile(`(?m)^vkm_player_rtt_seconds_count (\d+)$`).FindSubmatch(b)
+		m := regexp.MustCompile(`(?m)^vkm_web_voice_packets_out_total (\d+)$`).FindSubmatch(b)
+		if o == nil || m == nil {
+			t.Fatalf("vkmd's /metrics has no vkm_player_rtt_seconds_count or vkm_web_voice_packets_out_total:\n%s", b)
+		}
+		observed, _ = strconv.ParseInt(string(o[1]), 10, 64)
+		out, _ = strconv.ParseInt(string(m[1]), 10, 64)
+		return observed, out
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
+	last, _ := read()
+	grew := 0
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		time.Sleep(50 * time.Millisecond) // polling another process
+		observed, out := read()
+		if observed != last {
+			last, grew = observed, grew+1
+		}
+		if grew == 2 {
+			return out
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("vkmd published no figures for 10 s")
+		}
 	}
-	m := regexp.MustCompile(`(?m)^vkm_web_voice_packets_out_total (\d+)$`).FindSubmatch(b)
-	if m == nil {
-		t.Fatalf("vkmd's /metrics has no vkm_web_voice_packets_out_total")
-	}
-	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
-	return n
 }
 
 // editFile replaces old with new in the project's file, once.
@@ -398,10 +422,10 @@ func TestBrowserVoiceNearby(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond) // polling other processes
 	}
-	out = forwarded(t, admin)
+	out, heardByAda := forwarded(t, admin), ada.received(t)
 	quiet(t, 1500*time.Millisecond, bo, cy)
 	if n := forwarded(t, admin); n != out {
-		t.Errorf("the server forwarded %d voice packets after ada was muted", n-out)
+		t.Errorf("the server forwarded %d voice packets after ada was muted (%d of them to ada)", n-out, ada.received(t)-heardByAda)
 	}
 }
 
