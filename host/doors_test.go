@@ -133,25 +133,34 @@ func (m *mitm) thirdReads() {
 
 // replay sends the sniffed Hello from the third socket until ctx ends:
 // as it was, and echoing the newest cookie the third socket was handed.
+//
+// It keeps to replayRate however seldom it is woken: a busy machine runs
+// it late, and it then sends the replays that were due since.
 func (m *mitm) replay(ctx context.Context) {
-	tick := time.NewTicker(time.Second / 400)
+	tick := time.NewTicker(time.Second / replayRate)
 	defer tick.Stop()
-	for i := 0; ; i++ {
+	start := time.Now()
+	for i := 0; ; {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		m.mu.Lock()
-		d := bytes.Clone(m.sniffed)
-		if m.cookie != 0 && i%2 == 1 {
-			binary.LittleEndian.PutUint64(d[4:12], m.cookie)
+		for due := int(time.Since(start) * replayRate / time.Second); i < due; i++ {
+			m.mu.Lock()
+			d := bytes.Clone(m.sniffed)
+			if m.cookie != 0 && i%2 == 1 {
+				binary.LittleEndian.PutUint64(d[4:12], m.cookie)
+			}
+			m.replays++
+			m.mu.Unlock()
+			m.third.WriteToUDP(d, m.server)
 		}
-		m.replays++
-		m.mu.Unlock()
-		m.third.WriteToUDP(d, m.server)
 	}
 }
+
+// replayRate is the replays a second the man in the middle sends.
+const replayRate = 400
 
 // rejoinLog records the addresses of the server's "player rejoined" lines.
 type rejoinLog struct {
@@ -184,6 +193,10 @@ func (h rejoinLog) Handle(ctx context.Context, r slog.Record) error {
 func (h rejoinLog) WithAttrs(as []slog.Attr) slog.Handler {
 	return rejoinLog{h.Handler.WithAttrs(as), h.mu, h.addrs}
 }
+
+// minReplays is how many Hellos the man in the middle must have replayed
+// for the attack to count as run: a second of its rate.
+const minReplays = replayRate
 
 // Over real UDP, a man in the middle forges a Refuse for every Hello the
 // client sends, cuts the link for 2.5 s once it plays, and meanwhile
@@ -256,8 +269,20 @@ func TestAManInTheMiddleCannotEndAJoinOrTakeASeat(t *testing.T) {
 	attack, stopAttack := context.WithCancel(ctx)
 	go m.replay(attack)
 	// The blip is the scenario, not a wait for something to happen: the
-	// seat is held after 1 s of silence, and the attack runs through it.
+	// seat is held after 1 s of silence, and the attack runs through it,
+	// for at least minReplays (a busy machine runs the replaying goroutine
+	// less often than its ticker asks).
 	time.Sleep(2500 * time.Millisecond)
+	for replays := 0; replays < minReplays; {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the attack replayed %d Hellos, want %d", replays, minReplays)
+		case <-time.After(10 * time.Millisecond): // polling the attack's goroutine
+		}
+		m.mu.Lock()
+		replays = m.replays
+		m.mu.Unlock()
+	}
 	m.blip.Store(false)
 	waitState("joining") // resuming
 	waitState("playing") // the seat taken back
@@ -272,7 +297,7 @@ func TestAManInTheMiddleCannotEndAJoinOrTakeASeat(t *testing.T) {
 	backAddr := m.back.LocalAddr().String()
 	t.Logf("forged refusals %d; replays %d from %v, %d Challenges to it; rejoins from %v (the middle's back socket is %v); client %s %q; server joins %d",
 		m.forged, m.replays, m.third.LocalAddr(), m.chals, rejoins, backAddr, rep.Exit, rep.LastError, srep.Joins)
-	if m.forged == 0 || m.replays < 400 || m.chals == 0 {
+	if m.forged == 0 || m.replays < minReplays || m.chals == 0 {
 		t.Fatalf("the attack did not run: %d forged, %d replays, %d Challenges", m.forged, m.replays, m.chals)
 	}
 	if len(rejoins) != 1 || rejoins[0] != backAddr {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,7 +18,9 @@ import (
 )
 
 // deadlineSlack is how late past its deadline an idle attempt may be seen
-// closed: the gateway's timers, the test's reads, a busy machine.
+// closed on an idle machine: the gateway's timers, the test's reads. A busy
+// machine answers later; TestIdleWebAttemptsDoNotKeepWebPlayersOut adds
+// what it measures of that.
 const deadlineSlack = 2 * time.Second
 
 // Forty addresses (127.0.0.2 to .41) each start two offers whose body
@@ -27,25 +30,48 @@ const deadlineSlack = 2 * time.Second
 // is closed by its deadline: each offer answered 408 no sooner than
 // web.DefaultOfferTimeout after it was sent and not much later, each
 // socket closed no sooner than web.DefaultWelcomeTimeout after it opened
-// and not much later. The server's report counts them by reason.
+// and not much later: deadlineSlack, plus the longest the gateway took to
+// answer a socket's upgrade here, which is how late a busy machine runs
+// its handlers. The server's report counts them by reason.
 func TestIdleWebAttemptsDoNotKeepWebPlayersOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("seconds of real sockets on the wall clock: runs without -short")
 	}
 	p := loadArena(t)
 	_, addr, stop := servedWeb(t, ServeConfig{Project: p})
-	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
+	// Only a guard against a hang: 320 attempts, then the players, take
+	// far longer than testDeadline under the race detector on a busy
+	// machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*testDeadline)
 	defer cancel()
 	const sources, offersEach, socketsEach = 40, 2, 6
 	ip := func(i int) *net.TCPAddr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(i+2))} }
 
+	// Each attempt's end is awaited on a goroutine of its own from the
+	// moment it is made, so that when it ended is what is judged, however
+	// long the players below take to join on a busy machine. A read ends
+	// with ctx at the latest.
 	type offer struct {
-		c    net.Conn
-		sent time.Time
+		from     net.Addr
+		sent, at time.Time
+		resp     *http.Response
+		err      error
 	}
-	var offers []offer
+	type socket struct {
+		from           net.Addr
+		start, end, at time.Time
+		err            error
+	}
+	var offers []*offer
+	var sockets []*socket
+	var ended sync.WaitGroup
+	var lag time.Duration // the slowest upgrade
+	refused := 0
+	// A source's attempts are made together, its offers then its
+	// sockets, so that all eight reach the door before the first of them
+	// can have left it (an offer, OfferTimeout after its handler began).
 	for i := range sources {
-		d := net.Dialer{LocalAddr: ip(i)}
+		d := &net.Dialer{LocalAddr: ip(i)}
 		for range offersEach {
 			c, err := d.DialContext(ctx, "tcp", addr)
 			if err != nil {
@@ -55,19 +81,16 @@ func TestIdleWebAttemptsDoNotKeepWebPlayersOut(t *testing.T) {
 			// The time is taken before the bytes go: the gateway's deadline
 			// starts once it has read them, which can be before Fprintf
 			// returns here.
-			sent := time.Now()
+			o := &offer{from: c.LocalAddr(), sent: time.Now()}
+			unwatch := context.AfterFunc(ctx, func() { c.Close() })
+			defer unwatch()
 			fmt.Fprintf(c, "POST /vkm/offer HTTP/1.1\r\nHost: %s\r\nContent-Length: 3000\r\n\r\n{\"type\":\"offer\"", addr)
-			offers = append(offers, offer{c, sent})
+			offers = append(offers, o)
+			ended.Go(func() {
+				o.resp, o.err = http.ReadResponse(bufio.NewReader(c), nil)
+				o.at = time.Now()
+			})
 		}
-	}
-	type socket struct {
-		ws         *websocket.Conn
-		start, end time.Time
-	}
-	var sockets []socket
-	refused := 0
-	for i := range sources {
-		d := &net.Dialer{LocalAddr: ip(i)}
 		hc := &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
 		for range socketsEach {
 			start := time.Now()
@@ -75,7 +98,13 @@ func TestIdleWebAttemptsDoNotKeepWebPlayersOut(t *testing.T) {
 			switch {
 			case err == nil:
 				defer ws.CloseNow()
-				sockets = append(sockets, socket{ws, start, time.Now()})
+				s := &socket{from: ip(i), start: start, end: time.Now()}
+				sockets = append(sockets, s)
+				lag = max(lag, s.end.Sub(s.start))
+				ended.Go(func() {
+					_, _, s.err = ws.Read(ctx)
+					s.at = time.Now()
+				})
 			case resp != nil && resp.StatusCode == http.StatusTooManyRequests:
 				refused++
 			default:
@@ -89,21 +118,22 @@ func TestIdleWebAttemptsDoNotKeepWebPlayersOut(t *testing.T) {
 		PlayConfig{Project: p, Web: "ws://" + addr, Name: "ws"},
 	)
 	wantPlaying(t, []string{"webrtc", "websocket"}, reps)
+	ended.Wait()
 
 	// An offer is let in or refused as its handler reaches the door,
 	// which may come after a socket of its address has.
+	slack := deadlineSlack + lag
+	t.Logf("the slowest upgrade took %v: closing may be %v late", lag, slack)
 	timedOut := 0
 	for _, o := range offers {
-		o.c.SetReadDeadline(o.sent.Add(web.DefaultOfferTimeout + deadlineSlack))
-		resp, err := http.ReadResponse(bufio.NewReader(o.c), nil)
-		took := time.Since(o.sent)
+		took := o.at.Sub(o.sent)
 		switch {
-		case err == nil && resp.StatusCode == http.StatusTooManyRequests:
+		case o.err == nil && o.resp.StatusCode == http.StatusTooManyRequests:
 			refused++
-		case err == nil && resp.StatusCode == http.StatusRequestTimeout && took >= web.DefaultOfferTimeout:
+		case o.err == nil && o.resp.StatusCode == http.StatusRequestTimeout && took >= web.DefaultOfferTimeout && took <= web.DefaultOfferTimeout+slack:
 			timedOut++
 		default:
-			t.Fatalf("a half-sent offer from %v: %v %v after %v; want 408 after %v", o.c.LocalAddr(), resp, err, took, web.DefaultOfferTimeout)
+			t.Fatalf("a half-sent offer from %v: %v %v after %v; want 408 after %v, at most %v later", o.from, o.resp, o.err, took, web.DefaultOfferTimeout, slack)
 		}
 	}
 	t.Logf("%d offers waited for their deadline, %d sockets open, %d attempts refused", timedOut, len(sockets), refused)
@@ -111,13 +141,9 @@ func TestIdleWebAttemptsDoNotKeepWebPlayersOut(t *testing.T) {
 		t.Errorf("%d attempts let in, want %d from each address", in, web.DefaultMaxConnectingPerAddress)
 	}
 	for _, s := range sockets {
-		rctx, cancel := context.WithDeadline(ctx, s.end.Add(web.DefaultWelcomeTimeout+deadlineSlack))
-		_, _, err := s.ws.Read(rctx)
-		late := rctx.Err()
-		cancel()
-		took := time.Since(s.start)
-		if err == nil || late != nil || took < web.DefaultWelcomeTimeout {
-			t.Fatalf("an idle socket: closed (%v) after %v; want closed after %v", err, took, web.DefaultWelcomeTimeout)
+		took, late := s.at.Sub(s.start), s.at.Sub(s.end.Add(web.DefaultWelcomeTimeout))
+		if s.err == nil || ctx.Err() != nil || took < web.DefaultWelcomeTimeout || late > slack {
+			t.Fatalf("an idle socket from %v: closed (%v) after %v, %v past its deadline; want closed after %v, at most %v past it", s.from, s.err, took, late, web.DefaultWelcomeTimeout, slack)
 		}
 	}
 	w := stop().Web

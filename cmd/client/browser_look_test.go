@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"vkm/transport"
 )
 
 // hudItem is one item of the game's HUD as the page last drew it
@@ -209,8 +211,10 @@ func TestBrowserTabThatClosesSaysGoodbye(t *testing.T) {
 	m := waitLine(t, w.vkmd, regexp.MustCompile(`msg="player left".*reason=(\S+)`))
 	took := time.Since(t0)
 	t.Logf("the server heard the player leave (%s) %v after the tab left", m[1], took.Round(time.Millisecond))
-	if strings.Contains(m[1], "timeout") || took > 3*time.Second {
-		t.Fatalf("the player left by %s after %v; want a goodbye within 3 s", m[1], took)
+	// Heard before a silent link would have timed out, so not by the
+	// timeout, however late a busy machine runs the page and the server.
+	if strings.Contains(m[1], "timeout") || took >= transport.DefaultTimeout {
+		t.Fatalf("the player left by %s after %v; want a goodbye, within the link's timeout of %v", m[1], took, transport.DefaultTimeout)
 	}
 }
 
