@@ -14,7 +14,9 @@ import (
 type ListenConfig struct {
 	// Addr is the TCP address ("host:port") it listens on; its ICE port
 	// is the same host and port number, over UDP (another when that is
-	// taken and the port was left to the system).
+	// taken and the port was left to the system). WebTransport (HTTP/3)
+	// listens over UDP on the next port number, or on any free one when
+	// that is taken; the page learns which from /vkm/webtransport.
 	Addr string
 	// Public are the addresses players reach the server at, whose IP
 	// addresses the ICE candidates name (host.ServeConfig.Public).

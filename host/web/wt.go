@@ -193,7 +193,8 @@ func (g *Gateway) listenWT() error {
 	}
 	g.wtConn = conn
 	go func() {
-		if err := g.wt.Serve(conn); err != nil && !errors.Is(err, quic.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
+		err := g.wt.Serve(conn)
+		if err != nil && g.ctx.Err() == nil && !errors.Is(err, quic.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
 			g.log.Error("web: WebTransport listener failed", "err", err)
 		}
 	}()
