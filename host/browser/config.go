@@ -42,6 +42,10 @@ type PageConfig struct {
 	// for the page's "Search LAN" list, served at /vkm/lan to browsers on
 	// loopback and private addresses: a page cannot broadcast itself.
 	LAN func(ctx context.Context) ([]LANGame, error)
+	// WebTransportPort, if set, is the UDP port of the gateway's
+	// WebTransport sessions, on the page's host: the page's security
+	// policy lets it connect there.
+	WebTransportPort int
 }
 
 // LANGame is one game a LAN search found, as /vkm/lan lists it.

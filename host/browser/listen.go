@@ -86,6 +86,7 @@ func Listen(cfg ListenConfig, u netio.Socket) (netio.Socket, error) {
 	if cfg.Page.Logger == nil {
 		cfg.Page.Logger = log
 	}
+	cfg.Page.WebTransportPort = int(g.WebTransportAddr().Port())
 	if err := registerPage(mux, cfg.Page); err != nil {
 		g.Close()
 		ln.Close()
