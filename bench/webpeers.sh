@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What a browser player costs vkmd beyond a UDP player: vkmd serves the
 # arena (with --web, so every run has the web listener) to N wandering bot
-# clients that play over UDP, over the WebSocket fall-back (ws://) and over
-# WebRTC data channels (http://), in turn, for ROUNDS rounds. Each run's
+# clients that play over UDP, over the WebSocket fall-back (ws://), over
+# WebRTC data channels (http://) and over WebTransport datagrams (wt://),
+# in turn, for ROUNDS rounds. Each run's
 # figure is vkmd's CPU (user + system, from /proc) over a window of SECONDS
 # that opens once every bot is seated, as % of one core; each round's web
 # runs are then taken against the UDP run beside them, per peer:
@@ -13,7 +14,7 @@
 # process's heap allocations a tick over the window (the Go runtime's
 # count; the two /metrics reads that bracket it add a few).
 #
-#   bench/webpeers.sh [-r ROUNDS] [-s SECONDS] [-n BOTS] [-k 'udp ws rtc'] [-B REF | -b FILE] [-p DIR]
+#   bench/webpeers.sh [-r ROUNDS] [-s SECONDS] [-n BOTS] [-k 'udp ws rtc wt'] [-B REF | -b FILE] [-p DIR]
 #
 #   -B REF  also run vkmd built from git REF (base) beside the working
 #           tree's (new), alternating base and new within each kind, and
@@ -23,18 +24,18 @@
 #           admin /debug/pprof/profile: go tool pprof DIR/BUILD-KIND-ROUND.pprof).
 #   PIN=1   put vkmd on CPU 0 and the clients on CPU 1 (taskset).
 #
-# Defaults: 3 rounds, 20 s, 4 bots, all three kinds. A run takes SECONDS
+# Defaults: 3 rounds, 20 s, 4 bots, all four kinds. A run takes SECONDS
 # and 3 to 6 s more; the script cleans up the processes it started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=3 secs=20 bots=4 kinds='udp ws rtc' base='' profdir=''
+rounds=3 secs=20 bots=4 kinds='udp ws rtc wt' base='' profdir=''
 basebin=''
 while getopts 'r:s:n:k:B:b:p:' o; do
   case $o in
     r) rounds=$OPTARG ;; s) secs=$OPTARG ;; n) bots=$OPTARG ;; k) kinds=$OPTARG ;;
     B) base=$OPTARG ;; p) profdir=$OPTARG ;;
     b) basebin=$OPTARG ;;
-    *) sed -n '2,27p' "$0"; exit 2 ;;
+    *) sed -n '2,28p' "$0"; exit 2 ;;
   esac
 done
 work=$(mktemp -d)
@@ -82,6 +83,7 @@ run() {
     udp) url=(--connect "127.0.0.1:$port") ;;
     ws) url=(--web "ws://127.0.0.1:$web") ;;
     rtc) url=(--web "http://127.0.0.1:$web") ;;
+    wt) url=(--web "wt://127.0.0.1:$web") ;;
     *) echo "unknown kind $kind" >&2; exit 2 ;;
   esac
   "${pin_server[@]}" "$work/$build/vkmd" projects/arena --port "$port" --web "127.0.0.1:$web" --wasm "$work/client.wasm" \

@@ -187,7 +187,7 @@ func TestTheServersFiguresKeepTheirNames(t *testing.T) {
 		case <-time.After(50 * time.Millisecond): // the polling interval
 		}
 	}
-	if line := status.String(); !regexp.MustCompile(`^tick \d+ players 0/4 \(insecure: no key; loopback only\) web webrtc 0 websocket 0 connecting 0\n`).MatchString(line) {
+	if line := status.String(); !regexp.MustCompile(`^tick \d+ players 0/4 \(insecure: no key; loopback only\) web webrtc 0 websocket 0 webtransport 0 connecting 0\n`).MatchString(line) {
 		t.Errorf("status line %q", line)
 	}
 	cancel()

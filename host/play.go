@@ -41,8 +41,8 @@ type PlayConfig struct {
 	Net *netio.Loopback
 	// Web, if set, is the base URL of the server's web listener
 	// ("http://host:port"): the client plays over a WebRTC data channel
-	// through it instead of UDP, or over its WebSocket fall-back with a
-	// ws:// or wss:// URL. Connect then only names the server in a token
+	// through it instead of UDP, over its WebSocket fall-back with a
+	// ws:// or wss:// URL, or over WebTransport with a wt:// one. Connect then only names the server in a token
 	// the client mints (empty: the URL's host and the project's port).
 	Web string
 	// Name is the player's name a server is told; Dev says this client

@@ -127,17 +127,17 @@ func (c *BotsConfig) Validate() error {
 	return c.Play.Validate()
 }
 
-// checkWebURL reports a web listener's URL that is not http, https, ws or
-// wss with a host.
+// checkWebURL reports a web listener's URL that is not http, https, ws,
+// wss or wt with a host.
 func checkWebURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil {
 		return fmt.Errorf("host: web URL %q: %v", s, err)
 	}
 	switch u.Scheme {
-	case "http", "https", "ws", "wss":
+	case "http", "https", "ws", "wss", "wt":
 	default:
-		return fmt.Errorf("host: web URL %q: the scheme is not http, https (WebRTC), ws or wss (WebSocket)", s)
+		return fmt.Errorf("host: web URL %q: the scheme is not http, https (WebRTC), ws, wss (WebSocket) or wt (WebTransport)", s)
 	}
 	if u.Host == "" {
 		return fmt.Errorf("host: web URL %q names no host", s)

@@ -90,8 +90,9 @@ func wantPlaying(t *testing.T, names []string, reps []ClientReport) {
 	}
 }
 
-// One server, three clients playing at once: over UDP, over a WebRTC data
-// channel and over the WebSocket fall-back, through the web listener.
+// One server, four clients playing at once: over UDP, over a WebRTC data
+// channel, over the WebSocket fall-back and over WebTransport, through the
+// web listener.
 func TestClientsPlayOverUDPWebRTCAndWebSocketTogether(t *testing.T) {
 	p := loadArena(t)
 	udp, web, stop := servedWeb(t, ServeConfig{Project: p})
@@ -99,19 +100,24 @@ func TestClientsPlayOverUDPWebRTCAndWebSocketTogether(t *testing.T) {
 		PlayConfig{Project: p, Connect: udp, Name: "udp"},
 		PlayConfig{Project: p, Web: "http://" + web, Name: "rtc"},
 		PlayConfig{Project: p, Web: "ws://" + web, Name: "ws"},
+		PlayConfig{Project: p, Web: "wt://" + web, Name: "wt"},
 	)
 	srv := stop()
-	wantPlaying(t, []string{"udp", "webrtc", "websocket"}, reps)
+	wantPlaying(t, []string{"udp", "webrtc", "websocket", "webtransport"}, reps)
 	t.Logf("server: joins %d errors %d", srv.Joins, srv.Errors)
-	if srv.Joins != 3 || srv.Errors != 0 {
-		t.Errorf("server: %d joins, %d errors; want 3 and 0", srv.Joins, srv.Errors)
+	if srv.Joins != 4 || srv.Errors != 0 {
+		t.Errorf("server: %d joins, %d errors; want 4 and 0", srv.Joins, srv.Errors)
+	}
+	if w := srv.Web; w == nil || w.Admitted["webtransport"] != 1 {
+		t.Errorf("server: web stats %+v, want one peer welcomed over WebTransport", w)
 	}
 	if w := srv.Web; w == nil || w.DatagramsIn == 0 || w.DatagramsOut == 0 || w.Refused != 0 {
 		t.Errorf("server: web stats %+v, want datagrams both ways and no refusal", w)
 	}
 }
 
-// With a key, a client over WebRTC or WebSocket joins with a token as one
+// With a key, a client over WebRTC, WebSocket or WebTransport joins with a
+// token as one
 // over UDP does: minted under the key and naming the server's address, it
 // plays; without one, or under another key, it is refused for that reason.
 func TestTokensWorkOverTheWebAsOverUDP(t *testing.T) {
@@ -121,26 +127,28 @@ func TestTokensWorkOverTheWebAsOverUDP(t *testing.T) {
 	p := loadArena(t)
 	key := &testKeys[0]
 	udp, web, stop := servedWeb(t, ServeConfig{Project: p, Key: key})
-	rtc, ws := "http://"+web, "ws://"+web
+	rtc, ws, wt := "http://"+web, "ws://"+web, "wt://"+web
 	reps := playTogether(t,
 		PlayConfig{Project: p, Connect: udp, Name: "udp", Key: key, ClientID: 1},
 		PlayConfig{Project: p, Connect: udp, Web: rtc, Name: "rtc", Key: key, ClientID: 2},
 		PlayConfig{Project: p, Connect: udp, Web: ws, Name: "ws", Key: key, ClientID: 3},
+		PlayConfig{Project: p, Connect: udp, Web: wt, Name: "wt", Key: key, ClientID: 4},
 	)
-	wantPlaying(t, []string{"udp", "webrtc", "websocket"}, reps)
+	wantPlaying(t, []string{"udp", "webrtc", "websocket", "webtransport"}, reps)
 	refused := playTogether(t,
 		PlayConfig{Project: p, Connect: udp, Web: rtc, Name: "none"},
 		PlayConfig{Project: p, Connect: udp, Web: rtc, Name: "other", Key: &testKeys[1]},
 		PlayConfig{Project: p, Connect: udp, Web: ws, Name: "ws-none"},
+		PlayConfig{Project: p, Connect: udp, Web: wt, Name: "wt-other", Key: &testKeys[1]},
 	)
 	srv := stop()
-	for i, want := range []string{"no_token", "bad_token", "no_token"} {
+	for i, want := range []string{"no_token", "bad_token", "no_token", "bad_token"} {
 		if refused[i].Refusal != want {
 			t.Errorf("client %d: refusal %q (%s), want %q", i+1, refused[i].Refusal, refused[i].State, want)
 		}
 	}
-	if srv.Joins != 3 {
-		t.Errorf("server: %d joins, want 3", srv.Joins)
+	if srv.Joins != 4 {
+		t.Errorf("server: %d joins, want 4", srv.Joins)
 	}
 }
 

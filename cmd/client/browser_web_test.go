@@ -21,7 +21,8 @@ import (
 // TestBrowserClientInTheTab is the browser client end to end: vkmd serves
 // a copy of the arena with --web and --dev (building the client for
 // js/wasm as it starts), headless Chromium opens the one address, and the
-// client runs in the tab over WebRTC. Standing on its spawn it is never
+// client runs in the tab over WebTransport (HTTP/3 datagrams, the
+// server's certificate taken by its hash, no browser flags). Standing on its spawn it is never
 // corrected; the page's keys make it run and jump; a native bot client in
 // the same match sees it move; and a script saved in the project reaches
 // it: its walker then runs at half speed. The developer's inspector shows
@@ -45,10 +46,10 @@ func TestBrowserClientInTheTab(t *testing.T) {
 		t.Fatalf("the client's download, compressed/raw: %s bytes", sizes)
 	}
 	t.Logf("the client's download: %d bytes compressed, %d raw", enc, dec)
-	if first.Transport != "webrtc" {
-		t.Fatalf("the client went over %q, not WebRTC: %s", first.Transport, first.RTCFailure)
+	if first.Transport != "webtransport" {
+		t.Fatalf("the client went over %q, not WebTransport: %s", first.Transport, first.WTFailure)
 	}
-	if first.Panel != "over webrtc" {
+	if first.Panel != "over webtransport" {
 		t.Fatalf("the network panel says %q", first.Panel)
 	}
 	last := first
@@ -215,7 +216,9 @@ func TestBrowserClientOverWebSocket(t *testing.T) {
 // TestBrowserClientWithAToken: a server with a key admits the page's
 // client with the connect token in the address's fragment (the text form
 // `vkmd token` writes, standard base64 with its "+" and "/"), and the
-// server seats it as the token's client.
+// server seats it as the token's client; the page asks for WebRTC
+// (?net=rtc, the path a browser without WebTransport takes), which it
+// plays over.
 func TestBrowserClientWithAToken(t *testing.T) {
 	keyFile := filepath.Join(t.TempDir(), "game.key")
 	key, err := host.NewKeyText()
@@ -233,7 +236,7 @@ func TestBrowserClientWithAToken(t *testing.T) {
 			t.Fatalf("vkmd token: %v", err)
 		}
 		tok = strings.TrimSpace(string(out))
-		return "?name=ignored#token=" + tok
+		return "?name=ignored&net=rtc#token=" + tok
 	})
 	t.Logf("token %s", tok)
 	s := w.until("the page shows the player", 3*time.Minute, func(s webPageState) bool {
@@ -254,6 +257,7 @@ type webPageState struct {
 	Panel      string `json:"panel"`
 	Status     string `json:"status"`
 	RTCFailure string `json:"rtcFailure"`
+	WTFailure  string `json:"wtFailure"`
 	Own        *struct{ X, Y float64 }
 	Dev        string `json:"dev"`
 }
@@ -315,7 +319,9 @@ func openWebProject(t *testing.T, name string, edit func(dir string), flags []st
 	url := "http://" + m[1] + "/" + query(w)
 	t.Logf("page at %s", url)
 
-	// No WebRTC flags, as a player's browser has none: the data channel
+	// No WebTransport flags: the session opens to 127.0.0.1 with the
+	// certificate's hash alone. No WebRTC flags, as a player's browser
+	// has none: the data channel
 	// opens on loopback without --allow-loopback-in-peer-connection or
 	// WebRtcHideLocalIpsWithMdns disabled (Chromium 156 here). The
 	// gateway's answer holds 127.0.0.1 candidates, and the browser's
@@ -329,7 +335,7 @@ func openWebProject(t *testing.T, name string, edit func(dir string), flags []st
 		var s webPageState
 		v := cdp.eval(t, `JSON.stringify(window.vkm && window.vkmWeb ? {connected: vkm.connected, frames: vkm.frames, own: vkm.own,
 			transport: vkm.transport, panel: document.getElementById('transport').textContent, status: vkmWeb.status,
-			rtcFailure: vkmWeb.rtcFailure, dev: JSON.stringify(vkm.lastFrame ? vkm.lastFrame.dev : [])} : {})`)
+			rtcFailure: vkmWeb.rtcFailure, wtFailure: vkmWeb.wtFailure, dev: JSON.stringify(vkm.lastFrame ? vkm.lastFrame.dev : [])} : {})`)
 		if err := json.Unmarshal([]byte(v), &s); err != nil {
 			t.Fatalf("page state %q: %v", v, err)
 		}

@@ -90,7 +90,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("client", flag.ContinueOnError)
 	fs.StringVar(&o.play.Connect, "connect", "", "join the server at ADDR[:PORT] (no port: the project's), or by its join code through a relay, CODE@RELAY[:PORT] (vkmd --relay prints it); without it, play offline")
-	fs.StringVar(&o.play.Web, "web", "", "join the server through its web listener (vkmd --web) at URL instead of UDP: http://HOST:PORT over a WebRTC data channel, ws://HOST:PORT over its WebSocket fall-back; --connect then only names the server in a token --key mints")
+	fs.StringVar(&o.play.Web, "web", "", "join the server through its web listener (vkmd --web) at URL instead of UDP: http://HOST:PORT over a WebRTC data channel, ws://HOST:PORT over its WebSocket fall-back, wt://HOST:PORT over WebTransport (HTTP/3); --connect then only names the server in a token --key mints")
 	fs.StringVar(&o.play.Name, "name", "", "the player's name the server is told")
 	fs.BoolVar(&o.play.Dev, "dev", false, "take a dev server's hot reloads")
 	fs.BoolVar(&o.play.Spectate, "spectate", false, "with --connect or --web: join as a spectator, who watches without a seat or an entity (the project's spectators bound them, apart from its players)")

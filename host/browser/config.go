@@ -14,7 +14,9 @@ import (
 type ListenConfig struct {
 	// Addr is the TCP address ("host:port") it listens on; its ICE port
 	// is the same host and port number, over UDP (another when that is
-	// taken and the port was left to the system).
+	// taken and the port was left to the system). WebTransport (HTTP/3)
+	// listens over UDP on the next port number, or on any free one when
+	// that is taken; the page learns which from /vkm/webtransport.
 	Addr string
 	// Public are the addresses players reach the server at, whose IP
 	// addresses the ICE candidates name (host.ServeConfig.Public).
@@ -40,6 +42,10 @@ type PageConfig struct {
 	// for the page's "Search LAN" list, served at /vkm/lan to browsers on
 	// loopback and private addresses: a page cannot broadcast itself.
 	LAN func(ctx context.Context) ([]LANGame, error)
+	// WebTransportPort, if set, is the UDP port of the gateway's
+	// WebTransport sessions, on the page's host: the page's security
+	// policy lets it connect there.
+	WebTransportPort int
 }
 
 // LANGame is one game a LAN search found, as /vkm/lan lists it.

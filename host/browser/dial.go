@@ -16,7 +16,8 @@ import (
 )
 
 // peerSocket is a client's socket to its server through the server's web
-// listener: a WebRTC data channel, or the WebSocket fall-back.
+// listener: a WebTransport session, a WebRTC data channel, or the
+// WebSocket fall-back.
 type peerSocket struct {
 	p      *web.Peer
 	in     chan netio.Datagram
@@ -33,7 +34,8 @@ const webDialRetry = 250 * time.Millisecond
 
 // Dial connects a native client to the web listener at base, a URL: over
 // its WebSocket fall-back for a ws:// or wss:// URL (as http:// or
-// https://), over WebRTC otherwise (host.PlayConfig.Web). A listener that
+// https://), over WebTransport for a wt:// URL (as http://), over WebRTC
+// otherwise (host.PlayConfig.Web). A listener that
 // does not answer yet is tried again, for at most webDialTimeout.
 func Dial(ctx context.Context, base string) (netio.Socket, error) {
 	ctx, cancel := context.WithTimeout(ctx, webDialTimeout)
@@ -43,9 +45,13 @@ func Dial(ctx context.Context, base string) (netio.Socket, error) {
 		return nil, fmt.Errorf("browser: web URL %q: %w", base, err)
 	}
 	dialFn, target := web.Dial, base
-	if u.Scheme == "ws" || u.Scheme == "wss" {
+	switch u.Scheme {
+	case "ws", "wss":
 		u.Scheme = "http" + strings.TrimPrefix(u.Scheme, "ws")
 		dialFn, target = web.DialWS, u.String()
+	case "wt":
+		u.Scheme = "http"
+		dialFn, target = web.DialWT, u.String()
 	}
 	// A listener not up yet (a server still starting) is tried again, as
 	// a UDP client says Hello until it is answered; a refusal is final

@@ -35,8 +35,8 @@ type listener struct {
 var _ netio.Direct = (*listener)(nil)
 
 // Listen starts the web listener of cfg beside the server's UDP socket u
-// (vkmd --web): a gateway of WebRTC data channels and WebSocket (package
-// web), and an HTTP server of the gateway's signalling and the browser
+// (vkmd --web): a gateway of WebTransport sessions, WebRTC data channels
+// and WebSocket (package web), and an HTTP server of the gateway's signalling and the browser
 // client's page. It returns the two sockets as one, which the serving
 // loop reads itself (netio.Direct) and which adds the gateway's counts to
 // the server's figures (AddFigures); closing it closes u. It calls
@@ -62,9 +62,19 @@ func Listen(cfg ListenConfig, u netio.Socket) (netio.Socket, error) {
 			gc.Public = append(gc.Public, a)
 		}
 	}
+	gc.WebTransportAddr = net.JoinHostPort(host, strconv.Itoa(bound.Port+1))
+	if bound.Port == 65535 {
+		gc.WebTransportAddr = net.JoinHostPort(host, "0")
+	}
 	g, err := web.NewGateway(gc)
 	if err != nil && port == "0" {
 		gc.ICEAddr = net.JoinHostPort(host, "0")
+		g, err = web.NewGateway(gc)
+	}
+	if err != nil && gc.WebTransportAddr != net.JoinHostPort(host, "0") {
+		// The next port is someone else's: WebTransport takes any, which
+		// the page is told.
+		gc.WebTransportAddr = net.JoinHostPort(host, "0")
 		g, err = web.NewGateway(gc)
 	}
 	if err != nil {
@@ -76,6 +86,7 @@ func Listen(cfg ListenConfig, u netio.Socket) (netio.Socket, error) {
 	if cfg.Page.Logger == nil {
 		cfg.Page.Logger = log
 	}
+	cfg.Page.WebTransportPort = int(g.WebTransportAddr().Port())
 	if err := registerPage(mux, cfg.Page); err != nil {
 		g.Close()
 		ln.Close()
@@ -96,7 +107,7 @@ func Listen(cfg ListenConfig, u netio.Socket) (netio.Socket, error) {
 	if cfg.Ready != nil {
 		cfg.Ready(ln.Addr())
 	}
-	log.Info("web listening", "addr", ln.Addr().String(), "ice", g.ICEAddr().String())
+	log.Info("web listening", "addr", ln.Addr().String(), "ice", g.ICEAddr().String(), "webtransport", g.WebTransportAddr().String())
 	return s, nil
 }
 
@@ -202,7 +213,10 @@ func (s *listener) AddFigures(set *figures.Set) {
 	set.Add([]figures.Figure{
 		{Status: "web webrtc %d", Uint: func() uint64 { return uint64(st.Peers["webrtc"]) }},
 		{Status: "websocket %d", Uint: func() uint64 { return uint64(st.Peers["websocket"]) }},
-		{Status: "connecting %d", Uint: func() uint64 { return uint64(st.Connecting["webrtc"] + st.Connecting["websocket"]) }},
+		{Status: "webtransport %d", Uint: func() uint64 { return uint64(st.Peers["webtransport"]) }},
+		{Status: "connecting %d", Uint: func() uint64 {
+			return uint64(st.Connecting["webrtc"] + st.Connecting["websocket"] + st.Connecting["webtransport"])
+		}},
 		{Key: "web.peers", Metric: "vkm_web_peers", Kind: figures.Gauge, Label: "transport", Uints: ints(&st.Peers),
 			Help: "Browser peers open on the web listener now that the vkm handshake has welcomed, by transport (webrtc, websocket)."},
 		{Key: "web.connecting", Metric: "vkm_web_connecting", Kind: figures.Gauge, Label: "transport", Uints: ints(&st.Connecting),

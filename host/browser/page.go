@@ -14,10 +14,13 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -136,17 +139,22 @@ func registerPage(mux *http.ServeMux, cfg PageConfig) error {
 	}
 	pageFiles := view.PageFiles()
 	index := view.InTabPage()
-	serveBytes := func(ctype string, b []byte) http.HandlerFunc {
+	serveWith := func(ctype string, b []byte, policy func(*http.Request) string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			h := w.Header()
 			h.Set("Content-Type", ctype)
 			h.Set("Cache-Control", "no-cache")
 			h.Set("X-Content-Type-Options", "nosniff")
-			h.Set("Content-Security-Policy", view.InTabSecurityPolicy)
+			h.Set("Content-Security-Policy", policy(r))
 			w.Write(b)
 		}
 	}
-	mux.HandleFunc("GET /{$}", serveBytes("text/html; charset=utf-8", index))
+	serveBytes := func(ctype string, b []byte) http.HandlerFunc {
+		return serveWith(ctype, b, func(*http.Request) string { return view.InTabSecurityPolicy })
+	}
+	mux.HandleFunc("GET /{$}", serveWith("text/html; charset=utf-8", index, func(r *http.Request) string {
+		return inTabPolicy(r.Host, cfg.WebTransportPort)
+	}))
 	for name, ctype := range map[string]string{"vkm.js": "text/javascript; charset=utf-8", "vkm-web.js": "text/javascript; charset=utf-8", "vkm-hud.js": "text/javascript; charset=utf-8", "vkm-controls.js": "text/javascript; charset=utf-8", "vkm-camera.js": "text/javascript; charset=utf-8", "vkm-looks.js": "text/javascript; charset=utf-8", "vkm-sprites.js": "text/javascript; charset=utf-8", "vkm-sound.js": "text/javascript; charset=utf-8", "vkm-voice.js": "text/javascript; charset=utf-8", "vkm.css": "text/css; charset=utf-8"} {
 		b, err := fs.ReadFile(pageFiles, name)
 		if err != nil {
@@ -440,4 +448,29 @@ func goWasmExec(goBin string) ([]byte, error) {
 		}
 	}
 	return nil, fmt.Errorf("the go toolchain at %s has no lib/wasm/wasm_exec.js", root)
+}
+
+// inTabPolicy is the in-tab page's security policy for a page the browser
+// asked host for: view.InTabSecurityPolicy, letting it connect to the
+// WebTransport port on that host too when there is one. A host that is
+// not plainly a name or an address gets the policy alone: its page uses
+// WebRTC.
+func inTabPolicy(host string, wtPort int) string {
+	if wtPort == 0 {
+		return view.InTabSecurityPolicy
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if a, err := netip.ParseAddr(host); err == nil {
+		host = a.String()
+		if a.Is6() {
+			host = "[" + a.WithZone("").String() + "]"
+		}
+	} else if host == "" || strings.Trim(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") != "" {
+		return view.InTabSecurityPolicy
+	}
+	src := "https://" + host + ":" + strconv.Itoa(wtPort)
+	return strings.Replace(view.InTabSecurityPolicy, "connect-src 'self'", "connect-src 'self' "+src, 1)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/andybalholm/brotli"
 
 	"vkm/host/project"
+	"vkm/host/view"
 )
 
 // fakeClient writes a file that passes for the browser client (WebAssembly's
@@ -225,5 +226,29 @@ func TestWebPageOffersVoiceWithAVoiceTable(t *testing.T) {
 	s := read()
 	if s.Voice == nil || s.Voice.Mode != "nearby" || s.Voice.Range != 12 || s.Voice.PushToTalk != "jump" || strings.Join(s.Voice.Keys, " ") != "Space KeyW ArrowUp" {
 		t.Fatalf("voice settings %+v", s.Voice)
+	}
+}
+
+// The page may connect to the WebTransport port on the host it was asked
+// for, and nowhere else; a host that is not plainly a name or an address
+// adds nothing to the policy.
+func TestThePagesPolicyNamesTheWebTransportPort(t *testing.T) {
+	for _, c := range []struct {
+		host string
+		port int
+		want string
+	}{
+		{"127.0.0.1:8080", 8081, "connect-src 'self' https://127.0.0.1:8081;"},
+		{"example.com:8080", 8081, "connect-src 'self' https://example.com:8081;"},
+		{"example.com", 4433, "connect-src 'self' https://example.com:4433;"},
+		{"[::1]:8080", 8081, "connect-src 'self' https://[::1]:8081;"},
+		{"127.0.0.1:8080", 0, "connect-src 'self';"},
+		{"evil; script-src *:8080", 8081, "connect-src 'self';"},
+		{"", 8081, "connect-src 'self';"},
+	} {
+		p := inTabPolicy(c.host, c.port)
+		if !strings.Contains(p, c.want) || strings.Count(p, "connect-src") != 1 || strings.Count(p, ";") != strings.Count(view.InTabSecurityPolicy, ";") {
+			t.Errorf("host %q port %d: %q, want it to say %q", c.host, c.port, p, c.want)
+		}
 	}
 }

@@ -193,12 +193,12 @@ func TestClosingDoesNotWaitForAnOffersBody(t *testing.T) {
 	}
 }
 
-// dialers are the two ways a native peer connects.
+// dialers are the three ways a native peer connects.
 var dialers = []struct {
 	name string
 	dial func(context.Context, string, DialOptions) (*Peer, error)
 	kind int
-}{{"webrtc", Dial, kindRTC}, {"websocket", DialWS, kindWS}}
+}{{"webrtc", Dial, kindRTC}, {"websocket", DialWS, kindWS}, {"webtransport", DialWT, kindWT}}
 
 // A peer the handshake does not welcome is closed WelcomeTimeout after it
 // was admitted, not before; datagrams of the handshake's other kinds sent

@@ -14,7 +14,7 @@ import (
 // benchRoundTrip times one datagram of 100 bytes (about a command's size)
 // from a peer to the gateway and back, one at a time.
 func benchRoundTrip(b *testing.B, dial func(context.Context, string, DialOptions) (*Peer, error)) {
-	g, err := NewGateway(Config{})
+	g, err := NewGateway(Config{WebTransportAddr: "127.0.0.1:0"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -108,8 +108,9 @@ func BenchmarkRoundTripUDP(b *testing.B) {
 	}
 }
 
-func BenchmarkRoundTripWebRTC(b *testing.B)    { benchRoundTrip(b, Dial) }
-func BenchmarkRoundTripWebSocket(b *testing.B) { benchRoundTrip(b, DialWS) }
+func BenchmarkRoundTripWebRTC(b *testing.B)       { benchRoundTrip(b, Dial) }
+func BenchmarkRoundTripWebSocket(b *testing.B)    { benchRoundTrip(b, DialWS) }
+func BenchmarkRoundTripWebTransport(b *testing.B) { benchRoundTrip(b, DialWT) }
 
 // BenchmarkDoor times the per-address admission every offer and upgrade
 // passes before anything else. "1_source" and "4096_sources" take one

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -98,6 +99,31 @@ func FuzzParseRetryAfter(f *testing.F) {
 			if want := min(time.Duration(n)*time.Second, maxRetryAfter); d != want {
 				t.Fatalf("parseRetryAfter(%q) = %v, want %v", s, d, want)
 			}
+		}
+	})
+}
+
+// FuzzParseWebTransportInfo feeds the dialer's reading of GET
+// /vkm/webtransport arbitrary bodies: it must not panic, and what it
+// accepts has a port in range and is the hash its text says.
+func FuzzParseWebTransportInfo(f *testing.F) {
+	h := bytes.Repeat([]byte{0xab}, 32)
+	good, _ := json.Marshal(WebTransportInfo{Port: 4433, Hash: base64.StdEncoding.EncodeToString(h)})
+	f.Add(good)
+	for _, s := range []string{"", "{}", "null", `{"port":0,"hash":""}`, `{"port":65536,"hash":"q6urq6urq6urq6urq6urq6urq6urq6urq6urq6urq6s="}`,
+		`{"port":1,"hash":"q6urq6urq6urq6urq6urq6urq6urq6urq6urq6urq6s"}`, `{"port":1,"hash":"q6s="}`, `{"port":"1"}`, `[1,2]`, `{"port":1e3,"hash":"` + strings.Repeat("A", 2000) + `"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		info, hash, err := ParseWebTransportInfo(b)
+		if err != nil {
+			return
+		}
+		if info.Port < 1 || info.Port > 65535 || len(b) > 1024 {
+			t.Fatalf("accepted %q: port %d", b, info.Port)
+		}
+		if raw, err := base64.StdEncoding.DecodeString(info.Hash); err != nil || !bytes.Equal(raw, hash[:]) {
+			t.Fatalf("accepted %q: the hash %x is not its text %q", b, hash, info.Hash)
 		}
 	})
 }

@@ -1,5 +1,6 @@
-// Package web carries vkm's datagrams to and from browsers: over WebRTC
-// data channels, and over WebSocket where WebRTC cannot connect. Nothing
+// Package web carries vkm's datagrams to and from browsers: over
+// WebTransport datagrams (HTTP/3) where the browser has them (wt.go), over
+// WebRTC data channels, and over WebSocket where neither connects. Nothing
 // above it changes: a browser's datagrams are the same handshake, tokens
 // and sealed packets a UDP client sends, and the serving loop sees each
 // browser as one more peer address.
@@ -15,7 +16,8 @@
 // fd76:6b6d:0:K:H:H:H:H, port N. fd76:6b6d::/32 is in the IPv6
 // unique-local range (fd00::/8), which is never routed across the
 // internet, and "vkm" in its second to fourth bytes makes a web peer easy
-// to spot in a log. K is 1 for WebRTC and 2 for WebSocket; the 64 bits H
+// to spot in a log. K is 1 for WebRTC, 2 for WebSocket and 3 for
+// WebTransport; the 64 bits H
 // are a keyed hash of the peer's source IP, so the transport's per-address
 // limits (hellos a second) fall on one browser host's peers together, as
 // they do on one UDP host's ports; N tells the peers of one host apart.
@@ -57,6 +59,7 @@ import (
 	"github.com/pion/ice/v4"
 	"github.com/pion/interceptor"
 	"github.com/pion/webrtc/v4"
+	"github.com/quic-go/webtransport-go"
 
 	"vkm/transport"
 	"vkm/transport/udp"
@@ -79,7 +82,7 @@ type Config struct {
 	// with the ICE port (a host behind a 1:1 NAT); optional.
 	Public []netip.Addr
 	// MaxPeers bounds the peers admitted at once, welcomed or still
-	// connecting, over WebRTC and WebSocket together; 0 means
+	// connecting, over every transport together; 0 means
 	// DefaultMaxPeers.
 	MaxPeers int
 	// MaxPeersPerAddress bounds the peers one source (an IPv4 address,
@@ -104,6 +107,10 @@ type Config struct {
 	// IdleTimeout closes a peer that has sent nothing for this long; 0
 	// means transport.DefaultTimeout.
 	IdleTimeout time.Duration
+	// WebTransportAddr is the UDP address ("host:port") WebTransport
+	// sessions over HTTP/3 are served on (wt.go); empty means none, and
+	// pages use WebRTC.
+	WebTransportAddr string
 	// Voice relays the players' voices (voice.go): a page's offer with
 	// audio lines is answered with the gateway's tracks. Off, audio lines
 	// are refused and only the data channel is answered.
@@ -182,7 +189,8 @@ const (
 
 // Stats counts what a Gateway has carried since it started, and the
 // peers and attempts it has now. Its maps are the caller's; transports
-// are "webrtc" and "websocket", and Closed has every reason.
+// are "webrtc", "websocket" and "webtransport", and Closed has every
+// reason.
 type Stats struct {
 	// Peers are the open peers the vkm handshake has welcomed, by
 	// transport.
@@ -213,7 +221,8 @@ type Stats struct {
 const (
 	kindRTC  = 1
 	kindWS   = 2
-	numKinds = 3
+	kindWT   = 3
+	numKinds = 4
 )
 
 // prefix is the synthetic addresses' first 32 bits.
@@ -256,16 +265,16 @@ type peer struct {
 	heard      atomic.Int64
 	timerMu    sync.Mutex
 	timer      timer
-	// dc is a WebRTC peer's channel, set before the peer opens; wsq a
-	// WebSocket peer's queue to its writer.
-	dc  atomic.Pointer[webrtc.DataChannel]
-	wsq chan []byte
+	// dc is a WebRTC peer's channel, set before the peer opens; q a
+	// WebSocket or WebTransport peer's queue to its writer.
+	dc atomic.Pointer[webrtc.DataChannel]
+	q  chan []byte
 	// voice is a WebRTC peer's voice, set before its offer is answered
 	// when it offers audio (voice.go).
 	voice atomic.Pointer[peerVoice]
-	// wsUnsent counts the datagrams queued for a WebSocket peer and not
-	// yet written.
-	wsUnsent atomic.Int32
+	// unsent counts the datagrams queued for a WebSocket or
+	// WebTransport peer and not yet written.
+	unsent atomic.Int32
 }
 
 // end ends the peer's connection for r, unless it has ended already: for
@@ -280,13 +289,25 @@ func (p *peer) end(r reason) {
 
 // send queues b for the peer without blocking.
 func (p *peer) send(b []byte) error {
-	if p.kind == kindWS {
-		p.wsUnsent.Add(1)
+	switch p.kind {
+	case kindWS:
+		p.unsent.Add(1)
 		select {
-		case p.wsq <- append([]byte(nil), b...):
+		case p.q <- append([]byte(nil), b...):
 			return nil
 		default:
-			p.wsUnsent.Add(-1)
+			p.unsent.Add(-1)
+			return errFull
+		}
+	case kindWT:
+		p.unsent.Add(1)
+		c := getDatagram(b)
+		select {
+		case p.q <- c:
+			return nil
+		default:
+			putDatagram(c)
+			p.unsent.Add(-1)
 			return errFull
 		}
 	}
@@ -344,6 +365,12 @@ type Gateway struct {
 	ends          [numReasons]atomic.Uint64
 
 	voice voiceState // voice.go
+
+	// wt serves WebTransport sessions on wtConn, with wtCert's
+	// certificate (wt.go); nil without Config.WebTransportAddr.
+	wt     *webtransport.Server
+	wtConn *net.UDPConn
+	wtCert wtCert
 }
 
 // ended is an attempt the gateway has forgotten: its address (zero if it
@@ -442,6 +469,11 @@ func newGateway(cfg Config, clk clock) (*Gateway, error) {
 		clock: clk, epoch: clk.Now(), door: newDoor(cfg),
 		peers: map[netip.AddrPort]*peer{}, ports: map[netip.Addr]uint16{}, taken: map[netip.AddrPort]bool{},
 	}
+	if err := g.listenWT(); err != nil {
+		mux.Close()
+		stop()
+		return nil, err
+	}
 	return g, nil
 }
 
@@ -451,11 +483,13 @@ func (g *Gateway) ICEAddr() netip.AddrPort {
 	return a
 }
 
-// Handler serves POST /vkm/offer and GET /vkm/ws; anything else is 404.
+// Handler serves POST /vkm/offer, GET /vkm/ws and GET /vkm/webtransport
+// (the WebTransport port and certificate hash); anything else is 404.
 func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /vkm/offer", g.serveOffer)
 	mux.HandleFunc("GET /vkm/ws", g.serveWS)
+	mux.HandleFunc("GET /vkm/webtransport", g.serveWTInfo)
 	return mux
 }
 
@@ -520,7 +554,7 @@ func (g *Gateway) Stats() Stats {
 	}
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	for _, k := range []int{kindRTC, kindWS} {
+	for _, k := range []int{kindRTC, kindWS, kindWT} {
 		s.Peers[kindName(k)] = 0
 		s.Connecting[kindName(k)] = g.connecting[k]
 		s.Admitted[kindName(k)] = g.admittedTotal[k].Load()
@@ -552,7 +586,7 @@ func (g *Gateway) Close() error {
 		return nil
 	}
 	g.wg.Wait()
-	err := g.mux.Close()
+	err := errors.Join(g.mux.Close(), g.closeWT())
 	g.inMu.Lock()
 	g.closed = true
 	close(g.in)
@@ -567,7 +601,7 @@ func (g *Gateway) flush() {
 		g.mu.RLock()
 		defer g.mu.RUnlock()
 		for _, p := range g.peers {
-			if p.kind == kindWS && p.wsUnsent.Load() > 0 {
+			if p.q != nil && p.unsent.Load() > 0 {
 				return false
 			}
 			if dc := p.dc.Load(); dc != nil && dc.BufferedAmount() > 0 {
@@ -752,8 +786,11 @@ func (g *Gateway) forget(p *peer) {
 }
 
 func kindName(k int) string {
-	if k == kindRTC {
+	switch k {
+	case kindRTC:
 		return "webrtc"
+	case kindWT:
+		return "webtransport"
 	}
 	return "websocket"
 }

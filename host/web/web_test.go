@@ -24,10 +24,14 @@ import (
 const testTimeout = 20 * time.Second
 
 // start serves a gateway with cfg on an httptest server on 127.0.0.1,
+// with WebTransport on a free UDP port of 127.0.0.1 unless cfg says,
 // with its forgotten attempts reported on the returned channel and its
 // clock a fake one a test moves.
 func start(t *testing.T, cfg Config) (*Gateway, *httptest.Server, chan ended, *fakeClock) {
 	t.Helper()
+	if cfg.WebTransportAddr == "" {
+		cfg.WebTransportAddr = "127.0.0.1:0"
+	}
 	clock := newFakeClock()
 	g, err := newGateway(cfg, clock)
 	if err != nil {
@@ -220,12 +224,18 @@ func TestTheGatewayClosesEveryPeerAndIncoming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	clock.Advance(time.Second)
+	wt, err := DialWT(ctx, srv.URL, DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	roundTrip(t, g, rtc, kindRTC)
 	roundTrip(t, g, ws, kindWS)
+	roundTrip(t, g, wt, kindWT)
 	if err := g.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []*Peer{rtc, ws} {
+	for _, p := range []*Peer{rtc, ws, wt} {
 		select {
 		case <-p.Done():
 		case <-time.After(testTimeout):

@@ -54,7 +54,7 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 	// A message over the largest datagram ends the connection: no vkm
 	// client sends one.
 	ws.SetReadLimit(transport.MaxDatagram)
-	p.wsq = make(chan []byte, wsQueue)
+	p.q = make(chan []byte, wsQueue)
 	if !g.open(p) {
 		return // the gateway is closing
 	}
@@ -115,11 +115,11 @@ func (g *Gateway) writeWS(p *peer, ws *websocket.Conn) {
 		select {
 		case <-p.ctx.Done():
 			return
-		case b := <-p.wsq:
+		case b := <-p.q:
 			ctx, cancel := context.WithTimeout(p.ctx, wsWriteTimeout)
 			err := ws.Write(ctx, websocket.MessageBinary, b)
 			cancel()
-			p.wsUnsent.Add(-1)
+			p.unsent.Add(-1)
 			if err != nil {
 				p.end(reasonFailed)
 				return

@@ -1,20 +1,24 @@
 // The browser client's start: served by `vkmd --web` before vkm.js, which
 // then draws for a client running in this tab instead of one behind the
 // WebSocket at /ws. It fetches the project and compiles the client
-// (WebAssembly), then opens the link to the server (a WebRTC data channel,
-// or the WebSocket at /vkm/ws when WebRTC does not connect within
-// RTC_TIMEOUT_MS), and runs the client at once with both in window.vkmWeb
-// (cmd/webclient describes it).
+// (WebAssembly), then opens the link to the server, and runs the client at
+// once with both in window.vkmWeb (cmd/webclient describes it). The link is
+// the first of these that opens within RTC_TIMEOUT_MS: a WebTransport
+// session's datagrams (HTTP/3, where the browser has WebTransport and the
+// project has no voice, which rides on WebRTC), a WebRTC data channel, the
+// WebSocket at /vkm/ws.
 //
 // The address may carry ?name=NAME (the player's name; "web" when absent)
 // and #token=TEXT (a connect token's text form, from the game's backend or
-// `vkmd token`). ?net=ws skips WebRTC. ?guests=N (1 to 7) seats N more
+// `vkmd token`). ?net=rtc skips WebTransport, ?net=ws skips WebTransport
+// and WebRTC. ?guests=N (1 to 7) seats N more
 // players on this tab's connection, on the split keyboard and gamepads.
 // ?watch=1 joins as a spectator: no seat, no entity, the camera on the
 // player it follows (&follow=N).
 //
-// window.vkmWeb exposes, for tests and the console: transport ("webrtc" or
-// "websocket", once connected), rtcFailure (why WebRTC was not used),
+// window.vkmWeb exposes, for tests and the console: transport
+// ("webtransport", "webrtc" or "websocket", once connected), wtFailure and
+// rtcFailure (why WebTransport, WebRTC was not used),
 // status (what it is doing, or why it stopped), datagramsIn and
 // datagramsOut (counted on the link) and stats() (the client's report and
 // frame figures, JSON text, once it runs) and leave() (says goodbye to the
@@ -47,6 +51,7 @@
 
   const web = {
     transport: '',
+    wtFailure: '',
     rtcFailure: '',
     datagramsIn: 0,
     datagramsOut: 0,
@@ -113,16 +118,11 @@
     });
     if (!r.ok) throw new Error('/vkm/offer: ' + r.status + ' ' + (await r.text()).slice(0, 200));
     await pc.setRemoteDescription(await r.json());
-    let timer;
     try {
-      await Promise.race([opened, new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error('not open within ' + RTC_TIMEOUT_MS + ' ms')), RTC_TIMEOUT_MS);
-      })]);
+      await within(opened, 'the data channel', () => {});
     } catch (e) {
       pc.close();
       throw e;
-    } finally {
-      clearTimeout(timer);
     }
     if (voice) {
       web.voice = voice;
@@ -136,6 +136,58 @@
         pc.onconnectionstatechange = () => {
           if (pc.connectionState === 'failed' || pc.connectionState === 'closed') onClose('the peer connection ' + pc.connectionState);
         };
+      },
+    };
+  }
+
+  // within rejects p's wait after RTC_TIMEOUT_MS, calling onLate first.
+  async function within(p, what, onLate) {
+    let timer;
+    try {
+      return await Promise.race([p, new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(what + ' not open within ' + RTC_TIMEOUT_MS + ' ms')), RTC_TIMEOUT_MS);
+      })]);
+    } catch (e) {
+      onLate();
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  // wt opens a WebTransport session: its port and its certificate's hash
+  // (the server's own, valid under two weeks, which the browser takes by
+  // that hash) from /vkm/webtransport, then one datagram per vkm datagram.
+  async function wt() {
+    const info = await (await fetchOK('/vkm/webtransport')).json();
+    const hash = Uint8Array.from(atob(info.hash), (c) => c.charCodeAt(0));
+    const t = new WebTransport('https://' + location.hostname + ':' + info.port + '/vkm/wt', {
+      serverCertificateHashes: [{ algorithm: 'sha-256', value: hash }],
+    });
+    t.closed.catch(() => {});
+    await within(t.ready, 'the WebTransport session', () => t.close());
+    // A path too narrow for the client's largest datagram (its Hello)
+    // would lose it every time: WebRTC then.
+    if (t.datagrams.maxDatagramSize < 1200) {
+      t.close();
+      throw new Error('datagrams of ' + t.datagrams.maxDatagramSize + ' bytes at most');
+    }
+    const writer = t.datagrams.writable.getWriter();
+    const reader = t.datagrams.readable.getReader();
+    return {
+      // The client reuses the buffer it hands over, and a write may be
+      // taken later: a copy is written.
+      send: (b) => { writer.write(b.slice()).catch(() => {}); },
+      listen: (onMessage, onClose) => {
+        (async () => {
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) return;
+            onMessage(value);
+          }
+        })().catch(() => {});
+        t.closed.then((c) => onClose('the WebTransport session closed (' + c.closeCode + ' ' + c.reason + ')'),
+          (e) => onClose('the WebTransport session failed: ' + String(e && e.message || e)));
       },
     };
   }
@@ -158,7 +210,24 @@
   }
 
   async function link() {
-    if (params.get('net') !== 'ws' && typeof RTCPeerConnection === 'function') {
+    const net = params.get('net');
+    if (net === 'ws' || net === 'rtc') {
+      web.wtFailure = 'not asked for (?net=' + net + ')';
+    } else if (typeof WebTransport !== 'function') {
+      web.wtFailure = 'this browser has no WebTransport';
+    } else if (web.config.voice) {
+      web.wtFailure = 'the voice rides on WebRTC';
+    } else {
+      try {
+        const l = await wt();
+        web.transport = 'webtransport';
+        return l;
+      } catch (e) {
+        web.wtFailure = String(e && e.message || e);
+        console.warn('vkm: WebTransport did not connect (' + web.wtFailure + '); trying WebRTC');
+      }
+    }
+    if (net !== 'ws' && typeof RTCPeerConnection === 'function') {
       try {
         const l = await rtc();
         web.transport = 'webrtc';

@@ -16,8 +16,8 @@
 // than the own one, drawn, and drawn from others), board (the last board
 // message), dev (the developer panel's [label, value] list),
 // boardShown (whether Tab holds it open), corrections (the
-// last corrections message's list), transport ("webrtc" or "websocket" for
-// a client in this tab, "" otherwise), useRenderer(r) (a project's own
+// last corrections message's list), transport ("webtransport", "webrtc"
+// or "websocket" for a client in this tab, "" otherwise), useRenderer(r) (a project's own
 // renderer: r.draw(view) each frame instead of the world's drawing),
 // send(name, fields) and onMessage(fn) (the project's messages, to the
 // server and from it; messages counts those heard), inspect(id) and
