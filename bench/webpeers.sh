@@ -78,15 +78,16 @@ metric() { # metric ADMIN NAME: the value of a metric, or nothing
 # run BUILD KIND: one run; prints "BUILD KIND cpu%" and appends it to results.
 run() {
   local build=$1 kind=$2 port web admin url server client c0 c1 t0 t1 seated players
+  local serveflags=()
   port=$((30000 + RANDOM % 10000)) web=$((40000 + RANDOM % 10000)) admin=$((50000 + RANDOM % 10000))
   case $kind in
     udp) url=(--connect "127.0.0.1:$port") ;;
     ws) url=(--web "ws://127.0.0.1:$web") ;;
     rtc) url=(--web "http://127.0.0.1:$web") ;;
-    wt) url=(--web "wt://127.0.0.1:$web") ;;
+    wt) url=(--web "wt://127.0.0.1:$web"); serveflags=(--webtransport) ;;
     *) echo "unknown kind $kind" >&2; exit 2 ;;
   esac
-  "${pin_server[@]}" "$work/$build/vkmd" projects/arena --port "$port" --web "127.0.0.1:$web" --wasm "$work/client.wasm" \
+  "${pin_server[@]}" "$work/$build/vkmd" projects/arena --port "$port" --web "127.0.0.1:$web" "${serveflags[@]}" --wasm "$work/client.wasm" \
     --admin "127.0.0.1:$admin" --duration "$((secs + 30))s" --log-level error > /dev/null 2>&1 &
   server=$!
   pids+=("$server")

@@ -77,6 +77,12 @@ type ServeConfig struct {
 	// (Sim) acts on UDP peers only.
 	Web      string
 	WebReady func(net.Addr)
+	// WebTransport, with Web, also serves WebTransport sessions (HTTP/3
+	// datagrams) on the next UDP port, which the page then tries first.
+	// Off by default: here a WebTransport peer cost the server as much
+	// CPU as a WebRTC one or more (BENCHMARKS.md, "WebTransport beside
+	// WebRTC"), and it needs a second UDP port published.
+	WebTransport bool
 	// WebClient, if set, is the browser client's WebAssembly file the web
 	// listener serves (built with GOOS=js GOARCH=wasm from cmd/webclient),
 	// with the wasm_exec.js beside it or, failing that, the go
@@ -389,7 +395,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 		return nil, err
 	}
 	if cfg.Web != "" {
-		ws, err := browser.Listen(browser.ListenConfig{Addr: cfg.webAddr(), Public: cfg.Public, Ready: cfg.WebReady, Logger: logger,
+		ws, err := browser.Listen(browser.ListenConfig{Addr: cfg.webAddr(), Public: cfg.Public, Ready: cfg.WebReady, Logger: logger, WebTransport: cfg.WebTransport,
 			Page: browser.PageConfig{Project: p, Dev: cfg.Dev, WebClient: cfg.WebClient, LAN: cfg.pageLAN()}}, srv.sock)
 		if err != nil {
 			srv.sock.Close()

@@ -30,6 +30,8 @@ func (c *ServeConfig) Validate() error {
 		if err := checkAddr("web address", c.Web, "TCP", 0); err != nil {
 			return err
 		}
+	} else if c.WebTransport {
+		return fmt.Errorf("host: webtransport without a web address (it serves the page's players beside --web)")
 	}
 	if err := checkSim(c.Sim, c.SimSeed); err != nil {
 		return err

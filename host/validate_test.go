@@ -50,6 +50,8 @@ func TestServeConfigValidate(t *testing.T) {
 		{"a seed without a profile", ServeConfig{SimSeed: 7}, "without a sim profile"},
 		{"a duration", ServeConfig{Duration: time.Second}, ""},
 		{"a negative duration", ServeConfig{Duration: -time.Second}, "duration -1s is negative"},
+		{"webtransport beside the web", ServeConfig{Web: "127.0.0.1:8080", WebTransport: true}, ""},
+		{"webtransport alone", ServeConfig{WebTransport: true}, "webtransport without a web address"},
 	} {
 		checkValidate(t, tc.name, tc.cfg.Validate(), tc.want)
 	}

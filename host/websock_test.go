@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"net"
+	"net/http"
 	"net/netip"
 	"strings"
 	"sync"
@@ -95,7 +96,7 @@ func wantPlaying(t *testing.T, names []string, reps []ClientReport) {
 // web listener.
 func TestClientsPlayOverUDPWebRTCAndWebSocketTogether(t *testing.T) {
 	p := loadArena(t)
-	udp, web, stop := servedWeb(t, ServeConfig{Project: p})
+	udp, web, stop := servedWeb(t, ServeConfig{Project: p, WebTransport: true})
 	reps := playTogether(t,
 		PlayConfig{Project: p, Connect: udp, Name: "udp"},
 		PlayConfig{Project: p, Web: "http://" + web, Name: "rtc"},
@@ -126,7 +127,7 @@ func TestTokensWorkOverTheWebAsOverUDP(t *testing.T) {
 	}
 	p := loadArena(t)
 	key := &testKeys[0]
-	udp, web, stop := servedWeb(t, ServeConfig{Project: p, Key: key})
+	udp, web, stop := servedWeb(t, ServeConfig{Project: p, Key: key, WebTransport: true})
 	rtc, ws, wt := "http://"+web, "ws://"+web, "wt://"+web
 	reps := playTogether(t,
 		PlayConfig{Project: p, Connect: udp, Name: "udp", Key: key, ClientID: 1},
@@ -253,5 +254,30 @@ func TestAWebPlayerWhoLeavesFreesItsSeat(t *testing.T) {
 			}
 		}
 		stop()
+	}
+}
+
+// Without ServeConfig.WebTransport the web listener opens no WebTransport
+// port: /vkm/webtransport answers 404, so the page goes on to WebRTC, and
+// the page's security policy names no port for it.
+func TestWebTransportIsOffUnlessAsked(t *testing.T) {
+	p := loadArena(t)
+	_, web, stop := servedWeb(t, ServeConfig{Project: p})
+	defer stop()
+	resp, err := http.Get("http://" + web + "/vkm/webtransport")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /vkm/webtransport: %d, want 404", resp.StatusCode)
+	}
+	page, err := http.Get("http://" + web + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page.Body.Close()
+	if csp := page.Header.Get("Content-Security-Policy"); strings.Contains(csp, "https://") {
+		t.Errorf("the page's policy names a WebTransport port: %s", csp)
 	}
 }

@@ -313,7 +313,7 @@ func openWebProject(t *testing.T, name string, edit func(dir string), flags []st
 		edit(project)
 	}
 	port := freeUDPPort(t)
-	vkmd := start(t, ctx, filepath.Join(bin, "vkmd"), append([]string{project, "--port", port, "--web", "127.0.0.1:0", "--dev"}, flags...)...)
+	vkmd := start(t, ctx, filepath.Join(bin, "vkmd"), append([]string{project, "--port", port, "--web", "127.0.0.1:0", "--webtransport", "--dev"}, flags...)...)
 	m := waitLine(t, vkmd, regexp.MustCompile(`msg="web listening" addr=(\S+)`))
 	w := &webClient{ctx: ctx, bin: bin, project: project, port: port, vkmd: vkmd}
 	url := "http://" + m[1] + "/" + query(w)

@@ -197,6 +197,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.serve.Admin, "admin", "", "serve /metrics, /healthz, /readyz and /debug/pprof/ over HTTP on this address (e.g. 127.0.0.1:9100); loopback only unless --admin-public")
 	fs.BoolVar(&o.serve.AdminPublic, "admin-public", false, "let --admin listen on an address that is not loopback")
 	fs.StringVar(&o.serve.Web, "web", "", "serve browsers over HTTP on this address (e.g. 127.0.0.1:8080): the game's page, and play over WebRTC (ICE on the same port number over UDP) or WebSocket; loopback only without --key unless --insecure")
+	fs.BoolVar(&o.serve.WebTransport, "webtransport", false, "with --web: also serve WebTransport sessions (HTTP/3 datagrams) on the next UDP port, which pages then try first (a browser in a secure context: https or loopback); off by default, as a WebTransport peer costs the server no less CPU than a WebRTC one")
 	fs.StringVar(&o.serve.WebClient, "wasm", "", "with --web: serve this prebuilt browser client (vkmd wasm FILE writes it, wasm_exec.js beside it) instead of building it with the go toolchain at start")
 	fs.StringVar(&o.keyFile, "key", "", "the game's key file (vkmd keygen writes one): admit only players with a connect token, and seal their connections")
 	fs.StringVar(&o.public, "public", "", "with --key: the addresses players reach this server at, IP:PORT[,IP:PORT] (default: the address served on)")

@@ -14,10 +14,13 @@ import (
 type ListenConfig struct {
 	// Addr is the TCP address ("host:port") it listens on; its ICE port
 	// is the same host and port number, over UDP (another when that is
-	// taken and the port was left to the system). WebTransport (HTTP/3)
-	// listens over UDP on the next port number, or on any free one when
-	// that is taken; the page learns which from /vkm/webtransport.
+	// taken and the port was left to the system).
 	Addr string
+	// WebTransport also listens for WebTransport sessions (HTTP/3) over
+	// UDP on the next port number, or on any free one when that is taken;
+	// the page learns which from /vkm/webtransport. Without it, that
+	// answers 404 and the page uses WebRTC.
+	WebTransport bool
 	// Public are the addresses players reach the server at, whose IP
 	// addresses the ICE candidates name (host.ServeConfig.Public).
 	Public []netip.AddrPort

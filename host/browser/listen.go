@@ -62,16 +62,18 @@ func Listen(cfg ListenConfig, u netio.Socket) (netio.Socket, error) {
 			gc.Public = append(gc.Public, a)
 		}
 	}
-	gc.WebTransportAddr = net.JoinHostPort(host, strconv.Itoa(bound.Port+1))
-	if bound.Port == 65535 {
-		gc.WebTransportAddr = net.JoinHostPort(host, "0")
+	if cfg.WebTransport {
+		gc.WebTransportAddr = net.JoinHostPort(host, strconv.Itoa(bound.Port+1))
+		if bound.Port == 65535 {
+			gc.WebTransportAddr = net.JoinHostPort(host, "0")
+		}
 	}
 	g, err := web.NewGateway(gc)
 	if err != nil && port == "0" {
 		gc.ICEAddr = net.JoinHostPort(host, "0")
 		g, err = web.NewGateway(gc)
 	}
-	if err != nil && gc.WebTransportAddr != net.JoinHostPort(host, "0") {
+	if err != nil && gc.WebTransportAddr != "" && gc.WebTransportAddr != net.JoinHostPort(host, "0") {
 		// The next port is someone else's: WebTransport takes any, which
 		// the page is told.
 		gc.WebTransportAddr = net.JoinHostPort(host, "0")
