@@ -28,7 +28,7 @@ import (
 // it: its walker then runs at half speed. The developer's inspector shows
 // what the dev server says of the player's character.
 func TestBrowserClientInTheTab(t *testing.T) {
-	w := openWebClient(t, "?name=web")
+	w := openWebClientWith(t, []string{"--webtransport"}, func(*webClient) string { return "?name=web" })
 	cdp, read, until, stats := w.cdp, w.read, w.until, w.stats
 	bin, project, port, ctx := w.bin, w.project, w.port, w.ctx
 
@@ -313,7 +313,7 @@ func openWebProject(t *testing.T, name string, edit func(dir string), flags []st
 		edit(project)
 	}
 	port := freeUDPPort(t)
-	vkmd := start(t, ctx, filepath.Join(bin, "vkmd"), append([]string{project, "--port", port, "--web", "127.0.0.1:0", "--webtransport", "--dev"}, flags...)...)
+	vkmd := start(t, ctx, filepath.Join(bin, "vkmd"), append([]string{project, "--port", port, "--web", "127.0.0.1:0", "--dev"}, flags...)...)
 	m := waitLine(t, vkmd, regexp.MustCompile(`msg="web listening" addr=(\S+)`))
 	w := &webClient{ctx: ctx, bin: bin, project: project, port: port, vkmd: vkmd}
 	url := "http://" + m[1] + "/" + query(w)
