@@ -249,34 +249,52 @@ func (w *World) Restore(s *State) {
 
 	world.M_inv_dt0, world.M_stepComplete = s.invDt0, s.stepComplete
 	world.M_flags = world.M_flags&^worldFlags | s.worldFlags
+	bp := &cm.M_broadPhase
+	pending := append(w.restoreMoves[:0], bp.M_moveBuffer[:bp.M_moveCount]...)
 	// Contacts first: making and destroying them wakes bodies, whose sleep
 	// is put back below.
 	w.restoreContacts(s)
 	for i := range s.bodies {
-		if r, ok := w.byID[s.bodies[i].id]; ok {
-			w.restoreBody(s, &s.bodies[i], r)
+		if r, ok := w.byID[s.bodies[i].id]; ok && !w.restoreBody(s, &s.bodies[i], r) {
+			delete(w.restoreHeld, r.id)
 		}
 	}
-	bp := &cm.M_broadPhase
 	bp.M_moveCount = 0
 	for _, ref := range s.moves {
 		if p := w.proxy(ref); p != nil {
 			bp.BufferMove(p.ProxyId)
 		}
 	}
+	// A proxy s does not put back (a body made since the Save, or one
+	// whose fixtures changed) keeps its pending move: the pairs of its new
+	// box are still to be found, and without the move they would be found
+	// only once the body left its fattened box. A body built resting on
+	// the floor would fall through it until then.
+	for _, id := range pending {
+		if id == box2d.E_nullProxy {
+			continue
+		}
+		p := bp.M_tree.M_nodes[id].UserData.(*box2d.B2FixtureProxy)
+		if r, ok := p.Fixture.M_body.M_userData.(*body); ok && !w.restoreHeld[r.id] {
+			bp.BufferMove(id)
+		}
+	}
+	w.restoreMoves = pending[:0]
 	s.joints.restore(w)
 	w.reordered = true // contacts were made: canonicalize checks every list
 }
 
-// restoreBody puts back bs, of r.
-func (w *World) restoreBody(s *State, bs *bodyState, r *body) {
+// restoreBody puts back bs, of r, and reports whether it put back its
+// fixtures too (false: r changed in what it is since, and only its pose and
+// velocity went back).
+func (w *World) restoreBody(s *State, bs *bodyState, r *body) bool {
 	b := r.b
 	active := box2d.B2Body_Flags.E_activeFlag
 	if bs.typ != b.M_type || bs.flags&active != b.M_flags&active || int(bs.fixtures) != b.M_fixtureCount {
 		// Changed in what it is: only where it stood and how it moved.
 		w.setTransform(b, bs.xf.P.X, bs.xf.P.Y, bs.sweep.A)
 		b.M_linearVelocity, b.M_angularVelocity = bs.v, bs.w
-		return
+		return false
 	}
 	tree := &w.b2.M_contactManager.M_broadPhase.M_tree
 	for _, fs := range s.fixtures[bs.first : bs.first+bs.fixtures] {
@@ -306,6 +324,7 @@ func (w *World) restoreBody(s *State, bs *bodyState, r *body) {
 	b.M_linearDamping, b.M_angularDamping, b.M_gravityScale = bs.linearDamping, bs.angularDamping, bs.gravity
 	b.M_sleepTime = bs.asleep
 	r.rest, r.settled, r.fixed, r.wake, r.left = bs.rest, bs.settled, bs.fixed, bs.wake, bs.left
+	return true
 }
 
 // fixtureAt returns b's fixture with shape index i, or nil.

@@ -199,13 +199,15 @@ type World struct {
 	listener listener
 	events   []Contact
 
-	// restoreWant, restoreHeld, restoreFound and restoreGone are Restore's
-	// scratch: the saved contacts by pair, the bodies the State holds, the
-	// World's contact for each saved one and those to destroy.
+	// restoreWant, restoreHeld, restoreFound, restoreGone and restoreMoves
+	// are Restore's scratch: the saved contacts by pair, the bodies the
+	// State holds (then those it put back whole), the World's contact for
+	// each saved one, those to destroy, and the moves pending before it.
 	restoreWant  map[pairKey]int
 	restoreHeld  map[entity.ID]bool
 	restoreFound []box2d.B2ContactInterface
 	restoreGone  []box2d.B2ContactInterface
+	restoreMoves []int
 }
 
 // StepCounts is what one step of the world did: the work that sets its
