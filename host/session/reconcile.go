@@ -55,6 +55,9 @@ type reconciler struct {
 	// in the tick metTick judged (revise.go).
 	metID   entity.ID
 	metTick uint32
+	// judged is the newest client tick a snapshot has judged (0: none):
+	// a snapshot judging no newer one judges nothing (reconcile).
+	judged  uint32
 	recent  [RecentCorrections]Correction
 	nRecent uint64 // corrections ever put in recent; the newest is at (nRecent-1)%RecentCorrections
 }
@@ -305,6 +308,20 @@ func (c *Client) reconcile(h held, judged uint32) {
 	if !h.ok || judged == 0 || !st.Alive(own) {
 		return
 	}
+	word := h.comps && c.rec.wordOK && c.rec.wordID == own
+	if judged <= c.rec.judged {
+		// No tick judged since the last snapshot: the server ran its
+		// ticks since without a command of this client's (they came too
+		// late, or not at all, and the queue stopped claiming ticks), and
+		// what this snapshot holds is no answer to any prediction. Judged
+		// again against the tick already judged, it would be a correction
+		// a snapshot for as long as the commands stay away, each by
+		// however far the server's world has moved on. The prediction
+		// stands until a snapshot judges a tick after it.
+		c.stand(h, word)
+		return
+	}
+	c.rec.judged = judged
 	server := *st.Transform(own)
 	predicted, _, ok := c.rec.pred.At(judged, own)
 	dist := 0.0
@@ -312,7 +329,6 @@ func (c *Client) reconcile(h held, judged uint32) {
 		dist = prediction.Distance(predicted, server)
 		c.rec.maxError = math.Max(c.rec.maxError, dist)
 	}
-	word := h.comps && c.rec.wordOK && c.rec.wordID == own
 	rec, recOK := c.rec.at(judged, own)
 	var diff compDiff
 	compWrong := false
@@ -339,17 +355,7 @@ func (c *Client) reconcile(h held, judged uint32) {
 		c.guestCorrections++
 	}
 	if ok && prediction.Agrees(predicted, server) && (!compWrong || adopted) && guestsOK {
-		for _, b := range h.bodies {
-			if t := st.Transform(b.id); t != nil {
-				*t = b.t
-				if b.rb != nil {
-					st.SetRigidbody(b.id, b.rb)
-				}
-			}
-		}
-		if word {
-			c.rec.heldComps.put(st, own)
-		}
+		c.stand(h, word)
 		return
 	}
 	if word {
@@ -412,6 +418,23 @@ func (c *Client) reconcile(h held, judged uint32) {
 		return
 	}
 	c.note(judged, own, ok, dist, teleport, recOK, rec, compWrong, diff)
+}
+
+// stand puts back the held prediction, pose and motion of every body held
+// and, with word, the own entity's components: the prediction stands.
+func (c *Client) stand(h held, word bool) {
+	st := c.game.Store()
+	for _, b := range h.bodies {
+		if t := st.Transform(b.id); t != nil {
+			*t = b.t
+			if b.rb != nil {
+				st.SetRigidbody(b.id, b.rb)
+			}
+		}
+	}
+	if word {
+		c.rec.heldComps.put(st, c.game.Own())
+	}
 }
 
 // recentList returns the recent corrections, oldest first.
