@@ -59,6 +59,7 @@ import (
 	"github.com/pion/ice/v4"
 	"github.com/pion/interceptor"
 	"github.com/pion/webrtc/v4"
+	"github.com/quic-go/quic-go"
 	"github.com/quic-go/webtransport-go"
 
 	"vkm/transport"
@@ -368,9 +369,11 @@ type Gateway struct {
 
 	// wt serves WebTransport sessions on wtConn, with wtCert's
 	// certificate (wt.go); nil without Config.WebTransportAddr.
-	wt     *webtransport.Server
-	wtConn *net.UDPConn
-	wtCert wtCert
+	wt        *webtransport.Server
+	wtConn    *net.UDPConn
+	wtLn      *quic.EarlyListener
+	wtServing sync.WaitGroup // the accepting goroutine and each connection's
+	wtCert    wtCert
 }
 
 // ended is an attempt the gateway has forgotten: its address (zero if it
@@ -625,11 +628,15 @@ func (g *Gateway) deliver(p *peer, b []byte) {
 	if g.closed {
 		return
 	}
+	// Counted before the send, so whoever reads the datagram reads stats
+	// that hold it; taken back if the queue is full.
+	g.datagramsIn.Add(1)
+	g.bytesIn.Add(uint64(len(b)))
 	select {
 	case g.in <- Datagram{From: p.addr, Bytes: b}:
-		g.datagramsIn.Add(1)
-		g.bytesIn.Add(uint64(len(b)))
 	default:
+		g.datagramsIn.Add(^uint64(0))
+		g.bytesIn.Add(-uint64(len(b)))
 		g.drops.Add(1)
 	}
 }

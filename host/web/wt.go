@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -175,27 +176,50 @@ func (g *Gateway) listenWT() error {
 			return c, err
 		},
 	})
+	quicConf := &quic.Config{
+		EnableDatagrams:                  true,
+		EnableStreamResetPartialDelivery: true,
+		// The client sends several datagrams a second; a connection
+		// silent this long has gone. The peer's own IdleTimeout is
+		// judged by the gateway (watch).
+		MaxIdleTimeout: g.cfg.IdleTimeout,
+	}
 	g.wt = &webtransport.Server{
 		H3: &http3.Server{
-			TLSConfig: tlsConf,
-			Handler:   http.HandlerFunc(g.serveWT),
-			QUICConfig: &quic.Config{
-				EnableDatagrams:                  true,
-				EnableStreamResetPartialDelivery: true,
-				// The client sends several datagrams a second; a
-				// connection silent this long has gone. The peer's own
-				// IdleTimeout is judged by the gateway (watch).
-				MaxIdleTimeout: g.cfg.IdleTimeout,
-			},
+			TLSConfig:  tlsConf,
+			Handler:    http.HandlerFunc(g.serveWT),
+			QUICConfig: quicConf,
 		},
 		// The origin is checked by serveWT, before the door.
 		CheckOrigin: func(*http.Request) bool { return true },
 	}
-	g.wtConn = conn
+	// The gateway accepts the QUIC connections itself and hands each to
+	// the server, rather than running webtransport.Server.Serve: Serve
+	// counts itself in only once it runs, so a Close made before its
+	// goroutine started would race with it; here the listener exists and
+	// is counted before newGateway returns.
+	ln, err := quic.ListenEarly(conn, tlsConf, quicConf)
+	if err != nil {
+		conn.Close()
+		return fmt.Errorf("web: WebTransport address %s: %w", g.cfg.WebTransportAddr, err)
+	}
+	g.wtConn, g.wtLn = conn, ln
+	g.wtServing.Add(1)
 	go func() {
-		err := g.wt.Serve(conn)
-		if err != nil && g.ctx.Err() == nil && !errors.Is(err, quic.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
-			g.log.Error("web: WebTransport listener failed", "err", err)
+		defer g.wtServing.Done()
+		for {
+			qc, err := ln.Accept(context.Background())
+			if err != nil {
+				if g.ctx.Err() == nil && !errors.Is(err, quic.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
+					g.log.Error("web: WebTransport listener failed", "err", err)
+				}
+				return
+			}
+			g.wtServing.Add(1) // while this goroutine's own count holds
+			go func() {
+				defer g.wtServing.Done()
+				g.wt.ServeQUICConn(qc) // ends with the connection
+			}()
 		}
 	}()
 	return nil
@@ -400,6 +424,11 @@ func (g *Gateway) closeWT() error {
 	if g.wt == nil {
 		return nil
 	}
+	// The server first, so each connection's close still goes out on the
+	// open socket; then the listener, whose end ends the accepting
+	// goroutine; then the socket.
 	err := g.wt.Close()
+	err = errors.Join(err, g.wtLn.Close())
+	g.wtServing.Wait()
 	return errors.Join(err, g.wtConn.Close())
 }
