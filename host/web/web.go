@@ -35,7 +35,9 @@
 // of peers at once; and a peer the handshake has not welcomed within
 // WelcomeTimeout, or that has sent nothing for IdleTimeout, is closed.
 // The gateway learns of the welcome from the datagrams the serving loop
-// sends the peer (welcomes). The limits are per source as the HTTP
+// sends the peer (welcomes), and tells the loop of each peer whose
+// connection has ended (TakeGone), so that its seat ends then rather than
+// when it times out. The limits are per source as the HTTP
 // connection shows it: behind a reverse proxy every browser would share
 // the proxy's, so the listener is meant to be reached directly.
 package web
