@@ -128,9 +128,11 @@ func (s *listener) LocalAddr() netip.AddrPort  { return s.udp.LocalAddr() }
 func (s *listener) Err() error                 { return s.udp.Err() }
 
 // WriteTo sends b to a web peer through the gateway, and to anyone else
-// over UDP.
+// over UDP. An address in the web peers' range is never a UDP peer's
+// (ReadWaiting drops UDP datagrams that claim one), so the range alone
+// decides, without a look in the gateway's table for every UDP datagram.
 func (s *listener) WriteTo(b []byte, to netip.AddrPort) error {
-	if s.g.Owns(to) {
+	if web.Synthetic(to.Addr()) {
 		return s.g.WriteTo(b, to)
 	}
 	return s.udp.WriteTo(b, to)
@@ -199,7 +201,7 @@ func (s *listener) tellGone() {
 // Queue sends b to a web peer at once (the gateway copies it) and queues
 // it on the UDP socket otherwise.
 func (s *listener) Queue(b []byte, to netip.AddrPort) error {
-	if s.g.Owns(to) {
+	if web.Synthetic(to.Addr()) {
 		return s.g.WriteTo(b, to)
 	}
 	if d, ok := s.udp.(netio.Direct); ok {
