@@ -293,16 +293,7 @@ func (p *peer) end(r reason) {
 // send queues b for the peer without blocking.
 func (p *peer) send(b []byte) error {
 	switch p.kind {
-	case kindWS:
-		p.unsent.Add(1)
-		select {
-		case p.q <- append([]byte(nil), b...):
-			return nil
-		default:
-			p.unsent.Add(-1)
-			return errFull
-		}
-	case kindWT:
+	case kindWS, kindWT:
 		p.unsent.Add(1)
 		c := getDatagram(b)
 		select {
