@@ -26,6 +26,7 @@ import (
 	"vkm/host/session"
 	"vkm/host/watch"
 	"vkm/transport"
+	"vkm/transport/handshake"
 	"vkm/transport/token"
 )
 
@@ -402,6 +403,11 @@ func Serve(ctx context.Context, cfg ServeConfig) (*ServerReport, error) {
 			return nil, err
 		}
 		srv.sock = ws
+		if l, ok := ws.(interface {
+			OnLinkGone(func(netip.AddrPort, handshake.GoodbyeReason))
+		}); ok {
+			l.OnLinkGone(srv.linkGone) // told while drain reads the socket
+		}
 		if p.Voice.On() {
 			srv.voice = browser.NewVoicePlanner(p.Voice, logger)
 		}
@@ -711,6 +717,13 @@ func (srv *server) step(elapsed time.Duration, now transport.Time) int {
 		srv.stats.Sent(time.Since(start))
 	}
 	return ticks
+}
+
+// linkGone ends the seat of a browser whose connection the web listener
+// saw end (a tab closing may not get its Goodbye out), told while drain
+// reads the socket.
+func (srv *server) linkGone(addr netip.AddrPort, reason handshake.GoodbyeReason) {
+	srv.s.LinkGone(addr, reason, srv.drainAt)
 }
 
 // receive hands the session one datagram read by drain.

@@ -228,13 +228,14 @@ func TestAServerGoodbyeReachesWebPlayers(t *testing.T) {
 }
 
 // A web player who leaves frees its seat at once, as a UDP one does: its
-// goodbye leaves before its connection closes, so the server does not
-// wait out the connection timeout (10 s).
+// goodbye leaves before its connection closes, or the connection's end
+// ends the seat, so the server does not wait out the connection timeout
+// (10 s).
 func TestAWebPlayerWhoLeavesFreesItsSeat(t *testing.T) {
-	for _, scheme := range []string{"http", "ws"} {
+	for _, scheme := range []string{"http", "ws", "wt"} {
 		p := loadArena(t)
 		seated := make(chan int, 16)
-		_, web, stop := servedWeb(t, ServeConfig{Project: p, Seated: func(n int) { seated <- n }})
+		_, web, stop := servedWeb(t, ServeConfig{Project: p, WebTransport: true, Seated: func(n int) { seated <- n }})
 		rep := playWith(t, PlayConfig{Project: p, Web: scheme + "://" + web})
 		if rep.State != "playing" {
 			t.Fatalf("%s: %+v, want playing", scheme, rep)

@@ -200,12 +200,17 @@ func TestBrowserShowsTheGameHUD(t *testing.T) {
 
 // TestBrowserTabThatClosesSaysGoodbye: a tab that leaves the game's page
 // says goodbye as it goes, so the server frees its seat at once rather
-// than when the link times out.
+// than when the link times out. Over WebTransport, where the page's
+// goodbye may not get out before the session goes with the page, the
+// web listener sees the session end and the server ends the seat then.
 func TestBrowserTabThatClosesSaysGoodbye(t *testing.T) {
-	w := openWebClient(t, "?name=web")
-	w.until("the page shows the player", 3*time.Minute, func(s webPageState) bool {
+	w := openWebClientWith(t, []string{"--webtransport"}, func(*webClient) string { return "?name=web" })
+	s := w.until("the page shows the player", 3*time.Minute, func(s webPageState) bool {
 		return s.Connected && s.Frames > 30 && s.Own != nil
 	})
+	if s.Transport != "webtransport" {
+		t.Fatalf("the page plays over %q, not WebTransport: %s", s.Transport, s.WTFailure)
+	}
 	t0 := time.Now()
 	w.cdp.call(t, "Page.navigate", map[string]any{"url": "about:blank"})
 	m := waitLine(t, w.vkmd, regexp.MustCompile(`msg="player left".*reason=(\S+)`))

@@ -30,6 +30,10 @@ type listener struct {
 	// address; fn is the loop's receiver it wraps, bound once.
 	udpOnly func(netip.AddrPort, []byte)
 	fn      func(netip.AddrPort, []byte)
+	// gone is told of each web peer whose connection ended (OnLinkGone);
+	// ends is the reused list ReadWaiting takes them in.
+	gone web.GoneFunc
+	ends []web.Gone
 }
 
 var _ netio.Direct = (*listener)(nil)
@@ -124,18 +128,32 @@ func (s *listener) LocalAddr() netip.AddrPort  { return s.udp.LocalAddr() }
 func (s *listener) Err() error                 { return s.udp.Err() }
 
 // WriteTo sends b to a web peer through the gateway, and to anyone else
-// over UDP.
+// over UDP. An address in the web peers' range is never a UDP peer's
+// (ReadWaiting drops UDP datagrams that claim one), so the range alone
+// decides, without a look in the gateway's table for every UDP datagram.
 func (s *listener) WriteTo(b []byte, to netip.AddrPort) error {
-	if s.g.Owns(to) {
+	if web.Synthetic(to.Addr()) {
 		return s.g.WriteTo(b, to)
 	}
 	return s.udp.WriteTo(b, to)
 }
 
+// OnLinkGone has ReadWaiting tell fn of every web peer whose connection
+// has ended (web.Gone), on the reader's goroutine, so that the server
+// ends the seat at once rather than when it times out: a tab closing over
+// WebTransport may not get its Goodbye out. Only the gateway's own peer
+// addresses are told, never a UDP one.
+func (s *listener) OnLinkGone(fn web.GoneFunc) { s.gone = fn }
+
 // ReadWaiting calls fn with every datagram waiting on the UDP socket
-// (none that claims a web peer's address) and then the gateway's.
+// (none that claims a web peer's address) and then the gateway's, and
+// then tells OnLinkGone's function of the web peers that had ended when
+// it began: after their last datagrams. (A later peer given the same
+// address, which the gateway does only after many others, cannot have
+// been seated by datagrams read in the same call.)
 func (s *listener) ReadWaiting(fn func(from netip.AddrPort, b []byte)) error {
 	s.fn = fn
+	s.ends = s.g.TakeGone(s.ends[:0])
 	if d, ok := s.udp.(netio.Direct); ok {
 		if err := d.ReadWaiting(s.udpOnly); err != nil {
 			return err
@@ -164,15 +182,26 @@ func (s *listener) ReadWaiting(fn func(from netip.AddrPort, b []byte)) error {
 			}
 			fn(d.From, d.Bytes)
 		default:
+			s.tellGone()
 			return nil
 		}
 	}
 }
 
+// tellGone tells OnLinkGone's function of the ends ReadWaiting took.
+func (s *listener) tellGone() {
+	for _, e := range s.ends {
+		if s.gone != nil && web.Synthetic(e.Addr.Addr()) {
+			s.gone(e.Addr, e.Reason)
+		}
+	}
+	clear(s.ends)
+}
+
 // Queue sends b to a web peer at once (the gateway copies it) and queues
 // it on the UDP socket otherwise.
 func (s *listener) Queue(b []byte, to netip.AddrPort) error {
-	if s.g.Owns(to) {
+	if web.Synthetic(to.Addr()) {
 		return s.g.WriteTo(b, to)
 	}
 	if d, ok := s.udp.(netio.Direct); ok {

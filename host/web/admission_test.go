@@ -330,3 +330,45 @@ func TestRefusalsSayWhenToTryAgain(t *testing.T) {
 		t.Errorf("%+v", s)
 	}
 }
+
+// A peer whose connection ends is told once to the gateway's reader
+// (TakeGone), with what its end is taken for: a client's close as its
+// Goodbye (quit), an idle link as a timeout.
+func TestAPeerWhoseConnectionEndsIsToldGone(t *testing.T) {
+	for _, d := range dialers {
+		g, srv, forgotten, clock := start(t, Config{})
+		if got := g.TakeGone(nil); len(got) != 0 {
+			t.Fatalf("%s: gone before any peer: %+v", d.name, got)
+		}
+		p, err := d.dial(ctxFor(t), srv.URL, DialOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := roundTrip(t, g, p, d.kind)
+		welcome(t, g, p, a)
+		p.Close()
+		if why := forgets(t, g, forgotten, a); why != reasonClientClosed {
+			t.Fatalf("%s: ended for %v", d.name, why)
+		}
+		if got := g.TakeGone(nil); len(got) != 1 || got[0] != (Gone{a, handshake.GoodbyeQuit}) || !Synthetic(got[0].Addr.Addr()) {
+			t.Errorf("%s: gone %+v, want %v for quit", d.name, got, a)
+		}
+		if got := g.TakeGone(nil); len(got) != 0 {
+			t.Errorf("%s: told again: %+v", d.name, got)
+		}
+		q, err := d.dial(ctxFor(t), srv.URL, DialOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer q.Close()
+		b := roundTrip(t, g, q, d.kind)
+		welcome(t, g, q, b)
+		clock.Advance(transport10s)
+		if why := forgets(t, g, forgotten, b); why != reasonIdle {
+			t.Fatalf("%s: ended for %v, want idle", d.name, why)
+		}
+		if got := g.TakeGone(nil); len(got) != 1 || got[0] != (Gone{b, handshake.GoodbyeTimeout}) {
+			t.Errorf("%s: gone %+v, want %v for timeout", d.name, got, b)
+		}
+	}
+}

@@ -34,6 +34,12 @@ func benchRoundTrip(b *testing.B, dial func(context.Context, string, DialOptions
 		b.Fatal(err)
 	}
 	from := (<-g.Incoming()).From
+	// Welcomed, so that a run longer than WelcomeTimeout (profiling)
+	// is not closed under it.
+	if err := g.WriteTo(handshake.Header{Version: handshake.Version, Kind: handshake.KindWelcome}.Append(nil), from); err != nil {
+		b.Fatal(err)
+	}
+	<-p.Incoming()
 	b.SetBytes(int64(2 * len(msg)))
 	b.ReportAllocs()
 	// An unreliable channel may lose a datagram; one that has not come

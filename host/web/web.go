@@ -35,7 +35,9 @@
 // of peers at once; and a peer the handshake has not welcomed within
 // WelcomeTimeout, or that has sent nothing for IdleTimeout, is closed.
 // The gateway learns of the welcome from the datagrams the serving loop
-// sends the peer (welcomes). The limits are per source as the HTTP
+// sends the peer (welcomes), and tells the loop of each peer whose
+// connection has ended (TakeGone), so that its seat ends then rather than
+// when it times out. The limits are per source as the HTTP
 // connection shows it: behind a reverse proxy every browser would share
 // the proxy's, so the listener is meant to be reached directly.
 package web
@@ -63,6 +65,7 @@ import (
 	"github.com/quic-go/webtransport-go"
 
 	"vkm/transport"
+	"vkm/transport/handshake"
 	"vkm/transport/udp"
 )
 
@@ -291,16 +294,7 @@ func (p *peer) end(r reason) {
 // send queues b for the peer without blocking.
 func (p *peer) send(b []byte) error {
 	switch p.kind {
-	case kindWS:
-		p.unsent.Add(1)
-		select {
-		case p.q <- append([]byte(nil), b...):
-			return nil
-		default:
-			p.unsent.Add(-1)
-			return errFull
-		}
-	case kindWT:
+	case kindWS, kindWT:
 		p.unsent.Add(1)
 		c := getDatagram(b)
 		select {
@@ -355,6 +349,12 @@ type Gateway struct {
 	// connecting counts the attempts not welcomed yet, by kind.
 	connecting [numKinds]int
 	wg         sync.WaitGroup // every attempt entered and not forgotten
+
+	// gone are the open peers whose connections have ended since the
+	// reader last took them (TakeGone), at most maxGone; goneCount is
+	// its length, read without mu by a reader with nothing to take.
+	gone      []Gone
+	goneCount atomic.Int32
 
 	// forgotten, if set, hears every attempt forgotten (tests).
 	forgotten chan<- ended
@@ -534,6 +534,52 @@ func (g *Gateway) WriteTo(b []byte, to netip.AddrPort) error {
 	g.datagramsOut.Add(1)
 	g.bytesOut.Add(uint64(len(b)))
 	return nil
+}
+
+// Gone is an open peer whose connection has ended: its address, and what
+// the server is to take the end for (transport.Server.LinkGone):
+// handshake.GoodbyeQuit when the client closed it (a tab closing, whose
+// own Goodbye may not have got out), GoodbyeProtocol when it broke the
+// gateway's rules, GoodbyeTimeout when it failed or went idle.
+type Gone struct {
+	Addr   netip.AddrPort
+	Reason handshake.GoodbyeReason
+}
+
+// GoneFunc is what a reader of the gateway is told of a Gone by.
+type GoneFunc = func(addr netip.AddrPort, reason handshake.GoodbyeReason)
+
+// maxGone bounds the ends the gateway keeps for a reader that has not
+// taken them: far more than a reader waking every tick ever finds. A
+// peer's end not kept leaves its seat to time out, as before.
+const maxGone = 4096
+
+// TakeGone appends to dst the open peers whose connections have ended
+// since the last call, oldest first, and forgets them. Every address is
+// one of the gateway's own (Synthetic), and is told once. Called with
+// nothing to take, it costs one atomic load.
+func (g *Gateway) TakeGone(dst []Gone) []Gone {
+	if g.goneCount.Load() == 0 {
+		return dst
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	dst = append(dst, g.gone...)
+	clear(g.gone)
+	g.gone = g.gone[:0]
+	g.goneCount.Store(0)
+	return dst
+}
+
+// goodbye is the Goodbye reason a peer's end is taken for (Gone).
+func (r reason) goodbye() handshake.GoodbyeReason {
+	switch r {
+	case reasonClientClosed:
+		return handshake.GoodbyeQuit
+	case reasonProtocol:
+		return handshake.GoodbyeProtocol
+	}
+	return handshake.GoodbyeTimeout
 }
 
 // Owns reports whether a is one of this gateway's open peers.
@@ -770,6 +816,12 @@ func (g *Gateway) forget(p *peer) {
 	p.gone = true
 	if p.open && g.peers[p.addr] == p {
 		delete(g.peers, p.addr)
+		// Told before the address is free for another peer, so a
+		// reader hears of this end before anything of the next.
+		if why != reasonShutdown && len(g.gone) < maxGone {
+			g.gone = append(g.gone, Gone{Addr: p.addr, Reason: why.goodbye()})
+			g.goneCount.Store(int32(len(g.gone)))
+		}
 	}
 	if p.admitted {
 		delete(g.taken, p.addr)

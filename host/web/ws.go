@@ -117,9 +117,10 @@ func (g *Gateway) writeWS(p *peer, ws *websocket.Conn) {
 			return
 		case b := <-p.q:
 			ctx, cancel := context.WithTimeout(p.ctx, wsWriteTimeout)
-			err := ws.Write(ctx, websocket.MessageBinary, b)
+			err := ws.Write(ctx, websocket.MessageBinary, b) // framed into its buffer before it returns
 			cancel()
 			p.unsent.Add(-1)
+			putDatagram(b)
 			if err != nil {
 				p.end(reasonFailed)
 				return

@@ -369,16 +369,20 @@ func (g *Gateway) writeWT(p *peer, s *webtransport.Session) {
 			err := s.SendDatagram(b) // it copies b
 			p.unsent.Add(-1)
 			putDatagram(b)
+			if err == nil {
+				continue
+			}
+			// Declared here, where it is needed: errors.As takes its
+			// address, which puts it on the heap, once a datagram if
+			// it were declared for every send.
 			var tooLarge *quic.DatagramTooLargeError
-			switch {
-			case errors.As(err, &tooLarge):
-				// The path is narrower than this datagram for now:
-				// lost, as on a UDP path of that width.
-				g.drops.Add(1)
-			case err != nil:
+			if !errors.As(err, &tooLarge) {
 				p.end(reasonFailed)
 				return
 			}
+			// The path is narrower than this datagram for now: lost,
+			// as on a UDP path of that width.
+			g.drops.Add(1)
 		}
 	}
 }
