@@ -470,17 +470,19 @@ func (m *sim) step() {
 		clear(m.twin.quiets)
 		// The twin also plans every candidate up front and writes every
 		// entry field by field, the round's assembled moving-body entries
-		// hidden from it.
+		// and the states it chose for the connection hidden from it.
 		m.twin.eagerPlans = true
 		var assembled, deltas []uint32
+		var turnAts []int32
 		for i := range m.r.ents {
 			assembled = append(assembled, m.r.ents[i].mvBits)
 			deltas = append(deltas, m.r.ents[i].dBits)
-			m.r.ents[i].mvBits, m.r.ents[i].dBits = 0, 0
+			turnAts = append(turnAts, m.r.ents[i].turnAt)
+			m.r.ents[i].mvBits, m.r.ents[i].dBits, m.r.ents[i].turnAt = 0, 0, -1
 		}
 		full := m.twin.Write(nil, m.r, m.own, m.budget)
 		for i := range m.r.ents {
-			m.r.ents[i].mvBits, m.r.ents[i].dBits = assembled[i], deltas[i]
+			m.r.ents[i].mvBits, m.r.ents[i].dBits, m.r.ents[i].turnAt = assembled[i], deltas[i], turnAts[i]
 		}
 		if !bytes.Equal(full, payload) {
 			m.tb.Fatalf("round %d: skipping quiet slots, planning lazily and copying assembled entries wrote %x; planning every slot up front and writing every field wrote %x", m.round, payload, full)

@@ -94,6 +94,19 @@ type Round struct {
 	// reach indexes the entities for connections with a Reach (see
 	// reachIndex); seal builds it.
 	reach reachIndex
+
+	// turns holds the choices of moving bodies' states this round's
+	// Writes have worked out, and turnIdx, for each moving body
+	// (roundEnt.turnAt), where in turns the choice against a state of
+	// each gap is, by turnSlot (index + 1; 0: none); turnMu guards both,
+	// as Writes from several goroutines may share them. seal empties
+	// them. turnsAsked counts the choices Writes asked turnFor for this
+	// round, and turnsMade those it worked out rather than found.
+	turnMu     sync.Mutex
+	turns      []turnMemo
+	turnIdx    [][turnSlots]int32
+	turnsAsked int
+	turnsMade  int
 }
 
 // roundEnt is one entity of a round; its components are comps[first:end],
@@ -145,6 +158,9 @@ type roundEnt struct {
 	chg        uint64
 	news, most int32
 	moving     bool
+	// turnAt locates, for a moving body, its choices of state this
+	// round in turnIdx (see turnFor); −1 when it has none.
+	turnAt int32
 }
 
 // roundComp is one encoded component: nbits bits at data[off:].
@@ -249,10 +265,17 @@ func (r *Round) seal() {
 	}
 	r.sealed = true
 	ntypes := EngineTypes + len(r.schema.Types)
+	r.turns, r.turnIdx = r.turns[:0], r.turnIdx[:0]
+	r.turnsAsked, r.turnsMade = 0, 0
 	for i := range r.ents {
 		e := &r.ents[i]
 		e.chg = r.changedAt(e)
 		e.moving = r.bodyMoving(e)
+		e.turnAt = -1
+		if e.moving && e.silence == Described {
+			e.turnAt = int32(len(r.turnIdx))
+			r.turnIdx = append(r.turnIdx, [turnSlots]int32{})
+		}
 		e.news = int32(r.newsBits(e))
 		e.most = int32(r.maxBits(e, ntypes))
 		if e.silence != Described {

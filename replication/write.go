@@ -700,7 +700,7 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	if p.pl.moving {
 		// The moving-body form: no masks, no carried bits, the body's
 		// state against what the connection holds.
-		p.pl.turn = p.chooseTurn(e.turn, p.refOf(b, e, fresh), r.tick, p.hdrGap)
+		p.pl.turn = r.turnFor(p, e, p.refOf(b, e, fresh), p.hdrGap)
 		return movingBits(e.id) + int(p.pl.turn.bits), fresh
 	}
 	bits += 1 + idBits(e.id) + 1 + 1 + EngineTypes
