@@ -471,18 +471,16 @@ func (m *sim) step() {
 		// The twin also plans every candidate up front and writes every
 		// entry field by field, the round's assembled moving-body entries
 		// and the states it chose for the connection hidden from it.
-		m.twin.eagerPlans = true
+		m.twin.eagerPlans, m.twin.ownTurns = true, true
 		var assembled, deltas []uint32
-		var turnAts []int32
 		for i := range m.r.ents {
 			assembled = append(assembled, m.r.ents[i].mvBits)
 			deltas = append(deltas, m.r.ents[i].dBits)
-			turnAts = append(turnAts, m.r.ents[i].turnAt)
-			m.r.ents[i].mvBits, m.r.ents[i].dBits, m.r.ents[i].turnAt = 0, 0, -1
+			m.r.ents[i].mvBits, m.r.ents[i].dBits = 0, 0
 		}
 		full := m.twin.Write(nil, m.r, m.own, m.budget)
 		for i := range m.r.ents {
-			m.r.ents[i].mvBits, m.r.ents[i].dBits, m.r.ents[i].turnAt = assembled[i], deltas[i], turnAts[i]
+			m.r.ents[i].mvBits, m.r.ents[i].dBits = assembled[i], deltas[i]
 		}
 		if !bytes.Equal(full, payload) {
 			m.tb.Fatalf("round %d: skipping quiet slots, planning lazily and copying assembled entries wrote %x; planning every slot up front and writing every field wrote %x", m.round, payload, full)

@@ -96,11 +96,11 @@ type Round struct {
 	reach reachIndex
 
 	// turns holds the choices of moving bodies' states this round's
-	// Writes have worked out, and turnIdx, for each moving body
-	// (roundEnt.turnAt), where in turns the choice against a state of
-	// each gap is, by turnSlot (index + 1; 0: none); turnMu guards both,
-	// as Writes from several goroutines may share them. seal empties
-	// them. turnsAsked counts the choices Writes asked turnFor for this
+	// Writes have worked out, and turnIdx, for each moving body one has
+	// been kept for (roundEnt.turnAt), where in turns the choice against
+	// a state of each gap is, by slot (index + 1; 0: none); turnMu guards
+	// them and every roundEnt's turnAt, as Writes from several goroutines
+	// may share them. seal empties them. turnsAsked counts the choices Writes asked turnFor for this
 	// round, and turnsMade those it worked out rather than found.
 	turnMu     sync.Mutex
 	turns      []turnMemo
@@ -159,7 +159,7 @@ type roundEnt struct {
 	news, most int32
 	moving     bool
 	// turnAt locates, for a moving body, its choices of state this
-	// round in turnIdx (see turnFor); −1 when it has none.
+	// round: turnIdx[turnAt−1] (see turnFor); 0 until one is kept.
 	turnAt int32
 }
 
@@ -271,11 +271,7 @@ func (r *Round) seal() {
 		e := &r.ents[i]
 		e.chg = r.changedAt(e)
 		e.moving = r.bodyMoving(e)
-		e.turnAt = -1
-		if e.moving && e.silence == Described {
-			e.turnAt = int32(len(r.turnIdx))
-			r.turnIdx = append(r.turnIdx, [turnSlots]int32{})
-		}
+		e.turnAt = 0
 		e.news = int32(r.newsBits(e))
 		e.most = int32(r.maxBits(e, ntypes))
 		if e.silence != Described {

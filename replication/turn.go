@@ -737,8 +737,8 @@ func sameRef(a, b *turnRef) bool {
 // same bits, and the second is given the first's.
 func (r *Round) turnFor(p *Peer, e *roundEnt, ref turnRef, hdr int) turnChoice {
 	gap := int(int32(r.tick - ref.tick))
-	if e.turnAt < 0 || !ref.ok || p.tickRate <= 0 || gap < 1 || gap > MaxTurnGap {
-		return p.chooseTurn(e.turn, ref, r.tick, hdr) // whole, at once
+	if !ref.ok || p.tickRate <= 0 || gap < 1 || gap > MaxTurnGap || p.ownTurns {
+		return p.chooseTurn(e.turn, ref, r.tick, hdr) // whole at once, but for ownTurns
 	}
 	atHdr := gap == hdr
 	slot := 2 * (gap - 1)
@@ -747,7 +747,11 @@ func (r *Round) turnFor(p *Peer, e *roundEnt, ref turnRef, hdr int) turnChoice {
 	}
 	r.turnMu.Lock()
 	r.turnsAsked++
-	at := &r.turnIdx[e.turnAt][slot]
+	if e.turnAt == 0 {
+		r.turnIdx = append(r.turnIdx, [turnSlots]int32{})
+		e.turnAt = int32(len(r.turnIdx))
+	}
+	at := &r.turnIdx[e.turnAt-1][slot]
 	if i := *at - 1; i >= 0 {
 		if m := &r.turns[i]; m.atHdr == atHdr && m.tickRate == p.tickRate && sameRef(&m.ref, &ref) {
 			c := m.c
@@ -760,7 +764,7 @@ func (r *Round) turnFor(p *Peer, e *roundEnt, ref turnRef, hdr int) turnChoice {
 	r.turnMu.Lock()
 	r.turnsMade++
 	r.turns = append(r.turns, turnMemo{ref: ref, atHdr: atHdr, tickRate: p.tickRate, c: c})
-	r.turnIdx[e.turnAt][slot] = int32(len(r.turns))
+	r.turnIdx[e.turnAt-1][slot] = int32(len(r.turns))
 	r.turnMu.Unlock()
 	return c
 }
