@@ -729,16 +729,17 @@ func sameRef(a, b *turnRef) bool {
 		a.t.x == b.t.x && a.t.y == b.t.y && a.t.vx == b.t.vx && a.t.vy == b.t.vy && a.t.vt == b.t.vt
 }
 
-// turnFor returns p.chooseTurn(e.turn, ref, r.tick, hdr), worked out once
-// a round for every connection that holds the same state of e. The
-// choice depends on nothing else: the body's state now and the round's
-// tick are the round's, and of the header's gap only whether it is
-// ref's, so two connections that acknowledged the same state get the
+// turnFor sets *c to p.chooseTurn(e.turn, *ref, r.tick, hdr), worked
+// out once a round for every connection that holds the same state of e.
+// The choice depends on nothing else: the body's state now and the
+// round's tick are the round's, and of the header's gap only whether it
+// is ref's, so two connections that acknowledged the same state get the
 // same bits, and the second is given the first's.
-func (r *Round) turnFor(p *Peer, e *roundEnt, ref turnRef, hdr int) turnChoice {
+func (r *Round) turnFor(c *turnChoice, p *Peer, e *roundEnt, ref *turnRef, hdr int) {
 	gap := int(int32(r.tick - ref.tick))
-	if !ref.ok || p.tickRate <= 0 || gap < 1 || gap > MaxTurnGap || p.ownTurns {
-		return p.chooseTurn(e.turn, ref, r.tick, hdr) // whole at once, but for ownTurns
+	if gap < 1 || gap > MaxTurnGap {
+		*c = p.chooseTurn(e.turn, *ref, r.tick, hdr) // whole, at once
+		return
 	}
 	atHdr := gap == hdr
 	slot := 2 * (gap - 1)
@@ -753,18 +754,17 @@ func (r *Round) turnFor(p *Peer, e *roundEnt, ref turnRef, hdr int) turnChoice {
 	}
 	at := &r.turnIdx[e.turnAt-1][slot]
 	if i := *at - 1; i >= 0 {
-		if m := &r.turns[i]; m.atHdr == atHdr && m.tickRate == p.tickRate && sameRef(&m.ref, &ref) {
-			c := m.c
+		if m := &r.turns[i]; m.atHdr == atHdr && m.tickRate == p.tickRate && sameRef(&m.ref, ref) {
+			*c = m.c
 			r.turnMu.Unlock()
-			return c
+			return
 		}
 	}
 	r.turnMu.Unlock()
-	c := p.chooseTurn(e.turn, ref, r.tick, hdr)
+	*c = p.chooseTurn(e.turn, *ref, r.tick, hdr)
 	r.turnMu.Lock()
 	r.turnsMade++
-	r.turns = append(r.turns, turnMemo{ref: ref, atHdr: atHdr, tickRate: p.tickRate, c: c})
+	r.turns = append(r.turns, turnMemo{ref: *ref, atHdr: atHdr, tickRate: p.tickRate, c: *c})
 	r.turnIdx[e.turnAt-1][slot] = int32(len(r.turns))
 	r.turnMu.Unlock()
-	return c
 }

@@ -710,7 +710,11 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	if p.pl.moving {
 		// The moving-body form: no masks, no carried bits, the body's
 		// state against what the connection holds.
-		p.pl.turn = r.turnFor(p, e, p.refOf(b, e, fresh), p.hdrGap)
+		if ref := p.refOf(b, e, fresh); ref.ok && p.tickRate > 0 && !p.ownTurns {
+			r.turnFor(&p.pl.turn, p, e, &ref, p.hdrGap)
+		} else {
+			p.pl.turn = p.chooseTurn(e.turn, ref, r.tick, p.hdrGap) // whole, at once (or chosen by the connection itself)
+		}
 		return movingBits(e.id) + int(p.pl.turn.bits), fresh
 	}
 	bits += 1 + idBits(e.id) + 1 + 1 + EngineTypes
