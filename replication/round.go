@@ -100,8 +100,9 @@ type Round struct {
 	// been kept for (roundEnt.turnAt), where in turns the choice against
 	// a state of each gap is, by slot (index + 1; 0: none); turnMu guards
 	// them and every roundEnt's turnAt, as Writes from several goroutines
-	// may share them. seal empties them. turnsAsked counts the choices Writes asked turnFor for this
-	// round, and turnsMade those it worked out rather than found.
+	// may share them. seal empties them. turnsAsked counts the choices
+	// Writes asked turnFor for this round, and turnsMade those it worked
+	// out rather than found.
 	turnMu     sync.Mutex
 	turns      []turnMemo
 	turnIdx    [][turnSlots]int32
