@@ -245,6 +245,11 @@ type Peer struct {
 	// were lazy (see lazy plans): the replication harness's twin Peer
 	// writes so, to show that lazy plans never change a snapshot.
 	eagerPlans bool
+	// ownTurns makes the Peer choose every moving body's state itself
+	// rather than take the choice the round kept for another connection
+	// holding the same state (Round.turnFor): the harness's twin writes
+	// so, to show that kept choices never change a snapshot.
+	ownTurns bool
 
 	// nearSq and every are the Reach (SetReach): the square of Near,
 	// and Every (1: everything is near); writes counts Writes, whose

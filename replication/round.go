@@ -94,6 +94,20 @@ type Round struct {
 	// reach indexes the entities for connections with a Reach (see
 	// reachIndex); seal builds it.
 	reach reachIndex
+
+	// turns holds the choices of moving bodies' states this round's
+	// Writes have worked out, and turnIdx, for each moving body one has
+	// been kept for (roundEnt.turnAt), where in turns the choice against
+	// a state of each gap is, by slot (index + 1; 0: none); turnMu guards
+	// them and every roundEnt's turnAt, as Writes from several goroutines
+	// may share them. seal empties them. turnsAsked counts the choices
+	// Writes asked turnFor for this round, and turnsMade those it worked
+	// out rather than found.
+	turnMu     sync.Mutex
+	turns      []turnMemo
+	turnIdx    [][turnSlots]int32
+	turnsAsked int
+	turnsMade  int
 }
 
 // roundEnt is one entity of a round; its components are comps[first:end],
@@ -145,6 +159,9 @@ type roundEnt struct {
 	chg        uint64
 	news, most int32
 	moving     bool
+	// turnAt locates, for a moving body, its choices of state this
+	// round: turnIdx[turnAt−1] (see turnFor); 0 until one is kept.
+	turnAt int32
 }
 
 // roundComp is one encoded component: nbits bits at data[off:].
@@ -249,10 +266,13 @@ func (r *Round) seal() {
 	}
 	r.sealed = true
 	ntypes := EngineTypes + len(r.schema.Types)
+	r.turns, r.turnIdx = r.turns[:0], r.turnIdx[:0]
+	r.turnsAsked, r.turnsMade = 0, 0
 	for i := range r.ents {
 		e := &r.ents[i]
 		e.chg = r.changedAt(e)
 		e.moving = r.bodyMoving(e)
+		e.turnAt = 0
 		e.news = int32(r.newsBits(e))
 		e.most = int32(r.maxBits(e, ntypes))
 		if e.silence != Described {

@@ -702,3 +702,69 @@ func readWholeTurn(r *wire.Reader) (turn, error) {
 	}
 	return t, nil
 }
+
+// turnSlots is how many choices of a moving body's state a round keeps
+// for its connections (see Round.turnFor): one for each gap a predicted
+// state may have, whether or not the header names it. The connections of
+// a round hold a body's state from a few ticks back, most of them the
+// same state; a connection whose state of that gap differs (its
+// velocity's turn, say) takes the slot over.
+const turnSlots = 2 * MaxTurnGap
+
+// turnMemo is one choice of a moving body's state a round keeps: the
+// choice c a connection got for the state ref it had acknowledged, in a
+// snapshot whose header named ref's gap or not (atHdr), at tickRate.
+type turnMemo struct {
+	ref      turnRef
+	atHdr    bool
+	tickRate float64
+	c        turnChoice
+}
+
+// sameRef reports whether a and b are the same state, every field to the
+// bit (a scale too, whatever == says of a zero's sign or a NaN).
+func sameRef(a, b *turnRef) bool {
+	return a.tick == b.tick && a.ok == b.ok && a.t.n == b.t.n && a.t.av == b.t.av &&
+		math.Float32bits(a.t.scale) == math.Float32bits(b.t.scale) &&
+		a.t.x == b.t.x && a.t.y == b.t.y && a.t.vx == b.t.vx && a.t.vy == b.t.vy && a.t.vt == b.t.vt
+}
+
+// turnFor sets *c to p.chooseTurn(e.turn, *ref, r.tick, hdr), worked
+// out once a round for every connection that holds the same state of e.
+// The choice depends on nothing else: the body's state now and the
+// round's tick are the round's, and of the header's gap only whether it
+// is ref's, so two connections that acknowledged the same state get the
+// same bits, and the second is given the first's.
+func (r *Round) turnFor(c *turnChoice, p *Peer, e *roundEnt, ref *turnRef, hdr int) {
+	gap := int(int32(r.tick - ref.tick))
+	if gap < 1 || gap > MaxTurnGap {
+		*c = p.chooseTurn(e.turn, *ref, r.tick, hdr) // whole, at once
+		return
+	}
+	atHdr := gap == hdr
+	slot := 2 * (gap - 1)
+	if atHdr {
+		slot++
+	}
+	r.turnMu.Lock()
+	r.turnsAsked++
+	if e.turnAt == 0 {
+		r.turnIdx = append(r.turnIdx, [turnSlots]int32{})
+		e.turnAt = int32(len(r.turnIdx))
+	}
+	at := &r.turnIdx[e.turnAt-1][slot]
+	if i := *at - 1; i >= 0 {
+		if m := &r.turns[i]; m.atHdr == atHdr && m.tickRate == p.tickRate && sameRef(&m.ref, ref) {
+			*c = m.c
+			r.turnMu.Unlock()
+			return
+		}
+	}
+	r.turnMu.Unlock()
+	*c = p.chooseTurn(e.turn, *ref, r.tick, hdr)
+	r.turnMu.Lock()
+	r.turnsMade++
+	r.turns = append(r.turns, turnMemo{ref: *ref, atHdr: atHdr, tickRate: p.tickRate, c: *c})
+	r.turnIdx[e.turnAt-1][slot] = int32(len(r.turns))
+	r.turnMu.Unlock()
+}

@@ -651,39 +651,49 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	clear(p.acts)
 	n, proj := 0, false
 	stale := false // an action other than writing a component this round changed
-	ci := e.first
-	for t := lo; t < hi; t++ {
-		for ci < e.end && int(r.comps[ci].typ) < t {
-			ci++
-		}
+	// The entity's components in [lo, hi) in type order, and between
+	// them (and after them) the types only the baseline may hold.
+	held := 0 // the baseline's types looked at: below held, b.comp is not nil
+	if !fresh {
+		held = min(int(b.ntypes), hi)
+	}
+	t := lo // the next type not looked at
+	for ci := e.first; ; ci++ {
+		ct := hi // the next type the entity has, or hi
 		var rc *roundComp
-		if ci < e.end && int(r.comps[ci].typ) == t {
+		if ci < e.end {
 			rc = &r.comps[ci]
-		}
-		var bc *baseComp
-		if !fresh {
-			bc = b.comp(t)
-		}
-		switch {
-		case rc != nil:
-			// A version this round made is news to every baseline: no
-			// need to read the baseline's (a cache miss per component on
-			// a crowded server).
-			if rc.ver != r.n && bc != nil && bc.sameBits(rc) && (!own || t == TypeNetSpawn) {
+			if ct = int(rc.typ); ct < lo {
 				continue
 			}
-			p.acts[t] = actWrite
-			bits += 1 + int(rc.nbits)
-			stale = stale || rc.ver != r.n
-		case bc != nil && bc.state() != absent:
-			p.acts[t] = actRemove
-			bits++
-			stale = true
-		default:
+			ct = min(ct, hi)
+		}
+		for ; t < min(ct, held); t++ {
+			// The entity has no component of type t: removed, when the
+			// connection holds one or may.
+			if b.at(t).state() != absent {
+				p.acts[t] = actRemove
+				bits++
+				stale = true
+				n++
+				proj = proj || t >= EngineTypes
+			}
+		}
+		if ct == hi {
+			break
+		}
+		t = ct + 1
+		// A version this round made is news to every baseline: no need
+		// to read the baseline's (a cache miss per component on a
+		// crowded server).
+		if rc.ver != r.n && ct < held && b.at(ct).sameBits(rc) && (!own || ct == TypeNetSpawn) {
 			continue
 		}
+		p.acts[ct] = actWrite
+		bits += 1 + int(rc.nbits)
+		stale = stale || rc.ver != r.n
 		n++
-		proj = proj || t >= EngineTypes
+		proj = proj || ct >= EngineTypes
 	}
 	if n == 0 && !own {
 		return 0, fresh
@@ -700,7 +710,11 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	if p.pl.moving {
 		// The moving-body form: no masks, no carried bits, the body's
 		// state against what the connection holds.
-		p.pl.turn = p.chooseTurn(e.turn, p.refOf(b, e, fresh), r.tick, p.hdrGap)
+		if ref := p.refOf(b, e, fresh); ref.ok && p.tickRate > 0 && !p.ownTurns {
+			r.turnFor(&p.pl.turn, p, e, &ref, p.hdrGap)
+		} else {
+			p.pl.turn = p.chooseTurn(e.turn, ref, r.tick, p.hdrGap) // whole, at once (or chosen by the connection itself)
+		}
 		return movingBits(e.id) + int(p.pl.turn.bits), fresh
 	}
 	bits += 1 + idBits(e.id) + 1 + 1 + EngineTypes

@@ -176,7 +176,8 @@ func BenchmarkSeatedTick(b *testing.B) {
 // served: 64 players seated and driven by wandering bots, a tick between
 // rounds (untimed: on a server it runs between them and leaves the caches
 // its own), and each round the world described once and a snapshot
-// written for each player's connection with the project's reach, every
+// written for each player's connection with the project's reach and the
+// server's tick rate (so moving bodies' states go predicted), every
 // snapshot acknowledged two rounds after it went out (a round trip on a
 // near link). Timed: building the round, folding the acknowledgements and
 // writing the 64 snapshots.
@@ -190,6 +191,7 @@ func BenchmarkSeatedSendRound(b *testing.B) {
 	peers := make([]*replication.Peer, len(owns))
 	for i := range peers {
 		peers[i] = replication.NewPeer(g.Schema())
+		peers[i].SetTickRate(g.TickRate())
 		for _, id := range g.SceneIDs() {
 			peers[i].Hold(id)
 		}
