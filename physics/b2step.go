@@ -219,12 +219,23 @@ func (w *World) releaseIsland() {
 func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravity box2d.B2Vec2, allowSleep bool) {
 	h := step.Dt
 
+	// An island of one body with no contact and no joint (a kinematic
+	// body on its path, a body alone in the air): the contact solver's
+	// set-up, warm start and iterations over no constraints change
+	// nothing, and the position iterations end at the first, whose check
+	// of no contacts passes (box2d's minimum separation starts at 0). So
+	// they are not run; what the island does to its body is the same.
+	lone := island.M_contactCount == 0 && island.M_jointCount == 0
+
+	// Where each body stood, read only for an island with joints.
 	from := w.islandFrom[:0]
 	defer func() { w.islandFrom = from[:0] }()
 	// Integrate velocities and apply damping; initialise the body state.
 	for i := 0; i < island.M_bodyCount; i++ {
 		b := island.M_bodies[i]
-		from = append(from, stood{b.M_xf.P.X, b.M_xf.P.Y, b.M_sweep.A})
+		if island.M_jointCount > 0 {
+			from = append(from, stood{b.M_xf.P.X, b.M_xf.P.Y, b.M_sweep.A})
+		}
 		c := b.M_sweep.C
 		a := b.M_sweep.A
 		v := b.M_linearVelocity
@@ -261,22 +272,25 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 	solverData.Positions = island.M_positions
 	solverData.Velocities = island.M_velocities
 
-	solver := w.contactSolver(step, island)
-	initializeVelocities(solver, &w.turns)
-	if step.WarmStarting {
-		warmStart(solver)
-	}
-	for i := 0; i < island.M_jointCount; i++ {
-		island.M_joints[i].InitVelocityConstraints(solverData)
-	}
-
-	for range step.VelocityIterations {
-		for j := 0; j < island.M_jointCount; j++ {
-			island.M_joints[j].SolveVelocityConstraints(solverData)
+	var solver *box2d.B2ContactSolver
+	if !lone {
+		solver = w.contactSolver(step, island)
+		initializeVelocities(solver, &w.turns)
+		if step.WarmStarting {
+			warmStart(solver)
 		}
-		solveVelocities(solver)
+		for i := 0; i < island.M_jointCount; i++ {
+			island.M_joints[i].InitVelocityConstraints(solverData)
+		}
+
+		for range step.VelocityIterations {
+			for j := 0; j < island.M_jointCount; j++ {
+				island.M_joints[j].SolveVelocityConstraints(solverData)
+			}
+			solveVelocities(solver)
+		}
+		solver.StoreImpulses()
 	}
-	solver.StoreImpulses()
 
 	// Integrate positions.
 	for i := 0; i < island.M_bodyCount; i++ {
@@ -305,8 +319,8 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 		island.M_velocities[i].W = av
 	}
 
-	positionSolved := false
-	for range step.PositionIterations {
+	positionSolved := lone && step.PositionIterations > 0
+	for i := 0; i < step.PositionIterations && !lone; i++ {
 		contactsOkay := solvePositions(solver, &w.turns)
 		jointsOkay := true
 		for j := 0; j < island.M_jointCount; j++ {
@@ -328,7 +342,7 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 		synchronizeTransform(body, &w.turns)
 	}
 
-	if island.M_listener != nil {
+	if island.M_listener != nil && solver != nil {
 		island.Report(solver.M_velocityConstraints)
 	}
 

@@ -219,3 +219,87 @@ func TestCastPolygonMatchesBox2d(t *testing.T) {
 		t.Fatalf("both hits and misses should be met (%d, %d)", hits, misses)
 	}
 }
+
+// TestLoneIslandMatchesBox2d runs solveIsland and box2d's B2Island.Solve
+// on islands of one body with no contact and no joint (the island of a
+// kinematic body on its path, or of a body alone in the air, which
+// solveIsland solves without the contact solver) and compares the body
+// bit for bit: kinematic and dynamic, moving and nearly still, damped,
+// awake or let sleep, with and without position iterations, sleeping or
+// not. Both sleep outcomes must be met.
+func TestLoneIslandMatchesBox2d(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 4))
+	num := func(scale float64) float64 {
+		switch rng.IntN(6) {
+		case 0:
+			return 0
+		case 1:
+			return (rng.Float64()*2 - 1) * 1e-3 // under the sleep tolerances
+		}
+		return (rng.Float64()*2 - 1) * scale
+	}
+	var slept, stayed int
+	for n := range 20000 {
+		bd := box2d.MakeB2BodyDef()
+		bd.Type = []uint8{box2d.B2BodyType.B2_kinematicBody, box2d.B2BodyType.B2_dynamicBody}[n%2]
+		bd.Position = box2d.MakeB2Vec2(num(50), num(50))
+		bd.Angle = num(10)
+		bd.LinearVelocity = box2d.MakeB2Vec2(num(200), num(200)) // some past box2d's largest translation
+		bd.AngularVelocity = num(300)
+		bd.LinearDamping = max(0, num(2))
+		bd.AngularDamping = max(0, num(2))
+		bd.GravityScale = num(2)
+		bd.AllowSleep = n%5 != 0
+		force, torque := box2d.MakeB2Vec2(num(100), num(100)), num(100)
+		var bodies [2]*box2d.B2Body
+		for k := range bodies {
+			world := newB2World(0, -10, new(countingFilter))
+			bodies[k] = world.CreateBody(&bd)
+			s := box2d.MakeB2CircleShape()
+			s.M_radius = 0.5
+			fd := box2d.MakeB2FixtureDef()
+			fd.Filter = box2d.MakeB2Filter()
+			fd.Shape = &s
+			fd.Density = 1
+			bodies[k].CreateFixtureFromDef(&fd)
+			bodies[k].M_sleepTime = []float64{0, 0.49, 0.6}[n%3]
+			if n%2 == 1 {
+				bodies[k].ApplyForceToCenter(force, true)
+				bodies[k].ApplyTorque(torque, true)
+			}
+		}
+		step := box2d.MakeB2TimeStep()
+		step.Dt = 1.0 / 64
+		step.Inv_dt = 64
+		step.DtRatio = 1
+		step.VelocityIterations = DefaultVelocityIterations
+		step.PositionIterations = []int{DefaultPositionIterations, 0}[min(n%7, 1)]
+		step.WarmStarting = true
+		gravity := box2d.MakeB2Vec2(0, -10)
+		allowSleep := n%11 != 0
+
+		ref := box2d.MakeB2Island(1, 0, 0, nil)
+		ref.AddBody(bodies[0])
+		var profile box2d.B2Profile
+		ref.Solve(&profile, step, gravity, allowSleep)
+
+		w := &World{b2: bodies[1].M_world}
+		own := w.islandFor(1, 0, 0)
+		own.AddBody(bodies[1])
+		w.solveIsland(own, step, gravity, allowSleep)
+		w.releaseIsland()
+
+		if d := bodyDiff(bodies[0], bodies[1]); d != "" {
+			t.Fatalf("case %d: %s: box2d %+v %+v, here %+v %+v", n, d, bodies[0].M_xf, bodies[0].M_sweep, bodies[1].M_xf, bodies[1].M_sweep)
+		}
+		if isAwake(bodies[0]) {
+			stayed++
+		} else {
+			slept++
+		}
+	}
+	t.Logf("bodies put to sleep %d, kept awake %d", slept, stayed)
+	if slept == 0 || stayed == 0 {
+		t.Fatal("both sleep outcomes should be met")
+	}
+}
