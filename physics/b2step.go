@@ -97,6 +97,16 @@ func (w *World) solve(step box2d.B2TimeStep) {
 			continue
 		}
 
+		if seed.M_contactList == nil && seed.M_jointList == nil {
+			// An island of the seed alone, solved without building it.
+			seed.M_flags |= box2d.B2Body_Flags.E_islandFlag | box2d.B2Body_Flags.E_awakeFlag
+			seed.M_islandIndex = 0
+			w.counts.Islands++
+			w.counts.IslandBodies++
+			w.solveLone(seed, step, world.M_gravity, world.M_allowSleep)
+			continue
+		}
+
 		island.Clear()
 		stack = append(stack[:0], seed)
 		seed.M_flags |= box2d.B2Body_Flags.E_islandFlag
@@ -378,6 +388,76 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 	}
 }
 
+// solveLone is solveIsland for an island of b alone, with no contact and
+// no joint, worked on b's fields rather than through the island's arrays:
+// the same arithmetic in the same order. b is not static.
+func (w *World) solveLone(b *box2d.B2Body, step box2d.B2TimeStep, gravity box2d.B2Vec2, allowSleep bool) {
+	h := step.Dt
+	c := b.M_sweep.C
+	a := b.M_sweep.A
+	v := b.M_linearVelocity
+	av := b.M_angularVelocity
+
+	// Positions for continuous collision.
+	b.M_sweep.C0 = b.M_sweep.C
+	b.M_sweep.A0 = b.M_sweep.A
+
+	if b.M_type == box2d.B2BodyType.B2_dynamicBody {
+		v.OperatorPlusInplace(
+			box2d.B2Vec2MulScalar(
+				h,
+				box2d.B2Vec2Add(
+					box2d.B2Vec2MulScalar(b.M_gravityScale, gravity),
+					box2d.B2Vec2MulScalar(b.M_invMass, b.M_force),
+				),
+			),
+		)
+		av += h * b.M_invI * b.M_torque
+		v.OperatorScalarMulInplace(1.0 / (1.0 + h*b.M_linearDamping))
+		av *= 1.0 / (1.0 + h*b.M_angularDamping)
+	}
+
+	// Integrate the position.
+	translation := box2d.B2Vec2MulScalar(h, v)
+	if box2d.B2Vec2Dot(translation, translation) > box2d.B2_maxTranslationSquared {
+		ratio := box2d.B2_maxTranslation / translation.Length()
+		v.OperatorScalarMulInplace(ratio)
+	}
+	rotation := h * av
+	if rotation*rotation > box2d.B2_maxRotationSquared {
+		ratio := box2d.B2_maxRotation / math.Abs(rotation)
+		av *= ratio
+	}
+	c.OperatorPlusInplace(box2d.B2Vec2MulScalar(h, v))
+	a += h * av
+
+	// No contact to solve: the first position iteration passes.
+	positionSolved := step.PositionIterations > 0
+
+	b.M_sweep.C = c
+	b.M_sweep.A = a
+	b.M_linearVelocity = v
+	b.M_angularVelocity = av
+	synchronizeTransform(b, &w.turns)
+
+	if allowSleep {
+		minSleepTime := box2d.B2_maxFloat
+		linTolSqr := box2d.B2_linearSleepTolerance * box2d.B2_linearSleepTolerance
+		angTolSqr := box2d.B2_angularSleepTolerance * box2d.B2_angularSleepTolerance
+		if b.M_flags&box2d.B2Body_Flags.E_autoSleepFlag == 0 ||
+			b.M_angularVelocity*b.M_angularVelocity > angTolSqr || box2d.B2Vec2Dot(b.M_linearVelocity, b.M_linearVelocity) > linTolSqr {
+			b.M_sleepTime = 0.0
+			minSleepTime = 0.0
+		} else {
+			b.M_sleepTime += h
+			minSleepTime = math.Min(minSleepTime, b.M_sleepTime)
+		}
+		if minSleepTime >= box2d.B2_timeToSleep && positionSolved {
+			b.SetAwake(false)
+		}
+	}
+}
+
 // Jointed structures at rest. A long chain's solver does not cancel
 // gravity in the iterations a step gives it, and rounding the velocity it
 // leaves to the wire's centimetre a second each step keeps the rest of it,
@@ -530,7 +610,7 @@ func (w *World) findNewContacts() {
 		if query == box2d.E_nullProxy {
 			continue
 		}
-		fat := tree.GetFatAABB(query)
+		fat := tree.M_nodes[query].Aabb // GetFatAABB, which copies the tree
 		stack = append(stack[:0], tree.M_root)
 		for len(stack) > 0 {
 			id := stack[len(stack)-1]
@@ -539,7 +619,7 @@ func (w *World) findNewContacts() {
 				continue
 			}
 			node := &tree.M_nodes[id]
-			if !box2d.B2TestOverlapBoundingBoxes(node.Aabb, fat) {
+			if !overlaps(&node.Aabb, &fat) {
 				continue
 			}
 			if !node.IsLeaf() {

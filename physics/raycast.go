@@ -81,7 +81,7 @@ func (r *rayWalk) clip() {
 // meets is box2d's test of whether the ray's walk enters a tree node with
 // box b: b overlaps the segment's box, and the ray's line passes through b.
 func (r *rayWalk) meets(b *box2d.B2AABB) bool {
-	if !box2d.B2TestOverlapBoundingBoxes(*b, r.segment) {
+	if !overlaps(b, &r.segment) {
 		return false
 	}
 	c, h := b.GetCenter(), b.GetExtents()
