@@ -611,19 +611,23 @@ func (w *World) findNewContacts() {
 			continue
 		}
 		fat := tree.M_nodes[query].Aabb // GetFatAABB, which copies the tree
-		stack = append(stack[:0], tree.M_root)
+		// A node is tested as it is pushed rather than as it is popped:
+		// the same nodes are entered, in the same order.
+		stack = stack[:0]
+		if root := tree.M_root; root != box2d.B2_nullNode && overlaps(&tree.M_nodes[root].Aabb, &fat) {
+			stack = append(stack, root)
+		}
 		for len(stack) > 0 {
 			id := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			if id == box2d.B2_nullNode {
-				continue
-			}
 			node := &tree.M_nodes[id]
-			if !overlaps(&node.Aabb, &fat) {
-				continue
-			}
-			if !node.IsLeaf() {
-				stack = append(stack, node.Child1, node.Child2)
+			if node.Child1 != box2d.B2_nullNode { // not a leaf: both children are nodes
+				if c := node.Child1; overlaps(&tree.M_nodes[c].Aabb, &fat) {
+					stack = append(stack, c)
+				}
+				if c := node.Child2; overlaps(&tree.M_nodes[c].Aabb, &fat) {
+					stack = append(stack, c)
+				}
 				continue
 			}
 			if id == query {

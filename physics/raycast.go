@@ -34,7 +34,7 @@ func (w *World) castRay(p1, p2 box2d.B2Vec2, report rayReport) {
 		if !ray.meets(&node.Aabb) {
 			continue
 		}
-		if !node.IsLeaf() {
+		if node.Child1 != box2d.B2_nullNode { // not a leaf (IsLeaf copies the node)
 			stack = append(stack, node.Child1, node.Child2)
 			continue
 		}
@@ -129,7 +129,7 @@ func (w *World) leavesIn(box box2d.B2AABB) []*box2d.B2TreeNode {
 			a.LowerBound.X > box.UpperBound.X || a.LowerBound.Y > box.UpperBound.Y {
 			continue
 		}
-		if !node.IsLeaf() {
+		if node.Child1 != box2d.B2_nullNode { // not a leaf (IsLeaf copies the node)
 			stack = append(stack, node.Child1, node.Child2)
 			continue
 		}
