@@ -18,7 +18,10 @@ import (
 // for loop's next round, or a call (recursion, a tail call that never
 // ends, a call tree that grows without bound). Between two of those a
 // frame runs forward through its own code, at most once through each
-// instruction, and returns only from frames a call made. So the VM's
+// instruction, and returns only from frames a call made. A function that
+// Go calls (a string.gsub or table.sort callback) need not loop or call to
+// be called without end, so a return is looked at too: every function
+// run meets at least one look. So the VM's
 // per-instruction look is moved to those instructions: their handlers in
 // gopher-lua's table are wrapped here with the same look and the same
 // error, and a state this package runs keeps its context but the VM's
@@ -43,7 +46,7 @@ var luaJumpTable [lua.OP_NOP + 1]luaInst
 const luaMaxArgSbx = (1<<18 - 1) >> 1
 
 func init() {
-	for _, op := range []int{lua.OP_CALL, lua.OP_TAILCALL, lua.OP_FORLOOP, lua.OP_TFORLOOP} {
+	for _, op := range []int{lua.OP_CALL, lua.OP_TAILCALL, lua.OP_RETURN, lua.OP_FORLOOP, lua.OP_TFORLOOP} {
 		run := luaJumpTable[op]
 		luaJumpTable[op] = func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
 			checkpoint(L)

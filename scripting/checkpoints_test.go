@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // TestRunawaysOfEveryKindStopped: the VM looks at the budget only at its
@@ -18,7 +20,7 @@ func TestRunawaysOfEveryKindStopped(t *testing.T) {
 		{"while", "while true do end -- RUNAWAY"},
 		{"repeat", "local n = 0\n\trepeat n = n + 1 until false -- RUNAWAY"},
 		{"numeric for", "local n = 0\n\tfor i = 1, math.huge do n = n + i end -- RUNAWAY"},
-		{"generic for", "local function next_one(_, i) return i + 1 end\n\tfor i in next_one, nil, 0 do end -- RUNAWAY"},
+		{"generic for", "for i in function(_, i) return i + 1 end, nil, 0 do end -- RUNAWAY"},
 		{"goto", "::again:: goto again -- RUNAWAY"},
 		{"tail call", "local function f(n) return f(n + 1) end -- RUNAWAY\n\tf(0)"},
 		{"call tree", "local function f(n) if n > 0 then f(n - 1) f(n - 1) end end -- RUNAWAY\n\tf(100)"},
@@ -58,6 +60,38 @@ function vkmRegisterBehaviors(r) r.spin = Spin r.count = Count end
 				t.Errorf("the behaviors around it moved to %v and %v, want 1", x, y)
 			}
 		})
+	}
+}
+
+// TestACallbackGoMakesIsStopped: a function string.gsub calls for each
+// match neither loops nor calls, and Go, not a call instruction, runs it; a
+// megabyte's worth of matches runs far past the budget. It is stopped in
+// the middle of the gsub, by the look at its returns, rather than when the
+// gsub is done.
+func TestACallbackGoMakesIsStopped(t *testing.T) {
+	const size = 1 << 20
+	src := fmt.Sprintf(`
+N = 0
+Spin = {}
+function Spin:on_fixed_update(dt)
+	local s = string.rep("a", %d)
+	s:gsub(".", function(c) N = N + 1 end)
+end
+function vkmRegisterBehaviors(r) r.spin = Spin end
+`, size)
+	var got []ScriptError
+	r, w, err := tryNew(t, Config{CallBudget: 20 * time.Millisecond, OnError: func(e ScriptError) { got = append(got, e) }}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spin := w.add("spinner")
+	attach(t, r, spin, "spin")
+	r.FixedUpdate(1.0/64, false)
+	if len(got) != 1 || !got[0].Runaway {
+		t.Fatalf("reports %+v, want one runaway", got)
+	}
+	if n := int(r.ls.GetGlobal("N").(lua.LNumber)); n >= size {
+		t.Errorf("the gsub ran all its %d callbacks before it was stopped", n)
 	}
 }
 
