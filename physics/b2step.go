@@ -97,6 +97,16 @@ func (w *World) solve(step box2d.B2TimeStep) {
 			continue
 		}
 
+		if seed.M_contactList == nil && seed.M_jointList == nil {
+			// An island of the seed alone, solved without building it.
+			seed.M_flags |= box2d.B2Body_Flags.E_islandFlag | box2d.B2Body_Flags.E_awakeFlag
+			seed.M_islandIndex = 0
+			w.counts.Islands++
+			w.counts.IslandBodies++
+			w.solveLone(seed, step, world.M_gravity, world.M_allowSleep)
+			continue
+		}
+
 		island.Clear()
 		stack = append(stack[:0], seed)
 		seed.M_flags |= box2d.B2Body_Flags.E_islandFlag
@@ -219,12 +229,23 @@ func (w *World) releaseIsland() {
 func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravity box2d.B2Vec2, allowSleep bool) {
 	h := step.Dt
 
+	// An island of one body with no contact and no joint (a kinematic
+	// body on its path, a body alone in the air): the contact solver's
+	// set-up, warm start and iterations over no constraints change
+	// nothing, and the position iterations end at the first, whose check
+	// of no contacts passes (box2d's minimum separation starts at 0). So
+	// they are not run; what the island does to its body is the same.
+	lone := island.M_contactCount == 0 && island.M_jointCount == 0
+
+	// Where each body stood, read only for an island with joints.
 	from := w.islandFrom[:0]
 	defer func() { w.islandFrom = from[:0] }()
 	// Integrate velocities and apply damping; initialise the body state.
 	for i := 0; i < island.M_bodyCount; i++ {
 		b := island.M_bodies[i]
-		from = append(from, stood{b.M_xf.P.X, b.M_xf.P.Y, b.M_sweep.A})
+		if island.M_jointCount > 0 {
+			from = append(from, stood{b.M_xf.P.X, b.M_xf.P.Y, b.M_sweep.A})
+		}
 		c := b.M_sweep.C
 		a := b.M_sweep.A
 		v := b.M_linearVelocity
@@ -261,22 +282,25 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 	solverData.Positions = island.M_positions
 	solverData.Velocities = island.M_velocities
 
-	solver := w.contactSolver(step, island)
-	initializeVelocities(solver, &w.turns)
-	if step.WarmStarting {
-		warmStart(solver)
-	}
-	for i := 0; i < island.M_jointCount; i++ {
-		island.M_joints[i].InitVelocityConstraints(solverData)
-	}
-
-	for range step.VelocityIterations {
-		for j := 0; j < island.M_jointCount; j++ {
-			island.M_joints[j].SolveVelocityConstraints(solverData)
+	var solver *box2d.B2ContactSolver
+	if !lone {
+		solver = w.contactSolver(step, island)
+		initializeVelocities(solver, &w.turns)
+		if step.WarmStarting {
+			warmStart(solver)
 		}
-		solveVelocities(solver)
+		for i := 0; i < island.M_jointCount; i++ {
+			island.M_joints[i].InitVelocityConstraints(solverData)
+		}
+
+		for range step.VelocityIterations {
+			for j := 0; j < island.M_jointCount; j++ {
+				island.M_joints[j].SolveVelocityConstraints(solverData)
+			}
+			solveVelocities(solver)
+		}
+		solver.StoreImpulses()
 	}
-	solver.StoreImpulses()
 
 	// Integrate positions.
 	for i := 0; i < island.M_bodyCount; i++ {
@@ -305,8 +329,8 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 		island.M_velocities[i].W = av
 	}
 
-	positionSolved := false
-	for range step.PositionIterations {
+	positionSolved := lone && step.PositionIterations > 0
+	for i := 0; i < step.PositionIterations && !lone; i++ {
 		contactsOkay := solvePositions(solver, &w.turns)
 		jointsOkay := true
 		for j := 0; j < island.M_jointCount; j++ {
@@ -328,7 +352,7 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 		synchronizeTransform(body, &w.turns)
 	}
 
-	if island.M_listener != nil {
+	if island.M_listener != nil && solver != nil {
 		island.Report(solver.M_velocityConstraints)
 	}
 
@@ -360,6 +384,76 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 			for i := 0; i < island.M_bodyCount; i++ {
 				island.M_bodies[i].SetAwake(false)
 			}
+		}
+	}
+}
+
+// solveLone is solveIsland for an island of b alone, with no contact and
+// no joint, worked on b's fields rather than through the island's arrays:
+// the same arithmetic in the same order. b is not static.
+func (w *World) solveLone(b *box2d.B2Body, step box2d.B2TimeStep, gravity box2d.B2Vec2, allowSleep bool) {
+	h := step.Dt
+	c := b.M_sweep.C
+	a := b.M_sweep.A
+	v := b.M_linearVelocity
+	av := b.M_angularVelocity
+
+	// Positions for continuous collision.
+	b.M_sweep.C0 = b.M_sweep.C
+	b.M_sweep.A0 = b.M_sweep.A
+
+	if b.M_type == box2d.B2BodyType.B2_dynamicBody {
+		v.OperatorPlusInplace(
+			box2d.B2Vec2MulScalar(
+				h,
+				box2d.B2Vec2Add(
+					box2d.B2Vec2MulScalar(b.M_gravityScale, gravity),
+					box2d.B2Vec2MulScalar(b.M_invMass, b.M_force),
+				),
+			),
+		)
+		av += h * b.M_invI * b.M_torque
+		v.OperatorScalarMulInplace(1.0 / (1.0 + h*b.M_linearDamping))
+		av *= 1.0 / (1.0 + h*b.M_angularDamping)
+	}
+
+	// Integrate the position.
+	translation := box2d.B2Vec2MulScalar(h, v)
+	if box2d.B2Vec2Dot(translation, translation) > box2d.B2_maxTranslationSquared {
+		ratio := box2d.B2_maxTranslation / translation.Length()
+		v.OperatorScalarMulInplace(ratio)
+	}
+	rotation := h * av
+	if rotation*rotation > box2d.B2_maxRotationSquared {
+		ratio := box2d.B2_maxRotation / math.Abs(rotation)
+		av *= ratio
+	}
+	c.OperatorPlusInplace(box2d.B2Vec2MulScalar(h, v))
+	a += h * av
+
+	// No contact to solve: the first position iteration passes.
+	positionSolved := step.PositionIterations > 0
+
+	b.M_sweep.C = c
+	b.M_sweep.A = a
+	b.M_linearVelocity = v
+	b.M_angularVelocity = av
+	synchronizeTransform(b, &w.turns)
+
+	if allowSleep {
+		minSleepTime := box2d.B2_maxFloat
+		linTolSqr := box2d.B2_linearSleepTolerance * box2d.B2_linearSleepTolerance
+		angTolSqr := box2d.B2_angularSleepTolerance * box2d.B2_angularSleepTolerance
+		if b.M_flags&box2d.B2Body_Flags.E_autoSleepFlag == 0 ||
+			b.M_angularVelocity*b.M_angularVelocity > angTolSqr || box2d.B2Vec2Dot(b.M_linearVelocity, b.M_linearVelocity) > linTolSqr {
+			b.M_sleepTime = 0.0
+			minSleepTime = 0.0
+		} else {
+			b.M_sleepTime += h
+			minSleepTime = math.Min(minSleepTime, b.M_sleepTime)
+		}
+		if minSleepTime >= box2d.B2_timeToSleep && positionSolved {
+			b.SetAwake(false)
 		}
 	}
 }
@@ -516,20 +610,24 @@ func (w *World) findNewContacts() {
 		if query == box2d.E_nullProxy {
 			continue
 		}
-		fat := tree.GetFatAABB(query)
-		stack = append(stack[:0], tree.M_root)
+		fat := tree.M_nodes[query].Aabb // GetFatAABB, which copies the tree
+		// A node is tested as it is pushed rather than as it is popped:
+		// the same nodes are entered, in the same order.
+		stack = stack[:0]
+		if root := tree.M_root; root != box2d.B2_nullNode && overlaps(&tree.M_nodes[root].Aabb, &fat) {
+			stack = append(stack, root)
+		}
 		for len(stack) > 0 {
 			id := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			if id == box2d.B2_nullNode {
-				continue
-			}
 			node := &tree.M_nodes[id]
-			if !box2d.B2TestOverlapBoundingBoxes(node.Aabb, fat) {
-				continue
-			}
-			if !node.IsLeaf() {
-				stack = append(stack, node.Child1, node.Child2)
+			if node.Child1 != box2d.B2_nullNode { // not a leaf: both children are nodes
+				if c := node.Child1; overlaps(&tree.M_nodes[c].Aabb, &fat) {
+					stack = append(stack, c)
+				}
+				if c := node.Child2; overlaps(&tree.M_nodes[c].Aabb, &fat) {
+					stack = append(stack, c)
+				}
 				continue
 			}
 			if id == query {

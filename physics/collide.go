@@ -48,7 +48,7 @@ func (w *World) collide(clearIsland bool) {
 		// Contacts whose fat boxes no longer overlap end here.
 		idA := fixtureA.M_proxies[d.M_indexA].ProxyId
 		idB := fixtureB.M_proxies[d.M_indexB].ProxyId
-		if !box2d.B2TestOverlapBoundingBoxes(tree.M_nodes[idA].Aabb, tree.M_nodes[idB].Aabb) {
+		if !overlaps(&tree.M_nodes[idA].Aabb, &tree.M_nodes[idB].Aabb) {
 			cm.Destroy(c)
 			c = next
 			continue

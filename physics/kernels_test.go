@@ -219,3 +219,127 @@ func TestCastPolygonMatchesBox2d(t *testing.T) {
 		t.Fatalf("both hits and misses should be met (%d, %d)", hits, misses)
 	}
 }
+
+// TestLoneIslandMatchesBox2d runs solveIsland, solveLone and box2d's
+// B2Island.Solve on islands of one body with no contact and no joint (the
+// island of a kinematic body on its path, or of a body alone in the air,
+// which solveIsland solves without the contact solver and solve hands to
+// solveLone without building it) and compares the bodies bit for bit: kinematic and dynamic, moving and nearly still, damped,
+// awake or let sleep, with and without position iterations, sleeping or
+// not. Both sleep outcomes must be met.
+func TestLoneIslandMatchesBox2d(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 4))
+	num := func(scale float64) float64 {
+		switch rng.IntN(6) {
+		case 0:
+			return 0
+		case 1:
+			return (rng.Float64()*2 - 1) * 1e-3 // under the sleep tolerances
+		}
+		return (rng.Float64()*2 - 1) * scale
+	}
+	var slept, stayed int
+	for n := range 20000 {
+		bd := box2d.MakeB2BodyDef()
+		bd.Type = []uint8{box2d.B2BodyType.B2_kinematicBody, box2d.B2BodyType.B2_dynamicBody}[n%2]
+		bd.Position = box2d.MakeB2Vec2(num(50), num(50))
+		bd.Angle = num(10)
+		bd.LinearVelocity = box2d.MakeB2Vec2(num(200), num(200)) // some past box2d's largest translation
+		bd.AngularVelocity = num(300)
+		bd.LinearDamping = max(0, num(2))
+		bd.AngularDamping = max(0, num(2))
+		bd.GravityScale = num(2)
+		bd.AllowSleep = n%5 != 0
+		force, torque := box2d.MakeB2Vec2(num(100), num(100)), num(100)
+		var bodies [3]*box2d.B2Body
+		for k := range bodies {
+			world := newB2World(0, -10, new(countingFilter))
+			bodies[k] = world.CreateBody(&bd)
+			s := box2d.MakeB2CircleShape()
+			s.M_radius = 0.5
+			fd := box2d.MakeB2FixtureDef()
+			fd.Filter = box2d.MakeB2Filter()
+			fd.Shape = &s
+			fd.Density = 1
+			bodies[k].CreateFixtureFromDef(&fd)
+			bodies[k].M_sleepTime = []float64{0, 0.49, 0.6}[n%3]
+			if n%2 == 1 {
+				bodies[k].ApplyForceToCenter(force, true)
+				bodies[k].ApplyTorque(torque, true)
+			}
+		}
+		step := box2d.MakeB2TimeStep()
+		step.Dt = 1.0 / 64
+		step.Inv_dt = 64
+		step.DtRatio = 1
+		step.VelocityIterations = DefaultVelocityIterations
+		step.PositionIterations = []int{DefaultPositionIterations, 0}[min(n%7, 1)]
+		step.WarmStarting = true
+		gravity := box2d.MakeB2Vec2(0, -10)
+		allowSleep := n%11 != 0
+
+		ref := box2d.MakeB2Island(1, 0, 0, nil)
+		ref.AddBody(bodies[0])
+		var profile box2d.B2Profile
+		ref.Solve(&profile, step, gravity, allowSleep)
+
+		w := &World{b2: bodies[1].M_world}
+		own := w.islandFor(1, 0, 0)
+		own.AddBody(bodies[1])
+		w.solveIsland(own, step, gravity, allowSleep)
+		w.releaseIsland()
+		(&World{b2: bodies[2].M_world}).solveLone(bodies[2], step, gravity, allowSleep)
+
+		for k, how := range []string{"solveIsland", "solveLone"} {
+			if d := bodyDiff(bodies[0], bodies[k+1]); d != "" {
+				t.Fatalf("case %d, %s: %s: box2d %+v %+v, here %+v %+v", n, how, d, bodies[0].M_xf, bodies[0].M_sweep, bodies[k+1].M_xf, bodies[k+1].M_sweep)
+			}
+		}
+		if isAwake(bodies[0]) {
+			stayed++
+		} else {
+			slept++
+		}
+	}
+	t.Logf("bodies put to sleep %d, kept awake %d", slept, stayed)
+	if slept == 0 || stayed == 0 {
+		t.Fatal("both sleep outcomes should be met")
+	}
+}
+
+// TestOverlapsMatchesBox2d compares overlaps with
+// B2TestOverlapBoundingBoxes on random boxes that overlap, touch, sit
+// apart, or hold signed zeros, infinities or NaNs; both answers must be
+// met.
+func TestOverlapsMatchesBox2d(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 17))
+	special := []float64{0, math.Copysign(0, -1), 1, -1, math.Inf(1), math.Inf(-1), math.NaN(), 1e308, -1e308, 5e-324}
+	coord := func() float64 {
+		if rng.IntN(8) == 0 {
+			return special[rng.IntN(len(special))]
+		}
+		return float64(rng.IntN(9)-4) * []float64{1, 0.5, 0.1}[rng.IntN(3)] // coinciding edges often
+	}
+	var yes, no int
+	for range 500000 {
+		var a, b box2d.B2AABB
+		for _, v := range []*float64{&a.LowerBound.X, &a.LowerBound.Y, &b.LowerBound.X, &b.LowerBound.Y} {
+			*v = coord()
+		}
+		a.UpperBound = box2d.B2Vec2{X: a.LowerBound.X + math.Abs(coord()), Y: a.LowerBound.Y + math.Abs(coord())}
+		b.UpperBound = box2d.B2Vec2{X: b.LowerBound.X + math.Abs(coord()), Y: b.LowerBound.Y + math.Abs(coord())}
+		want := box2d.B2TestOverlapBoundingBoxes(a, b)
+		if got := overlaps(&a, &b); got != want {
+			t.Fatalf("boxes %+v and %+v: overlaps %v, box2d %v", a, b, got, want)
+		}
+		if want {
+			yes++
+		} else {
+			no++
+		}
+	}
+	t.Logf("overlapping %d, apart %d", yes, no)
+	if yes == 0 || no == 0 {
+		t.Fatal("both answers should be met")
+	}
+}

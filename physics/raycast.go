@@ -34,7 +34,7 @@ func (w *World) castRay(p1, p2 box2d.B2Vec2, report rayReport) {
 		if !ray.meets(&node.Aabb) {
 			continue
 		}
-		if !node.IsLeaf() {
+		if node.Child1 != box2d.B2_nullNode { // not a leaf (IsLeaf copies the node)
 			stack = append(stack, node.Child1, node.Child2)
 			continue
 		}
@@ -81,7 +81,7 @@ func (r *rayWalk) clip() {
 // meets is box2d's test of whether the ray's walk enters a tree node with
 // box b: b overlaps the segment's box, and the ray's line passes through b.
 func (r *rayWalk) meets(b *box2d.B2AABB) bool {
-	if !box2d.B2TestOverlapBoundingBoxes(*b, r.segment) {
+	if !overlaps(b, &r.segment) {
 		return false
 	}
 	c, h := b.GetCenter(), b.GetExtents()
@@ -129,7 +129,7 @@ func (w *World) leavesIn(box box2d.B2AABB) []*box2d.B2TreeNode {
 			a.LowerBound.X > box.UpperBound.X || a.LowerBound.Y > box.UpperBound.Y {
 			continue
 		}
-		if !node.IsLeaf() {
+		if node.Child1 != box2d.B2_nullNode { // not a leaf (IsLeaf copies the node)
 			stack = append(stack, node.Child1, node.Child2)
 			continue
 		}

@@ -49,6 +49,20 @@ func combined(a, b *box2d.B2AABB) box2d.B2AABB {
 	}
 }
 
+// overlaps is box2d.B2TestOverlapBoundingBoxes(*a, *b), the same
+// subtractions and comparisons, without copying the two boxes into a
+// call: the pair search and the contact update test a box at every node
+// they walk.
+func overlaps(a, b *box2d.B2AABB) bool {
+	if b.LowerBound.X-a.UpperBound.X > 0.0 || b.LowerBound.Y-a.UpperBound.Y > 0.0 {
+		return false
+	}
+	if a.LowerBound.X-b.UpperBound.X > 0.0 || a.LowerBound.Y-b.UpperBound.Y > 0.0 {
+		return false
+	}
+	return true
+}
+
 // perimeter is B2AABB.GetPerimeter.
 func perimeter(b *box2d.B2AABB) float64 {
 	wx := b.UpperBound.X - b.LowerBound.X

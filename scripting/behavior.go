@@ -59,6 +59,9 @@ type entry struct {
 	instances []*instance
 	// marks are what self:fresh has seen in the entity's fields.
 	marks []mark
+	// cmd is the table self:command() refills for this entity, made at
+	// its first call.
+	cmd *commandTable
 }
 
 // newRegistry builds the r passed to vkmRegisterBehaviors: assigning

@@ -50,10 +50,12 @@ func BenchmarkFixedUpdate(b *testing.B) {
 
 // BenchmarkInstructionCheck compares what gopher-lua pays per instruction
 // for a tight loop with no context, with a cancellable context (the usual
-// recipe) and with this package's watchdog.
+// recipe), with this package's watchdog looked at before every instruction,
+// and with it looked at only at the checkpoints (checkpoints.go), as a
+// runtime's state does.
 func BenchmarkInstructionCheck(b *testing.B) {
 	const loop = `local x = 0 for i = 1, 100000 do x = x + i end return x`
-	for _, mode := range []string{"none", "cancel-context", "watchdog"} {
+	for _, mode := range []string{"none", "cancel-context", "watchdog", "checkpoints"} {
 		b.Run(mode, func(b *testing.B) {
 			L := newSandbox()
 			defer L.Close()
@@ -69,6 +71,11 @@ func BenchmarkInstructionCheck(b *testing.B) {
 				L.SetContext(ctx)
 			case "watchdog":
 				L.SetContext(dog)
+			case "checkpoints":
+				L.SetContext(dog)
+				if !plainLoop(L) {
+					b.Fatal("no loop without the look per instruction")
+				}
 			}
 			for b.Loop() {
 				dog.enter(time.Minute) // measure the checks, never stop

@@ -6,27 +6,27 @@ import (
 	"time"
 )
 
-// checkEvery is how many Lua instructions run between two looks at the
-// clock. gopher-lua asks the state's context for Done() before every
-// instruction; reading the clock that often would cost more than the
-// instruction, and at 10–40 ns an instruction, 1024 of them is well under a
-// tenth of a millisecond of lateness against a budget of tens of
-// milliseconds. Must be a power of two.
-const checkEvery = 1024
+// checkEvery is how many checkpoints (checkpoints.go: backward jumps,
+// loop rounds and calls, between which the VM runs at most once through a
+// function's code) pass between two looks at the clock. Reading the clock
+// at every one would cost more than the code between them, and 256 of
+// them is well under a tenth of a millisecond of lateness against a budget
+// of tens of milliseconds. Must be a power of two.
+const checkEvery = 256
 
 // watchdog is the one context.Context a Lua state carries for its whole life.
 // It stops a runaway call without a goroutine, a timer or a context per call:
 //
 //   - enter arms it for an outermost call into Lua (nested calls, such as an
 //     on_destroy run from inside self:destroy(), share the outer budget);
-//   - Done, which the VM calls before every instruction, counts
-//     instructions and every checkEvery of them compares the clock with the
+//   - Done, which the VM calls at every checkpoint (checkpoints.go), counts
+//     them and every checkEvery of them compares the clock with the
 //     moment of the call's first look (taken lazily, so a short call never
 //     reads the clock at all);
 //   - once the budget is spent, Done returns a closed channel for every
-//     later instruction, so the VM raises Err at once — even inside a Lua
-//     pcall, because the pcall's caller meets the closed channel on its next
-//     instruction too;
+//     later checkpoint, so the VM raises Err at once — even inside a Lua
+//     pcall, because the pcall's caller meets the closed channel at its next
+//     checkpoint too;
 //   - leave disarms it, so the same state serves the next call normally.
 //
 // Between checks Done returns a nil channel, which the VM's select skips as

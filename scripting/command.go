@@ -30,21 +30,34 @@ func newCommandTable(L *lua.LState, axes, buttons []string) commandTable {
 
 // luaCommand implements self:command(): the command driving the entity this
 // tick (World.Command), or an empty one (axes 0, buttons false) when none
-// does. The same table is returned every time and refilled, so it holds
-// this call's answer only until the next call.
+// does. Each entity the runtime knows has one table, returned every time
+// and refilled, so it holds this call's answer only until the next call
+// for the entity; from one tick to the next an entity's command mostly
+// stays as it was, so most of a refill only reads (one table shared by
+// every player's character was rewritten at nearly every call).
 func (r *Runtime) luaCommand(L *lua.LState) int {
 	id, ok := r.target(L)
 	if !ok {
 		return 0
 	}
 	c := &r.cmd
+	if e := r.entities[id]; e != nil {
+		if e.cmd == nil {
+			t := newCommandTable(L, r.cfg.Axes, r.cfg.Buttons)
+			e.cmd = &t
+		}
+		c = e.cmd
+	}
 	cmd := r.world.Command(id)
 	for i, name := range c.axes {
 		v := 0.0
 		if cmd != nil {
 			v = clampAxis(cmd.Axis(i))
 		}
-		refill(c.axis, name, r.num.box(v))
+		// refill(c.axis, name, r.num.box(v)), boxing only a new value.
+		if cur, ok := c.axis.RawGetString(name).(lua.LNumber); !ok || cur != lua.LNumber(v) {
+			c.axis.RawSetString(name, r.num.box(v))
+		}
 	}
 	for i, name := range c.buttons {
 		refill(c.held, name, lua.LBool(cmd != nil && cmd.IsHeld(i)))

@@ -193,6 +193,7 @@ func New(cfg Config) (*Runtime, error) {
 	r.num.init()
 	r.ls = newSandbox()
 	r.ls.SetContext(r.dog)
+	plainLoop(r.ls) // the checkpoints look at the watchdog (checkpoints.go)
 	r.installGlobals()
 	r.installAPI()
 	if err := r.loadScripts(); err != nil {

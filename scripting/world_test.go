@@ -25,6 +25,7 @@ type fakeWorld struct {
 	simulates func(entity.ID) bool
 	mine      func(entity.ID) bool
 	command   *prediction.Command
+	commands  map[entity.ID]*prediction.Command // by entity, before command
 	replaying bool
 	hit       *Hit
 
@@ -205,8 +206,13 @@ func (w *fakeWorld) Simulates(id entity.ID) bool {
 func (w *fakeWorld) IsMine(id entity.ID) bool {
 	return w.mine == nil || w.mine(id)
 }
-func (w *fakeWorld) Command(id entity.ID) *prediction.Command { return w.command }
-func (w *fakeWorld) IsReplaying() bool                        { return w.replaying }
+func (w *fakeWorld) Command(id entity.ID) *prediction.Command {
+	if c, ok := w.commands[id]; ok {
+		return c
+	}
+	return w.command
+}
+func (w *fakeWorld) IsReplaying() bool { return w.replaying }
 func (w *fakeWorld) Rewind(caller entity.ID, fn func()) {
 	w.rewinds = append(w.rewinds, caller)
 	fn()
