@@ -248,28 +248,11 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 		}
 		c := b.M_sweep.C
 		a := b.M_sweep.A
-		v := b.M_linearVelocity
-		av := b.M_angularVelocity
+		v, av := integrated(b, h, gravity)
 
 		// Positions for continuous collision.
 		b.M_sweep.C0 = b.M_sweep.C
 		b.M_sweep.A0 = b.M_sweep.A
-
-		if b.M_type == box2d.B2BodyType.B2_dynamicBody {
-			v.OperatorPlusInplace(
-				box2d.B2Vec2MulScalar(
-					h,
-					box2d.B2Vec2Add(
-						box2d.B2Vec2MulScalar(b.M_gravityScale, gravity),
-						box2d.B2Vec2MulScalar(b.M_invMass, b.M_force),
-					),
-				),
-			)
-			av += h * b.M_invI * b.M_torque
-			// Damping, by the Padé approximation box2d uses.
-			v.OperatorScalarMulInplace(1.0 / (1.0 + h*b.M_linearDamping))
-			av *= 1.0 / (1.0 + h*b.M_angularDamping)
-		}
 
 		island.M_positions[i].C = c
 		island.M_positions[i].A = a
@@ -388,20 +371,12 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 	}
 }
 
-// solveLone is solveIsland for an island of b alone, with no contact and
-// no joint, worked on b's fields rather than through the island's arrays:
-// the same arithmetic in the same order. b is not static.
-func (w *World) solveLone(b *box2d.B2Body, step box2d.B2TimeStep, gravity box2d.B2Vec2, allowSleep bool) {
-	h := step.Dt
-	c := b.M_sweep.C
-	a := b.M_sweep.A
+// integrated returns b's velocities after a step of h: for a dynamic body,
+// gravity and its forces added and the damping applied, by the Padé
+// approximation box2d uses, in box2d's order; any other body's as they are.
+func integrated(b *box2d.B2Body, h float64, gravity box2d.B2Vec2) (box2d.B2Vec2, float64) {
 	v := b.M_linearVelocity
 	av := b.M_angularVelocity
-
-	// Positions for continuous collision.
-	b.M_sweep.C0 = b.M_sweep.C
-	b.M_sweep.A0 = b.M_sweep.A
-
 	if b.M_type == box2d.B2BodyType.B2_dynamicBody {
 		v.OperatorPlusInplace(
 			box2d.B2Vec2MulScalar(
@@ -416,6 +391,21 @@ func (w *World) solveLone(b *box2d.B2Body, step box2d.B2TimeStep, gravity box2d.
 		v.OperatorScalarMulInplace(1.0 / (1.0 + h*b.M_linearDamping))
 		av *= 1.0 / (1.0 + h*b.M_angularDamping)
 	}
+	return v, av
+}
+
+// solveLone is solveIsland for an island of b alone, with no contact and
+// no joint, worked on b's fields rather than through the island's arrays:
+// the same arithmetic in the same order. b is not static.
+func (w *World) solveLone(b *box2d.B2Body, step box2d.B2TimeStep, gravity box2d.B2Vec2, allowSleep bool) {
+	h := step.Dt
+	c := b.M_sweep.C
+	a := b.M_sweep.A
+	v, av := integrated(b, h, gravity)
+
+	// Positions for continuous collision.
+	b.M_sweep.C0 = b.M_sweep.C
+	b.M_sweep.A0 = b.M_sweep.A
 
 	// Integrate the position.
 	translation := box2d.B2Vec2MulScalar(h, v)
