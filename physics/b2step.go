@@ -292,19 +292,7 @@ func (w *World) solveIsland(island *box2d.B2Island, step box2d.B2TimeStep, gravi
 		v := island.M_velocities[i].V
 		av := island.M_velocities[i].W
 
-		translation := box2d.B2Vec2MulScalar(h, v)
-		if box2d.B2Vec2Dot(translation, translation) > box2d.B2_maxTranslationSquared {
-			ratio := box2d.B2_maxTranslation / translation.Length()
-			v.OperatorScalarMulInplace(ratio)
-		}
-		rotation := h * av
-		if rotation*rotation > box2d.B2_maxRotationSquared {
-			ratio := box2d.B2_maxRotation / math.Abs(rotation)
-			av *= ratio
-		}
-
-		c.OperatorPlusInplace(box2d.B2Vec2MulScalar(h, v))
-		a += h * av
+		c, a, v, av = advanced(c, a, v, av, h)
 
 		island.M_positions[i].C = c
 		island.M_positions[i].A = a
@@ -394,6 +382,25 @@ func integrated(b *box2d.B2Body, h float64, gravity box2d.B2Vec2) (box2d.B2Vec2,
 	return v, av
 }
 
+// advanced returns a body's centre c and angle a moved a step of h at v
+// and av, and v and av as they moved it: held to box2d's largest
+// translation and rotation a step, in box2d's arithmetic and order.
+func advanced(c box2d.B2Vec2, a float64, v box2d.B2Vec2, av, h float64) (box2d.B2Vec2, float64, box2d.B2Vec2, float64) {
+	translation := box2d.B2Vec2MulScalar(h, v)
+	if box2d.B2Vec2Dot(translation, translation) > box2d.B2_maxTranslationSquared {
+		ratio := box2d.B2_maxTranslation / translation.Length()
+		v.OperatorScalarMulInplace(ratio)
+	}
+	rotation := h * av
+	if rotation*rotation > box2d.B2_maxRotationSquared {
+		ratio := box2d.B2_maxRotation / math.Abs(rotation)
+		av *= ratio
+	}
+	c.OperatorPlusInplace(box2d.B2Vec2MulScalar(h, v))
+	a += h * av
+	return c, a, v, av
+}
+
 // solveLone is solveIsland for an island of b alone, with no contact and
 // no joint, worked on b's fields rather than through the island's arrays:
 // the same arithmetic in the same order. b is not static.
@@ -408,18 +415,7 @@ func (w *World) solveLone(b *box2d.B2Body, step box2d.B2TimeStep, gravity box2d.
 	b.M_sweep.A0 = b.M_sweep.A
 
 	// Integrate the position.
-	translation := box2d.B2Vec2MulScalar(h, v)
-	if box2d.B2Vec2Dot(translation, translation) > box2d.B2_maxTranslationSquared {
-		ratio := box2d.B2_maxTranslation / translation.Length()
-		v.OperatorScalarMulInplace(ratio)
-	}
-	rotation := h * av
-	if rotation*rotation > box2d.B2_maxRotationSquared {
-		ratio := box2d.B2_maxRotation / math.Abs(rotation)
-		av *= ratio
-	}
-	c.OperatorPlusInplace(box2d.B2Vec2MulScalar(h, v))
-	a += h * av
+	c, a, v, av = advanced(c, a, v, av, h)
 
 	// No contact to solve: the first position iteration passes.
 	positionSolved := step.PositionIterations > 0
