@@ -72,6 +72,9 @@ type Client struct {
 	island      []entity.ID
 	heldScratch []heldBody
 	lastWord    map[entity.ID]heldBody // the server's newest word on each leased body
+	// partedLeases counts the leases ended because the body's prediction
+	// parted from the server's word on it (dropParted).
+	partedLeases uint64
 	// others are the other characters, in slot order, carried forward
 	// from their newest word for each tick predicted (see reckon).
 	others []reckoned

@@ -356,6 +356,7 @@ func (c *Client) reconcile(h held, judged uint32) {
 	}
 	if ok && prediction.Agrees(predicted, server) && (!compWrong || adopted) && guestsOK {
 		c.stand(h, word)
+		c.dropParted(h, judged)
 		return
 	}
 	if word {
@@ -420,6 +421,34 @@ func (c *Client) reconcile(h held, judged uint32) {
 	c.note(judged, own, ok, dist, teleport, recOK, rec, compWrong, diff)
 }
 
+// dropParted ends the lease of every body held with the own character
+// whose prediction for the judged tick parted from the server's newest
+// word on it by more than LeaseParted: the body goes back to that word and
+// is drawn eased there (lapse), and is leased again from it when the
+// character next touches it. A leased body that stays awake is otherwise
+// predicted on for as long as the own character's predictions stand,
+// however far from the server's it goes. The own character's prediction
+// stood: nothing is replayed, and nothing is counted as a correction.
+func (c *Client) dropParted(h held, judged uint32) {
+	g := c.game
+	for _, b := range h.bodies {
+		if b.id == g.Own() || !c.leases.Leased(b.id, g.Tick()) {
+			continue
+		}
+		w, ok := c.lastWord[b.id]
+		if !ok {
+			continue
+		}
+		p, _, ok := c.rec.pred.At(judged, b.id)
+		if !ok || prediction.Distance(p, w.t) <= LeaseParted {
+			continue
+		}
+		c.leases.Forget(b.id)
+		c.lapse(b.id)
+		c.partedLeases++
+	}
+}
+
 // stand puts back the held prediction, pose and motion of every body held
 // and, with word, the own entity's components: the prediction stands.
 func (c *Client) stand(h held, word bool) {
@@ -436,6 +465,15 @@ func (c *Client) stand(h held, word bool) {
 		c.rec.heldComps.put(st, c.game.Own())
 	}
 }
+
+// LeaseParted is how far, in metres, a leased body's prediction for a
+// judged tick may be from the server's word on it, when the own
+// character's prediction stands, before its lease ends: a rolling ball
+// predicted a few centimetres off is the island's small error, corrected
+// with the character's; one predicted metres off (it went where the
+// server's did not, and stayed awake) is a body the character would meet
+// where the server has nothing. Tuning constant.
+const LeaseParted = 0.3
 
 // recentList returns the recent corrections, oldest first.
 func (r *reconciler) recentList() []Correction {
