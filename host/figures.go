@@ -207,6 +207,7 @@ func (cl *client) newFigures() *figures.Set {
 			byCause(func(c session.Cause, f session.CauseFigures) { each(c.String(), correctionSize(c, f.Largest)) })
 		}},
 		figures.Figure{Key: "adopted_snapshots", Uint: func() uint64 { return cs.Adopted }},
+		figures.Figure{Key: "unpredicted_judged", Uint: func() uint64 { return cs.Unpredicted }},
 		figures.Figure{Key: "revisions", Uint: func() uint64 { return cs.Revisions }},
 		figures.Figure{Key: "revisions_moved", Uint: func() uint64 { return cs.RevisionsMoved }},
 		figures.Figure{Key: "max_revision_mm", Float: func() float64 { return round1(cs.MaxRevision * 1000) }},

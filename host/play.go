@@ -148,6 +148,9 @@ type ClientReport struct {
 	// server alone writes (a pickup's gift): taken without a replay, and
 	// not counted as corrections.
 	AdoptedSnapshots uint64 `json:"adopted_snapshots"`
+	// UnpredictedJudged are judged ticks the client held no prediction
+	// for (the first after the join): replayed from, not corrections.
+	UnpredictedJudged uint64 `json:"unpredicted_judged"`
 	// Revisions are differences put down to another player's input that
 	// this client could not have had, small enough to ease out: replayed
 	// like corrections, not counted among them; RevisionsMoved moved the

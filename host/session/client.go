@@ -440,6 +440,11 @@ type ClientStats struct {
 	// this client does not simulate), taken without a replay: not
 	// corrections, since no tick this client ran wrote them.
 	Adopted uint64
+	// Unpredicted counts judged ticks the client held no prediction for
+	// (the first after its join, or after its character was made anew):
+	// replayed from the server's answer like a correction, not counted as
+	// one, since nothing it predicted was wrong.
+	Unpredicted uint64
 	// Revisions are differences put down to another player's input that
 	// the client could not have had, small enough to ease out (see
 	// revise.go): replayed like corrections, not counted among them.
@@ -492,7 +497,8 @@ func (c *Client) Stats(now transport.Time) ClientStats {
 		InterpExtrapolated: c.interp.extrapolated, LookBehind: c.lookBehind(now),
 		Reloads: c.reloads, ReloadTick: c.reloadTick,
 		ByCause: c.rec.byCause, Recent: c.rec.recentList(), Adopted: c.rec.adopted,
-		Revisions: c.rec.rev.count, RevisionsMoved: c.rec.rev.moved, MaxRevision: c.rec.rev.largest, Profile: c.rec.rev.profile,
+		Unpredicted: c.rec.unpredicted,
+		Revisions:   c.rec.rev.count, RevisionsMoved: c.rec.rev.moved, MaxRevision: c.rec.rev.largest, Profile: c.rec.rev.profile,
 		RevisionProfile: c.rec.rev.byProfile, MaxEase: c.rec.maxEase,
 		MessagesSent: c.msgs.Sent, MessagesIn: c.msgs.In, MessagesDropped: c.msgs.Dropped,
 	}

@@ -51,6 +51,12 @@ type reconciler struct {
 	// writes was taken without a replay (not corrections: nothing this
 	// end predicted was wrong, it could not know).
 	adopted uint64
+	// unpredicted counts judged ticks this end held no prediction of its
+	// character's pose for (the first after the join, or after the
+	// character was made anew), whose answer changed no component: the
+	// server's answer is replayed from as for a correction, but nothing
+	// predicted was wrong, so none is counted.
+	unpredicted uint64
 	// metID is the character the server's word had touching the own one
 	// in the tick metTick judged (revise.go).
 	metID   entity.ID
@@ -489,6 +495,10 @@ func (r *reconciler) recentList() []Correction {
 // ones. A teleport's distance is no eased correction's: it stays out of
 // maxCorrection.
 func (c *Client) note(judged uint32, own entity.ID, posed bool, dist float64, teleport, recOK bool, rec *tickRecord, compWrong bool, diff compDiff) {
+	if !posed && !teleport && !compWrong {
+		c.rec.unpredicted++
+		return
+	}
 	c.rec.corrections++
 	_, touched := c.touchedBy(judged, own)
 	var cause Cause

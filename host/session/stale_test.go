@@ -32,7 +32,8 @@ func TestASnapshotJudgingNoNewTickCorrectsNothing(t *testing.T) {
 		r := &a.c.rec
 		n := r.corrections - before.corrections
 		seen := map[uint32]bool{}
-		for _, c := range r.recentList()[RecentCorrections-min(int(n), RecentCorrections):] {
+		recent := r.recentList()
+		for _, c := range recent[len(recent)-min(int(n), len(recent)):] {
 			if seen[c.Tick] {
 				t.Errorf("seed %d: tick %d corrected twice", seed, c.Tick)
 			}
