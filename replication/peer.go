@@ -1,6 +1,8 @@
 package replication
 
 import (
+	"math"
+
 	"vkm/internal/entity"
 	"vkm/wire"
 )
@@ -188,13 +190,18 @@ type Peer struct {
 	bases []slotBase
 	// quiets holds, beside bases, each slot's quiet mark: the round
 	// (Round.n) at which a plan of the slot's occupant, not as the own
-	// entity, found nothing to say, with the baseline as it still stands;
-	// 0 when unknown. Every change to the slot's baseline clears it. The
-	// marks are read for every entity in reach every round, so they are
-	// kept apart from the rest of the baseline, eight bytes a slot in
-	// one array, rather than a cache line's load from each slotBase.
-	quiets []uint64
-	doubts []doubtAt
+	// entity, found nothing to say, with the baseline as it still stands,
+	// as its distance from quietFrom; 0 when unknown. Every change to the
+	// slot's baseline clears it. The marks are read for every entity in
+	// reach every round, by every connection, so they are kept apart from
+	// the rest of the baseline and as narrow as they can be: two bytes a
+	// slot in one array, a cache line for 32 slots, where a round's full
+	// number took eight. When a round comes more than maxQuiet rounds past
+	// quietFrom, Write forgets every mark and counts from that round
+	// (forgetting a mark only costs a plan that finds nothing again).
+	quiets    []uint16
+	quietFrom uint64
+	doubts    []doubtAt
 
 	round *Round // the last Write's: the rounds its quiet marks count in
 	// remQuiet is the round at which the last look for removals found
@@ -294,7 +301,7 @@ func (p *Peer) Hold(id entity.ID) {
 	b := p.baseOrNew(id.Slot)
 	b.occ = id
 	b.truncate()
-	p.hush(b, 0)
+	p.unhush(b)
 	p.remQuiet = 0
 }
 
@@ -315,10 +322,22 @@ func (p *Peer) base(slot uint32) *slotBase {
 	return nil
 }
 
-// hush sets the quiet mark of b's slot (see quiets).
-func (p *Peer) hush(b *slotBase, round uint64) {
-	p.quiets[p.index.get(b.slot)-1] = round
+// unhush clears the quiet mark of b's slot (see quiets).
+func (p *Peer) unhush(b *slotBase) {
+	p.quiets[p.index.get(b.slot)-1] = 0
 }
+
+// maxQuiet is the furthest past Peer.quietFrom a quiet mark reaches.
+const maxQuiet = math.MaxUint16
+
+// quietAt reports whether a quiet mark says a slot was found with nothing
+// to say at a round no older than chg (see quiets).
+func (p *Peer) quietAt(mark uint16, chg uint64) bool {
+	return mark != 0 && chg <= p.quietFrom+uint64(mark)
+}
+
+// quietMark returns the mark of round n, the round being written.
+func (p *Peer) quietMark(n uint64) uint16 { return uint16(n - p.quietFrom) }
 
 // baseOrNew returns slot's baseline, creating an empty one.
 func (p *Peer) baseOrNew(slot uint32) *slotBase {
@@ -369,7 +388,7 @@ func (p *Peer) Reserve(n int) {
 	}
 	bases := make([]slotBase, len(p.bases), n)
 	copy(bases, p.bases)
-	quiets := make([]uint64, len(p.quiets), n)
+	quiets := make([]uint16, len(p.quiets), n)
 	copy(quiets, p.quiets)
 	p.bases, p.quiets = bases, quiets
 }
@@ -462,7 +481,7 @@ func (p *Peer) fold(c *claim) {
 	for _, id := range c.rem {
 		if b := p.base(id.Slot); b != nil && b.occ == id {
 			b.occ, b.ref = entity.None, turnRef{}
-			p.hush(b, 0)
+			p.unhush(b)
 			p.remQuiet = 0
 			p.resetComps(b, c.order)
 		}

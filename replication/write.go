@@ -209,10 +209,13 @@ func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
 		panic("replication: Peer.Write with a Round over another schema")
 	}
 	r.seal()
-	if r != p.round {
-		// Quiet marks count in one Round's numbers.
-		p.round, p.remQuiet = r, 0
+	if r != p.round || r.n-p.quietFrom > maxQuiet {
+		// Quiet marks count in one Round's numbers, from quietFrom.
+		if r != p.round {
+			p.round, p.remQuiet = r, 0
+		}
 		clear(p.quiets)
+		p.quietFrom = r.n - min(r.n, 1) // a round not begun (0) marks nothing
 	}
 	p.writes++
 	p.hdrGap = p.headerGap(r.tick)
@@ -452,7 +455,7 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		var b *slotBase
 		bi := int(p.index.get(e.id.Slot)) - 1
 		if bi >= 0 {
-			if q := p.quiets[bi]; q != 0 && e.chg <= q {
+			if p.quietAt(p.quiets[bi], e.chg) {
 				// Described as it was when the plan last found nothing
 				// to say, to a baseline untouched since: nothing to say
 				// again.
@@ -471,7 +474,7 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 			bits, _ = p.plan(r, e, false)
 			if bits == 0 {
 				if b != nil {
-					b.prio, p.quiets[bi] = 0, r.n
+					b.prio, p.quiets[bi] = 0, p.quietMark(r.n)
 				}
 				continue
 			}
