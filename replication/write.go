@@ -791,7 +791,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 			}
 		}
 	}
-	ce := claimEnt{id: e.id, fresh: fresh, first: int32(len(c.comps))}
+	ce := claimEnt{id: e.id, fresh: fresh}
 	ci := e.first
 	for t, a := range p.acts[:p.pl.top] {
 		if a == actNone {
@@ -800,7 +800,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 		if !bare {
 			w.WriteBool(a == actWrite)
 		}
-		cc := claimComp{typ: uint16(t), present: a == actWrite}
+		ver := uint64(0)
 		if a == actWrite {
 			for int(r.comps[ci].typ) != t {
 				ci++
@@ -809,9 +809,10 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 			if !bare {
 				w.WriteBitString(r.bits(rc), int(rc.nbits))
 			}
-			cc.ver = rc.ver
+			ver = rc.ver
 		}
-		c.comps = append(c.comps, cc)
+		c.comps = append(c.comps, compClaim(t, a == actWrite))
+		c.vers = append(c.vers, ver)
 	}
 	ce.end = int32(len(c.comps))
 	// An entry carrying both its Transform and its Rigidbody leaves the
