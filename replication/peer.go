@@ -234,8 +234,16 @@ type Peer struct {
 	round *Round // the last Write's: the rounds its quiet marks count in
 	// remQuiet is the round at which the last look for removals found
 	// none, with the baseline's occupants and the doubts as they still
-	// are; 0 when unknown.
+	// are; 0 when unknown. remMoved lists the slots whose occupant the
+	// baseline has changed since (at most maxRemMoved: past it, remQuiet
+	// is forgotten instead). The next look visits those slots and those
+	// whose occupant the round has changed since (Round.occLog), not the
+	// whole baseline: in a world that spawns and destroys as it plays,
+	// every connection looked at every slot of the world each time it
+	// did.
 	remQuiet uint64
+	remMoved []uint32
+	remAt    []int32 // writeRemovals' scratch: the baseline entries to look at
 
 	pending []*claim // sent, awaiting an answer, in send order
 	free    []*claim
@@ -510,7 +518,7 @@ func (p *Peer) fold(c *claim) {
 		if b := p.base(id.Slot); b != nil && b.occ == id {
 			b.occ, b.ref = entity.None, turnRef{}
 			p.unhush(b)
-			p.remQuiet = 0
+			p.occMoved(id.Slot)
 			p.resetComps(b, c.order)
 		}
 		p.dropDoubt(id.Slot, func(d *doubt) bool { return d.id == id })
@@ -525,7 +533,8 @@ func (p *Peer) fold(c *claim) {
 			// A delta for an occupant the baseline does not hold says only
 			// part of what the receiver holds: trust none of the rest.
 			suspect := !e.fresh
-			b.occ, b.ref, p.remQuiet = e.id, turnRef{}, 0
+			b.occ, b.ref = e.id, turnRef{}
+			p.occMoved(e.id.Slot)
 			p.resetComps(b, c.order)
 			if suspect {
 				p.markUnknown(b, c.order)
@@ -549,6 +558,21 @@ func (p *Peer) fold(c *claim) {
 			b.ref = turnRef{tick: c.tick, t: e.turn, ok: true}
 		}
 		p.settleDoubts(b, e, c.order)
+	}
+}
+
+// maxRemMoved is the most occupants the baseline changes before the next
+// look for removals visits every slot rather than those (see remMoved).
+const maxRemMoved = 64
+
+// occMoved records that the baseline's occupant of slot has changed.
+func (p *Peer) occMoved(slot uint32) {
+	switch {
+	case p.remQuiet == 0:
+	case len(p.remMoved) == maxRemMoved:
+		p.remQuiet, p.remMoved = 0, p.remMoved[:0]
+	default:
+		p.remMoved = append(p.remMoved, slot)
 	}
 }
 

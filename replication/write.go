@@ -212,7 +212,7 @@ func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
 	if r != p.round || r.n-p.quietFrom > maxQuiet {
 		// Quiet marks count in one Round's numbers, from quietFrom.
 		if r != p.round {
-			p.round, p.remQuiet = r, 0
+			p.round, p.remQuiet, p.remMoved = r, 0, p.remMoved[:0]
 		}
 		clear(p.quiets)
 		p.quietFrom = r.n - min(r.n, 1) // a round not begun (0) marks nothing
@@ -383,19 +383,45 @@ func (p *Peer) sentHeader(c *claim) {
 // whose removal did not fit is blocked: its newcomer waits for a snapshot
 // that can say the removal first.
 func (p *Peer) writeRemovals(w *wire.Writer, r *Round, c *claim, limit int) {
-	if p.remQuiet != 0 && r.occupiedSince() <= p.remQuiet {
+	if p.remQuiet != 0 && r.occupiedSince() <= p.remQuiet && len(p.remMoved) == 0 {
 		return // the same occupants on both sides as when none was found
 	}
 	defer func() {
 		if len(c.rem) == 0 && len(p.blocked) == 0 {
-			p.remQuiet = r.n
+			p.remQuiet, p.remMoved = r.n, p.remMoved[:0]
 		}
 	}()
-	for i := range p.bases {
-		b := &p.bases[i]
-		if !b.occ.IsNone() && r.occupant(b.slot) != b.occ {
-			p.writeRemoval(w, b.occ, c, limit)
+	var moved []occChange
+	all := p.remQuiet == 0
+	if !all {
+		moved, all = r.occChangedSince(p.remQuiet)
+		all = !all
+	}
+	if all {
+		for i := range p.bases {
+			p.removalAt(w, r, i, c, limit)
 		}
+	} else {
+		// Only an occupant changed on either side since the last look
+		// found none can differ now: those slots' entries, in the order
+		// the whole baseline would be looked at in.
+		at := p.remAt[:0]
+		for _, slot := range p.remMoved {
+			if i := p.index.get(slot); i > 0 {
+				at = append(at, i-1)
+			}
+		}
+		for _, m := range moved {
+			if i := p.index.get(m.slot); i > 0 {
+				at = append(at, i-1)
+			}
+		}
+		slices.Sort(at)
+		at = slices.Compact(at)
+		for _, i := range at {
+			p.removalAt(w, r, int(i), c, limit)
+		}
+		p.remAt = at
 	}
 	for _, d := range p.doubts {
 		if r.occupant(d.slot) == d.id {
@@ -405,6 +431,14 @@ func (p *Peer) writeRemovals(w *wire.Writer, r *Round, c *claim, limit int) {
 			continue // already reported from the baseline
 		}
 		p.writeRemoval(w, d.id, c, limit)
+	}
+}
+
+// removalAt reports the occupant of the i-th baseline entry when the
+// round no longer has it at its slot.
+func (p *Peer) removalAt(w *wire.Writer, r *Round, i int, c *claim, limit int) {
+	if b := &p.bases[i]; !b.occ.IsNone() && r.occupant(b.slot) != b.occ {
+		p.writeRemoval(w, b.occ, c, limit)
 	}
 }
 
