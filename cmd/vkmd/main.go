@@ -84,9 +84,9 @@ func main() {
 // it. A server's live heap is mostly what lives as long as the world (the
 // world, the players' baselines and seats), so the room the collector
 // paces itself to is what moves its resident size: serving the crowd to 64
-// players, about 5 MB less at the peak (42 MB against 47) for a
-// collection every few seconds rather than every ten or so, each a few
-// milliseconds of CPU run between ticks (see docs/operating.md).
+// players, 2-5 MB less at the peak (41.7-43.0 MB against 44.3-46.7) for a
+// collection every several seconds rather than every fifteen or so, each
+// a few milliseconds of CPU run between ticks (see docs/operating.md).
 const leanHeapGC = 50
 
 // leanHeap sets the collector's GOGC to leanHeapGC unless GOGC says
