@@ -1,6 +1,8 @@
 package replication
 
 import (
+	"math"
+
 	"vkm/internal/entity"
 	"vkm/wire"
 )
@@ -100,11 +102,15 @@ type slotBase struct {
 	// Transform and Rigidbody, are held in the slotBase itself, beside
 	// its occupant, and the rest in tail: a plan or a fold of a body
 	// reads one place in memory, not two.
-	head [baseHead]baseComp
-	tail *baseTail
-	// ref is the newest acknowledged state of the occupant's turn.
-	ref    turnRef
+	//
+	// The fields every fold and plan reads come first, in the first 60
+	// bytes, and the turn last: half the entries of a 64-byte-aligned
+	// array then have all but their turn in one cache line.
+	head   [baseHead]baseComp
+	tail   *baseTail
 	ntypes int32
+	// ref is the newest acknowledged state of the occupant's turn.
+	ref turnRef
 }
 
 // baseTail holds a slotBase's components past its head. It is kept
@@ -128,6 +134,12 @@ type doubt struct {
 // claim is what one sent snapshot said: the removals, then each entry with
 // its components (each by the version of its bits). It is folded into the
 // baseline only when the snapshot is acknowledged.
+//
+// Every connection holds the claims of its snapshots in flight, and reads
+// each one back when it is answered, a round trip after writing it: they
+// are kept narrow (an entry's components are where the entry before left
+// off, and a component's type and presence share a word apart from its
+// version) so that the round's claims displace less of the world.
 type claim struct {
 	seq      wire.Seq
 	order    uint64 // 1, 2, 3... in send order; never wraps, unlike seq
@@ -138,26 +150,44 @@ type claim struct {
 	rem      []entity.ID
 	ents     []claimEnt
 	comps    []claimComp
+	vers     []uint64 // of comps, by index: the version of the bits written (when present)
 }
 
 type claimEnt struct {
-	id         entity.ID
-	first, end int32 // comps
-	turn       turn
-	fresh      bool
+	id    entity.ID
+	end   int32 // comps[the previous entry's end:end] are its components
+	turn  turn
+	fresh bool
 	// hasTurn says the entry carried a Transform and a Rigidbody, whose
 	// turn the receiver then keeps as a state of the snapshot's tick.
 	hasTurn bool
 }
 
-type claimComp struct {
-	typ     uint16
-	present bool
-	ver     uint64 // of the bits written, when present
+// claimComp is a component an entry named: its wire type, and whether its
+// bits were written (present) or it was marked removed.
+type claimComp uint32
+
+func compClaim(typ int, present bool) claimComp {
+	c := claimComp(typ) << 1
+	if present {
+		c |= 1
+	}
+	return c
+}
+
+func (cc claimComp) typ() int      { return int(cc >> 1) }
+func (cc claimComp) present() bool { return cc&1 != 0 }
+
+// first returns where in comps the components of the i-th entry begin.
+func (c *claim) first(i int) int32 {
+	if i == 0 {
+		return 0
+	}
+	return c.ents[i-1].end
 }
 
 func (c *claim) reset() {
-	c.rem, c.ents, c.comps = c.rem[:0], c.ents[:0], c.comps[:0]
+	c.rem, c.ents, c.comps, c.vers = c.rem[:0], c.ents[:0], c.comps[:0], c.vers[:0]
 }
 
 // Peer is one connection's side of replication: the baseline it has
@@ -188,19 +218,32 @@ type Peer struct {
 	bases []slotBase
 	// quiets holds, beside bases, each slot's quiet mark: the round
 	// (Round.n) at which a plan of the slot's occupant, not as the own
-	// entity, found nothing to say, with the baseline as it still stands;
-	// 0 when unknown. Every change to the slot's baseline clears it. The
-	// marks are read for every entity in reach every round, so they are
-	// kept apart from the rest of the baseline, eight bytes a slot in
-	// one array, rather than a cache line's load from each slotBase.
-	quiets []uint64
-	doubts []doubtAt
+	// entity, found nothing to say, with the baseline as it still stands,
+	// as its distance from quietFrom; 0 when unknown. Every change to the
+	// slot's baseline clears it. The marks are read for every entity in
+	// reach every round, by every connection, so they are kept apart from
+	// the rest of the baseline and as narrow as they can be: two bytes a
+	// slot in one array, a cache line for 32 slots, where a round's full
+	// number took eight. When a round comes more than maxQuiet rounds past
+	// quietFrom, Write forgets every mark and counts from that round
+	// (forgetting a mark only costs a plan that finds nothing again).
+	quiets    []uint16
+	quietFrom uint64
+	doubts    []doubtAt
 
 	round *Round // the last Write's: the rounds its quiet marks count in
 	// remQuiet is the round at which the last look for removals found
 	// none, with the baseline's occupants and the doubts as they still
-	// are; 0 when unknown.
+	// are; 0 when unknown. remMoved lists the slots whose occupant the
+	// baseline has changed since (at most maxRemMoved: past it, remQuiet
+	// is forgotten instead). The next look visits those slots and those
+	// whose occupant the round has changed since (Round.occLog), not the
+	// whole baseline: in a world that spawns and destroys as it plays,
+	// every connection looked at every slot of the world each time it
+	// did.
 	remQuiet uint64
+	remMoved []uint32
+	remAt    []int32 // writeRemovals' scratch: the baseline entries to look at
 
 	pending []*claim // sent, awaiting an answer, in send order
 	free    []*claim
@@ -294,7 +337,7 @@ func (p *Peer) Hold(id entity.ID) {
 	b := p.baseOrNew(id.Slot)
 	b.occ = id
 	b.truncate()
-	p.hush(b, 0)
+	p.unhush(b)
 	p.remQuiet = 0
 }
 
@@ -315,10 +358,22 @@ func (p *Peer) base(slot uint32) *slotBase {
 	return nil
 }
 
-// hush sets the quiet mark of b's slot (see quiets).
-func (p *Peer) hush(b *slotBase, round uint64) {
-	p.quiets[p.index.get(b.slot)-1] = round
+// unhush clears the quiet mark of b's slot (see quiets).
+func (p *Peer) unhush(b *slotBase) {
+	p.quiets[p.index.get(b.slot)-1] = 0
 }
+
+// maxQuiet is the furthest past Peer.quietFrom a quiet mark reaches.
+const maxQuiet = math.MaxUint16
+
+// quietAt reports whether a quiet mark says a slot was found with nothing
+// to say at a round no older than chg (see quiets).
+func (p *Peer) quietAt(mark uint16, chg uint64) bool {
+	return mark != 0 && chg <= p.quietFrom+uint64(mark)
+}
+
+// quietMark returns the mark of round n, the round being written.
+func (p *Peer) quietMark(n uint64) uint16 { return uint16(n - p.quietFrom) }
 
 // baseOrNew returns slot's baseline, creating an empty one.
 func (p *Peer) baseOrNew(slot uint32) *slotBase {
@@ -369,7 +424,7 @@ func (p *Peer) Reserve(n int) {
 	}
 	bases := make([]slotBase, len(p.bases), n)
 	copy(bases, p.bases)
-	quiets := make([]uint64, len(p.quiets), n)
+	quiets := make([]uint16, len(p.quiets), n)
 	copy(quiets, p.quiets)
 	p.bases, p.quiets = bases, quiets
 }
@@ -462,13 +517,15 @@ func (p *Peer) fold(c *claim) {
 	for _, id := range c.rem {
 		if b := p.base(id.Slot); b != nil && b.occ == id {
 			b.occ, b.ref = entity.None, turnRef{}
-			p.hush(b, 0)
-			p.remQuiet = 0
+			p.unhush(b)
+			p.occMoved(id.Slot)
 			p.resetComps(b, c.order)
 		}
 		p.dropDoubt(id.Slot, func(d *doubt) bool { return d.id == id })
 	}
-	for _, e := range c.ents {
+	first := int32(0)
+	for i := range c.ents {
+		e := &c.ents[i]
 		bi := p.baseIndexOrNew(e.id.Slot)
 		b := &p.bases[bi]
 		p.quiets[bi] = 0
@@ -476,24 +533,27 @@ func (p *Peer) fold(c *claim) {
 			// A delta for an occupant the baseline does not hold says only
 			// part of what the receiver holds: trust none of the rest.
 			suspect := !e.fresh
-			b.occ, b.ref, p.remQuiet = e.id, turnRef{}, 0
+			b.occ, b.ref = e.id, turnRef{}
+			p.occMoved(e.id.Slot)
 			p.resetComps(b, c.order)
 			if suspect {
 				p.markUnknown(b, c.order)
 			}
 		}
-		for _, cc := range c.comps[e.first:e.end] {
-			bc := b.compFor(int(cc.typ))
+		for ci := first; ci < e.end; ci++ {
+			cc := c.comps[ci]
+			bc := b.compFor(cc.typ())
 			if bc.state() == unknown && bc.order() > c.order {
 				continue // a newer snapshot that may have been applied touched it
 			}
-			if cc.present {
+			if cc.present() {
 				bc.set(present, c.order)
-				bc.ver = cc.ver
+				bc.ver = c.vers[ci]
 			} else {
 				bc.set(absent, c.order)
 			}
 		}
+		first = e.end
 		if e.hasTurn {
 			b.ref = turnRef{tick: c.tick, t: e.turn, ok: true}
 		}
@@ -501,11 +561,26 @@ func (p *Peer) fold(c *claim) {
 	}
 }
 
+// maxRemMoved is the most occupants the baseline changes before the next
+// look for removals visits every slot rather than those (see remMoved).
+const maxRemMoved = 64
+
+// occMoved records that the baseline's occupant of slot has changed.
+func (p *Peer) occMoved(slot uint32) {
+	switch {
+	case p.remQuiet == 0:
+	case len(p.remMoved) == maxRemMoved:
+		p.remQuiet, p.remMoved = 0, p.remMoved[:0]
+	default:
+		p.remMoved = append(p.remMoved, slot)
+	}
+}
+
 // settleDoubts resolves the doubts at an entry's slot once the entry is
 // confirmed. A fresh entry newer than a doubt replaced whatever the receiver
 // held, so the doubt is gone. A doubt about the entry's own occupant that
 // the entry does not settle becomes doubt about all its components.
-func (p *Peer) settleDoubts(b *slotBase, e claimEnt, order uint64) {
+func (p *Peer) settleDoubts(b *slotBase, e *claimEnt, order uint64) {
 	if len(p.doubts) == 0 {
 		return // the usual case: nothing to settle
 	}
@@ -524,7 +599,8 @@ func (p *Peer) settleDoubts(b *slotBase, e claimEnt, order uint64) {
 // whatever it touched is marked unknown and will be said again: a lost
 // snapshot costs a resend, never a missing value.
 func (p *Peer) lose(c *claim) {
-	for _, e := range c.ents {
+	for i := range c.ents {
+		e := &c.ents[i]
 		bi := int(p.index.get(e.id.Slot)) - 1
 		if bi < 0 || p.bases[bi].occ != e.id {
 			p.addDoubt(e.id, c.order)
@@ -539,8 +615,8 @@ func (p *Peer) lose(c *claim) {
 			}
 			continue
 		}
-		for _, cc := range c.comps[e.first:e.end] {
-			doubtOne(b.compFor(int(cc.typ)), c.order)
+		for _, cc := range c.comps[c.first(i):e.end] {
+			doubtOne(b.compFor(cc.typ()), c.order)
 		}
 	}
 }

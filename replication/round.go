@@ -2,6 +2,7 @@ package replication
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -65,12 +66,21 @@ type Round struct {
 	// at their slot.
 	occSince uint64
 	occSame  int
-	ents     []roundEnt
-	comps    []roundComp
-	data     []byte      // every component's bits, each from a byte boundary
-	bySlot   slotTable   // slot → index in ents + 1
-	w        wire.Writer // encodes one component at a time
-	enc      []byte      // w's storage
+	// occLog lists, in round order, the slots whose occupant (or
+	// emptiness) a round changed: a new occupant is logged as its round is
+	// built, a slot left empty as the round is sealed. Every change made
+	// after round occLogFrom is in it, so a connection that last found
+	// nothing to remove at a round no older than that looks only at the
+	// slots logged since, not at its whole baseline (see writeRemovals).
+	// It keeps at most maxOccLog changes, letting the older half go.
+	occLog     []occChange
+	occLogFrom uint64
+	ents       []roundEnt
+	comps      []roundComp
+	data       []byte      // every component's bits, each from a byte boundary
+	bySlot     slotTable   // slot → index in ents + 1
+	w          wire.Writer // encodes one component at a time
+	enc        []byte      // w's storage
 	// keys holds, for each component memo records, the inputs its bits
 	// were encoded from, and strs the strings among them (a NetSpawn's
 	// prefab); see memo.
@@ -108,6 +118,54 @@ type Round struct {
 	turnIdx    [][turnSlots]int32
 	turnsAsked int
 	turnsMade  int
+}
+
+// occChange is a change of a slot's occupant, in round n.
+type occChange struct {
+	n    uint64
+	slot uint32
+}
+
+// maxOccLog is the most changes of occupant a Round keeps (see occLog):
+// enough for seconds of a world that spawns and destroys a few entities a
+// round. A connection that found nothing to remove longer ago than the
+// oldest looks at its whole baseline instead. Tuning constant.
+const maxOccLog = 1024
+
+// logOcc records that round r changed the occupant of slot.
+func (r *Round) logOcc(slot uint32) {
+	if len(r.occLog) == maxOccLog {
+		drop := maxOccLog / 2
+		r.occLogFrom = r.occLog[drop-1].n
+		n := copy(r.occLog, r.occLog[drop:])
+		r.occLog = r.occLog[:n]
+	}
+	r.occLog = append(r.occLog, occChange{n: r.n, slot: slot})
+}
+
+// logVacated logs the slots an occupant of the round before left empty
+// in this one (those it left to a newcomer are logged already).
+func (r *Round) logVacated() {
+	if r.occSame == len(r.prevEnts) {
+		return
+	}
+	for i := range r.prevEnts {
+		if id := r.prevEnts[i].id; r.bySlot.get(id.Slot) == 0 {
+			r.logOcc(id.Slot)
+		}
+	}
+}
+
+// occChangedSince returns the changes of occupant made after round n, and
+// whether the log holds all of them.
+func (r *Round) occChangedSince(n uint64) ([]occChange, bool) {
+	if n < r.occLogFrom {
+		return nil, false
+	}
+	i, _ := slices.BinarySearchFunc(r.occLog, n+1, func(c occChange, n uint64) int {
+		return cmp.Compare(c.n, n)
+	})
+	return r.occLog[i:], true
 }
 
 // roundEnt is one entity of a round; its components are comps[first:end],
@@ -197,6 +255,9 @@ func (r *Round) Schema() *Schema { return r.schema }
 // Begin empties the round for server tick tick, keeping its storage. The
 // round it held becomes the one the next is compared with.
 func (r *Round) Begin(tick uint32) {
+	if !r.sealed {
+		r.logVacated() // a round no connection was written from
+	}
 	for i := range r.ents {
 		e := &r.ents[i]
 		e.since = r.changedAt(e)
@@ -265,6 +326,7 @@ func (r *Round) seal() {
 		return
 	}
 	r.sealed = true
+	r.logVacated()
 	ntypes := EngineTypes + len(r.schema.Types)
 	r.turns, r.turnIdx = r.turns[:0], r.turnIdx[:0]
 	r.turnsAsked, r.turnsMade = 0, 0
@@ -411,6 +473,8 @@ func (r *Round) Entity(id entity.ID, silence Silence) {
 		if p := &r.prevEnts[i]; p.silence == silence {
 			e.since, e.prev = p.since, i
 		}
+	} else {
+		r.logOcc(id.Slot)
 	}
 	r.ents = append(r.ents, e)
 	r.bySlot.set(id.Slot, int32(len(r.ents)))

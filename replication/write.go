@@ -209,10 +209,13 @@ func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
 		panic("replication: Peer.Write with a Round over another schema")
 	}
 	r.seal()
-	if r != p.round {
-		// Quiet marks count in one Round's numbers.
-		p.round, p.remQuiet = r, 0
+	if r != p.round || r.n-p.quietFrom > maxQuiet {
+		// Quiet marks count in one Round's numbers, from quietFrom.
+		if r != p.round {
+			p.round, p.remQuiet, p.remMoved = r, 0, p.remMoved[:0]
+		}
 		clear(p.quiets)
+		p.quietFrom = r.n - min(r.n, 1) // a round not begun (0) marks nothing
 	}
 	p.writes++
 	p.hdrGap = p.headerGap(r.tick)
@@ -380,19 +383,45 @@ func (p *Peer) sentHeader(c *claim) {
 // whose removal did not fit is blocked: its newcomer waits for a snapshot
 // that can say the removal first.
 func (p *Peer) writeRemovals(w *wire.Writer, r *Round, c *claim, limit int) {
-	if p.remQuiet != 0 && r.occupiedSince() <= p.remQuiet {
+	if p.remQuiet != 0 && r.occupiedSince() <= p.remQuiet && len(p.remMoved) == 0 {
 		return // the same occupants on both sides as when none was found
 	}
 	defer func() {
 		if len(c.rem) == 0 && len(p.blocked) == 0 {
-			p.remQuiet = r.n
+			p.remQuiet, p.remMoved = r.n, p.remMoved[:0]
 		}
 	}()
-	for i := range p.bases {
-		b := &p.bases[i]
-		if !b.occ.IsNone() && r.occupant(b.slot) != b.occ {
-			p.writeRemoval(w, b.occ, c, limit)
+	var moved []occChange
+	all := p.remQuiet == 0
+	if !all {
+		moved, all = r.occChangedSince(p.remQuiet)
+		all = !all
+	}
+	if all {
+		for i := range p.bases {
+			p.removalAt(w, r, i, c, limit)
 		}
+	} else {
+		// Only an occupant changed on either side since the last look
+		// found none can differ now: those slots' entries, in the order
+		// the whole baseline would be looked at in.
+		at := p.remAt[:0]
+		for _, slot := range p.remMoved {
+			if i := p.index.get(slot); i > 0 {
+				at = append(at, i-1)
+			}
+		}
+		for _, m := range moved {
+			if i := p.index.get(m.slot); i > 0 {
+				at = append(at, i-1)
+			}
+		}
+		slices.Sort(at)
+		at = slices.Compact(at)
+		for _, i := range at {
+			p.removalAt(w, r, int(i), c, limit)
+		}
+		p.remAt = at
 	}
 	for _, d := range p.doubts {
 		if r.occupant(d.slot) == d.id {
@@ -402,6 +431,14 @@ func (p *Peer) writeRemovals(w *wire.Writer, r *Round, c *claim, limit int) {
 			continue // already reported from the baseline
 		}
 		p.writeRemoval(w, d.id, c, limit)
+	}
+}
+
+// removalAt reports the occupant of the i-th baseline entry when the
+// round no longer has it at its slot.
+func (p *Peer) removalAt(w *wire.Writer, r *Round, i int, c *claim, limit int) {
+	if b := &p.bases[i]; !b.occ.IsNone() && r.occupant(b.slot) != b.occ {
+		p.writeRemoval(w, b.occ, c, limit)
 	}
 }
 
@@ -452,7 +489,7 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		var b *slotBase
 		bi := int(p.index.get(e.id.Slot)) - 1
 		if bi >= 0 {
-			if q := p.quiets[bi]; q != 0 && e.chg <= q {
+			if p.quietAt(p.quiets[bi], e.chg) {
 				// Described as it was when the plan last found nothing
 				// to say, to a baseline untouched since: nothing to say
 				// again.
@@ -471,7 +508,7 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 			bits, _ = p.plan(r, e, false)
 			if bits == 0 {
 				if b != nil {
-					b.prio, p.quiets[bi] = 0, r.n
+					b.prio, p.quiets[bi] = 0, p.quietMark(r.n)
 				}
 				continue
 			}
@@ -788,7 +825,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 			}
 		}
 	}
-	ce := claimEnt{id: e.id, fresh: fresh, first: int32(len(c.comps))}
+	ce := claimEnt{id: e.id, fresh: fresh}
 	ci := e.first
 	for t, a := range p.acts[:p.pl.top] {
 		if a == actNone {
@@ -797,7 +834,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 		if !bare {
 			w.WriteBool(a == actWrite)
 		}
-		cc := claimComp{typ: uint16(t), present: a == actWrite}
+		ver := uint64(0)
 		if a == actWrite {
 			for int(r.comps[ci].typ) != t {
 				ci++
@@ -806,9 +843,10 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 			if !bare {
 				w.WriteBitString(r.bits(rc), int(rc.nbits))
 			}
-			cc.ver = rc.ver
+			ver = rc.ver
 		}
-		c.comps = append(c.comps, cc)
+		c.comps = append(c.comps, compClaim(t, a == actWrite))
+		c.vers = append(c.vers, ver)
 	}
 	ce.end = int32(len(c.comps))
 	// An entry carrying both its Transform and its Rigidbody leaves the

@@ -63,6 +63,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -74,7 +75,26 @@ import (
 
 func main() {
 	oneProc()
+	leanHeap()
 	cli.Main("vkmd", run)
+}
+
+// leanHeapGC is the collector's GOGC when the environment sets none: the
+// heap may grow by half its live size between collections, not by all of
+// it. A server's live heap is mostly what lives as long as the world (the
+// world, the players' baselines and seats), so the room the collector
+// paces itself to is what moves its resident size: serving the crowd to 64
+// players, 2-5 MB less at the peak (41.7-43.0 MB against 44.3-46.7) for a
+// collection every several seconds rather than every fifteen or so, each
+// a few milliseconds of CPU run between ticks (see docs/operating.md).
+const leanHeapGC = 50
+
+// leanHeap sets the collector's GOGC to leanHeapGC unless GOGC says
+// otherwise.
+func leanHeap() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(leanHeapGC)
+	}
 }
 
 // oneProc runs the server on one P unless GOMAXPROCS says otherwise. The
