@@ -32,7 +32,10 @@
 # allocations per tick, seated players and bytes a second sent to each
 # player (mean over players). Builds the binaries once, into a temporary
 # folder, and cleans up only the processes it started.
-# Last, every aim the matrix measures, met or missed with its figure
+# Last, every aim the matrix measures, met or missed with its figure, and
+# under each miss why: the run's own figures where they tell (the worst
+# client's corrections by cause) and what the last profile of such a miss
+# found, with the BENCHMARKS.md section that holds it
 # (reportsum aims). Every run is bounded by `timeout`; the whole matrix
 # takes about 15 × (SECONDS + 4) s plus the build.
 set -euo pipefail

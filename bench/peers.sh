@@ -103,6 +103,7 @@ measure() {
 # one line of the table.
 row() {
   printf '%-10s %-9s %6s %7s %7s%% %7s %11s %7s %17s %8s%% %6s\n' "$@"
+  echo "$@" >>"$work/rows"
 }
 
 # vkm NAME PROJECT BODIES CLIENTS: vkmd serving PROJECT to CLIENTS watchers.
@@ -186,3 +187,23 @@ for r in $(seq "$rounds"); do
   vkm spin500-8 "$work/spin500" 500 8
   colyseus spin500-8 500 8
 done
+
+# The aims beside Colyseus, met or missed in each round with the figures:
+# on the 500 turning bodies, vkmd's CPU at most Colyseus's; on the 50,
+# vkmd's bytes a client at most half of Colyseus's.
+echo
+echo "aims beside Colyseus (each round: met or missed, with its figures)"
+awk '
+  $2 == "vkmd" || $2 == "colyseus" { k[$1, $2, ++seen[$1, $2]] = $0; cpu[$1, $2, seen[$1, $2]] = $5 + 0; b[$1, $2, seen[$1, $2]] = $7 + 0 }
+  END {
+    for (i = 1; (("spin500-8", "vkmd", i) in k) && (("spin500-8", "colyseus", i) in k); i++) {
+      v = cpu["spin500-8", "vkmd", i]; c = cpu["spin500-8", "colyseus", i]
+      printf "spin500-8 round %d: server CPU <= Colyseus'"'"'s: %s (%.1f %% against %.1f %%, %.2f x)\n", i, (v <= c ? "met" : "missed"), v, c, (c > 0 ? v / c : 0)
+      if (v > c) print "    why: the Lua path and the send round; see BENCHMARKS.md, \"A busy world beside Colyseus, profiled\""
+    }
+    for (i = 1; (("spin50-4", "vkmd", i) in k) && (("spin50-4", "colyseus", i) in k); i++) {
+      v = b["spin50-4", "vkmd", i]; c = b["spin50-4", "colyseus", i]
+      printf "spin50-4 round %d: bytes a client <= half Colyseus'"'"'s: %s (%d B/s against %d B/s, %.2f x)\n", i, (c > 0 && v <= c / 2 ? "met" : "missed"), v, c, (c > 0 ? v / c : 0)
+    }
+  }' "$work/rows"
+

@@ -24,6 +24,25 @@ const (
 	prevPlayersRSSMB = 17.0 // 64 players, the release before
 )
 
+// missReasons is, for each kind of aim, why the last profile of a miss of
+// it found it missed, and where that profile is written down. A miss of a
+// kind not here is one no build before had.
+var missReasons = map[string]string{
+	"meet-count": "what is left is shoves whose other player turned or jumped inside the round trip, " +
+		"and a ball met where this client, not leasing it, held it a round trip old (goal resets, kicks); " +
+		"given the commands the server holds the simulator's clients changed nothing, given every command made " +
+		"bench/ball's worst came to 16-19 a minute (BENCHMARKS.md, \"Players who meet: what the held commands would give\")",
+	"meet-eased": "the largest are shoves on input made after this client predicted the judged tick " +
+		"(a jump pressed under the own character), out of reach of any input the client could have had: " +
+		"the same oracle left them where they were (BENCHMARKS.md, \"Players who meet: what the held commands would give\")",
+	"crowd": "on a slower hour the send round pushes the world out of a core's cache (64 baselines; the tick after it " +
+		"misses about 28 K times against 16 K after another tick); sharing baselines across connections is the next cut " +
+		"(BENCHMARKS.md, \"The crowd's baselines: narrower marks and claims, removals looked for where occupants changed\")",
+	"memory": "17-18.5 MB of it are the vkmd binary's own file pages (clean, shared, reclaimed first), more than the whole " +
+		"figure before; the rest is the heap (each player's baseline, the claims in flight) and the collector's room " +
+		"(BENCHMARKS.md, \"Memory: where it goes, and what it buys\")",
+}
+
 // aims prints each aim the matrix measures, met or missed with its
 // figure, or "not run" where its row's report is not in dir.
 func aims(dir string) {
@@ -50,6 +69,15 @@ func aims(dir string) {
 	line := func(aim, result string, args ...any) {
 		fmt.Printf("%-66s %s\n", aim, fmt.Sprintf(result, args...))
 	}
+	// why prints a missed aim's reason under its line: what the profile
+	// of that kind of miss found, and where it is written down.
+	why := func(key string) {
+		if r, ok := missReasons[key]; ok {
+			fmt.Printf("    why: %s\n", r)
+		} else {
+			fmt.Println("    why: not missed before: a regression, to be profiled")
+		}
+	}
 	notRun := func(aim, row string) { line(aim, "not run (row %s)", row) }
 	worstStalls := func(r host.Report) (float64, int) {
 		worst, at := 0.0, 0
@@ -75,6 +103,9 @@ func aims(dir string) {
 		if r, ok := server(a.row); ok {
 			if b, n := bytesPerBody(r, 50); n > 0 {
 				line(aim, "%s (%.2f, mean of %d players)", verdict(b <= a.most), b, n)
+				if b > a.most {
+					why("bytes")
+				}
 				continue
 			}
 		}
@@ -85,6 +116,9 @@ func aims(dir string) {
 		if r, ok := clients(row); ok {
 			worst, at := worstStalls(r)
 			line(aim, "%s (worst %.2f, client %d of %d)", verdict(at > 0 && worst <= aimStallsPerS), worst, at, len(r.Clients))
+			if !(at > 0 && worst <= aimStallsPerS) {
+				why("stalls")
+			}
 		} else {
 			notRun(aim, row)
 		}
@@ -94,6 +128,9 @@ func aims(dir string) {
 		if r, ok := server(row); ok && r.TickCPUP50us > 0 {
 			x := r.TickCPUP99us / r.TickCPUP50us
 			line(aim, "%s (%.2f x: p50 %.0f us, p99 %.0f us)", verdict(x <= aimP99OverP50), x, r.TickCPUP50us, r.TickCPUP99us)
+			if x > aimP99OverP50 {
+				why("p99")
+			}
 		} else {
 			notRun(aim, row)
 		}
@@ -108,6 +145,9 @@ func aims(dir string) {
 		case ok:
 			worst, at := worstStalls(r)
 			line(aim, "%s (worst %.2f, client %d of %d that stayed; %d joins, %d leaves)", verdict(at > 0 && worst <= aimStallsPerS), worst, at, len(r.Clients), srv.Joins, srv.Leaves)
+			if !(at > 0 && worst <= aimStallsPerS) {
+				why("join")
+			}
 		default:
 			notRun(aim, "coins-join")
 		}
@@ -118,6 +158,14 @@ func aims(dir string) {
 			worst, at, eased := meetFigures(r)
 			line(aim, "%s, %s (worst %.1f a minute, client %d; largest eased %.1f mm)",
 				verdict(at > 0 && worst <= aimPerMin), verdict(at > 0 && eased <= aimEasedMM), worst, at, eased)
+			if at > 0 && worst > aimPerMin {
+				fmt.Printf("    why: client %d's corrections by cause: %s\n", at, byCause(r.Clients[at-1]))
+				why("meet-count")
+			}
+			if at > 0 && eased > aimEasedMM {
+				fmt.Printf("    why: the largest eased is %s\n", largestEased(r))
+				why("meet-eased")
+			}
 		} else {
 			notRun(aim, row)
 		}
@@ -127,6 +175,9 @@ func aims(dir string) {
 		if r, ok := server("crowd-64"); ok {
 			cpu := 100 * r.CPUs / r.WallS
 			line(aim, "%s, %s (%.1f %%, p99 %.0f us)", verdict(cpu <= aimCrowdCPU), verdict(r.TickCPUP99us <= aimCrowdP99us), cpu, r.TickCPUP99us)
+			if cpu > aimCrowdCPU || r.TickCPUP99us > aimCrowdP99us {
+				why("crowd")
+			}
 		} else {
 			notRun(aim, "crowd-64")
 		}
@@ -138,6 +189,9 @@ func aims(dir string) {
 		aim := fmt.Sprintf("%s: memory within 10 %% of %.1f MB", m.row, m.prev)
 		if r, ok := server(m.row); ok {
 			line(aim, "%s (%.1f MB)", verdict(r.MaxRSSMB <= 1.1*m.prev), r.MaxRSSMB)
+			if r.MaxRSSMB > 1.1*m.prev {
+				why("memory")
+			}
 		} else {
 			notRun(aim, m.row)
 		}
@@ -146,4 +200,42 @@ func aims(dir string) {
 	if _, err := os.Stat(filepath.Join(dir, "crowd-64.json")); err != nil {
 		fmt.Println("(reports are read from", dir+")")
 	}
+}
+
+// byCause is a client's corrections by cause, teleports aside, with its
+// shoves split by what it knew of the other player's input.
+func byCause(c host.ClientReport) string {
+	out := ""
+	for _, k := range causes {
+		if k == "teleport" {
+			continue
+		}
+		if out != "" {
+			out += ", "
+		}
+		out += fmt.Sprintf("%s %d", k, c.CorrectionsByCause[k])
+		if k == "shove" && c.CorrectionsByCause[k] > 0 {
+			out += fmt.Sprintf(" (%d no input it had could tell: turned %d, jumped %d, unrelayed %d; known %d)",
+				unforeseen(c), c.ShoveProfile["turned"], c.ShoveProfile["jumped"], c.ShoveProfile["unrelayed"], c.ShoveProfile["known"])
+		}
+	}
+	return out
+}
+
+// largestEased names the cause of the largest eased correction of any
+// client, and which client made it.
+func largestEased(r host.Report) string {
+	best, cause, at := -1.0, "", 0
+	for i, c := range r.Clients {
+		for _, k := range causes {
+			mm, ok := c.LargestCorrectionByCause[k]
+			if ok && k != "teleport" && k != "component" && mm > best {
+				best, cause, at = mm, k, i+1
+			}
+		}
+	}
+	if at == 0 {
+		return "not filed under any cause"
+	}
+	return fmt.Sprintf("a %s correction of client %d (%.1f mm)", cause, at, best)
 }

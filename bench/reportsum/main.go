@@ -21,7 +21,8 @@
 // counted (bytes a second over snapshots a second over BODIES), as the
 // mean over the server's players; meaningful when every body fits in
 // every snapshot. aims: every aim the load matrix measures, met or missed
-// with its figure, from the reports its rows wrote into DIR (aims.go).
+// with its figure and, under each miss, why (aims.go), from the reports
+// its rows wrote into DIR.
 package main
 
 import (

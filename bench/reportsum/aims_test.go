@@ -1,0 +1,68 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// printed runs f with the process's standard output captured.
+func printed(t *testing.T, f func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := os.Stdout
+	os.Stdout = w
+	done := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- string(b)
+	}()
+	f()
+	os.Stdout = out
+	w.Close()
+	return <-done
+}
+
+// A missed aim is followed by why it is missed; a met one is not, and a
+// meeting row's miss names its worst client's causes and the cause of the
+// largest eased correction.
+func TestAMissedAimSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("crowd-64.json", `{"wall_s":20,"cpu_s":3,"max_rss_mb":44,"tick_cpu_p99_us":1500}`)
+	write("ball-meet.clients.json", `{"clients":[{"tick_rate":64,"ticks":1280,"corrections":10,
+		"corrections_by_cause":{"shove":6,"other":4},"largest_correction_by_cause":{"shove":255,"other":40},
+		"shove_profile":{"turned":1,"jumped":3,"known":2},"max_correction_mm":255}]}`)
+	out := printed(t, func() { aims(dir) })
+	lines := strings.Split(out, "\n")
+	after := func(prefix string) string {
+		for i, l := range lines {
+			if strings.HasPrefix(l, prefix) && i+1 < len(lines) {
+				return lines[i+1]
+			}
+		}
+		t.Fatalf("no line %q in:\n%s", prefix, out)
+		return ""
+	}
+	if next := after("crowd-64: CPU"); strings.HasPrefix(next, "    why:") {
+		t.Errorf("the crowd's CPU aims were met, yet: %q", next)
+	}
+	if next := after("crowd-64: memory"); !strings.Contains(next, "why: 17-18.5 MB") {
+		t.Errorf("the crowd's memory was missed, and then: %q", next)
+	}
+	if next := after("ball-meet:"); !strings.Contains(next, "shove 6 (4 no input it had could tell") {
+		t.Errorf("ball-meet missed, and then: %q", next)
+	}
+	if !strings.Contains(out, "the largest eased is a shove correction of client 1 (255.0 mm)") {
+		t.Errorf("no cause of the largest eased in:\n%s", out)
+	}
+}
