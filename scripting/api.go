@@ -43,9 +43,9 @@ func (r *Runtime) installAPI() {
 	for _, name := range r.apiNames {
 		rawSetString(r.api, name, newFunction(L, methods[name]))
 	}
-	r.apiMeta = L.NewTable()
+	r.apiMeta = newSmallTable(L)
 	rawSetString(r.apiMeta, "__index", r.api)
-	r.handleMeta = L.NewTable()
+	r.handleMeta = newSmallTable(L)
 	rawSetString(r.handleMeta, "__index", r.api)
 	rawSetString(r.handleMeta, "__tostring", newFunction(L, r.luaToString))
 	r.netTable = r.newNetTable()

@@ -106,7 +106,7 @@ func (r *Runtime) register(L *lua.LState, name, class lua.LValue) {
 	}
 	r.fallBackToAPI(t)
 	r.copyAPI(t)
-	meta := L.NewTable()
+	meta := newSmallTable(L)
 	meta.RawSetString("__index", t)
 	meta.RawSetString("__tostring", L.NewFunction(r.luaToString))
 	r.behaviors[string(n)] = &behavior{name: string(n), class: t, meta: meta}
@@ -283,4 +283,24 @@ func (r *Runtime) luaToString(L *lua.LState) int {
 	}
 	L.Push(lua.LString(fmt.Sprintf("entity %v %q", id, r.world.Name(id))))
 	return 1
+}
+
+// smallTableFields is the string keys a table from newSmallTable holds
+// before its map grows: Go keeps a map made for at most 8 in one group of
+// 8 slots, read without a directory, in a few cache lines.
+const smallTableFields = 8
+
+// newSmallTable returns an empty table whose string keys start in a small
+// map, for the tables every tick reads: an instance (its fields, and the
+// misses of every self:method() before the class is asked) and the
+// metatables a method lookup passes through. gopher-lua's NewTable, and
+// the first string key set on a table made without one, make the map for
+// 32 keys: a map of eight groups behind a directory, the few keys an
+// instance holds scattered over them, so that in a busy world every
+// instance's reads touched cache lines no other read had brought in. The
+// table is the same to every script: the map grows as it fills, its
+// array part is made at its first integer key as NewTable's would be, and
+// pairs() follows the order keys were set in whatever the map's size.
+func newSmallTable(L *lua.LState) *lua.LTable {
+	return L.CreateTable(0, smallTableFields)
 }

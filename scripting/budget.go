@@ -85,29 +85,44 @@ func (w *watchdog) leave() (stopped bool) {
 
 // Done implements context.Context; see the type's comment.
 func (w *watchdog) Done() <-chan struct{} {
-	if w.fired {
+	if w.look() {
 		return w.stopped
 	}
+	return nil
+}
+
+// look is Done without the channel: it counts a checkpoint and reports
+// whether the call is to be stopped. The VM's checkpoints (checkpoints.go)
+// call it directly, without the interface call and the channel receive.
+func (w *watchdog) look() bool {
+	if w.fired {
+		return true
+	}
 	w.count++
-	if w.count&(checkEvery-1) != 0 || w.depth == 0 {
-		return nil
+	return w.count&(checkEvery-1) == 0 && w.check()
+}
+
+// check is look's every checkEvery-th: it reads the clock.
+func (w *watchdog) check() bool {
+	if w.depth == 0 {
+		return false
 	}
 	if !w.timed {
 		w.timed, w.start = true, time.Now()
 		if w.confirm != nil {
 			w.confirmed = w.confirm()
 		}
-		return nil
+		return false
 	}
 	if time.Since(w.start) < w.budget {
-		return nil
+		return false
 	}
 	if w.confirm != nil && w.confirm()-w.confirmed < w.budget {
-		return nil
+		return false
 	}
 	w.fired = true
 	w.err = fmt.Errorf("ran past its %v budget (runaway script stopped)", w.budget)
-	return w.stopped
+	return true
 }
 
 // Err implements context.Context: the reason the VM raises in the script.

@@ -52,7 +52,7 @@ func (r *Runtime) Attach(id entity.ID, behaviorName string, props map[string]any
 	}
 	in.self = e.handle
 	if in.self == nil || len(e.instances) > 0 {
-		in.self = r.ls.NewTable()
+		in.self = newSmallTable(r.ls)
 	}
 	for _, f := range fields {
 		in.self.RawSetString(f.key, f.value)
