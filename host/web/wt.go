@@ -198,7 +198,7 @@ func (g *Gateway) listenWT() error {
 	// counts itself in only once it runs, so a Close made before its
 	// goroutine started would race with it; here the listener exists and
 	// is counted before newGateway returns.
-	ln, err := quic.ListenEarly(conn, tlsConf, quicConf)
+	ln, err := quic.ListenEarly(newWTSocket(conn), tlsConf, quicConf)
 	if err != nil {
 		conn.Close()
 		return fmt.Errorf("web: WebTransport address %s: %w", g.cfg.WebTransportAddr, err)
