@@ -159,7 +159,7 @@ func (d *wtDialSocket) dial(ctx context.Context, addr string, tlsConf *tls.Confi
 	if err != nil {
 		return nil, err
 	}
-	tr := &quic.Transport{Conn: newWTSocket(c)}
+	tr := &quic.Transport{Conn: rawWTSocket(c)}
 	d.mu.Lock()
 	d.conn, d.tr = c, tr
 	d.mu.Unlock()

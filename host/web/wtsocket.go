@@ -59,8 +59,20 @@ type addrPortConn interface {
 }
 
 // newWTSocket returns c as quic-go is given it (wtSocket), or c itself
-// where its reads and writes cannot be made raw.
+// where its reads and writes cannot be made raw, or where a reply could
+// leave from another address than the one its peer sent to (routedReplies).
 func newWTSocket(c *net.UDPConn) net.PacketConn {
+	if !routedReplies(c.LocalAddr()) {
+		return c
+	}
+	return rawWTSocket(c)
+}
+
+// rawWTSocket returns c as quic-go is given it (wtSocket), or c itself
+// where its reads and writes cannot be made raw: a client's socket, whose
+// packets all go to the one server and leave from the address the route
+// to it picks.
+func rawWTSocket(c *net.UDPConn) net.PacketConn {
 	rw, ok := udp.PollerPacketConn(c).(addrPortConn)
 	if !ok {
 		return c
@@ -97,4 +109,43 @@ func (s *wtSocket) WriteTo(b []byte, a net.Addr) (int, error) {
 		return 0, &net.OpError{Op: "write", Net: "udp", Source: s.LocalAddr(), Addr: a, Err: errNotUDP}
 	}
 	return s.rw.WriteToAddrPort(b, ua.AddrPort())
+}
+
+// routedReplies reports whether a packet sent from a socket bound to
+// local reaches its peer from the address the peer sent to without
+// saying which: always on a socket bound to one address; on one bound to
+// every address only while the host has at most one address of each
+// family besides loopback and link-local ones (oneAddressPerFamily), so
+// that the route the kernel picks for the reply leaves from it. quic-go
+// reading the socket itself learns each packet's own destination
+// (IP_PKTINFO) and answers from it; wtSocket's plain reads do not, so a
+// host with more addresses keeps quic-go's reads, and their cost.
+func routedReplies(local net.Addr) bool {
+	a, ok := local.(*net.UDPAddr)
+	if !ok {
+		return false
+	}
+	if !a.IP.IsUnspecified() {
+		return true
+	}
+	addrs, err := net.InterfaceAddrs()
+	return err == nil && oneAddressPerFamily(addrs)
+}
+
+// oneAddressPerFamily reports whether addrs hold at most one IPv4 and one
+// IPv6 address besides loopback and link-local ones.
+func oneAddressPerFamily(addrs []net.Addr) bool {
+	var v4, v6 int
+	for _, a := range addrs {
+		n, ok := a.(*net.IPNet)
+		if !ok || n.IP.IsLoopback() || n.IP.IsLinkLocalUnicast() {
+			continue
+		}
+		if n.IP.To4() != nil {
+			v4++
+		} else {
+			v6++
+		}
+	}
+	return v4 <= 1 && v6 <= 1
 }

@@ -73,3 +73,50 @@ func TestTheWebTransportSocketIsReadPacketByPacketWithoutAllocating(t *testing.T
 		t.Error("a write to a TCP address did not fail")
 	}
 }
+
+// A socket bound to every address is read raw only on a host where the
+// kernel's route for a reply leaves from the address the peer sent to:
+// one address of each family besides loopback and link-local ones.
+func TestTheWebTransportSocketIsReadRawOnlyWhereRepliesLeaveFromTheRightAddress(t *testing.T) {
+	nets := func(cidrs ...string) []net.Addr {
+		var l []net.Addr
+		for _, c := range cidrs {
+			ip, n, err := net.ParseCIDR(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n.IP = ip
+			l = append(l, n)
+		}
+		return l
+	}
+	for _, c := range []struct {
+		addrs []string
+		want  bool
+	}{
+		{[]string{"127.0.0.1/8", "::1/128"}, true},
+		{[]string{"127.0.0.1/8", "10.0.0.2/24", "fe80::1/64", "2001:db8::2/64"}, true},
+		{[]string{"127.0.0.1/8", "10.0.0.2/24", "192.168.1.5/24"}, false},
+		{[]string{"10.0.0.2/24", "2001:db8::2/64", "2001:db8:1::2/64"}, false},
+	} {
+		if got := oneAddressPerFamily(nets(c.addrs...)); got != c.want {
+			t.Errorf("%v: %v, want %v", c.addrs, got, c.want)
+		}
+	}
+	if !routedReplies(&net.UDPAddr{IP: net.IPv4(10, 0, 0, 2), Port: 1}) {
+		t.Error("a socket bound to one address is not read raw")
+	}
+	c, err := net.ListenUDP("udp", &net.UDPAddr{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, raw := newWTSocket(c).(*wtSocket)
+	if want := oneAddressPerFamily(addrs); raw != want {
+		t.Errorf("a socket bound to every address on this host (%v) read raw: %v, want %v", addrs, raw, want)
+	}
+}
