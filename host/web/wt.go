@@ -197,8 +197,9 @@ func (g *Gateway) listenWT() error {
 	// the server, rather than running webtransport.Server.Serve: Serve
 	// counts itself in only once it runs, so a Close made before its
 	// goroutine started would race with it; here the listener exists and
-	// is counted before newGateway returns.
-	ln, err := quic.ListenEarly(conn, tlsConf, quicConf)
+	// is counted before newGateway returns. quic-go reads and writes the
+	// socket through raw calls on the poller (wtSocket), not its own.
+	ln, err := quic.ListenEarly(newWTSocket(conn), tlsConf, quicConf)
 	if err != nil {
 		conn.Close()
 		return fmt.Errorf("web: WebTransport address %s: %w", g.cfg.WebTransportAddr, err)

@@ -82,13 +82,16 @@ func wtTLS(hash [32]byte) *tls.Config {
 // certificate has hash; hdr is the CONNECT request's headers (a test's
 // Origin).
 func dialWT(ctx context.Context, target string, hash [32]byte, hdr http.Header) (*Peer, error) {
+	var sock wtDialSocket
 	tr := &webtransport.Transport{
 		TLSClientConfig: wtTLS(hash),
 		QUICConfig:      &quic.Config{EnableDatagrams: true, EnableStreamResetPartialDelivery: true},
+		DialAddr:        sock.dial,
 	}
 	resp, s, err := tr.Dial(ctx, target, hdr)
 	if err != nil {
 		tr.Close()
+		sock.close()
 		if resp != nil && (resp.StatusCode < 200 || resp.StatusCode > 299) {
 			return nil, &RefusedError{Status: resp.StatusCode, Reason: "the WebTransport session was refused", RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"))}
 		}
@@ -109,6 +112,7 @@ func dialWT(ctx context.Context, target string, hash [32]byte, hdr http.Header) 
 			closed.Store(true)
 			s.CloseWithError(0, "")
 			tr.Close()
+			sock.close()
 		})
 	}
 	p.stop = end
@@ -128,4 +132,47 @@ func dialWT(ctx context.Context, target string, hash [32]byte, hdr http.Header) 
 		}
 	}()
 	return p, nil
+}
+
+// wtDialSocket is a client's QUIC connection's own UDP socket, read and
+// written by raw system calls as the gateway's port is (wtSocket): a
+// session's datagrams then cost the client no wake-up of the runtime's
+// monitor thread either.
+type wtDialSocket struct {
+	mu   sync.Mutex
+	conn *net.UDPConn
+	tr   *quic.Transport
+}
+
+// dial is webtransport.Transport's DialAddr: it opens a socket of addr's
+// family and dials addr from it.
+func (d *wtDialSocket) dial(ctx context.Context, addr string, tlsConf *tls.Config, conf *quic.Config) (*quic.Conn, error) {
+	to, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return nil, err
+	}
+	network := "udp6"
+	if to.IP.To4() != nil {
+		network = "udp4"
+	}
+	c, err := net.ListenUDP(network, nil)
+	if err != nil {
+		return nil, err
+	}
+	tr := &quic.Transport{Conn: rawWTSocket(c)}
+	d.mu.Lock()
+	d.conn, d.tr = c, tr
+	d.mu.Unlock()
+	return tr.DialEarly(ctx, to, tlsConf, conf)
+}
+
+// close closes the transport and the socket dial opened, if it did.
+func (d *wtDialSocket) close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.tr != nil {
+		d.tr.Close()
+		d.conn.Close()
+		d.tr, d.conn = nil, nil
+	}
 }
