@@ -165,5 +165,17 @@ awk -v bots="$bots" -v kinds="$kinds" -v builds="$builds" '
       line = sprintf("%-4s %-3s  %5.2f–%5.2f %%, %d–%d allocations a tick", B[b], K[k], lo, hi, alo, ahi)
       if (plo != "") line = line sprintf("   per peer beyond UDP %5.2f–%5.2f %%", plo, phi)
       print line
+      if (plo != "" && B[b] == "new") {
+        verdict[K[k]] = sprintf("%s: a peer beyond a UDP one <= 0.5 %% of a core: %s (%.2f–%.2f %%)", K[k], (phi <= 0.5 ? "met" : "missed"), plo, phi)
+        if (phi > 0.5) verdict[K[k]] = verdict[K[k]] "\n    why: " why[K[k]]
+      }
     }
+    print ""
+    print "aims (met only where every round met it)"
+    for (k = 1; k <= nk; k++) if (K[k] in verdict) print verdict[K[k]]
+  }
+  BEGIN {
+    why["wt"] = "quic-go'"'"'s own: three goroutines a connection with a hand-off a packet, a sendto a packet (a third of them acknowledgements), the scheduler'"'"'s idle path; BENCHMARKS.md, \"Browser peers: the WebTransport port'"'"'s system calls\""
+    why["rtc"] = "pion'"'"'s own: a goroutine a DTLS record and a watcher a packet in its transport, SCTP'"'"'s allocations; BENCHMARKS.md, \"Browser peers: what is left is the libraries'"'"'\""
+    why["ws"] = "not missed before: a regression, to be profiled"
   }' "$work/results"
