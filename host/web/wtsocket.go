@@ -34,6 +34,7 @@ import (
 // and so do its Close, deadlines and buffer sizes.
 type wtSocket struct {
 	*net.UDPConn
+	//lint:ignore U1000 its presence is its use (see noOOB)
 	noOOB
 	rw addrPortConn
 
@@ -45,10 +46,15 @@ type wtSocket struct {
 }
 
 // noOOB hides the UDPConn's ReadMsgUDP and WriteMsgUDP from wtSocket's
-// method set (wtSocket); neither is ever called.
+// method set (wtSocket); neither is ever called: being there is their use.
+//
+//lint:ignore U1000 embedded only to make the UDPConn's methods of these names ambiguous
 type noOOB struct{}
 
-func (noOOB) ReadMsgUDP()  {}
+//lint:ignore U1000 see noOOB
+func (noOOB) ReadMsgUDP() {}
+
+//lint:ignore U1000 see noOOB
 func (noOOB) WriteMsgUDP() {}
 
 // addrPortConn is the raw reads and writes of udp.PollerPacketConn's
