@@ -56,7 +56,7 @@ func BenchmarkSendRoundCircles(b *testing.B) {
 				if lag == 0 {
 					return true, false
 				}
-				return wire.Diff(seq+1, s) >= lag, true
+				return wire.Diff(seq+1, s) >= lag, false
 			})
 			const dt = 1.0 / 64
 			round := func() {
