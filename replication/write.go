@@ -31,13 +31,15 @@ const (
 	actRemove        // the entity no longer has it
 )
 
-// candidate is an entity with something to say, waiting for room; its
-// plan is candActs[ntypes*i:] of the Write's scratch, for the i-th
-// candidate.
+// candidate is an entity with something to say, waiting for room. Once
+// planned, its plan is pls[at] and candActs[ntypes*at:] of the Write's
+// scratch, kept in the order the plans were made: a lazy candidate (see
+// lazy plans) takes no room for a plan until it is made, and a busy
+// world's snapshot never plans most of them.
 type candidate struct {
 	ent  int32 // in the round
-	bits int32 // its entry, continuation bit included
-	pl   planned
+	bits int32 // its entry, continuation bit included; negative: lazy
+	at   int32 // its plan's place, once planned
 }
 
 // planned is what a plan found besides its actions and width, kept so
@@ -57,7 +59,8 @@ type planned struct {
 // server 64 connections' candidate lists were a fifth of the live heap.
 type writeScratch struct {
 	cands    []candidate // in slot order
-	candActs []action    // their plans, ntypes each
+	pls      []planned   // their plans' findings, in the order made
+	candActs []action    // their plans' actions, ntypes each, in the same order
 	ranks    []uint64    // their ranks (see Relevance)
 	visit    []uint64    // the entities to visit, when the round's reach index serves (reachVisits)
 }
@@ -424,7 +427,7 @@ func (p *Peer) writeRemoval(w *wire.Writer, id entity.ID, c *claim, limit int) {
 func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit int) {
 	sc := scratches.Get().(*writeScratch)
 	defer scratches.Put(sc)
-	sc.cands, sc.candActs, sc.ranks = sc.cands[:0], sc.candActs[:0], sc.ranks[:0]
+	sc.cands, sc.pls, sc.candActs, sc.ranks = sc.cands[:0], sc.pls[:0], sc.candActs[:0], sc.ranks[:0]
 	ox, oy, placed := p.center(r, ownAt)
 	reach := placed && p.every > 1
 	total := 0                // the planned candidates' bits
@@ -493,15 +496,12 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		}
 		least = min(least, max(bits, -bits))
 		sc.ranks = append(sc.ranks, rank(b.prio, near, len(sc.cands)))
-		if bits < 0 {
-			// A lazy plan's actions and findings are filled when it is
-			// made: room for them is all it takes now.
-			sc.cands = append(sc.cands, candidate{ent: int32(i), bits: int32(bits)})
-			sc.candActs = slices.Grow(sc.candActs, p.ntypes)[:len(sc.candActs)+p.ntypes]
-		} else {
-			sc.cands = append(sc.cands, candidate{ent: int32(i), bits: int32(bits), pl: p.pl})
-			sc.candActs = append(sc.candActs, p.acts...)
+		cd := candidate{ent: int32(i), bits: int32(bits)}
+		if bits > 0 {
+			// A lazy plan's actions and findings are kept when it is made.
+			cd.at = sc.keepPlan(p)
 		}
+		sc.cands = append(sc.cands, cd)
 	}
 	fits := w.Len()+total+lazyLow <= limit
 	if fits && w.Len()+total+lazyHigh > limit {
@@ -603,18 +603,26 @@ func (p *Peer) planCandidate(r *Round, sc *writeScratch, i int) int {
 	cd := &sc.cands[i]
 	if cd.bits < 0 {
 		bits, _ := p.plan(r, &r.ents[cd.ent], false)
-		cd.bits, cd.pl = int32(bits), p.pl
-		copy(sc.candActs[i*p.ntypes:(i+1)*p.ntypes], p.acts)
+		cd.bits, cd.at = int32(bits), sc.keepPlan(p)
 	}
 	return int(cd.bits)
+}
+
+// keepPlan keeps the plan p last made (p.acts and p.pl) and returns its
+// place.
+func (sc *writeScratch) keepPlan(p *Peer) int32 {
+	sc.pls = append(sc.pls, p.pl)
+	sc.candActs = append(sc.candActs, p.acts...)
+	return int32(len(sc.pls) - 1)
 }
 
 // emitCandidate writes the i-th candidate's entry as its plan had it, and
 // resets its priority. The plan must have been made (planCandidate).
 func (p *Peer) emitCandidate(w *wire.Writer, r *Round, sc *writeScratch, i int, c *claim) {
-	copy(p.acts, sc.candActs[i*p.ntypes:])
-	p.pl = sc.cands[i].pl
-	e := &r.ents[sc.cands[i].ent]
+	cd := &sc.cands[i]
+	copy(p.acts, sc.candActs[int(cd.at)*p.ntypes:])
+	p.pl = sc.pls[cd.at]
+	e := &r.ents[cd.ent]
 	p.emit(w, r, e, c)
 	p.base(e.id.Slot).prio = 0
 }
