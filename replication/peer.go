@@ -250,6 +250,10 @@ type Peer struct {
 	// holding the same state (Round.turnFor): the harness's twin writes
 	// so, to show that kept choices never change a snapshot.
 	ownTurns bool
+	// generalPlans makes every plan walk the entity's types, a bare
+	// moving body's included (roundEnt.bare): the harness's twin plans
+	// so, to show that the short way finds what the walk does.
+	generalPlans bool
 
 	// nearSq and every are the Reach (SetReach): the square of Near,
 	// and Every (1: everything is near); writes counts Writes, whose

@@ -159,6 +159,11 @@ type roundEnt struct {
 	chg        uint64
 	news, most int32
 	moving     bool
+	// bare says it is a described moving body whose components are a
+	// Transform and a Rigidbody and nothing else, both of this round's
+	// making: news to every connection, whose plan for it is the
+	// moving-body form whatever its baseline holds of those two.
+	bare bool
 	// turnAt locates, for a moving body, its choices of state this
 	// round: turnIdx[turnAt−1] (see turnFor); 0 until one is kept.
 	turnAt int32
@@ -275,9 +280,12 @@ func (r *Round) seal() {
 		e.turnAt = 0
 		e.news = int32(r.newsBits(e))
 		e.most = int32(r.maxBits(e, ntypes))
+		e.bare = false
 		if e.silence != Described {
 			continue
 		}
+		e.bare = e.moving && e.end-e.first == 2 && r.comps[e.first].typ == TypeTransform && r.comps[e.first+1].typ == TypeRigidbody &&
+			r.comps[e.first].ver == r.n && r.comps[e.first+1].ver == r.n
 		r.assembleDelta(e, ntypes)
 		t, b := r.comp(e, TypeTransform), r.comp(e, TypeRigidbody)
 		if t == nil || b == nil || t.ver != r.n && b.ver != r.n || !e.moving {

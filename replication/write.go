@@ -471,7 +471,7 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 			lazyLow += low
 			lazyHigh += int(e.most)
 		} else {
-			bits, _ = p.plan(r, e, false)
+			bits, _ = p.planOf(r, e, b, false)
 			if bits == 0 {
 				if b != nil {
 					b.prio, p.quiets[bi] = 0, r.n
@@ -636,8 +636,24 @@ func (p *Peer) emitCandidate(w *wire.Writer, r *Round, sc *writeScratch, i int, 
 // connection holds one the entity no longer has. The own entity's
 // components are written whether or not they differ, bar its NetSpawn.
 func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
-	b := p.base(e.id.Slot)
+	return p.planOf(r, e, p.base(e.id.Slot), own)
+}
+
+// planOf is plan with e's slot's baseline b (nil when the Peer has none)
+// already looked up.
+func (p *Peer) planOf(r *Round, e *roundEnt, b *slotBase, own bool) (bits int, fresh bool) {
 	fresh = b == nil || b.occ != e.id
+	if e.bare && !own && !p.generalPlans && (fresh || b.ntypes <= baseHead) {
+		// A body moving with its Transform and Rigidbody only, both of
+		// this round's making, to a connection whose baseline holds no
+		// other type of it: both are written and nothing else, in the
+		// moving-body form, whatever the baseline holds of the two (see
+		// Round.seal). The general walk below finds exactly that.
+		clear(p.acts)
+		p.acts[TypeTransform], p.acts[TypeRigidbody] = actWrite, actWrite
+		p.pl = planned{fresh: fresh, moving: true, top: baseHead}
+		return p.planMotion(r, e, b, fresh), fresh
+	}
 	lo, hi := 0, p.ntypes
 	switch e.silence {
 	case StaticBody:
@@ -716,14 +732,7 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	// but this round's changes (Round.assembleDelta).
 	p.pl.delta = !moving && !fresh && !stale && e.dBits != 0 && n == int(e.dN) && e.silence == Described
 	if p.pl.moving {
-		// The moving-body form: no masks, no carried bits, the body's
-		// state against what the connection holds.
-		if ref := p.refOf(b, e, fresh); ref.ok && p.tickRate > 0 && !p.ownTurns {
-			r.turnFor(&p.pl.turn, p, e, &ref, p.hdrGap)
-		} else {
-			p.pl.turn = p.chooseTurn(e.turn, ref, r.tick, p.hdrGap) // whole, at once (or chosen by the connection itself)
-		}
-		return movingBits(e.id) + int(p.pl.turn.bits), fresh
+		return p.planMotion(r, e, b, fresh), fresh
 	}
 	bits += 1 + idBits(e.id) + 1 + 1 + EngineTypes
 	if np := p.ntypes - EngineTypes; np > 0 {
@@ -733,6 +742,19 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 		}
 	}
 	return bits, fresh
+}
+
+// planMotion chooses the state of a moving-body entry for e (the
+// moving-body form: no masks, no carried bits, the body's state against
+// what the connection holds), leaving it in p.pl.turn, and returns the
+// entry's width.
+func (p *Peer) planMotion(r *Round, e *roundEnt, b *slotBase, fresh bool) int {
+	if ref := p.refOf(b, e, fresh); ref.ok && p.tickRate > 0 && !p.ownTurns {
+		r.turnFor(&p.pl.turn, p, e, &ref, p.hdrGap)
+	} else {
+		p.pl.turn = p.chooseTurn(e.turn, ref, r.tick, p.hdrGap) // whole, at once (or chosen by the connection itself)
+	}
+	return movingBits(e.id) + int(p.pl.turn.bits)
 }
 
 // emit writes e's entry as the last plan left it in p.acts and p.pl, and
