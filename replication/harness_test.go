@@ -472,7 +472,7 @@ func (m *sim) step() {
 		// entity's types, chooses every moving body's state itself and
 		// writes every entry field by field, the round's assembled
 		// moving-body entries hidden from it.
-		m.twin.eagerPlans, m.twin.ownTurns, m.twin.generalPlans = true, true, true
+		m.twin.eagerPlans, m.twin.ownTurns, m.twin.generalPlans, m.twin.heapRanks = true, true, true, true
 		var assembled, deltas []uint32
 		for i := range m.r.ents {
 			assembled = append(assembled, m.r.ents[i].mvBits)

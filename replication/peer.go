@@ -254,6 +254,10 @@ type Peer struct {
 	// moving body's included (roundEnt.bare): the harness's twin plans
 	// so, to show that the short way finds what the walk does.
 	generalPlans bool
+	// heapRanks takes every snapshot's candidates off the heap, never in
+	// rankOrder's order: the harness's twin writes so, to show the two
+	// orders the same.
+	heapRanks bool
 
 	// nearSq and every are the Reach (SetReach): the square of Near,
 	// and Every (1: everything is near); writes counts Writes, whose

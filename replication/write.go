@@ -63,6 +63,12 @@ type writeScratch struct {
 	candActs []action    // their plans' actions, ntypes each, in the same order
 	ranks    []uint64    // their ranks (see Relevance)
 	visit    []uint64    // the entities to visit, when the round's reach index serves (reachVisits)
+	// rankOrder's: the candidates' pairs, each candidate's pair, the
+	// pairs highest first, and the order.
+	keys  []rankCount
+	keyOf []uint8
+	byKey []uint8
+	order []int32
 }
 
 var scratches = sync.Pool{New: func() any { return new(writeScratch) }}
@@ -525,16 +531,36 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 	// least width, nothing more fits, and the rest are only counted. A
 	// busy world's snapshot holds a fifth of what moves, so most are never
 	// ordered at all; the order of those that are is the sort's.
+	//
+	// When the candidates' ranks hold few priorities and nearnesses (a
+	// connection with no placed entity of its own has one nearness for
+	// all), they are put in order at once by those instead (rankOrder), in
+	// two passes over them: the same order as the heap's.
 	ranks := sc.ranks
-	heapifyRanks(ranks)
-	for len(ranks) > 0 {
-		if limit-w.Len() < least {
-			p.stats.Deferred += len(ranks)
+	order := sc.rankOrder(ranks, p.heapRanks)
+	if order == nil {
+		heapifyRanks(ranks)
+	}
+	for k := 0; ; k++ {
+		left := len(ranks)
+		if order != nil {
+			left = len(order) - k
+		}
+		if left == 0 {
 			break
 		}
-		var top uint64
-		top, ranks = popRank(ranks)
-		i := 1<<rankIndexBits - 1 - int(top&(1<<rankIndexBits-1))
+		if limit-w.Len() < least {
+			p.stats.Deferred += left
+			break
+		}
+		var i int
+		if order != nil {
+			i = int(order[k])
+		} else {
+			var top uint64
+			top, ranks = popRank(ranks)
+			i = 1<<rankIndexBits - 1 - int(top&(1<<rankIndexBits-1))
+		}
 		if b := int(sc.cands[i].bits); b < 0 && w.Len()-b > limit {
 			p.stats.Deferred++ // not even its news fits: no need to plan it
 			continue
@@ -545,6 +571,73 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		}
 		p.emitCandidate(w, r, sc, i, c)
 	}
+}
+
+// rankKeys is the most distinct priority and nearness pairs among a
+// Write's candidates that rankOrder puts in order; with more, the heap
+// does. Tuning constant: a pair costs a step of a linear search for each
+// candidate.
+const rankKeys = 16
+
+// rankOrder returns the indices of the candidates whose ranks are ranks
+// (the j-th candidate's at j, as writeOthers gathers them), highest rank
+// first, or nil when they hold more than rankKeys distinct pairs of
+// priority and nearness (or heap is set). A rank's lowest bits are its
+// candidate's index inverted, so among the candidates of one pair the
+// lower index ranks higher: counted into their pair's place in index
+// order, they come out in the order of their ranks, all distinct.
+func (sc *writeScratch) rankOrder(ranks []uint64, heap bool) []int32 {
+	if heap {
+		return nil
+	}
+	keys := sc.keys[:0]
+	sc.keyOf = slices.Grow(sc.keyOf[:0], len(ranks))[:len(ranks)]
+	last := 0
+	for j, rk := range ranks {
+		k := rk >> rankIndexBits
+		if last >= len(keys) || keys[last].key != k {
+			last = slices.IndexFunc(keys, func(c rankCount) bool { return c.key == k })
+			if last < 0 {
+				if len(keys) == rankKeys {
+					sc.keys = keys
+					return nil
+				}
+				last = len(keys)
+				keys = append(keys, rankCount{key: k})
+			}
+		}
+		keys[last].n++
+		sc.keyOf[j] = uint8(last)
+	}
+	sc.keys = keys
+	// The pairs, highest first (few: by insertion), then each pair's
+	// first place in the order.
+	byKey := sc.byKey[:0]
+	for i := range keys {
+		byKey = append(byKey, uint8(i))
+		for j := len(byKey) - 1; j > 0 && keys[byKey[j-1]].key < keys[byKey[j]].key; j-- {
+			byKey[j-1], byKey[j] = byKey[j], byKey[j-1]
+		}
+	}
+	sc.byKey = byKey
+	at := int32(0)
+	for _, i := range byKey {
+		keys[i].n, at = at, at+keys[i].n
+	}
+	order := slices.Grow(sc.order[:0], len(ranks))[:len(ranks)]
+	for j, i := range sc.keyOf {
+		order[keys[i].n] = int32(j)
+		keys[i].n++
+	}
+	sc.order = order
+	return order
+}
+
+// rankCount is a pair of priority and nearness (a rank without its index)
+// and a count of the candidates holding it, then their next place.
+type rankCount struct {
+	key uint64
+	n   int32
 }
 
 // heapifyRanks orders ranks as a binary max-heap.
