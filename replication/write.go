@@ -912,6 +912,17 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 		}
 	}
 	ce := claimEnt{id: e.id, fresh: fresh, first: int32(len(c.comps))}
+	if moving {
+		// A Transform and a Rigidbody written, nothing else: the
+		// entity's first two components, as types sort.
+		rc := r.comps[e.first : e.first+2]
+		c.comps = append(c.comps, claimComp{typ: TypeTransform, present: true, ver: rc[0].ver}, claimComp{typ: TypeRigidbody, present: true, ver: rc[1].ver})
+		ce.end = int32(len(c.comps))
+		ce.turn, ce.hasTurn = p.pl.turn.sent(e.turn), true
+		c.ents = append(c.ents, ce)
+		p.stats.Entries++
+		return
+	}
 	ci := e.first
 	for t, a := range p.acts[:p.pl.top] {
 		if a == actNone {
