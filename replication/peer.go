@@ -476,7 +476,8 @@ func (p *Peer) fold(c *claim) {
 		}
 		p.dropDoubt(id.Slot, func(d *doubt) bool { return d.id == id })
 	}
-	for _, e := range c.ents {
+	for ei := range c.ents {
+		e := &c.ents[ei]
 		bi := p.baseIndexOrNew(e.id.Slot)
 		b := &p.bases[bi]
 		p.quiets[bi] = 0
@@ -490,7 +491,8 @@ func (p *Peer) fold(c *claim) {
 				p.markUnknown(b, c.order)
 			}
 		}
-		for _, cc := range c.comps[e.first:e.end] {
+		for k := e.first; k < e.end; k++ {
+			cc := &c.comps[k]
 			bc := b.compFor(int(cc.typ))
 			if bc.state() == unknown && bc.order() > c.order {
 				continue // a newer snapshot that may have been applied touched it
@@ -505,18 +507,18 @@ func (p *Peer) fold(c *claim) {
 		if e.hasTurn {
 			b.ref = turnRef{tick: c.tick, t: e.turn, ok: true}
 		}
-		p.settleDoubts(b, e, c.order)
+		if len(p.doubts) > 0 {
+			p.settleDoubts(b, e, c.order)
+		}
 	}
 }
 
 // settleDoubts resolves the doubts at an entry's slot once the entry is
 // confirmed. A fresh entry newer than a doubt replaced whatever the receiver
 // held, so the doubt is gone. A doubt about the entry's own occupant that
-// the entry does not settle becomes doubt about all its components.
-func (p *Peer) settleDoubts(b *slotBase, e claimEnt, order uint64) {
-	if len(p.doubts) == 0 {
-		return // the usual case: nothing to settle
-	}
+// the entry does not settle becomes doubt about all its components. fold
+// calls it only when some doubt is held: usually none is.
+func (p *Peer) settleDoubts(b *slotBase, e *claimEnt, order uint64) {
 	p.dropDoubt(e.id.Slot, func(d *doubt) bool {
 		settled := e.fresh && order > d.since
 		if d.id == e.id && !settled {
