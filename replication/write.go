@@ -32,7 +32,7 @@ const (
 )
 
 // candidate is an entity with something to say, waiting for room. Once
-// planned, its plan is pls[at] and candActs[ntypes*at:] of the Write's
+// planned, its plan is pls[at] and candActs[acts:] of the Write's
 // scratch, kept in the order the plans were made: a lazy candidate (see
 // lazy plans) takes no room for a plan until it is made, and a busy
 // world's snapshot never plans most of them.
@@ -40,6 +40,10 @@ type candidate struct {
 	ent  int32 // in the round
 	bits int32 // its entry, continuation bit included; negative: lazy
 	at   int32 // its plan's place, once planned
+	// acts is where its plan's actions start in candActs, or -1 for a
+	// moving-body entry, whose emit reads none: they are a Transform and
+	// a Rigidbody written and nothing else.
+	acts int32
 }
 
 // planned is what a plan found besides its actions and width, kept so
@@ -505,7 +509,7 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		cd := candidate{ent: int32(i), bits: int32(bits)}
 		if bits > 0 {
 			// A lazy plan's actions and findings are kept when it is made.
-			cd.at = sc.keepPlan(p)
+			cd.at, cd.acts = sc.keepPlan(p)
 		}
 		sc.cands = append(sc.cands, cd)
 	}
@@ -696,24 +700,31 @@ func (p *Peer) planCandidate(r *Round, sc *writeScratch, i int) int {
 	cd := &sc.cands[i]
 	if cd.bits < 0 {
 		bits, _ := p.plan(r, &r.ents[cd.ent], false)
-		cd.bits, cd.at = int32(bits), sc.keepPlan(p)
+		cd.bits = int32(bits)
+		cd.at, cd.acts = sc.keepPlan(p)
 	}
 	return int(cd.bits)
 }
 
-// keepPlan keeps the plan p last made (p.acts and p.pl) and returns its
-// place.
-func (sc *writeScratch) keepPlan(p *Peer) int32 {
+// keepPlan keeps the plan p last made (p.pl, and p.acts unless it is a
+// moving-body entry's) and returns their places.
+func (sc *writeScratch) keepPlan(p *Peer) (at, acts int32) {
 	sc.pls = append(sc.pls, p.pl)
-	sc.candActs = append(sc.candActs, p.acts...)
-	return int32(len(sc.pls) - 1)
+	acts = -1
+	if !p.pl.moving {
+		acts = int32(len(sc.candActs))
+		sc.candActs = append(sc.candActs, p.acts...)
+	}
+	return int32(len(sc.pls) - 1), acts
 }
 
 // emitCandidate writes the i-th candidate's entry as its plan had it, and
 // resets its priority. The plan must have been made (planCandidate).
 func (p *Peer) emitCandidate(w *wire.Writer, r *Round, sc *writeScratch, i int, c *claim) {
 	cd := &sc.cands[i]
-	copy(p.acts, sc.candActs[int(cd.at)*p.ntypes:])
+	if cd.acts >= 0 {
+		copy(p.acts, sc.candActs[cd.acts:])
+	}
 	p.pl = sc.pls[cd.at]
 	e := &r.ents[cd.ent]
 	p.emit(w, r, e, c)
