@@ -14,10 +14,12 @@ import (
 // them losing snapshots, both the short way a bare moving body takes
 // (roundEnt.bare) and walking its types, and checks that both find the
 // same width, actions and findings, and that each connection is sent
-// what a twin that always walks is sent. Some bodies carry a Health now
-// and then (so a baseline may hold a type the body no longer has), stand
-// still with their velocity kept now and then (so nothing of theirs is
-// this round's), stop, or are replaced by a new occupant.
+// what a twin that always walks is sent. A third of the bodies carry a
+// NetSpawn, as a spawned body does; some carry a Health now and then, of
+// one value or of a new one each tick (so a baseline may hold a type the
+// body no longer has, or hold its rest as it is or not); some stand still
+// with their velocity kept now and then (so nothing of theirs is this
+// round's), stop, are replaced by a new occupant, or gain a Tint to keep.
 func TestBarePlansMatchWalk(t *testing.T) {
 	const peers, bodies, delays = 6, 36, 3
 	s := testSchema(t)
@@ -43,7 +45,11 @@ func TestBarePlansMatchWalk(t *testing.T) {
 		rb entity.Rigidbody
 	}
 	last := map[uint32]state{}
-	short, walkedBare, freshShort := 0, 0, 0
+	short, walkedBare, freshShort, restShort := 0, 0, 0, 0
+	for slot := uint32(3); slot <= bodies; slot += 3 {
+		e := w.ents[slot]
+		e.ns = &entity.NetSpawn{Prefab: "prefabs/spinner.toml", Pose: *e.t}
+	}
 	for tick := 1; tick <= 96; tick++ {
 		step(tick)
 		for slot := uint32(1); slot <= bodies; slot++ {
@@ -52,7 +58,13 @@ func TestBarePlansMatchWalk(t *testing.T) {
 			case slot%5 == 0:
 				// A Health on for eight ticks, off for eight.
 				if tick/8%2 == 0 {
-					e.health = entity.Values{float64(tick % 100)}
+					// 50, then 60 from the fifth tick: a Health new
+					// to the baselines, then one they hold at another
+					// value, while it is not this round's.
+					e.health = entity.Values{float64(50 + 10*(tick%8/4))}
+					if slot%10 == 0 {
+						e.health = entity.Values{float64(tick % 100)}
+					}
 				} else {
 					e.health = nil
 				}
@@ -65,7 +77,12 @@ func TestBarePlansMatchWalk(t *testing.T) {
 			case slot%13 == 0 && tick%24 == 12:
 				rb, tr := *e.rb, *e.t
 				n := w.spawn(slot, Described, tr.X)
-				*n.t, n.rb = tr, &rb
+				*n.t, n.rb, n.ns = tr, &rb, e.ns
+			}
+			if slot%4 == 1 && tick == 40 {
+				// A Tint from now on, of one value: a type new to the
+				// baselines, not of this round's making after this one.
+				e.tint = entity.Values{0.5}
 			}
 			last[slot] = state{*e.t, *e.rb}
 		}
@@ -81,12 +98,18 @@ func TestBarePlansMatchWalk(t *testing.T) {
 					continue
 				}
 				b := p.base(e.id.Slot)
-				if e.bare && (b == nil || b.occ != e.id || b.ntypes <= baseHead) {
+				fresh := b == nil || b.occ != e.id
+				switch {
+				case !e.bare:
+				case fresh && e.end-e.first == 2:
 					short++
-					if b == nil || b.occ != e.id {
-						freshShort++
+					freshShort++
+				case !fresh && b.holdsRest(r, e):
+					short++
+					if e.end-e.first > 2 {
+						restShort++
 					}
-				} else if e.bare {
+				default:
 					walkedBare++
 				}
 				bits, fresh := p.plan(r, e, false)
@@ -110,8 +133,8 @@ func TestBarePlansMatchWalk(t *testing.T) {
 	}
 	// Most plans of the circling bodies go the short way; some bare
 	// bodies meet a baseline holding their Health and are walked.
-	if short < 96*peers*bodies/2 || freshShort == 0 || walkedBare == 0 {
-		t.Fatalf("%d plans the short way (%d fresh), %d bare bodies walked: the world does not test the short way", short, freshShort, walkedBare)
+	if short < 96*peers*bodies/2 || freshShort == 0 || restShort < short/4 || walkedBare == 0 {
+		t.Fatalf("%d plans the short way (%d fresh, %d with a rest held), %d bare bodies walked: the world does not test the short way", short, freshShort, restShort, walkedBare)
 	}
-	t.Logf("%d plans the short way (%d fresh), %d bare bodies walked", short, freshShort, walkedBare)
+	t.Logf("%d plans the short way (%d fresh, %d with a rest held), %d bare bodies walked", short, freshShort, restShort, walkedBare)
 }

@@ -159,10 +159,11 @@ type roundEnt struct {
 	chg        uint64
 	news, most int32
 	moving     bool
-	// bare says it is a described moving body whose components are a
-	// Transform and a Rigidbody and nothing else, both of this round's
-	// making: news to every connection, whose plan for it is the
-	// moving-body form whatever its baseline holds of those two.
+	// bare says it is a described moving body whose first components
+	// are a Transform and a Rigidbody, both of this round's making, and
+	// whose others (a spawned body's NetSpawn, say) are not: news to
+	// every connection, whose plan for it is the moving-body form when
+	// its baseline holds those others as they are and no other type.
 	bare bool
 	// turnAt locates, for a moving body, its choices of state this
 	// round: turnIdx[turnAt−1] (see turnFor); 0 until one is kept.
@@ -284,8 +285,7 @@ func (r *Round) seal() {
 		if e.silence != Described {
 			continue
 		}
-		e.bare = e.moving && e.end-e.first == 2 && r.comps[e.first].typ == TypeTransform && r.comps[e.first+1].typ == TypeRigidbody &&
-			r.comps[e.first].ver == r.n && r.comps[e.first+1].ver == r.n
+		e.bare = r.bare(e)
 		r.assembleDelta(e, ntypes)
 		t, b := r.comp(e, TypeTransform), r.comp(e, TypeRigidbody)
 		if t == nil || b == nil || t.ver != r.n && b.ver != r.n || !e.moving {
@@ -352,6 +352,23 @@ func (r *Round) assembleDelta(e *roundEnt, ntypes int) {
 	r.enc = bits[:0]
 	e.dOff, e.dBits = uint32(len(r.data)), uint32(w.Len())
 	r.data = append(r.data, bits...)
+}
+
+// bare works out roundEnt.bare for e, a described entity.
+func (r *Round) bare(e *roundEnt) bool {
+	if !e.moving || e.end-e.first < 2 {
+		return false
+	}
+	cs := r.comps[e.first:e.end]
+	if cs[0].typ != TypeTransform || cs[1].typ != TypeRigidbody || cs[0].ver != r.n || cs[1].ver != r.n {
+		return false
+	}
+	for i := range cs[2:] {
+		if cs[2+i].ver == r.n {
+			return false
+		}
+	}
+	return true
 }
 
 // newsBits returns, when a component e puts on the wire has a version this

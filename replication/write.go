@@ -747,15 +747,21 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 // already looked up.
 func (p *Peer) planOf(r *Round, e *roundEnt, b *slotBase, own bool) (bits int, fresh bool) {
 	fresh = b == nil || b.occ != e.id
-	if e.bare && !own && !p.generalPlans && (fresh || b.ntypes <= baseHead) {
-		// A body moving with its Transform and Rigidbody only, both of
-		// this round's making, to a connection whose baseline holds no
-		// other type of it: both are written and nothing else, in the
-		// moving-body form, whatever the baseline holds of the two (see
-		// Round.seal). The general walk below finds exactly that.
+	if e.bare && !own && !p.generalPlans && (fresh && e.end-e.first == 2 || !fresh && b.holdsRest(r, e)) {
+		// A moving body whose Transform and Rigidbody are this round's
+		// and the rest of it not (roundEnt.bare), to a connection that
+		// holds that rest as it is and no other type of it, or that
+		// does not hold the body, which has no rest: the two are written
+		// and nothing else, in the moving-body form, whatever the
+		// baseline holds of them. The general walk below finds exactly
+		// that, and its bound on the types.
 		clear(p.acts)
 		p.acts[TypeTransform], p.acts[TypeRigidbody] = actWrite, actWrite
-		p.pl = planned{fresh: fresh, moving: true, top: baseHead}
+		top := int32(baseHead)
+		if !fresh {
+			top = min(b.ntypes, int32(p.ntypes)) // holding the rest, b has every type of e
+		}
+		p.pl = planned{fresh: fresh, moving: true, top: top}
 		return p.planMotion(r, e, b, fresh), fresh
 	}
 	lo, hi := 0, p.ntypes
@@ -846,6 +852,25 @@ func (p *Peer) planOf(r *Round, e *roundEnt, b *slotBase, own bool) (bits int, f
 		}
 	}
 	return bits, fresh
+}
+
+// holdsRest reports whether b holds the components of e past its
+// Transform and Rigidbody, the first two, with their bits as they are,
+// and no other type of e past those two (each confirmed absent).
+func (b *slotBase) holdsRest(r *Round, e *roundEnt) bool {
+	ci := e.first + 2
+	for t := baseHead; t < int(b.ntypes); t++ {
+		bc := b.at(t)
+		if ci < e.end && int(r.comps[ci].typ) == t {
+			if !bc.sameBits(&r.comps[ci]) {
+				return false
+			}
+			ci++
+		} else if bc.state() != absent {
+			return false
+		}
+	}
+	return ci == e.end
 }
 
 // planMotion chooses the state of a moving-body entry for e (the
