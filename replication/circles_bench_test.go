@@ -15,9 +15,19 @@ import (
 // speed, every peer acknowledging each snapshot at once. A round is the
 // world built once and a snapshot for each peer; bytes/snapshot is what
 // each peer was sent (its budget holds a few hundred bodies).
+//
+// With lag=n each peer's acknowledgements come n rounds late, as a round
+// trip of about n/64 s brings them: the snapshot sent in round k is
+// acknowledged at round k+n, so n snapshots are in flight and each
+// baseline is n rounds behind the world (lag=3: about 47 ms).
 func BenchmarkSendRoundCircles(b *testing.B) {
-	for _, peers := range []int{8} {
-		b.Run(fmt.Sprintf("peers=%d", peers), func(b *testing.B) {
+	for _, c := range []struct{ peers, lag int }{{8, 0}, {8, 3}} {
+		name := fmt.Sprintf("peers=%d", c.peers)
+		if c.lag > 0 {
+			name += fmt.Sprintf(",lag=%d", c.lag)
+		}
+		peers, lag := c.peers, c.lag
+		b.Run(name, func(b *testing.B) {
 			const bodies = 500
 			s := testSchema(b)
 			w := newWorld()
@@ -40,9 +50,14 @@ func BenchmarkSendRoundCircles(b *testing.B) {
 					tr.SetTickRate(64)
 				}
 			}
-			acks := AckFunc(func(wire.Seq) (bool, bool) { return true, false })
 			var buf []byte
 			seq, tick, bytes, snaps := wire.Seq(0), 0, 0, 0
+			acks := AckFunc(func(s wire.Seq) (bool, bool) {
+				if lag == 0 {
+					return true, false
+				}
+				return wire.Diff(seq+1, s) >= lag, false
+			})
 			const dt = 1.0 / 64
 			round := func() {
 				tick++

@@ -468,10 +468,11 @@ func (m *sim) step() {
 	if m.twin != nil {
 		m.twin.remQuiet = 0
 		clear(m.twin.quiets)
-		// The twin also plans every candidate up front, chooses every
-		// moving body's state itself and writes every entry field by
-		// field, the round's assembled moving-body entries hidden from it.
-		m.twin.eagerPlans, m.twin.ownTurns = true, true
+		// The twin also plans every candidate up front, walking every
+		// entity's types, chooses every moving body's state itself and
+		// writes every entry field by field, the round's assembled
+		// moving-body entries hidden from it.
+		m.twin.eagerPlans, m.twin.ownTurns, m.twin.generalPlans, m.twin.heapRanks = true, true, true, true
 		var assembled, deltas []uint32
 		for i := range m.r.ents {
 			assembled = append(assembled, m.r.ents[i].mvBits)

@@ -293,6 +293,14 @@ type Peer struct {
 	// holding the same state (Round.turnFor): the harness's twin writes
 	// so, to show that kept choices never change a snapshot.
 	ownTurns bool
+	// generalPlans makes every plan walk the entity's types, a bare
+	// moving body's included (roundEnt.bare): the harness's twin plans
+	// so, to show that the short way finds what the walk does.
+	generalPlans bool
+	// heapRanks takes every snapshot's candidates off the heap, never in
+	// rankOrder's order: the harness's twin writes so, to show the two
+	// orders the same.
+	heapRanks bool
 
 	// nearSq and every are the Reach (SetReach): the square of Near,
 	// and Every (1: everything is near); writes counts Writes, whose
@@ -557,7 +565,9 @@ func (p *Peer) fold(c *claim) {
 		if e.hasTurn {
 			b.ref = turnRef{tick: c.tick, t: e.turn, ok: true}
 		}
-		p.settleDoubts(b, e, c.order)
+		if len(p.doubts) > 0 {
+			p.settleDoubts(b, e, c.order)
+		}
 	}
 }
 

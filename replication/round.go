@@ -217,6 +217,12 @@ type roundEnt struct {
 	chg        uint64
 	news, most int32
 	moving     bool
+	// bare says it is a described moving body whose first components
+	// are a Transform and a Rigidbody, both of this round's making, and
+	// whose others (a spawned body's NetSpawn, say) are not: news to
+	// every connection, whose plan for it is the moving-body form when
+	// its baseline holds those others as they are and no other type.
+	bare bool
 	// turnAt locates, for a moving body, its choices of state this
 	// round: turnIdx[turnAt−1] (see turnFor); 0 until one is kept.
 	turnAt int32
@@ -337,9 +343,11 @@ func (r *Round) seal() {
 		e.turnAt = 0
 		e.news = int32(r.newsBits(e))
 		e.most = int32(r.maxBits(e, ntypes))
+		e.bare = false
 		if e.silence != Described {
 			continue
 		}
+		e.bare = r.bare(e)
 		r.assembleDelta(e, ntypes)
 		t, b := r.comp(e, TypeTransform), r.comp(e, TypeRigidbody)
 		if t == nil || b == nil || t.ver != r.n && b.ver != r.n || !e.moving {
@@ -406,6 +414,23 @@ func (r *Round) assembleDelta(e *roundEnt, ntypes int) {
 	r.enc = bits[:0]
 	e.dOff, e.dBits = uint32(len(r.data)), uint32(w.Len())
 	r.data = append(r.data, bits...)
+}
+
+// bare works out roundEnt.bare for e, a described entity.
+func (r *Round) bare(e *roundEnt) bool {
+	if !e.moving || e.end-e.first < 2 {
+		return false
+	}
+	cs := r.comps[e.first:e.end]
+	if cs[0].typ != TypeTransform || cs[1].typ != TypeRigidbody || cs[0].ver != r.n || cs[1].ver != r.n {
+		return false
+	}
+	for i := range cs[2:] {
+		if cs[2+i].ver == r.n {
+			return false
+		}
+	}
+	return true
 }
 
 // newsBits returns, when a component e puts on the wire has a version this

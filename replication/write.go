@@ -31,13 +31,19 @@ const (
 	actRemove        // the entity no longer has it
 )
 
-// candidate is an entity with something to say, waiting for room; its
-// plan is candActs[ntypes*i:] of the Write's scratch, for the i-th
-// candidate.
+// candidate is an entity with something to say, waiting for room. Once
+// planned, its plan is pls[at] and candActs[acts:] of the Write's
+// scratch, kept in the order the plans were made: a lazy candidate (see
+// lazy plans) takes no room for a plan until it is made, and a busy
+// world's snapshot never plans most of them.
 type candidate struct {
 	ent  int32 // in the round
-	bits int32 // its entry, continuation bit included
-	pl   planned
+	bits int32 // its entry, continuation bit included; negative: lazy
+	at   int32 // its plan's place, once planned
+	// acts is where its plan's actions start in candActs, or -1 for a
+	// moving-body entry, whose emit reads none: they are a Transform and
+	// a Rigidbody written and nothing else.
+	acts int32
 }
 
 // planned is what a plan found besides its actions and width, kept so
@@ -57,9 +63,16 @@ type planned struct {
 // server 64 connections' candidate lists were a fifth of the live heap.
 type writeScratch struct {
 	cands    []candidate // in slot order
-	candActs []action    // their plans, ntypes each
+	pls      []planned   // their plans' findings, in the order made
+	candActs []action    // their plans' actions, ntypes each, in the same order
 	ranks    []uint64    // their ranks (see Relevance)
 	visit    []uint64    // the entities to visit, when the round's reach index serves (reachVisits)
+	// rankOrder's: the candidates' pairs, each candidate's pair, the
+	// pairs highest first, and the order.
+	keys  []rankCount
+	keyOf []uint8
+	byKey []uint8
+	order []int32
 }
 
 var scratches = sync.Pool{New: func() any { return new(writeScratch) }}
@@ -461,7 +474,7 @@ func (p *Peer) writeRemoval(w *wire.Writer, id entity.ID, c *claim, limit int) {
 func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit int) {
 	sc := scratches.Get().(*writeScratch)
 	defer scratches.Put(sc)
-	sc.cands, sc.candActs, sc.ranks = sc.cands[:0], sc.candActs[:0], sc.ranks[:0]
+	sc.cands, sc.pls, sc.candActs, sc.ranks = sc.cands[:0], sc.pls[:0], sc.candActs[:0], sc.ranks[:0]
 	ox, oy, placed := p.center(r, ownAt)
 	reach := placed && p.every > 1
 	total := 0                // the planned candidates' bits
@@ -505,7 +518,7 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 			lazyLow += low
 			lazyHigh += int(e.most)
 		} else {
-			bits, _ = p.plan(r, e, false)
+			bits, _ = p.planOf(r, e, b, false)
 			if bits == 0 {
 				if b != nil {
 					b.prio, p.quiets[bi] = 0, p.quietMark(r.n)
@@ -530,15 +543,12 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		}
 		least = min(least, max(bits, -bits))
 		sc.ranks = append(sc.ranks, rank(b.prio, near, len(sc.cands)))
-		if bits < 0 {
-			// A lazy plan's actions and findings are filled when it is
-			// made: room for them is all it takes now.
-			sc.cands = append(sc.cands, candidate{ent: int32(i), bits: int32(bits)})
-			sc.candActs = slices.Grow(sc.candActs, p.ntypes)[:len(sc.candActs)+p.ntypes]
-		} else {
-			sc.cands = append(sc.cands, candidate{ent: int32(i), bits: int32(bits), pl: p.pl})
-			sc.candActs = append(sc.candActs, p.acts...)
+		cd := candidate{ent: int32(i), bits: int32(bits)}
+		if bits > 0 {
+			// A lazy plan's actions and findings are kept when it is made.
+			cd.at, cd.acts = sc.keepPlan(p)
 		}
+		sc.cands = append(sc.cands, cd)
 	}
 	fits := w.Len()+total+lazyLow <= limit
 	if fits && w.Len()+total+lazyHigh > limit {
@@ -562,16 +572,36 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 	// least width, nothing more fits, and the rest are only counted. A
 	// busy world's snapshot holds a fifth of what moves, so most are never
 	// ordered at all; the order of those that are is the sort's.
+	//
+	// When the candidates' ranks hold few priorities and nearnesses (a
+	// connection with no placed entity of its own has one nearness for
+	// all), they are put in order at once by those instead (rankOrder), in
+	// two passes over them: the same order as the heap's.
 	ranks := sc.ranks
-	heapifyRanks(ranks)
-	for len(ranks) > 0 {
-		if limit-w.Len() < least {
-			p.stats.Deferred += len(ranks)
+	order := sc.rankOrder(ranks, p.heapRanks)
+	if order == nil {
+		heapifyRanks(ranks)
+	}
+	for k := 0; ; k++ {
+		left := len(ranks)
+		if order != nil {
+			left = len(order) - k
+		}
+		if left == 0 {
 			break
 		}
-		var top uint64
-		top, ranks = popRank(ranks)
-		i := 1<<rankIndexBits - 1 - int(top&(1<<rankIndexBits-1))
+		if limit-w.Len() < least {
+			p.stats.Deferred += left
+			break
+		}
+		var i int
+		if order != nil {
+			i = int(order[k])
+		} else {
+			var top uint64
+			top, ranks = popRank(ranks)
+			i = 1<<rankIndexBits - 1 - int(top&(1<<rankIndexBits-1))
+		}
 		if b := int(sc.cands[i].bits); b < 0 && w.Len()-b > limit {
 			p.stats.Deferred++ // not even its news fits: no need to plan it
 			continue
@@ -582,6 +612,73 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		}
 		p.emitCandidate(w, r, sc, i, c)
 	}
+}
+
+// rankKeys is the most distinct priority and nearness pairs among a
+// Write's candidates that rankOrder puts in order; with more, the heap
+// does. Tuning constant: a pair costs a step of a linear search for each
+// candidate.
+const rankKeys = 16
+
+// rankOrder returns the indices of the candidates whose ranks are ranks
+// (the j-th candidate's at j, as writeOthers gathers them), highest rank
+// first, or nil when they hold more than rankKeys distinct pairs of
+// priority and nearness (or heap is set). A rank's lowest bits are its
+// candidate's index inverted, so among the candidates of one pair the
+// lower index ranks higher: counted into their pair's place in index
+// order, they come out in the order of their ranks, all distinct.
+func (sc *writeScratch) rankOrder(ranks []uint64, heap bool) []int32 {
+	if heap {
+		return nil
+	}
+	keys := sc.keys[:0]
+	sc.keyOf = slices.Grow(sc.keyOf[:0], len(ranks))[:len(ranks)]
+	last := 0
+	for j, rk := range ranks {
+		k := rk >> rankIndexBits
+		if last >= len(keys) || keys[last].key != k {
+			last = slices.IndexFunc(keys, func(c rankCount) bool { return c.key == k })
+			if last < 0 {
+				if len(keys) == rankKeys {
+					sc.keys = keys
+					return nil
+				}
+				last = len(keys)
+				keys = append(keys, rankCount{key: k})
+			}
+		}
+		keys[last].n++
+		sc.keyOf[j] = uint8(last)
+	}
+	sc.keys = keys
+	// The pairs, highest first (few: by insertion), then each pair's
+	// first place in the order.
+	byKey := sc.byKey[:0]
+	for i := range keys {
+		byKey = append(byKey, uint8(i))
+		for j := len(byKey) - 1; j > 0 && keys[byKey[j-1]].key < keys[byKey[j]].key; j-- {
+			byKey[j-1], byKey[j] = byKey[j], byKey[j-1]
+		}
+	}
+	sc.byKey = byKey
+	at := int32(0)
+	for _, i := range byKey {
+		keys[i].n, at = at, at+keys[i].n
+	}
+	order := slices.Grow(sc.order[:0], len(ranks))[:len(ranks)]
+	for j, i := range sc.keyOf {
+		order[keys[i].n] = int32(j)
+		keys[i].n++
+	}
+	sc.order = order
+	return order
+}
+
+// rankCount is a pair of priority and nearness (a rank without its index)
+// and a count of the candidates holding it, then their next place.
+type rankCount struct {
+	key uint64
+	n   int32
 }
 
 // heapifyRanks orders ranks as a binary max-heap.
@@ -640,18 +737,33 @@ func (p *Peer) planCandidate(r *Round, sc *writeScratch, i int) int {
 	cd := &sc.cands[i]
 	if cd.bits < 0 {
 		bits, _ := p.plan(r, &r.ents[cd.ent], false)
-		cd.bits, cd.pl = int32(bits), p.pl
-		copy(sc.candActs[i*p.ntypes:(i+1)*p.ntypes], p.acts)
+		cd.bits = int32(bits)
+		cd.at, cd.acts = sc.keepPlan(p)
 	}
 	return int(cd.bits)
+}
+
+// keepPlan keeps the plan p last made (p.pl, and p.acts unless it is a
+// moving-body entry's) and returns their places.
+func (sc *writeScratch) keepPlan(p *Peer) (at, acts int32) {
+	sc.pls = append(sc.pls, p.pl)
+	acts = -1
+	if !p.pl.moving {
+		acts = int32(len(sc.candActs))
+		sc.candActs = append(sc.candActs, p.acts...)
+	}
+	return int32(len(sc.pls) - 1), acts
 }
 
 // emitCandidate writes the i-th candidate's entry as its plan had it, and
 // resets its priority. The plan must have been made (planCandidate).
 func (p *Peer) emitCandidate(w *wire.Writer, r *Round, sc *writeScratch, i int, c *claim) {
-	copy(p.acts, sc.candActs[i*p.ntypes:])
-	p.pl = sc.cands[i].pl
-	e := &r.ents[sc.cands[i].ent]
+	cd := &sc.cands[i]
+	if cd.acts >= 0 {
+		copy(p.acts, sc.candActs[cd.acts:])
+	}
+	p.pl = sc.pls[cd.at]
+	e := &r.ents[cd.ent]
 	p.emit(w, r, e, c)
 	p.base(e.id.Slot).prio = 0
 }
@@ -665,8 +777,30 @@ func (p *Peer) emitCandidate(w *wire.Writer, r *Round, sc *writeScratch, i int, 
 // connection holds one the entity no longer has. The own entity's
 // components are written whether or not they differ, bar its NetSpawn.
 func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
-	b := p.base(e.id.Slot)
+	return p.planOf(r, e, p.base(e.id.Slot), own)
+}
+
+// planOf is plan with e's slot's baseline b (nil when the Peer has none)
+// already looked up.
+func (p *Peer) planOf(r *Round, e *roundEnt, b *slotBase, own bool) (bits int, fresh bool) {
 	fresh = b == nil || b.occ != e.id
+	if e.bare && !own && !p.generalPlans && (fresh && e.end-e.first == 2 || !fresh && b.holdsRest(r, e)) {
+		// A moving body whose Transform and Rigidbody are this round's
+		// and the rest of it not (roundEnt.bare), to a connection that
+		// holds that rest as it is and no other type of it, or that
+		// does not hold the body, which has no rest: the two are written
+		// and nothing else, in the moving-body form, whatever the
+		// baseline holds of them. The general walk below finds exactly
+		// that, and its bound on the types.
+		clear(p.acts)
+		p.acts[TypeTransform], p.acts[TypeRigidbody] = actWrite, actWrite
+		top := int32(baseHead)
+		if !fresh {
+			top = min(b.ntypes, int32(p.ntypes)) // holding the rest, b has every type of e
+		}
+		p.pl = planned{fresh: fresh, moving: true, top: top}
+		return p.planMotion(r, e, b, fresh), fresh
+	}
 	lo, hi := 0, p.ntypes
 	switch e.silence {
 	case StaticBody:
@@ -745,14 +879,7 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 	// but this round's changes (Round.assembleDelta).
 	p.pl.delta = !moving && !fresh && !stale && e.dBits != 0 && n == int(e.dN) && e.silence == Described
 	if p.pl.moving {
-		// The moving-body form: no masks, no carried bits, the body's
-		// state against what the connection holds.
-		if ref := p.refOf(b, e, fresh); ref.ok && p.tickRate > 0 && !p.ownTurns {
-			r.turnFor(&p.pl.turn, p, e, &ref, p.hdrGap)
-		} else {
-			p.pl.turn = p.chooseTurn(e.turn, ref, r.tick, p.hdrGap) // whole, at once (or chosen by the connection itself)
-		}
-		return movingBits(e.id) + int(p.pl.turn.bits), fresh
+		return p.planMotion(r, e, b, fresh), fresh
 	}
 	bits += 1 + idBits(e.id) + 1 + 1 + EngineTypes
 	if np := p.ntypes - EngineTypes; np > 0 {
@@ -762,6 +889,38 @@ func (p *Peer) plan(r *Round, e *roundEnt, own bool) (bits int, fresh bool) {
 		}
 	}
 	return bits, fresh
+}
+
+// holdsRest reports whether b holds the components of e past its
+// Transform and Rigidbody, the first two, with their bits as they are,
+// and no other type of e past those two (each confirmed absent).
+func (b *slotBase) holdsRest(r *Round, e *roundEnt) bool {
+	ci := e.first + 2
+	for t := baseHead; t < int(b.ntypes); t++ {
+		bc := b.at(t)
+		if ci < e.end && int(r.comps[ci].typ) == t {
+			if !bc.sameBits(&r.comps[ci]) {
+				return false
+			}
+			ci++
+		} else if bc.state() != absent {
+			return false
+		}
+	}
+	return ci == e.end
+}
+
+// planMotion chooses the state of a moving-body entry for e (the
+// moving-body form: no masks, no carried bits, the body's state against
+// what the connection holds), leaving it in p.pl.turn, and returns the
+// entry's width.
+func (p *Peer) planMotion(r *Round, e *roundEnt, b *slotBase, fresh bool) int {
+	if ref := p.refOf(b, e, fresh); ref.ok && p.tickRate > 0 && !p.ownTurns {
+		r.turnFor(&p.pl.turn, p, e, &ref, p.hdrGap)
+	} else {
+		p.pl.turn = p.chooseTurn(e.turn, ref, r.tick, p.hdrGap) // whole, at once (or chosen by the connection itself)
+	}
+	return movingBits(e.id) + int(p.pl.turn.bits)
 }
 
 // emit writes e's entry as the last plan left it in p.acts and p.pl, and
@@ -826,6 +985,18 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 		}
 	}
 	ce := claimEnt{id: e.id, fresh: fresh}
+	if moving {
+		// A Transform and a Rigidbody written, nothing else: the
+		// entity's first two components, as types sort.
+		rc := r.comps[e.first : e.first+2]
+		c.comps = append(c.comps, compClaim(TypeTransform, true), compClaim(TypeRigidbody, true))
+		c.vers = append(c.vers, rc[0].ver, rc[1].ver)
+		ce.end = int32(len(c.comps))
+		ce.turn, ce.hasTurn = p.pl.turn.sent(e.turn), true
+		c.ents = append(c.ents, ce)
+		p.stats.Entries++
+		return
+	}
 	ci := e.first
 	for t, a := range p.acts[:p.pl.top] {
 		if a == actNone {
