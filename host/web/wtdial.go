@@ -142,6 +142,7 @@ type wtDialSocket struct {
 	mu   sync.Mutex
 	conn *net.UDPConn
 	tr   *quic.Transport
+	qc   *quic.Conn // the connection dialled, once it is
 }
 
 // dial is webtransport.Transport's DialAddr: it opens a socket of addr's
@@ -163,13 +164,29 @@ func (d *wtDialSocket) dial(ctx context.Context, addr string, tlsConf *tls.Confi
 	d.mu.Lock()
 	d.conn, d.tr = c, tr
 	d.mu.Unlock()
-	return tr.DialEarly(ctx, to, tlsConf, conf)
+	qc, err := tr.DialEarly(ctx, to, tlsConf, conf)
+	if err == nil {
+		d.mu.Lock()
+		d.qc = qc
+		d.mu.Unlock()
+	}
+	return qc, err
 }
 
-// close closes the transport and the socket dial opened, if it did.
+// close closes the connection, the transport and the socket dial opened,
+// if it did. The connection is closed first, as the session's end closes
+// it (on a goroutine of webtransport-go's own, so maybe not yet): that
+// close writes the CONNECTION_CLOSE and whatever was queued before it
+// (the session's close capsule) before it returns, where the transport's
+// close would end the connection without a word, and the server would
+// learn of the end only by its idle timeout.
 func (d *wtDialSocket) close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.qc != nil {
+		d.qc.CloseWithError(quic.ApplicationErrorCode(http3.ErrCodeNoError), "")
+		d.qc = nil
+	}
 	if d.tr != nil {
 		d.tr.Close()
 		d.conn.Close()
