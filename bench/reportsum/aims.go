@@ -38,6 +38,10 @@ var missReasons = map[string]string{
 	"crowd": "on a slower hour the send round pushes the world out of a core's cache (64 baselines; the tick after it " +
 		"misses about 28 K times against 16 K after another tick); sharing baselines across connections is the next cut " +
 		"(BENCHMARKS.md, \"The crowd's baselines: narrower marks and claims, removals looked for where occupants changed\")",
+	"p99": "the slowest ticks do the median tick's work on a core that is slower for a moment: in 60 s runs on a quiet " +
+		"machine the busy world alone read 1.36-1.60 x, with no collection in any, and its slowest 1 % of ticks ran " +
+		"the same behaviors 1.7 x and the same physics 1.4 x slower than the median tick; a 20 s run's p99 rests on " +
+		"13 ticks (BENCHMARKS.md, \"The matrix on the last build, and the busy world's tail over a minute\")",
 	"memory": "17-18.5 MB of it are the vkmd binary's own file pages (clean, shared, reclaimed first), more than the whole " +
 		"figure before; the rest is the heap (each player's baseline, the claims in flight) and the collector's room " +
 		"(BENCHMARKS.md, \"Memory: where it goes, and what it buys\")",

@@ -42,6 +42,7 @@ func TestAMissedAimSaysWhy(t *testing.T) {
 	write("ball-meet.clients.json", `{"clients":[{"tick_rate":64,"ticks":1280,"corrections":10,
 		"corrections_by_cause":{"shove":6,"other":4},"largest_correction_by_cause":{"shove":255,"other":40},
 		"shove_profile":{"turned":1,"jumped":3,"known":2},"max_correction_mm":255}]}`)
+	write("spin500-alone.json", `{"wall_s":20,"cpu_s":3,"tick_cpu_p50_us":1000,"tick_cpu_p99_us":2100}`)
 	out := printed(t, func() { aims(dir) })
 	lines := strings.Split(out, "\n")
 	after := func(prefix string) string {
@@ -58,6 +59,9 @@ func TestAMissedAimSaysWhy(t *testing.T) {
 	}
 	if next := after("crowd-64: memory"); !strings.Contains(next, "why: 17-18.5 MB") {
 		t.Errorf("the crowd's memory was missed, and then: %q", next)
+	}
+	if next := after("spin500-alone:"); !strings.Contains(next, "why: the slowest ticks do the median tick's work") {
+		t.Errorf("the busy world's tail was missed, and then: %q", next)
 	}
 	if next := after("ball-meet:"); !strings.Contains(next, "shove 6 (4 no input it had could tell") {
 		t.Errorf("ball-meet missed, and then: %q", next)
