@@ -24,6 +24,7 @@
 #           admin /debug/pprof/profile: go tool pprof DIR/BUILD-KIND-ROUND.pprof).
 #   PIN=1   put vkmd on CPU 0 and the clients on CPU 1 (taskset).
 #
+# More than 4 bots play a copy of the arena with that many seats.
 # Defaults: 3 rounds, 20 s, 4 bots, all four kinds. A run takes SECONDS
 # and 3 to 6 s more; the script cleans up the processes it started.
 set -euo pipefail
@@ -60,6 +61,14 @@ elif [ -n "$basebin" ]; then
   cp "$basebin" "$work/base/vkmd"
   builds='base new'
 fi
+# More bots than the arena's four seats play a copy of it with as many.
+project=projects/arena
+if [ "$bots" -gt 4 ]; then
+  project="$work/arena$bots"
+  cp -r projects/arena "$project"
+  sed -i "s/^players = 4\$/players = $bots/" "$project/project.toml"
+  grep -q "^players = $bots\$" "$project/project.toml"
+fi
 # The runs do not load the page: a stand-in for the browser client keeps
 # vkmd from building it at start (--wasm).
 printf '\0asm\1\0\0\0' > "$work/client.wasm"
@@ -87,12 +96,12 @@ run() {
     wt) url=(--web "wt://127.0.0.1:$web"); serveflags=(--webtransport) ;;
     *) echo "unknown kind $kind" >&2; exit 2 ;;
   esac
-  "${pin_server[@]}" "$work/$build/vkmd" projects/arena --port "$port" --web "127.0.0.1:$web" "${serveflags[@]}" --wasm "$work/client.wasm" \
+  "${pin_server[@]}" "$work/$build/vkmd" "$project" --port "$port" --web "127.0.0.1:$web" "${serveflags[@]}" --wasm "$work/client.wasm" \
     --admin "127.0.0.1:$admin" --duration "$((secs + 30))s" --log-level error > /dev/null 2>&1 &
   server=$!
   pids+=("$server")
   for _ in $(seq 100); do [ -n "$(metric "$admin" vkm_players)" ] && break; sleep 0.1; done
-  "${pin_clients[@]}" "$work/client" projects/arena "${url[@]}" --headless --bots "$bots" --bot wander \
+  "${pin_clients[@]}" "$work/client" "$project" "${url[@]}" --headless --bots "$bots" --bot wander \
     --duration "$((secs + 25))s" --log-level error > /dev/null 2>&1 &
   client=$!
   pids+=("$client")
