@@ -299,8 +299,9 @@ func TestAWebSocketOutlivesTheServersReadTimeout(t *testing.T) {
 }
 
 // A refusal that may pass later says when, and the dialer reads it: a
-// source at its connecting cap may try again within WelcomeTimeout, one
-// over the rate within a second.
+// source at its connecting cap may try again in a second (an attempt is
+// welcomed about as soon), one at its cap of peers within WelcomeTimeout,
+// one over the rate within a second.
 func TestRefusalsSayWhenToTryAgain(t *testing.T) {
 	g, srv, _, _ := start(t, Config{MaxConnectingPerAddress: 1, OffersPerIPPerSecond: 1})
 	ctx := ctxFor(t)
@@ -311,8 +312,8 @@ func TestRefusalsSayWhenToTryAgain(t *testing.T) {
 	defer p.Close()
 	a := roundTrip(t, g, p, kindWS)
 	var refused *RefusedError
-	if _, err := DialWS(ctx, srv.URL, DialOptions{}); !errors.As(err, &refused) || refused.Status != http.StatusTooManyRequests || refused.RetryAfter != DefaultWelcomeTimeout {
-		t.Fatalf("a second connecting from one address: %v (%+v), want 429 retrying after %v", err, refused, DefaultWelcomeTimeout)
+	if _, err := DialWS(ctx, srv.URL, DialOptions{}); !errors.As(err, &refused) || refused.Status != http.StatusTooManyRequests || refused.RetryAfter != connectingRetry {
+		t.Fatalf("a second connecting from one address: %v (%+v), want 429 retrying after %v", err, refused, connectingRetry)
 	}
 	welcome(t, g, p, a)
 	for range OfferBurst - 1 {
@@ -328,6 +329,19 @@ func TestRefusalsSayWhenToTryAgain(t *testing.T) {
 	}
 	if s := g.Stats(); s.Closed["address_cap"] != 1 || s.Closed["rate"] != 1 || s.Peers["websocket"] != OfferBurst {
 		t.Errorf("%+v", s)
+	}
+
+	// At its cap of peers, with none connecting, a source waits for one
+	// to leave: no sooner than WelcomeTimeout.
+	g, srv, _, _ = start(t, Config{MaxPeersPerAddress: 1})
+	p, err = DialWS(ctx, srv.URL, DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	welcome(t, g, p, roundTrip(t, g, p, kindWS))
+	if _, err := DialWS(ctx, srv.URL, DialOptions{}); !errors.As(err, &refused) || refused.Status != http.StatusTooManyRequests || refused.RetryAfter != DefaultWelcomeTimeout {
+		t.Fatalf("a second peer from one address: %v (%+v), want 429 retrying after %v", err, refused, DefaultWelcomeTimeout)
 	}
 }
 

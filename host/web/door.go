@@ -64,6 +64,13 @@ func (d *door) enter(src netip.Addr, now time.Time) reason {
 	return reasonNone
 }
 
+// peersFull reports whether src has as many peers admitted as one
+// source may: its refusal then lasts until one of them leaves, not only
+// until an attempt connecting is welcomed.
+func (d *door) peersFull(src netip.Addr) bool {
+	return d.sources[src].admitted >= d.maxPeersPerSource
+}
+
 // admit gives an entered attempt of src a slot, or says why not: the
 // gateway has its peers, or src has as many admitted as one source may
 // (others of its attempts were admitted since it entered).

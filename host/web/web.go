@@ -159,6 +159,13 @@ const (
 
 // Limits of the signalling exchange.
 const (
+	// connectingRetry is when a source at its cap of attempts connecting
+	// is told to try again (Retry-After): the shortest a header says, and
+	// about as long as a welcome takes. Told WelcomeTimeout, sixteen
+	// players of one household opening the page at once came in four at
+	// a time five seconds apart, and the Go client's join gave up on the
+	// last of them.
+	connectingRetry = time.Second
 	// OfferBurst is how many seconds' worth of offers a source may make
 	// at once.
 	OfferBurst = 4
@@ -718,7 +725,16 @@ func (g *Gateway) enter(source netip.Addr, kind int) (*peer, *refusal) {
 		return nil, &refusal{http.StatusTooManyRequests, fmt.Sprintf("more than %d offers a second from one address", g.cfg.OffersPerIPPerSecond), reasonRate, time.Second}
 	case reasonAddressCap:
 		why := fmt.Sprintf("one address may have %d connections connecting and %d peers at once", g.cfg.MaxConnectingPerAddress, g.cfg.MaxPeersPerAddress)
-		return nil, &refusal{http.StatusTooManyRequests, why, reasonAddressCap, g.cfg.WelcomeTimeout}
+		// An attempt connecting is welcomed within a second on most
+		// links, so a household's players opening the page together are
+		// told to try again then; the WelcomeTimeout that bounds a slot
+		// held by an attempt that never finishes is the answer only when
+		// the source's peers, not its attempts, are what is full.
+		retry := connectingRetry
+		if g.door.peersFull(src) {
+			retry = g.cfg.WelcomeTimeout
+		}
+		return nil, &refusal{http.StatusTooManyRequests, why, reasonAddressCap, retry}
 	}
 	p := &peer{kind: kind, source: src}
 	p.ctx, p.cancel = context.WithCancel(g.ctx)
