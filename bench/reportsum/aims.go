@@ -39,7 +39,7 @@ var missReasons = map[string]string{
 		"the same oracle left them where they were (BENCHMARKS.md, \"Players who meet: what the held commands would give\")",
 	"meet-eased-lease": "traced, the arena's were leased crates another player's shot or push moved, which the client " +
 		"predicted on its own until its character met them; now a leased body 2 cm off the server's word is replayed from it. " +
-		"What is left is a body met in the tick its lease is taken, where the client held it at its newest word, a round trip " +
+		"What is left is a body met as its lease is taken, where the client held it at its newest word, a round trip " +
 		"old (a rolling or kicked ball, a knocked crate in flight, a ball the server's goal sent back), as for the unleased " +
 		"(BENCHMARKS.md, \"Players who meet: the leased bodies' corrections, traced\")",
 	"meet-eased-other": "traced, the own character meets a body this client does not lease where it holds it at its " +
