@@ -32,9 +32,19 @@ var missReasons = map[string]string{
 		"and a ball met where this client, not leasing it, held it a round trip old (goal resets, kicks); " +
 		"given the commands the server holds the simulator's clients changed nothing, given every command made " +
 		"bench/ball's worst came to 16-19 a minute (BENCHMARKS.md, \"Players who meet: what the held commands would give\")",
-	"meet-eased": "the largest are shoves on input made after this client predicted the judged tick " +
+	// The eased aim's reason is the cause of the largest eased correction's
+	// (meet-eased-CAUSE, see largestEased).
+	"meet-eased-shove": "the largest are shoves on input made after this client predicted the judged tick " +
 		"(a jump pressed under the own character), out of reach of any input the client could have had: " +
 		"the same oracle left them where they were (BENCHMARKS.md, \"Players who meet: what the held commands would give\")",
+	"meet-eased-lease": "traced, the arena's were leased crates another player's shot or push moved, which the client " +
+		"predicted on its own until its character met them; now a leased body 2 cm off the server's word is replayed from it. " +
+		"What is left is a body met as its lease is taken, where the client held it at its newest word, a round trip " +
+		"old (a rolling or kicked ball, a knocked crate in flight, a ball the server's goal sent back), as for the unleased " +
+		"(BENCHMARKS.md, \"Players who meet: the leased bodies' corrections, traced\")",
+	"meet-eased-other": "traced, the own character meets a body this client does not lease where it holds it at its " +
+		"newest word, a round trip old (a ball the server's goal sent back, or another player kicked) " +
+		"(BENCHMARKS.md, \"Players who meet: what the held commands would give\")",
 	"crowd": "on a slower hour the send round pushes the world out of a core's cache (64 baselines; the tick after it " +
 		"misses about 28 K times against 16 K after another tick); sharing baselines across connections is the next cut " +
 		"(BENCHMARKS.md, \"The crowd's baselines: narrower marks and claims, removals looked for where occupants changed\")",
@@ -167,8 +177,13 @@ func aims(dir string) {
 				why("meet-count")
 			}
 			if at > 0 && eased > aimEasedMM {
-				fmt.Printf("    why: the largest eased is %s\n", largestEased(r))
-				why("meet-eased")
+				cause, who, mm := largestEased(r)
+				if who == 0 {
+					fmt.Println("    why: the largest eased is not filed under any cause")
+				} else {
+					fmt.Printf("    why: the largest eased is a %s correction of client %d (%.1f mm)\n", cause, who, mm)
+				}
+				why("meet-eased-" + cause)
 			}
 		} else {
 			notRun(aim, row)
@@ -226,20 +241,21 @@ func byCause(c host.ClientReport) string {
 	return out
 }
 
-// largestEased names the cause of the largest eased correction of any
-// client, and which client made it.
-func largestEased(r host.Report) string {
-	best, cause, at := -1.0, "", 0
+// largestEased returns the cause of the largest eased correction of any
+// client, the client that made it (from 1; 0: none is filed under a cause
+// that eases) and its size in millimetres.
+func largestEased(r host.Report) (cause string, client int, mm float64) {
+	best := -1.0
 	for i, c := range r.Clients {
 		for _, k := range causes {
-			mm, ok := c.LargestCorrectionByCause[k]
-			if ok && k != "teleport" && k != "component" && mm > best {
-				best, cause, at = mm, k, i+1
+			v, ok := c.LargestCorrectionByCause[k]
+			if ok && k != "teleport" && k != "component" && v > best {
+				best, cause, client = v, k, i+1
 			}
 		}
 	}
-	if at == 0 {
-		return "not filed under any cause"
+	if client == 0 {
+		return "", 0, 0
 	}
-	return fmt.Sprintf("a %s correction of client %d (%.1f mm)", cause, at, best)
+	return cause, client, best
 }

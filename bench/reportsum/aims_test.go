@@ -43,6 +43,14 @@ func TestAMissedAimSaysWhy(t *testing.T) {
 		"corrections_by_cause":{"shove":6,"other":4},"largest_correction_by_cause":{"shove":255,"other":40},
 		"shove_profile":{"turned":1,"jumped":3,"known":2},"max_correction_mm":255}]}`)
 	write("spin500-alone.json", `{"wall_s":20,"cpu_s":3,"tick_cpu_p50_us":1000,"tick_cpu_p99_us":2100}`)
+	// The arena's largest eased is a lease correction, of its second
+	// client: its reason is the leases' trace, not the shoves'.
+	write("arena-meet.clients.json", `{"clients":[{"tick_rate":64,"ticks":1280,"corrections":3,
+		"corrections_by_cause":{"shove":2,"lease":1},"largest_correction_by_cause":{"shove":90,"lease":40},
+		"shove_profile":{"turned":1,"known":1},"max_correction_mm":90},
+		{"tick_rate":64,"ticks":1280,"corrections":4,
+		"corrections_by_cause":{"shove":1,"lease":3},"largest_correction_by_cause":{"shove":60,"lease":162},
+		"shove_profile":{"jumped":1},"max_correction_mm":162}]}`)
 	out := printed(t, func() { aims(dir) })
 	lines := strings.Split(out, "\n")
 	after := func(prefix string) string {
@@ -66,7 +74,13 @@ func TestAMissedAimSaysWhy(t *testing.T) {
 	if next := after("ball-meet:"); !strings.Contains(next, "shove 6 (4 no input it had could tell") {
 		t.Errorf("ball-meet missed, and then: %q", next)
 	}
-	if !strings.Contains(out, "the largest eased is a shove correction of client 1 (255.0 mm)") {
-		t.Errorf("no cause of the largest eased in:\n%s", out)
+	if next := after("    why: the largest eased is a shove correction of client 1 (255.0 mm)"); !strings.Contains(next, "shoves on input made after") {
+		t.Errorf("ball-meet's largest eased is a shove's, and then: %q", next)
+	}
+	if next := after("    why: the largest eased is a lease correction of client 2 (162.0 mm)"); !strings.Contains(next, "the leased bodies' corrections, traced") {
+		t.Errorf("arena-meet's largest eased is a lease's, and then: %q", next)
+	}
+	if strings.Count(out, "shoves on input made after") != 1 {
+		t.Errorf("the shoves' reason given other than once, for ball-meet's alone:\n%s", out)
 	}
 }

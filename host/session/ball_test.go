@@ -2,6 +2,8 @@ package session
 
 import (
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,10 +57,11 @@ func playMeeting(t *testing.T, p func(testing.TB) *project.Project, seed uint64,
 			ease:        r.maxEase,
 		}
 		out[i] = f
-		t.Logf("seed %d, client %d: %d corrections (shove %d, lease %d, other %d, teleport %d), largest eased %.1f mm (%.0f mm now); %s",
+		t.Logf("seed %d, client %d: %d corrections (shove %d, lease %d, other %d, teleport %d), largest eased %.1f mm (%.0f mm now), largest lease %.1f mm; %d lease replays (%d moved the own now, at most %.0f mm), %d ticks replayed; %s",
 			seed+uint64(i), i+1, f.corrections, r.byCause[CauseShove].Count-b.byCause[CauseShove].Count,
 			r.byCause[CauseLease].Count-b.byCause[CauseLease].Count,
-			r.byCause[CauseOther].Count-b.byCause[CauseOther].Count, f.teleports, f.largest*1000, f.ease*1000, revised(r, b))
+			r.byCause[CauseOther].Count-b.byCause[CauseOther].Count, f.teleports, f.largest*1000, f.ease*1000,
+			r.byCause[CauseLease].Largest*1000, r.leaseReplays-b.leaseReplays, r.leaseMoved-b.leaseMoved, r.leaseEase*1000, r.replayed-b.replayed, revised(r, b))
 	}
 	return out
 }
@@ -108,7 +111,18 @@ func TestMeetingsMeasured(t *testing.T) {
 		name string
 		load func(testing.TB) *project.Project
 	}{{"arena", loadArena}, {"ball", loadBall}} {
-		for _, seed := range []uint64{3, 11, 21} {
+		seeds := []uint64{3, 11, 21}
+		if v := os.Getenv("VKM_SEEDS"); v != "" {
+			seeds = seeds[:0]
+			for _, f := range strings.Split(v, ",") {
+				n, err := strconv.ParseUint(f, 10, 64)
+				if err != nil {
+					t.Fatalf("VKM_SEEDS: %v", err)
+				}
+				seeds = append(seeds, n)
+			}
+		}
+		for _, seed := range seeds {
 			worst, eased, ease := 0.0, 0.0, 0.0
 			for _, f := range playMeeting(t, game.load, seed, time.Minute) {
 				worst = max(worst, float64(f.corrections-f.teleports))

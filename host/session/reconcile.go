@@ -51,6 +51,15 @@ type reconciler struct {
 	// writes was taken without a replay (not corrections: nothing this
 	// end predicted was wrong, it could not know).
 	adopted uint64
+	// leaseReplays counts the snapshots whose word on a leased body had
+	// it elsewhere than predicted while the own character's prediction
+	// stood (leaseStrayed): replayed from, not counted as corrections.
+	leaseReplays uint64
+	// leaseEase is the largest jump, in metres, such a replay made in
+	// where the own entity stands now (within maxEase).
+	leaseEase float64
+	// leaseMoved counts those replays that moved the own entity now.
+	leaseMoved uint64
 	// unpredicted counts judged ticks this end held no prediction of its
 	// character's pose for (the first after the join, or after the
 	// character was made anew), whose answer changed no component: the
@@ -360,10 +369,19 @@ func (c *Client) reconcile(h held, judged uint32) {
 	if !guestsOK {
 		c.guestCorrections++
 	}
+	// leaseOnly: the own character's prediction stands, but a body it
+	// leases was predicted elsewhere than the server's word has it.
+	leaseOnly := false
 	if ok && prediction.Agrees(predicted, server) && (!compWrong || adopted) && guestsOK {
-		c.stand(h, word)
+		if !c.leaseStrayed(h, judged) {
+			c.stand(h, word)
+			c.dropParted(h, judged)
+			return
+		}
+		// A body parted past LeaseParted loses its lease as when none
+		// strayed; the rest are replayed from the server's word.
 		c.dropParted(h, judged)
-		return
+		leaseOnly = true
 	}
 	if word {
 		c.rec.word.put(st, own)
@@ -421,11 +439,63 @@ func (c *Client) reconcile(h held, judged uint32) {
 	if t := st.Transform(own); t != nil && !teleport {
 		c.rec.maxEase = math.Max(c.rec.maxEase, prediction.Distance(heldOwn, *t))
 	}
+	if leaseOnly {
+		// Nothing the own character's prediction held was wrong: no
+		// correction. What the replay moved is eased all the same.
+		c.rec.leaseReplays++
+		if t := st.Transform(own); t != nil && !teleport {
+			c.rec.leaseEase = math.Max(c.rec.leaseEase, prediction.Distance(heldOwn, *t))
+			if !prediction.Agrees(heldOwn, *t) {
+				c.rec.leaseMoved++
+			}
+		}
+		return
+	}
 	if c.revise(judged, own, ok, dist, teleport, compWrong, heldOwn) {
 		return
 	}
 	c.note(judged, own, ok, dist, teleport, recOK, rec, compWrong, diff)
 }
+
+// leaseStrayed reports whether a body this client leases, held with the
+// own character, was predicted for the judged tick more than LeaseStray
+// but at most LeaseParted from the server's newest word on it, when the
+// own character's prediction stands: the server's world moved the body in
+// a way this end did not (another player's shot or push, a contact the
+// two ends solved apart). The server's answer then stands for the leased
+// bodies as for a correction, and the ticks since are replayed from it, so
+// the body goes on from where the server has it and the character meets it
+// there; predicted on from where it strayed, it parts further each tick
+// until the character runs into it where the server's is not. A body
+// parted further than LeaseParted loses its lease instead (dropParted).
+func (c *Client) leaseStrayed(h held, judged uint32) bool {
+	g := c.game
+	for _, b := range h.bodies {
+		if b.id == g.Own() || !c.leases.Leased(b.id, g.Tick()) {
+			continue
+		}
+		w, ok := c.lastWord[b.id]
+		if !ok {
+			continue
+		}
+		p, _, ok := c.rec.pred.At(judged, b.id)
+		if !ok {
+			continue
+		}
+		if d := prediction.Distance(p, w.t); d > LeaseStray && d <= LeaseParted {
+			return true
+		}
+	}
+	return false
+}
+
+// LeaseStray is how far, in metres, a leased body's prediction for a
+// judged tick may be from the server's word on it, when the own
+// character's prediction stands, before the ticks since are replayed from
+// the server's word (leaseStrayed). Tuning constant: above the wire's
+// rounding and a body's ordinary error, far below what a shot or a push
+// this end did not have moves a body by in a round trip.
+const LeaseStray = 0.02
 
 // dropParted ends the lease of every body held with the own character
 // whose prediction for the judged tick parted from the server's newest
