@@ -151,6 +151,13 @@ type ClientReport struct {
 	// UnpredictedJudged are judged ticks the client held no prediction
 	// for (the first after the join): replayed from, not corrections.
 	UnpredictedJudged uint64 `json:"unpredicted_judged"`
+	// LeaseReplays are snapshots that had a leased body off its
+	// prediction while the character's prediction stood: replayed from,
+	// not corrections; LeaseReplaysMoved moved the drawn character, by at
+	// most MaxLeaseReplayMM.
+	LeaseReplays      uint64  `json:"lease_replays"`
+	LeaseReplaysMoved uint64  `json:"lease_replays_moved"`
+	MaxLeaseReplayMM  float64 `json:"max_lease_replay_mm"`
 	// Revisions are differences put down to another player's input that
 	// this client could not have had, small enough to ease out: replayed
 	// like corrections, not counted among them; RevisionsMoved moved the

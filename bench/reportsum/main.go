@@ -111,7 +111,7 @@ func corrections(r host.Report) {
 	for _, c := range causes {
 		fmt.Printf(" %9s", c)
 	}
-	fmt.Printf(" %14s %11s %8s %9s %15s %10s\n", "max_eased_mm", "max_ease_mm", "adopted", "revisions", "max_revision_mm", "unforeseen")
+	fmt.Printf(" %14s %11s %8s %9s %15s %10s %13s %16s\n", "max_eased_mm", "max_ease_mm", "adopted", "revisions", "max_revision_mm", "unforeseen", "lease_replays", "max_lease_rep_mm")
 	for i, c := range r.Clients {
 		secs := seconds(c)
 		n := c.Corrections - c.CorrectionsByCause["teleport"]
@@ -123,7 +123,8 @@ func corrections(r host.Report) {
 		for _, cause := range causes {
 			fmt.Printf(" %9d", c.CorrectionsByCause[cause])
 		}
-		fmt.Printf(" %14.1f %11.1f %8d %9d %15.1f %10d\n", c.MaxCorrectionMM, c.MaxEaseMM, c.AdoptedSnapshots, c.Revisions, c.MaxRevisionMM, unforeseen(c))
+		fmt.Printf(" %14.1f %11.1f %8d %9d %15.1f %10d %13s %16.1f\n", c.MaxCorrectionMM, c.MaxEaseMM, c.AdoptedSnapshots, c.Revisions, c.MaxRevisionMM, unforeseen(c),
+			fmt.Sprintf("%d (%d)", c.LeaseReplays, c.LeaseReplaysMoved), c.MaxLeaseReplayMM)
 	}
 }
 

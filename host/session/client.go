@@ -445,6 +445,14 @@ type ClientStats struct {
 	// replayed from the server's answer like a correction, not counted as
 	// one, since nothing it predicted was wrong.
 	Unpredicted uint64
+	// LeaseReplays counts snapshots whose word on a body this client
+	// leases had it off its prediction while the own character's stood
+	// (see leaseStrayed): replayed from, not counted as corrections.
+	// LeaseReplaysMoved moved the own character as drawn; MaxLeaseReplay
+	// is the largest such jump, in metres.
+	LeaseReplays      uint64
+	LeaseReplaysMoved uint64
+	MaxLeaseReplay    float64
 	// Revisions are differences put down to another player's input that
 	// the client could not have had, small enough to ease out (see
 	// revise.go): replayed like corrections, not counted among them.
@@ -497,8 +505,8 @@ func (c *Client) Stats(now transport.Time) ClientStats {
 		InterpExtrapolated: c.interp.extrapolated, LookBehind: c.lookBehind(now),
 		Reloads: c.reloads, ReloadTick: c.reloadTick,
 		ByCause: c.rec.byCause, Recent: c.rec.recentList(), Adopted: c.rec.adopted,
-		Unpredicted: c.rec.unpredicted,
-		Revisions:   c.rec.rev.count, RevisionsMoved: c.rec.rev.moved, MaxRevision: c.rec.rev.largest, Profile: c.rec.rev.profile,
+		Unpredicted: c.rec.unpredicted, LeaseReplays: c.rec.leaseReplays, LeaseReplaysMoved: c.rec.leaseMoved, MaxLeaseReplay: c.rec.leaseEase,
+		Revisions: c.rec.rev.count, RevisionsMoved: c.rec.rev.moved, MaxRevision: c.rec.rev.largest, Profile: c.rec.rev.profile,
 		RevisionProfile: c.rec.rev.byProfile, MaxEase: c.rec.maxEase,
 		MessagesSent: c.msgs.Sent, MessagesIn: c.msgs.In, MessagesDropped: c.msgs.Dropped,
 	}
