@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"vkm/internal/entity"
 	"vkm/transport/memnet"
 )
 
@@ -18,18 +19,10 @@ import (
 // the character later meets it where the server's ball is not.
 func TestALeaseThatPartsFromTheServerEnds(t *testing.T) {
 	t.Parallel() // its own sessions, game and link; nothing shared
-	h := newHarness(t, loadBall(t))
-	a := h.join(loadBall(t), memnet.Broadband, 5)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
-	h.run(time.Second)
+	h, a, ball := ballLeased(t)
 	g := a.c.Game()
-	ball := g.World().Find("ball")
-	if ball.IsNone() {
-		t.Fatal("no ball")
-	}
-	// The client leases the ball, as a push would, and has it 3 m from
-	// where it is, rolling away on the floor.
-	a.c.leaseNow(ball)
+	// The client has the ball 3 m from where it is, rolling away on the
+	// floor.
 	tr, rb := g.Store().Transform(ball), g.Store().Rigidbody(ball)
 	tr.X += 3
 	rb.VX, rb.Awake = 4, true
@@ -62,16 +55,8 @@ func TestALeaseThatPartsFromTheServerEnds(t *testing.T) {
 // and a character meeting it meanwhile meets it where the server's is not.
 func TestALeasedBodyTheServerMovesIsReplayedFrom(t *testing.T) {
 	t.Parallel() // its own sessions, game and link; nothing shared
-	h := newHarness(t, loadBall(t))
-	a := h.join(loadBall(t), memnet.Broadband, 5)
-	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
-	h.run(time.Second)
+	h, a, ball := ballLeased(t)
 	g := a.c.Game()
-	ball := g.World().Find("ball")
-	if ball.IsNone() {
-		t.Fatal("no ball")
-	}
-	a.c.leaseNow(ball)
 	// The server's ball rolls away at 1 m/s: 0.2 m in the 200 ms below,
 	// short of LeaseParted.
 	srb := h.server.Game().Store().Rigidbody(ball)
@@ -97,4 +82,20 @@ func TestALeasedBodyTheServerMovesIsReplayedFrom(t *testing.T) {
 	if n := a.c.rec.corrections - corrections; n > 0 {
 		t.Errorf("%d corrections; want none: the own character's predictions stood", n)
 	}
+}
+
+// ballLeased starts bench/ball's server and one client over broadband,
+// seated a second, with the ball leased by the client, as a push would.
+func ballLeased(t *testing.T) (*harness, *peer, entity.ID) {
+	t.Helper()
+	h := newHarness(t, loadBall(t))
+	a := h.join(loadBall(t), memnet.Broadband, 5)
+	h.runUntil(5*time.Second, "the join", func() bool { return a.c.Playing() && !a.c.Game().Own().IsNone() })
+	h.run(time.Second)
+	ball := a.c.Game().World().Find("ball")
+	if ball.IsNone() {
+		t.Fatal("no ball")
+	}
+	a.c.leaseNow(ball)
+	return h, a, ball
 }

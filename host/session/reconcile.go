@@ -469,6 +469,17 @@ func (c *Client) reconcile(h held, judged uint32) {
 // until the character runs into it where the server's is not. A body
 // parted further than LeaseParted loses its lease instead (dropParted).
 func (c *Client) leaseStrayed(h held, judged uint32) bool {
+	strayed := false
+	c.leasedOff(h, judged, func(_ entity.ID, d float64) {
+		strayed = strayed || (d > LeaseStray && d <= LeaseParted)
+	})
+	return strayed
+}
+
+// leasedOff calls fn with each body held with the own character that this
+// client leases and holds both a prediction for the judged tick and a word
+// from the server on, and how far, in metres, the one is from the other.
+func (c *Client) leasedOff(h held, judged uint32, fn func(id entity.ID, d float64)) {
 	g := c.game
 	for _, b := range h.bodies {
 		if b.id == g.Own() || !c.leases.Leased(b.id, g.Tick()) {
@@ -478,15 +489,10 @@ func (c *Client) leaseStrayed(h held, judged uint32) bool {
 		if !ok {
 			continue
 		}
-		p, _, ok := c.rec.pred.At(judged, b.id)
-		if !ok {
-			continue
-		}
-		if d := prediction.Distance(p, w.t); d > LeaseStray && d <= LeaseParted {
-			return true
+		if p, _, ok := c.rec.pred.At(judged, b.id); ok {
+			fn(b.id, prediction.Distance(p, w.t))
 		}
 	}
-	return false
 }
 
 // LeaseStray is how far, in metres, a leased body's prediction for a
@@ -506,23 +512,13 @@ const LeaseStray = 0.02
 // however far from the server's it goes. The own character's prediction
 // stood: nothing is replayed, and nothing is counted as a correction.
 func (c *Client) dropParted(h held, judged uint32) {
-	g := c.game
-	for _, b := range h.bodies {
-		if b.id == g.Own() || !c.leases.Leased(b.id, g.Tick()) {
-			continue
+	c.leasedOff(h, judged, func(id entity.ID, d float64) {
+		if d > LeaseParted {
+			c.leases.Forget(id)
+			c.lapse(id)
+			c.partedLeases++
 		}
-		w, ok := c.lastWord[b.id]
-		if !ok {
-			continue
-		}
-		p, _, ok := c.rec.pred.At(judged, b.id)
-		if !ok || prediction.Distance(p, w.t) <= LeaseParted {
-			continue
-		}
-		c.leases.Forget(b.id)
-		c.lapse(b.id)
-		c.partedLeases++
-	}
+	})
 }
 
 // stand puts back the held prediction, pose and motion of every body held
