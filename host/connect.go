@@ -113,6 +113,9 @@ func playConnected(ctx context.Context, cfg PlayConfig) (ClientReport, error) {
 	if err != nil {
 		return ClientReport{}, err
 	}
+	// A web dial may have waited out refusals for seconds: the join's
+	// timeout counts from here.
+	cl.c.BeginJoin(cl.now())
 	profile, seed := cfg.Sim, cfg.SimSeed
 	if profile == "" && cfg.View != "" {
 		// The view's link sliders act on a simulator, which starts out

@@ -378,6 +378,18 @@ func (c *Client) NextDeadline() (Time, bool) {
 	return 0, false
 }
 
+// Begin starts the join's wait over at now, for a caller whose link took
+// time to open after the client was made (a web dial that waited out a
+// gateway's Retry-After): the join gives up Timeout after the first Hello,
+// not after the client was made. It does nothing once a Hello went out or
+// the client is past joining.
+func (c *Client) Begin(now Time) {
+	if c.state != StateJoining || c.hellos || c.resuming {
+		return
+	}
+	c.start, c.deadline = now, now.Add(c.timeout)
+}
+
 // Resume joins again at once to take back the seat, as the client does
 // by itself after ResumeAfter of silence: for a caller that knows the
 // link changed (its socket's address, a phone changing networks).

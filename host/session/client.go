@@ -296,6 +296,12 @@ func (c *Client) Receive(b []byte, now transport.Time) {
 	c.events()
 }
 
+// BeginJoin starts the join's wait over at now: for a client made before
+// its link opened (a web dial that waited out a gateway's refusals), so
+// that the join's timeout counts from its first Hello (transport's
+// Client.Begin).
+func (c *Client) BeginJoin(now transport.Time) { c.net.Begin(now) }
+
 // frame runs one frame: the session's timers (Hellos while joining,
 // keep-alives, the timeout), then the game's ticks and per-frame systems.
 func (c *Client) Frame(elapsed time.Duration, in game.Input, afterTick func(*game.Game), now transport.Time) {
