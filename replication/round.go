@@ -528,7 +528,7 @@ func (r *Round) says(what string, typ int) bool {
 // begin readies the component encoder; commit appends what it wrote as the
 // current entity's component of type typ.
 func (r *Round) begin() *wire.Writer {
-	r.w.Reset(r.enc)
+	r.w.ResetOwned(r.enc)
 	return &r.w
 }
 

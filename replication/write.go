@@ -237,7 +237,7 @@ func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
 	p.blocked = p.blocked[:0]
 	limit := 8 * budget
 	w := &p.w
-	w.Reset(p.buf)
+	w.ResetOwned(p.buf)
 	p.writeHeader(w, r.tick, own)
 	if w.Len() > limit {
 		p.buf = w.Bytes()[:0]
