@@ -102,8 +102,11 @@ type Round struct {
 	prevStrs   []string
 
 	// reach indexes the entities for connections with a Reach (see
-	// reachIndex); seal builds it.
-	reach reachIndex
+	// reachIndex); the first Write of the round that can use it builds
+	// it (reachBuilt, guarded by sealMu), so a round none of whose
+	// connections has a Reach (a watched busy world) never does.
+	reach      reachIndex
+	reachBuilt bool
 
 	// turns holds the choices of moving bodies' states this round's
 	// Writes have worked out, and turnIdx, for each moving body one has
@@ -211,9 +214,13 @@ type roundEnt struct {
 	vturn  float64
 	hasV   bool
 	// What seal works out once for every connection, so that none of them
-	// works it out again: chg is changedAt's answer; news and most are
-	// newsBits and maxBits (over the schema's wire types); moving is
-	// bodyMoving's answer.
+	// works it out again: chg is changedAt's answer; the rest survey's.
+	// news is, when a component e puts on the wire has a version this
+	// round made, a lower bound on the width of any entry for e (those
+	// components' bits and an entry's least framing, or a moving-body
+	// entry's least), else 0; most an upper bound (the general form with
+	// every component written and every other type of the schema
+	// removed); moving says its Rigidbody's moving bit is set.
 	chg        uint64
 	news, most int32
 	moving     bool
@@ -308,13 +315,6 @@ func (r *Round) changedAt(e *roundEnt) uint64 {
 	return e.since
 }
 
-// bodyMoving reports whether e's Rigidbody is moving (its first bit, as
-// writeRigidbody put it).
-func (r *Round) bodyMoving(e *roundEnt) bool {
-	c := r.comp(e, TypeRigidbody)
-	return c != nil && c.nbits > 0 && r.data[c.off]&1 == 1
-}
-
 // seal assembles, once per round, the start of the entry most connections
 // will be sent for each moving body whose Transform or Rigidbody changed
 // this round: the moving-body form, not fresh (the continuation bit, the
@@ -339,17 +339,13 @@ func (r *Round) seal() {
 	for i := range r.ents {
 		e := &r.ents[i]
 		e.chg = r.changedAt(e)
-		e.moving = r.bodyMoving(e)
 		e.turnAt = 0
-		e.news = int32(r.newsBits(e))
-		e.most = int32(r.maxBits(e, ntypes))
-		e.bare = false
+		sv := r.survey(e, ntypes)
 		if e.silence != Described {
 			continue
 		}
-		e.bare = r.bare(e)
-		r.assembleDelta(e, ntypes)
-		t, b := r.comp(e, TypeTransform), r.comp(e, TypeRigidbody)
+		r.assembleDelta(e, ntypes, sv.mask, sv.changed)
+		t, b := sv.t, sv.b
 		if t == nil || b == nil || t.ver != r.n && b.ver != r.n || !e.moving {
 			continue
 		}
@@ -368,7 +364,7 @@ func (r *Round) seal() {
 		}
 		r.data = append(r.data, bits...)
 	}
-	r.indexReach()
+	r.reachBuilt = false // built by the first Write that asks (reachVisits)
 }
 
 // assembleDelta assembles, for a described entity of which some
@@ -378,15 +374,11 @@ func (r *Round) seal() {
 // engine types' mask, the project types' bit and mask, then for each
 // component a 1 and its bits. A body whose entry would take the
 // moving-body form gets none.
-func (r *Round) assembleDelta(e *roundEnt, ntypes int) {
-	e.dBits, e.dN = 0, 0
-	var mask uint64 // by wire type: changed this round
-	for _, c := range r.comps[e.first:e.end] {
-		if c.ver == r.n {
-			mask |= 1 << c.typ
-			e.dN++
-		}
-	}
+//
+// mask is the wire types of e's components this round changed, and
+// changed their count (survey works them out).
+func (r *Round) assembleDelta(e *roundEnt, ntypes int, mask uint64, changed int32) {
+	e.dBits, e.dN = 0, changed
 	if e.dN == 0 || e.moving && mask == 1<<TypeTransform|1<<TypeRigidbody || ntypes > 64 {
 		e.dN = 0
 		return
@@ -416,61 +408,63 @@ func (r *Round) assembleDelta(e *roundEnt, ntypes int) {
 	r.data = append(r.data, bits...)
 }
 
-// bare works out roundEnt.bare for e, a described entity.
-func (r *Round) bare(e *roundEnt) bool {
-	if !e.moving || e.end-e.first < 2 {
-		return false
-	}
-	cs := r.comps[e.first:e.end]
-	if cs[0].typ != TypeTransform || cs[1].typ != TypeRigidbody || cs[0].ver != r.n || cs[1].ver != r.n {
-		return false
-	}
-	for i := range cs[2:] {
-		if cs[2+i].ver == r.n {
-			return false
-		}
-	}
-	return true
+// surveyed is what survey found of an entity besides what it set: the
+// mask of its types this round changed (by wire type; see assembleDelta),
+// how many, and its Transform and Rigidbody (nil when it has none).
+type surveyed struct {
+	mask    uint64
+	changed int32
+	t, b    *roundComp
 }
 
-// newsBits returns, when a component e puts on the wire has a version this
-// round made, a lower bound on the width of any entry for e: the bits of
-// those components and the least framing of an entry (its continuation
-// bit, the occupant, the fresh and moving bits). It returns 0 when no such
-// component changed: whether e has news then depends on the baseline.
-func (r *Round) newsBits(e *roundEnt) int {
-	n, news := 0, false
-	for _, c := range r.comps[e.first:e.end] {
-		if c.ver == r.n && (e.silence == Described || int(c.typ) == TypeNetSpawn) {
-			n += int(c.nbits)
-			news = true
+// survey sets e.moving, e.news, e.most and e.bare (see roundEnt) in one
+// pass over e's components, and returns what assembleDelta and the
+// moving-body form need besides. seal does this for every entity of every
+// round; it did it in four passes, which TestSurveyMatchesParts keeps as
+// survey's reference.
+func (r *Round) survey(e *roundEnt, ntypes int) (sv surveyed) {
+	cs := r.comps[e.first:e.end]
+	all, news, anyNews, restNew := 0, 0, false, false
+	for i := range cs {
+		c := &cs[i]
+		all += 1 + int(c.nbits)
+		switch int(c.typ) {
+		case TypeTransform:
+			sv.t = c
+		case TypeRigidbody:
+			sv.b = c
+		}
+		if c.ver != r.n {
+			continue
+		}
+		sv.mask |= 1 << c.typ
+		sv.changed++
+		restNew = restNew || i >= 2
+		if e.silence == Described || int(c.typ) == TypeNetSpawn {
+			news += int(c.nbits)
+			anyNews = true
 		}
 	}
-	if !news {
-		return 0
+	b := sv.b
+	e.moving = b != nil && b.nbits > 0 && r.data[b.off]&1 == 1
+	id := idBits(e.id)
+	e.news = 0
+	if anyNews {
+		news += 3 + id + EngineTypes
+		if e.moving {
+			news = min(news, 3+id+minMotionBits)
+		}
+		e.news = int32(news)
 	}
-	n += 3 + idBits(e.id) + EngineTypes
-	if r.bodyMoving(e) {
-		// A moving-body entry says less than its components' bits.
-		n = min(n, movingBits(e.id)+minMotionBits)
-	}
-	return n
+	e.most = int32(max(3+id+EngineTypes+1+(ntypes-EngineTypes)+ntypes+all, 3+id+maxMotionBits))
+	e.bare = e.silence == Described && e.moving && len(cs) >= 2 && !restNew &&
+		cs[0].typ == TypeTransform && cs[1].typ == TypeRigidbody && cs[0].ver == r.n && cs[1].ver == r.n
+	return sv
 }
 
 // movingBits is the width of a moving-body entry for id but its state:
 // the continuation bit, the occupant, the fresh and moving bits.
 func movingBits(id entity.ID) int { return 3 + idBits(id) }
-
-// maxBits returns an upper bound on the width of any entry for e, over
-// ntypes wire types: the general form with every component written and
-// every other type removed.
-func (r *Round) maxBits(e *roundEnt, ntypes int) int {
-	n := 3 + idBits(e.id) + EngineTypes + 1 + (ntypes - EngineTypes) + ntypes
-	for _, c := range r.comps[e.first:e.end] {
-		n += 1 + int(c.nbits)
-	}
-	return max(n, movingBits(e.id)+maxMotionBits)
-}
 
 // Tick returns the server tick the round was begun for.
 func (r *Round) Tick() uint32 { return r.tick }
