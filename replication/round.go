@@ -349,6 +349,14 @@ func (r *Round) seal() {
 		if t == nil || b == nil || t.ver != r.n && b.ver != r.n || !e.moving {
 			continue
 		}
+		e.mvOff = uint32(len(r.data))
+		if pre, n := movingPrefix(e.id); n > 0 {
+			e.mvBits, e.mvPre = uint32(n), pre
+			var b [8]byte
+			binary.LittleEndian.PutUint64(b[:], e.mvPre)
+			r.data = append(r.data, b[:(n+7)/8]...)
+			continue
+		}
 		w := r.begin()
 		w.WriteBool(true)
 		writeID(w, e.id)
@@ -356,15 +364,24 @@ func (r *Round) seal() {
 		w.WriteBool(true)  // moving
 		bits := w.Bytes()
 		r.enc = bits[:0]
-		e.mvOff, e.mvBits = uint32(len(r.data)), uint32(w.Len())
-		if w.Len() <= 64 {
-			var b [8]byte
-			copy(b[:], bits)
-			e.mvPre = binary.LittleEndian.Uint64(b[:])
-		}
+		e.mvBits = uint32(w.Len())
 		r.data = append(r.data, bits...)
 	}
 	r.reachBuilt = false // built by the first Write that asks (reachVisits)
+}
+
+// movingPrefix returns the first part of a moving-body entry for id, not
+// fresh, as a Writer lays it out in one word (the continuation bit, the
+// occupant, the fresh bit 0 and the moving bit 1), and its width; 0 when
+// it takes more than a word (a slot or generation of 2^21 or more).
+func movingPrefix(id entity.ID) (uint64, int) {
+	sb, sn := packVarint(id.Slot, slotGroup)
+	gb, gn := packVarint(id.Gen, genGroup)
+	n := 3 + sn + gn
+	if n > 64 {
+		return 0, 0
+	}
+	return 1 | sb<<1 | gb<<(1+sn) | 1<<(n-1), n
 }
 
 // assembleDelta assembles, for a described entity of which some
@@ -547,15 +564,23 @@ func (r *Round) commitKeyed(typ int, kOff int) {
 
 // add appends c, whose bits are b, as e's component (e the current entity).
 func (r *Round) add(e *roundEnt, c roundComp, b []byte) {
-	for _, o := range r.comps[e.first:e.end] {
-		if o.typ == c.typ {
-			panic(fmt.Sprintf("replication: entity %v given component type %d twice", e.id, c.typ))
+	// A component after the entity's others in type order (the usual
+	// order) can be neither a second of a type nor out of place.
+	inOrder := e.end == e.first || c.typ > r.comps[e.end-1].typ
+	if !inOrder {
+		for _, o := range r.comps[e.first:e.end] {
+			if o.typ == c.typ {
+				panic(fmt.Sprintf("replication: entity %v given component type %d twice", e.id, c.typ))
+			}
 		}
 	}
 	c.off = uint32(len(r.data))
 	r.comps = append(r.comps, c)
 	r.data = append(r.data, b...)
 	e.end++
+	if inOrder {
+		return
+	}
 	// Keep the entity's components sorted by type: an insertion step, since
 	// an entity has a handful and they usually come in order.
 	cs := r.comps[e.first:e.end]

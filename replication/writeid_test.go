@@ -13,7 +13,9 @@ import (
 // TestWriteIDMatchesVarints: writeID, which packs an occupant into one
 // word where it fits, writes the bits of the slot's and the generation's
 // varints one group at a time, at every alignment, and idBits is their
-// width, for group boundaries, the largest values and random ones.
+// width, for group boundaries, the largest values and random ones; and
+// movingPrefix gives the bits a moving-body entry's first part is
+// written with, or says they do not fit a word.
 func TestWriteIDMatchesVarints(t *testing.T) {
 	vals := []uint32{0, 1, 2, 7, 8, 63, 64, 127, 128, 129, 500, 1<<14 - 1, 1 << 14, 1<<21 - 1, 1 << 21,
 		1<<24 - 1, 1 << 28, math.MaxUint32 - 1, math.MaxUint32}
@@ -36,6 +38,23 @@ func TestWriteIDMatchesVarints(t *testing.T) {
 			}
 			if n := got.Len() - lead; n != idBits(id) {
 				t.Fatalf("%v: %d bits written, idBits says %d", id, n, idBits(id))
+			}
+			var pre wire.Writer
+			pre.WriteBool(true)
+			writeID(&pre, id)
+			pre.WriteBool(false)
+			pre.WriteBool(true)
+			word, n := movingPrefix(id)
+			if pre.Len() > 64 {
+				if n != 0 {
+					t.Fatalf("%v: a moving prefix of %d bits said to fit a word in %d", id, pre.Len(), n)
+				}
+				continue
+			}
+			var w wire.Writer
+			w.WriteBits(word, n)
+			if n != pre.Len() || !bytes.Equal(w.Bytes(), pre.Bytes()) {
+				t.Fatalf("%v: moving prefix %d bits %x; written, %d bits %x", id, n, w.Bytes(), pre.Len(), pre.Bytes())
 			}
 		}
 	}
