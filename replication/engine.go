@@ -85,12 +85,16 @@ var engineTypes = [EngineTypes]engineType{
 // lying square) says so in one bit "turned" = 0 instead of the angle's
 // eighteen and the scale's one.
 func writeTransform(w *wire.Writer, t entity.Transform) {
+	writeTransformCodes(w, wire.Position.Encode(t.X), wire.Position.Encode(t.Y), wire.Angle.Encode(t.Angle), wire.NetScale(t.Scale))
+}
+
+// writeTransformCodes is writeTransform with the position's and angle's
+// codes already worked out, and the scale already through wire.NetScale.
+func writeTransformCodes(w *wire.Writer, x, y, angle uint64, s float64) {
 	// The fields in order, gathered into as few writes as fit a word: x,
 	// y and the turned bit (45 bits), then the angle and the scale's bit.
 	pb := uint(wire.Position.Bits)
-	v := wire.Position.Encode(t.X) | wire.Position.Encode(t.Y)<<pb
-	angle := wire.Angle.Encode(t.Angle)
-	s := wire.NetScale(t.Scale)
+	v := x | y<<pb
 	turned := angle != angleZero || s != 1
 	if !turned {
 		w.WriteBits(v, int(2*pb+1)) // turned: 0
@@ -154,8 +158,12 @@ func readTransform(r *wire.Reader) (entity.Transform, error) {
 // moving body is awake, so it has no awake bit: a physics step leaves no
 // body moving and asleep, and one a script left so is sent awake.
 func writeRigidbody(w *wire.Writer, b entity.Rigidbody) {
-	vx, vy := wire.Velocity.Encode(b.VX), wire.Velocity.Encode(b.VY)
-	av := wire.AngularVelocity.Encode(b.AngularVelocity)
+	writeRigidbodyCodes(w, wire.Velocity.Encode(b.VX), wire.Velocity.Encode(b.VY), wire.AngularVelocity.Encode(b.AngularVelocity), b.Awake)
+}
+
+// writeRigidbodyCodes is writeRigidbody with the velocity's and spin's
+// codes already worked out.
+func writeRigidbodyCodes(w *wire.Writer, vx, vy, av uint64, awake bool) {
 	moving := vx != velocityZero || vy != velocityZero || av != angularZero
 	if moving {
 		// The moving bit, the velocity and the spin's bit, then the spin:
@@ -170,7 +178,7 @@ func writeRigidbody(w *wire.Writer, b entity.Rigidbody) {
 		return
 	}
 	w.WriteBool(false)
-	w.WriteBool(b.Awake)
+	w.WriteBool(awake)
 }
 
 // The codes of a zero velocity.

@@ -660,15 +660,20 @@ func (r *Round) Transform(t entity.Transform) (scale float64) {
 	t.Scale = wire.NetScale(t.Scale)
 	k := len(r.keys)
 	r.keys = append(r.keys, math.Float64bits(t.X), math.Float64bits(t.Y), math.Float64bits(t.Angle), math.Float64bits(t.Scale))
+	// The position's and angle's steps, which the turn keeps, are its
+	// codes less their zeros' (see transformSteps): encoded once.
+	x, y, n := transformSteps(t)
 	if !r.memo(TypeTransform, k) {
-		writeTransform(r.begin(), t)
+		writeTransformCodes(r.begin(), codeOf(wire.Position, x), codeOf(wire.Position, y), uint64(int64(n)+angleHalf+1), t.Scale)
 		r.commitKeyed(TypeTransform, k)
 	}
 	e := &r.ents[len(r.ents)-1]
 	e.x, e.y, e.placed = float32(t.X), float32(t.Y), true
-	tt := turnOf(t.Angle, t.Scale, 0)
-	e.turn.n, e.turn.scale = tt.n, tt.scale
-	e.turn.x, e.turn.y = steps(wire.Position, t.X), steps(wire.Position, t.Y)
+	if n == -angleHalf {
+		n = angleHalf // as turnOf has it
+	}
+	e.turn.n, e.turn.scale = n, float32(t.Scale)
+	e.turn.x, e.turn.y = x, y
 	return t.Scale
 }
 
@@ -685,8 +690,10 @@ func (r *Round) Rigidbody(b entity.Rigidbody) {
 	}
 	r.keys = append(r.keys, math.Float64bits(b.VX), math.Float64bits(b.VY), math.Float64bits(b.AngularVelocity), awake)
 	e := &r.ents[len(r.ents)-1]
-	e.turn.av = uint32(wire.AngularVelocity.Encode(b.AngularVelocity))
-	e.turn.vx, e.turn.vy = int16(steps(wire.Velocity, b.VX)), int16(steps(wire.Velocity, b.VY))
+	av := wire.AngularVelocity.Encode(b.AngularVelocity)
+	vx, vy := steps(wire.Velocity, b.VX), steps(wire.Velocity, b.VY)
+	e.turn.av = uint32(av)
+	e.turn.vx, e.turn.vy = int16(vx), int16(vy)
 	e.vx, e.vy, e.hasV = b.VX, b.VY, true
 	if e.prev >= 0 {
 		if p := &r.prevEnts[e.prev]; p.hasV {
@@ -697,7 +704,7 @@ func (r *Round) Rigidbody(b entity.Rigidbody) {
 	if r.memo(TypeRigidbody, k) {
 		return
 	}
-	writeRigidbody(r.begin(), b)
+	writeRigidbodyCodes(r.begin(), codeOf(wire.Velocity, vx), codeOf(wire.Velocity, vy), av, b.Awake)
 	r.commitKeyed(TypeRigidbody, k)
 }
 

@@ -123,6 +123,15 @@ func turnOf(angle, scale, av float64) turn {
 // q.Encode(v) says, less its zero's code.
 func steps(q wire.Signed, v float64) int32 { return rounded(v/q.Step, stepsHalf(q)) }
 
+// transformSteps returns t's position and angle as signed step counts:
+// the codes wire.Position and wire.Angle give them (codeOf, and the
+// angle's plus angleHalf + 1), less their zeros' codes; a NaN, an
+// infinity and a value beyond range as the quantisers have them. The
+// angle is not turned from −π to π, as turnOf turns it.
+func transformSteps(t entity.Transform) (x, y, n int32) {
+	return steps(wire.Position, t.X), steps(wire.Position, t.Y), angleSteps(t.Angle)
+}
+
 // stepsHalf returns the largest step count q says either way.
 func stepsHalf(q wire.Signed) int64 { return 1<<(q.Bits-1) - 1 }
 

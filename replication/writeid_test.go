@@ -134,3 +134,38 @@ func TestEngineWritesMatchFieldByField(t *testing.T) {
 		}
 	}
 }
+
+// TestStepsAreCodes: the step counts a round keeps in a body's turn
+// (steps, angleSteps) are the codes the quantisers give, less their
+// zeros', so the round writes a Transform and a Rigidbody from them:
+// for NaN, infinities, values beyond range, angles at and past ±π and
+// random values.
+func TestStepsAreCodes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 0))
+	edges := func(q wire.Signed) []float64 {
+		m := q.Max()
+		vs := []float64{0, math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1), m, -m, m + q.Step/2, -m - q.Step/2,
+			2 * m, -2 * m, q.Step / 2, -q.Step / 2, 1.5 * q.Step, -1.5 * q.Step, math.Pi, -math.Pi, math.Nextafter(math.Pi, 4), 7, -7}
+		for range 20000 {
+			vs = append(vs, (rng.Float64()*2.2-1.1)*m, (rng.Float64()*2-1)*20)
+		}
+		return vs
+	}
+	for _, q := range []wire.Signed{wire.Position, wire.Velocity} {
+		for _, v := range edges(q) {
+			if got, want := codeOf(q, steps(q, v)), q.Encode(v); got != want {
+				t.Fatalf("%+v, %v: steps give code %d, Encode %d", q, v, got, want)
+			}
+		}
+	}
+	for _, a := range edges(wire.Angle.Signed) {
+		tr := entity.Transform{X: a, Y: -a, Angle: a}
+		x, y, n := transformSteps(tr)
+		if got, want := uint64(int64(n)+angleHalf+1), wire.Angle.Encode(a); got != want {
+			t.Fatalf("angle %v: steps give code %d, Encode %d", a, got, want)
+		}
+		if codeOf(wire.Position, x) != wire.Position.Encode(a) || codeOf(wire.Position, y) != wire.Position.Encode(-a) {
+			t.Fatalf("position %v: steps %d, %d", a, x, y)
+		}
+	}
+}
