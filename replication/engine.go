@@ -85,21 +85,28 @@ var engineTypes = [EngineTypes]engineType{
 // lying square) says so in one bit "turned" = 0 instead of the angle's
 // eighteen and the scale's one.
 func writeTransform(w *wire.Writer, t entity.Transform) {
-	wire.Position.Write(w, t.X)
-	wire.Position.Write(w, t.Y)
-	angle := wire.Angle.Encode(t.Angle)
-	s := wire.NetScale(t.Scale)
+	writeTransformCodes(w, wire.Position.Encode(t.X), wire.Position.Encode(t.Y), wire.Angle.Encode(t.Angle), wire.NetScale(t.Scale))
+}
+
+// writeTransformCodes is writeTransform with the position's and angle's
+// codes already worked out, and the scale already through wire.NetScale.
+func writeTransformCodes(w *wire.Writer, x, y, angle uint64, s float64) {
+	// The fields in order, gathered into as few writes as fit a word: x,
+	// y and the turned bit (45 bits), then the angle and the scale's bit.
+	pb := uint(wire.Position.Bits)
+	v := x | y<<pb
 	turned := angle != angleZero || s != 1
-	w.WriteBool(turned)
 	if !turned {
+		w.WriteBits(v, int(2*pb+1)) // turned: 0
 		return
 	}
-	w.WriteBits(angle, int(wire.Angle.Bits))
+	w.WriteBits(v|1<<(2*pb), int(2*pb+1))
+	ab := uint(wire.Angle.Bits)
 	if s == 1 {
-		w.WriteBool(false)
+		w.WriteBits(angle, int(ab+1)) // scaled: 0
 		return
 	}
-	w.WriteBool(true)
+	w.WriteBits(angle|1<<ab, int(ab+1))
 	w.WriteFloat32(float32(s))
 }
 
@@ -151,20 +158,27 @@ func readTransform(r *wire.Reader) (entity.Transform, error) {
 // moving body is awake, so it has no awake bit: a physics step leaves no
 // body moving and asleep, and one a script left so is sent awake.
 func writeRigidbody(w *wire.Writer, b entity.Rigidbody) {
-	vx, vy := wire.Velocity.Encode(b.VX), wire.Velocity.Encode(b.VY)
-	av := wire.AngularVelocity.Encode(b.AngularVelocity)
+	writeRigidbodyCodes(w, wire.Velocity.Encode(b.VX), wire.Velocity.Encode(b.VY), wire.AngularVelocity.Encode(b.AngularVelocity), b.Awake)
+}
+
+// writeRigidbodyCodes is writeRigidbody with the velocity's and spin's
+// codes already worked out.
+func writeRigidbodyCodes(w *wire.Writer, vx, vy, av uint64, awake bool) {
 	moving := vx != velocityZero || vy != velocityZero || av != angularZero
-	w.WriteBool(moving)
 	if moving {
-		w.WriteBits(vx, int(wire.Velocity.Bits))
-		w.WriteBits(vy, int(wire.Velocity.Bits))
-		w.WriteBool(av != angularZero)
+		// The moving bit, the velocity and the spin's bit, then the spin:
+		// 34 bits and 20, gathered into one write.
+		vb := uint(wire.Velocity.Bits)
+		v, n := 1|vx<<1|vy<<(1+vb), 1+2*vb+1
 		if av != angularZero {
-			w.WriteBits(av, int(wire.AngularVelocity.Bits))
+			v |= 1<<(n-1) | av<<n
+			n += uint(wire.AngularVelocity.Bits)
 		}
+		w.WriteBits(v, int(n))
 		return
 	}
-	w.WriteBool(b.Awake)
+	w.WriteBool(false)
+	w.WriteBool(awake)
 }
 
 // The codes of a zero velocity.

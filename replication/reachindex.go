@@ -52,7 +52,19 @@ func gridded(x, y float32) bool {
 	return math.Abs(float64(x)) <= reachGridSpan && math.Abs(float64(y)) <= reachGridSpan
 }
 
-// indexReach builds r's reachIndex; seal calls it.
+// reachReady builds r's reachIndex unless this round's is built, and
+// returns it.
+func (r *Round) reachReady() *reachIndex {
+	r.sealMu.Lock()
+	defer r.sealMu.Unlock()
+	if !r.reachBuilt {
+		r.indexReach()
+		r.reachBuilt = true
+	}
+	return &r.reach
+}
+
+// indexReach builds r's reachIndex; reachReady calls it.
 func (r *Round) indexReach() {
 	x := &r.reach
 	n := len(r.ents)
@@ -140,8 +152,11 @@ func zeroed[T any](s []T, n int) []T {
 // nil, and every entity is visited. The set holds every entity farOff
 // would not skip, and perhaps some it would.
 func (p *Peer) reachVisits(r *Round, sc *writeScratch, ox, oy float32) []uint64 {
-	x := &r.reach
-	if p.every != ReachEvery || x.words == 0 || !gridded(ox, oy) {
+	if p.every != ReachEvery || !gridded(ox, oy) {
+		return nil
+	}
+	x := r.reachReady()
+	if x.words == 0 {
 		return nil
 	}
 	k := (ReachEvery - p.writes%ReachEvery) % ReachEvery // (writes+slot)%every == 0

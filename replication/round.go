@@ -102,8 +102,11 @@ type Round struct {
 	prevStrs   []string
 
 	// reach indexes the entities for connections with a Reach (see
-	// reachIndex); seal builds it.
-	reach reachIndex
+	// reachIndex); the first Write of the round that can use it builds
+	// it (reachBuilt, guarded by sealMu), so a round none of whose
+	// connections has a Reach (a watched busy world) never does.
+	reach      reachIndex
+	reachBuilt bool
 
 	// turns holds the choices of moving bodies' states this round's
 	// Writes have worked out, and turnIdx, for each moving body one has
@@ -211,9 +214,13 @@ type roundEnt struct {
 	vturn  float64
 	hasV   bool
 	// What seal works out once for every connection, so that none of them
-	// works it out again: chg is changedAt's answer; news and most are
-	// newsBits and maxBits (over the schema's wire types); moving is
-	// bodyMoving's answer.
+	// works it out again: chg is changedAt's answer; the rest survey's.
+	// news is, when a component e puts on the wire has a version this
+	// round made, a lower bound on the width of any entry for e (those
+	// components' bits and an entry's least framing, or a moving-body
+	// entry's least), else 0; most an upper bound (the general form with
+	// every component written and every other type of the schema
+	// removed); moving says its Rigidbody's moving bit is set.
 	chg        uint64
 	news, most int32
 	moving     bool
@@ -308,13 +315,6 @@ func (r *Round) changedAt(e *roundEnt) uint64 {
 	return e.since
 }
 
-// bodyMoving reports whether e's Rigidbody is moving (its first bit, as
-// writeRigidbody put it).
-func (r *Round) bodyMoving(e *roundEnt) bool {
-	c := r.comp(e, TypeRigidbody)
-	return c != nil && c.nbits > 0 && r.data[c.off]&1 == 1
-}
-
 // seal assembles, once per round, the start of the entry most connections
 // will be sent for each moving body whose Transform or Rigidbody changed
 // this round: the moving-body form, not fresh (the continuation bit, the
@@ -339,18 +339,22 @@ func (r *Round) seal() {
 	for i := range r.ents {
 		e := &r.ents[i]
 		e.chg = r.changedAt(e)
-		e.moving = r.bodyMoving(e)
 		e.turnAt = 0
-		e.news = int32(r.newsBits(e))
-		e.most = int32(r.maxBits(e, ntypes))
-		e.bare = false
+		sv := r.survey(e, ntypes)
 		if e.silence != Described {
 			continue
 		}
-		e.bare = r.bare(e)
-		r.assembleDelta(e, ntypes)
-		t, b := r.comp(e, TypeTransform), r.comp(e, TypeRigidbody)
+		r.assembleDelta(e, ntypes, sv.mask, sv.changed)
+		t, b := sv.t, sv.b
 		if t == nil || b == nil || t.ver != r.n && b.ver != r.n || !e.moving {
+			continue
+		}
+		e.mvOff = uint32(len(r.data))
+		if pre, n := movingPrefix(e.id); n > 0 {
+			e.mvBits, e.mvPre = uint32(n), pre
+			var b [8]byte
+			binary.LittleEndian.PutUint64(b[:], e.mvPre)
+			r.data = append(r.data, b[:(n+7)/8]...)
 			continue
 		}
 		w := r.begin()
@@ -360,15 +364,24 @@ func (r *Round) seal() {
 		w.WriteBool(true)  // moving
 		bits := w.Bytes()
 		r.enc = bits[:0]
-		e.mvOff, e.mvBits = uint32(len(r.data)), uint32(w.Len())
-		if w.Len() <= 64 {
-			var b [8]byte
-			copy(b[:], bits)
-			e.mvPre = binary.LittleEndian.Uint64(b[:])
-		}
+		e.mvBits = uint32(w.Len())
 		r.data = append(r.data, bits...)
 	}
-	r.indexReach()
+	r.reachBuilt = false // built by the first Write that asks (reachVisits)
+}
+
+// movingPrefix returns the first part of a moving-body entry for id, not
+// fresh, as a Writer lays it out in one word (the continuation bit, the
+// occupant, the fresh bit 0 and the moving bit 1), and its width; 0 when
+// it takes more than a word (a slot or generation of 2^21 or more).
+func movingPrefix(id entity.ID) (uint64, int) {
+	sb, sn := packVarint(id.Slot, slotGroup)
+	gb, gn := packVarint(id.Gen, genGroup)
+	n := 3 + sn + gn
+	if n > 64 {
+		return 0, 0
+	}
+	return 1 | sb<<1 | gb<<(1+sn) | 1<<(n-1), n
 }
 
 // assembleDelta assembles, for a described entity of which some
@@ -378,15 +391,11 @@ func (r *Round) seal() {
 // engine types' mask, the project types' bit and mask, then for each
 // component a 1 and its bits. A body whose entry would take the
 // moving-body form gets none.
-func (r *Round) assembleDelta(e *roundEnt, ntypes int) {
-	e.dBits, e.dN = 0, 0
-	var mask uint64 // by wire type: changed this round
-	for _, c := range r.comps[e.first:e.end] {
-		if c.ver == r.n {
-			mask |= 1 << c.typ
-			e.dN++
-		}
-	}
+//
+// mask is the wire types of e's components this round changed, and
+// changed their count (survey works them out).
+func (r *Round) assembleDelta(e *roundEnt, ntypes int, mask uint64, changed int32) {
+	e.dBits, e.dN = 0, changed
 	if e.dN == 0 || e.moving && mask == 1<<TypeTransform|1<<TypeRigidbody || ntypes > 64 {
 		e.dN = 0
 		return
@@ -416,61 +425,63 @@ func (r *Round) assembleDelta(e *roundEnt, ntypes int) {
 	r.data = append(r.data, bits...)
 }
 
-// bare works out roundEnt.bare for e, a described entity.
-func (r *Round) bare(e *roundEnt) bool {
-	if !e.moving || e.end-e.first < 2 {
-		return false
-	}
-	cs := r.comps[e.first:e.end]
-	if cs[0].typ != TypeTransform || cs[1].typ != TypeRigidbody || cs[0].ver != r.n || cs[1].ver != r.n {
-		return false
-	}
-	for i := range cs[2:] {
-		if cs[2+i].ver == r.n {
-			return false
-		}
-	}
-	return true
+// surveyed is what survey found of an entity besides what it set: the
+// mask of its types this round changed (by wire type; see assembleDelta),
+// how many, and its Transform and Rigidbody (nil when it has none).
+type surveyed struct {
+	mask    uint64
+	changed int32
+	t, b    *roundComp
 }
 
-// newsBits returns, when a component e puts on the wire has a version this
-// round made, a lower bound on the width of any entry for e: the bits of
-// those components and the least framing of an entry (its continuation
-// bit, the occupant, the fresh and moving bits). It returns 0 when no such
-// component changed: whether e has news then depends on the baseline.
-func (r *Round) newsBits(e *roundEnt) int {
-	n, news := 0, false
-	for _, c := range r.comps[e.first:e.end] {
-		if c.ver == r.n && (e.silence == Described || int(c.typ) == TypeNetSpawn) {
-			n += int(c.nbits)
-			news = true
+// survey sets e.moving, e.news, e.most and e.bare (see roundEnt) in one
+// pass over e's components, and returns what assembleDelta and the
+// moving-body form need besides. seal does this for every entity of every
+// round; it did it in four passes, which TestSurveyMatchesParts keeps as
+// survey's reference.
+func (r *Round) survey(e *roundEnt, ntypes int) (sv surveyed) {
+	cs := r.comps[e.first:e.end]
+	all, news, anyNews, restNew := 0, 0, false, false
+	for i := range cs {
+		c := &cs[i]
+		all += 1 + int(c.nbits)
+		switch int(c.typ) {
+		case TypeTransform:
+			sv.t = c
+		case TypeRigidbody:
+			sv.b = c
+		}
+		if c.ver != r.n {
+			continue
+		}
+		sv.mask |= 1 << c.typ
+		sv.changed++
+		restNew = restNew || i >= 2
+		if e.silence == Described || int(c.typ) == TypeNetSpawn {
+			news += int(c.nbits)
+			anyNews = true
 		}
 	}
-	if !news {
-		return 0
+	b := sv.b
+	e.moving = b != nil && b.nbits > 0 && r.data[b.off]&1 == 1
+	id := idBits(e.id)
+	e.news = 0
+	if anyNews {
+		news += 3 + id + EngineTypes
+		if e.moving {
+			news = min(news, 3+id+minMotionBits)
+		}
+		e.news = int32(news)
 	}
-	n += 3 + idBits(e.id) + EngineTypes
-	if r.bodyMoving(e) {
-		// A moving-body entry says less than its components' bits.
-		n = min(n, movingBits(e.id)+minMotionBits)
-	}
-	return n
+	e.most = int32(max(3+id+EngineTypes+1+(ntypes-EngineTypes)+ntypes+all, 3+id+maxMotionBits))
+	e.bare = e.silence == Described && e.moving && len(cs) >= 2 && !restNew &&
+		cs[0].typ == TypeTransform && cs[1].typ == TypeRigidbody && cs[0].ver == r.n && cs[1].ver == r.n
+	return sv
 }
 
 // movingBits is the width of a moving-body entry for id but its state:
 // the continuation bit, the occupant, the fresh and moving bits.
 func movingBits(id entity.ID) int { return 3 + idBits(id) }
-
-// maxBits returns an upper bound on the width of any entry for e, over
-// ntypes wire types: the general form with every component written and
-// every other type removed.
-func (r *Round) maxBits(e *roundEnt, ntypes int) int {
-	n := 3 + idBits(e.id) + EngineTypes + 1 + (ntypes - EngineTypes) + ntypes
-	for _, c := range r.comps[e.first:e.end] {
-		n += 1 + int(c.nbits)
-	}
-	return max(n, movingBits(e.id)+maxMotionBits)
-}
 
 // Tick returns the server tick the round was begun for.
 func (r *Round) Tick() uint32 { return r.tick }
@@ -528,7 +539,7 @@ func (r *Round) says(what string, typ int) bool {
 // begin readies the component encoder; commit appends what it wrote as the
 // current entity's component of type typ.
 func (r *Round) begin() *wire.Writer {
-	r.w.Reset(r.enc)
+	r.w.ResetOwned(r.enc)
 	return &r.w
 }
 
@@ -553,15 +564,23 @@ func (r *Round) commitKeyed(typ int, kOff int) {
 
 // add appends c, whose bits are b, as e's component (e the current entity).
 func (r *Round) add(e *roundEnt, c roundComp, b []byte) {
-	for _, o := range r.comps[e.first:e.end] {
-		if o.typ == c.typ {
-			panic(fmt.Sprintf("replication: entity %v given component type %d twice", e.id, c.typ))
+	// A component after the entity's others in type order (the usual
+	// order) can be neither a second of a type nor out of place.
+	inOrder := e.end == e.first || c.typ > r.comps[e.end-1].typ
+	if !inOrder {
+		for _, o := range r.comps[e.first:e.end] {
+			if o.typ == c.typ {
+				panic(fmt.Sprintf("replication: entity %v given component type %d twice", e.id, c.typ))
+			}
 		}
 	}
 	c.off = uint32(len(r.data))
 	r.comps = append(r.comps, c)
 	r.data = append(r.data, b...)
 	e.end++
+	if inOrder {
+		return
+	}
 	// Keep the entity's components sorted by type: an insertion step, since
 	// an entity has a handful and they usually come in order.
 	cs := r.comps[e.first:e.end]
@@ -641,15 +660,20 @@ func (r *Round) Transform(t entity.Transform) (scale float64) {
 	t.Scale = wire.NetScale(t.Scale)
 	k := len(r.keys)
 	r.keys = append(r.keys, math.Float64bits(t.X), math.Float64bits(t.Y), math.Float64bits(t.Angle), math.Float64bits(t.Scale))
+	// The position's and angle's steps, which the turn keeps, are its
+	// codes less their zeros' (see transformSteps): encoded once.
+	x, y, n := transformSteps(t)
 	if !r.memo(TypeTransform, k) {
-		writeTransform(r.begin(), t)
+		writeTransformCodes(r.begin(), codeOf(wire.Position, x), codeOf(wire.Position, y), uint64(int64(n)+angleHalf+1), t.Scale)
 		r.commitKeyed(TypeTransform, k)
 	}
 	e := &r.ents[len(r.ents)-1]
 	e.x, e.y, e.placed = float32(t.X), float32(t.Y), true
-	tt := turnOf(t.Angle, t.Scale, 0)
-	e.turn.n, e.turn.scale = tt.n, tt.scale
-	e.turn.x, e.turn.y = steps(wire.Position, t.X), steps(wire.Position, t.Y)
+	if n == -angleHalf {
+		n = angleHalf // as turnOf has it
+	}
+	e.turn.n, e.turn.scale = n, float32(t.Scale)
+	e.turn.x, e.turn.y = x, y
 	return t.Scale
 }
 
@@ -666,8 +690,10 @@ func (r *Round) Rigidbody(b entity.Rigidbody) {
 	}
 	r.keys = append(r.keys, math.Float64bits(b.VX), math.Float64bits(b.VY), math.Float64bits(b.AngularVelocity), awake)
 	e := &r.ents[len(r.ents)-1]
-	e.turn.av = uint32(wire.AngularVelocity.Encode(b.AngularVelocity))
-	e.turn.vx, e.turn.vy = int16(steps(wire.Velocity, b.VX)), int16(steps(wire.Velocity, b.VY))
+	av := wire.AngularVelocity.Encode(b.AngularVelocity)
+	vx, vy := steps(wire.Velocity, b.VX), steps(wire.Velocity, b.VY)
+	e.turn.av = uint32(av)
+	e.turn.vx, e.turn.vy = int16(vx), int16(vy)
 	e.vx, e.vy, e.hasV = b.VX, b.VY, true
 	if e.prev >= 0 {
 		if p := &r.prevEnts[e.prev]; p.hasV {
@@ -678,7 +704,7 @@ func (r *Round) Rigidbody(b entity.Rigidbody) {
 	if r.memo(TypeRigidbody, k) {
 		return
 	}
-	writeRigidbody(r.begin(), b)
+	writeRigidbodyCodes(r.begin(), codeOf(wire.Velocity, vx), codeOf(wire.Velocity, vy), av, b.Awake)
 	r.commitKeyed(TypeRigidbody, k)
 }
 

@@ -98,10 +98,36 @@ func readVarint(r *wire.Reader, g int) (uint32, bool) {
 	}
 }
 
-// writeID writes an occupant: its slot, then its generation.
+// packVarint returns the bits writeVarint writes for v in groups of g
+// bits, as one word (lowest first), and their number. A uint32 takes at
+// most 5 groups of 7 (40 bits) or 11 of 3 (44 bits), so for g ≥ 3 they
+// fit.
+func packVarint(v uint32, g int) (bits uint64, n int) {
+	for {
+		bits |= uint64(v&(1<<g-1)) << n
+		n += g
+		v >>= g
+		if v == 0 {
+			return bits, n + 1 // the last group's continuation bit, 0
+		}
+		bits |= 1 << n
+		n++
+	}
+}
+
+// writeID writes an occupant: its slot, then its generation, each as
+// writeVarint writes it; in one go when they fit in a word, as they do
+// for every slot and generation below 2^21 (a snapshot writes one for
+// each of its entries).
 func writeID(w *wire.Writer, id entity.ID) {
-	writeVarint(w, id.Slot, slotGroup)
-	writeVarint(w, id.Gen, genGroup)
+	s, sn := packVarint(id.Slot, slotGroup)
+	g, gn := packVarint(id.Gen, genGroup)
+	if sn+gn <= 64 {
+		w.WriteBits(s|g<<sn, sn+gn)
+		return
+	}
+	w.WriteBits(s, sn)
+	w.WriteBits(g, gn)
 }
 
 // idBits returns the width of id on the wire.

@@ -123,6 +123,15 @@ func turnOf(angle, scale, av float64) turn {
 // q.Encode(v) says, less its zero's code.
 func steps(q wire.Signed, v float64) int32 { return rounded(v/q.Step, stepsHalf(q)) }
 
+// transformSteps returns t's position and angle as signed step counts:
+// the codes wire.Position and wire.Angle give them (codeOf, and the
+// angle's plus angleHalf + 1), less their zeros' codes; a NaN, an
+// infinity and a value beyond range as the quantisers have them. The
+// angle is not turned from −π to π, as turnOf turns it.
+func transformSteps(t entity.Transform) (x, y, n int32) {
+	return steps(wire.Position, t.X), steps(wire.Position, t.Y), angleSteps(t.Angle)
+}
+
 // stepsHalf returns the largest step count q says either way.
 func stepsHalf(q wire.Signed) int64 { return 1<<(q.Bits-1) - 1 }
 
@@ -703,12 +712,15 @@ func readWholeTurn(r *wire.Reader) (turn, error) {
 	return t, nil
 }
 
-// turnSlots is how many choices of a moving body's state a round keeps
-// for its connections (see Round.turnFor): one for each gap a predicted
-// state may have, whether or not the header names it. The connections of
-// a round hold a body's state from a few ticks back, most of them the
-// same state; a connection whose state of that gap differs (its
-// velocity's turn, say) takes the slot over.
+// turnSlots is how many slots of choices of a moving body's state a
+// round keeps for its connections (see Round.turnFor): one for each gap a
+// predicted state may have, whether or not the header names it. The
+// connections of a round hold a body's state from a few ticks back, many
+// of them the same state; a connection whose state of that gap differs
+// (its velocity's turn, say) adds its choice to the slot, and the next
+// connection looks through the slot's newest turnChain choices: on a
+// watched busy world the connections' states of one gap alternate, and
+// one choice a slot was worked out again for most of them.
 const turnSlots = 2 * MaxTurnGap
 
 // turnMemo is one choice of a moving body's state a round keeps: the
@@ -719,7 +731,14 @@ type turnMemo struct {
 	atHdr    bool
 	tickRate float64
 	c        turnChoice
+	// next is the memo kept before this one in the same slot (index in
+	// turns + 1; 0: none).
+	next int32
 }
+
+// turnChain is how many choices of one slot turnFor looks through.
+// Tuning constant.
+const turnChain = 4
 
 // sameRef reports whether a and b are the same state, every field to the
 // bit (a scale too, whatever == says of a zero's sign or a NaN).
@@ -753,18 +772,21 @@ func (r *Round) turnFor(c *turnChoice, p *Peer, e *roundEnt, ref *turnRef, hdr i
 		e.turnAt = int32(len(r.turnIdx))
 	}
 	at := &r.turnIdx[e.turnAt-1][slot]
-	if i := *at - 1; i >= 0 {
-		if m := &r.turns[i]; m.atHdr == atHdr && m.tickRate == p.tickRate && sameRef(&m.ref, ref) {
+	for i, k := *at-1, 0; i >= 0 && k < turnChain; k++ {
+		m := &r.turns[i]
+		if m.atHdr == atHdr && m.tickRate == p.tickRate && sameRef(&m.ref, ref) {
 			*c = m.c
 			r.turnMu.Unlock()
 			return
 		}
+		i = m.next - 1
 	}
 	r.turnMu.Unlock()
 	*c = p.chooseTurn(e.turn, *ref, r.tick, hdr)
 	r.turnMu.Lock()
 	r.turnsMade++
-	r.turns = append(r.turns, turnMemo{ref: *ref, atHdr: atHdr, tickRate: p.tickRate, c: *c})
-	r.turnIdx[e.turnAt-1][slot] = int32(len(r.turns))
+	at = &r.turnIdx[e.turnAt-1][slot]
+	r.turns = append(r.turns, turnMemo{ref: *ref, atHdr: atHdr, tickRate: p.tickRate, c: *c, next: *at})
+	*at = int32(len(r.turns))
 	r.turnMu.Unlock()
 }

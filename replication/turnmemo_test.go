@@ -148,3 +148,54 @@ func circling(n int) (*world, func(tick int)) {
 		}
 	}
 }
+
+// TestTurnChoicesChained: connections that hold states of one gap in
+// turn, A, B, A, C, B, get each state's choice worked out once, the
+// round keeping several choices of a gap rather than the last alone, and
+// each the choice the connection would make itself; past turnChain
+// states of a gap, the oldest is worked out again.
+func TestTurnChoicesChained(t *testing.T) {
+	s := testSchema(t)
+	w, step := circling(1)
+	slots := w.slots()
+	r := NewRound(s)
+	p := newPeer(s)
+	for tick := 1; tick <= 4; tick++ {
+		step(tick)
+		buildFrom(t, w, slots, r, uint32(tick))
+		p.Write(nil, r, entity.None, budgetBytes) // seals the round
+	}
+	e := &r.ents[0]
+	if !e.moving {
+		t.Fatal("the circling body is not moving")
+	}
+	ref := func(k int) turnRef {
+		st := e.turn
+		st.x += int32(7 * k)
+		st.vt = int16(k)
+		return turnRef{tick: r.tick - 2, t: st, ok: true}
+	}
+	ask := func(k int) {
+		t.Helper()
+		rf := ref(k)
+		var c turnChoice
+		r.turnFor(&c, p, e, &rf, 0)
+		if want := p.chooseTurn(e.turn, rf, r.tick, 0); c != want {
+			t.Fatalf("state %d: given %+v; chosen alone %+v", k, c, want)
+		}
+	}
+	for _, k := range []int{1, 2, 1, 3, 2, 1, 3} {
+		ask(k)
+	}
+	if r.turnsMade != 3 || r.turnsAsked != 7 {
+		t.Fatalf("%d of %d states worked out; want 3 of 7", r.turnsMade, r.turnsAsked)
+	}
+	for k := 4; k < 4+turnChain; k++ {
+		ask(k)
+	}
+	made := r.turnsMade
+	ask(1) // now past the chain's reach
+	if r.turnsMade != made+1 {
+		t.Fatalf("a state %d choices back found: the chain is longer than turnChain", turnChain+3)
+	}
+}

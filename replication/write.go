@@ -237,7 +237,7 @@ func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
 	p.blocked = p.blocked[:0]
 	limit := 8 * budget
 	w := &p.w
-	w.Reset(p.buf)
+	w.ResetOwned(p.buf)
 	p.writeHeader(w, r.tick, own)
 	if w.Len() > limit {
 		p.buf = w.Bytes()[:0]
@@ -724,8 +724,8 @@ func siftRank(ranks []uint64, i int) {
 // component whose version this round made) has news for every connection,
 // whatever its baseline holds, so it is a candidate before it is planned.
 // Its width is known to lie between the bits of what changed (plus the
-// entry's least framing, Round.newsBits) and its whole description
-// (Round.maxBits). When a snapshot cannot hold every candidate, the plan
+// entry's least framing, roundEnt.news) and its whole description
+// (roundEnt.most). When a snapshot cannot hold every candidate, the plan
 // is made only when the candidate's turn comes and its news alone still
 // fits: on a crowded server, where each snapshot holds about half of what
 // moves, that is half the plans. Every decision is the one the plans made

@@ -25,6 +25,9 @@ var ErrWidth = errors.New("wire: bit width outside 0..64")
 type Writer struct {
 	buf  []byte
 	bits int // bits written; the last byte of buf holds bits&7 of them when nonzero
+	// owned says buf's storage past its bytes is the Writer's to write
+	// (ResetOwned): it may put a word there and keep only its bytes.
+	owned bool
 }
 
 // Reset empties w and makes it write into buf's storage (from buf[:0]), so a
@@ -32,13 +35,25 @@ type Writer struct {
 func (w *Writer) Reset(buf []byte) {
 	w.buf = buf[:0]
 	w.bits = 0
+	w.owned = false
+}
+
+// ResetOwned is Reset for storage whose capacity past what w writes no one
+// else holds, such as a buffer only w writes into and its owner copies
+// out of: w may then write up to eight bytes past its last one (whatever
+// lies there is lost) and writes most fields with one word's store. What
+// w writes, and Bytes, are the same as after Reset.
+func (w *Writer) ResetOwned(buf []byte) {
+	w.buf = buf[:0]
+	w.bits = 0
+	w.owned = true
 }
 
 // WriteBits appends the low n bits of v, lowest first; higher bits of v are
 // ignored. n must be in 0..64: any other width is a programmer error and
 // panics. Writing 0 bits is a no-op.
 func (w *Writer) WriteBits(v uint64, n int) {
-	if n < 0 || n > 64 {
+	if uint(n) > 64 {
 		panic("wire: WriteBits width outside 0..64")
 	}
 	if n == 0 {
@@ -46,6 +61,20 @@ func (w *Writer) WriteBits(v uint64, n int) {
 	}
 	if n < 64 {
 		v &= 1<<n - 1
+	}
+	if l := len(w.buf); w.owned && n <= 56 && cap(w.buf)-l >= 8 {
+		// The partly written last byte (if any; its unwritten bits are
+		// zeros) and the bits of v above it, as one word from that byte
+		// on; then the bytes that hold bits, and nothing past them.
+		at := w.bits >> 3
+		cur := uint64(0)
+		if at < l {
+			cur = uint64(w.buf[at])
+		}
+		binary.LittleEndian.PutUint64(w.buf[at:at+8], cur|v<<(w.bits&7))
+		w.bits += n
+		w.buf = w.buf[:(w.bits+7)>>3]
+		return
 	}
 	used := w.bits & 7
 	w.bits += n
@@ -63,9 +92,33 @@ func (w *Writer) WriteBits(v uint64, n int) {
 	// no bits above them, so the last one is padded with zeros). Exactly
 	// those bytes: a Writer lent a buffer must not touch its storage past
 	// what it writes, which its owner may still hold.
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], v)
-	w.buf = append(w.buf, b[:(n+7)/8]...)
+	l, k := len(w.buf), (n+7)>>3
+	if cap(w.buf)-l < k {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], v)
+		w.buf = append(w.buf, b[:k]...)
+		return
+	}
+	// In place, by the word, half word, quarter and byte that make up k,
+	// rather than through append's copy: a snapshot's encoder makes
+	// thousands of these a round.
+	w.buf = w.buf[:l+k]
+	b := w.buf[l:]
+	if k == 8 {
+		binary.LittleEndian.PutUint64(b, v)
+		return
+	}
+	if k&4 != 0 {
+		binary.LittleEndian.PutUint32(b, uint32(v))
+		b, v = b[4:], v>>32
+	}
+	if k&2 != 0 {
+		binary.LittleEndian.PutUint16(b, uint16(v))
+		b, v = b[2:], v>>16
+	}
+	if k&1 != 0 {
+		b[0] = byte(v)
+	}
 }
 
 // WriteBitString appends the first n bits of data, packed as a Writer

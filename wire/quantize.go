@@ -56,8 +56,15 @@ func (q Signed) Encode(v float64) uint64 {
 		return q.half()
 	}
 	n := math.Round(v / q.Step)
-	lim := float64(q.half() - 1)
-	n = math.Max(-lim, math.Min(lim, n))
+	// Clamped by comparison, not math.Max and math.Min: those are calls
+	// that also order zeros' signs and NaNs, of which n (not NaN; a zero
+	// of either sign converts to 0) needs neither, and a round encodes
+	// five of these a moving body.
+	if lim := float64(q.half() - 1); n > lim {
+		n = lim
+	} else if n < -lim {
+		n = -lim
+	}
 	return uint64(int64(q.half()) + int64(n))
 }
 

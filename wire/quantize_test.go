@@ -2,6 +2,7 @@ package wire
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -95,6 +96,35 @@ func TestNetScaleBoundsAScale(t *testing.T) {
 	} {
 		if got := NetScale(tc.in); got != tc.want {
 			t.Errorf("NetScale(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestEncodeClampsAsMaxMin: Encode, which clamps by comparison, gives the
+// code math.Max and math.Min gave, for every quantiser, at and around its
+// limits, zeros of both signs, infinities and random values.
+func TestEncodeClampsAsMaxMin(t *testing.T) {
+	old := func(q Signed, v float64) uint64 {
+		if v != v {
+			return q.half()
+		}
+		n := math.Round(v / q.Step)
+		lim := float64(q.half() - 1)
+		n = math.Max(-lim, math.Min(lim, n))
+		return uint64(int64(q.half()) + int64(n))
+	}
+	rng := rand.New(rand.NewPCG(9, 0))
+	for _, q := range []Signed{Position, Velocity, AngularVelocity, Angle.Signed, {Bits: 2, Step: 1}, {Bits: 40, Step: 1e-6}} {
+		m := q.Max()
+		vs := []float64{0, math.Copysign(0, -1), m, -m, m + q.Step/2, -m - q.Step/2, m * 2, -m * 2, math.Inf(1), math.Inf(-1),
+			math.MaxFloat64, -math.MaxFloat64, q.Step / 2, -q.Step / 2, math.SmallestNonzeroFloat64, math.NaN()}
+		for range 10000 {
+			vs = append(vs, (rng.Float64()*2.4-1.2)*m)
+		}
+		for _, v := range vs {
+			if got, want := q.Encode(v), old(q, v); got != want {
+				t.Fatalf("%+v: Encode(%v) = %d; clamped by math.Max and math.Min, %d", q, v, got, want)
+			}
 		}
 	}
 }
