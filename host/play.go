@@ -152,9 +152,9 @@ type ClientReport struct {
 	// for (the first after the join): replayed from, not corrections.
 	UnpredictedJudged uint64 `json:"unpredicted_judged"`
 	// LeaseReplays are snapshots that had a leased body off its
-	// prediction while the character's prediction stood: replayed from,
-	// not corrections; LeaseReplaysMoved moved the drawn character, by at
-	// most MaxLeaseReplayMM.
+	// prediction while the character's prediction stood: replayed from;
+	// LeaseReplaysMoved moved the drawn character (by at most
+	// MaxLeaseReplayMM) and are counted among the corrections too.
 	LeaseReplays      uint64  `json:"lease_replays"`
 	LeaseReplaysMoved uint64  `json:"lease_replays_moved"`
 	MaxLeaseReplayMM  float64 `json:"max_lease_replay_mm"`

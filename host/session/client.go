@@ -453,9 +453,9 @@ type ClientStats struct {
 	Unpredicted uint64
 	// LeaseReplays counts snapshots whose word on a body this client
 	// leases had it off its prediction while the own character's stood
-	// (see leaseStrayed): replayed from, not counted as corrections.
-	// LeaseReplaysMoved moved the own character as drawn; MaxLeaseReplay
-	// is the largest such jump, in metres.
+	// (see leaseStrayed): replayed from. LeaseReplaysMoved moved the own
+	// character as drawn, and are counted among the corrections too;
+	// MaxLeaseReplay is the largest such jump, in metres.
 	LeaseReplays      uint64
 	LeaseReplaysMoved uint64
 	MaxLeaseReplay    float64

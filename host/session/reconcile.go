@@ -53,12 +53,13 @@ type reconciler struct {
 	adopted uint64
 	// leaseReplays counts the snapshots whose word on a leased body had
 	// it elsewhere than predicted while the own character's prediction
-	// stood (leaseStrayed): replayed from, not counted as corrections.
+	// stood (leaseStrayed): replayed from.
 	leaseReplays uint64
 	// leaseEase is the largest jump, in metres, such a replay made in
 	// where the own entity stands now (within maxEase).
 	leaseEase float64
-	// leaseMoved counts those replays that moved the own entity now.
+	// leaseMoved counts those replays that moved the own entity now:
+	// each is also counted as a correction.
 	leaseMoved uint64
 	// unpredicted counts judged ticks this end held no prediction of its
 	// character's pose for (the first after the join, or after the
@@ -440,15 +441,21 @@ func (c *Client) reconcile(h held, judged uint32) {
 		c.rec.maxEase = math.Max(c.rec.maxEase, prediction.Distance(heldOwn, *t))
 	}
 	if leaseOnly {
-		// Nothing the own character's prediction held was wrong: no
-		// correction. What the replay moved is eased all the same.
+		// The own character's prediction for the judged tick stood. A
+		// replay that leaves it where it was drawn is no correction; one
+		// that moves it is, as the player sees it: counted as one, filed
+		// by what it met, at the judged tick's distance like any other.
 		c.rec.leaseReplays++
-		if t := st.Transform(own); t != nil && !teleport {
-			c.rec.leaseEase = math.Max(c.rec.leaseEase, prediction.Distance(heldOwn, *t))
-			if !prediction.Agrees(heldOwn, *t) {
-				c.rec.leaseMoved++
-			}
+		t := st.Transform(own)
+		if t == nil || teleport {
+			return
 		}
+		c.rec.leaseEase = math.Max(c.rec.leaseEase, prediction.Distance(heldOwn, *t))
+		if prediction.Agrees(heldOwn, *t) {
+			return
+		}
+		c.rec.leaseMoved++
+		c.note(judged, own, ok, dist, teleport, recOK, rec, compWrong, diff)
 		return
 	}
 	if c.revise(judged, own, ok, dist, teleport, compWrong, heldOwn) {
