@@ -5,6 +5,13 @@
 #   bench/load.sh [SECONDS]     (default 20 s a run; 15 runs)
 #   SEALED=1 bench/load.sh ...  (the same with a key: clients mint tokens,
 #                                every datagram sealed)
+#   MEETSECS=N bench/load.sh    (the two meeting rows' length; default 60 s)
+#
+# The meeting rows run a minute whatever SECONDS says: their aim is counted
+# a minute, and a client's corrections come in bursts (a meeting, a moment
+# the machine gave its process no core), so a 20 s run's rate moved by a
+# factor of three from one run to the next where a minute's moved by a
+# quarter.
 #
 # Runs: the arena with 4 wandering bots at 64 Hz and at 128 Hz (a temporary
 # copy of the arena with tickRate = 128), settled (4 bots that stand still),
@@ -37,7 +44,7 @@
 # client's corrections by cause) and what the last profile of such a miss
 # found, with the BENCHMARKS.md section that holds it
 # (reportsum aims). Every run is bounded by `timeout`; the whole matrix
-# takes about 15 × (SECONDS + 4) s plus the build.
+# takes about 13 × (SECONDS + 4) + 2 × (MEETSECS + 4) s plus the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-20}
@@ -150,8 +157,9 @@ visitor() {
 visitor &
 pids+=($!)
 run coins-join projects/coins 2 wander 0
-run arena-meet projects/arena 4 wander 0 --bot-seed 3 --sim broadband --sim-seed 7
-run ball-meet bench/ball 4 wander 0 --bot-seed 3 --sim broadband --sim-seed 7
+meetsecs=${MEETSECS:-60}
+secs=$meetsecs run arena-meet projects/arena 4 wander 0 --bot-seed 3 --sim broadband --sim-seed 7
+secs=$meetsecs run ball-meet bench/ball 4 wander 0 --bot-seed 3 --sim broadband --sim-seed 7
 
 echo
 echo "arena-meet: corrections of 4 wander bots (seed 3) over the broadband simulator (seed 7)"
