@@ -218,12 +218,11 @@ type roundEnt struct {
 	// news is, when a component e puts on the wire has a version this
 	// round made, a lower bound on the width of any entry for e (those
 	// components' bits and an entry's least framing, or a moving-body
-	// entry's least), else 0; most an upper bound (the general form with
-	// every component written and every other type of the schema
-	// removed); moving says its Rigidbody's moving bit is set.
-	chg        uint64
-	news, most int32
-	moving     bool
+	// entry's least), else 0; moving says its Rigidbody's moving bit is
+	// set.
+	chg    uint64
+	news   int32
+	moving bool
 	// bare says it is a described moving body whose first components
 	// are a Transform and a Rigidbody, both of this round's making, and
 	// whose others (a spawned body's NetSpawn, say) are not: news to
@@ -340,7 +339,7 @@ func (r *Round) seal() {
 		e := &r.ents[i]
 		e.chg = r.changedAt(e)
 		e.turnAt = 0
-		sv := r.survey(e, ntypes)
+		sv := r.survey(e)
 		if e.silence != Described {
 			continue
 		}
@@ -434,17 +433,16 @@ type surveyed struct {
 	t, b    *roundComp
 }
 
-// survey sets e.moving, e.news, e.most and e.bare (see roundEnt) in one
+// survey sets e.moving, e.news and e.bare (see roundEnt) in one
 // pass over e's components, and returns what assembleDelta and the
 // moving-body form need besides. seal does this for every entity of every
 // round; it did it in four passes, which TestSurveyMatchesParts keeps as
 // survey's reference.
-func (r *Round) survey(e *roundEnt, ntypes int) (sv surveyed) {
+func (r *Round) survey(e *roundEnt) (sv surveyed) {
 	cs := r.comps[e.first:e.end]
-	all, news, anyNews, restNew := 0, 0, false, false
+	news, anyNews, restNew := 0, false, false
 	for i := range cs {
 		c := &cs[i]
-		all += 1 + int(c.nbits)
 		switch int(c.typ) {
 		case TypeTransform:
 			sv.t = c
@@ -473,7 +471,6 @@ func (r *Round) survey(e *roundEnt, ntypes int) (sv surveyed) {
 		}
 		e.news = int32(news)
 	}
-	e.most = int32(max(3+id+EngineTypes+1+(ntypes-EngineTypes)+ntypes+all, 3+id+maxMotionBits))
 	e.bare = e.silence == Described && e.moving && len(cs) >= 2 && !restNew &&
 		cs[0].typ == TypeTransform && cs[1].typ == TypeRigidbody && cs[0].ver == r.n && cs[1].ver == r.n
 	return sv

@@ -38,6 +38,7 @@ const (
 // world's snapshot never plans most of them.
 type candidate struct {
 	ent  int32 // in the round
+	base int32 // its slot's baseline, in Peer.bases
 	bits int32 // its entry, continuation bit included; negative: lazy
 	at   int32 // its plan's place, once planned
 	// acts is where its plan's actions start in candActs, or -1 for a
@@ -477,10 +478,10 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 	sc.cands, sc.pls, sc.candActs, sc.ranks = sc.cands[:0], sc.pls[:0], sc.candActs[:0], sc.ranks[:0]
 	ox, oy, placed := p.center(r, ownAt)
 	reach := placed && p.every > 1
-	total := 0                // the planned candidates' bits
-	lazyLow, lazyHigh := 0, 0 // bounds on the lazy ones' (see lazy plans)
-	least := math.MaxInt      // the least width of any candidate
-	var visit []uint64        // nil: every entity
+	total := 0           // the planned candidates' bits
+	lazyLow := 0         // the least the lazy ones take (see lazy plans)
+	least := math.MaxInt // the least width of any candidate
+	var visit []uint64   // nil: every entity
 	if reach {
 		visit = p.reachVisits(r, sc, ox, oy)
 	}
@@ -516,7 +517,6 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 			// it may fit.
 			bits = -low
 			lazyLow += low
-			lazyHigh += int(e.most)
 		} else {
 			bits, _ = p.planOf(r, e, b, false)
 			if bits == 0 {
@@ -528,7 +528,8 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 			total += bits
 		}
 		if b == nil {
-			b = p.baseOrNew(e.id.Slot)
+			bi = p.baseIndexOrNew(e.id.Slot)
+			b = &p.bases[bi]
 		}
 		if b.prio < maxPrio {
 			b.prio++
@@ -543,28 +544,14 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		}
 		least = min(least, max(bits, -bits))
 		sc.ranks = append(sc.ranks, rank(b.prio, near, len(sc.cands)))
-		cd := candidate{ent: int32(i), bits: int32(bits)}
+		cd := candidate{ent: int32(i), base: int32(bi), bits: int32(bits)}
 		if bits > 0 {
 			// A lazy plan's actions and findings are kept when it is made.
 			cd.at, cd.acts = sc.keepPlan(p)
 		}
 		sc.cands = append(sc.cands, cd)
 	}
-	fits := w.Len()+total+lazyLow <= limit
-	if fits && w.Len()+total+lazyHigh > limit {
-		// The bounds do not decide it: plan the rest to know.
-		for i := range sc.cands {
-			if sc.cands[i].bits < 0 {
-				total += p.planCandidate(r, sc, i)
-			}
-		}
-		fits = w.Len()+total <= limit
-	}
-	if fits {
-		for i := range sc.cands {
-			p.planCandidate(r, sc, i)
-			p.emitCandidate(w, r, sc, i, c)
-		}
+	if w.Len()+total+lazyLow <= limit && p.writeInOrder(w, r, sc, c, limit, total+lazyLow) {
 		return
 	}
 	// Highest rank first, taken from a heap rather than sorting every
@@ -612,6 +599,43 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		}
 		p.emitCandidate(w, r, sc, i, c)
 	}
+}
+
+// writeInOrder writes every candidate in slot order, when they all fit
+// in limit bits, and reports whether they did. least is the planned
+// candidates' width and the lazy ones' news (see lazy plans), no more
+// than what they all take. Each lazy plan is made as its candidate's turn
+// comes and written at once, not kept and copied back; as soon as the
+// plans made, with the news of those still lazy, exceed limit, what was
+// written is undone (the bits, the claim's entries, the counts) and it
+// reports false, the candidates as they were, to be written by rank. So
+// it writes exactly when every plan made up front would show that all
+// fit, and then what they would have written.
+func (p *Peer) writeInOrder(w *wire.Writer, r *Round, sc *writeScratch, c *claim, limit, least int) bool {
+	need := w.Len() + least // the plans made so far, and the rest's news
+	from := w.Len()
+	ents, comps, vers := len(c.ents), len(c.comps), len(c.vers)
+	entries, watched := p.stats.Entries, p.watch
+	for i := range sc.cands {
+		cd := &sc.cands[i]
+		e := &r.ents[cd.ent]
+		if cd.bits < 0 {
+			bits, _ := p.planOf(r, e, &p.bases[cd.base], false)
+			if need += bits + int(cd.bits); need > limit {
+				w.Truncate(from)
+				c.ents, c.comps, c.vers = c.ents[:ents], c.comps[:comps], c.vers[:vers]
+				p.stats.Entries, p.watch = entries, watched
+				return false
+			}
+		} else {
+			p.restorePlan(sc, cd)
+		}
+		p.emit(w, r, e, c)
+	}
+	for i := range sc.cands {
+		p.bases[sc.cands[i].base].prio = 0
+	}
+	return true
 }
 
 // rankKeys is the most distinct priority and nearness pairs among a
@@ -723,9 +747,11 @@ func siftRank(ranks []uint64, i int) {
 // Lazy plans: an entity of which something changed this round (a
 // component whose version this round made) has news for every connection,
 // whatever its baseline holds, so it is a candidate before it is planned.
-// Its width is known to lie between the bits of what changed (plus the
-// entry's least framing, roundEnt.news) and its whole description
-// (roundEnt.most). When a snapshot cannot hold every candidate, the plan
+// Its width is known to be at least the bits of what changed (plus the
+// entry's least framing, roundEnt.news). When every candidate may fit,
+// each lazy plan is made as the candidate is written, in slot order, and
+// what was written is undone once the plans show they do not all fit
+// (writeInOrder). When a snapshot cannot hold every candidate, the plan
 // is made only when the candidate's turn comes and its news alone still
 // fits: on a crowded server, where each snapshot holds about half of what
 // moves, that is half the plans. Every decision is the one the plans made
@@ -736,7 +762,7 @@ func siftRank(ranks []uint64, i int) {
 func (p *Peer) planCandidate(r *Round, sc *writeScratch, i int) int {
 	cd := &sc.cands[i]
 	if cd.bits < 0 {
-		bits, _ := p.plan(r, &r.ents[cd.ent], false)
+		bits, _ := p.planOf(r, &r.ents[cd.ent], &p.bases[cd.base], false)
 		cd.bits = int32(bits)
 		cd.at, cd.acts = sc.keepPlan(p)
 	}
@@ -759,13 +785,17 @@ func (sc *writeScratch) keepPlan(p *Peer) (at, acts int32) {
 // resets its priority. The plan must have been made (planCandidate).
 func (p *Peer) emitCandidate(w *wire.Writer, r *Round, sc *writeScratch, i int, c *claim) {
 	cd := &sc.cands[i]
+	p.restorePlan(sc, cd)
+	p.emit(w, r, &r.ents[cd.ent], c)
+	p.bases[cd.base].prio = 0
+}
+
+// restorePlan makes the plan kept for cd the last plan made, for emit.
+func (p *Peer) restorePlan(sc *writeScratch, cd *candidate) {
 	if cd.acts >= 0 {
 		copy(p.acts, sc.candActs[cd.acts:])
 	}
 	p.pl = sc.pls[cd.at]
-	e := &r.ents[cd.ent]
-	p.emit(w, r, e, c)
-	p.base(e.id.Slot).prio = 0
 }
 
 // plan decides what e's entry says of each component type, leaving it in
