@@ -482,6 +482,7 @@ func (m *sim) step() {
 		// writes every entry field by field, the round's assembled
 		// moving-body entries hidden from it.
 		m.twin.eagerPlans, m.twin.ownTurns, m.twin.generalPlans, m.twin.heapRanks = true, true, true, true
+		m.twin.fieldWrites = true
 		m.twin.watch = watched
 		var assembled, deltas []uint32
 		for i := range m.r.ents {

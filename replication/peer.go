@@ -297,6 +297,10 @@ type Peer struct {
 	// moving body's included (roundEnt.bare): the harness's twin plans
 	// so, to show that the short way finds what the walk does.
 	generalPlans bool
+	// fieldWrites writes every entry in the general form field by field,
+	// not gathered into words (writeGeneral): the harness's twin writes
+	// so, to show the two the same to the bit.
+	fieldWrites bool
 	// heapRanks takes every snapshot's candidates off the heap, never in
 	// rankOrder's order: the harness's twin writes so, to show the two
 	// orders the same.

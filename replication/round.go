@@ -370,17 +370,21 @@ func (r *Round) seal() {
 }
 
 // movingPrefix returns the first part of a moving-body entry for id, not
-// fresh, as a Writer lays it out in one word (the continuation bit, the
-// occupant, the fresh bit 0 and the moving bit 1), and its width; 0 when
-// it takes more than a word (a slot or generation of 2^21 or more).
-func movingPrefix(id entity.ID) (uint64, int) {
+// fresh, as entryPrefix lays it out.
+func movingPrefix(id entity.ID) (uint64, int) { return entryPrefix(id, false, true) }
+
+// entryPrefix returns the first part of an entry for id as a Writer lays
+// it out in one word (the continuation bit, the occupant, the fresh bit
+// and the moving bit), and its width; 0 when it takes more than a word (a
+// slot or generation of 2^21 or more).
+func entryPrefix(id entity.ID, fresh, moving bool) (uint64, int) {
 	sb, sn := packVarint(id.Slot, slotGroup)
 	gb, gn := packVarint(id.Gen, genGroup)
 	n := 3 + sn + gn
 	if n > 64 {
 		return 0, 0
 	}
-	return 1 | sb<<1 | gb<<(1+sn) | 1<<(n-1), n
+	return 1 | sb<<1 | gb<<(1+sn) | bit(fresh)<<(n-2) | bit(moving)<<(n-1), n
 }
 
 // assembleDelta assembles, for a described entity of which some
@@ -821,6 +825,20 @@ func (r *Round) comp(e *roundEnt, typ int) *roundComp {
 		}
 	}
 	return nil
+}
+
+// word returns c's bits, fewer than 64, as one word (lowest first).
+func (r *Round) word(c *roundComp) uint64 {
+	b := r.data[c.off:]
+	var v uint64
+	if len(b) >= 8 {
+		v = binary.LittleEndian.Uint64(b)
+	} else {
+		var t [8]byte
+		copy(t[:], b)
+		v = binary.LittleEndian.Uint64(t[:])
+	}
+	return v & (1<<c.nbits - 1)
 }
 
 // bits returns c's encoded bytes.

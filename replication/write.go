@@ -967,8 +967,11 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	}
 	fresh, moving := p.pl.fresh, p.pl.moving
 	// bare: the components' bits, and their masks, are in what the round
-	// assembled, or in the moving-body form's motion.
+	// assembled, or in the moving-body form's motion. Otherwise the entry
+	// is in the general form, written by words (writeGeneral) unless
+	// fields says field by field, here.
 	bare := moving || p.pl.delta
+	fields := !bare && p.fieldWrites
 	state := moving // the moving body's state is still to write
 	switch {
 	case p.pl.delta:
@@ -987,6 +990,8 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 		} else {
 			w.WriteBitString(r.data[e.mvOff:], int(e.mvBits))
 		}
+	case !bare && !fields:
+		p.writeGeneral(w, r, e, fresh)
 	default:
 		w.WriteBool(true)
 		writeID(w, e.id)
@@ -996,7 +1001,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	if state {
 		writeTurn(w, &p.pl.turn, e.turn)
 	}
-	if !bare {
+	if fields {
 		proj := false
 		for t, a := range p.acts[:max(int(p.pl.top), EngineTypes)] {
 			if t < EngineTypes {
@@ -1032,7 +1037,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 		if a == actNone {
 			continue
 		}
-		if !bare {
+		if fields {
 			w.WriteBool(a == actWrite)
 		}
 		ver := uint64(0)
@@ -1041,7 +1046,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 				ci++
 			}
 			rc := &r.comps[ci]
-			if !bare {
+			if fields {
 				w.WriteBitString(r.bits(rc), int(rc.nbits))
 			}
 			ver = rc.ver
@@ -1062,6 +1067,108 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	}
 	c.ents = append(c.ents, ce)
 	p.stats.Entries++
+}
+
+// writeGeneral writes e's entry in the general form as the last plan left
+// it in p.acts and p.pl (not fresh unless fresh): the continuation bit,
+// the occupant, the fresh and moving bits, the masks, then each type's
+// carried bit and bits. It gathers them into words, each written when
+// the next field would not fit, rather than field by field: a general
+// entry took a dozen writes. The bits are those emit writes field by
+// field (Peer.fieldWrites).
+func (p *Peer) writeGeneral(w *wire.Writer, r *Round, e *roundEnt, fresh bool) {
+	var run bitRun
+	if pre, n := entryPrefix(e.id, fresh, false); n > 0 {
+		run.v, run.n = pre, n
+	} else {
+		w.WriteBool(true)
+		writeID(w, e.id)
+		w.WriteBool(fresh)
+		w.WriteBool(false)
+	}
+	// The masks. Past the plan's top every action is none (plan clears
+	// them).
+	acts := p.acts
+	run.add(w, actMask(acts[:EngineTypes]), EngineTypes)
+	if np := p.ntypes - EngineTypes; np > 0 {
+		switch pm := actMask(acts[EngineTypes:]); {
+		case pm == 0:
+			run.add(w, 0, 1)
+		case np < 64:
+			run.add(w, 1|pm<<1, np+1)
+		default:
+			run.add(w, 1, 1)
+			for _, a := range acts[EngineTypes:] {
+				run.add(w, bit(a != actNone), 1)
+			}
+		}
+	}
+	ci := e.first
+	for t, a := range acts[:p.pl.top] {
+		switch a {
+		case actNone:
+			continue
+		case actRemove:
+			run.add(w, 0, 1)
+			continue
+		}
+		for int(r.comps[ci].typ) != t {
+			ci++
+		}
+		rc := &r.comps[ci]
+		if rc.nbits < 64 {
+			run.add(w, 1|r.word(rc)<<1, int(rc.nbits)+1)
+			continue
+		}
+		run.add(w, 1, 1)
+		run.flush(w)
+		w.WriteBitString(r.bits(rc), int(rc.nbits))
+	}
+	run.flush(w)
+}
+
+// actMask returns a bit for each of acts that is not actNone, the first
+// lowest. Past the 64th, an action's bit falls on one of the first 64's,
+// so the mask is 0 only when every one is none.
+func actMask(acts []action) uint64 {
+	m := uint64(0)
+	for t, a := range acts {
+		if a != actNone {
+			m |= 1 << (t & 63)
+		}
+	}
+	return m
+}
+
+// bitRun gathers fields for a Writer into one word, lowest first: v holds
+// n bits (at most 64), none above them.
+type bitRun struct {
+	v uint64
+	n int
+}
+
+// add appends the k low bits of v (1 ≤ k ≤ 64, v none above them),
+// first writing the word gathered when they would not fit in it.
+func (b *bitRun) add(w *wire.Writer, v uint64, k int) {
+	if b.n+k > 64 {
+		b.flush(w)
+	}
+	b.v |= v << b.n // a shift of 64 gives 0: b.n is 64 only for k = 0
+	b.n += k
+}
+
+// flush writes the word gathered and empties it.
+func (b *bitRun) flush(w *wire.Writer) {
+	w.WriteBits(b.v, b.n)
+	b.v, b.n = 0, 0
+}
+
+// bit returns 1 for true.
+func bit(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // String returns a one-line summary, for logs and test output.
