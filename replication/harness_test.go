@@ -461,6 +461,9 @@ func (m *sim) step() {
 	m.recordVersions()
 	watched := m.p.watch
 	payload := m.p.Write(nil, m.r, m.own, m.budget)
+	if d := quietSetDiff(m.p, m.r); d != "" {
+		m.tb.Fatalf("round %d: %s", m.round, d)
+	}
 	if len(payload) > m.budget {
 		m.tb.Fatalf("round %d: %d bytes, over the %d budget", m.round, len(payload), m.budget)
 	}
@@ -477,6 +480,7 @@ func (m *sim) step() {
 	if m.twin != nil {
 		m.twin.remQuiet = 0
 		clear(m.twin.quiets)
+		m.twin.quietSeq = 0
 		// The twin also plans every candidate up front, walking every
 		// entity's types, chooses every moving body's state itself and
 		// writes every entry field by field, the round's assembled

@@ -60,6 +60,13 @@ type Round struct {
 	// takes the next one, so numbers rise through a Round and no two
 	// rounds share one (a component's version is one of them; see ver).
 	n uint64
+	// seq counts the Round's own Begins: a Peer that wrote from round
+	// seq − 1 of this Round, and from no other since, wrote from the one
+	// before (see Peer.syncQuiet).
+	seq uint64
+	// changed holds a bit for each entity this round changed (roundEnt.chg
+	// is n), by index in ents; seal fills it.
+	changed []uint64
 	// occSince is the round from which every slot has held the occupant it
 	// holds, final for the previous round (see occupiedSince); occSame
 	// counts this round's entities whose occupant the previous round held
@@ -287,6 +294,7 @@ func (r *Round) Begin(tick uint32) {
 	r.bySlot, r.prevBySlot = r.prevBySlot, r.bySlot
 	r.prevTick, r.tick = r.tick, tick
 	r.n = roundNumbers.Add(1)
+	r.seq++
 	r.sealed = false
 }
 
@@ -335,9 +343,13 @@ func (r *Round) seal() {
 	ntypes := EngineTypes + len(r.schema.Types)
 	r.turns, r.turnIdx = r.turns[:0], r.turnIdx[:0]
 	r.turnsAsked, r.turnsMade = 0, 0
+	r.changed = zeroed(r.changed, (len(r.ents)+63)/64)
 	for i := range r.ents {
 		e := &r.ents[i]
 		e.chg = r.changedAt(e)
+		if e.chg == r.n {
+			r.changed[i>>6] |= 1 << (i & 63)
+		}
 		e.turnAt = 0
 		sv := r.survey(e)
 		if e.silence != Described {

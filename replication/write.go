@@ -67,7 +67,7 @@ type writeScratch struct {
 	pls      []planned   // their plans' findings, in the order made
 	candActs []action    // their plans' actions, ntypes each, in the same order
 	ranks    []uint64    // their ranks (see Relevance)
-	visit    []uint64    // the entities to visit, when the round's reach index serves (reachVisits)
+	visit    []uint64    // the entities to visit, by index in the round's ents
 	// rankOrder's: the candidates' pairs, each candidate's pair, the
 	// pairs highest first, and the order.
 	keys  []rankCount
@@ -230,7 +230,9 @@ func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
 		}
 		clear(p.quiets)
 		p.quietFrom = r.n - min(r.n, 1) // a round not begun (0) marks nothing
+		p.quietSeq = 0
 	}
+	p.syncQuiet(r)
 	p.writes++
 	p.hdrGap = p.headerGap(r.tick)
 	c := p.newClaim()
@@ -481,16 +483,29 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 	total := 0           // the planned candidates' bits
 	lazyLow := 0         // the least the lazy ones take (see lazy plans)
 	least := math.MaxInt // the least width of any candidate
-	var visit []uint64   // nil: every entity
+	var visit []uint64
 	if reach {
 		visit = p.reachVisits(r, sc, ox, oy)
 	}
+	// Not the entities whose quiet mark holds: described as they were
+	// when the plan last found nothing to say, to a baseline untouched
+	// since, they have nothing to say again (see quietSet).
+	if visit == nil {
+		visit = zeroed(sc.visit, len(p.quietSet))
+		for w := range visit {
+			visit[w] = ^p.quietSet[w]
+		}
+		if n := len(r.ents) & 63; n != 0 {
+			visit[len(visit)-1] &= 1<<n - 1
+		}
+		sc.visit = visit
+	} else {
+		for w := range visit {
+			visit[w] &^= p.quietSet[w]
+		}
+	}
 	for i := -1; ; {
-		if visit == nil {
-			if i++; i >= len(r.ents) {
-				break
-			}
-		} else if i = nextVisit(visit, i+1); i < 0 {
+		if i = nextVisit(visit, i+1); i < 0 {
 			break
 		}
 		e := &r.ents[i]
@@ -503,12 +518,6 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		var b *slotBase
 		bi := int(p.index.get(e.id.Slot)) - 1
 		if bi >= 0 {
-			if p.quietAt(p.quiets[bi], e.chg) {
-				// Described as it was when the plan last found nothing
-				// to say, to a baseline untouched since: nothing to say
-				// again.
-				continue
-			}
 			b = &p.bases[bi]
 		}
 		var bits int
@@ -522,6 +531,7 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 			if bits == 0 {
 				if b != nil {
 					b.prio, p.quiets[bi] = 0, p.quietMark(r.n)
+					p.quietSet[i>>6] |= 1 << (i & 63)
 				}
 				continue
 			}
