@@ -483,13 +483,13 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 	total := 0           // the planned candidates' bits
 	lazyLow := 0         // the least the lazy ones take (see lazy plans)
 	least := math.MaxInt // the least width of any candidate
-	var visit []uint64
-	if reach {
-		visit = p.reachVisits(r, sc, ox, oy)
-	}
 	// Not the entities whose quiet mark holds: described as they were
 	// when the plan last found nothing to say, to a baseline untouched
 	// since, they have nothing to say again (see quietSet).
+	var visit []uint64
+	if reach {
+		visit = p.reachVisits(r, sc, ox, oy, p.quietSet)
+	}
 	if visit == nil {
 		visit = zeroed(sc.visit, len(p.quietSet))
 		for w := range visit {
@@ -499,10 +499,6 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 			visit[len(visit)-1] &= 1<<n - 1
 		}
 		sc.visit = visit
-	} else {
-		for w := range visit {
-			visit[w] &^= p.quietSet[w]
-		}
 	}
 	for i := -1; ; {
 		if i = nextVisit(visit, i+1); i < 0 {
@@ -617,8 +613,9 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 // than what they all take. Each lazy plan is made as its candidate's turn
 // comes and written at once, not kept and copied back; as soon as the
 // plans made, with the news of those still lazy, exceed limit, what was
-// written is undone (the bits, the claim's entries, the counts) and it
-// reports false, the candidates as they were, to be written by rank. So
+// written is undone (the bits, the claim's entries, the counts, the
+// priorities reset) and it reports false, the candidates as they were,
+// to be written by rank (sc.ranks, one for each, in the same order). So
 // it writes exactly when every plan made up front would show that all
 // fit, and then what they would have written.
 func (p *Peer) writeInOrder(w *wire.Writer, r *Round, sc *writeScratch, c *claim, limit, least int) bool {
@@ -635,15 +632,17 @@ func (p *Peer) writeInOrder(w *wire.Writer, r *Round, sc *writeScratch, c *claim
 				w.Truncate(from)
 				c.ents, c.comps, c.vers = c.ents[:ents], c.comps[:comps], c.vers[:vers]
 				p.stats.Entries, p.watch = entries, watched
+				for j := range i {
+					// The priority each had, as its rank holds it.
+					p.bases[sc.cands[j].base].prio = uint32(sc.ranks[j] >> (rankNearBits + rankIndexBits))
+				}
 				return false
 			}
 		} else {
 			p.restorePlan(sc, cd)
 		}
 		p.emit(w, r, e, c)
-	}
-	for i := range sc.cands {
-		p.bases[sc.cands[i].base].prio = 0
+		p.bases[cd.base].prio = 0
 	}
 	return true
 }
@@ -935,19 +934,23 @@ func (p *Peer) planOf(r *Round, e *roundEnt, b *slotBase, own bool) (bits int, f
 // Transform and Rigidbody, the first two, with their bits as they are,
 // and no other type of e past those two (each confirmed absent).
 func (b *slotBase) holdsRest(r *Round, e *roundEnt) bool {
-	ci := e.first + 2
-	for t := baseHead; t < int(b.ntypes); t++ {
-		bc := b.at(t)
-		if ci < e.end && int(r.comps[ci].typ) == t {
-			if !bc.sameBits(&r.comps[ci]) {
+	rest := r.comps[e.first+baseHead : e.end]
+	if b.ntypes <= baseHead {
+		return len(rest) == 0
+	}
+	tail := b.tail.c[:b.ntypes-baseHead]
+	for j := range tail {
+		bc := &tail[j]
+		if len(rest) > 0 && int(rest[0].typ) == baseHead+j {
+			if !bc.sameBits(&rest[0]) {
 				return false
 			}
-			ci++
+			rest = rest[1:]
 		} else if bc.state() != absent {
 			return false
 		}
 	}
-	return ci == e.end
+	return len(rest) == 0
 }
 
 // planMotion chooses the state of a moving-body entry for e (the
