@@ -181,7 +181,13 @@ func (r *Round) occChangedSince(n uint64) ([]occChange, bool) {
 // roundEnt is one entity of a round; its components are comps[first:end],
 // kept sorted by wire type.
 type roundEnt struct {
-	id         entity.ID
+	id entity.ID
+	// idw and idn are the occupant as packID packs it: what an entry
+	// writes of it, and its width, worked out once for the round's
+	// connections (and carried from the round before while it is the
+	// slot's occupant).
+	idw        uint64
+	idn        int32
 	silence    Silence
 	first, end int32
 	// since is the round from which the slot has been described exactly
@@ -361,7 +367,7 @@ func (r *Round) seal() {
 			continue
 		}
 		e.mvOff = uint32(len(r.data))
-		if pre, n := movingPrefix(e.id); n > 0 {
+		if pre, n := entryPrefix(e.idw, int(e.idn), false, true); n > 0 {
 			e.mvBits, e.mvPre = uint32(n), pre
 			var b [8]byte
 			binary.LittleEndian.PutUint64(b[:], e.mvPre)
@@ -381,22 +387,17 @@ func (r *Round) seal() {
 	r.reachBuilt = false // built by the first Write that asks (reachVisits)
 }
 
-// movingPrefix returns the first part of a moving-body entry for id, not
-// fresh, as entryPrefix lays it out.
-func movingPrefix(id entity.ID) (uint64, int) { return entryPrefix(id, false, true) }
-
-// entryPrefix returns the first part of an entry for id as a Writer lays
-// it out in one word (the continuation bit, the occupant, the fresh bit
-// and the moving bit), and its width; 0 when it takes more than a word (a
-// slot or generation of 2^21 or more).
-func entryPrefix(id entity.ID, fresh, moving bool) (uint64, int) {
-	sb, sn := packVarint(id.Slot, slotGroup)
-	gb, gn := packVarint(id.Gen, genGroup)
-	n := 3 + sn + gn
+// entryPrefix returns the first part of an entry for the occupant that
+// packID packs as idw, idn, as a Writer lays it out in one word (the
+// continuation bit, the occupant, the fresh bit and the moving bit), and
+// its width; 0 when it takes more than a word (a slot or generation of
+// 2^21 or more).
+func entryPrefix(idw uint64, idn int, fresh, moving bool) (uint64, int) {
+	n := 3 + idn
 	if n > 64 {
 		return 0, 0
 	}
-	return 1 | sb<<1 | gb<<(1+sn) | bit(fresh)<<(n-2) | bit(moving)<<(n-1), n
+	return 1 | idw<<1 | bit(fresh)<<(n-2) | bit(moving)<<(n-1), n
 }
 
 // assembleDelta assembles, for a described entity of which some
@@ -478,7 +479,7 @@ func (r *Round) survey(e *roundEnt) (sv surveyed) {
 	}
 	b := sv.b
 	e.moving = b != nil && b.nbits > 0 && r.data[b.off]&1 == 1
-	id := idBits(e.id)
+	id := int(e.idn)
 	e.news = 0
 	if anyNews {
 		news += 3 + id + EngineTypes
@@ -491,10 +492,6 @@ func (r *Round) survey(e *roundEnt) (sv surveyed) {
 		cs[0].typ == TypeTransform && cs[1].typ == TypeRigidbody && cs[0].ver == r.n && cs[1].ver == r.n
 	return sv
 }
-
-// movingBits is the width of a moving-body entry for id but its state:
-// the continuation bit, the occupant, the fresh and moving bits.
-func movingBits(id entity.ID) int { return 3 + idBits(id) }
 
 // Tick returns the server tick the round was begun for.
 func (r *Round) Tick() uint32 { return r.tick }
@@ -519,11 +516,15 @@ func (r *Round) Entity(id entity.ID, silence Silence) {
 	e := roundEnt{id: id, silence: silence, first: n, end: n, since: r.n, prev: -1}
 	if i := r.prevBySlot.get(id.Slot) - 1; i >= 0 && r.prevEnts[i].id == id {
 		r.occSame++
-		if p := &r.prevEnts[i]; p.silence == silence {
+		p := &r.prevEnts[i]
+		if p.silence == silence {
 			e.since, e.prev = p.since, i
 		}
+		e.idw, e.idn = p.idw, p.idn
 	} else {
 		r.logOcc(id.Slot)
+		idw, idn := packID(id)
+		e.idw, e.idn = idw, int32(idn)
 	}
 	r.ents = append(r.ents, e)
 	r.bySlot.set(id.Slot, int32(len(r.ents)))

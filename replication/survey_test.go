@@ -52,7 +52,7 @@ func (r *Round) newsBits(e *roundEnt) int {
 	n += 3 + idBits(e.id) + EngineTypes
 	if r.bodyMoving(e) {
 		// A moving-body entry says less than its components' bits.
-		n = min(n, movingBits(e.id)+minMotionBits)
+		n = min(n, 3+idBits(e.id)+minMotionBits)
 	}
 	return n
 }

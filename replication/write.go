@@ -920,7 +920,7 @@ func (p *Peer) planOf(r *Round, e *roundEnt, b *slotBase, own bool) (bits int, f
 	if p.pl.moving {
 		return p.planMotion(r, e, b, fresh), fresh
 	}
-	bits += 1 + idBits(e.id) + 1 + 1 + EngineTypes
+	bits += 1 + int(e.idn) + 1 + 1 + EngineTypes
 	if np := p.ntypes - EngineTypes; np > 0 {
 		bits++
 		if proj {
@@ -963,7 +963,9 @@ func (p *Peer) planMotion(r *Round, e *roundEnt, b *slotBase, fresh bool) int {
 	} else {
 		p.pl.turn = p.chooseTurn(e.turn, ref, r.tick, p.hdrGap) // whole, at once (or chosen by the connection itself)
 	}
-	return movingBits(e.id) + int(p.pl.turn.bits)
+	// The continuation bit, the occupant, the fresh and moving bits, the
+	// state.
+	return 3 + int(e.idn) + int(p.pl.turn.bits)
 }
 
 // emit writes e's entry as the last plan left it in p.acts and p.pl, and
@@ -1091,7 +1093,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 // field (Peer.fieldWrites).
 func (p *Peer) writeGeneral(w *wire.Writer, r *Round, e *roundEnt, fresh bool) {
 	var run bitRun
-	if pre, n := entryPrefix(e.id, fresh, false); n > 0 {
+	if pre, n := entryPrefix(e.idw, int(e.idn), fresh, false); n > 0 {
 		run.v, run.n = pre, n
 	} else {
 		w.WriteBool(true)

@@ -14,8 +14,9 @@ import (
 // word where it fits, writes the bits of the slot's and the generation's
 // varints one group at a time, at every alignment, and idBits is their
 // width, for group boundaries, the largest values and random ones; and
-// entryPrefix gives the bits an entry's first part is written with,
-// fresh or not, moving or not, or says they do not fit a word.
+// packID packs what writeID writes, and entryPrefix gives from it the
+// bits an entry's first part is written with, fresh or not, moving or
+// not, or says they do not fit a word.
 func TestWriteIDMatchesVarints(t *testing.T) {
 	vals := []uint32{0, 1, 2, 7, 8, 63, 64, 127, 128, 129, 500, 1<<14 - 1, 1 << 14, 1<<21 - 1, 1 << 21,
 		1<<24 - 1, 1 << 28, math.MaxUint32 - 1, math.MaxUint32}
@@ -46,12 +47,11 @@ func TestWriteIDMatchesVarints(t *testing.T) {
 				writeID(&pre, id)
 				pre.WriteBool(fresh)
 				pre.WriteBool(moving)
-				word, n := entryPrefix(id, fresh, moving)
-				if !fresh && moving {
-					if mw, mn := movingPrefix(id); mw != word || mn != n {
-						t.Fatalf("%v: moving prefix %d bits %x, entry prefix %d bits %x", id, mn, mw, n, word)
-					}
+				idw, idn := packID(id)
+				if idn != idBits(id) {
+					t.Fatalf("%v: packed in %d bits, idBits says %d", id, idn, idBits(id))
 				}
+				word, n := entryPrefix(idw, idn, fresh, moving)
 				if pre.Len() > 64 {
 					if n != 0 {
 						t.Fatalf("%v: a prefix of %d bits said to fit a word in %d", id, pre.Len(), n)
