@@ -154,8 +154,12 @@ type claim struct {
 }
 
 type claimEnt struct {
-	id    entity.ID
-	end   int32 // comps[the previous entry's end:end] are its components
+	id  entity.ID
+	end int32 // comps[the previous entry's end:end] are its components
+	// base is the index in Peer.bases of its slot's baseline, when the
+	// Peer had one as it wrote the entry (a slot's stays at its index),
+	// so that its fold need not look the slot up; -1 otherwise.
+	base  int32
 	turn  turn
 	fresh bool
 	// hasTurn says the entry carried a Transform and a Rigidbody, whose
@@ -601,7 +605,10 @@ func (p *Peer) fold(c *claim) {
 	first := int32(0)
 	for i := range c.ents {
 		e := &c.ents[i]
-		bi := p.baseIndexOrNew(e.id.Slot)
+		bi := int(e.base)
+		if bi < 0 {
+			bi = p.baseIndexOrNew(e.id.Slot)
+		}
 		b := &p.bases[bi]
 		p.unhushAt(bi)
 		if e.fresh || b.occ != e.id {
@@ -678,7 +685,10 @@ func (p *Peer) settleDoubts(b *slotBase, e *claimEnt, order uint64) {
 func (p *Peer) lose(c *claim) {
 	for i := range c.ents {
 		e := &c.ents[i]
-		bi := int(p.index.get(e.id.Slot)) - 1
+		bi := int(e.base)
+		if bi < 0 {
+			bi = int(p.index.get(e.id.Slot)) - 1
+		}
 		if bi < 0 || p.bases[bi].occ != e.id {
 			p.addDoubt(e.id, c.order)
 			continue

@@ -270,7 +270,7 @@ func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
 	p.writeRemovals(w, r, c, limit-reserve)
 	w.WriteBool(false)
 	if ownAt >= 0 {
-		p.emit(w, r, &r.ents[ownAt], c)
+		p.emit(w, r, &r.ents[ownAt], c, int(p.index.get(own.Slot))-1)
 		p.stats.OwnWritten = true
 	}
 	p.writeOthers(w, r, ownAt, c, limit-1)
@@ -641,7 +641,7 @@ func (p *Peer) writeInOrder(w *wire.Writer, r *Round, sc *writeScratch, c *claim
 		} else {
 			p.restorePlan(sc, cd)
 		}
-		p.emit(w, r, e, c)
+		p.emit(w, r, e, c, int(cd.base))
 		p.bases[cd.base].prio = 0
 	}
 	return true
@@ -795,7 +795,7 @@ func (sc *writeScratch) keepPlan(p *Peer) (at, acts int32) {
 func (p *Peer) emitCandidate(w *wire.Writer, r *Round, sc *writeScratch, i int, c *claim) {
 	cd := &sc.cands[i]
 	p.restorePlan(sc, cd)
-	p.emit(w, r, &r.ents[cd.ent], c)
+	p.emit(w, r, &r.ents[cd.ent], c, int(cd.base))
 	p.bases[cd.base].prio = 0
 }
 
@@ -975,8 +975,9 @@ func (p *Peer) planMotion(r *Round, e *roundEnt, b *slotBase, fresh bool) int {
 // types' mask (4 bits), then, when the schema has project types, a bit
 // saying whether any changed and if so their mask; then for each type in
 // the masks, in order, a bit (1: its bits follow; 0: removed) and its
-// bits. What the round assembled for the entry is copied whole.
-func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
+// bits. What the round assembled for the entry is copied whole. base is
+// the index in bases of e's slot's baseline, or -1 when it has none.
+func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim, base int) {
 	if e.id == p.watch.id {
 		defer p.watched(w.Len(), w, r)
 	}
@@ -1034,7 +1035,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 			}
 		}
 	}
-	ce := claimEnt{id: e.id, fresh: fresh}
+	ce := claimEnt{id: e.id, base: int32(base), fresh: fresh}
 	if moving {
 		// A Transform and a Rigidbody written, nothing else: the
 		// entity's first two components, as types sort.
