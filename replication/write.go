@@ -840,6 +840,23 @@ func (p *Peer) planOf(r *Round, e *roundEnt, b *slotBase, own bool) (bits int, f
 		p.pl = planned{fresh: fresh, moving: true, top: top}
 		return p.planMotion(r, e, b, fresh), fresh
 	}
+	if e.dBits != 0 && !own && !fresh && !p.generalPlans && e.silence == Described && b.holdsUnchanged(r, e) {
+		// An entity the round assembled this round's changes of
+		// (Round.assembleDelta), to a connection that holds the rest of
+		// it as it is and no other type of it: exactly those changes
+		// are written, in the entry the round assembled, which the
+		// general walk below finds with the same bound on the types.
+		clear(p.acts)
+		last := 0
+		for i := e.first; i < e.end; i++ {
+			if c := &r.comps[i]; c.ver == r.n {
+				p.acts[c.typ] = actWrite
+			}
+			last = int(r.comps[i].typ)
+		}
+		p.pl = planned{delta: true, top: int32(min(p.ntypes, max(last+1, int(b.ntypes))))}
+		return int(e.dBits), false
+	}
 	lo, hi := 0, p.ntypes
 	switch e.silence {
 	case StaticBody:
@@ -951,6 +968,30 @@ func (b *slotBase) holdsRest(r *Round, e *roundEnt) bool {
 		}
 	}
 	return len(rest) == 0
+}
+
+// holdsUnchanged reports whether b holds every component of e this round
+// did not change with its bits as they are, and no other type of e (each
+// confirmed absent).
+func (b *slotBase) holdsUnchanged(r *Round, e *roundEnt) bool {
+	cs := r.comps[e.first:e.end]
+	for t := range int(b.ntypes) {
+		bc := b.at(t)
+		if len(cs) > 0 && int(cs[0].typ) == t {
+			if cs[0].ver != r.n && !bc.sameBits(&cs[0]) {
+				return false
+			}
+			cs = cs[1:]
+		} else if bc.state() != absent {
+			return false
+		}
+	}
+	for i := range cs { // past the baseline's types, each written
+		if cs[i].ver != r.n {
+			return false
+		}
+	}
+	return true
 }
 
 // planMotion chooses the state of a moving-body entry for e (the
