@@ -37,10 +37,11 @@ const (
 // lazy plans) takes no room for a plan until it is made, and a busy
 // world's snapshot never plans most of them.
 type candidate struct {
-	ent  int32 // in the round
-	base int32 // its slot's baseline, in Peer.bases
-	bits int32 // its entry, continuation bit included; negative: lazy
-	at   int32 // its plan's place, once planned
+	ent  int32  // in the round
+	base int32  // its slot's baseline, in Peer.bases
+	prio uint32 // its accumulated priority, this Write's round included
+	bits int32  // its entry, continuation bit included; negative: lazy
+	at   int32  // its plan's place, once planned
 	// acts is where its plan's actions start in candActs, or -1 for a
 	// moving-body entry, whose emit reads none: they are a Transform and
 	// a Rigidbody written and nothing else.
@@ -480,9 +481,8 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 	sc.cands, sc.pls, sc.candActs, sc.ranks = sc.cands[:0], sc.pls[:0], sc.candActs[:0], sc.ranks[:0]
 	ox, oy, placed := p.center(r, ownAt)
 	reach := placed && p.every > 1
-	total := 0           // the planned candidates' bits
-	lazyLow := 0         // the least the lazy ones take (see lazy plans)
-	least := math.MaxInt // the least width of any candidate
+	total := 0   // the planned candidates' bits
+	lazyLow := 0 // the least the lazy ones take (see lazy plans)
 	// Not the entities whose quiet mark holds: described as they were
 	// when the plan last found nothing to say, to a baseline untouched
 	// since, they have nothing to say again (see quietSet).
@@ -544,13 +544,7 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 			p.stats.Deferred++
 			continue
 		}
-		near := uint16(math.MaxUint16)
-		if placed && e.placed {
-			near = nearness(e.x, e.y, ox, oy)
-		}
-		least = min(least, max(bits, -bits))
-		sc.ranks = append(sc.ranks, rank(b.prio, near, len(sc.cands)))
-		cd := candidate{ent: int32(i), base: int32(bi), bits: int32(bits)}
+		cd := candidate{ent: int32(i), base: int32(bi), prio: b.prio, bits: int32(bits)}
 		if bits > 0 {
 			// A lazy plan's actions and findings are kept when it is made.
 			cd.at, cd.acts = sc.keepPlan(p)
@@ -559,6 +553,19 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 	}
 	if w.Len()+total+lazyLow <= limit && p.writeInOrder(w, r, sc, c, limit, total+lazyLow) {
 		return
+	}
+	// They do not all fit: their ranks (see Relevance), and the least
+	// width of any.
+	least := math.MaxInt
+	for j := range sc.cands {
+		cd := &sc.cands[j]
+		e := &r.ents[cd.ent]
+		near := uint16(math.MaxUint16)
+		if placed && e.placed {
+			near = nearness(e.x, e.y, ox, oy)
+		}
+		least = min(least, max(int(cd.bits), -int(cd.bits)))
+		sc.ranks = append(sc.ranks, rank(cd.prio, near, j))
 	}
 	// Highest rank first, taken from a heap rather than sorting every
 	// candidate: once the room left is less than the narrowest candidate's
@@ -615,9 +622,8 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 // plans made, with the news of those still lazy, exceed limit, what was
 // written is undone (the bits, the claim's entries, the counts, the
 // priorities reset) and it reports false, the candidates as they were,
-// to be written by rank (sc.ranks, one for each, in the same order). So
-// it writes exactly when every plan made up front would show that all
-// fit, and then what they would have written.
+// to be written by rank. So it writes exactly when every plan made up
+// front would show that all fit, and then what they would have written.
 func (p *Peer) writeInOrder(w *wire.Writer, r *Round, sc *writeScratch, c *claim, limit, least int) bool {
 	need := w.Len() + least // the plans made so far, and the rest's news
 	from := w.Len()
@@ -633,8 +639,7 @@ func (p *Peer) writeInOrder(w *wire.Writer, r *Round, sc *writeScratch, c *claim
 				c.ents, c.comps, c.vers = c.ents[:ents], c.comps[:comps], c.vers[:vers]
 				p.stats.Entries, p.watch = entries, watched
 				for j := range i {
-					// The priority each had, as its rank holds it.
-					p.bases[sc.cands[j].base].prio = uint32(sc.ranks[j] >> (rankNearBits + rankIndexBits))
+					p.bases[sc.cands[j].base].prio = sc.cands[j].prio
 				}
 				return false
 			}
