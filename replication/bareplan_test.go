@@ -20,6 +20,8 @@ import (
 // body no longer has, or hold its rest as it is or not); some stand still
 // with their velocity kept now and then (so nothing of theirs is this
 // round's), stop, are replaced by a new occupant, or gain a Tint to keep.
+// The short way an entity whose changes the round assembled takes
+// (roundEnt.dBits, holdsUnchanged) is checked the same way.
 func TestBarePlansMatchWalk(t *testing.T) {
 	const peers, bodies, delays = 6, 36, 3
 	s := testSchema(t)
@@ -46,6 +48,7 @@ func TestBarePlansMatchWalk(t *testing.T) {
 	}
 	last := map[uint32]state{}
 	short, walkedBare, freshShort, restShort := 0, 0, 0, 0
+	deltaShort, deltaWalked := 0, 0
 	for slot := uint32(3); slot <= bodies; slot += 3 {
 		e := w.ents[slot]
 		e.ns = &entity.NetSpawn{Prefab: "prefabs/spinner.toml", Pose: *e.t}
@@ -100,6 +103,12 @@ func TestBarePlansMatchWalk(t *testing.T) {
 				b := p.base(e.id.Slot)
 				fresh := b == nil || b.occ != e.id
 				switch {
+				case !e.bare && e.dBits != 0 && !fresh && e.silence == Described:
+					if b.holdsUnchanged(r, e) {
+						deltaShort++
+					} else {
+						deltaWalked++
+					}
 				case !e.bare:
 				case fresh && e.end-e.first == 2:
 					short++
@@ -133,8 +142,10 @@ func TestBarePlansMatchWalk(t *testing.T) {
 	}
 	// Most plans of the circling bodies go the short way; some bare
 	// bodies meet a baseline holding their Health and are walked.
-	if short < 96*peers*bodies/2 || freshShort == 0 || restShort < short/4 || walkedBare == 0 {
-		t.Fatalf("%d plans the short way (%d fresh, %d with a rest held), %d bare bodies walked: the world does not test the short way", short, freshShort, restShort, walkedBare)
+	if short < 96*peers*bodies/2 || freshShort == 0 || restShort < short/4 || walkedBare == 0 || deltaShort == 0 || deltaWalked == 0 {
+		t.Fatalf("%d plans the short way (%d fresh, %d with a rest held), %d bare bodies walked, %d assembled changes the short way and %d walked: the world does not test the short ways",
+			short, freshShort, restShort, walkedBare, deltaShort, deltaWalked)
 	}
-	t.Logf("%d plans the short way (%d fresh, %d with a rest held), %d bare bodies walked", short, freshShort, restShort, walkedBare)
+	t.Logf("%d plans the short way (%d fresh, %d with a rest held), %d bare bodies walked, %d assembled changes the short way and %d walked",
+		short, freshShort, restShort, walkedBare, deltaShort, deltaWalked)
 }

@@ -459,20 +459,35 @@ func (m *sim) step() {
 	}
 	m.w.build(m.tb, m.r, uint32(m.round))
 	m.recordVersions()
+	watched := m.p.watch
 	payload := m.p.Write(nil, m.r, m.own, m.budget)
+	if d := quietSetDiff(m.p, m.r); d != "" {
+		m.tb.Fatalf("round %d: %s", m.round, d)
+	}
 	if len(payload) > m.budget {
 		m.tb.Fatalf("round %d: %d bytes, over the %d budget", m.round, len(payload), m.budget)
 	}
 	m.seq++
 	m.p.Sent(m.seq)
+	if n := len(m.p.pending); n > 0 && m.p.pending[n-1].seq == m.seq {
+		// Whatever the snapshot wrote waits for nothing now.
+		for _, ce := range m.p.pending[n-1].ents {
+			if b := m.p.base(ce.id.Slot); b != nil && b.prio != 0 {
+				m.tb.Fatalf("round %d: %v written with priority %d left", m.round, ce.id, b.prio)
+			}
+		}
+	}
 	if m.twin != nil {
 		m.twin.remQuiet = 0
 		clear(m.twin.quiets)
+		m.twin.quietSeq = 0
 		// The twin also plans every candidate up front, walking every
 		// entity's types, chooses every moving body's state itself and
 		// writes every entry field by field, the round's assembled
 		// moving-body entries hidden from it.
 		m.twin.eagerPlans, m.twin.ownTurns, m.twin.generalPlans, m.twin.heapRanks = true, true, true, true
+		m.twin.fieldWrites = true
+		m.twin.watch = watched
 		var assembled, deltas []uint32
 		for i := range m.r.ents {
 			assembled = append(assembled, m.r.ents[i].mvBits)
@@ -485,6 +500,15 @@ func (m *sim) step() {
 		}
 		if !bytes.Equal(full, payload) {
 			m.tb.Fatalf("round %d: skipping quiet slots, planning lazily and copying assembled entries wrote %x; planning every slot up front and writing every field wrote %x", m.round, payload, full)
+		}
+		// What the Write counted, and what it counted of the watched
+		// entity, are the same too: a Write that wrote ahead and undid
+		// it (writeInOrder) counts only what it kept.
+		if got, want := m.p.Stats(), m.twin.Stats(); got != want {
+			m.tb.Fatalf("round %d: stats %+v; the twin's %+v", m.round, got, want)
+		}
+		if got, want := m.p.Watched(), m.twin.Watched(); got != want {
+			m.tb.Fatalf("round %d: watched %+v; the twin's %+v", m.round, got, want)
 		}
 		m.twin.Sent(m.seq)
 	}

@@ -154,8 +154,12 @@ type claim struct {
 }
 
 type claimEnt struct {
-	id    entity.ID
-	end   int32 // comps[the previous entry's end:end] are its components
+	id  entity.ID
+	end int32 // comps[the previous entry's end:end] are its components
+	// base is the index in Peer.bases of its slot's baseline, when the
+	// Peer had one as it wrote the entry (a slot's stays at its index),
+	// so that its fold need not look the slot up; -1 otherwise.
+	base  int32
 	turn  turn
 	fresh bool
 	// hasTurn says the entry carried a Transform and a Rigidbody, whose
@@ -220,16 +224,29 @@ type Peer struct {
 	// (Round.n) at which a plan of the slot's occupant, not as the own
 	// entity, found nothing to say, with the baseline as it still stands,
 	// as its distance from quietFrom; 0 when unknown. Every change to the
-	// slot's baseline clears it. The marks are read for every entity in
-	// reach every round, by every connection, so they are kept apart from
-	// the rest of the baseline and as narrow as they can be: two bytes a
-	// slot in one array, a cache line for 32 slots, where a round's full
-	// number took eight. When a round comes more than maxQuiet rounds past
+	// slot's baseline clears it. The marks are kept apart from the rest of
+	// the baseline and as narrow as they can be: two bytes a slot in one
+	// array, a cache line for 32 slots, where a round's full number took
+	// eight (a Write reads them through quietSet, and all of them only when
+	// it builds that anew). When a round comes more than maxQuiet rounds past
 	// quietFrom, Write forgets every mark and counts from that round
 	// (forgetting a mark only costs a plan that finds nothing again).
 	quiets    []uint16
 	quietFrom uint64
-	doubts    []doubtAt
+	// quietSet holds a bit for each entity of the last round written, by
+	// index in its ents, whose quiet mark says it has nothing to say
+	// (quietAt), so that a Write passes over them a word at a time rather
+	// than looking each one up: on a crowded server most of what a
+	// connection looks at every round is quiet. Write brings it up to date
+	// (syncQuiet) from quietSeq, the Round.seq it was last brought to
+	// (0: to be built anew), and quietN, that round's number; hushed lists
+	// the slots whose mark a baseline change cleared since (at most
+	// maxHushed: past it, quietSeq is forgotten instead).
+	quietSet []uint64
+	quietSeq uint64
+	quietN   uint64
+	hushed   []uint32
+	doubts   []doubtAt
 
 	round *Round // the last Write's: the rounds its quiet marks count in
 	// remQuiet is the round at which the last look for removals found
@@ -297,6 +314,10 @@ type Peer struct {
 	// moving body's included (roundEnt.bare): the harness's twin plans
 	// so, to show that the short way finds what the walk does.
 	generalPlans bool
+	// fieldWrites writes every entry in the general form field by field,
+	// not gathered into words (writeGeneral): the harness's twin writes
+	// so, to show the two the same to the bit.
+	fieldWrites bool
 	// heapRanks takes every snapshot's candidates off the heap, never in
 	// rankOrder's order: the harness's twin writes so, to show the two
 	// orders the same.
@@ -368,7 +389,57 @@ func (p *Peer) base(slot uint32) *slotBase {
 
 // unhush clears the quiet mark of b's slot (see quiets).
 func (p *Peer) unhush(b *slotBase) {
-	p.quiets[p.index.get(b.slot)-1] = 0
+	p.unhushAt(int(p.index.get(b.slot) - 1))
+}
+
+// unhushAt clears the quiet mark of the bi-th baseline entry, and has the
+// next Write clear its bit in quietSet. Without a mark the bit is clear.
+func (p *Peer) unhushAt(bi int) {
+	if p.quiets[bi] == 0 {
+		return
+	}
+	p.quiets[bi] = 0
+	switch {
+	case p.quietSeq == 0:
+	case len(p.hushed) == maxHushed:
+		p.quietSeq, p.hushed = 0, p.hushed[:0]
+	default:
+		p.hushed = append(p.hushed, p.bases[bi].slot)
+	}
+}
+
+// maxHushed is the most quiet marks cleared between two Writes before the
+// next rebuilds quietSet rather than clearing their bits. Tuning constant.
+const maxHushed = 256
+
+// syncQuiet brings quietSet to round r, after Write has forgotten any
+// marks it forgets. From the round of r before the last it wrote, with
+// the same occupants at every slot (so the same entities at the same
+// indices), an entity's mark goes on holding unless r changed it or a
+// baseline change cleared its mark: those bits are cleared, a word at a
+// time and by the slots hushed. Otherwise every entity is looked at.
+func (p *Peer) syncQuiet(r *Round) {
+	words := (len(r.ents) + 63) / 64
+	if p.quietSeq != 0 && r.seq == p.quietSeq+1 && r.occupiedSince() <= p.quietN && len(p.quietSet) == words {
+		for w, c := range r.changed {
+			p.quietSet[w] &^= c
+		}
+		for _, slot := range p.hushed {
+			if i := r.bySlot.get(slot) - 1; i >= 0 {
+				p.quietSet[i>>6] &^= 1 << (i & 63)
+			}
+		}
+	} else {
+		p.quietSet = zeroed(p.quietSet, words)
+		for i := range r.ents {
+			e := &r.ents[i]
+			if bi := p.index.get(e.id.Slot) - 1; bi >= 0 && p.quietAt(p.quiets[bi], e.chg) {
+				p.quietSet[i>>6] |= 1 << (i & 63)
+			}
+		}
+	}
+	p.hushed = p.hushed[:0]
+	p.quietSeq, p.quietN = r.seq, r.n
 }
 
 // maxQuiet is the furthest past Peer.quietFrom a quiet mark reaches.
@@ -534,9 +605,12 @@ func (p *Peer) fold(c *claim) {
 	first := int32(0)
 	for i := range c.ents {
 		e := &c.ents[i]
-		bi := p.baseIndexOrNew(e.id.Slot)
+		bi := int(e.base)
+		if bi < 0 {
+			bi = p.baseIndexOrNew(e.id.Slot)
+		}
 		b := &p.bases[bi]
-		p.quiets[bi] = 0
+		p.unhushAt(bi)
 		if e.fresh || b.occ != e.id {
 			// A delta for an occupant the baseline does not hold says only
 			// part of what the receiver holds: trust none of the rest.
@@ -611,13 +685,16 @@ func (p *Peer) settleDoubts(b *slotBase, e *claimEnt, order uint64) {
 func (p *Peer) lose(c *claim) {
 	for i := range c.ents {
 		e := &c.ents[i]
-		bi := int(p.index.get(e.id.Slot)) - 1
+		bi := int(e.base)
+		if bi < 0 {
+			bi = int(p.index.get(e.id.Slot)) - 1
+		}
 		if bi < 0 || p.bases[bi].occ != e.id {
 			p.addDoubt(e.id, c.order)
 			continue
 		}
 		b := &p.bases[bi]
-		p.quiets[bi] = 0
+		p.unhushAt(bi)
 		if e.fresh {
 			b.compFor(p.ntypes - 1)
 			for t := range b.ntypes {

@@ -147,6 +147,7 @@ func TestCrowdedConvergence(t *testing.T) {
 			e := m.w.spawn(uint32(1+i), Described, float64(i))
 			e.rb = &entity.Rigidbody{Awake: true}
 		}
+		m.p.Watch(m.w.ents[60].id) // the twin watches it too
 		full := 0
 		for range 200 {
 			for _, e := range m.w.ents {

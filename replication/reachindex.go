@@ -38,12 +38,15 @@ type reachIndex struct {
 	// not: unplaced, or with a position out of the grid's span.
 	loose []uint64
 	// The grid: nx by ny cells of side cell from (minX, minY); the
-	// entities of cell c are ents[start[c]:start[c+1]], ascending.
+	// entities of cell c are ents[start[c]:start[c+1]], ascending, and
+	// at[start[c]:start[c+1]] their positions, so that a connection
+	// measuring its distance to them reads the grid alone.
 	minX, minY float64
 	cell       float64
 	nx, ny     int
 	start      []int32
 	ents       []int32
+	at         [][2]float32
 	cellOf     []int32 // by entity: its cell, or -1
 }
 
@@ -116,10 +119,12 @@ func (r *Round) indexReach() {
 		x.start[c+1] += x.start[c]
 	}
 	x.ents = zeroed(x.ents, int(x.start[cells]))
+	x.at = zeroed(x.at, int(x.start[cells]))
 	fill := x.start[:cells] // advanced as entities are placed, then restored
 	for i, c := range x.cellOf {
 		if c >= 0 {
 			x.ents[fill[c]] = int32(i)
+			x.at[fill[c]] = [2]float32{r.ents[i].x, r.ents[i].y}
 			fill[c]++
 		}
 	}
@@ -150,8 +155,9 @@ func zeroed[T any](s []T, n int) []T {
 // r.ents, when the round's index serves the connection: its Reach's Every
 // is ReachEvery and it looks from a finite (ox, oy). Otherwise it returns
 // nil, and every entity is visited. The set holds every entity farOff
-// would not skip, and perhaps some it would.
-func (p *Peer) reachVisits(r *Round, sc *writeScratch, ox, oy float32) []uint64 {
+// would not skip, and perhaps some it would, bar those in quiet (a set
+// over r.ents of entities to skip, which it may hold or not).
+func (p *Peer) reachVisits(r *Round, sc *writeScratch, ox, oy float32, quiet []uint64) []uint64 {
 	if p.every != ReachEvery || !gridded(ox, oy) {
 		return nil
 	}
@@ -162,7 +168,7 @@ func (p *Peer) reachVisits(r *Round, sc *writeScratch, ox, oy float32) []uint64 
 	k := (ReachEvery - p.writes%ReachEvery) % ReachEvery // (writes+slot)%every == 0
 	v := append(sc.visit[:0], x.classes[int(k)*x.words:int(k+1)*x.words]...)
 	for w := range v {
-		v[w] |= x.loose[w]
+		v[w] = (v[w] | x.loose[w]) &^ quiet[w]
 	}
 	sc.visit = v
 	if x.nx == 0 {
@@ -179,9 +185,12 @@ func (p *Peer) reachVisits(r *Round, sc *writeScratch, ox, oy float32) []uint64 
 	for cy := cy0; cy <= cy1; cy++ {
 		for cx := cx0; cx <= cx1; cx++ {
 			c := cy*x.nx + cx
-			for _, j := range x.ents[x.start[c]:x.start[c+1]] {
-				e := &r.ents[j]
-				dx, dy := e.x-ox, e.y-oy
+			at := x.at[x.start[c]:x.start[c+1]]
+			for k, j := range x.ents[x.start[c]:x.start[c+1]] {
+				if (v[j>>6]|quiet[j>>6])&(1<<(j&63)) != 0 {
+					continue // to be visited already, or skipped
+				}
+				dx, dy := at[k][0]-ox, at[k][1]-oy
 				if !(dx*dx+dy*dy > p.nearSq) {
 					v[j>>6] |= 1 << (j & 63)
 				}

@@ -60,6 +60,13 @@ type Round struct {
 	// takes the next one, so numbers rise through a Round and no two
 	// rounds share one (a component's version is one of them; see ver).
 	n uint64
+	// seq counts the Round's own Begins: a Peer that wrote from round
+	// seq − 1 of this Round, and from no other since, wrote from the one
+	// before (see Peer.syncQuiet).
+	seq uint64
+	// changed holds a bit for each entity this round changed (roundEnt.chg
+	// is n), by index in ents; seal fills it.
+	changed []uint64
 	// occSince is the round from which every slot has held the occupant it
 	// holds, final for the previous round (see occupiedSince); occSame
 	// counts this round's entities whose occupant the previous round held
@@ -174,7 +181,13 @@ func (r *Round) occChangedSince(n uint64) ([]occChange, bool) {
 // roundEnt is one entity of a round; its components are comps[first:end],
 // kept sorted by wire type.
 type roundEnt struct {
-	id         entity.ID
+	id entity.ID
+	// idw and idn are the occupant as packID packs it: what an entry
+	// writes of it, and its width, worked out once for the round's
+	// connections (and carried from the round before while it is the
+	// slot's occupant).
+	idw        uint64
+	idn        int32
 	silence    Silence
 	first, end int32
 	// since is the round from which the slot has been described exactly
@@ -218,12 +231,11 @@ type roundEnt struct {
 	// news is, when a component e puts on the wire has a version this
 	// round made, a lower bound on the width of any entry for e (those
 	// components' bits and an entry's least framing, or a moving-body
-	// entry's least), else 0; most an upper bound (the general form with
-	// every component written and every other type of the schema
-	// removed); moving says its Rigidbody's moving bit is set.
-	chg        uint64
-	news, most int32
-	moving     bool
+	// entry's least), else 0; moving says its Rigidbody's moving bit is
+	// set.
+	chg    uint64
+	news   int32
+	moving bool
 	// bare says it is a described moving body whose first components
 	// are a Transform and a Rigidbody, both of this round's making, and
 	// whose others (a spawned body's NetSpawn, say) are not: news to
@@ -288,6 +300,7 @@ func (r *Round) Begin(tick uint32) {
 	r.bySlot, r.prevBySlot = r.prevBySlot, r.bySlot
 	r.prevTick, r.tick = r.tick, tick
 	r.n = roundNumbers.Add(1)
+	r.seq++
 	r.sealed = false
 }
 
@@ -336,11 +349,15 @@ func (r *Round) seal() {
 	ntypes := EngineTypes + len(r.schema.Types)
 	r.turns, r.turnIdx = r.turns[:0], r.turnIdx[:0]
 	r.turnsAsked, r.turnsMade = 0, 0
+	r.changed = zeroed(r.changed, (len(r.ents)+63)/64)
 	for i := range r.ents {
 		e := &r.ents[i]
 		e.chg = r.changedAt(e)
+		if e.chg == r.n {
+			r.changed[i>>6] |= 1 << (i & 63)
+		}
 		e.turnAt = 0
-		sv := r.survey(e, ntypes)
+		sv := r.survey(e)
 		if e.silence != Described {
 			continue
 		}
@@ -350,7 +367,7 @@ func (r *Round) seal() {
 			continue
 		}
 		e.mvOff = uint32(len(r.data))
-		if pre, n := movingPrefix(e.id); n > 0 {
+		if pre, n := entryPrefix(e.idw, int(e.idn), false, true); n > 0 {
 			e.mvBits, e.mvPre = uint32(n), pre
 			var b [8]byte
 			binary.LittleEndian.PutUint64(b[:], e.mvPre)
@@ -370,18 +387,17 @@ func (r *Round) seal() {
 	r.reachBuilt = false // built by the first Write that asks (reachVisits)
 }
 
-// movingPrefix returns the first part of a moving-body entry for id, not
-// fresh, as a Writer lays it out in one word (the continuation bit, the
-// occupant, the fresh bit 0 and the moving bit 1), and its width; 0 when
-// it takes more than a word (a slot or generation of 2^21 or more).
-func movingPrefix(id entity.ID) (uint64, int) {
-	sb, sn := packVarint(id.Slot, slotGroup)
-	gb, gn := packVarint(id.Gen, genGroup)
-	n := 3 + sn + gn
+// entryPrefix returns the first part of an entry for the occupant that
+// packID packs as idw, idn, as a Writer lays it out in one word (the
+// continuation bit, the occupant, the fresh bit and the moving bit), and
+// its width; 0 when it takes more than a word (a slot or generation of
+// 2^21 or more).
+func entryPrefix(idw uint64, idn int, fresh, moving bool) (uint64, int) {
+	n := 3 + idn
 	if n > 64 {
 		return 0, 0
 	}
-	return 1 | sb<<1 | gb<<(1+sn) | 1<<(n-1), n
+	return 1 | idw<<1 | bit(fresh)<<(n-2) | bit(moving)<<(n-1), n
 }
 
 // assembleDelta assembles, for a described entity of which some
@@ -434,17 +450,16 @@ type surveyed struct {
 	t, b    *roundComp
 }
 
-// survey sets e.moving, e.news, e.most and e.bare (see roundEnt) in one
+// survey sets e.moving, e.news and e.bare (see roundEnt) in one
 // pass over e's components, and returns what assembleDelta and the
 // moving-body form need besides. seal does this for every entity of every
 // round; it did it in four passes, which TestSurveyMatchesParts keeps as
 // survey's reference.
-func (r *Round) survey(e *roundEnt, ntypes int) (sv surveyed) {
+func (r *Round) survey(e *roundEnt) (sv surveyed) {
 	cs := r.comps[e.first:e.end]
-	all, news, anyNews, restNew := 0, 0, false, false
+	news, anyNews, restNew := 0, false, false
 	for i := range cs {
 		c := &cs[i]
-		all += 1 + int(c.nbits)
 		switch int(c.typ) {
 		case TypeTransform:
 			sv.t = c
@@ -464,7 +479,7 @@ func (r *Round) survey(e *roundEnt, ntypes int) (sv surveyed) {
 	}
 	b := sv.b
 	e.moving = b != nil && b.nbits > 0 && r.data[b.off]&1 == 1
-	id := idBits(e.id)
+	id := int(e.idn)
 	e.news = 0
 	if anyNews {
 		news += 3 + id + EngineTypes
@@ -473,15 +488,10 @@ func (r *Round) survey(e *roundEnt, ntypes int) (sv surveyed) {
 		}
 		e.news = int32(news)
 	}
-	e.most = int32(max(3+id+EngineTypes+1+(ntypes-EngineTypes)+ntypes+all, 3+id+maxMotionBits))
 	e.bare = e.silence == Described && e.moving && len(cs) >= 2 && !restNew &&
 		cs[0].typ == TypeTransform && cs[1].typ == TypeRigidbody && cs[0].ver == r.n && cs[1].ver == r.n
 	return sv
 }
-
-// movingBits is the width of a moving-body entry for id but its state:
-// the continuation bit, the occupant, the fresh and moving bits.
-func movingBits(id entity.ID) int { return 3 + idBits(id) }
 
 // Tick returns the server tick the round was begun for.
 func (r *Round) Tick() uint32 { return r.tick }
@@ -506,11 +516,15 @@ func (r *Round) Entity(id entity.ID, silence Silence) {
 	e := roundEnt{id: id, silence: silence, first: n, end: n, since: r.n, prev: -1}
 	if i := r.prevBySlot.get(id.Slot) - 1; i >= 0 && r.prevEnts[i].id == id {
 		r.occSame++
-		if p := &r.prevEnts[i]; p.silence == silence {
+		p := &r.prevEnts[i]
+		if p.silence == silence {
 			e.since, e.prev = p.since, i
 		}
+		e.idw, e.idn = p.idw, p.idn
 	} else {
 		r.logOcc(id.Slot)
+		idw, idn := packID(id)
+		e.idw, e.idn = idw, int32(idn)
 	}
 	r.ents = append(r.ents, e)
 	r.bySlot.set(id.Slot, int32(len(r.ents)))
@@ -824,6 +838,20 @@ func (r *Round) comp(e *roundEnt, typ int) *roundComp {
 		}
 	}
 	return nil
+}
+
+// word returns c's bits, fewer than 64, as one word (lowest first).
+func (r *Round) word(c *roundComp) uint64 {
+	b := r.data[c.off:]
+	var v uint64
+	if len(b) >= 8 {
+		v = binary.LittleEndian.Uint64(b)
+	} else {
+		var t [8]byte
+		copy(t[:], b)
+		v = binary.LittleEndian.Uint64(t[:])
+	}
+	return v & (1<<c.nbits - 1)
 }
 
 // bits returns c's encoded bytes.

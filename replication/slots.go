@@ -130,6 +130,18 @@ func writeID(w *wire.Writer, id entity.ID) {
 	w.WriteBits(g, gn)
 }
 
+// packID returns id as writeID writes it (the slot's varint, then the
+// generation's) in one word, and its width; the word is 0 when the width
+// is over 64.
+func packID(id entity.ID) (uint64, int) {
+	s, sn := packVarint(id.Slot, slotGroup)
+	g, gn := packVarint(id.Gen, genGroup)
+	if sn+gn > 64 {
+		return 0, sn + gn
+	}
+	return s | g<<sn, sn + gn
+}
+
 // idBits returns the width of id on the wire.
 func idBits(id entity.ID) int { return varintBits(id.Slot, slotGroup) + varintBits(id.Gen, genGroup) }
 

@@ -6,7 +6,7 @@ import (
 	"vkm/internal/entity"
 )
 
-// The four works seal did in four passes over an entity's components
+// The works seal did in passes of their own over an entity's components
 // before survey did them in one, kept as survey's reference.
 
 // bodyMoving reports whether e's Rigidbody is moving (its first bit, as
@@ -52,20 +52,9 @@ func (r *Round) newsBits(e *roundEnt) int {
 	n += 3 + idBits(e.id) + EngineTypes
 	if r.bodyMoving(e) {
 		// A moving-body entry says less than its components' bits.
-		n = min(n, movingBits(e.id)+minMotionBits)
+		n = min(n, 3+idBits(e.id)+minMotionBits)
 	}
 	return n
-}
-
-// maxBits returns an upper bound on the width of any entry for e, over
-// ntypes wire types: the general form with every component written and
-// every other type removed.
-func (r *Round) maxBits(e *roundEnt, ntypes int) int {
-	n := 3 + idBits(e.id) + EngineTypes + 1 + (ntypes - EngineTypes) + ntypes
-	for _, c := range r.comps[e.first:e.end] {
-		n += 1 + int(c.nbits)
-	}
-	return max(n, movingBits(e.id)+maxMotionBits)
 }
 
 // deltaMask is the mask of e's types whose version this round made, and
@@ -81,7 +70,7 @@ func (r *Round) deltaMask(e *roundEnt) (mask uint64, n int32) {
 }
 
 // TestSurveyMatchesParts: survey, in one pass over an entity's
-// components, finds what bodyMoving, newsBits, maxBits, bare and the
+// components, finds what bodyMoving, newsBits, bare and the
 // mask assembleDelta writes find in theirs, for every entity of 96
 // rounds of a world of circling bodies, some with a NetSpawn or a Health
 // that comes and goes, some still for a tick, stopped, replaced by a new
@@ -91,7 +80,6 @@ func TestSurveyMatchesParts(t *testing.T) {
 	s := testSchema(t)
 	w, step := circling(bodies)
 	r := NewRound(s)
-	ntypes := EngineTypes + len(s.Types)
 	for slot := uint32(3); slot <= bodies; slot += 3 {
 		e := w.ents[slot]
 		e.ns = &entity.NetSpawn{Prefab: "prefabs/spinner.toml", Pose: *e.t}
@@ -121,14 +109,14 @@ func TestSurveyMatchesParts(t *testing.T) {
 		r.seal()
 		for k := range r.ents {
 			e := &r.ents[k]
-			moving, news, most := r.bodyMoving(e), int32(r.newsBits(e)), int32(r.maxBits(e, ntypes))
+			moving, news := r.bodyMoving(e), int32(r.newsBits(e))
 			bare := e.silence == Described && r.bare(e)
-			if e.moving != moving || e.news != news || e.most != most || e.bare != bare {
-				t.Fatalf("tick %d, %v (%v): surveyed moving %v, news %d, most %d, bare %v; the four passes %v, %d, %d, %v",
-					tick, e.id, e.silence, e.moving, e.news, e.most, e.bare, moving, news, most, bare)
+			if e.moving != moving || e.news != news || e.bare != bare {
+				t.Fatalf("tick %d, %v (%v): surveyed moving %v, news %d, bare %v; the passes %v, %d, %v",
+					tick, e.id, e.silence, e.moving, e.news, e.bare, moving, news, bare)
 			}
 			mask, n := r.deltaMask(e)
-			if sv := r.survey(e, ntypes); sv.mask != mask || sv.changed != n || sv.t != r.comp(e, TypeTransform) || sv.b != r.comp(e, TypeRigidbody) {
+			if sv := r.survey(e); sv.mask != mask || sv.changed != n || sv.t != r.comp(e, TypeTransform) || sv.b != r.comp(e, TypeRigidbody) {
 				t.Fatalf("tick %d, %v: surveyed mask %b of %d, %p %p; assembleDelta's %b of %d, %p %p",
 					tick, e.id, sv.mask, sv.changed, sv.t, sv.b, mask, n, r.comp(e, TypeTransform), r.comp(e, TypeRigidbody))
 			}

@@ -37,9 +37,11 @@ const (
 // lazy plans) takes no room for a plan until it is made, and a busy
 // world's snapshot never plans most of them.
 type candidate struct {
-	ent  int32 // in the round
-	bits int32 // its entry, continuation bit included; negative: lazy
-	at   int32 // its plan's place, once planned
+	ent  int32  // in the round
+	base int32  // its slot's baseline, in Peer.bases
+	prio uint32 // its accumulated priority, this Write's round included
+	bits int32  // its entry, continuation bit included; negative: lazy
+	at   int32  // its plan's place, once planned
 	// acts is where its plan's actions start in candActs, or -1 for a
 	// moving-body entry, whose emit reads none: they are a Transform and
 	// a Rigidbody written and nothing else.
@@ -66,7 +68,7 @@ type writeScratch struct {
 	pls      []planned   // their plans' findings, in the order made
 	candActs []action    // their plans' actions, ntypes each, in the same order
 	ranks    []uint64    // their ranks (see Relevance)
-	visit    []uint64    // the entities to visit, when the round's reach index serves (reachVisits)
+	visit    []uint64    // the entities to visit, by index in the round's ents
 	// rankOrder's: the candidates' pairs, each candidate's pair, the
 	// pairs highest first, and the order.
 	keys  []rankCount
@@ -229,7 +231,9 @@ func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
 		}
 		clear(p.quiets)
 		p.quietFrom = r.n - min(r.n, 1) // a round not begun (0) marks nothing
+		p.quietSeq = 0
 	}
+	p.syncQuiet(r)
 	p.writes++
 	p.hdrGap = p.headerGap(r.tick)
 	c := p.newClaim()
@@ -267,7 +271,7 @@ func (p *Peer) Write(dst []byte, r *Round, own entity.ID, budget int) []byte {
 	p.writeRemovals(w, r, c, limit-reserve)
 	w.WriteBool(false)
 	if ownAt >= 0 {
-		p.emit(w, r, &r.ents[ownAt], c)
+		p.emit(w, r, &r.ents[ownAt], c, int(p.index.get(own.Slot))-1)
 		p.stats.OwnWritten = true
 	}
 	p.writeOthers(w, r, ownAt, c, limit-1)
@@ -477,19 +481,27 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 	sc.cands, sc.pls, sc.candActs, sc.ranks = sc.cands[:0], sc.pls[:0], sc.candActs[:0], sc.ranks[:0]
 	ox, oy, placed := p.center(r, ownAt)
 	reach := placed && p.every > 1
-	total := 0                // the planned candidates' bits
-	lazyLow, lazyHigh := 0, 0 // bounds on the lazy ones' (see lazy plans)
-	least := math.MaxInt      // the least width of any candidate
-	var visit []uint64        // nil: every entity
+	total := 0   // the planned candidates' bits
+	lazyLow := 0 // the least the lazy ones take (see lazy plans)
+	// Not the entities whose quiet mark holds: described as they were
+	// when the plan last found nothing to say, to a baseline untouched
+	// since, they have nothing to say again (see quietSet).
+	var visit []uint64
 	if reach {
-		visit = p.reachVisits(r, sc, ox, oy)
+		visit = p.reachVisits(r, sc, ox, oy, p.quietSet)
+	}
+	if visit == nil {
+		visit = zeroed(sc.visit, len(p.quietSet))
+		for w := range visit {
+			visit[w] = ^p.quietSet[w]
+		}
+		if n := len(r.ents) & 63; n != 0 {
+			visit[len(visit)-1] &= 1<<n - 1
+		}
+		sc.visit = visit
 	}
 	for i := -1; ; {
-		if visit == nil {
-			if i++; i >= len(r.ents) {
-				break
-			}
-		} else if i = nextVisit(visit, i+1); i < 0 {
+		if i = nextVisit(visit, i+1); i < 0 {
 			break
 		}
 		e := &r.ents[i]
@@ -502,12 +514,6 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		var b *slotBase
 		bi := int(p.index.get(e.id.Slot)) - 1
 		if bi >= 0 {
-			if p.quietAt(p.quiets[bi], e.chg) {
-				// Described as it was when the plan last found nothing
-				// to say, to a baseline untouched since: nothing to say
-				// again.
-				continue
-			}
 			b = &p.bases[bi]
 		}
 		var bits int
@@ -516,19 +522,20 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 			// it may fit.
 			bits = -low
 			lazyLow += low
-			lazyHigh += int(e.most)
 		} else {
 			bits, _ = p.planOf(r, e, b, false)
 			if bits == 0 {
 				if b != nil {
 					b.prio, p.quiets[bi] = 0, p.quietMark(r.n)
+					p.quietSet[i>>6] |= 1 << (i & 63)
 				}
 				continue
 			}
 			total += bits
 		}
 		if b == nil {
-			b = p.baseOrNew(e.id.Slot)
+			bi = p.baseIndexOrNew(e.id.Slot)
+			b = &p.bases[bi]
 		}
 		if b.prio < maxPrio {
 			b.prio++
@@ -537,35 +544,28 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 			p.stats.Deferred++
 			continue
 		}
-		near := uint16(math.MaxUint16)
-		if placed && e.placed {
-			near = nearness(e.x, e.y, ox, oy)
-		}
-		least = min(least, max(bits, -bits))
-		sc.ranks = append(sc.ranks, rank(b.prio, near, len(sc.cands)))
-		cd := candidate{ent: int32(i), bits: int32(bits)}
+		cd := candidate{ent: int32(i), base: int32(bi), prio: b.prio, bits: int32(bits)}
 		if bits > 0 {
 			// A lazy plan's actions and findings are kept when it is made.
 			cd.at, cd.acts = sc.keepPlan(p)
 		}
 		sc.cands = append(sc.cands, cd)
 	}
-	fits := w.Len()+total+lazyLow <= limit
-	if fits && w.Len()+total+lazyHigh > limit {
-		// The bounds do not decide it: plan the rest to know.
-		for i := range sc.cands {
-			if sc.cands[i].bits < 0 {
-				total += p.planCandidate(r, sc, i)
-			}
-		}
-		fits = w.Len()+total <= limit
-	}
-	if fits {
-		for i := range sc.cands {
-			p.planCandidate(r, sc, i)
-			p.emitCandidate(w, r, sc, i, c)
-		}
+	if w.Len()+total+lazyLow <= limit && p.writeInOrder(w, r, sc, c, limit, total+lazyLow) {
 		return
+	}
+	// They do not all fit: their ranks (see Relevance), and the least
+	// width of any.
+	least := math.MaxInt
+	for j := range sc.cands {
+		cd := &sc.cands[j]
+		e := &r.ents[cd.ent]
+		near := uint16(math.MaxUint16)
+		if placed && e.placed {
+			near = nearness(e.x, e.y, ox, oy)
+		}
+		least = min(least, max(int(cd.bits), -int(cd.bits)))
+		sc.ranks = append(sc.ranks, rank(cd.prio, near, j))
 	}
 	// Highest rank first, taken from a heap rather than sorting every
 	// candidate: once the room left is less than the narrowest candidate's
@@ -612,6 +612,44 @@ func (p *Peer) writeOthers(w *wire.Writer, r *Round, ownAt int, c *claim, limit 
 		}
 		p.emitCandidate(w, r, sc, i, c)
 	}
+}
+
+// writeInOrder writes every candidate in slot order, when they all fit
+// in limit bits, and reports whether they did. least is the planned
+// candidates' width and the lazy ones' news (see lazy plans), no more
+// than what they all take. Each lazy plan is made as its candidate's turn
+// comes and written at once, not kept and copied back; as soon as the
+// plans made, with the news of those still lazy, exceed limit, what was
+// written is undone (the bits, the claim's entries, the counts, the
+// priorities reset) and it reports false, the candidates as they were,
+// to be written by rank. So it writes exactly when every plan made up
+// front would show that all fit, and then what they would have written.
+func (p *Peer) writeInOrder(w *wire.Writer, r *Round, sc *writeScratch, c *claim, limit, least int) bool {
+	need := w.Len() + least // the plans made so far, and the rest's news
+	from := w.Len()
+	ents, comps, vers := len(c.ents), len(c.comps), len(c.vers)
+	entries, watched := p.stats.Entries, p.watch
+	for i := range sc.cands {
+		cd := &sc.cands[i]
+		e := &r.ents[cd.ent]
+		if cd.bits < 0 {
+			bits, _ := p.planOf(r, e, &p.bases[cd.base], false)
+			if need += bits + int(cd.bits); need > limit {
+				w.Truncate(from)
+				c.ents, c.comps, c.vers = c.ents[:ents], c.comps[:comps], c.vers[:vers]
+				p.stats.Entries, p.watch = entries, watched
+				for j := range i {
+					p.bases[sc.cands[j].base].prio = sc.cands[j].prio
+				}
+				return false
+			}
+		} else {
+			p.restorePlan(sc, cd)
+		}
+		p.emit(w, r, e, c, int(cd.base))
+		p.bases[cd.base].prio = 0
+	}
+	return true
 }
 
 // rankKeys is the most distinct priority and nearness pairs among a
@@ -723,9 +761,11 @@ func siftRank(ranks []uint64, i int) {
 // Lazy plans: an entity of which something changed this round (a
 // component whose version this round made) has news for every connection,
 // whatever its baseline holds, so it is a candidate before it is planned.
-// Its width is known to lie between the bits of what changed (plus the
-// entry's least framing, roundEnt.news) and its whole description
-// (roundEnt.most). When a snapshot cannot hold every candidate, the plan
+// Its width is known to be at least the bits of what changed (plus the
+// entry's least framing, roundEnt.news). When every candidate may fit,
+// each lazy plan is made as the candidate is written, in slot order, and
+// what was written is undone once the plans show they do not all fit
+// (writeInOrder). When a snapshot cannot hold every candidate, the plan
 // is made only when the candidate's turn comes and its news alone still
 // fits: on a crowded server, where each snapshot holds about half of what
 // moves, that is half the plans. Every decision is the one the plans made
@@ -736,7 +776,7 @@ func siftRank(ranks []uint64, i int) {
 func (p *Peer) planCandidate(r *Round, sc *writeScratch, i int) int {
 	cd := &sc.cands[i]
 	if cd.bits < 0 {
-		bits, _ := p.plan(r, &r.ents[cd.ent], false)
+		bits, _ := p.planOf(r, &r.ents[cd.ent], &p.bases[cd.base], false)
 		cd.bits = int32(bits)
 		cd.at, cd.acts = sc.keepPlan(p)
 	}
@@ -759,13 +799,17 @@ func (sc *writeScratch) keepPlan(p *Peer) (at, acts int32) {
 // resets its priority. The plan must have been made (planCandidate).
 func (p *Peer) emitCandidate(w *wire.Writer, r *Round, sc *writeScratch, i int, c *claim) {
 	cd := &sc.cands[i]
+	p.restorePlan(sc, cd)
+	p.emit(w, r, &r.ents[cd.ent], c, int(cd.base))
+	p.bases[cd.base].prio = 0
+}
+
+// restorePlan makes the plan kept for cd the last plan made, for emit.
+func (p *Peer) restorePlan(sc *writeScratch, cd *candidate) {
 	if cd.acts >= 0 {
 		copy(p.acts, sc.candActs[cd.acts:])
 	}
 	p.pl = sc.pls[cd.at]
-	e := &r.ents[cd.ent]
-	p.emit(w, r, e, c)
-	p.base(e.id.Slot).prio = 0
 }
 
 // plan decides what e's entry says of each component type, leaving it in
@@ -800,6 +844,23 @@ func (p *Peer) planOf(r *Round, e *roundEnt, b *slotBase, own bool) (bits int, f
 		}
 		p.pl = planned{fresh: fresh, moving: true, top: top}
 		return p.planMotion(r, e, b, fresh), fresh
+	}
+	if e.dBits != 0 && !own && !fresh && !p.generalPlans && e.silence == Described && b.holdsUnchanged(r, e) {
+		// An entity the round assembled this round's changes of
+		// (Round.assembleDelta), to a connection that holds the rest of
+		// it as it is and no other type of it: exactly those changes
+		// are written, in the entry the round assembled, which the
+		// general walk below finds with the same bound on the types.
+		clear(p.acts)
+		last := 0
+		for i := e.first; i < e.end; i++ {
+			if c := &r.comps[i]; c.ver == r.n {
+				p.acts[c.typ] = actWrite
+			}
+			last = int(r.comps[i].typ)
+		}
+		p.pl = planned{delta: true, top: int32(min(p.ntypes, max(last+1, int(b.ntypes))))}
+		return int(e.dBits), false
 	}
 	lo, hi := 0, p.ntypes
 	switch e.silence {
@@ -881,7 +942,7 @@ func (p *Peer) planOf(r *Round, e *roundEnt, b *slotBase, own bool) (bits int, f
 	if p.pl.moving {
 		return p.planMotion(r, e, b, fresh), fresh
 	}
-	bits += 1 + idBits(e.id) + 1 + 1 + EngineTypes
+	bits += 1 + int(e.idn) + 1 + 1 + EngineTypes
 	if np := p.ntypes - EngineTypes; np > 0 {
 		bits++
 		if proj {
@@ -895,19 +956,47 @@ func (p *Peer) planOf(r *Round, e *roundEnt, b *slotBase, own bool) (bits int, f
 // Transform and Rigidbody, the first two, with their bits as they are,
 // and no other type of e past those two (each confirmed absent).
 func (b *slotBase) holdsRest(r *Round, e *roundEnt) bool {
-	ci := e.first + 2
-	for t := baseHead; t < int(b.ntypes); t++ {
-		bc := b.at(t)
-		if ci < e.end && int(r.comps[ci].typ) == t {
-			if !bc.sameBits(&r.comps[ci]) {
+	rest := r.comps[e.first+baseHead : e.end]
+	if b.ntypes <= baseHead {
+		return len(rest) == 0
+	}
+	tail := b.tail.c[:b.ntypes-baseHead]
+	for j := range tail {
+		bc := &tail[j]
+		if len(rest) > 0 && int(rest[0].typ) == baseHead+j {
+			if !bc.sameBits(&rest[0]) {
 				return false
 			}
-			ci++
+			rest = rest[1:]
 		} else if bc.state() != absent {
 			return false
 		}
 	}
-	return ci == e.end
+	return len(rest) == 0
+}
+
+// holdsUnchanged reports whether b holds every component of e this round
+// did not change with its bits as they are, and no other type of e (each
+// confirmed absent).
+func (b *slotBase) holdsUnchanged(r *Round, e *roundEnt) bool {
+	cs := r.comps[e.first:e.end]
+	for t := range int(b.ntypes) {
+		bc := b.at(t)
+		if len(cs) > 0 && int(cs[0].typ) == t {
+			if cs[0].ver != r.n && !bc.sameBits(&cs[0]) {
+				return false
+			}
+			cs = cs[1:]
+		} else if bc.state() != absent {
+			return false
+		}
+	}
+	for i := range cs { // past the baseline's types, each written
+		if cs[i].ver != r.n {
+			return false
+		}
+	}
+	return true
 }
 
 // planMotion chooses the state of a moving-body entry for e (the
@@ -920,7 +1009,9 @@ func (p *Peer) planMotion(r *Round, e *roundEnt, b *slotBase, fresh bool) int {
 	} else {
 		p.pl.turn = p.chooseTurn(e.turn, ref, r.tick, p.hdrGap) // whole, at once (or chosen by the connection itself)
 	}
-	return movingBits(e.id) + int(p.pl.turn.bits)
+	// The continuation bit, the occupant, the fresh and moving bits, the
+	// state.
+	return 3 + int(e.idn) + int(p.pl.turn.bits)
 }
 
 // emit writes e's entry as the last plan left it in p.acts and p.pl, and
@@ -930,15 +1021,19 @@ func (p *Peer) planMotion(r *Round, e *roundEnt, b *slotBase, fresh bool) int {
 // types' mask (4 bits), then, when the schema has project types, a bit
 // saying whether any changed and if so their mask; then for each type in
 // the masks, in order, a bit (1: its bits follow; 0: removed) and its
-// bits. What the round assembled for the entry is copied whole.
-func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
+// bits. What the round assembled for the entry is copied whole. base is
+// the index in bases of e's slot's baseline, or -1 when it has none.
+func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim, base int) {
 	if e.id == p.watch.id {
 		defer p.watched(w.Len(), w, r)
 	}
 	fresh, moving := p.pl.fresh, p.pl.moving
 	// bare: the components' bits, and their masks, are in what the round
-	// assembled, or in the moving-body form's motion.
+	// assembled, or in the moving-body form's motion. Otherwise the entry
+	// is in the general form, written by words (writeGeneral) unless
+	// fields says field by field, here.
 	bare := moving || p.pl.delta
+	fields := !bare && p.fieldWrites
 	state := moving // the moving body's state is still to write
 	switch {
 	case p.pl.delta:
@@ -957,6 +1052,8 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 		} else {
 			w.WriteBitString(r.data[e.mvOff:], int(e.mvBits))
 		}
+	case !bare && !fields:
+		p.writeGeneral(w, r, e, fresh)
 	default:
 		w.WriteBool(true)
 		writeID(w, e.id)
@@ -966,7 +1063,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	if state {
 		writeTurn(w, &p.pl.turn, e.turn)
 	}
-	if !bare {
+	if fields {
 		proj := false
 		for t, a := range p.acts[:max(int(p.pl.top), EngineTypes)] {
 			if t < EngineTypes {
@@ -984,7 +1081,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 			}
 		}
 	}
-	ce := claimEnt{id: e.id, fresh: fresh}
+	ce := claimEnt{id: e.id, base: int32(base), fresh: fresh}
 	if moving {
 		// A Transform and a Rigidbody written, nothing else: the
 		// entity's first two components, as types sort.
@@ -1002,7 +1099,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 		if a == actNone {
 			continue
 		}
-		if !bare {
+		if fields {
 			w.WriteBool(a == actWrite)
 		}
 		ver := uint64(0)
@@ -1011,7 +1108,7 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 				ci++
 			}
 			rc := &r.comps[ci]
-			if !bare {
+			if fields {
 				w.WriteBitString(r.bits(rc), int(rc.nbits))
 			}
 			ver = rc.ver
@@ -1032,6 +1129,108 @@ func (p *Peer) emit(w *wire.Writer, r *Round, e *roundEnt, c *claim) {
 	}
 	c.ents = append(c.ents, ce)
 	p.stats.Entries++
+}
+
+// writeGeneral writes e's entry in the general form as the last plan left
+// it in p.acts and p.pl (not fresh unless fresh): the continuation bit,
+// the occupant, the fresh and moving bits, the masks, then each type's
+// carried bit and bits. It gathers them into words, each written when
+// the next field would not fit, rather than field by field: a general
+// entry took a dozen writes. The bits are those emit writes field by
+// field (Peer.fieldWrites).
+func (p *Peer) writeGeneral(w *wire.Writer, r *Round, e *roundEnt, fresh bool) {
+	var run bitRun
+	if pre, n := entryPrefix(e.idw, int(e.idn), fresh, false); n > 0 {
+		run.v, run.n = pre, n
+	} else {
+		w.WriteBool(true)
+		writeID(w, e.id)
+		w.WriteBool(fresh)
+		w.WriteBool(false)
+	}
+	// The masks. Past the plan's top every action is none (plan clears
+	// them).
+	acts := p.acts
+	run.add(w, actMask(acts[:EngineTypes]), EngineTypes)
+	if np := p.ntypes - EngineTypes; np > 0 {
+		switch pm := actMask(acts[EngineTypes:]); {
+		case pm == 0:
+			run.add(w, 0, 1)
+		case np < 64:
+			run.add(w, 1|pm<<1, np+1)
+		default:
+			run.add(w, 1, 1)
+			for _, a := range acts[EngineTypes:] {
+				run.add(w, bit(a != actNone), 1)
+			}
+		}
+	}
+	ci := e.first
+	for t, a := range acts[:p.pl.top] {
+		switch a {
+		case actNone:
+			continue
+		case actRemove:
+			run.add(w, 0, 1)
+			continue
+		}
+		for int(r.comps[ci].typ) != t {
+			ci++
+		}
+		rc := &r.comps[ci]
+		if rc.nbits < 64 {
+			run.add(w, 1|r.word(rc)<<1, int(rc.nbits)+1)
+			continue
+		}
+		run.add(w, 1, 1)
+		run.flush(w)
+		w.WriteBitString(r.bits(rc), int(rc.nbits))
+	}
+	run.flush(w)
+}
+
+// actMask returns a bit for each of acts that is not actNone, the first
+// lowest. Past the 64th, an action's bit falls on one of the first 64's,
+// so the mask is 0 only when every one is none.
+func actMask(acts []action) uint64 {
+	m := uint64(0)
+	for t, a := range acts {
+		if a != actNone {
+			m |= 1 << (t & 63)
+		}
+	}
+	return m
+}
+
+// bitRun gathers fields for a Writer into one word, lowest first: v holds
+// n bits (at most 64), none above them.
+type bitRun struct {
+	v uint64
+	n int
+}
+
+// add appends the k low bits of v (1 ≤ k ≤ 64, v none above them),
+// first writing the word gathered when they would not fit in it.
+func (b *bitRun) add(w *wire.Writer, v uint64, k int) {
+	if b.n+k > 64 {
+		b.flush(w)
+	}
+	b.v |= v << b.n // a shift of 64 gives 0: b.n is 64 only for k = 0
+	b.n += k
+}
+
+// flush writes the word gathered and empties it.
+func (b *bitRun) flush(w *wire.Writer) {
+	w.WriteBits(b.v, b.n)
+	b.v, b.n = 0, 0
+}
+
+// bit returns 1 for true.
+func bit(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // String returns a one-line summary, for logs and test output.

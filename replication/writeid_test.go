@@ -14,8 +14,9 @@ import (
 // word where it fits, writes the bits of the slot's and the generation's
 // varints one group at a time, at every alignment, and idBits is their
 // width, for group boundaries, the largest values and random ones; and
-// movingPrefix gives the bits a moving-body entry's first part is
-// written with, or says they do not fit a word.
+// packID packs what writeID writes, and entryPrefix gives from it the
+// bits an entry's first part is written with, fresh or not, moving or
+// not, or says they do not fit a word.
 func TestWriteIDMatchesVarints(t *testing.T) {
 	vals := []uint32{0, 1, 2, 7, 8, 63, 64, 127, 128, 129, 500, 1<<14 - 1, 1 << 14, 1<<21 - 1, 1 << 21,
 		1<<24 - 1, 1 << 28, math.MaxUint32 - 1, math.MaxUint32}
@@ -39,22 +40,29 @@ func TestWriteIDMatchesVarints(t *testing.T) {
 			if n := got.Len() - lead; n != idBits(id) {
 				t.Fatalf("%v: %d bits written, idBits says %d", id, n, idBits(id))
 			}
-			var pre wire.Writer
-			pre.WriteBool(true)
-			writeID(&pre, id)
-			pre.WriteBool(false)
-			pre.WriteBool(true)
-			word, n := movingPrefix(id)
-			if pre.Len() > 64 {
-				if n != 0 {
-					t.Fatalf("%v: a moving prefix of %d bits said to fit a word in %d", id, pre.Len(), n)
+			for k := range 4 {
+				fresh, moving := k&1 != 0, k&2 != 0
+				var pre wire.Writer
+				pre.WriteBool(true)
+				writeID(&pre, id)
+				pre.WriteBool(fresh)
+				pre.WriteBool(moving)
+				idw, idn := packID(id)
+				if idn != idBits(id) {
+					t.Fatalf("%v: packed in %d bits, idBits says %d", id, idn, idBits(id))
 				}
-				continue
-			}
-			var w wire.Writer
-			w.WriteBits(word, n)
-			if n != pre.Len() || !bytes.Equal(w.Bytes(), pre.Bytes()) {
-				t.Fatalf("%v: moving prefix %d bits %x; written, %d bits %x", id, n, w.Bytes(), pre.Len(), pre.Bytes())
+				word, n := entryPrefix(idw, idn, fresh, moving)
+				if pre.Len() > 64 {
+					if n != 0 {
+						t.Fatalf("%v: a prefix of %d bits said to fit a word in %d", id, pre.Len(), n)
+					}
+					continue
+				}
+				var w wire.Writer
+				w.WriteBits(word, n)
+				if n != pre.Len() || !bytes.Equal(w.Bytes(), pre.Bytes()) {
+					t.Fatalf("%v fresh %v moving %v: prefix %d bits %x; written, %d bits %x", id, fresh, moving, n, w.Bytes(), pre.Len(), pre.Bytes())
+				}
 			}
 		}
 	}

@@ -196,6 +196,25 @@ func (w *Writer) WriteBytes(p []byte) {
 	}
 }
 
+// Truncate drops every bit written after the first n, as if they had
+// never been written: Len is then n, Bytes its bytes, and the next write
+// follows bit n. n must be in 0..Len(): anything else is a programmer
+// error and panics. A writer that writes ahead and then finds it should
+// not have (a snapshot's entries that turn out not to fit, say) undoes
+// it so rather than writing again from the start.
+func (w *Writer) Truncate(n int) {
+	if n < 0 || n > w.bits {
+		panic("wire: Truncate past what was written")
+	}
+	w.bits = n
+	w.buf = w.buf[:(n+7)>>3]
+	if used := n & 7; used != 0 {
+		// The last byte's bits past n must be zeros: a later write
+		// tops it up by OR (see WriteBits).
+		w.buf[len(w.buf)-1] &= byte(1<<used - 1)
+	}
+}
+
 // Bytes returns what has been written, the last byte zero-padded. The slice
 // aliases w's buffer: it is valid until the next write or Reset.
 func (w *Writer) Bytes() []byte { return w.buf }

@@ -420,3 +420,53 @@ func TestOwnedWriterWritesAsLent(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncateUndoesWrites writes a random run of fields, truncates to a
+// random point and writes more, and compares with a writer that wrote
+// only what was kept: lent or owned storage, at every alignment.
+func TestTruncateUndoesWrites(t *testing.T) {
+	const seed = 34
+	rng := rand.New(rand.NewPCG(seed, 0))
+	for round := range 400 {
+		var got, want Writer
+		if round%2 == 0 {
+			got.ResetOwned(make([]byte, 0, 64))
+		}
+		type field struct {
+			v uint64
+			n int
+		}
+		var fields []field
+		for range rng.IntN(20) {
+			f := field{rng.Uint64(), rng.IntN(65)}
+			fields = append(fields, f)
+			got.WriteBits(f.v, f.n)
+		}
+		keep := rng.IntN(len(fields) + 1)
+		at := 0
+		for _, f := range fields[:keep] {
+			want.WriteBits(f.v, f.n)
+			at += f.n
+		}
+		got.Truncate(at)
+		if got.Len() != want.Len() || !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("seed %d round %d: truncated to %d: %d bits %x, want %d bits %x", seed, round, at, got.Len(), got.Bytes(), want.Len(), want.Bytes())
+		}
+		for range rng.IntN(8) {
+			f := field{rng.Uint64(), rng.IntN(65)}
+			got.WriteBits(f.v, f.n)
+			want.WriteBits(f.v, f.n)
+		}
+		if got.Len() != want.Len() || !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("seed %d round %d: written after truncating to %d: %d bits %x, want %d bits %x", seed, round, at, got.Len(), got.Bytes(), want.Len(), want.Bytes())
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Truncate past Len did not panic")
+		}
+	}()
+	var w Writer
+	w.WriteBits(1, 3)
+	w.Truncate(4)
+}
