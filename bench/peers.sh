@@ -199,7 +199,7 @@ awk '
     for (i = 1; (("spin500-8", "vkmd", i) in k) && (("spin500-8", "colyseus", i) in k); i++) {
       v = cpu["spin500-8", "vkmd", i]; c = cpu["spin500-8", "colyseus", i]
       printf "spin500-8 round %d: server CPU <= Colyseus'"'"'s: %s (%.1f %% against %.1f %%, %.2f x)\n", i, (v <= c ? "met" : "missed"), v, c, (c > 0 ? v / c : 0)
-      if (v > c) print "    why: vkmd'"'"'s send round (42 %: each watcher'"'"'s plan over 500 bodies) and gopher-lua'"'"'s interpreter (33 %: map reads, call frames, boxed numbers) against V8'"'"'s compiled room; BENCHMARKS.md, \"The busy world'"'"'s Lua reads, out of the cache\""
+      if (v > c) print "    why: gopher-lua'"'"'s interpreter (the behaviors 49 % of vkmd, its own loop 44 %: map reads, call frames, boxed numbers), vkmd'"'"'s send round (32 %: each watcher'"'"'s plan over 500 bodies) and physics (6 %) against V8'"'"'s compiled room; BENCHMARKS.md, \"The aims on a quiet machine\""
     }
     for (i = 1; (("spin50-4", "vkmd", i) in k) && (("spin50-4", "colyseus", i) in k); i++) {
       v = b["spin50-4", "vkmd", i]; c = b["spin50-4", "colyseus", i]

@@ -170,8 +170,8 @@ func aims(dir string) {
 		aim := fmt.Sprintf("%s: corrections a minute <= %g, eased <= %g mm", row, aimPerMin, aimEasedMM)
 		if r, ok := clients(row); ok {
 			worst, at, eased := meetFigures(r)
-			line(aim, "%s, %s (worst %.1f a minute, client %d; largest eased %.1f mm)",
-				verdict(at > 0 && worst <= aimPerMin), verdict(at > 0 && eased <= aimEasedMM), worst, at, eased)
+			line(aim, "%s, %s (worst %.1f a minute, client %d; largest eased %.1f mm%s)",
+				verdict(at > 0 && worst <= aimPerMin), verdict(at > 0 && eased <= aimEasedMM), worst, at, eased, pictureEase(r))
 			if at > 0 && worst > aimPerMin {
 				fmt.Printf("    why: client %d's corrections by cause: %s\n", at, byCause(r.Clients[at-1]))
 				why("meet-count")
@@ -219,6 +219,23 @@ func aims(dir string) {
 	if _, err := os.Stat(filepath.Join(dir, "crowd-64.json")); err != nil {
 		fmt.Println("(reports are read from", dir+")")
 	}
+}
+
+// pictureEase names the largest jump a replay made in where a client's
+// own character stood, which its picture then eased out (max_ease_mm),
+// where it is larger than the difference at the judged tick the aim is
+// counted by: a replay also takes in what the snapshot told of the
+// others since, so what a player sees move can be several times the
+// correction's own size. Empty when no client reported one.
+func pictureEase(r host.Report) string {
+	most := 0.0
+	for _, c := range r.Clients {
+		most = max(most, c.MaxEaseMM)
+	}
+	if most == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the picture eased up to %.1f mm", most)
 }
 
 // byCause is a client's corrections by cause, teleports aside, with its

@@ -41,7 +41,7 @@ func TestAMissedAimSaysWhy(t *testing.T) {
 	write("crowd-64.json", `{"wall_s":20,"cpu_s":3,"max_rss_mb":44,"tick_cpu_p99_us":1500}`)
 	write("ball-meet.clients.json", `{"clients":[{"tick_rate":64,"ticks":1280,"corrections":10,
 		"corrections_by_cause":{"shove":6,"other":4},"largest_correction_by_cause":{"shove":255,"other":40},
-		"shove_profile":{"turned":1,"jumped":3,"known":2},"max_correction_mm":255}]}`)
+		"shove_profile":{"turned":1,"jumped":3,"known":2},"max_correction_mm":255,"max_ease_mm":1180}]}`)
 	write("spin500-alone.json", `{"wall_s":20,"cpu_s":3,"tick_cpu_p50_us":1000,"tick_cpu_p99_us":2100}`)
 	// The arena's largest eased is a lease correction, of its second
 	// client: its reason is the leases' trace, not the shoves'.
@@ -70,6 +70,12 @@ func TestAMissedAimSaysWhy(t *testing.T) {
 	}
 	if next := after("spin500-alone:"); !strings.Contains(next, "why: the slowest ticks do the median tick's work") {
 		t.Errorf("the busy world's tail was missed, and then: %q", next)
+	}
+	if !strings.Contains(out, "largest eased 255.0 mm; the picture eased up to 1180.0 mm)") {
+		t.Errorf("ball-meet's line does not give the picture's ease beside the judged tick's:\n%s", out)
+	}
+	if !strings.Contains(out, "largest eased 162.0 mm)") {
+		t.Errorf("arena-meet reported no picture's ease, yet its line names one:\n%s", out)
 	}
 	if next := after("ball-meet:"); !strings.Contains(next, "shove 6 (4 no input it had could tell") {
 		t.Errorf("ball-meet missed, and then: %q", next)
