@@ -2,7 +2,7 @@
 # The load matrix: vkmd serving bot clients on 127.0.0.1, one run after
 # another, each on its own port, read from vkmd's own --report.
 #
-#   bench/load.sh [SECONDS]     (default 20 s a run; 15 runs)
+#   bench/load.sh [SECONDS]     (default 20 s a run; 16 runs)
 #   SEALED=1 bench/load.sh ...  (the same with a key: clients mint tokens,
 #                                every datagram sealed)
 #   MEETSECS=N bench/load.sh    (the two meeting rows' length; default 60 s)
@@ -22,15 +22,17 @@
 #
 # Then the busy world, bench/orbits (500 Lua-driven kinematic bodies), with
 # no client and with 8 watching clients; a copy with 50 bodies and 4
-# clients; bench/spin, 50 bodies that move and turn, with 4 clients, and a
-# copy with 500, alone and with 8 clients; projects/coins with 2 bots and
+# clients; bench/spin, 50 bodies that move and turn, with 4 clients, a
+# copy whose bodies wobble (Lissajous paths, a spin that swings: the
+# variation the bytes were not tuned on) with 4, and a copy with 500,
+# alone and with 8 clients; projects/coins with 2 bots and
 # a third that joins and leaves mid-run; and
 # the arena's 4 bots over the broadband link simulator, where players
 # meet, and bench/ball's 4 bots shoving one ball the same way. After the
-# rows, four tables from the reports
+# rows, five tables from the reports
 # (bench/reportsum): the meeting bots' corrections by cause, the 8 orbit
-# watchers' stalls, and the bytes per moving body of the 50 and of the
-# 50 that turn.
+# watchers' stalls, and the bytes per moving body of the 50, of the 50
+# that turn and of the 50 that wobble.
 #
 # Prints one row per run: clients, tick rate, the server's CPU as a share of
 # one core (user + system over wall time), its peak resident size, tick
@@ -44,7 +46,7 @@
 # client's corrections by cause) and what the last profile of such a miss
 # found, with the BENCHMARKS.md section that holds it
 # (reportsum aims). Every run is bounded by `timeout`; the whole matrix
-# takes about 13 × (SECONDS + 4) + 2 × (MEETSECS + 4) s plus the build.
+# takes about 14 × (SECONDS + 4) + 2 × (MEETSECS + 4) s plus the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-20}
@@ -71,6 +73,10 @@ grep -q '^local COLUMNS, ROWS, SPACING = 25, 2, 4.0$' "$work/orbits50/scripts/ma
 cp -r bench/spin "$work/spin500"
 sed -i 's/^local COLUMNS, ROWS, SPACING = 10, 5, 16.0$/local COLUMNS, ROWS, SPACING = 25, 20, 16.0/' "$work/spin500/scripts/main.lua"
 grep -q '^local COLUMNS, ROWS, SPACING = 25, 20, 16.0$' "$work/spin500/scripts/main.lua"
+# wobble: bench/spin with its spinners swapped for wobblers (Lissajous
+# paths, a spin that swings), a variation its byte figures were not tuned on.
+cp -r bench/spin "$work/wobble"
+cp "$work/wobble/scripts/wobbler.lua" "$work/wobble/scripts/spinner.lua"
 cp -r projects/arena "$work/arena128"
 sed -i 's/^tickRate = 64$/tickRate = 128/' "$work/arena128/project.toml"
 grep -q '^tickRate = 128$' "$work/arena128/project.toml"
@@ -143,6 +149,7 @@ run orbits-alone bench/orbits 0 idle 0
 run orbits-8 bench/orbits 8 idle 0
 run orbits50-4 "$work/orbits50" 4 idle 0
 run spin50-4 bench/spin 4 idle 0
+run wobble50-4 "$work/wobble" 4 idle 0
 run spin500-alone "$work/spin500" 0 idle 0
 run spin500-8 "$work/spin500" 8 idle 0
 # coins-join: 2 wandering bots for the whole run and a third client that
@@ -178,5 +185,8 @@ echo "orbits50-4: 50 moving bodies, 4 clients"
 echo
 echo "spin50-4: 50 moving bodies that also turn, 4 clients"
 "$work/reportsum" perbody "$work/spin50-4.json" 50
+echo
+echo "wobble50-4: 50 moving bodies on Lissajous paths, spinning at a rate that swings, 4 clients"
+"$work/reportsum" perbody "$work/wobble50-4.json" 50
 echo
 "$work/reportsum" aims "$work"

@@ -109,7 +109,7 @@ func aims(dir string) {
 	for _, a := range []struct {
 		row  string
 		most float64
-	}{{"spin50-4", aimBytesPerBody}, {"spin50-4", aimSpinBytes}, {"orbits50-4", aimBytesPerBody}} {
+	}{{"spin50-4", aimBytesPerBody}, {"spin50-4", aimSpinBytes}, {"orbits50-4", aimBytesPerBody}, {"wobble50-4", aimBytesPerBody}} {
 		aim := fmt.Sprintf("%s: bytes a moving body a snapshot <= %g", a.row, a.most)
 		if a.most == aimSpinBytes {
 			aim += " (half Colyseus's)"
